@@ -1,0 +1,8 @@
+//! Simulated time, the event queue and the random number streams.
+pub mod time;
+pub mod queue;
+pub mod rng;
+
+pub use queue::EventQueue;
+pub use rng::{stream_rng, Rng};
+pub use time::Time;

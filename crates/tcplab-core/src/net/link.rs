@@ -1,0 +1,58 @@
+//! One direction of a duplex link, modelled as in Seawind: a queue, a
+//! transmitter that serialises one packet at a time at `rate_bps`, a
+//! propagation delay during which any number of packets are in flight, and an
+//! error decision when the packet reaches the far end.
+
+use super::{ErrorModel, Queue};
+use crate::engine::{time::tx_time, Rng, Time};
+use crate::packet::{NodeId, PktId};
+
+#[derive(Clone, Debug, Default)]
+pub struct DirStats {
+    /// Packets that finished transmission onto the medium.
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    pub packets_delivered: u64,
+    pub drops_overflow: u64,
+    pub drops_corruption: u64,
+    /// Time the transmitter was busy.
+    pub busy_ns: u64,
+    pub max_queue: u64,
+    /// Integral of queue length (packets) over time, for the mean.
+    pub queue_area: f64,
+    pub last_change: Time,
+}
+
+pub struct LinkDir {
+    /// Index of the duplex link in the scenario.
+    pub link: u32,
+    /// True for the direction between[0] -> between[1].
+    pub forward: bool,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate_bps: f64,
+    pub delay: Time,
+    /// Per-packet framing overhead in bytes (PPP: 8).
+    pub framing: u32,
+    pub queue: Queue,
+    pub error: ErrorModel,
+    pub rng: Rng,
+    /// The packet being serialised, if any.
+    pub in_tx: Option<PktId>,
+    pub stats: DirStats,
+}
+
+impl LinkDir {
+    /// Time to put a packet of IP size `size` on this link.
+    pub fn tx_time(&self, size: u32) -> Time {
+        tx_time((size + self.framing) as u64, self.rate_bps)
+    }
+
+    /// Account queue-length change for the time-average.
+    pub fn note_queue(&mut self, now: Time) {
+        let dt = now - self.stats.last_change;
+        self.stats.queue_area += dt as f64 * self.queue.len() as f64;
+        self.stats.last_change = now;
+        self.stats.max_queue = self.stats.max_queue.max(self.queue.len() as u64);
+    }
+}

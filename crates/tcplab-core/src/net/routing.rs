@@ -1,0 +1,60 @@
+//! Static shortest-path routing (hop count, as ns-2's static routing). Ties
+//! are broken by the lower link-direction index, so routes do not depend on
+//! hash order or thread count.
+
+use crate::packet::NodeId;
+use std::collections::VecDeque;
+
+/// `next[n][d]` = index of the link direction node `n` uses to reach `d`.
+pub struct RoutingTable {
+    pub next: Vec<Vec<Option<u32>>>,
+}
+
+/// `dirs[i] = (from, to)` for every link direction.
+pub fn shortest_paths(n_nodes: usize, dirs: &[(NodeId, NodeId)]) -> RoutingTable {
+    let mut next = vec![vec![None; n_nodes]; n_nodes];
+    // incoming[v] = directions ending at v, in index order
+    let mut incoming: Vec<Vec<u32>> = vec![vec![]; n_nodes];
+    for (i, &(_, to)) in dirs.iter().enumerate() {
+        incoming[to as usize].push(i as u32);
+    }
+    for d in 0..n_nodes {
+        // BFS backwards from the destination.
+        let mut dist = vec![u32::MAX; n_nodes];
+        dist[d] = 0;
+        let mut q = VecDeque::from([d]);
+        while let Some(v) = q.pop_front() {
+            for &di in &incoming[v] {
+                let u = dirs[di as usize].0 as usize;
+                if dist[u] == u32::MAX {
+                    dist[u] = dist[v] + 1;
+                    next[u][d] = Some(di);
+                    q.push_back(u);
+                }
+            }
+        }
+    }
+    RoutingTable { next }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chain_and_shortcut() {
+        // 0-1-2-3 chain plus a 0-3 shortcut; directions in pairs (fwd, rev)
+        let dirs = vec![(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2), (0, 3), (3, 0)];
+        let rt = shortest_paths(4, &dirs);
+        assert_eq!(rt.next[0][3], Some(6));
+        assert_eq!(rt.next[0][2], Some(0)); // 0->1->2 and 0->3->2 tie; lower index wins
+        assert_eq!(rt.next[2][0], Some(3));
+        assert_eq!(rt.next[1][1], None);
+    }
+
+    #[test]
+    fn unreachable_is_none() {
+        let rt = shortest_paths(3, &[(0, 1), (1, 0)]);
+        assert_eq!(rt.next[0][2], None);
+    }
+}

@@ -1,0 +1,124 @@
+//! A minimal columnar table with deterministic CSV text.
+
+use std::fmt::Write;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    F64(Vec<f64>),
+    /// Floats with missing values (written as empty CSV cells, NaN/None in Python).
+    OptF64(Vec<Option<f64>>),
+    I64(Vec<i64>),
+    Bool(Vec<bool>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::OptF64(v) => v.len(),
+            Column::I64(v) => v.len(),
+            Column::Bool(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn cell(&self, i: usize, out: &mut String) {
+        match self {
+            Column::F64(v) => write!(out, "{}", v[i]).unwrap(),
+            Column::OptF64(v) => {
+                if let Some(x) = v[i] {
+                    write!(out, "{}", x).unwrap()
+                }
+            }
+            Column::I64(v) => write!(out, "{}", v[i]).unwrap(),
+            Column::Bool(v) => out.push_str(if v[i] { "true" } else { "false" }),
+            Column::Str(v) => {
+                let s = &v[i];
+                if s.contains([',', '"', '\n']) {
+                    out.push('"');
+                    out.push_str(&s.replace('"', "\"\""));
+                    out.push('"');
+                } else {
+                    out.push_str(s);
+                }
+            }
+        }
+    }
+
+    /// Value as f64 (for tests and summaries); None for strings and missing values.
+    pub fn f64_at(&self, i: usize) -> Option<f64> {
+        match self {
+            Column::F64(v) => Some(v[i]),
+            Column::OptF64(v) => v[i],
+            Column::I64(v) => Some(v[i] as f64),
+            Column::Bool(v) => Some(v[i] as u8 as f64),
+            Column::Str(_) => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub names: Vec<String>,
+    pub columns: Vec<Column>,
+}
+
+impl Table {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn push(&mut self, name: &str, col: Column) {
+        debug_assert!(self.columns.is_empty() || self.columns[0].len() == col.len(), "ragged column {name}");
+        self.names.push(name.to_string());
+        self.columns.push(col);
+    }
+
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |c| c.len())
+    }
+
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.names.iter().position(|n| n == name).map(|i| &self.columns[i])
+    }
+
+    /// Numeric value of column `name` in row `row`.
+    pub fn get(&self, name: &str, row: usize) -> Option<f64> {
+        self.column(name)?.f64_at(row)
+    }
+
+    pub fn to_csv(&self) -> String {
+        let mut out = self.names.join(",");
+        out.push('\n');
+        for r in 0..self.rows() {
+            for (i, c) in self.columns.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                c.cell(r, &mut out);
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_text() {
+        let mut t = Table::new();
+        t.push("a", Column::I64(vec![1, 2]));
+        t.push("b", Column::OptF64(vec![Some(0.5), None]));
+        t.push("c", Column::Str(vec!["x,y".into(), "z".into()]));
+        assert_eq!(t.to_csv(), "a,b,c\n1,0.5,\"x,y\"\n2,,z\n");
+        assert_eq!(t.get("b", 0), Some(0.5));
+    }
+}

@@ -1,0 +1,427 @@
+//! Semantic validation (ranges, names, reachability) and construction of the
+//! world from a parsed scenario.
+
+use super::config::*;
+use super::units::Dur;
+use super::ScenarioError;
+use crate::engine::{stream_rng, EventQueue, Time};
+use crate::net::error::ErrorKind;
+use crate::net::routing::shortest_paths;
+use crate::net::{DirStats, ErrorModel, LinkDir, PacketClass, Queue, QueuePolicy};
+use crate::packet::{NodeId, PacketPool};
+use crate::sim::{Endpoint, Flow, World};
+use crate::transport::app::App;
+use crate::transport::tcp::{make_cc, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant};
+use crate::transport::udp::UdpFlow;
+use std::collections::HashMap;
+
+type R<T> = Result<T, ScenarioError>;
+
+fn err<T>(key: impl Into<String>, msg: impl Into<String>) -> R<T> {
+    Err(ScenarioError::new(key, msg))
+}
+
+fn check_prob(key: String, p: f64) -> R<()> {
+    if !(0.0..=1.0).contains(&p) || p.is_nan() {
+        return err(key, format!("must be a probability between 0 and 1, got {p}"));
+    }
+    Ok(())
+}
+
+fn node_index(cfg: &ScenarioCfg) -> HashMap<&str, NodeId> {
+    cfg.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i as NodeId)).collect()
+}
+
+fn lookup(names: &HashMap<&str, NodeId>, key: String, name: &str) -> R<NodeId> {
+    match names.get(name) {
+        Some(i) => Ok(*i),
+        None => {
+            let mut known: Vec<&str> = names.keys().copied().collect();
+            known.sort();
+            err(key, format!("unknown node {name:?}; nodes are: {}", known.join(", ")))
+        }
+    }
+}
+
+fn validate_queue(key: String, q: &QueueCfg) -> R<()> {
+    if let QueueCfg::Droptail { limit, limit_bytes } = q {
+        if *limit == Some(0) {
+            return err(format!("{key}.limit"), "must be at least 1 packet (use kind = \"unlimited\" for no limit)");
+        }
+        if *limit_bytes == Some(0) {
+            return err(format!("{key}.limit_bytes"), "must be at least 1 byte");
+        }
+    }
+    Ok(())
+}
+
+fn validate_error(key: &str, e: &ErrorCfg) -> R<()> {
+    match e {
+        ErrorCfg::Uniform { rate, .. } => check_prob(format!("{key}.rate"), *rate),
+        ErrorCfg::Ber { ber, .. } => check_prob(format!("{key}.ber"), *ber),
+        ErrorCfg::GilbertElliott { p_good_bad, p_bad_good, loss_good, loss_bad, .. } => {
+            check_prob(format!("{key}.p_good_bad"), *p_good_bad)?;
+            check_prob(format!("{key}.p_bad_good"), *p_bad_good)?;
+            check_prob(format!("{key}.loss_good"), *loss_good)?;
+            check_prob(format!("{key}.loss_bad"), *loss_bad)
+        }
+        ErrorCfg::Pattern { drop, .. } => {
+            if drop.contains(&0) {
+                return err(format!("{key}.drop"), "packet numbers start at 1");
+            }
+            Ok(())
+        }
+        ErrorCfg::Windows { windows, .. } => {
+            for (i, w) in windows.iter().enumerate() {
+                check_prob(format!("{key}.windows[{i}].rate"), w.rate)?;
+                if w.end <= w.start {
+                    return err(format!("{key}.windows[{i}].end"), "must be after start");
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
+    if let Some(InitialWindow::Segments(n)) = t.initial_window {
+        if !(1..=64).contains(&n) {
+            return err(format!("{key}.initial_window"), format!("must be 1..64 segments or \"rfc3390\", got {n}"));
+        }
+    }
+    if t.initial_ssthresh == Some(0) {
+        return err(format!("{key}.initial_ssthresh"), "must be at least 1 segment");
+    }
+    if t.window_bytes == Some(0) {
+        return err(format!("{key}.window_bytes"), "must be at least 1 byte");
+    }
+    if t.dupthresh == Some(0) {
+        return err(format!("{key}.dupthresh"), "must be at least 1");
+    }
+    for (name, v) in [("initial_rto", t.initial_rto), ("max_rto", t.max_rto), ("granularity", t.granularity)] {
+        if v.map(|d| d.0) == Some(0) {
+            return err(format!("{key}.{name}"), "must be greater than 0");
+        }
+    }
+    if let (Some(a), Some(b)) = (t.min_rto, t.max_rto) {
+        if a > b {
+            return err(format!("{key}.min_rto"), "must not exceed max_rto");
+        }
+    }
+    if t.delack_timeout.map(|d| d.0) == Some(0) {
+        return err(format!("{key}.delack_timeout"), "must be greater than 0");
+    }
+    Ok(())
+}
+
+pub fn validate(cfg: &ScenarioCfg) -> R<()> {
+    if cfg.sim.duration.0 == 0 {
+        return err("sim.duration", "must be greater than 0");
+    }
+    let mut seen = HashMap::new();
+    for (i, n) in cfg.node.iter().enumerate() {
+        if n.name.is_empty() {
+            return err(format!("node[{i}].name"), "must not be empty");
+        }
+        if let Some(j) = seen.insert(n.name.as_str(), i) {
+            return err(format!("node[{i}].name"), format!("duplicate node name {:?} (also node[{j}])", n.name));
+        }
+    }
+    let names = node_index(cfg);
+    for (i, l) in cfg.link.iter().enumerate() {
+        let k = format!("link[{i}]");
+        let a = lookup(&names, format!("{k}.between"), &l.between[0])?;
+        let b = lookup(&names, format!("{k}.between"), &l.between[1])?;
+        if a == b {
+            return err(format!("{k}.between"), "a link needs two different nodes");
+        }
+        if let Some(q) = &l.queue {
+            validate_queue(format!("{k}.queue"), q)?;
+        }
+        for (side, d) in [("forward", &l.forward), ("reverse", &l.reverse)] {
+            if let Some(q) = d.as_ref().and_then(|d| d.queue.as_ref()) {
+                validate_queue(format!("{k}.{side}.queue"), q)?;
+            }
+        }
+        if let Some(e) = &l.error {
+            validate_error(&format!("{k}.error"), e)?;
+        }
+    }
+    validate_tcp("tcp", &cfg.tcp)?;
+    let dirs = dir_pairs(cfg);
+    let routes = shortest_paths(cfg.node.len(), &dirs);
+    let mut flow_names = HashMap::new();
+    for (i, f) in cfg.flow.iter().enumerate() {
+        let k = format!("flow[{i}]");
+        let a = lookup(&names, format!("{k}.from"), &f.from)?;
+        let b = lookup(&names, format!("{k}.to"), &f.to)?;
+        if a == b {
+            return err(format!("{k}.to"), "must differ from `from`");
+        }
+        if routes.next[a as usize][b as usize].is_none() || routes.next[b as usize][a as usize].is_none() {
+            return err(format!("{k}.to"), format!("no route between {:?} and {:?}", f.from, f.to));
+        }
+        let name = flow_name(i, f);
+        if let Some(j) = flow_names.insert(name.clone(), i) {
+            return err(format!("{k}.name"), format!("duplicate flow name {name:?} (also flow[{j}])"));
+        }
+        if let Some(s) = f.packet_size {
+            if !(1..=65_000).contains(&s) {
+                return err(format!("{k}.packet_size"), format!("must be 1..65000 bytes, got {s}"));
+            }
+        }
+        if f.window == Some(0) {
+            return err(format!("{k}.window"), "must be at least 1 packet");
+        }
+        if let Some(t) = &f.tcp {
+            if f.transport == TransportName::Udp {
+                return err(format!("{k}.tcp"), "TCP options on a UDP flow");
+            }
+            validate_tcp(&format!("{k}.tcp"), t)?;
+        }
+        let ak = format!("{k}.app");
+        match (&f.app, f.transport) {
+            (AppCfg::Cbr { rate, interval, start, stop }, TransportName::Udp) => {
+                if rate.is_some() == interval.is_some() {
+                    return err(ak, "a cbr app needs exactly one of `rate` or `interval`");
+                }
+                if interval.map(|d| d.0) == Some(0) {
+                    return err(format!("{ak}.interval"), "must be greater than 0");
+                }
+                if stop.is_some_and(|s| s < *start) {
+                    return err(format!("{ak}.stop"), "must not be before start");
+                }
+            }
+            (AppCfg::Cbr { .. }, _) => return err(format!("{ak}.kind"), "\"cbr\" needs transport = \"udp\""),
+            (_, TransportName::Udp) => {
+                return err(format!("{ak}.kind"), "a UDP flow needs kind = \"cbr\"");
+            }
+            (AppCfg::Bulk { start, stop }, _) => {
+                if stop.is_some_and(|s| s < *start) {
+                    return err(format!("{ak}.stop"), "must not be before start");
+                }
+            }
+            (AppCfg::Transfer { bytes, write, .. }, _) => {
+                if *bytes == 0 {
+                    return err(format!("{ak}.bytes"), "must be at least 1");
+                }
+                if *write == 0 {
+                    return err(format!("{ak}.write"), "must be at least 1");
+                }
+            }
+        }
+    }
+    if let Some(iv) = cfg.output.sample_interval {
+        if iv.0 == 0 {
+            return err("output.sample_interval", "must be greater than 0");
+        }
+    }
+    Ok(())
+}
+
+fn flow_name(i: usize, f: &FlowCfg) -> String {
+    f.name.clone().unwrap_or_else(|| format!("flow{i}"))
+}
+
+/// (from, to) of every link direction: link i gives 2i (forward) and 2i+1.
+fn dir_pairs(cfg: &ScenarioCfg) -> Vec<(NodeId, NodeId)> {
+    let names = node_index(cfg);
+    let mut v = Vec::with_capacity(cfg.link.len() * 2);
+    for l in &cfg.link {
+        let a = names[l.between[0].as_str()];
+        let b = names[l.between[1].as_str()];
+        v.push((a, b));
+        v.push((b, a));
+    }
+    v
+}
+
+fn queue_policy(q: Option<&QueueCfg>) -> QueuePolicy {
+    match q {
+        None => QueuePolicy::DropTail { limit_packets: Some(50), limit_bytes: None },
+        Some(QueueCfg::Unlimited) => QueuePolicy::DropTail { limit_packets: None, limit_bytes: None },
+        Some(QueueCfg::Droptail { limit: None, limit_bytes: None }) => {
+            QueuePolicy::DropTail { limit_packets: Some(50), limit_bytes: None }
+        }
+        Some(QueueCfg::Droptail { limit, limit_bytes }) => {
+            QueuePolicy::DropTail { limit_packets: *limit, limit_bytes: *limit_bytes }
+        }
+    }
+}
+
+fn error_model(e: &ErrorCfg) -> ErrorModel {
+    let kind = match e.clone() {
+        ErrorCfg::Uniform { rate, .. } => ErrorKind::Uniform { rate },
+        ErrorCfg::Ber { ber, .. } => ErrorKind::BitErrorRate { ber },
+        ErrorCfg::GilbertElliott { p_good_bad, p_bad_good, loss_good, loss_bad, .. } => {
+            ErrorKind::GilbertElliott { p_good_bad, p_bad_good, loss_good, loss_bad, bad: false }
+        }
+        ErrorCfg::Pattern { drop, .. } => ErrorKind::Pattern { drops: drop, next: 0, count: 0 },
+        ErrorCfg::Windows { windows, .. } => {
+            ErrorKind::Windows { windows: windows.iter().map(|w| (w.start.0, w.end.0, w.rate)).collect() }
+        }
+    };
+    let class = match e.packets() {
+        PacketsCfg::All => PacketClass::All,
+        PacketsCfg::Data => PacketClass::Data,
+        PacketsCfg::Acks => PacketClass::Acks,
+    };
+    ErrorModel::new(kind, class)
+}
+
+/// Resolve a flow's TCP parameters: profile <- [tcp] <- flow.tcp <- flow keys.
+pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
+    let profile = match cfg.sim.tcp_profile {
+        ProfileName::Ns2 => TcpProfile::Ns2,
+        ProfileName::Linux => TcpProfile::Linux,
+    };
+    let mut c = TcpConfig::profile(profile);
+    let o = f.tcp.clone().unwrap_or_default().or(&cfg.tcp);
+    if let Some(s) = f.packet_size {
+        c.mss = s;
+    }
+    let mss = c.mss as u64;
+    // The default advertised window keeps the profile's size in packets.
+    let default_pkts = c.rwnd.div_ceil(TcpConfig::profile(profile).mss as u64);
+    c.rwnd = match (o.window_bytes, f.window) {
+        (Some(b), _) => b,
+        (None, Some(w)) => w as u64 * mss,
+        (None, None) => default_pkts * mss,
+    };
+    match o.initial_window {
+        Some(InitialWindow::Segments(n)) => c.initial_window = n,
+        Some(InitialWindow::Named(InitialWindowName::Rfc3390)) => c.initial_window = 0,
+        None => {}
+    }
+    if let Some(s) = o.initial_ssthresh {
+        c.initial_ssthresh = Some(s as u64 * mss);
+    }
+    let set = |dst: &mut Time, v: Option<Dur>| {
+        if let Some(d) = v {
+            *dst = d.0
+        }
+    };
+    set(&mut c.min_rto, o.min_rto);
+    set(&mut c.max_rto, o.max_rto);
+    set(&mut c.initial_rto, o.initial_rto);
+    set(&mut c.granularity, o.granularity);
+    set(&mut c.delack_timeout, o.delack_timeout);
+    if let Some(d) = o.dupthresh {
+        c.dupthresh = d;
+    }
+    if let Some(m) = o.max_retransmits {
+        c.max_retransmits = if m == 0 { None } else { Some(m) };
+    }
+    if let Some(d) = o.delayed_ack {
+        c.delayed_ack = d;
+    }
+    c
+}
+
+fn app_of(f: &FlowCfg, payload: u32) -> App {
+    match &f.app {
+        AppCfg::Bulk { start, stop } => App::Bulk { start: start.0, stop: stop.map(|d| d.0) },
+        AppCfg::Transfer { bytes, write, start } => App::Transfer { start: start.0, bytes: *bytes, write: *write },
+        AppCfg::Cbr { start, stop, rate, interval } => {
+            let interval = match (rate, interval) {
+                (_, Some(i)) => i.0,
+                // One datagram of IP size (payload + 28 bytes) per interval.
+                (Some(r), None) => ((payload + 28) as f64 * 8.0 / r.0 * 1e9).round() as Time,
+                (None, None) => unreachable!("validated"),
+            };
+            App::Cbr { start: start.0, stop: stop.map(|d| d.0), interval: interval.max(1) }
+        }
+    }
+}
+
+pub fn build(cfg: &ScenarioCfg) -> World {
+    let seed = cfg.sim.seed;
+    let pairs = dir_pairs(cfg);
+    let mut dirs = Vec::with_capacity(pairs.len());
+    for (i, l) in cfg.link.iter().enumerate() {
+        for (fwd, over) in [(true, &l.forward), (false, &l.reverse)] {
+            let (from, to) = pairs[2 * i + usize::from(!fwd)];
+            let over = over.clone().unwrap_or_default();
+            let error = match &l.error {
+                Some(e) => {
+                    let applies = match e.direction() {
+                        Direction::Both => true,
+                        Direction::Forward => fwd,
+                        Direction::Reverse => !fwd,
+                    };
+                    if applies {
+                        error_model(e)
+                    } else {
+                        ErrorModel::default()
+                    }
+                }
+                None => ErrorModel::default(),
+            };
+            let dname = if fwd { "forward" } else { "reverse" };
+            dirs.push(LinkDir {
+                link: i as u32,
+                forward: fwd,
+                from,
+                to,
+                rate_bps: over.rate.unwrap_or(l.rate).0,
+                delay: over.delay.unwrap_or(l.delay).0,
+                framing: l.framing.bytes(),
+                queue: Queue::new(queue_policy(over.queue.as_ref().or(l.queue.as_ref()))),
+                error,
+                rng: stream_rng(seed, &format!("link{i}.{dname}.error")),
+                in_tx: None,
+                stats: DirStats::default(),
+            });
+        }
+    }
+    let names = node_index(cfg);
+    let routes = shortest_paths(cfg.node.len(), &pairs);
+    let mut flows = Vec::with_capacity(cfg.flow.len());
+    for (i, f) in cfg.flow.iter().enumerate() {
+        let src = names[f.from.as_str()];
+        let dst = names[f.to.as_str()];
+        let ep = match f.transport {
+            TransportName::Udp => {
+                Endpoint::Udp(UdpFlow { payload: f.packet_size.unwrap_or(1000), ..Default::default() })
+            }
+            t => {
+                let variant = match t {
+                    TransportName::Tahoe => Variant::Tahoe,
+                    TransportName::Reno => Variant::Reno,
+                    _ => Variant::NewReno,
+                };
+                let tc = tcp_config(cfg, f);
+                Endpoint::Tcp {
+                    rx: Box::new(TcpReceiver::new(&tc)),
+                    tx: Box::new(TcpSender::new(tc, make_cc(variant))),
+                    rto_slot: None,
+                    delack_slot: None,
+                }
+            }
+        };
+        let payload = f.packet_size.unwrap_or(1000);
+        flows.push(Flow {
+            name: flow_name(i, f),
+            src,
+            dst,
+            transport: f.transport.as_str().to_string(),
+            app: app_of(f, payload),
+            ep,
+            stopped: false,
+        });
+    }
+    World {
+        q: EventQueue::new(),
+        node_names: cfg.node.iter().map(|n| n.name.clone()).collect(),
+        dirs,
+        routes,
+        flows,
+        pool: PacketPool::new(),
+        duration: cfg.sim.duration.0,
+        seed,
+        sample_interval: cfg.output.sample_interval.map(|d| d.0),
+        trace: if cfg.output.trace { Some(Vec::new()) } else { None },
+        samples: Default::default(),
+        drops_no_route: 0,
+    }
+}

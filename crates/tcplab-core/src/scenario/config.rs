@@ -1,0 +1,346 @@
+//! Scenario files as serde structs: the single source of truth for every key
+//! a scenario may contain. Unknown keys are rejected everywhere. Defaults that
+//! depend on the TCP profile (packet size, window, timers) are `Option`s here
+//! and resolved in `build` from `transport::tcp::TcpConfig::profile`.
+
+use super::units::{Dur, Rate};
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioCfg {
+    pub sim: SimCfg,
+    /// TCP options applied to every TCP flow (a flow's own `tcp` table wins).
+    #[serde(default)]
+    pub tcp: TcpOptions,
+    #[serde(default)]
+    pub node: Vec<NodeCfg>,
+    #[serde(default)]
+    pub link: Vec<LinkCfg>,
+    #[serde(default)]
+    pub flow: Vec<FlowCfg>,
+    #[serde(default)]
+    pub output: OutputCfg,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimCfg {
+    /// Simulated time to run.
+    pub duration: Dur,
+    /// Run seed; every random stream is derived from it.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Default set for TCP parameters: "ns2" (ns-2.35) or "linux".
+    #[serde(default)]
+    pub tcp_profile: ProfileName,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ProfileName {
+    #[default]
+    Ns2,
+    Linux,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeCfg {
+    pub name: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkCfg {
+    /// The two node names; "forward" is between[0] -> between[1].
+    pub between: [String; 2],
+    pub rate: Rate,
+    pub delay: Dur,
+    /// Queue of each direction (default: DropTail of 50 packets, as ns-2).
+    #[serde(default)]
+    pub queue: Option<QueueCfg>,
+    #[serde(default)]
+    pub error: Option<ErrorCfg>,
+    /// Per-packet link-layer framing: "none" (default) or "ppp" (8 bytes).
+    #[serde(default)]
+    pub framing: Framing,
+    /// Overrides for the forward direction only.
+    #[serde(default)]
+    pub forward: Option<DirCfg>,
+    /// Overrides for the reverse direction only.
+    #[serde(default)]
+    pub reverse: Option<DirCfg>,
+}
+
+#[derive(Clone, Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DirCfg {
+    pub rate: Option<Rate>,
+    pub delay: Option<Dur>,
+    pub queue: Option<QueueCfg>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Framing {
+    #[default]
+    None,
+    /// PPP in HDLC-like framing (RFC 1662): flag, address, control,
+    /// 2-byte protocol, 2-byte FCS, flag = 8 bytes per packet.
+    Ppp,
+}
+
+impl Framing {
+    pub fn bytes(self) -> u32 {
+        match self {
+            Framing::None => 0,
+            Framing::Ppp => 8,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum QueueCfg {
+    /// Limit in packets (`limit`) and/or bytes (`limit_bytes`); with neither,
+    /// 50 packets.
+    Droptail { limit: Option<u32>, limit_bytes: Option<u64> },
+    /// No limit at all.
+    Unlimited,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    #[default]
+    Forward,
+    Reverse,
+    Both,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PacketsCfg {
+    #[default]
+    All,
+    Data,
+    Acks,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WindowCfg {
+    pub start: Dur,
+    pub end: Dur,
+    pub rate: f64,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ErrorCfg {
+    Uniform {
+        rate: f64,
+        #[serde(default)]
+        direction: Direction,
+        #[serde(default)]
+        packets: PacketsCfg,
+    },
+    Ber {
+        ber: f64,
+        #[serde(default)]
+        direction: Direction,
+        #[serde(default)]
+        packets: PacketsCfg,
+    },
+    GilbertElliott {
+        p_good_bad: f64,
+        p_bad_good: f64,
+        #[serde(default)]
+        loss_good: f64,
+        #[serde(default = "one_f64")]
+        loss_bad: f64,
+        #[serde(default)]
+        direction: Direction,
+        #[serde(default)]
+        packets: PacketsCfg,
+    },
+    Pattern {
+        /// 1-based numbers of the packets to drop, counted per direction.
+        drop: Vec<u64>,
+        #[serde(default)]
+        direction: Direction,
+        #[serde(default)]
+        packets: PacketsCfg,
+    },
+    Windows {
+        windows: Vec<WindowCfg>,
+        #[serde(default)]
+        direction: Direction,
+        #[serde(default)]
+        packets: PacketsCfg,
+    },
+}
+
+fn one_f64() -> f64 {
+    1.0
+}
+
+impl ErrorCfg {
+    pub fn direction(&self) -> Direction {
+        match self {
+            ErrorCfg::Uniform { direction, .. }
+            | ErrorCfg::Ber { direction, .. }
+            | ErrorCfg::GilbertElliott { direction, .. }
+            | ErrorCfg::Pattern { direction, .. }
+            | ErrorCfg::Windows { direction, .. } => *direction,
+        }
+    }
+
+    pub fn packets(&self) -> PacketsCfg {
+        match self {
+            ErrorCfg::Uniform { packets, .. }
+            | ErrorCfg::Ber { packets, .. }
+            | ErrorCfg::GilbertElliott { packets, .. }
+            | ErrorCfg::Pattern { packets, .. }
+            | ErrorCfg::Windows { packets, .. } => *packets,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportName {
+    Tahoe,
+    Reno,
+    Newreno,
+    Udp,
+}
+
+impl TransportName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransportName::Tahoe => "tahoe",
+            TransportName::Reno => "reno",
+            TransportName::Newreno => "newreno",
+            TransportName::Udp => "udp",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowCfg {
+    /// Name in result tables (default "flowN", N from 0).
+    pub name: Option<String>,
+    pub from: String,
+    pub to: String,
+    pub transport: TransportName,
+    /// TCP: payload bytes per segment (MSS). UDP: payload bytes per datagram.
+    pub packet_size: Option<u32>,
+    /// Receiver advertised window in packets of `packet_size`.
+    pub window: Option<u32>,
+    pub app: AppCfg,
+    #[serde(default)]
+    pub tcp: Option<TcpOptions>,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum AppCfg {
+    /// Infinite backlog (FTP).
+    Bulk {
+        #[serde(default)]
+        start: Dur,
+        stop: Option<Dur>,
+    },
+    /// `bytes` in total written in `write`-byte blocks.
+    Transfer {
+        bytes: u64,
+        #[serde(default = "default_write")]
+        write: u32,
+        #[serde(default)]
+        start: Dur,
+    },
+    /// Constant bit rate: give `rate` or `interval` (UDP only).
+    Cbr {
+        #[serde(default)]
+        start: Dur,
+        stop: Option<Dur>,
+        rate: Option<Rate>,
+        interval: Option<Dur>,
+    },
+}
+
+fn default_write() -> u32 {
+    8192
+}
+
+/// Initial window: a number of segments or "rfc3390".
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum InitialWindow {
+    Segments(u32),
+    Named(InitialWindowName),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum InitialWindowName {
+    Rfc3390,
+}
+
+/// TCP knobs; every one is optional and falls back to the profile default.
+#[derive(Clone, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TcpOptions {
+    pub initial_window: Option<InitialWindow>,
+    /// Initial ssthresh in segments (default ns2: the advertised window).
+    pub initial_ssthresh: Option<u32>,
+    /// Advertised window in bytes (overrides the flow's `window`).
+    pub window_bytes: Option<u64>,
+    pub min_rto: Option<Dur>,
+    pub max_rto: Option<Dur>,
+    pub initial_rto: Option<Dur>,
+    /// RFC 6298 clock granularity G (ns-2's tcpTick_).
+    pub granularity: Option<Dur>,
+    pub dupthresh: Option<u32>,
+    /// Consecutive timeouts before the connection aborts; 0 = never.
+    pub max_retransmits: Option<u32>,
+    pub delayed_ack: Option<bool>,
+    pub delack_timeout: Option<Dur>,
+}
+
+impl TcpOptions {
+    /// `self` with unset fields taken from `base`.
+    pub fn or(&self, base: &TcpOptions) -> TcpOptions {
+        TcpOptions {
+            initial_window: self.initial_window.or(base.initial_window),
+            initial_ssthresh: self.initial_ssthresh.or(base.initial_ssthresh),
+            window_bytes: self.window_bytes.or(base.window_bytes),
+            min_rto: self.min_rto.or(base.min_rto),
+            max_rto: self.max_rto.or(base.max_rto),
+            initial_rto: self.initial_rto.or(base.initial_rto),
+            granularity: self.granularity.or(base.granularity),
+            dupthresh: self.dupthresh.or(base.dupthresh),
+            max_retransmits: self.max_retransmits.or(base.max_retransmits),
+            delayed_ack: self.delayed_ack.or(base.delayed_ack),
+            delack_timeout: self.delack_timeout.or(base.delack_timeout),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct OutputCfg {
+    /// Sample cwnd/ssthresh/srtt/rto/sequence numbers and queue lengths at
+    /// this interval (off when absent).
+    pub sample_interval: Option<Dur>,
+    /// Record a time-sequence trace of every TCP segment and ACK.
+    #[serde(default)]
+    pub trace: bool,
+}

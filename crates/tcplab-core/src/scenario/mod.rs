@@ -1,0 +1,84 @@
+//! Scenarios: parsing (TOML or JSON) with errors that name the key, semantic
+//! validation, and the builder that turns a scenario into a `sim::World`.
+pub mod build;
+pub mod config;
+pub mod units;
+
+pub use config::ScenarioCfg;
+use std::fmt;
+
+/// A bad scenario: `key` is the path of the offending entry ("link[2].rate").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub key: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { key: key.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.key, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// A parsed and validated scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub cfg: ScenarioCfg,
+}
+
+/// serde_path_to_error renders paths as `link[0].rate`; keep that, but make
+/// the message one line and free of serde's internal wording.
+fn from_path_error<E: fmt::Display>(path: String, err: E) -> ScenarioError {
+    let msg = err.to_string();
+    let msg = msg.lines().next().unwrap_or("").to_string();
+    // serde appends " at line L column C" for JSON; the key already locates it.
+    let msg = match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    };
+    let key = if path == "." { String::new() } else { path };
+    ScenarioError::new(key, msg)
+}
+
+impl Scenario {
+    pub fn from_toml_str(text: &str) -> Result<Self, ScenarioError> {
+        let de = toml::Deserializer::parse(text).map_err(|e| ScenarioError::new("", format!("invalid TOML: {}", e.message())))?;
+        let cfg: ScenarioCfg = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            from_path_error(path, e.into_inner().message())
+        })?;
+        Self::from_cfg(cfg)
+    }
+
+    pub fn from_json_str(text: &str) -> Result<Self, ScenarioError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let cfg: ScenarioCfg = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            from_path_error(path, e.into_inner())
+        })?;
+        Self::from_cfg(cfg)
+    }
+
+    pub fn from_cfg(cfg: ScenarioCfg) -> Result<Self, ScenarioError> {
+        let sc = Scenario { cfg };
+        build::validate(&sc.cfg)?;
+        Ok(sc)
+    }
+
+    /// Build a fresh world for this scenario.
+    pub fn build(&self) -> crate::sim::World {
+        build::build(&self.cfg)
+    }
+}

@@ -1,0 +1,411 @@
+//! The world: nodes, link directions and flows tied to one event queue.
+//! Protocol state machines live in `transport`; this module only moves
+//! packets between them and fires their timers.
+
+mod report;
+
+use crate::engine::time::to_secs;
+use crate::engine::{EventQueue, Time};
+use crate::net::routing::RoutingTable;
+use crate::net::LinkDir;
+use crate::output::RunResult;
+use crate::packet::{flags, FlowId, IpHeader, NodeId, Packet, PacketPool, PktId, TcpHeader, Transport, UdpHeader};
+use crate::transport::app::App;
+use crate::transport::tcp::{TcpReceiver, TcpSender};
+use crate::transport::udp::UdpFlow;
+
+/// Events are small and `Copy`; packets travel as `PktId`s.
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    /// A link direction finished serialising its current packet.
+    TxDone(u32),
+    /// A packet reaches the far end of a link direction.
+    Arrive(u32, PktId),
+    Rto(FlowId),
+    DelAck(FlowId),
+    AppStart(FlowId),
+    AppStop(FlowId),
+    UdpSend(FlowId),
+    Sample,
+}
+
+pub enum Endpoint {
+    Tcp { tx: Box<TcpSender>, rx: Box<TcpReceiver>, rto_slot: Option<Time>, delack_slot: Option<Time> },
+    Udp(UdpFlow),
+}
+
+pub struct Flow {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub transport: String,
+    pub app: App,
+    pub ep: Endpoint,
+    pub stopped: bool,
+}
+
+/// What happened to a segment, for time-sequence traces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceKind {
+    Send,
+    Retransmit,
+    Ack,
+    DupAck,
+    Drop,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct TraceRecord {
+    pub time: Time,
+    pub flow: FlowId,
+    pub kind: TraceKind,
+    pub seq: u64,
+    pub len: u32,
+}
+
+pub struct World {
+    pub q: EventQueue<Ev>,
+    pub node_names: Vec<String>,
+    pub dirs: Vec<LinkDir>,
+    pub routes: RoutingTable,
+    pub flows: Vec<Flow>,
+    pub pool: PacketPool,
+    pub duration: Time,
+    pub seed: u64,
+    pub sample_interval: Option<Time>,
+    pub trace: Option<Vec<TraceRecord>>,
+    pub samples: report::Samples,
+    pub drops_no_route: u64,
+}
+
+impl World {
+    /// Schedule the applications and the sampler; call once before `run`.
+    fn prime(&mut self) {
+        for i in 0..self.flows.len() {
+            let f = &self.flows[i];
+            self.q.schedule(f.app.start(), Ev::AppStart(i as FlowId));
+            if let Some(stop) = f.app.stop() {
+                self.q.schedule(stop, Ev::AppStop(i as FlowId));
+            }
+        }
+        if self.sample_interval.is_some() {
+            self.q.schedule(0, Ev::Sample);
+        }
+    }
+
+    /// Run to the configured duration and report.
+    pub fn run(mut self) -> RunResult {
+        let t0 = std::time::Instant::now();
+        self.prime();
+        while let Some((now, ev)) = self.q.pop_until(self.duration) {
+            self.handle(now, ev);
+        }
+        self.q.advance_to(self.duration);
+        let wall = t0.elapsed().as_secs_f64();
+        report::build(&mut self, wall)
+    }
+
+    fn handle(&mut self, now: Time, ev: Ev) {
+        match ev {
+            Ev::TxDone(d) => self.tx_done(now, d),
+            Ev::Arrive(d, p) => self.arrive(now, d, p),
+            Ev::Rto(f) => self.rto_fired(now, f),
+            Ev::DelAck(f) => self.delack_fired(now, f),
+            Ev::AppStart(f) => self.app_start(now, f),
+            Ev::AppStop(f) => self.app_stop(f),
+            Ev::UdpSend(f) => self.udp_send(now, f),
+            Ev::Sample => self.sample(now),
+        }
+    }
+
+    // ---- links -------------------------------------------------------
+
+    /// Hand a packet to node `n`: deliver it if addressed there, else
+    /// forward it on the route towards its destination.
+    fn at_node(&mut self, now: Time, n: NodeId, id: PktId) {
+        let dst = self.pool.get(id).ip.dst;
+        if dst == n {
+            let p = self.pool.take(id);
+            self.deliver(now, n, p);
+            return;
+        }
+        match self.routes.next[n as usize][dst as usize] {
+            Some(d) => self.enqueue(now, d, id),
+            None => {
+                self.drops_no_route += 1;
+                self.pool.take(id);
+            }
+        }
+    }
+
+    fn enqueue(&mut self, now: Time, d: u32, id: PktId) {
+        let dir = &mut self.dirs[d as usize];
+        if dir.in_tx.is_none() {
+            self.start_tx(now, d, id);
+            return;
+        }
+        let size = self.pool.get(id).size;
+        dir.note_queue(now);
+        if dir.queue.enqueue(id, size).is_err() {
+            dir.stats.drops_overflow += 1;
+            let p = self.pool.take(id);
+            self.trace_drop(now, &p);
+        }
+    }
+
+    fn start_tx(&mut self, now: Time, d: u32, id: PktId) {
+        let size = self.pool.get(id).size;
+        let dir = &mut self.dirs[d as usize];
+        let t = dir.tx_time(size);
+        dir.in_tx = Some(id);
+        dir.stats.busy_ns += t;
+        self.q.schedule(now + t, Ev::TxDone(d));
+    }
+
+    fn tx_done(&mut self, now: Time, d: u32) {
+        let dir = &mut self.dirs[d as usize];
+        let id = dir.in_tx.take().expect("TxDone without a packet");
+        let size = self.pool.get(id).size;
+        dir.stats.packets_sent += 1;
+        dir.stats.bytes_sent += (size + dir.framing) as u64;
+        let arrive = now + dir.delay;
+        self.q.schedule(arrive, Ev::Arrive(d, id));
+        let dir = &mut self.dirs[d as usize];
+        if !dir.queue.is_empty() {
+            dir.note_queue(now);
+            let next = dir.queue.dequeue().unwrap();
+            self.start_tx(now, d, next);
+        }
+    }
+
+    fn arrive(&mut self, now: Time, d: u32, id: PktId) {
+        let dir = &mut self.dirs[d as usize];
+        let p = self.pool.get(id);
+        let wire = p.size + dir.framing;
+        if !dir.error.is_none() && dir.error.corrupts(now, wire, p.payload, &mut dir.rng) {
+            dir.stats.drops_corruption += 1;
+            let p = self.pool.take(id);
+            self.trace_drop(now, &p);
+            return;
+        }
+        dir.stats.packets_delivered += 1;
+        let to = dir.to;
+        self.at_node(now, to, id);
+    }
+
+    // ---- endpoints ---------------------------------------------------
+
+    fn deliver(&mut self, now: Time, node: NodeId, p: Packet) {
+        let fid = p.flow;
+        let f = &mut self.flows[fid as usize];
+        match (&mut f.ep, p.l4) {
+            (Endpoint::Tcp { rx, .. }, Transport::Tcp(h)) if node == f.dst => {
+                if rx.on_segment(now, h.seq, p.payload) {
+                    self.send_ack(now, fid);
+                } else {
+                    self.sync_delack(fid);
+                }
+            }
+            (Endpoint::Tcp { tx, .. }, Transport::Tcp(h)) => {
+                if self.trace.is_some() {
+                    let kind = if h.ack > tx.snd_una { TraceKind::Ack } else { TraceKind::DupAck };
+                    self.trace_push(now, fid, kind, h.ack, 0);
+                }
+                let f = &mut self.flows[fid as usize];
+                if let Endpoint::Tcp { tx, .. } = &mut f.ep {
+                    tx.on_ack(now, &h);
+                }
+                self.tcp_output(now, fid);
+            }
+            (Endpoint::Udp(u), Transport::Udp(_)) => {
+                u.stats.packets_received += 1;
+                u.stats.bytes_received += p.payload as u64;
+                u.last_rx = now;
+            }
+            _ => unreachable!("packet of the wrong transport for its flow"),
+        }
+    }
+
+    fn new_packet(&mut self, now: Time, fid: FlowId, from_src: bool, l4: Transport, payload: u32, hdr: u32) -> PktId {
+        let f = &self.flows[fid as usize];
+        let (src, dst) = if from_src { (f.src, f.dst) } else { (f.dst, f.src) };
+        self.pool.insert(Packet {
+            uid: 0,
+            flow: fid,
+            ip: IpHeader { src, dst, ecn: Default::default(), ttl: 64 },
+            l4,
+            payload,
+            size: crate::packet::IP_HEADER + hdr + payload,
+            born: now,
+        })
+    }
+
+    /// Let the sender put out everything its window allows.
+    fn tcp_output(&mut self, now: Time, fid: FlowId) {
+        loop {
+            let (seg, window) = match &mut self.flows[fid as usize].ep {
+                Endpoint::Tcp { tx, rx, .. } => match tx.poll_transmit(now) {
+                    Some(s) => (s, rx.window),
+                    None => break,
+                },
+                _ => unreachable!(),
+            };
+            let h = TcpHeader {
+                seq: seg.seq,
+                flags: flags::ACK | flags::PSH,
+                window,
+                ..Default::default()
+            };
+            let hl = h.wire_len();
+            let kind = if seg.retransmit { TraceKind::Retransmit } else { TraceKind::Send };
+            self.trace_push(now, fid, kind, seg.seq, seg.len);
+            let id = self.new_packet(now, fid, true, Transport::Tcp(h), seg.len, hl);
+            let src = self.flows[fid as usize].src;
+            self.at_node(now, src, id);
+        }
+        self.sync_rto(fid);
+    }
+
+    fn send_ack(&mut self, now: Time, fid: FlowId) {
+        let h = match &mut self.flows[fid as usize].ep {
+            Endpoint::Tcp { rx, .. } => {
+                let ack = rx.ack_sent();
+                TcpHeader { ack, flags: flags::ACK, window: rx.window, ..Default::default() }
+            }
+            _ => unreachable!(),
+        };
+        let hl = h.wire_len();
+        let id = self.new_packet(now, fid, false, Transport::Tcp(h), 0, hl);
+        let dst = self.flows[fid as usize].dst;
+        self.at_node(now, dst, id);
+    }
+
+    /// Make sure an event exists at or before the sender's RTO deadline.
+    /// Timers are lazy: a later deadline reuses the earlier event, which
+    /// re-arms itself when it finds the deadline has moved.
+    fn sync_rto(&mut self, fid: FlowId) {
+        if let Endpoint::Tcp { tx, rto_slot, .. } = &mut self.flows[fid as usize].ep {
+            if let Some(d) = tx.rto_deadline() {
+                if rto_slot.map_or(true, |s| d < s) {
+                    *rto_slot = Some(d);
+                    self.q.schedule(d, Ev::Rto(fid));
+                }
+            }
+        }
+    }
+
+    fn sync_delack(&mut self, fid: FlowId) {
+        if let Endpoint::Tcp { rx, delack_slot, .. } = &mut self.flows[fid as usize].ep {
+            if let Some(d) = rx.delack_deadline() {
+                if delack_slot.map_or(true, |s| d < s) {
+                    *delack_slot = Some(d);
+                    self.q.schedule(d, Ev::DelAck(fid));
+                }
+            }
+        }
+    }
+
+    fn rto_fired(&mut self, now: Time, fid: FlowId) {
+        if let Endpoint::Tcp { tx, rto_slot, .. } = &mut self.flows[fid as usize].ep {
+            if *rto_slot != Some(now) {
+                return; // superseded by an earlier event
+            }
+            *rto_slot = None;
+            if tx.on_timeout(now) {
+                self.tcp_output(now, fid);
+            } else {
+                self.sync_rto(fid);
+            }
+        }
+    }
+
+    fn delack_fired(&mut self, now: Time, fid: FlowId) {
+        if let Endpoint::Tcp { rx, delack_slot, .. } = &mut self.flows[fid as usize].ep {
+            if *delack_slot != Some(now) {
+                return;
+            }
+            *delack_slot = None;
+            if rx.on_delack_timer(now) {
+                self.send_ack(now, fid);
+            } else {
+                self.sync_delack(fid);
+            }
+        }
+    }
+
+    fn app_start(&mut self, now: Time, fid: FlowId) {
+        let app = self.flows[fid as usize].app.clone();
+        match &mut self.flows[fid as usize].ep {
+            Endpoint::Tcp { tx, .. } => {
+                match app {
+                    App::Bulk { .. } => tx.app_write(None),
+                    // With the default unlimited send buffer the application
+                    // writes its whole transfer at once; write size then only
+                    // matters for bookkeeping.
+                    App::Transfer { bytes, .. } => tx.app_write(Some(bytes)),
+                    App::Cbr { .. } => {}
+                }
+                self.tcp_output(now, fid);
+            }
+            Endpoint::Udp(_) => self.udp_send(now, fid),
+        }
+    }
+
+    fn app_stop(&mut self, fid: FlowId) {
+        let f = &mut self.flows[fid as usize];
+        f.stopped = true;
+        if let Endpoint::Tcp { tx, .. } = &mut f.ep {
+            tx.app_close();
+        }
+    }
+
+    fn udp_send(&mut self, now: Time, fid: FlowId) {
+        let f = &mut self.flows[fid as usize];
+        let interval = match f.app {
+            App::Cbr { interval, .. } => interval,
+            _ => return,
+        };
+        if f.stopped {
+            return;
+        }
+        let Endpoint::Udp(u) = &mut f.ep else { unreachable!() };
+        let seqno = u.next_seq;
+        u.next_seq += 1;
+        let payload = u.payload;
+        u.stats.packets_sent += 1;
+        u.stats.bytes_sent += payload as u64;
+        let id = self.new_packet(now, fid, true, Transport::Udp(UdpHeader { seqno }), payload, crate::packet::UDP_HEADER);
+        let src = self.flows[fid as usize].src;
+        self.at_node(now, src, id);
+        self.q.schedule(now + interval, Ev::UdpSend(fid));
+    }
+
+    // ---- measurements ------------------------------------------------
+
+    fn sample(&mut self, now: Time) {
+        report::sample(self, now);
+        if let Some(iv) = self.sample_interval {
+            self.q.schedule(now + iv, Ev::Sample);
+        }
+    }
+
+    fn trace_push(&mut self, now: Time, flow: FlowId, kind: TraceKind, seq: u64, len: u32) {
+        if let Some(t) = self.trace.as_mut() {
+            t.push(TraceRecord { time: now, flow, kind, seq, len });
+        }
+    }
+
+    fn trace_drop(&mut self, now: Time, p: &Packet) {
+        if self.trace.is_some() {
+            if let Transport::Tcp(h) = p.l4 {
+                if p.payload > 0 {
+                    self.trace_push(now, p.flow, TraceKind::Drop, h.seq, p.payload);
+                }
+            }
+        }
+    }
+
+    pub fn now_s(&self) -> f64 {
+        to_secs(self.q.now())
+    }
+}

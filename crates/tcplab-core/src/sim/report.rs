@@ -1,0 +1,268 @@
+//! Turning the world's state into result tables: periodic samples during the
+//! run and the per-flow / per-link summaries at the end.
+
+use super::{Endpoint, TraceKind, World};
+use crate::engine::time::to_secs;
+use crate::engine::Time;
+use crate::output::{Column, RunResult, Summary, Table};
+use crate::transport::app::App;
+
+#[derive(Default)]
+pub struct Samples {
+    f_time: Vec<f64>,
+    f_flow: Vec<String>,
+    f_cwnd: Vec<i64>,
+    f_ssthresh: Vec<i64>,
+    f_srtt: Vec<Option<f64>>,
+    f_rto: Vec<f64>,
+    f_snd_nxt: Vec<i64>,
+    f_snd_max: Vec<i64>,
+    f_snd_una: Vec<i64>,
+    f_delivered: Vec<i64>,
+    q_time: Vec<f64>,
+    q_link: Vec<i64>,
+    q_dir: Vec<String>,
+    q_pkts: Vec<i64>,
+    q_bytes: Vec<i64>,
+}
+
+fn dir_name(forward: bool) -> String {
+    if forward { "forward" } else { "reverse" }.to_string()
+}
+
+pub fn sample(w: &mut World, now: Time) {
+    let s = &mut w.samples;
+    let t = to_secs(now);
+    for f in &w.flows {
+        if let Endpoint::Tcp { tx, rx, .. } = &f.ep {
+            s.f_time.push(t);
+            s.f_flow.push(f.name.clone());
+            s.f_cwnd.push(tx.w.cwnd as i64);
+            s.f_ssthresh.push(tx.w.ssthresh.min(i64::MAX as u64) as i64);
+            s.f_srtt.push(tx.rto.srtt.map(to_secs));
+            s.f_rto.push(to_secs(tx.rto.rto()));
+            s.f_snd_nxt.push(tx.snd_nxt as i64);
+            s.f_snd_max.push(tx.snd_max as i64);
+            s.f_snd_una.push(tx.snd_una as i64);
+            s.f_delivered.push(rx.delivered() as i64);
+        }
+    }
+    for d in &w.dirs {
+        s.q_time.push(t);
+        s.q_link.push(d.link as i64);
+        s.q_dir.push(dir_name(d.forward));
+        s.q_pkts.push(d.queue.len() as i64);
+        s.q_bytes.push(d.queue.bytes() as i64);
+    }
+}
+
+fn series_tables(s: Samples) -> (Table, Table) {
+    let mut f = Table::new();
+    f.push("time_s", Column::F64(s.f_time));
+    f.push("flow", Column::Str(s.f_flow));
+    f.push("cwnd_bytes", Column::I64(s.f_cwnd));
+    f.push("ssthresh_bytes", Column::I64(s.f_ssthresh));
+    f.push("srtt_s", Column::OptF64(s.f_srtt));
+    f.push("rto_s", Column::F64(s.f_rto));
+    f.push("snd_nxt", Column::I64(s.f_snd_nxt));
+    f.push("snd_max", Column::I64(s.f_snd_max));
+    f.push("snd_una", Column::I64(s.f_snd_una));
+    f.push("bytes_delivered", Column::I64(s.f_delivered));
+    let mut q = Table::new();
+    q.push("time_s", Column::F64(s.q_time));
+    q.push("link", Column::I64(s.q_link));
+    q.push("direction", Column::Str(s.q_dir));
+    q.push("queue_packets", Column::I64(s.q_pkts));
+    q.push("queue_bytes", Column::I64(s.q_bytes));
+    (f, q)
+}
+
+/// Bits per second over [start, end]; 0 for an empty interval.
+fn rate(bytes: u64, start: Time, end: Time) -> f64 {
+    if end > start {
+        bytes as f64 * 8.0 / to_secs(end - start)
+    } else {
+        0.0
+    }
+}
+
+#[derive(Default)]
+struct FlowCols {
+    name: Vec<String>,
+    src: Vec<String>,
+    dst: Vec<String>,
+    transport: Vec<String>,
+    start: Vec<f64>,
+    thr: Vec<f64>,
+    good: Vec<f64>,
+    acked: Vec<i64>,
+    delivered: Vec<i64>,
+    sent: Vec<i64>,
+    rtx: Vec<i64>,
+    to: Vec<i64>,
+    fr: Vec<i64>,
+    completion: Vec<Option<f64>>,
+    aborted: Vec<bool>,
+    cwnd: Vec<Option<f64>>,
+    srtt: Vec<Option<f64>>,
+}
+
+fn flows_table(w: &World) -> Table {
+    let mut c = FlowCols::default();
+    let dur = w.duration;
+    for f in &w.flows {
+        let start = f.app.start();
+        let end_active = f.app.stop().unwrap_or(dur).min(dur);
+        c.name.push(f.name.clone());
+        c.src.push(w.node_names[f.src as usize].clone());
+        c.dst.push(w.node_names[f.dst as usize].clone());
+        c.transport.push(f.transport.clone());
+        c.start.push(to_secs(start));
+        match &f.ep {
+            Endpoint::Tcp { tx, rx, .. } => {
+                let acked = tx.snd_una;
+                let done = match f.app {
+                    App::Transfer { .. } => tx.completed_at,
+                    _ => None,
+                };
+                let end = done.unwrap_or(end_active);
+                let rx_end = if done.is_some() { rx.last_delivery } else { end_active };
+                c.thr.push(rate(acked, start, end));
+                c.good.push(rate(rx.delivered(), start, rx_end));
+                c.acked.push(acked as i64);
+                c.delivered.push(rx.delivered() as i64);
+                c.sent.push(tx.stats.segments_sent as i64);
+                c.rtx.push(tx.stats.retransmits as i64);
+                c.to.push(tx.stats.timeouts as i64);
+                c.fr.push(tx.stats.fast_retransmits as i64);
+                c.completion.push(done.map(|t| to_secs(t - start)));
+                c.aborted.push(tx.aborted);
+                c.cwnd.push(Some(tx.w.cwnd as f64));
+                c.srtt.push(tx.rto.srtt.map(to_secs));
+            }
+            Endpoint::Udp(u) => {
+                let r = rate(u.stats.bytes_received, start, end_active);
+                c.thr.push(r);
+                c.good.push(r);
+                c.acked.push(0);
+                c.delivered.push(u.stats.bytes_received as i64);
+                c.sent.push(u.stats.packets_sent as i64);
+                c.rtx.push(0);
+                c.to.push(0);
+                c.fr.push(0);
+                c.completion.push(None);
+                c.aborted.push(false);
+                c.cwnd.push(None);
+                c.srtt.push(None);
+            }
+        }
+    }
+    let mut t = Table::new();
+    t.push("flow", Column::Str(c.name));
+    t.push("src", Column::Str(c.src));
+    t.push("dst", Column::Str(c.dst));
+    t.push("transport", Column::Str(c.transport));
+    t.push("start_s", Column::F64(c.start));
+    t.push("throughput_bps", Column::F64(c.thr));
+    t.push("goodput_bps", Column::F64(c.good));
+    t.push("bytes_acked", Column::I64(c.acked));
+    t.push("bytes_delivered", Column::I64(c.delivered));
+    t.push("packets_sent", Column::I64(c.sent));
+    t.push("retransmits", Column::I64(c.rtx));
+    t.push("timeouts", Column::I64(c.to));
+    t.push("fast_retransmits", Column::I64(c.fr));
+    t.push("completion_s", Column::OptF64(c.completion));
+    t.push("aborted", Column::Bool(c.aborted));
+    t.push("final_cwnd_bytes", Column::OptF64(c.cwnd));
+    t.push("final_srtt_s", Column::OptF64(c.srtt));
+    t
+}
+
+fn links_table(w: &mut World) -> Table {
+    let dur = w.duration;
+    let mut t = Table::new();
+    let mut cols: (Vec<i64>, Vec<String>, Vec<String>, Vec<String>) = Default::default();
+    let mut num: Vec<Vec<f64>> = vec![Vec::new(); 2];
+    let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 6];
+    for d in w.dirs.iter_mut() {
+        d.note_queue(dur);
+        cols.0.push(d.link as i64);
+        cols.1.push(dir_name(d.forward));
+        cols.2.push(w.node_names[d.from as usize].clone());
+        cols.3.push(w.node_names[d.to as usize].clone());
+        let s = &d.stats;
+        for (v, x) in ints.iter_mut().zip([
+            s.packets_sent,
+            s.bytes_sent,
+            s.packets_delivered,
+            s.drops_overflow,
+            s.drops_corruption,
+            s.max_queue,
+        ]) {
+            v.push(x as i64);
+        }
+        num[0].push(if dur > 0 { s.busy_ns.min(dur) as f64 / dur as f64 } else { 0.0 });
+        num[1].push(if dur > 0 { s.queue_area / dur as f64 } else { 0.0 });
+    }
+    t.push("link", Column::I64(cols.0));
+    t.push("direction", Column::Str(cols.1));
+    t.push("from", Column::Str(cols.2));
+    t.push("to", Column::Str(cols.3));
+    let names = ["packets_sent", "bytes_sent", "packets_delivered", "drops_overflow", "drops_corruption", "max_queue"];
+    for (n, v) in names.iter().zip(ints) {
+        t.push(n, Column::I64(v));
+    }
+    let [util, meanq]: [Vec<f64>; 2] = num.try_into().unwrap();
+    t.push("utilization", Column::F64(util));
+    t.push("mean_queue", Column::F64(meanq));
+    t
+}
+
+/// Time-sequence trace table (empty unless tracing was on).
+pub fn trace_table(w: &World) -> Table {
+    let mut t = Table::new();
+    let recs = w.trace.as_deref().unwrap_or(&[]);
+    t.push("time_s", Column::F64(recs.iter().map(|r| to_secs(r.time)).collect()));
+    t.push("flow", Column::Str(recs.iter().map(|r| w.flows[r.flow as usize].name.clone()).collect()));
+    t.push(
+        "kind",
+        Column::Str(
+            recs.iter()
+                .map(|r| {
+                    match r.kind {
+                        TraceKind::Send => "send",
+                        TraceKind::Retransmit => "retransmit",
+                        TraceKind::Ack => "ack",
+                        TraceKind::DupAck => "dupack",
+                        TraceKind::Drop => "drop",
+                    }
+                    .to_string()
+                })
+                .collect(),
+        ),
+    );
+    t.push("seq", Column::I64(recs.iter().map(|r| r.seq as i64).collect()));
+    t.push("len", Column::I64(recs.iter().map(|r| r.len as i64).collect()));
+    t
+}
+
+pub fn build(w: &mut World, wall: f64) -> RunResult {
+    let flows = flows_table(w);
+    let links = links_table(w);
+    let (series, queues) = series_tables(std::mem::take(&mut w.samples));
+    let trace = trace_table(w);
+    RunResult {
+        flows,
+        links,
+        series,
+        queues,
+        trace,
+        summary: Summary {
+            seed: w.seed,
+            duration_s: to_secs(w.duration),
+            events: w.q.processed(),
+            wall_s: wall,
+            packets_created: w.pool.created(),
+        },
+    }
+}

@@ -1,0 +1,27 @@
+//! Applications on top of a transport: what data exists and when.
+use crate::engine::Time;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum App {
+    /// Infinite backlog (FTP) from `start` until `stop`.
+    Bulk { start: Time, stop: Option<Time> },
+    /// `bytes` in total, written in `write`-byte blocks from `start`.
+    Transfer { start: Time, bytes: u64, write: u32 },
+    /// Constant bit rate: one `packet_size` datagram every `interval`.
+    Cbr { start: Time, stop: Option<Time>, interval: Time },
+}
+
+impl App {
+    pub fn start(&self) -> Time {
+        match self {
+            App::Bulk { start, .. } | App::Transfer { start, .. } | App::Cbr { start, .. } => *start,
+        }
+    }
+
+    pub fn stop(&self) -> Option<Time> {
+        match self {
+            App::Bulk { stop, .. } | App::Cbr { stop, .. } => *stop,
+            App::Transfer { .. } => None,
+        }
+    }
+}

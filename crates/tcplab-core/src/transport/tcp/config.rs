@@ -1,0 +1,93 @@
+//! Resolved TCP parameters of one connection, and the named default sets.
+//! This file is the one place where tcplab's TCP defaults live.
+
+use crate::engine::time::{MS, SEC};
+use crate::engine::Time;
+
+/// A named set of defaults switched together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcpProfile {
+    /// ns-2.35's `Agent/TCP` and `Agent/TCPSink` defaults: the simulator the
+    /// classic studies used.
+    Ns2,
+    /// Linux (5.x/6.x) defaults as far as this model has them.
+    Linux,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Maximum segment size: payload bytes per segment.
+    pub mss: u32,
+    /// Initial window in segments; 0 selects RFC 3390's min(4*MSS, max(2*MSS, 4380)).
+    pub initial_window: u32,
+    /// Initial ssthresh in bytes; None = the receiver's advertised window (ns-2
+    /// sets ssthresh_ = window_), Some(u64::MAX) = unbounded.
+    pub initial_ssthresh: Option<u64>,
+    /// Receiver's advertised window in bytes.
+    pub rwnd: u64,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    pub initial_rto: Time,
+    /// Clock granularity G of RFC 6298 (ns-2's tcpTick_).
+    pub granularity: Time,
+    pub dupthresh: u32,
+    /// Give up after this many consecutive timeouts of one segment; None = never.
+    pub max_retransmits: Option<u32>,
+    pub delayed_ack: bool,
+    pub delack_timeout: Time,
+}
+
+impl TcpConfig {
+    pub fn profile(p: TcpProfile) -> Self {
+        match p {
+            // ns-2.35: packetSize_ 1000, windowInit_ 2, window_ 20, minrto_ 0.2,
+            // maxrto_ 60, rtxcur_init_ 3.0, tcpTick_ 0.01, numdupacks_ 3, no
+            // abort, TCPSink acks every segment, DelAck interval_ 100 ms.
+            TcpProfile::Ns2 => TcpConfig {
+                mss: 1000,
+                initial_window: 2,
+                initial_ssthresh: None,
+                rwnd: 20 * 1000,
+                min_rto: 200 * MS,
+                max_rto: 60 * SEC,
+                initial_rto: 3 * SEC,
+                granularity: 10 * MS,
+                dupthresh: 3,
+                max_retransmits: None,
+                delayed_ack: false,
+                delack_timeout: 100 * MS,
+            },
+            // Linux: IW10 (RFC 6928), TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
+            // TCP_RTO_MAX 120 s, 1 ms timer, tcp_retries2 = 15, delayed ACKs
+            // with TCP_DELACK_MIN 40 ms, unbounded initial ssthresh.
+            TcpProfile::Linux => TcpConfig {
+                mss: 1448,
+                initial_window: 10,
+                initial_ssthresh: Some(u64::MAX),
+                rwnd: 64 * 1024,
+                min_rto: 200 * MS,
+                max_rto: 120 * SEC,
+                initial_rto: SEC,
+                granularity: MS,
+                dupthresh: 3,
+                max_retransmits: Some(15),
+                delayed_ack: true,
+                delack_timeout: 40 * MS,
+            },
+        }
+    }
+
+    /// Initial congestion window in bytes.
+    pub fn initial_cwnd(&self) -> u64 {
+        let mss = self.mss as u64;
+        if self.initial_window == 0 {
+            (4 * mss).min((2 * mss).max(4380))
+        } else {
+            self.initial_window as u64 * mss
+        }
+    }
+
+    pub fn initial_ssthresh_bytes(&self) -> u64 {
+        self.initial_ssthresh.unwrap_or(self.rwnd)
+    }
+}

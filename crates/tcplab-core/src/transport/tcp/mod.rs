@@ -1,0 +1,19 @@
+//! TCP: one byte-oriented sender whose congestion behaviour is a pluggable
+//! `CongestionControl` (Tahoe, Reno, NewReno), an RFC 6298 retransmission
+//! timer, and a receiver with immediate or delayed ACKs.
+pub mod cc;
+pub mod config;
+pub mod newreno;
+pub mod receiver;
+pub mod reno;
+pub mod rto;
+pub mod sender;
+pub mod tahoe;
+
+#[cfg(test)]
+mod tests;
+
+pub use cc::{make_cc, CcState, CongestionControl, Variant};
+pub use config::{TcpConfig, TcpProfile};
+pub use receiver::TcpReceiver;
+pub use sender::{Segment, TcpSender};

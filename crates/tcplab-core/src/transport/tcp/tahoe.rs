@@ -1,0 +1,39 @@
+//! TCP Tahoe (Jacobson 1988, as ns-2's Agent/TCP): on the third duplicate ACK
+//! retransmit and slow-start from one segment, going back N. As ns-2 with
+//! bugFix_, no new fast retransmit for duplicate ACKs of data sent before the
+//! last loss event (they are echoes of the go-back-N retransmissions).
+
+use super::cc::*;
+
+#[derive(Default)]
+pub struct Tahoe {
+    /// Highest byte + 1 sent at the last loss event; None before any loss.
+    recover: Option<u64>,
+}
+
+impl CongestionControl for Tahoe {
+    fn name(&self) -> &'static str {
+        "tahoe"
+    }
+
+    fn on_new_ack(&mut self, w: &mut CcState, _a: &AckInfo) -> AckResponse {
+        w.standard_increase();
+        AckResponse::NORMAL
+    }
+
+    fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {
+        if a.dupacks == w.dupthresh && self.recover.map_or(true, |r| a.ack > r) {
+            self.recover = Some(a.snd_max);
+            w.ssthresh = w.halve(a.flight);
+            w.cwnd = w.mss;
+            return DupResponse::FastRetransmitGoBackN;
+        }
+        DupResponse::None
+    }
+
+    fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
+        self.recover = Some(a.snd_max);
+        w.ssthresh = w.halve(a.flight);
+        w.cwnd = w.mss;
+    }
+}

@@ -1,0 +1,107 @@
+"""The tcplab command. Bad input gives one line on stderr and exit status 2."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import ScenarioError
+
+EXIT_BAD_INPUT = 2
+
+
+def _fail(msg: str) -> int:
+    print(f"tcplab: error: {msg}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _seed(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}")
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}")
+    return v
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2 (argparse's default prints usage too)
+        self.exit(EXIT_BAD_INPUT, f"tcplab: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="tcplab", description="Packet-level simulation of TCP over wired and wireless networks.")
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"tcplab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    r = sub.add_parser("run", help="run a scenario file and write its tables")
+    r.add_argument("scenario", help="scenario file (TOML)")
+    r.add_argument("--out", help="output directory (default: results/<scenario name>)")
+    r.add_argument("--seed", type=_seed, help="run seed (replaces sim.seed)")
+    r.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scenario value, e.g. --set flow[*].transport=reno (repeatable)")
+    r.add_argument("--sample-interval", metavar="DURATION",
+                   help="sample cwnd, srtt, rto, sequence numbers and queue lengths, e.g. 100ms")
+    r.add_argument("--trace", action="store_true", help="write the time-sequence trace (trace.csv)")
+    r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+
+    v = sub.add_parser("validate", help="check a scenario file without running it")
+    v.add_argument("scenario")
+    v.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    return p
+
+
+def _print_flows(res) -> None:
+    c = res.columns("flows")
+    print(f"{'flow':<12} {'transport':<9} {'throughput':>14} {'goodput':>14} {'rtx':>6} {'RTOs':>5}")
+    for i, name in enumerate(c["flow"]):
+        print(f"{name:<12} {c['transport'][i]:<9} {c['throughput_bps'][i] / 1e3:>10.1f} kb/s "
+              f"{c['goodput_bps'][i] / 1e3:>9.1f} kb/s {c['retransmits'][i]:>6} {c['timeouts'][i]:>5}")
+
+
+def cmd_run(a) -> int:
+    from .api import run
+    from .scenario import load_scenario
+
+    sc = load_scenario(a.scenario)
+    res = run(sc, seed=a.seed, overrides=a.overrides, sample_interval=a.sample_interval,
+              trace=True if a.trace else None)
+    out = Path(a.out) if a.out else Path("results") / Path(a.scenario).stem
+    try:
+        res.write(out)
+    except OSError as e:
+        return _fail(f"--out {out}: cannot write results: {e}")
+    if not a.quiet:
+        _print_flows(res)
+        s = res.summary
+        print(f"{s['events']} events in {s['wall_s']:.3f} s; tables in {out}/")
+    return 0
+
+
+def cmd_validate(a) -> int:
+    from .scenario import load_scenario
+
+    load_scenario(a.scenario).with_overrides(a.overrides).validate()
+    print(f"{a.scenario}: ok")
+    return 0
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return cmd_run(args)
+        if args.command == "validate":
+            return cmd_validate(args)
+    except ScenarioError as e:
+        return _fail(str(e))
+    except KeyboardInterrupt:
+        return 130
+    return _fail(f"unknown command {args.command!r}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

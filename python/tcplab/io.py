@@ -1,0 +1,71 @@
+"""Writing results: every file is written to a temporary name in the same
+directory and renamed into place, so a crash never leaves a half file."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def write_parquet(path: Path, columns: dict, names: list) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({n: columns[n] for n in names})
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_result(result, out_dir) -> list:
+    """flows.csv/.parquet, links.csv, summary.json; series.csv and queues.csv
+    when sampling was on; trace.csv when tracing was on."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in ("flows", "links", "series", "queues", "trace"):
+        cols = result.columns(name)
+        if name in ("series", "queues", "trace") and not next(iter(cols.values()), []):
+            continue
+        p = out / f"{name}.csv"
+        atomic_write_text(p, result.csv(name))
+        written.append(p)
+    write_parquet(out / "flows.parquet", result.columns("flows"), result._raw["flows"]["names"])
+    written.append(out / "flows.parquet")
+    summary = dict(result.summary)
+    from . import __version__
+
+    summary["tcplab_version"] = __version__
+    if result.scenario is not None and result.scenario.source:
+        summary["scenario"] = result.scenario.source
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    written.append(out / "summary.json")
+    return written

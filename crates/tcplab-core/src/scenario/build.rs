@@ -239,7 +239,7 @@ fn dir_pairs(cfg: &ScenarioCfg) -> Vec<(NodeId, NodeId)> {
 fn queue_policy(q: Option<&QueueCfg>) -> QueuePolicy {
     match q {
         None => QueuePolicy::DropTail { limit_packets: Some(50), limit_bytes: None },
-        Some(QueueCfg::Unlimited) => QueuePolicy::DropTail { limit_packets: None, limit_bytes: None },
+        Some(QueueCfg::Unlimited {}) => QueuePolicy::DropTail { limit_packets: None, limit_bytes: None },
         Some(QueueCfg::Droptail { limit: None, limit_bytes: None }) => {
             QueuePolicy::DropTail { limit_packets: Some(50), limit_bytes: None }
         }

@@ -3,6 +3,7 @@
 //! depend on the TCP profile (packet size, window, timers) are `Option`s here
 //! and resolved in `build` from `transport::tcp::TcpConfig::profile`.
 
+use super::tagged::{tagged, tagged_opt};
 use super::units::{Dur, Rate};
 use serde::Deserialize;
 
@@ -62,9 +63,9 @@ pub struct LinkCfg {
     pub rate: Rate,
     pub delay: Dur,
     /// Queue of each direction (default: DropTail of 50 packets, as ns-2).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "tagged_opt")]
     pub queue: Option<QueueCfg>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "tagged_opt")]
     pub error: Option<ErrorCfg>,
     /// Per-packet link-layer framing: "none" (default) or "ppp" (8 bytes).
     #[serde(default)]
@@ -82,6 +83,7 @@ pub struct LinkCfg {
 pub struct DirCfg {
     pub rate: Option<Rate>,
     pub delay: Option<Dur>,
+    #[serde(default, deserialize_with = "tagged_opt")]
     pub queue: Option<QueueCfg>,
 }
 
@@ -105,13 +107,13 @@ impl Framing {
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum QueueCfg {
     /// Limit in packets (`limit`) and/or bytes (`limit_bytes`); with neither,
     /// 50 packets.
     Droptail { limit: Option<u32>, limit_bytes: Option<u64> },
     /// No limit at all.
-    Unlimited,
+    Unlimited {},
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -141,7 +143,7 @@ pub struct WindowCfg {
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum ErrorCfg {
     Uniform {
         rate: f64,
@@ -244,13 +246,14 @@ pub struct FlowCfg {
     pub packet_size: Option<u32>,
     /// Receiver advertised window in packets of `packet_size`.
     pub window: Option<u32>,
+    #[serde(deserialize_with = "tagged")]
     pub app: AppCfg,
     #[serde(default)]
     pub tcp: Option<TcpOptions>,
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum AppCfg {
     /// Infinite backlog (FTP).
     Bulk {

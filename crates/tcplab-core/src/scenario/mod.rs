@@ -2,6 +2,7 @@
 //! validation, and the builder that turns a scenario into a `sim::World`.
 pub mod build;
 pub mod config;
+pub mod tagged;
 pub mod units;
 
 pub use config::ScenarioCfg;
@@ -48,13 +49,27 @@ fn from_path_error<E: fmt::Display>(path: String, err: E) -> ScenarioError {
         Some(i) => msg[..i].to_string(),
         None => msg,
     };
-    let key = if path == "." { String::new() } else { path };
+    let mut key = if path == "." { String::new() } else { path };
+    let mut msg = msg;
+    // A `kind`-tagged table reports its inner path inside the message.
+    while let Some(rest) = msg.strip_prefix(tagged::MARK) {
+        if let Some((sub, m)) = rest.split_once(tagged::MARK) {
+            key = if key.is_empty() { sub.to_string() } else { format!("{key}.{sub}") };
+            msg = m.to_string();
+        } else {
+            break;
+        }
+    }
     ScenarioError::new(key, msg)
 }
 
 impl Scenario {
     pub fn from_toml_str(text: &str) -> Result<Self, ScenarioError> {
-        let de = toml::Deserializer::parse(text).map_err(|e| ScenarioError::new("", format!("invalid TOML: {}", e.message())))?;
+        let de = toml::Deserializer::parse(text).map_err(|e| {
+            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            ScenarioError::new("", format!("invalid TOML{at}: {}", e.message()))
+        })?;
         let cfg: ScenarioCfg = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             from_path_error(path, e.into_inner().message())

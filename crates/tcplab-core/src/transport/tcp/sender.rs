@@ -242,6 +242,7 @@ impl TcpSender {
             } else if resp.restart_timer {
                 self.restart_timer(now);
             }
+            debug_assert!(self.w.cwnd >= self.w.mss, "cwnd below one MSS");
             if self.completed_at.is_none() && self.finished() {
                 self.completed_at = Some(now);
             }
@@ -289,6 +290,7 @@ impl TcpSender {
         self.pending_head_rtx = false;
         self.rtt_timing = None;
         self.restart_timer(now);
+        debug_assert!(self.w.cwnd >= self.w.mss, "cwnd below one MSS");
         true
     }
 }

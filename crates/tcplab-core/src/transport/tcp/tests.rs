@@ -1,0 +1,390 @@
+//! Packet-level tests of the sender and receiver against the RFC rules the
+//! Reno family relies on. Each test scripts an exchange: segments come out of
+//! `poll_transmit`, ACKs go in through `on_ack`, time is set by hand.
+
+use super::cc::{make_cc, Variant};
+use super::config::{TcpConfig, TcpProfile};
+use super::receiver::TcpReceiver;
+use super::sender::{Segment, TcpSender};
+use crate::engine::time::{MS, SEC};
+use crate::engine::Time;
+use crate::packet::TcpHeader;
+
+const MSS: u64 = 1000;
+
+fn cfg(iw: u32) -> TcpConfig {
+    let mut c = TcpConfig::profile(TcpProfile::Ns2);
+    c.mss = MSS as u32;
+    c.initial_window = iw;
+    c.rwnd = 1_000_000;
+    c.initial_ssthresh = Some(u64::MAX);
+    c
+}
+
+fn sender(v: Variant, iw: u32) -> TcpSender {
+    let mut s = TcpSender::new(cfg(iw), make_cc(v));
+    s.app_write(None);
+    s
+}
+
+fn drain(s: &mut TcpSender, now: Time) -> Vec<Segment> {
+    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+}
+
+fn ack(s: &mut TcpSender, now: Time, n: u64) -> Vec<Segment> {
+    s.on_ack(now, &TcpHeader { ack: n, window: 1_000_000, ..Default::default() });
+    drain(s, now)
+}
+
+fn seqs(v: &[Segment]) -> Vec<u64> {
+    v.iter().map(|s| s.seq / MSS).collect()
+}
+
+#[test]
+fn initial_window_and_slow_start() {
+    let mut s = sender(Variant::NewReno, 2);
+    let out = drain(&mut s, 0);
+    assert_eq!(seqs(&out), vec![0, 1]);
+    // Each new ACK opens cwnd by one MSS: two segments out per ACK.
+    let out = ack(&mut s, 100 * MS, 1000);
+    assert_eq!(seqs(&out), vec![2, 3]);
+    assert_eq!(s.w.cwnd, 3 * MSS);
+}
+
+#[test]
+fn rfc3390_initial_window() {
+    let mut c = cfg(0);
+    c.mss = 1460;
+    assert_eq!(c.initial_cwnd(), 4380);
+    c.mss = 536;
+    assert_eq!(c.initial_cwnd(), 4 * 536);
+    c.mss = 2500;
+    assert_eq!(c.initial_cwnd(), 5000);
+}
+
+/// Per ACK cwnd += MSS*MSS/cwnd (RFC 5681 eq. 3, ns-2's 1/cwnd): a window of
+/// ACKs adds a little under one MSS because cwnd grows along the way.
+#[test]
+fn congestion_avoidance_adds_about_one_mss_per_window() {
+    let mut s = sender(Variant::Reno, 10);
+    s.w.ssthresh = 10 * MSS;
+    drain(&mut s, 0);
+    // Ten ACKs of one full window at cwnd = 10 MSS add exactly one MSS.
+    for i in 1..=10 {
+        ack(&mut s, SEC, i * MSS);
+    }
+    let expect: f64 = (0..10).fold(10_000.0, |c: f64, _| c + 1e6 / c);
+    assert!((s.w.cwnd as f64 - expect).abs() <= 1.0, "{} vs {expect}", s.w.cwnd);
+    assert!(s.w.cwnd > 10_950 && s.w.cwnd < 11 * MSS);
+}
+
+/// Third duplicate ACK: exactly one retransmission of the first unacked
+/// segment, ssthresh = max(FlightSize/2, 2*MSS) (RFC 5681 eq. 4).
+#[test]
+fn third_dupack_triggers_one_fast_retransmit() {
+    for v in [Variant::Tahoe, Variant::Reno, Variant::NewReno] {
+        let mut s = sender(v, 10);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        assert!(ack(&mut s, MS, 0).is_empty(), "{v:?}: 1st dupack");
+        assert!(ack(&mut s, MS, 0).is_empty(), "{v:?}: 2nd dupack");
+        let out = ack(&mut s, MS, 0);
+        assert_eq!(out.len(), 1, "{v:?}: third dupack sends one segment");
+        assert_eq!(out[0], Segment { seq: 0, len: MSS as u32, retransmit: true });
+        assert_eq!(s.w.ssthresh, 5 * MSS, "{v:?}");
+        assert_eq!(s.stats.fast_retransmits, 1);
+        // A fourth duplicate does not retransmit again.
+        let out = ack(&mut s, MS, 0);
+        assert!(out.iter().all(|x| !x.retransmit), "{v:?}");
+    }
+}
+
+#[test]
+fn ssthresh_floor_is_two_mss() {
+    let mut s = sender(Variant::NewReno, 3);
+    drain(&mut s, 0);
+    for _ in 0..3 {
+        ack(&mut s, MS, 0);
+    }
+    assert_eq!(s.w.ssthresh, 2 * MSS); // max(1500, 2000)
+    assert_eq!(s.w.cwnd, 5 * MSS); // ssthresh + 3 MSS
+}
+
+/// Reno: cwnd = ssthresh + 3 MSS, +1 MSS per further dupack (new data goes
+/// out once the inflated window exceeds the flight), deflated to ssthresh by
+/// the next new ACK.
+#[test]
+fn reno_inflation_and_deflation() {
+    let mut s = sender(Variant::Reno, 10);
+    drain(&mut s, 0);
+    for _ in 0..3 {
+        ack(&mut s, MS, 0);
+    }
+    assert_eq!(s.w.cwnd, 8 * MSS);
+    assert!(s.in_recovery());
+    let mut new = vec![];
+    for _ in 0..6 {
+        new.extend(ack(&mut s, MS, 0));
+    }
+    assert_eq!(s.w.cwnd, 14 * MSS);
+    // Window edge = 0 + 14 MSS; 10 sent, so segments 10..13 go out.
+    assert_eq!(seqs(&new), vec![10, 11, 12, 13]);
+    ack(&mut s, 2 * MS, 14 * MSS);
+    assert!(!s.in_recovery());
+    assert_eq!(s.w.cwnd, s.w.ssthresh);
+    assert_eq!(s.w.ssthresh, 5 * MSS);
+}
+
+/// NewReno: a partial ACK retransmits the next hole at once and stays in
+/// recovery; the full ACK ends it. Reno leaves recovery on the partial ACK.
+#[test]
+fn newreno_partial_ack_retransmits_next_hole() {
+    let mut s = sender(Variant::NewReno, 10);
+    drain(&mut s, 0);
+    for _ in 0..3 {
+        ack(&mut s, MS, 0);
+    }
+    // Segments 0 and 3 were lost; the retransmitted 0 fills the first hole.
+    let cwnd_before = s.w.cwnd;
+    let out = ack(&mut s, 2 * MS, 3 * MSS);
+    assert!(s.in_recovery(), "partial ACK keeps NewReno in recovery");
+    assert_eq!(out[0], Segment { seq: 3 * MSS, len: MSS as u32, retransmit: true });
+    // Deflate by the amount acked, add back one MSS (RFC 6582 3.2 step 5).
+    assert_eq!(s.w.cwnd, cwnd_before - 3 * MSS + MSS);
+    ack(&mut s, 3 * MS, 10 * MSS);
+    assert!(!s.in_recovery());
+    assert_eq!(s.w.cwnd, s.w.ssthresh);
+    assert_eq!(s.stats.timeouts, 0);
+
+    let mut r = sender(Variant::Reno, 10);
+    drain(&mut r, 0);
+    for _ in 0..3 {
+        ack(&mut r, MS, 0);
+    }
+    let out = ack(&mut r, 2 * MS, 3 * MSS);
+    assert!(!r.in_recovery(), "Reno exits recovery on any new ACK");
+    assert!(out.iter().all(|x| !x.retransmit));
+}
+
+/// Only the first partial ACK restarts the timer (RFC 6582 "Impatient").
+#[test]
+fn newreno_first_partial_ack_restarts_timer() {
+    let mut s = sender(Variant::NewReno, 10);
+    drain(&mut s, 0);
+    for _ in 0..3 {
+        ack(&mut s, MS, 0);
+    }
+    ack(&mut s, 100 * MS, 2 * MSS);
+    let d1 = s.rto_deadline().unwrap();
+    ack(&mut s, 200 * MS, 4 * MSS);
+    assert_eq!(s.rto_deadline().unwrap(), d1);
+}
+
+/// After a timeout, duplicate ACKs for data sent before it do not start a
+/// fast retransmit (RFC 6582 section 4.1); Tahoe behaves the same way.
+#[test]
+fn no_fast_retransmit_after_timeout_for_old_data() {
+    for v in [Variant::NewReno, Variant::Tahoe] {
+        let mut s = sender(v, 10);
+        drain(&mut s, 0);
+        let d = s.rto_deadline().unwrap();
+        assert!(s.on_timeout(d));
+        let out = drain(&mut s, d);
+        assert_eq!(seqs(&out), vec![0]);
+        // Old segments 1..9 were received: the receiver answers the
+        // retransmission with a jump, then duplicates would follow.
+        let out = ack(&mut s, d + MS, MSS);
+        assert!(out.iter().all(|x| x.retransmit));
+        for _ in 0..3 {
+            ack(&mut s, d + 2 * MS, MSS);
+        }
+        assert_eq!(s.stats.fast_retransmits, 0, "{v:?}");
+    }
+}
+
+#[test]
+fn tahoe_fast_retransmit_goes_back_to_one_segment() {
+    let mut s = sender(Variant::Tahoe, 10);
+    drain(&mut s, 0);
+    for _ in 0..2 {
+        ack(&mut s, MS, 0);
+    }
+    let out = ack(&mut s, MS, 0);
+    assert_eq!(s.w.cwnd, MSS);
+    assert_eq!(out, vec![Segment { seq: 0, len: MSS as u32, retransmit: true }]);
+    // The ACK of the retransmission slow-starts from snd_una.
+    let out = ack(&mut s, 2 * MS, 2 * MSS);
+    assert_eq!(seqs(&out), vec![2, 3]);
+    assert!(out.iter().all(|x| x.retransmit));
+}
+
+/// RFC 6298: RTO doubles on each expiry up to the maximum, Karn's rule keeps
+/// the backoff until a segment sent once is acknowledged.
+#[test]
+fn rto_backoff_and_reset_after_new_sample() {
+    let mut c = cfg(1);
+    c.initial_rto = SEC;
+    c.max_rto = 60 * SEC;
+    let mut s = TcpSender::new(c, make_cc(Variant::NewReno));
+    s.app_write(None);
+    drain(&mut s, 0);
+    let mut now = 0;
+    let mut gaps = vec![];
+    for _ in 0..8 {
+        let d = s.rto_deadline().unwrap();
+        gaps.push((d - now) / SEC);
+        now = d;
+        assert!(s.on_timeout(now));
+        let out = drain(&mut s, now);
+        assert_eq!(out, vec![Segment { seq: 0, len: MSS as u32, retransmit: true }]);
+    }
+    assert_eq!(gaps, vec![1, 2, 4, 8, 16, 32, 60, 60]);
+    assert_eq!(s.stats.timeouts, 8);
+    // The retransmission is acknowledged: ambiguous, no sample (Karn), so the
+    // timer of the next segment keeps the backed-off value.
+    let t = now + 100 * MS;
+    let out = ack(&mut s, t, MSS);
+    assert!(s.rto.srtt.is_none());
+    assert_eq!(s.rto_deadline().unwrap(), t + 60 * SEC);
+    assert_eq!(seqs(&out), vec![1, 2]);
+    // Segment 1 was sent once: its ACK is a valid sample and resets backoff.
+    ack(&mut s, t + 100 * MS, 2 * MSS);
+    assert_eq!(s.rto.srtt, Some(100 * MS));
+    assert_eq!(s.rto.backoff(), 1);
+    assert_eq!(s.rto.rto(), 300 * MS);
+}
+
+#[test]
+fn karn_ignores_acks_of_retransmitted_timed_segment() {
+    let mut s = sender(Variant::Reno, 4);
+    drain(&mut s, 0); // segment 0 is timed
+    for _ in 0..3 {
+        ack(&mut s, 10 * MS, 0);
+    }
+    ack(&mut s, 500 * MS, 4 * MSS);
+    assert!(s.rto.srtt.is_none(), "segment 0 was retransmitted: no sample");
+}
+
+#[test]
+fn timeout_sets_loss_window_and_goes_back_n() {
+    let mut s = sender(Variant::Reno, 8);
+    drain(&mut s, 0);
+    // Two ACKs: cwnd 10 MSS, segments 8..11 out, flight 10 MSS.
+    ack(&mut s, 100 * MS, MSS);
+    ack(&mut s, 100 * MS, 2 * MSS);
+    assert_eq!(s.flight(), 10 * MSS);
+    let d = s.rto_deadline().unwrap();
+    assert!(s.on_timeout(d));
+    assert_eq!(s.w.cwnd, MSS);
+    assert_eq!(s.w.ssthresh, 5 * MSS); // FlightSize / 2
+    let out = drain(&mut s, d);
+    assert_eq!(out, vec![Segment { seq: 2 * MSS, len: MSS as u32, retransmit: true }]);
+    assert_eq!(s.stats.timeouts, 1);
+}
+
+#[test]
+fn stale_timer_is_ignored() {
+    let mut s = sender(Variant::Reno, 2);
+    drain(&mut s, 0);
+    let d = s.rto_deadline().unwrap();
+    assert!(!s.on_timeout(d - 1), "fires only at its deadline");
+    // A new ACK restarts the timer: the old deadline is now stale.
+    ack(&mut s, 100 * MS, MSS);
+    let d2 = s.rto_deadline().unwrap();
+    assert_eq!(d2, 100 * MS + 300 * MS);
+    assert!(!s.on_timeout(d2 - 1));
+    assert_eq!(s.stats.timeouts, 0);
+}
+
+#[test]
+fn aborts_after_max_retransmits() {
+    let mut c = cfg(1);
+    c.max_retransmits = Some(3);
+    let mut s = TcpSender::new(c, make_cc(Variant::NewReno));
+    s.app_write(None);
+    drain(&mut s, 0);
+    for i in 0..4 {
+        let d = s.rto_deadline().unwrap();
+        assert!(s.on_timeout(d));
+        assert_eq!(s.aborted, i == 3);
+        drain(&mut s, d);
+    }
+    assert!(s.rto_deadline().is_none());
+    assert!(s.poll_transmit(1000 * SEC).is_none());
+}
+
+#[test]
+fn finite_transfer_ends_with_a_short_segment_and_completes() {
+    let mut s = TcpSender::new(cfg(10), make_cc(Variant::NewReno));
+    s.app_write(Some(2500));
+    let out = drain(&mut s, 0);
+    assert_eq!(out.iter().map(|x| x.len).collect::<Vec<_>>(), vec![1000, 1000, 500]);
+    ack(&mut s, 50 * MS, 2500);
+    assert_eq!(s.completed_at, Some(50 * MS));
+    assert!(s.rto_deadline().is_none());
+}
+
+#[test]
+fn receiver_window_limits_sending() {
+    let mut s = sender(Variant::NewReno, 10);
+    s.on_ack(0, &TcpHeader { ack: 0, window: 3 * MSS as u32, ..Default::default() });
+    assert_eq!(drain(&mut s, 0).len(), 3);
+}
+
+fn rx(delayed: bool) -> TcpReceiver {
+    let mut c = cfg(2);
+    c.delayed_ack = delayed;
+    c.delack_timeout = 100 * MS;
+    TcpReceiver::new(&c)
+}
+
+#[test]
+fn receiver_acks_every_segment_by_default() {
+    let mut r = rx(false);
+    for i in 0..5 {
+        assert!(r.on_segment(0, i * MSS, MSS as u32));
+        r.ack_sent();
+    }
+    assert_eq!(r.delivered(), 5 * MSS);
+}
+
+#[test]
+fn delayed_acks_every_second_segment_and_on_timer() {
+    let mut r = rx(true);
+    let mut acks = 0;
+    for i in 0..10 {
+        if r.on_segment(i * MS, i * MSS, MSS as u32) {
+            r.ack_sent();
+            acks += 1;
+        }
+    }
+    assert_eq!(acks, 5, "one ACK per two full segments");
+    assert!(!r.on_segment(20 * MS, 10 * MSS, MSS as u32));
+    assert_eq!(r.delack_deadline(), Some(120 * MS));
+    assert!(!r.on_delack_timer(119 * MS));
+    assert!(r.on_delack_timer(120 * MS));
+}
+
+#[test]
+fn delayed_ack_is_immediate_out_of_order_and_on_hole_fill() {
+    let mut r = rx(true);
+    assert!(!r.on_segment(0, 0, MSS as u32));
+    assert!(r.on_segment(0, 2 * MSS, MSS as u32), "out of order: immediate dupack");
+    assert_eq!(r.ack_sent(), MSS);
+    assert!(r.on_segment(0, MSS, MSS as u32), "fills the hole: immediate");
+    assert_eq!(r.ack_sent(), 3 * MSS);
+    assert!(r.on_segment(0, 0, MSS as u32), "duplicate: immediate");
+}
+
+#[test]
+fn receiver_merges_out_of_order_ranges() {
+    let mut r = rx(false);
+    r.on_segment(0, 3000, 1000);
+    r.on_segment(0, 5000, 1000);
+    r.on_segment(0, 4000, 1000);
+    assert_eq!(r.ooo_ranges(), &[(3000, 6000)]);
+    r.on_segment(0, 1000, 1000);
+    r.on_segment(0, 0, 1000);
+    r.on_segment(0, 2000, 1000);
+    assert_eq!(r.delivered(), 6000);
+    assert!(r.ooo_ranges().is_empty());
+}

@@ -5,11 +5,11 @@
 
 use super::{ErrorModel, Queue};
 use crate::engine::{time::tx_time, Rng, Time};
-use crate::packet::{NodeId, PktId};
+use crate::packet::NodeId;
 
 #[derive(Clone, Debug, Default)]
 pub struct DirStats {
-    /// Packets that finished transmission onto the medium.
+    /// Packets put on the medium (a transmission cut by the end of the run counts).
     pub packets_sent: u64,
     pub bytes_sent: u64,
     pub packets_delivered: u64,
@@ -37,8 +37,11 @@ pub struct LinkDir {
     pub queue: Queue,
     pub error: ErrorModel,
     pub rng: Rng,
-    /// The packet being serialised, if any.
-    pub in_tx: Option<PktId>,
+    /// The transmitter is busy until this time (the packet being serialised
+    /// is already on its way to the far end as an `Arrive` event).
+    pub busy_until: Time,
+    /// A `TxDone` event is pending to start the next queued packet.
+    pub tx_event: bool,
     pub stats: DirStats,
 }
 

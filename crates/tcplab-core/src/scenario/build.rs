@@ -369,7 +369,8 @@ pub fn build(cfg: &ScenarioCfg) -> World {
                 queue: Queue::new(queue_policy(over.queue.as_ref().or(l.queue.as_ref()))),
                 error,
                 rng: stream_rng(seed, &format!("link{i}.{dname}.error")),
-                in_tx: None,
+                busy_until: 0,
+                tx_event: false,
                 stats: DirStats::default(),
             });
         }

@@ -17,7 +17,7 @@ use crate::transport::udp::UdpFlow;
 /// Events are small and `Copy`; packets travel as `PktId`s.
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
-    /// A link direction finished serialising its current packet.
+    /// A link direction finished serialising; start its next queued packet.
     TxDone(u32),
     /// A packet reaches the far end of a link direction.
     Arrive(u32, PktId),
@@ -138,9 +138,16 @@ impl World {
         }
     }
 
+    /// Offer a packet to a link direction. An idle transmitter starts at
+    /// once; otherwise the packet waits in the queue and one `TxDone` event
+    /// (at the end of the current transmission) pulls the next packet. Links
+    /// that never queue therefore cost one event per packet, not two.
     fn enqueue(&mut self, now: Time, d: u32, id: PktId) {
         let dir = &mut self.dirs[d as usize];
-        if dir.in_tx.is_none() {
+        // An idle transmitter with an empty queue starts at once. (With
+        // packets queued, a TxDone at `busy_until` is pending and keeps FIFO
+        // order even for an arrival at exactly that instant.)
+        if now >= dir.busy_until && dir.queue.is_empty() {
             self.start_tx(now, d, id);
             return;
         }
@@ -150,31 +157,39 @@ impl World {
             dir.stats.drops_overflow += 1;
             let p = self.pool.take(id);
             self.trace_drop(now, &p);
+            return;
+        }
+        if !dir.tx_event {
+            dir.tx_event = true;
+            self.q.schedule(dir.busy_until, Ev::TxDone(d));
         }
     }
 
+    /// Serialise a packet from `now`; it reaches the far end after the
+    /// transmission and propagation delays.
     fn start_tx(&mut self, now: Time, d: u32, id: PktId) {
         let size = self.pool.get(id).size;
         let dir = &mut self.dirs[d as usize];
         let t = dir.tx_time(size);
-        dir.in_tx = Some(id);
+        dir.busy_until = now + t;
         dir.stats.busy_ns += t;
-        self.q.schedule(now + t, Ev::TxDone(d));
-    }
-
-    fn tx_done(&mut self, now: Time, d: u32) {
-        let dir = &mut self.dirs[d as usize];
-        let id = dir.in_tx.take().expect("TxDone without a packet");
-        let size = self.pool.get(id).size;
         dir.stats.packets_sent += 1;
         dir.stats.bytes_sent += (size + dir.framing) as u64;
-        let arrive = now + dir.delay;
-        self.q.schedule(arrive, Ev::Arrive(d, id));
+        self.q.schedule(now + t + dir.delay, Ev::Arrive(d, id));
+    }
+
+    /// The transmitter is free: start the next queued packet, if any.
+    fn tx_done(&mut self, now: Time, d: u32) {
         let dir = &mut self.dirs[d as usize];
-        if !dir.queue.is_empty() {
-            dir.note_queue(now);
-            let next = dir.queue.dequeue().unwrap();
+        dir.tx_event = false;
+        dir.note_queue(now);
+        if let Some(next) = dir.queue.dequeue() {
             self.start_tx(now, d, next);
+            let dir = &mut self.dirs[d as usize];
+            if !dir.queue.is_empty() {
+                dir.tx_event = true;
+                self.q.schedule(dir.busy_until, Ev::TxDone(d));
+            }
         }
     }
 

@@ -1,0 +1,26 @@
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "scenarios"
+
+
+@pytest.fixture
+def small_scenario() -> dict:
+    """A two-flow, three-node network that runs in milliseconds."""
+    return {
+        "sim": {"duration": "20s", "seed": 1},
+        "node": [{"name": "a"}, {"name": "r"}, {"name": "b"}],
+        "link": [
+            {"between": ["a", "r"], "rate": "10Mbps", "delay": "1ms"},
+            {"between": ["r", "b"], "rate": "1Mbps", "delay": "20ms",
+             "error": {"kind": "uniform", "rate": 0.01}},
+        ],
+        "flow": [
+            {"name": "f1", "from": "a", "to": "b", "transport": "newreno", "window": 20,
+             "app": {"kind": "bulk"}},
+            {"name": "f2", "from": "a", "to": "b", "transport": "tahoe", "window": 20,
+             "app": {"kind": "transfer", "bytes": 50000, "write": 256, "start": "1s"}},
+        ],
+    }

@@ -1,0 +1,97 @@
+import math
+
+import pandas as pd
+import pytest
+
+import tcplab
+from conftest import SCENARIOS
+
+
+def test_run_returns_dataframes(small_scenario):
+    res = tcplab.run(small_scenario)
+    assert isinstance(res.flows, pd.DataFrame)
+    assert list(res.flows["flow"]) == ["f1", "f2"]
+    for col in ["flow", "src", "dst", "transport", "throughput_bps", "goodput_bps", "bytes_delivered",
+                "retransmits", "timeouts", "fast_retransmits", "completion_s"]:
+        assert col in res.flows.columns
+    f1, f2 = res.flows.iloc[0], res.flows.iloc[1]
+    assert 0 < f1.throughput_bps < 1e6
+    assert math.isnan(f1.completion_s)  # bulk: no completion
+    assert f2.bytes_delivered == 50000 and f2.completion_s > 0
+    assert {"packets_sent", "drops_overflow", "drops_corruption"} <= set(res.links.columns)
+    assert len(res.links) == 4  # two links, two directions each
+    assert res.links.loc[(res.links.link == 1) & (res.links.direction == "forward"), "drops_corruption"].item() > 0
+    assert res.series.empty
+    assert res.summary["events"] > 0 and res.summary["seed"] == 1
+
+
+def test_time_series_on_request(small_scenario):
+    res = tcplab.run(small_scenario, sample_interval="500ms")
+    s = res.series
+    assert {"time_s", "flow", "cwnd_bytes", "ssthresh_bytes", "srtt_s", "rto_s", "snd_max", "snd_una"} <= set(s.columns)
+    assert len(s[s.flow == "f1"]) == 41  # 0, 0.5, ..., 20 s (both ends)
+    assert (s.cwnd_bytes >= 1000).all()
+    q = res.queues
+    assert {"time_s", "link", "direction", "queue_packets", "queue_bytes"} <= set(q.columns)
+    assert q.queue_packets.max() > 0
+
+
+def test_trace_on_request(small_scenario):
+    res = tcplab.run(small_scenario, trace=True)
+    kinds = set(res.trace.kind)
+    assert {"send", "ack", "retransmit", "drop"} <= kinds
+
+
+def test_load_scenario_and_overrides():
+    sc = tcplab.load_scenario(SCENARIOS / "dumbbell.toml")
+    sc2 = sc.with_overrides(["flow[*].transport=reno", "sim.duration=5s", "link.7.error.rate=0"], seed=9)
+    assert all(f["transport"] == "reno" for f in sc2.data["flow"])
+    assert sc.data["flow"][0]["transport"] == "newreno"  # original untouched
+    res = tcplab.run(sc2)
+    assert set(res.flows.transport) == {"reno"}
+    assert res.links.drops_corruption.sum() == 0
+    assert res.summary["seed"] == 9
+
+
+def test_same_seed_same_tables(small_scenario):
+    a = tcplab.run(small_scenario, seed=4)
+    b = tcplab.run(small_scenario, seed=4)
+    c = tcplab.run(small_scenario, seed=5)
+    assert a.csv("flows") == b.csv("flows") and a.csv("links") == b.csv("links")
+    assert a.csv("flows") != c.csv("flows")
+
+
+@pytest.mark.parametrize("patch,key", [
+    (lambda s: s["link"][1].update(rate="fast"), "link[1].rate"),
+    (lambda s: s["flow"][0].update(transport="cubic"), "flow[0].transport"),
+    (lambda s: s["flow"][0].update(to="nowhere"), "flow[0].to"),
+    (lambda s: s["sim"].update(colour="red"), "sim.colour"),
+    (lambda s: s["link"][1]["error"].update(rate=2), "link[1].error.rate"),
+])
+def test_bad_input_raises_scenario_error_with_key(small_scenario, patch, key):
+    patch(small_scenario)
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(small_scenario)
+    assert e.value.key == key
+    assert str(e.value).startswith(key)
+
+
+def test_bad_api_arguments(small_scenario):
+    with pytest.raises(tcplab.ScenarioError, match="sim.seed"):
+        tcplab.run(small_scenario, seed=-1)
+    with pytest.raises(tcplab.ScenarioError, match="expected a Scenario"):
+        tcplab.run(42)
+    with pytest.raises(tcplab.ScenarioError, match="out of range"):
+        tcplab.run(small_scenario, overrides=["flow[5].window=3"])
+    with pytest.raises(tcplab.ScenarioError, match="KEY=VALUE"):
+        tcplab.run(small_scenario, overrides=["nonsense"])
+
+
+def test_profiles_switch_defaults_together(small_scenario):
+    small_scenario["flow"] = small_scenario["flow"][:1]
+    small_scenario["link"][1].pop("error")
+    ns2 = tcplab.run(small_scenario, sample_interval="10ms").series
+    small_scenario["sim"]["tcp_profile"] = "linux"
+    linux = tcplab.run(small_scenario, sample_interval="10ms").series
+    assert ns2.cwnd_bytes.iloc[0] == 2 * 1000  # ns-2: windowInit_ 2, packetSize_ 1000
+    assert linux.cwnd_bytes.iloc[0] == 10 * 1448  # Linux: IW10, MSS 1448

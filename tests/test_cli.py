@@ -1,0 +1,102 @@
+import json
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from conftest import ROOT, SCENARIOS
+
+
+def tcplab(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "tcplab", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SCENARIOS.glob("*.toml")))
+def test_every_example_scenario_runs(name, tmp_path):
+    r = tcplab("run", SCENARIOS / name, "--out", tmp_path, "--quiet", "--set", "sim.duration=20s")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "flows.csv").exists()
+
+
+def test_run_writes_all_outputs(tmp_path):
+    r = tcplab("run", SCENARIOS / "dumbbell.toml", "--out", tmp_path, "--seed", "3",
+               "--set", "sim.duration=10s", "--sample-interval", "1s", "--trace")
+    assert r.returncode == 0, r.stderr
+    assert "ftp1" in r.stdout
+    files = {p.name for p in tmp_path.iterdir()}
+    assert {"flows.csv", "flows.parquet", "links.csv", "summary.json", "series.csv", "queues.csv",
+            "trace.csv"} <= files
+    assert not [f for f in files if f.endswith(".tmp")]
+    flows = pd.read_csv(tmp_path / "flows.csv")
+    assert len(flows) == 5
+    pq = pd.read_parquet(tmp_path / "flows.parquet")
+    assert list(pq.columns) == list(flows.columns)
+    assert (pq.throughput_bps == flows.throughput_bps).all()
+    s = json.loads((tmp_path / "summary.json").read_text())
+    assert s["seed"] == 3 and s["duration_s"] == 10.0 and s["events"] > 0 and s["wall_s"] > 0
+
+
+def test_same_seed_byte_identical_files(tmp_path):
+    outs = []
+    for i in range(2):
+        out = tmp_path / f"r{i}"
+        r = tcplab("run", SCENARIOS / "dumbbell.toml", "--out", out, "-q", "--set", "sim.duration=20s",
+                   "--sample-interval", "1s")
+        assert r.returncode == 0, r.stderr
+        outs.append(out)
+    for name in ["flows.csv", "links.csv", "series.csv", "queues.csv", "flows.parquet"]:
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+    a, b = (json.loads((o / "summary.json").read_text()) for o in outs)
+    for k in ("wall_s", "events_per_s"):
+        a.pop(k), b.pop(k)
+    assert a == b
+
+
+def test_validate_ok():
+    r = tcplab("validate", SCENARIOS / "gsm9600.toml")
+    assert r.returncode == 0 and "ok" in r.stdout
+
+
+BAD = {
+    "unknown_key": ("[sim]\nduration = \"1s\"\nfoo = 1\n", "sim.foo: unknown field `foo`, expected one of `duration`"),
+    "bad_unit": ("[sim]\nduration = \"1 fortnight\"\n", "sim.duration"),
+    "bad_type": ("[sim]\nduration = \"1s\"\nseed = \"one\"\n", "sim.seed"),
+    "bad_toml": ("[sim\n", "invalid TOML"),
+    "bad_profile": ("[sim]\nduration = \"1s\"\ntcp_profile = \"bsd\"\n", "sim.tcp_profile"),
+    "missing_section": ("[[node]]\nname = \"a\"\n", "missing field `sim`"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_bad_scenario_one_line_exit_2(case, command, tmp_path):
+    text, expect = BAD[case]
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    out = tmp_path / "out"
+    args = [command, f] + (["--out", out] if command == "run" else [])
+    r = tcplab(*args)
+    assert r.returncode == 2, r
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert expect in lines[0]
+    assert "Traceback" not in r.stderr
+    assert not out.exists(), "nothing written for a bad scenario"
+
+
+@pytest.mark.parametrize("args,expect", [
+    (["run", "no-such-file.toml"], "no such scenario file"),
+    (["run", SCENARIOS / "dumbbell.toml", "--seed", "abc"], "--seed"),
+    (["run", SCENARIOS / "dumbbell.toml", "--set", "novalue"], "KEY=VALUE"),
+    (["run", SCENARIOS / "dumbbell.toml", "--set", "flow[0].transport=vegas2"], "flow[0].transport"),
+    (["run", SCENARIOS / "dumbbell.toml", "--sample-interval", "soon"], "output.sample_interval"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_flags_one_line_exit_2(args, expect, tmp_path):
+    r = tcplab(*args, cwd=tmp_path)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and expect in lines[0], r.stderr

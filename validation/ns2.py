@@ -1,0 +1,158 @@
+"""Translate a wired tcplab scenario into an ns-2 Tcl script, run ns-2 on it
+and read back per-flow throughputs, for cross-checks and speed comparisons.
+
+Covered: nodes, duplex links (rate, delay, DropTail limit in packets),
+uniform packet loss per direction (ErrorModel inserted with
+`link-lossmodel`, i.e. after the propagation delay, as tcplab decides loss at
+the far end), Tahoe/Reno/NewReno flows (Agent/TCP, /Reno, /Newreno with
+TCPSink or TCPSink/DelAck), bulk FTP with start/stop. Anything else raises
+NotImplementedError so a comparison never silently runs another scenario.
+"""
+from __future__ import annotations
+
+import re
+import resource
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno"}
+
+
+def available() -> bool:
+    return shutil.which("ns") is not None
+
+
+def _secs(v) -> float:
+    if isinstance(v, (int, float)):
+        return float(v)
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(ns|us|ms|s)?\s*", v)
+    if not m:
+        raise ValueError(f"duration {v!r}")
+    return float(m.group(1)) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, None: 1.0}[m.group(2)]
+
+
+def _bps(v) -> float:
+    if isinstance(v, (int, float)):
+        return float(v)
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([kKMG]?)(bps|b|bit/s)?\s*", v)
+    if not m:
+        raise ValueError(f"rate {v!r}")
+    return float(m.group(1)) * {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
+
+
+def to_tcl(sc: dict) -> str:
+    sim = sc["sim"]
+    if sim.get("tcp_profile", "ns2") != "ns2":
+        raise NotImplementedError("only the ns2 TCP profile has an ns-2 equivalent")
+    if sc.get("tcp"):
+        raise NotImplementedError("global [tcp] options")
+    dur = _secs(sim["duration"])
+    out = [
+        "set ns [new Simulator]",
+        f"ns-random 0",
+        # ns-2's default RNG seed is fixed; vary it with the run seed.
+        f"$defaultRNG seed {int(sim.get('seed', 1)) + 1}",
+    ]
+    for n in sc["node"]:
+        out.append(f"set n({n['name']}) [$ns node]")
+    for i, l in enumerate(sc["link"]):
+        a, b = l["between"]
+        if l.get("framing", "none") != "none" or l.get("forward") or l.get("reverse"):
+            raise NotImplementedError(f"link[{i}]: framing or per-direction overrides")
+        out.append(f"$ns duplex-link $n({a}) $n({b}) {_bps(l['rate'])} {_secs(l['delay'])} DropTail")
+        q = l.get("queue", {"kind": "droptail", "limit": 50})
+        limit = {"droptail": q.get("limit", 50), "unlimited": 1_000_000}[q["kind"]]
+        if q.get("limit_bytes"):
+            raise NotImplementedError(f"link[{i}]: byte limits")
+        out.append(f"$ns queue-limit $n({a}) $n({b}) {limit}")
+        out.append(f"$ns queue-limit $n({b}) $n({a}) {limit}")
+        e = l.get("error")
+        if e:
+            if e["kind"] != "uniform" or e.get("packets", "all") != "all":
+                raise NotImplementedError(f"link[{i}].error: only uniform loss on all packets")
+            dirs = {"forward": [(a, b)], "reverse": [(b, a)], "both": [(a, b), (b, a)]}[e.get("direction", "forward")]
+            for k, (x, y) in enumerate(dirs):
+                out += [
+                    f"set em{i}_{k} [new ErrorModel]",
+                    f"$em{i}_{k} unit pkt",
+                    f"$em{i}_{k} set rate_ {e['rate']}",
+                    f"$em{i}_{k} ranvar [new RandomVariable/Uniform]",
+                    f"$em{i}_{k} drop-target [new Agent/Null]",
+                    f"$ns link-lossmodel $em{i}_{k} $n({x}) $n({y})",
+                ]
+    names = []
+    for i, f in enumerate(sc["flow"]):
+        if f["transport"] not in AGENTS:
+            raise NotImplementedError(f"flow[{i}].transport = {f['transport']}")
+        app = f["app"]
+        if app["kind"] != "bulk":
+            raise NotImplementedError(f"flow[{i}].app: only bulk")
+        tcp = f.get("tcp") or {}
+        if set(tcp) - {"delayed_ack"}:
+            raise NotImplementedError(f"flow[{i}].tcp: {sorted(set(tcp) - {'delayed_ack'})}")
+        sink = "Agent/TCPSink/DelAck" if tcp.get("delayed_ack") else "Agent/TCPSink"
+        name = f.get("name", f"flow{i}")
+        names.append((name, _secs(app.get("start", 0)), _secs(app["stop"]) if app.get("stop") else dur))
+        out += [
+            f"set tcp({i}) [new {AGENTS[f['transport']]}]",
+            f"$tcp({i}) set packetSize_ {f.get('packet_size', 1000)}",
+            f"$tcp({i}) set window_ {f.get('window', 20)}",
+            f"$tcp({i}) set fid_ {i}",
+            f"$ns attach-agent $n({f['from']}) $tcp({i})",
+            f"set sink({i}) [new {sink}]",
+            f"$ns attach-agent $n({f['to']}) $sink({i})",
+            f"$ns connect $tcp({i}) $sink({i})",
+            f"set ftp({i}) [new Application/FTP]",
+            f"$ftp({i}) attach-agent $tcp({i})",
+            f"$ns at {_secs(app.get('start', 0))} \"$ftp({i}) start\"",
+        ]
+        if app.get("stop"):
+            out.append(f"$ns at {_secs(app['stop'])} \"$ftp({i}) stop\"")
+    out.append("proc finish {} {")
+    out.append("  global tcp")
+    for i, _ in enumerate(sc["flow"]):
+        out.append(f"  puts \"flow {i} [$tcp({i}) set ack_] [$tcp({i}) set nrexmitpack_] [$tcp({i}) set packetSize_]\"")
+    out.append("  exit 0")
+    out.append("}")
+    out.append(f"$ns at {dur} \"finish\"")
+    out.append("$ns run")
+    return "\n".join(out) + "\n"
+
+
+def run(sc: dict) -> dict:
+    """Run the scenario in ns-2: {'wall_s', 'cpu_s', 'maxrss_kb', 'flows': {name: {...}}}."""
+    tcl = to_tcl(sc)
+    dur = _secs(sc["sim"]["duration"])
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "scenario.tcl"
+        path.write_text(tcl)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        p = subprocess.run(["ns", str(path)], capture_output=True, text=True, cwd=d, timeout=3600)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        raise RuntimeError(f"ns failed: {p.stderr.strip()[-500:]}")
+    flows = {}
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        if parts[:1] == ["flow"]:
+            i, ack, rtx, size = int(parts[1]), int(parts[2]), int(parts[3]), int(parts[4])
+            f = sc["flow"][i]
+            start = _secs(f["app"].get("start", 0))
+            stop = _secs(f["app"]["stop"]) if f["app"].get("stop") else dur
+            acked = (ack + 1) * size
+            flows[f.get("name", f"flow{i}")] = {
+                "throughput_bps": acked * 8 / (min(stop, dur) - start),
+                "bytes_acked": acked,
+                "retransmits": rtx,
+            }
+    return {
+        "wall_s": wall,
+        "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        "maxrss_kb": after.ru_maxrss,
+        "flows": flows,
+    }

@@ -10,8 +10,8 @@ NotImplementedError so a comparison never silently runs another scenario.
 """
 from __future__ import annotations
 
+import os
 import re
-import resource
 import shutil
 import subprocess
 import tempfile
@@ -129,15 +129,11 @@ def run(sc: dict) -> dict:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "scenario.tcl"
         path.write_text(tcl)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        p = subprocess.run(["ns", str(path)], capture_output=True, text=True, cwd=d, timeout=3600)
-        wall = time.perf_counter() - t0
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if p.returncode != 0:
-        raise RuntimeError(f"ns failed: {p.stderr.strip()[-500:]}")
+        m = measure(["ns", str(path)], cwd=d)
+    if m["returncode"] != 0:
+        raise RuntimeError(f"ns failed: {m['stderr'].strip()[-500:]}")
     flows = {}
-    for line in p.stdout.splitlines():
+    for line in m["stdout"].splitlines():
         parts = line.split()
         if parts[:1] == ["flow"]:
             i, ack, rtx, size = int(parts[1]), int(parts[2]), int(parts[3]), int(parts[4])
@@ -150,9 +146,25 @@ def run(sc: dict) -> dict:
                 "bytes_acked": acked,
                 "retransmits": rtx,
             }
-    return {
-        "wall_s": wall,
-        "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-        "maxrss_kb": after.ru_maxrss,
-        "flows": flows,
-    }
+    return {"wall_s": m["wall_s"], "cpu_s": m["cpu_s"], "maxrss_kb": m["maxrss_kb"], "flows": flows}
+
+
+def measure(cmd: list, cwd=None) -> dict:
+    """Run one child; wall and CPU time and peak RSS of that child alone
+    (os.wait4, so other children's peaks do not leak in)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen([str(c) for c in cmd], stdout=out, stderr=err, cwd=cwd, text=True)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return {
+            "wall_s": wall,
+            "cpu_s": ru.ru_utime + ru.ru_stime,
+            "maxrss_kb": ru.ru_maxrss,
+            "returncode": p.returncode,
+            "stdout": out.read(),
+            "stderr": err.read(),
+        }

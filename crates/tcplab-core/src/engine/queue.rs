@@ -1,49 +1,47 @@
-//! The event queue: a binary min-heap ordered by (time, insertion number).
-//! The insertion number makes the order of simultaneous events the order in
-//! which they were scheduled, so runs are reproducible whatever the heap does.
+//! The event queue, ordered by (time, insertion number): simultaneous events
+//! come out in the order they were scheduled, so runs are reproducible.
+//!
+//! A 4-ary min-heap of 16-byte keys: (time, insertion number << 24 | slot).
+//! The event itself waits in a slab at `slot`, so sifting moves only keys;
+//! a 4-ary heap has half the levels of a binary one and its children share a
+//! cache line. Measured on the dumbbell benchmark it beat both std's
+//! BinaryHeap with the events inline and a radix heap.
 
 use super::time::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
-struct Entry<E> {
-    key: u128, // time << 64 | seq: one integer compare per heap step
-    ev: E,
-}
+const SLOT_BITS: u32 = 24;
+const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key) // reversed: BinaryHeap is a max-heap
-    }
-}
+/// time << 64 | insertion number << 24 | slab slot: one integer compare
+/// orders by time, then insertion.
+type Key = u128;
 
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: Vec<Key>,
+    slab: Vec<Option<E>>,
+    free: Vec<u32>,
     seq: u64,
     now: Time,
     processed: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+/// Events are small `Copy` values (packets travel by id).
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0, now: 0, processed: 0 }
+        EventQueue {
+            heap: Vec::with_capacity(1024),
+            slab: Vec::with_capacity(1024),
+            free: Vec::new(),
+            seq: 0,
+            now: 0,
+            processed: 0,
+        }
     }
 
     pub fn now(&self) -> Time {
@@ -68,25 +66,82 @@ impl<E> EventQueue<E> {
     pub fn schedule(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
         let at = at.max(self.now);
-        let key = ((at as u128) << 64) | self.seq as u128;
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slab[s as usize] = Some(ev);
+                s as u64
+            }
+            None => {
+                self.slab.push(Some(ev));
+                assert!(self.slab.len() as u64 <= SLOT_MASK, "more than 16 M pending events");
+                self.slab.len() as u64 - 1
+            }
+        };
+        let key: Key = ((at as u128) << 64) | ((self.seq << SLOT_BITS) | slot) as u128;
         self.seq += 1;
-        self.heap.push(Entry { key, ev });
+        self.heap.push(key);
+        self.sift_up(self.heap.len() - 1);
     }
 
     pub fn schedule_in(&mut self, delay: Time, ev: E) {
         self.schedule(self.now + delay, ev)
     }
 
+    fn sift_up(&mut self, mut i: usize) {
+        let k = self.heap[i];
+        while i > 0 {
+            let p = (i - 1) / 4;
+            if self.heap[p] <= k {
+                break;
+            }
+            self.heap[i] = self.heap[p];
+            i = p;
+        }
+        self.heap[i] = k;
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.heap.len();
+        let k = self.heap[i];
+        loop {
+            let c = 4 * i + 1;
+            if c >= n {
+                break;
+            }
+            let end = (c + 4).min(n);
+            let mut m = c;
+            for j in c + 1..end {
+                if self.heap[j] < self.heap[m] {
+                    m = j;
+                }
+            }
+            if self.heap[m] >= k {
+                break;
+            }
+            self.heap[i] = self.heap[m];
+            i = m;
+        }
+        self.heap[i] = k;
+    }
+
     /// Pop the next event if it is due at or before `until`; advances the clock.
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
-        let t = (self.heap.peek()?.key >> 64) as Time;
-        if t > until {
+        let top = *self.heap.first()?;
+        let at = (top >> 64) as Time;
+        if at > until {
             return None;
         }
-        let e = self.heap.pop().unwrap();
-        self.now = t;
+        let last = self.heap.pop().unwrap();
+        if !self.heap.is_empty() {
+            self.heap[0] = last;
+            self.sift_down(0);
+        }
+        let slot = (top as u64 & SLOT_MASK) as usize;
+        let ev = self.slab[slot].take().expect("event slot empty");
+        self.free.push(slot as u32);
+        self.now = at;
         self.processed += 1;
-        Some((t, e.ev))
+        Some((at, ev))
     }
 
     /// Move the clock forward without an event (end of run).
@@ -96,10 +151,10 @@ impl<E> EventQueue<E> {
         }
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::stream_rng;
 
     #[test]
     fn orders_by_time_then_insertion() {
@@ -120,5 +175,34 @@ mod tests {
         q.schedule(10, 1);
         assert!(q.pop_until(9).is_none());
         assert_eq!(q.pop_until(10), Some((10, 1)));
+        assert!(q.pop_until(100).is_none());
+    }
+
+    /// Against the obvious reference (sort by time, then insertion order)
+    /// under a random interleaving of pushes and pops like a simulation's.
+    #[test]
+    fn matches_a_stable_sort_under_random_use() {
+        let mut r = stream_rng(9, "queue-test");
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(Time, u64)> = vec![];
+        let mut popped = vec![];
+        let mut expect = vec![];
+        let mut id = 0u64;
+        for _ in 0..200_000 {
+            if r.uniform() < 0.55 || reference.is_empty() {
+                // Many ties: times on a coarse grid, some exactly now.
+                let dt = if r.uniform() < 0.2 { 0 } else { (r.next_u64() % 50) * 1000 };
+                let at = q.now() + dt;
+                q.schedule(at, id);
+                reference.push((at, id));
+                id += 1;
+            } else {
+                let i = (0..reference.len()).min_by_key(|&i| reference[i]).unwrap();
+                expect.push(reference.swap_remove(i).1);
+                popped.push(q.pop_until(u64::MAX).unwrap().1);
+            }
+        }
+        assert_eq!(popped, expect);
+        assert_eq!(q.len(), reference.len());
     }
 }

@@ -18,7 +18,21 @@ pub fn from_secs(s: f64) -> Time {
     (s * SEC as f64).round() as Time
 }
 
-/// Time to serialise `bytes` at `rate_bps`, rounded to the nearest nanosecond.
-pub fn tx_time(bytes: u64, rate_bps: f64) -> Time {
-    ((bytes * 8) as f64 * 1e9 / rate_bps).round() as Time
+/// Time to serialise `bytes` at `rate_bps` (integer bit/s), rounded to the
+/// nearest nanosecond. Integer arithmetic: exact and the same on every machine.
+pub fn tx_time(bytes: u64, rate_bps: u64) -> Time {
+    // bytes * 8e9 fits in u64 for packets below 2 GB; u64 division is
+    // several times cheaper than u128.
+    (bytes * 8 * SEC + rate_bps / 2) / rate_bps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn tx_times() {
+        assert_eq!(tx_time(1040, 2_000_000), 4_160_000);
+        assert_eq!(tx_time(304, 9600), 253_333_333);
+        assert_eq!(tx_time(1, 3), 2_666_666_667);
+    }
 }

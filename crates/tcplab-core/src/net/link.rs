@@ -30,7 +30,8 @@ pub struct LinkDir {
     pub forward: bool,
     pub from: NodeId,
     pub to: NodeId,
-    pub rate_bps: f64,
+    /// Rate in bit/s (scenario rates are rounded to whole bit/s).
+    pub rate_bps: u64,
     pub delay: Time,
     /// Per-packet framing overhead in bytes (PPP: 8).
     pub framing: u32,

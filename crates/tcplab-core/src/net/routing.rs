@@ -5,9 +5,20 @@
 use crate::packet::NodeId;
 use std::collections::VecDeque;
 
-/// `next[n][d]` = index of the link direction node `n` uses to reach `d`.
+/// Next-hop table: the link direction node `n` uses to reach `d`.
 pub struct RoutingTable {
-    pub next: Vec<Vec<Option<u32>>>,
+    n: usize,
+    /// Row-major n x n, `NONE` where unreachable: one flat array, one lookup.
+    table: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl RoutingTable {
+    pub fn next(&self, n: NodeId, d: NodeId) -> Option<u32> {
+        let v = self.table[n as usize * self.n + d as usize];
+        (v != NONE).then_some(v)
+    }
 }
 
 /// `dirs[i] = (from, to)` for every link direction.
@@ -34,7 +45,8 @@ pub fn shortest_paths(n_nodes: usize, dirs: &[(NodeId, NodeId)]) -> RoutingTable
             }
         }
     }
-    RoutingTable { next }
+    let table = next.into_iter().flatten().map(|x| x.unwrap_or(NONE)).collect();
+    RoutingTable { n: n_nodes, table }
 }
 
 #[cfg(test)]
@@ -46,15 +58,15 @@ mod tests {
         // 0-1-2-3 chain plus a 0-3 shortcut; directions in pairs (fwd, rev)
         let dirs = vec![(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2), (0, 3), (3, 0)];
         let rt = shortest_paths(4, &dirs);
-        assert_eq!(rt.next[0][3], Some(6));
-        assert_eq!(rt.next[0][2], Some(0)); // 0->1->2 and 0->3->2 tie; lower index wins
-        assert_eq!(rt.next[2][0], Some(3));
-        assert_eq!(rt.next[1][1], None);
+        assert_eq!(rt.next(0, 3), Some(6));
+        assert_eq!(rt.next(0, 2), Some(0)); // 0->1->2 and 0->3->2 tie; lower index wins
+        assert_eq!(rt.next(2, 0), Some(3));
+        assert_eq!(rt.next(1, 1), None);
     }
 
     #[test]
     fn unreachable_is_none() {
         let rt = shortest_paths(3, &[(0, 1), (1, 0)]);
-        assert_eq!(rt.next[0][2], None);
+        assert_eq!(rt.next(0, 2), None);
     }
 }

@@ -158,7 +158,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if a == b {
             return err(format!("{k}.to"), "must differ from `from`");
         }
-        if routes.next[a as usize][b as usize].is_none() || routes.next[b as usize][a as usize].is_none() {
+        if routes.next(a, b).is_none() || routes.next(b, a).is_none() {
             return err(format!("{k}.to"), format!("no route between {:?} and {:?}", f.from, f.to));
         }
         let name = flow_name(i, f);
@@ -363,7 +363,7 @@ pub fn build(cfg: &ScenarioCfg) -> World {
                 forward: fwd,
                 from,
                 to,
-                rate_bps: over.rate.unwrap_or(l.rate).0,
+                rate_bps: (over.rate.unwrap_or(l.rate).0.round() as u64).max(1),
                 delay: over.delay.unwrap_or(l.delay).0,
                 framing: l.framing.bytes(),
                 queue: Queue::new(queue_policy(over.queue.as_ref().or(l.queue.as_ref()))),

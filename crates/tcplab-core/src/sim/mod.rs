@@ -129,7 +129,7 @@ impl World {
             self.deliver(now, n, p);
             return;
         }
-        match self.routes.next[n as usize][dst as usize] {
+        match self.routes.next(n, dst) {
             Some(d) => self.enqueue(now, d, id),
             None => {
                 self.drops_no_route += 1;

@@ -1,0 +1,95 @@
+"""Speed benchmark: the five-flow dumbbell of scenarios/dumbbell.toml
+(10 Mbit/s wired hops, 2 Mbit/s last hop with 1 % loss, 26 ms one way,
+1000-byte packets, window 10, 100 s), in tcplab and, when installed, in ns-2.
+
+    python benchmarks/dumbbell.py [--repeats 5] [--loss 0.01]
+
+Reports, for tcplab: the simulation alone (Rust core, best of N), the whole
+`tcplab run` command including Python start-up and writing files, events per
+second and peak memory; for ns-2: the whole `ns` run and the run minus ns-2's
+own start-up (an empty simulation of the same script), both CPU times, peak
+memory, and the per-flow throughputs of both simulators side by side.
+No assertion here: timings are for people, not for CI.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from validation import ns2  # noqa: E402
+
+SCENARIO = ROOT / "scenarios" / "dumbbell.toml"
+
+
+def child_run(cmd: list) -> tuple[float, float, int, str]:
+    """(wall s, cpu s, peak RSS KiB, stdout) of one child process."""
+    m = ns2.measure(cmd)
+    if m["returncode"] != 0:
+        raise RuntimeError(f"{cmd[0]} failed: {m['stderr'].strip()[-300:]}")
+    return m["wall_s"], m["cpu_s"], m["maxrss_kb"], m["stdout"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--loss", type=float, default=0.01)
+    a = ap.parse_args()
+
+    sc = tomllib.loads(SCENARIO.read_text())
+    sc["link"][7]["error"]["rate"] = a.loss
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "dumbbell.toml"
+        text = SCENARIO.read_text().replace("rate = 0.01,", f"rate = {a.loss},")
+        path.write_text(text)
+
+        subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario"], cwd=ROOT, check=True)
+        exe = ROOT / "target" / "release" / "examples" / "run_scenario"
+        _, _, rss, out = child_run([str(exe), str(path), str(a.repeats)])
+        core = json.loads(out)
+
+        walls = []
+        for _ in range(a.repeats):
+            w, _, _, _ = child_run([sys.executable, "-m", "tcplab", "run", str(path), "--out", str(Path(d) / "out"), "-q"])
+            walls.append(w)
+        cli = min(walls)
+
+    print(f"tcplab  simulation only : {core['best_wall_s'] * 1e3:8.1f} ms  "
+          f"{core['events']:,} events  {core['events_per_s'] / 1e6:.1f} M events/s  peak RSS {rss / 1024:.1f} MiB")
+    print(f"tcplab  whole CLI run   : {cli * 1e3:8.1f} ms  (Python start-up, run, CSV/Parquet/JSON files)")
+
+    if not ns2.available():
+        print("ns-2 not installed (apt-get install ns2): no comparison")
+        return 0
+    runs = [ns2.run(sc) for _ in range(a.repeats)]
+    best = min(runs, key=lambda r: r["cpu_s"])
+    empty = dict(sc, sim=dict(sc["sim"], duration="0.000001s"))
+    base = min(ns2.run(empty)["cpu_s"] for _ in range(a.repeats))
+    sim_cpu = max(best["cpu_s"] - base, 1e-9)
+    print(f"ns-2.35 whole run       : {best['cpu_s'] * 1e3:8.1f} ms CPU  peak RSS {best['maxrss_kb'] / 1024:.1f} MiB")
+    print(f"ns-2.35 simulation only : {sim_cpu * 1e3:8.1f} ms CPU  (minus {base * 1e3:.1f} ms start-up)")
+    print(f"speed-up, simulation    : {sim_cpu / core['best_wall_s']:6.1f}x")
+    print(f"speed-up, whole runs    : {best['cpu_s'] / core['best_wall_s']:6.1f}x (core)  "
+          f"{best['wall_s'] / cli:5.2f}x (CLI vs ns)")
+    print()
+    print(f"{'flow':<6} {'tcplab kb/s':>12} {'ns-2 kb/s':>10} {'diff':>7}")
+    names = [f.get("name") for f in sc["flow"]]
+    ours_all, theirs_all = 0.0, 0.0
+    for name, ours in zip(names, core["throughput_bps"]):
+        theirs = best["flows"][name]["throughput_bps"]
+        ours_all += ours
+        theirs_all += theirs
+        print(f"{name:<6} {ours / 1e3:12.1f} {theirs / 1e3:10.1f} {100 * (ours - theirs) / theirs:+6.1f}%")
+    print(f"{'mean':<6} {ours_all / 5e3:12.1f} {theirs_all / 5e3:10.1f} {100 * (ours_all - theirs_all) / theirs_all:+6.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

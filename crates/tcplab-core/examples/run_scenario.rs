@@ -1,0 +1,37 @@
+//! Run a TOML scenario with the Rust core alone and print a JSON summary:
+//! the benchmark uses it to measure the simulator without Python around it.
+//!
+//!     cargo run --release --example run_scenario -- scenarios/dumbbell.toml [repeats]
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().unwrap_or_else(|| {
+        eprintln!("usage: run_scenario FILE.toml [repeats]");
+        std::process::exit(2)
+    });
+    let repeats: usize = args.next().map(|s| s.parse().expect("repeats: a number")).unwrap_or(1);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        eprintln!("{path}: {e}");
+        std::process::exit(2)
+    });
+    let sc = tcplab_core::Scenario::from_toml_str(&text).unwrap_or_else(|e| {
+        eprintln!("{path}: {e}");
+        std::process::exit(2)
+    });
+    let mut best = f64::INFINITY;
+    let mut last = None;
+    for _ in 0..repeats.max(1) {
+        let r = sc.build().run();
+        best = best.min(r.summary.wall_s);
+        last = Some(r);
+    }
+    let r = last.unwrap();
+    let thr: Vec<String> = (0..r.flows.rows()).map(|i| format!("{}", r.flows.get("throughput_bps", i).unwrap())).collect();
+    println!(
+        "{{\"events\": {}, \"best_wall_s\": {}, \"events_per_s\": {}, \"throughput_bps\": [{}]}}",
+        r.summary.events,
+        best,
+        r.summary.events as f64 / best,
+        thr.join(", ")
+    );
+}

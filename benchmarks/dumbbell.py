@@ -37,6 +37,10 @@ def child_run(cmd: list) -> tuple[float, float, int, str]:
     return m["wall_s"], m["cpu_s"], m["maxrss_kb"], m["stdout"]
 
 
+def mib(kb) -> str:
+    return "n/a (install GNU time)" if kb is None else f"{kb / 1024:.1f} MiB"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
@@ -62,7 +66,7 @@ def main() -> int:
         cli = min(walls)
 
     print(f"tcplab  simulation only : {core['best_wall_s'] * 1e3:8.1f} ms  "
-          f"{core['events']:,} events  {core['events_per_s'] / 1e6:.1f} M events/s  peak RSS {rss / 1024:.1f} MiB")
+          f"{core['events']:,} events  {core['events_per_s'] / 1e6:.1f} M events/s  peak RSS {mib(rss)}")
     print(f"tcplab  whole CLI run   : {cli * 1e3:8.1f} ms  (Python start-up, run, CSV/Parquet/JSON files)")
 
     if not ns2.available():
@@ -73,7 +77,7 @@ def main() -> int:
     empty = dict(sc, sim=dict(sc["sim"], duration="0.000001s"))
     base = min(ns2.run(empty)["cpu_s"] for _ in range(a.repeats))
     sim_cpu = max(best["cpu_s"] - base, 1e-9)
-    print(f"ns-2.35 whole run       : {best['cpu_s'] * 1e3:8.1f} ms CPU  peak RSS {best['maxrss_kb'] / 1024:.1f} MiB")
+    print(f"ns-2.35 whole run       : {best['cpu_s'] * 1e3:8.1f} ms CPU  peak RSS {mib(best['maxrss_kb'])}")
     print(f"ns-2.35 simulation only : {sim_cpu * 1e3:8.1f} ms CPU  (minus {base * 1e3:.1f} ms start-up)")
     print(f"speed-up, simulation    : {sim_cpu / core['best_wall_s']:6.1f}x")
     print(f"speed-up, whole runs    : {best['cpu_s'] / core['best_wall_s']:6.1f}x (core)  "

@@ -149,21 +149,31 @@ def run(sc: dict) -> dict:
     return {"wall_s": m["wall_s"], "cpu_s": m["cpu_s"], "maxrss_kb": m["maxrss_kb"], "flows": flows}
 
 
+GNU_TIME = shutil.which("time") and Path(shutil.which("time")).resolve()
+
+
 def measure(cmd: list, cwd=None) -> dict:
-    """Run one child; wall and CPU time and peak RSS of that child alone
-    (os.wait4, so other children's peaks do not leak in)."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+    """Run one child; wall and CPU time of that child alone (os.wait4) and its
+    peak RSS. Linux carries a process's peak RSS across exec, so a child forked
+    from this Python would report Python's size: the peak is read through GNU
+    time (a small process) when it is installed, else left as None."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("r") as rss:
+        argv = [str(c) for c in cmd]
+        if GNU_TIME:
+            argv = [str(GNU_TIME), "-q", "-f", "%M", "-o", rss.name] + argv
         t0 = time.perf_counter()
-        p = subprocess.Popen([str(c) for c in cmd], stdout=out, stderr=err, cwd=cwd, text=True)
+        p = subprocess.Popen(argv, stdout=out, stderr=err, cwd=cwd, text=True)
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
+        text = rss.read().strip().splitlines()
         return {
             "wall_s": wall,
             "cpu_s": ru.ru_utime + ru.ru_stime,
-            "maxrss_kb": ru.ru_maxrss,
+            "maxrss_kb": int(text[-1]) if GNU_TIME and text and text[-1].isdigit() else None,
             "returncode": p.returncode,
             "stdout": out.read(),
             "stderr": err.read(),

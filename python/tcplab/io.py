@@ -28,16 +28,27 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def write_parquet(path: Path, columns: dict, names: list) -> None:
+def write_parquet(path: Path, table: dict) -> None:
+    """Write one result table (as handed over by the core: CSV text plus
+    column types) to Parquet. Arrow's C++ CSV reader builds the columns with
+    the declared types; going through pyarrow.array() instead would make
+    pyarrow import pandas (a third of a second) just to check its input."""
     import pyarrow as pa
+    import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
-    table = pa.table({n: columns[n] for n in names})
+    arrow = {"float64": pa.float64(), "int64": pa.int64(), "bool": pa.bool_(), "string": pa.string()}
+    types = {n: arrow[t] for n, t in zip(table["names"], table["types"])}
+    data = pacsv.read_csv(
+        pa.py_buffer(table["csv"].encode()),
+        convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
+                                             true_values=["true"], false_values=["false"]),
+    )
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        pq.write_table(table, tmp)
+        pq.write_table(data, tmp)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -58,7 +69,7 @@ def write_result(result, out_dir) -> list:
         p = out / f"{name}.csv"
         atomic_write_text(p, result.csv(name))
         written.append(p)
-    write_parquet(out / "flows.parquet", result.columns("flows"), result._raw["flows"]["names"])
+    write_parquet(out / "flows.parquet", result._raw["flows"])
     written.append(out / "flows.parquet")
     summary = dict(result.summary)
     from . import __version__

@@ -33,6 +33,17 @@ fn table<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
         cols.set_item(n, column(py, c)?)?;
     }
     d.set_item("names", PyList::new(py, &t.names)?)?;
+    let types: Vec<&str> = t
+        .columns
+        .iter()
+        .map(|c| match c {
+            Column::F64(_) | Column::OptF64(_) => "float64",
+            Column::I64(_) => "int64",
+            Column::Bool(_) => "bool",
+            Column::Str(_) => "string",
+        })
+        .collect();
+    d.set_item("types", PyList::new(py, types)?)?;
     d.set_item("columns", cols)?;
     d.set_item("csv", t.to_csv())?;
     Ok(d)

@@ -31,6 +31,9 @@ pub struct TcpConfig {
     /// Clock granularity G of RFC 6298 (ns-2's tcpTick_).
     pub granularity: Time,
     pub dupthresh: u32,
+    /// RFC 3042 Limited Transmit: a new segment on each of the first
+    /// dupthresh-1 duplicate ACKs (ns-2's singledup_, on by default there).
+    pub limited_transmit: bool,
     /// Give up after this many consecutive timeouts of one segment; None = never.
     pub max_retransmits: Option<u32>,
     pub delayed_ack: bool,
@@ -41,8 +44,9 @@ impl TcpConfig {
     pub fn profile(p: TcpProfile) -> Self {
         match p {
             // ns-2.35: packetSize_ 1000, windowInit_ 2, window_ 20, minrto_ 0.2,
-            // maxrto_ 60, rtxcur_init_ 3.0, tcpTick_ 0.01, numdupacks_ 3, no
-            // abort, TCPSink acks every segment, DelAck interval_ 100 ms.
+            // maxrto_ 60, rtxcur_init_ 3.0, tcpTick_ 0.01, numdupacks_ 3,
+            // singledup_ 1 (limited transmit), no abort, TCPSink acks every
+            // segment, DelAck interval_ 100 ms.
             TcpProfile::Ns2 => TcpConfig {
                 mss: 1000,
                 initial_window: 2,
@@ -53,6 +57,7 @@ impl TcpConfig {
                 initial_rto: 3 * SEC,
                 granularity: 10 * MS,
                 dupthresh: 3,
+                limited_transmit: true,
                 max_retransmits: None,
                 delayed_ack: false,
                 delack_timeout: 100 * MS,
@@ -70,6 +75,7 @@ impl TcpConfig {
                 initial_rto: SEC,
                 granularity: MS,
                 dupthresh: 3,
+                limited_transmit: true,
                 max_retransmits: Some(15),
                 delayed_ack: true,
                 delack_timeout: 40 * MS,

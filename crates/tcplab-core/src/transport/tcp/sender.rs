@@ -46,6 +46,8 @@ pub struct TcpSender {
     /// Receiver's advertised window.
     rwnd: u64,
     dupacks: u32,
+    /// Segments Limited Transmit may send beyond cwnd (one per early dupack).
+    limited_extra: u64,
     pub rto: RtoEstimator,
     rto_deadline: Option<Time>,
     /// (sequence number whose ACK ends the measurement, send time).
@@ -80,6 +82,7 @@ impl TcpSender {
             app_total: Some(0),
             app_closed: false,
             dupacks: 0,
+            limited_extra: 0,
             rto,
             rto_deadline: None,
             rtt_timing: None,
@@ -130,9 +133,11 @@ impl TcpSender {
         self.snd_max - self.snd_una
     }
 
-    /// Current send window: min(cwnd, rwnd).
+    /// Current send window: min(cwnd, rwnd), plus what Limited Transmit
+    /// allows after early duplicate ACKs (RFC 3042: cwnd itself unchanged,
+    /// at most cwnd + 2 MSS outstanding, within the receiver's window).
     pub fn window(&self) -> u64 {
-        self.w.cwnd.min(self.rwnd)
+        (self.w.cwnd + self.limited_extra * self.w.mss).min(self.rwnd)
     }
 
     pub fn rto_deadline(&self) -> Option<Time> {
@@ -232,6 +237,7 @@ impl TcpSender {
             }
             self.consecutive_timeouts = 0;
             self.dupacks = 0;
+            self.limited_extra = 0;
             let info = self.ack_info(ack, acked, flight);
             let resp = self.cc.on_new_ack(&mut self.w, &info);
             if resp.retransmit_head {
@@ -251,13 +257,19 @@ impl TcpSender {
             self.dupacks += 1;
             let info = self.ack_info(ack, 0, self.flight());
             match self.cc.on_dupack(&mut self.w, &info) {
-                DupResponse::None => {}
+                DupResponse::None => {
+                    if self.cfg.limited_transmit && self.dupacks < self.w.dupthresh && !self.cc.in_recovery() {
+                        self.limited_extra = self.dupacks as u64;
+                    }
+                }
                 DupResponse::FastRetransmit => {
+                    self.limited_extra = 0;
                     self.stats.fast_retransmits += 1;
                     self.pending_head_rtx = true;
                     self.restart_timer(now);
                 }
                 DupResponse::FastRetransmitGoBackN => {
+                    self.limited_extra = 0;
                     self.stats.fast_retransmits += 1;
                     self.snd_nxt = self.snd_una;
                     self.restart_timer(now);
@@ -287,6 +299,7 @@ impl TcpSender {
         self.rto.back_off();
         self.snd_nxt = self.snd_una;
         self.dupacks = 0;
+        self.limited_extra = 0;
         self.pending_head_rtx = false;
         self.rtt_timing = None;
         self.restart_timer(now);

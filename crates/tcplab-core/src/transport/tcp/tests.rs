@@ -18,6 +18,8 @@ fn cfg(iw: u32) -> TcpConfig {
     c.initial_window = iw;
     c.rwnd = 1_000_000;
     c.initial_ssthresh = Some(u64::MAX);
+    // The RFC 5681 rules are tested alone; Limited Transmit has its own test.
+    c.limited_transmit = false;
     c
 }
 
@@ -96,6 +98,26 @@ fn third_dupack_triggers_one_fast_retransmit() {
         let out = ack(&mut s, MS, 0);
         assert!(out.iter().all(|x| !x.retransmit), "{v:?}");
     }
+}
+
+/// RFC 3042: each of the first two duplicate ACKs sends one new segment
+/// without touching cwnd; the third triggers fast retransmit as usual, with
+/// the limited-transmit segments counted in FlightSize.
+#[test]
+fn limited_transmit_sends_new_data_on_first_two_dupacks() {
+    let mut c = cfg(4);
+    c.limited_transmit = true;
+    let mut s = TcpSender::new(c, make_cc(Variant::NewReno));
+    s.app_write(None);
+    assert_eq!(drain(&mut s, 0).len(), 4);
+    let out = ack(&mut s, MS, 0);
+    assert_eq!(out, vec![Segment { seq: 4 * MSS, len: MSS as u32, retransmit: false }]);
+    let out = ack(&mut s, MS, 0);
+    assert_eq!(seqs(&out), vec![5]);
+    assert_eq!(s.w.cwnd, 4 * MSS, "cwnd unchanged by limited transmit");
+    let out = ack(&mut s, MS, 0);
+    assert_eq!(out[0], Segment { seq: 0, len: MSS as u32, retransmit: true });
+    assert_eq!(s.w.ssthresh, 3 * MSS, "FlightSize 6 MSS / 2");
 }
 
 #[test]

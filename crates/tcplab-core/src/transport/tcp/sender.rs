@@ -48,6 +48,9 @@ pub struct TcpSender {
     dupacks: u32,
     /// Segments Limited Transmit may send beyond cwnd (one per early dupack).
     limited_extra: u64,
+    /// Bytes sent beyond cwnd under Limited Transmit since the last new ACK:
+    /// RFC 5681 3.2 keeps them out of the FlightSize that sets ssthresh.
+    limited_bytes: u64,
     pub rto: RtoEstimator,
     rto_deadline: Option<Time>,
     /// (sequence number whose ACK ends the measurement, send time).
@@ -83,6 +86,7 @@ impl TcpSender {
             app_closed: false,
             dupacks: 0,
             limited_extra: 0,
+            limited_bytes: 0,
             rto,
             rto_deadline: None,
             rtt_timing: None,
@@ -199,6 +203,9 @@ impl TcpSender {
         } else if self.rtt_timing.is_none() {
             self.rtt_timing = Some((seq + len as u64, now));
         }
+        if self.limited_extra > 0 && !retransmit && seq + len as u64 > self.snd_una + self.w.cwnd {
+            self.limited_bytes += len as u64;
+        }
         if seq == self.snd_nxt {
             self.snd_nxt += len as u64;
         }
@@ -238,6 +245,7 @@ impl TcpSender {
             self.consecutive_timeouts = 0;
             self.dupacks = 0;
             self.limited_extra = 0;
+            self.limited_bytes = 0;
             let info = self.ack_info(ack, acked, flight);
             let resp = self.cc.on_new_ack(&mut self.w, &info);
             if resp.retransmit_head {
@@ -255,7 +263,7 @@ impl TcpSender {
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.stats.dupacks_received += 1;
             self.dupacks += 1;
-            let info = self.ack_info(ack, 0, self.flight());
+            let info = self.ack_info(ack, 0, self.flight() - self.limited_bytes);
             match self.cc.on_dupack(&mut self.w, &info) {
                 DupResponse::None => {
                     if self.cfg.limited_transmit && self.dupacks < self.w.dupthresh && !self.cc.in_recovery() {
@@ -300,6 +308,7 @@ impl TcpSender {
         self.snd_nxt = self.snd_una;
         self.dupacks = 0;
         self.limited_extra = 0;
+        self.limited_bytes = 0;
         self.pending_head_rtx = false;
         self.rtt_timing = None;
         self.restart_timer(now);

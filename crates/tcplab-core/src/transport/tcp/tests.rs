@@ -105,19 +105,21 @@ fn third_dupack_triggers_one_fast_retransmit() {
 /// the limited-transmit segments counted in FlightSize.
 #[test]
 fn limited_transmit_sends_new_data_on_first_two_dupacks() {
-    let mut c = cfg(4);
+    let mut c = cfg(8);
     c.limited_transmit = true;
     let mut s = TcpSender::new(c, make_cc(Variant::NewReno));
     s.app_write(None);
-    assert_eq!(drain(&mut s, 0).len(), 4);
+    assert_eq!(drain(&mut s, 0).len(), 8);
     let out = ack(&mut s, MS, 0);
-    assert_eq!(out, vec![Segment { seq: 4 * MSS, len: MSS as u32, retransmit: false }]);
+    assert_eq!(out, vec![Segment { seq: 8 * MSS, len: MSS as u32, retransmit: false }]);
     let out = ack(&mut s, MS, 0);
-    assert_eq!(seqs(&out), vec![5]);
-    assert_eq!(s.w.cwnd, 4 * MSS, "cwnd unchanged by limited transmit");
+    assert_eq!(seqs(&out), vec![9]);
+    assert_eq!(s.w.cwnd, 8 * MSS, "cwnd unchanged by limited transmit");
     let out = ack(&mut s, MS, 0);
     assert_eq!(out[0], Segment { seq: 0, len: MSS as u32, retransmit: true });
-    assert_eq!(s.w.ssthresh, 3 * MSS, "FlightSize 6 MSS / 2");
+    // RFC 5681 3.2: segments sent by Limited Transmit are not part of the
+    // FlightSize that sets ssthresh: 8 MSS / 2, not 10 MSS / 2.
+    assert_eq!(s.w.ssthresh, 4 * MSS);
 }
 
 #[test]

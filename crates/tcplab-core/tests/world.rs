@@ -107,9 +107,9 @@ fn streams_are_per_component() {
     assert_eq!(a.links.to_csv(), b.links.to_csv());
 }
 
-fn lossy_transfer(variant: &str, loss: f64, seed: u64, bytes: u64, delayed: bool) -> RunResult {
+fn lossy_transfer(variant: &str, loss: f64, seed: u64, bytes: u64, acks: &str) -> RunResult {
     let flow = format!(
-        "transport = \"{variant}\"\npacket_size = 500\nwindow = 16\napp = {{ kind = \"transfer\", bytes = {bytes} }}\ntcp = {{ delayed_ack = {delayed} }}"
+        "transport = \"{variant}\"\npacket_size = 500\nwindow = 16\napp = {{ kind = \"transfer\", bytes = {bytes} }}\ntcp = {{ {acks} }}"
     );
     let extra = format!("error = {{ kind = \"uniform\", rate = {loss}, direction = \"both\" }}");
     let text = two_hop("2Mbps", "none", &flow, &extra, "5000s").replace("seed = 1", &format!("seed = {seed}"));
@@ -117,20 +117,26 @@ fn lossy_transfer(variant: &str, loss: f64, seed: u64, bytes: u64, delayed: bool
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
 
     /// Whatever the losses, every byte written is delivered once and in order
     /// (the receiver's in-order count equals the transfer size exactly) and
     /// the sender sees it all acknowledged.
     #[test]
     fn every_byte_delivered_once_in_order(
-        v in prop::sample::select(vec!["tahoe", "reno", "newreno"]),
+        v in prop::sample::select(vec!["tahoe", "reno", "newreno", "sack"]),
         loss in 0.0f64..0.2,
         seed in 0u64..1000,
         bytes in 1u64..60_000,
-        delayed in any::<bool>(),
+        acks in prop::sample::select(vec![
+            "delayed_ack = false",
+            "delayed_ack = true",
+            "ack_thinning = true",
+            "delayed_ack = true, timestamps = true",
+            "timestamps = true, sack = true",
+        ]),
     ) {
-        let r = lossy_transfer(v, loss, seed, bytes, delayed);
+        let r = lossy_transfer(v, loss, seed, bytes, acks);
         prop_assert_eq!(flow_value(&r, "bytes_delivered"), bytes as f64);
         prop_assert_eq!(flow_value(&r, "bytes_acked"), bytes as f64);
         prop_assert!(r.flows.get("completion_s", 0).is_some());
@@ -139,8 +145,8 @@ proptest! {
 
 #[test]
 fn loss_causes_recovery_in_every_variant() {
-    for v in ["tahoe", "reno", "newreno"] {
-        let r = lossy_transfer(v, 0.02, 7, 400_000, false);
+    for v in ["tahoe", "reno", "newreno", "sack"] {
+        let r = lossy_transfer(v, 0.02, 7, 400_000, "");
         assert!(flow_value(&r, "fast_retransmits") > 0.0, "{v}");
         assert_eq!(flow_value(&r, "bytes_delivered"), 400_000.0, "{v}");
     }

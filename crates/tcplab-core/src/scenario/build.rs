@@ -11,7 +11,8 @@ use crate::net::{DirStats, ErrorModel, LinkDir, PacketClass, Queue, QueuePolicy}
 use crate::packet::{NodeId, PacketPool};
 use crate::sim::{Endpoint, Flow, World};
 use crate::transport::app::App;
-use crate::transport::tcp::{make_cc, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant};
+use crate::transport::tcp::config::DEFAULT_THINNING;
+use crate::transport::tcp::{make_cc, AckPolicy, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant};
 use crate::transport::udp::UdpFlow;
 use std::collections::HashMap;
 
@@ -106,6 +107,14 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
     if let (Some(a), Some(b)) = (t.min_rto, t.max_rto) {
         if a > b {
             return err(format!("{key}.min_rto"), "must not exceed max_rto");
+        }
+    }
+    if t.delayed_ack == Some(true) && t.ack_thinning == Some(true) {
+        return err(format!("{key}.ack_thinning"), "choose one of delayed_ack and ack_thinning");
+    }
+    if let Some(th) = t.thinning_thresholds {
+        if !(th[0] <= th[1] && th[1] <= th[2]) {
+            return err(format!("{key}.thinning_thresholds"), "must be three non-decreasing segment counts, e.g. [2, 5, 9]");
         }
     }
     if t.delack_timeout.map(|d| d.0) == Some(0) {
@@ -306,14 +315,35 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     set(&mut c.initial_rto, o.initial_rto);
     set(&mut c.granularity, o.granularity);
     set(&mut c.delack_timeout, o.delack_timeout);
+    match (o.delayed_ack, o.ack_thinning) {
+        (_, Some(true)) => {
+            c.ack_policy = AckPolicy::Thinning { thresholds: o.thinning_thresholds.unwrap_or(DEFAULT_THINNING) }
+        }
+        (Some(true), _) => c.ack_policy = AckPolicy::Delayed,
+        (Some(false), _) => c.ack_policy = AckPolicy::Immediate,
+        (None, Some(false)) if matches!(c.ack_policy, AckPolicy::Thinning { .. }) => c.ack_policy = AckPolicy::Immediate,
+        _ => {}
+    }
+    if f.transport == TransportName::Sack {
+        c.sack = true;
+    }
+    if let Some(v) = o.sack {
+        c.sack = v;
+    }
+    if let Some(v) = o.timestamps {
+        c.timestamps = v;
+    }
+    if let Some(v) = o.limited_transmit {
+        c.limited_transmit = v;
+    }
+    if let Some(t) = o.newreno_timer {
+        c.slow_but_steady = t == NewRenoTimer::SlowButSteady;
+    }
     if let Some(d) = o.dupthresh {
         c.dupthresh = d;
     }
     if let Some(m) = o.max_retransmits {
         c.max_retransmits = if m == 0 { None } else { Some(m) };
-    }
-    if let Some(d) = o.delayed_ack {
-        c.delayed_ack = d;
     }
     c
 }
@@ -386,15 +416,18 @@ pub fn build(cfg: &ScenarioCfg) -> World {
                 Endpoint::Udp(UdpFlow { payload: f.packet_size.unwrap_or(1000), ..Default::default() })
             }
             t => {
+                let opts = f.tcp.clone().unwrap_or_default().or(&cfg.tcp);
                 let variant = match t {
                     TransportName::Tahoe => Variant::Tahoe,
-                    TransportName::Reno => Variant::Reno,
+                    TransportName::Reno | TransportName::Sack => Variant::Reno,
+                    _ if opts.newreno == Some(false) => Variant::Reno,
                     _ => Variant::NewReno,
                 };
                 let tc = tcp_config(cfg, f);
+                let cc = make_cc(variant, &tc);
                 Endpoint::Tcp {
                     rx: Box::new(TcpReceiver::new(&tc)),
-                    tx: Box::new(TcpSender::new(tc, make_cc(variant))),
+                    tx: Box::new(TcpSender::new(tc, cc)),
                     rto_slot: None,
                     delack_slot: None,
                 }

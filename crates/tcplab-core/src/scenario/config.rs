@@ -220,6 +220,8 @@ pub enum TransportName {
     Tahoe,
     Reno,
     Newreno,
+    /// Reno congestion control with SACK (RFC 2018 / RFC 6675 recovery).
+    Sack,
     Udp,
 }
 
@@ -229,6 +231,7 @@ impl TransportName {
             TransportName::Tahoe => "tahoe",
             TransportName::Reno => "reno",
             TransportName::Newreno => "newreno",
+            TransportName::Sack => "sack",
             TransportName::Udp => "udp",
         }
     }
@@ -314,8 +317,32 @@ pub struct TcpOptions {
     pub dupthresh: Option<u32>,
     /// Consecutive timeouts before the connection aborts; 0 = never.
     pub max_retransmits: Option<u32>,
+    /// Receiver delays ACKs (one per two full segments, or the timer).
     pub delayed_ack: Option<bool>,
+    /// Receiver thins ACKs (one per d segments, d = 1..4 by `thinning_thresholds`).
+    pub ack_thinning: Option<bool>,
+    /// In-order segments after which d becomes 2, 3 and 4 (default [2, 5, 9]).
+    pub thinning_thresholds: Option<[u64; 3]>,
+    /// Timer of the delayed-ACK and thinning policies.
     pub delack_timeout: Option<Dur>,
+    /// SACK (RFC 2018 blocks, RFC 6675 recovery).
+    pub sack: Option<bool>,
+    /// Timestamps option (RFC 7323).
+    pub timestamps: Option<bool>,
+    /// Limited Transmit (RFC 3042).
+    pub limited_transmit: Option<bool>,
+    /// NewReno's partial-ACK handling; false makes a "newreno" flow plain Reno.
+    pub newreno: Option<bool>,
+    /// NewReno timer on partial ACKs: "impatient" (restart on the first only)
+    /// or "slow-but-steady" (restart on each), RFC 6582 section 4.
+    pub newreno_timer: Option<NewRenoTimer>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum NewRenoTimer {
+    Impatient,
+    SlowButSteady,
 }
 
 impl TcpOptions {
@@ -332,7 +359,14 @@ impl TcpOptions {
             dupthresh: self.dupthresh.or(base.dupthresh),
             max_retransmits: self.max_retransmits.or(base.max_retransmits),
             delayed_ack: self.delayed_ack.or(base.delayed_ack),
+            ack_thinning: self.ack_thinning.or(base.ack_thinning),
+            thinning_thresholds: self.thinning_thresholds.or(base.thinning_thresholds),
             delack_timeout: self.delack_timeout.or(base.delack_timeout),
+            sack: self.sack.or(base.sack),
+            timestamps: self.timestamps.or(base.timestamps),
+            limited_transmit: self.limited_transmit.or(base.limited_transmit),
+            newreno: self.newreno.or(base.newreno),
+            newreno_timer: self.newreno_timer.or(base.newreno_timer),
         }
     }
 }

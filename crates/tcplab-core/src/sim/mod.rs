@@ -215,7 +215,7 @@ impl World {
         let f = &mut self.flows[fid as usize];
         match (&mut f.ep, p.l4) {
             (Endpoint::Tcp { rx, .. }, Transport::Tcp(h)) if node == f.dst => {
-                if rx.on_segment(now, h.seq, p.payload) {
+                if rx.on_segment(now, h.seq, p.payload, h.ts.map(|t| t.0)) {
                     self.send_ack(now, fid);
                 } else {
                     self.sync_delack(fid);
@@ -258,9 +258,9 @@ impl World {
     /// Let the sender put out everything its window allows.
     fn tcp_output(&mut self, now: Time, fid: FlowId) {
         loop {
-            let (seg, window) = match &mut self.flows[fid as usize].ep {
+            let (seg, window, ts) = match &mut self.flows[fid as usize].ep {
                 Endpoint::Tcp { tx, rx, .. } => match tx.poll_transmit(now) {
-                    Some(s) => (s, rx.window),
+                    Some(s) => (s, rx.window, tx.cfg.timestamps),
                     None => break,
                 },
                 _ => unreachable!(),
@@ -269,6 +269,7 @@ impl World {
                 seq: seg.seq,
                 flags: flags::ACK | flags::PSH,
                 window,
+                ts: ts.then(|| (TcpSender::ts_clock(now), 0)),
                 ..Default::default()
             };
             let hl = h.wire_len();
@@ -284,8 +285,16 @@ impl World {
     fn send_ack(&mut self, now: Time, fid: FlowId) {
         let h = match &mut self.flows[fid as usize].ep {
             Endpoint::Tcp { rx, .. } => {
-                let ack = rx.ack_sent();
-                TcpHeader { ack, flags: flags::ACK, window: rx.window, ..Default::default() }
+                let a = rx.make_ack();
+                TcpHeader {
+                    ack: a.ack,
+                    flags: flags::ACK,
+                    window: rx.window,
+                    sack: a.sack,
+                    nsack: a.nsack,
+                    ts: a.ts_ecr.map(|ecr| (TcpSender::ts_clock(now), ecr)),
+                    ..Default::default()
+                }
             }
             _ => unreachable!(),
         };

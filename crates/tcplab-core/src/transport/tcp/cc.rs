@@ -80,6 +80,16 @@ pub trait CongestionControl: Send {
     fn in_recovery(&self) -> bool {
         false
     }
+    /// ssthresh after a loss detected by SACK recovery (RFC 6675 uses the
+    /// RFC 5681 rule; other algorithms may choose another factor).
+    fn ssthresh_on_loss(&self, w: &CcState, flight: u64) -> u64 {
+        w.halve(flight)
+    }
+    /// Whether this algorithm may run RFC 6675 SACK loss recovery; the
+    /// sender then owns recovery and the policy only sets the window.
+    fn allows_sack_recovery(&self) -> bool {
+        true
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,10 +109,10 @@ impl Variant {
     }
 }
 
-pub fn make_cc(v: Variant) -> Box<dyn CongestionControl> {
+pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn CongestionControl> {
     match v {
         Variant::Tahoe => Box::new(super::tahoe::Tahoe::default()),
         Variant::Reno => Box::new(super::reno::Reno::default()),
-        Variant::NewReno => Box::new(super::newreno::NewReno::default()),
+        Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg.slow_but_steady)),
     }
 }

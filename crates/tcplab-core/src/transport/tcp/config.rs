@@ -4,6 +4,21 @@
 use crate::engine::time::{MS, SEC};
 use crate::engine::Time;
 
+/// When the receiver sends ACKs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AckPolicy {
+    /// One ACK per segment.
+    Immediate,
+    /// One ACK per two full segments or after the delayed-ACK timeout.
+    Delayed,
+    /// One ACK per d segments, d = 1 + number of `thresholds` (segments of
+    /// in-order data) already passed; the timeout acknowledges stragglers.
+    Thinning { thresholds: [u64; 3] },
+}
+
+/// Altman & Jimenez (2003): d = 2 from the 2nd segment, 3 from the 5th, 4 from the 9th.
+pub const DEFAULT_THINNING: [u64; 3] = [2, 5, 9];
+
 /// A named set of defaults switched together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TcpProfile {
@@ -36,8 +51,17 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// Give up after this many consecutive timeouts of one segment; None = never.
     pub max_retransmits: Option<u32>,
-    pub delayed_ack: bool,
+    pub ack_policy: AckPolicy,
+    /// Timer of the delayed and thinning policies.
     pub delack_timeout: Time,
+    /// Selective acknowledgements (RFC 2018) with RFC 6675 loss recovery.
+    pub sack: bool,
+    /// Timestamps option (RFC 7323): 12 bytes per segment, RTT from every ACK.
+    pub timestamps: bool,
+    /// NewReno resets the retransmission timer on every partial ACK
+    /// ("Slow-but-Steady", RFC 6582 4) instead of only the first
+    /// ("Impatient", the RFC's recommendation and ns-2.35's newreno_changes1_ 1).
+    pub slow_but_steady: bool,
 }
 
 impl TcpConfig {
@@ -59,12 +83,16 @@ impl TcpConfig {
                 dupthresh: 3,
                 limited_transmit: true,
                 max_retransmits: None,
-                delayed_ack: false,
+                ack_policy: AckPolicy::Immediate,
                 delack_timeout: 100 * MS,
+                sack: false,
+                timestamps: false,
+                slow_but_steady: false,
             },
             // Linux: IW10 (RFC 6928), TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
             // TCP_RTO_MAX 120 s, 1 ms timer, tcp_retries2 = 15, delayed ACKs
-            // with TCP_DELACK_MIN 40 ms, unbounded initial ssthresh.
+            // with TCP_DELACK_MIN 40 ms, unbounded initial ssthresh, SACK and
+            // timestamps on (net.ipv4.tcp_sack, tcp_timestamps).
             TcpProfile::Linux => TcpConfig {
                 mss: 1448,
                 initial_window: 10,
@@ -77,8 +105,11 @@ impl TcpConfig {
                 dupthresh: 3,
                 limited_transmit: true,
                 max_retransmits: Some(15),
-                delayed_ack: true,
+                ack_policy: AckPolicy::Delayed,
                 delack_timeout: 40 * MS,
+                sack: true,
+                timestamps: true,
+                slow_but_steady: false,
             },
         }
     }

@@ -7,6 +7,7 @@ pub mod newreno;
 pub mod receiver;
 pub mod reno;
 pub mod rto;
+pub mod sack;
 pub mod sender;
 pub mod tahoe;
 
@@ -14,6 +15,6 @@ pub mod tahoe;
 mod tests;
 
 pub use cc::{make_cc, CcState, CongestionControl, Variant};
-pub use config::{TcpConfig, TcpProfile};
-pub use receiver::TcpReceiver;
+pub use config::{AckPolicy, TcpConfig, TcpProfile};
+pub use receiver::{AckFields, TcpReceiver};
 pub use sender::{Segment, TcpSender};

@@ -3,7 +3,7 @@
 //! the next hole at once, deflates cwnd by the amount acknowledged and adds
 //! back one MSS if at least one MSS was acknowledged; only the first partial
 //! ACK restarts the retransmission timer (the "Impatient" variant the RFC
-//! recommends). After a timeout `recover` is set to the highest byte sent, so
+//! recommends, and ns-2.35's default), unless `slow_but_steady` is set. After a timeout `recover` is set to the highest byte sent, so
 //! duplicate ACKs of data sent before the timeout do not start another fast
 //! retransmit (RFC 6582 section 4.1). On the full ACK cwnd = ssthresh (the
 //! RFC's second option, also ns-2's).
@@ -16,6 +16,14 @@ pub struct NewReno {
     recover: Option<u64>,
     in_recovery: bool,
     partial_seen: bool,
+    /// Restart the timer on every partial ACK, not only the first.
+    slow_but_steady: bool,
+}
+
+impl NewReno {
+    pub fn new(slow_but_steady: bool) -> Self {
+        NewReno { slow_but_steady, ..Default::default() }
+    }
 }
 
 impl CongestionControl for NewReno {
@@ -41,7 +49,7 @@ impl CongestionControl for NewReno {
         w.cwnd = w.cwnd.max(w.mss);
         let first = !self.partial_seen;
         self.partial_seen = true;
-        AckResponse { retransmit_head: true, restart_timer: first }
+        AckResponse { retransmit_head: true, restart_timer: first || self.slow_but_steady }
     }
 
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {

@@ -1,10 +1,19 @@
-//! The TCP receiver: cumulative ACKs, an out-of-order buffer, and immediate or
-//! delayed ACKs (RFC 5681 4.2 / RFC 1122: ACK at least every second full
-//! segment, within the delayed-ACK timeout, and at once for out-of-order
-//! segments, segments that fill a hole, and duplicates).
+//! The TCP receiver: cumulative ACKs, an out-of-order buffer, SACK blocks
+//! (RFC 2018), timestamp echo (RFC 7323) and three ACK policies:
+//!
+//! * immediate: one ACK per segment (ns-2's TCPSink);
+//! * delayed (RFC 5681 4.2 / RFC 1122): an ACK for every second full-sized
+//!   segment or when the timer expires;
+//! * thinning (Altman & Jimenez 2003): an ACK for every d-th segment, d
+//!   growing 1 -> 2 -> 3 -> 4 as the in-order sequence passes three
+//!   thresholds, with the timer so the last segments are acknowledged.
+//!
+//! Under every policy an out-of-order segment, a segment that fills (part
+//! of) a hole and a duplicate are acknowledged at once.
 
-use super::config::TcpConfig;
+use super::config::{AckPolicy, TcpConfig};
 use crate::engine::Time;
+use crate::packet::SackBlock;
 
 #[derive(Clone, Debug, Default)]
 pub struct ReceiverStats {
@@ -14,12 +23,30 @@ pub struct ReceiverStats {
     pub acks_sent: u64,
 }
 
+/// What the ACK about to be sent carries.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckFields {
+    pub ack: u64,
+    pub sack: [SackBlock; 4],
+    pub nsack: u8,
+    /// Echo of the peer's timestamp (TS.Recent), when timestamps are on.
+    pub ts_ecr: Option<u32>,
+}
+
 pub struct TcpReceiver {
     pub rcv_nxt: u64,
     /// Out-of-order data held: disjoint, sorted [start, end) ranges above rcv_nxt.
     ooo: Vec<(u64, u64)>,
-    delayed: bool,
+    /// Starts of out-of-order ranges, most recently changed first (for SACK).
+    recent: Vec<u64>,
+    policy: AckPolicy,
     delack_timeout: Time,
+    sack: bool,
+    max_sack_blocks: usize,
+    timestamps: bool,
+    ts_recent: Option<u32>,
+    /// ACK number of the last ACK sent (RFC 7323 TS.Recent rule).
+    last_ack_sent: u64,
     mss: u64,
     pub window: u32,
     /// Full segments received since the last ACK.
@@ -35,8 +62,15 @@ impl TcpReceiver {
         TcpReceiver {
             rcv_nxt: 0,
             ooo: Vec::new(),
-            delayed: cfg.delayed_ack,
+            recent: Vec::new(),
+            policy: cfg.ack_policy.clone(),
             delack_timeout: cfg.delack_timeout,
+            sack: cfg.sack,
+            // 40 bytes of options: 4 blocks (2 + 32 bytes), 3 next to timestamps.
+            max_sack_blocks: if cfg.timestamps { 3 } else { 4 },
+            timestamps: cfg.timestamps,
+            ts_recent: None,
+            last_ack_sent: 0,
             mss: cfg.mss as u64,
             window: cfg.rwnd.min(u32::MAX as u64) as u32,
             unacked: 0,
@@ -55,11 +89,45 @@ impl TcpReceiver {
         self.delack_deadline
     }
 
-    /// A data segment arrives. Returns true if an ACK must be sent now;
-    /// otherwise the delayed-ACK timer may have been armed.
-    pub fn on_segment(&mut self, now: Time, seq: u64, len: u32) -> bool {
+    /// Segments to collect before an ACK, under the current policy, when the
+    /// segment starting at `seq` has just arrived. Thinning counts segments
+    /// from 0: with thresholds [2, 5, 9], segments 0-1 have d = 1, 2-4 d = 2,
+    /// 5-8 d = 3, later ones d = 4.
+    fn ack_every(&self, seq: u64) -> u32 {
+        match &self.policy {
+            AckPolicy::Immediate => 1,
+            AckPolicy::Delayed => 2,
+            AckPolicy::Thinning { thresholds } => {
+                let seg = seq / self.mss.max(1);
+                1 + thresholds.iter().filter(|&&t| seg >= t).count() as u32
+            }
+        }
+    }
+
+    fn timeout(&self) -> Option<Time> {
+        match self.policy {
+            AckPolicy::Immediate => None,
+            _ => Some(self.delack_timeout),
+        }
+    }
+
+    /// A data segment arrives (with the peer's TSval if timestamps are on).
+    /// Returns true if an ACK must be sent now; otherwise the ACK timer may
+    /// have been armed.
+    pub fn on_segment(&mut self, now: Time, seq: u64, len: u32, ts_val: Option<u32>) -> bool {
         self.stats.segments_received += 1;
         let end = seq + len as u64;
+        // RFC 7323 4.3: remember the TSval of the segment that covers the
+        // left edge of the window we last acknowledged.
+        if self.timestamps {
+            if let Some(v) = ts_val {
+                if seq <= self.last_ack_sent && self.last_ack_sent <= end {
+                    self.ts_recent = Some(v);
+                } else if self.ts_recent.is_none() {
+                    self.ts_recent = Some(v);
+                }
+            }
+        }
         if end <= self.rcv_nxt {
             self.stats.duplicate_segments += 1;
             return true;
@@ -78,19 +146,21 @@ impl TcpReceiver {
             }
             self.rcv_nxt = self.rcv_nxt.max(e);
             self.ooo.remove(0);
+            self.recent.retain(|&x| x != s);
         }
         self.last_delivery = now;
-        if had_hole || !self.delayed {
+        let Some(timeout) = self.timeout() else { return true };
+        if had_hole {
             return true;
         }
         if len as u64 >= self.mss {
             self.unacked += 1;
         }
-        if self.unacked >= 2 {
+        if self.unacked >= self.ack_every(seq) {
             return true;
         }
         if self.delack_deadline.is_none() {
-            self.delack_deadline = Some(now + self.delack_timeout);
+            self.delack_deadline = Some(now + timeout);
         }
         false
     }
@@ -105,24 +175,41 @@ impl TcpReceiver {
             ne = ne.max(self.ooo[j].1);
             j += 1;
         }
+        for r in &self.ooo[i..j] {
+            let start = r.0;
+            self.recent.retain(|&x| x != start);
+        }
         self.ooo.splice(i..j, [(ns, ne)]);
+        self.recent.insert(0, ns);
     }
 
-    /// Out-of-order ranges currently held (for SACK later, and tests).
+    /// Out-of-order ranges currently held.
     pub fn ooo_ranges(&self) -> &[(u64, u64)] {
         &self.ooo
     }
 
-    /// The delayed-ACK timer fires: true if an ACK is due.
+    /// The ACK timer fires: true if an ACK is due.
     pub fn on_delack_timer(&mut self, now: Time) -> bool {
         matches!(self.delack_deadline, Some(d) if d <= now)
     }
 
-    /// Record that an ACK is being sent; returns the cumulative ACK number.
-    pub fn ack_sent(&mut self) -> u64 {
+    /// Build the ACK being sent now and reset the ACK policy's counters.
+    pub fn make_ack(&mut self) -> AckFields {
         self.unacked = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
-        self.rcv_nxt
+        self.last_ack_sent = self.rcv_nxt;
+        let mut f = AckFields { ack: self.rcv_nxt, ts_ecr: self.ts_recent, ..Default::default() };
+        if self.sack {
+            // RFC 2018 4: the first block holds the most recently received
+            // segment; then the other most recently changed blocks.
+            for &start in self.recent.iter().take(self.max_sack_blocks) {
+                if let Some(&(s, e)) = self.ooo.iter().find(|r| r.0 == start) {
+                    f.sack[f.nsack as usize] = SackBlock { start: s, end: e };
+                    f.nsack += 1;
+                }
+            }
+        }
+        f
     }
 }

@@ -7,6 +7,7 @@
 use super::cc::{AckInfo, CcState, CongestionControl, DupResponse};
 use super::config::TcpConfig;
 use super::rto::RtoEstimator;
+use super::sack::{Next, Scoreboard};
 use crate::engine::Time;
 use crate::packet::TcpHeader;
 
@@ -57,6 +58,11 @@ pub struct TcpSender {
     rtt_timing: Option<(u64, Time)>,
     consecutive_timeouts: u32,
     pending_head_rtx: bool,
+    /// SACK scoreboard, when SACK is on and the algorithm uses it.
+    pub sb: Option<Scoreboard>,
+    /// Highest byte + 1 sent at the last loss event (SACK mode's guard
+    /// against a new recovery for losses of the same window, RFC 6675 5).
+    sack_recover: Option<u64>,
     pub aborted: bool,
     /// When the last byte of a finite transfer was acknowledged.
     pub completed_at: Option<Time>,
@@ -73,7 +79,10 @@ impl TcpSender {
             ca_rem: 0,
         };
         let rto = RtoEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
+        let sb = (cfg.sack && cc.allows_sack_recovery()).then(Scoreboard::default);
         TcpSender {
+            sb,
+            sack_recover: None,
             rwnd: cfg.rwnd,
             cfg,
             cc,
@@ -103,7 +112,15 @@ impl TcpSender {
     }
 
     pub fn in_recovery(&self) -> bool {
-        self.cc.in_recovery()
+        match &self.sb {
+            Some(sb) => sb.in_recovery(),
+            None => self.cc.in_recovery(),
+        }
+    }
+
+    /// Timestamp clock (RFC 7323): milliseconds, wrapping at 2^32.
+    pub fn ts_clock(now: Time) -> u32 {
+        (now / crate::engine::time::MS) as u32
     }
 
     /// The application makes `bytes` more available (None = unlimited).
@@ -170,8 +187,14 @@ impl TcpSender {
             self.pending_head_rtx = false;
             let len = (self.snd_max - self.snd_una).min(self.w.mss);
             if len > 0 {
+                if let Some(sb) = self.sb.as_mut() {
+                    sb.high_rxt = sb.high_rxt.max(self.snd_una + len);
+                }
                 return Some(self.emit(now, self.snd_una, len as u32));
             }
+        }
+        if self.sb.as_ref().is_some_and(|sb| sb.in_recovery()) {
+            return self.poll_sack_recovery(now);
         }
         let limit = self.app_limit().max(self.snd_max);
         if self.snd_nxt >= limit {
@@ -190,6 +213,30 @@ impl TcpSender {
             }
         }
         Some(self.emit(now, self.snd_nxt, len as u32))
+    }
+
+    /// RFC 6675 step (C): while cwnd - pipe >= 1 MSS, send what NextSeg()
+    /// chooses: a lost segment, new data, or an unSACKed one below the
+    /// highest SACK.
+    fn poll_sack_recovery(&mut self, now: Time) -> Option<Segment> {
+        let mss = self.w.mss;
+        let sb = self.sb.as_ref().unwrap();
+        let pipe = sb.pipe(self.snd_una, self.snd_max, mss, self.w.dupthresh);
+        if self.w.cwnd < pipe + mss {
+            return None;
+        }
+        let limit = self.app_limit();
+        let new_len = limit.saturating_sub(self.snd_max).min(mss);
+        let new_ok = new_len > 0 && self.snd_max + new_len <= self.snd_una + self.rwnd && self.snd_nxt == self.snd_max;
+        match sb.next_seg(self.snd_una, self.snd_max, mss, self.w.dupthresh, new_ok) {
+            Next::Retransmit { seq, len } => {
+                let sb = self.sb.as_mut().unwrap();
+                sb.high_rxt = sb.high_rxt.max(seq + len);
+                Some(self.emit(now, seq, len as u32))
+            }
+            Next::NewData => Some(self.emit(now, self.snd_max, new_len as u32)),
+            Next::Nothing => None,
+        }
     }
 
     fn emit(&mut self, now: Time, seq: u64, len: u32) -> Segment {
@@ -229,15 +276,14 @@ impl TcpSender {
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
+        if self.sb.is_some() {
+            self.on_ack_sack(now, h);
+            return;
+        }
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             let flight = self.flight();
-            if let Some((end, sent)) = self.rtt_timing {
-                if ack >= end {
-                    self.rto.sample(now - sent);
-                    self.rtt_timing = None;
-                }
-            }
+            self.rtt_measure(now, h);
             self.snd_una = ack;
             if self.snd_nxt < ack {
                 self.snd_nxt = ack;
@@ -286,6 +332,95 @@ impl TcpSender {
         }
     }
 
+    /// RTT measurement on an ACK of new data: from the timestamp echo when
+    /// timestamps are on (RFC 7323 RTTM, every such ACK), otherwise from the
+    /// one timed segment (Karn's rule applied when it was retransmitted).
+    fn rtt_measure(&mut self, now: Time, h: &TcpHeader) {
+        if self.cfg.timestamps {
+            if let Some((_, ecr)) = h.ts {
+                let ms = Self::ts_clock(now).wrapping_sub(ecr) as u64;
+                self.rto.sample(ms * crate::engine::time::MS);
+            }
+            return;
+        }
+        if let Some((end, sent)) = self.rtt_timing {
+            if h.ack >= end {
+                self.rto.sample(now - sent);
+                self.rtt_timing = None;
+            }
+        }
+    }
+
+    /// ACK processing with SACK: RFC 6675 loss detection and recovery. The
+    /// congestion-control policy grows the window outside recovery and sets
+    /// ssthresh on loss; the recovery itself (pipe, NextSeg) is the sender's.
+    fn on_ack_sack(&mut self, now: Time, h: &TcpHeader) {
+        let ack = h.ack;
+        let blocks = &h.sack[..h.nsack as usize];
+        let new_ack = ack > self.snd_una;
+        let flight = self.flight();
+        let newly_sacked = self.sb.as_mut().unwrap().update(ack.max(self.snd_una), blocks);
+        if new_ack {
+            let acked = ack - self.snd_una;
+            self.rtt_measure(now, h);
+            self.snd_una = ack;
+            if self.snd_nxt < ack {
+                self.snd_nxt = ack;
+            }
+            self.consecutive_timeouts = 0;
+            self.dupacks = 0;
+            self.limited_extra = 0;
+            self.limited_bytes = 0;
+            let sb = self.sb.as_mut().unwrap();
+            match sb.recovery_point {
+                Some(rp) if ack >= rp => {
+                    sb.recovery_point = None;
+                    self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+                }
+                Some(_) => {} // partial ACK: pipe and NextSeg carry on
+                None => {
+                    let info = self.ack_info(ack, acked, flight);
+                    self.cc.on_new_ack(&mut self.w, &info);
+                }
+            }
+            if self.snd_una == self.snd_max {
+                self.rto_deadline = None;
+            } else {
+                self.restart_timer(now);
+            }
+            if self.completed_at.is_none() && self.finished() {
+                self.completed_at = Some(now);
+            }
+        } else if ack == self.snd_una && self.snd_max > self.snd_una && (newly_sacked || h.nsack == 0) {
+            self.stats.dupacks_received += 1;
+            self.dupacks += 1;
+        }
+        let sb = self.sb.as_ref().unwrap();
+        if sb.in_recovery() || self.snd_max == self.snd_una {
+            return;
+        }
+        let lost = self.dupacks >= self.w.dupthresh || sb.is_lost(self.snd_una, self.w.mss, self.w.dupthresh);
+        let guard_ok = self.sack_recover.map_or(true, |r| self.snd_una >= r);
+        if lost && guard_ok && (self.dupacks > 0 || newly_sacked) {
+            // RFC 6675 4: RecoveryPoint = HighData, ssthresh = cwnd =
+            // loss response of the policy, retransmit HighACK + 1 now.
+            let fl = self.flight() - self.limited_bytes;
+            self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, fl);
+            self.w.cwnd = self.w.ssthresh;
+            let sb = self.sb.as_mut().unwrap();
+            sb.recovery_point = Some(self.snd_max);
+            sb.high_rxt = self.snd_una;
+            self.sack_recover = Some(self.snd_max);
+            self.stats.fast_retransmits += 1;
+            self.pending_head_rtx = true;
+            self.limited_extra = 0;
+            self.limited_bytes = 0;
+            self.restart_timer(now);
+        } else if self.cfg.limited_transmit && self.dupacks > 0 && self.dupacks < self.w.dupthresh {
+            self.limited_extra = self.dupacks as u64;
+        }
+    }
+
     /// The retransmission timer fires at `now`. Returns false if it was stale.
     pub fn on_timeout(&mut self, now: Time) -> bool {
         match self.rto_deadline {
@@ -303,6 +438,12 @@ impl TcpSender {
         }
         let info = self.ack_info(self.snd_una, 0, self.flight());
         self.cc.on_timeout(&mut self.w, &info);
+        if let Some(sb) = self.sb.as_mut() {
+            // As ns-2 and RFC 2018's advice: forget SACK information after a
+            // timeout (the receiver may have reneged); go back N.
+            sb.clear();
+            self.sack_recover = Some(self.snd_max);
+        }
         self.w.ca_rem = 0;
         self.rto.back_off();
         self.snd_nxt = self.snd_una;

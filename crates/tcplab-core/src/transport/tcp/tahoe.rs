@@ -36,4 +36,9 @@ impl CongestionControl for Tahoe {
         w.ssthresh = w.halve(a.flight);
         w.cwnd = w.mss;
     }
+
+    /// Tahoe predates SACK: its recovery is always slow start.
+    fn allows_sack_recovery(&self) -> bool {
+        false
+    }
 }

@@ -3,7 +3,7 @@
 //! `poll_transmit`, ACKs go in through `on_ack`, time is set by hand.
 
 use super::cc::{make_cc, Variant};
-use super::config::{TcpConfig, TcpProfile};
+use super::config::{AckPolicy, TcpConfig, TcpProfile};
 use super::receiver::TcpReceiver;
 use super::sender::{Segment, TcpSender};
 use crate::engine::time::{MS, SEC};
@@ -24,7 +24,7 @@ fn cfg(iw: u32) -> TcpConfig {
 }
 
 fn sender(v: Variant, iw: u32) -> TcpSender {
-    let mut s = TcpSender::new(cfg(iw), make_cc(v));
+    let mut s = TcpSender::new(cfg(iw), make_cc(v, &cfg(1)));
     s.app_write(None);
     s
 }
@@ -107,7 +107,7 @@ fn third_dupack_triggers_one_fast_retransmit() {
 fn limited_transmit_sends_new_data_on_first_two_dupacks() {
     let mut c = cfg(8);
     c.limited_transmit = true;
-    let mut s = TcpSender::new(c, make_cc(Variant::NewReno));
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
     s.app_write(None);
     assert_eq!(drain(&mut s, 0).len(), 8);
     let out = ack(&mut s, MS, 0);
@@ -203,6 +203,22 @@ fn newreno_first_partial_ack_restarts_timer() {
     assert_eq!(s.rto_deadline().unwrap(), d1);
 }
 
+#[test]
+fn newreno_slow_but_steady_restarts_timer_on_every_partial_ack() {
+    let mut c = cfg(10);
+    c.slow_but_steady = true;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(None);
+    drain(&mut s, 0);
+    for _ in 0..3 {
+        ack(&mut s, MS, 0);
+    }
+    ack(&mut s, 100 * MS, 2 * MSS);
+    let d1 = s.rto_deadline().unwrap();
+    ack(&mut s, 200 * MS, 4 * MSS);
+    assert_eq!(s.rto_deadline().unwrap(), d1 + 100 * MS);
+}
+
 /// After a timeout, duplicate ACKs for data sent before it do not start a
 /// fast retransmit (RFC 6582 section 4.1); Tahoe behaves the same way.
 #[test]
@@ -248,7 +264,7 @@ fn rto_backoff_and_reset_after_new_sample() {
     let mut c = cfg(1);
     c.initial_rto = SEC;
     c.max_rto = 60 * SEC;
-    let mut s = TcpSender::new(c, make_cc(Variant::NewReno));
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
     s.app_write(None);
     drain(&mut s, 0);
     let mut now = 0;
@@ -323,7 +339,7 @@ fn stale_timer_is_ignored() {
 fn aborts_after_max_retransmits() {
     let mut c = cfg(1);
     c.max_retransmits = Some(3);
-    let mut s = TcpSender::new(c, make_cc(Variant::NewReno));
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
     s.app_write(None);
     drain(&mut s, 0);
     for i in 0..4 {
@@ -338,7 +354,7 @@ fn aborts_after_max_retransmits() {
 
 #[test]
 fn finite_transfer_ends_with_a_short_segment_and_completes() {
-    let mut s = TcpSender::new(cfg(10), make_cc(Variant::NewReno));
+    let mut s = TcpSender::new(cfg(10), make_cc(Variant::NewReno, &cfg(10)));
     s.app_write(Some(2500));
     let out = drain(&mut s, 0);
     assert_eq!(out.iter().map(|x| x.len).collect::<Vec<_>>(), vec![1000, 1000, 500]);
@@ -354,35 +370,44 @@ fn receiver_window_limits_sending() {
     assert_eq!(drain(&mut s, 0).len(), 3);
 }
 
-fn rx(delayed: bool) -> TcpReceiver {
+fn rx_with(policy: AckPolicy, sack: bool, ts: bool) -> TcpReceiver {
     let mut c = cfg(2);
-    c.delayed_ack = delayed;
+    c.ack_policy = policy;
     c.delack_timeout = 100 * MS;
+    c.sack = sack;
+    c.timestamps = ts;
     TcpReceiver::new(&c)
+}
+
+fn rx(delayed: bool) -> TcpReceiver {
+    rx_with(if delayed { AckPolicy::Delayed } else { AckPolicy::Immediate }, false, false)
+}
+
+/// Feed in-order full segments 0..n; return the segment numbers after which
+/// an ACK went out at once.
+fn acked_after(r: &mut TcpReceiver, n: u64) -> Vec<u64> {
+    let mut out = vec![];
+    for i in 0..n {
+        if r.on_segment(i * MS, i * MSS, MSS as u32, None) {
+            r.make_ack();
+            out.push(i);
+        }
+    }
+    out
 }
 
 #[test]
 fn receiver_acks_every_segment_by_default() {
     let mut r = rx(false);
-    for i in 0..5 {
-        assert!(r.on_segment(0, i * MSS, MSS as u32));
-        r.ack_sent();
-    }
+    assert_eq!(acked_after(&mut r, 5), vec![0, 1, 2, 3, 4]);
     assert_eq!(r.delivered(), 5 * MSS);
 }
 
 #[test]
 fn delayed_acks_every_second_segment_and_on_timer() {
     let mut r = rx(true);
-    let mut acks = 0;
-    for i in 0..10 {
-        if r.on_segment(i * MS, i * MSS, MSS as u32) {
-            r.ack_sent();
-            acks += 1;
-        }
-    }
-    assert_eq!(acks, 5, "one ACK per two full segments");
-    assert!(!r.on_segment(20 * MS, 10 * MSS, MSS as u32));
+    assert_eq!(acked_after(&mut r, 10), vec![1, 3, 5, 7, 9], "one ACK per two full segments");
+    assert!(!r.on_segment(20 * MS, 10 * MSS, MSS as u32, None));
     assert_eq!(r.delack_deadline(), Some(120 * MS));
     assert!(!r.on_delack_timer(119 * MS));
     assert!(r.on_delack_timer(120 * MS));
@@ -391,24 +416,76 @@ fn delayed_acks_every_second_segment_and_on_timer() {
 #[test]
 fn delayed_ack_is_immediate_out_of_order_and_on_hole_fill() {
     let mut r = rx(true);
-    assert!(!r.on_segment(0, 0, MSS as u32));
-    assert!(r.on_segment(0, 2 * MSS, MSS as u32), "out of order: immediate dupack");
-    assert_eq!(r.ack_sent(), MSS);
-    assert!(r.on_segment(0, MSS, MSS as u32), "fills the hole: immediate");
-    assert_eq!(r.ack_sent(), 3 * MSS);
-    assert!(r.on_segment(0, 0, MSS as u32), "duplicate: immediate");
+    assert!(!r.on_segment(0, 0, MSS as u32, None));
+    assert!(r.on_segment(0, 2 * MSS, MSS as u32, None), "out of order: immediate dupack");
+    assert_eq!(r.make_ack().ack, MSS);
+    assert!(r.on_segment(0, MSS, MSS as u32, None), "fills the hole: immediate");
+    assert_eq!(r.make_ack().ack, 3 * MSS);
+    assert!(r.on_segment(0, 0, MSS as u32, None), "duplicate: immediate");
+}
+
+/// ACK thinning: d = 1 for the first 2 segments, 2 until the 5th, 3 until
+/// the 9th, then 4 (Altman & Jimenez's thresholds 2, 5, 9).
+#[test]
+fn ack_thinning_grows_d_with_the_sequence_number() {
+    let mut r = rx_with(AckPolicy::Thinning { thresholds: [2, 5, 9] }, false, false);
+    let acks = acked_after(&mut r, 30);
+    assert_eq!(acks, vec![0, 1, 3, 6, 10, 14, 18, 22, 26]);
+    // Segments 27-29 wait for the timer, armed by the first of them.
+    assert_eq!(r.delack_deadline(), Some(127 * MS));
+    assert!(r.on_delack_timer(127 * MS));
+    r.make_ack();
+    // Out of order is still acknowledged at once.
+    assert!(r.on_segment(50 * MS, 40 * MSS, MSS as u32, None));
 }
 
 #[test]
 fn receiver_merges_out_of_order_ranges() {
     let mut r = rx(false);
-    r.on_segment(0, 3000, 1000);
-    r.on_segment(0, 5000, 1000);
-    r.on_segment(0, 4000, 1000);
+    for s in [3000, 5000, 4000] {
+        r.on_segment(0, s, 1000, None);
+    }
     assert_eq!(r.ooo_ranges(), &[(3000, 6000)]);
-    r.on_segment(0, 1000, 1000);
-    r.on_segment(0, 0, 1000);
-    r.on_segment(0, 2000, 1000);
+    for s in [1000, 0, 2000] {
+        r.on_segment(0, s, 1000, None);
+    }
     assert_eq!(r.delivered(), 6000);
     assert!(r.ooo_ranges().is_empty());
+}
+
+/// RFC 2018 4: the first SACK block holds the most recently received
+/// segment, the others follow most recent first; 4 blocks fit, 3 next to
+/// timestamps.
+#[test]
+fn sack_blocks_most_recent_first() {
+    let mut r = rx_with(AckPolicy::Immediate, true, false);
+    r.on_segment(0, 0, 1000, None);
+    for s in [2000, 4000, 6000, 8000, 10_000] {
+        r.on_segment(0, s, 1000, None);
+    }
+    let a = r.make_ack();
+    assert_eq!(a.ack, 1000);
+    let blocks: Vec<(u64, u64)> = a.sack[..a.nsack as usize].iter().map(|b| (b.start, b.end)).collect();
+    assert_eq!(blocks, vec![(10_000, 11_000), (8000, 9000), (6000, 7000), (4000, 5000)]);
+    // A segment extending an older block moves that block to the front.
+    r.on_segment(0, 5000, 1000, None);
+    let a = r.make_ack();
+    assert_eq!((a.sack[0].start, a.sack[0].end), (4000, 7000), "4000-5000 and 6000-7000 joined");
+    assert_eq!(a.nsack, 4);
+    let mut t = rx_with(AckPolicy::Immediate, true, true);
+    for s in [2000, 4000, 6000, 8000] {
+        t.on_segment(0, s, 1000, Some(7));
+    }
+    assert_eq!(t.make_ack().nsack, 3);
+}
+
+#[test]
+fn timestamps_echo_the_segment_at_the_left_edge() {
+    let mut r = rx_with(AckPolicy::Immediate, false, true);
+    r.on_segment(0, 0, 1000, Some(5));
+    assert_eq!(r.make_ack().ts_ecr, Some(5));
+    r.on_segment(0, 2000, 1000, Some(9)); // out of order: TS.Recent unchanged
+    assert_eq!(r.make_ack().ts_ecr, Some(5));
+    r.on_segment(0, 1000, 1000, Some(11)); // covers the left edge
+    assert_eq!(r.make_ack().ts_ecr, Some(11));
 }

@@ -124,7 +124,7 @@ proptest! {
     /// the sender sees it all acknowledged.
     #[test]
     fn every_byte_delivered_once_in_order(
-        v in prop::sample::select(vec!["tahoe", "reno", "newreno", "sack"]),
+        v in prop::sample::select(vec!["tahoe", "reno", "newreno", "sack", "vegas"]),
         loss in 0.0f64..0.2,
         seed in 0u64..1000,
         bytes in 1u64..60_000,
@@ -145,7 +145,7 @@ proptest! {
 
 #[test]
 fn loss_causes_recovery_in_every_variant() {
-    for v in ["tahoe", "reno", "newreno", "sack"] {
+    for v in ["tahoe", "reno", "newreno", "sack", "vegas"] {
         let r = lossy_transfer(v, 0.02, 7, 400_000, "");
         assert!(flow_value(&r, "fast_retransmits") > 0.0, "{v}");
         assert_eq!(flow_value(&r, "bytes_delivered"), 400_000.0, "{v}");

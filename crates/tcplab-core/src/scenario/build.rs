@@ -12,7 +12,7 @@ use crate::packet::{NodeId, PacketPool};
 use crate::sim::{Endpoint, Flow, World};
 use crate::transport::app::App;
 use crate::transport::tcp::config::DEFAULT_THINNING;
-use crate::transport::tcp::{make_cc, AckPolicy, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant};
+use crate::transport::tcp::{make_cc, AckPolicy, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant, VegasParams};
 use crate::transport::udp::UdpFlow;
 use std::collections::HashMap;
 
@@ -182,6 +182,19 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if f.window == Some(0) {
             return err(format!("{k}.window"), "must be at least 1 packet");
         }
+        if let Some(v) = &f.vegas {
+            if f.transport != TransportName::Vegas {
+                return err(format!("{k}.vegas"), "Vegas thresholds need transport = \"vegas\"");
+            }
+            for (n, x) in [("alpha", v.alpha), ("beta", v.beta), ("gamma", v.gamma)] {
+                if !(x >= 0.0 && x.is_finite()) {
+                    return err(format!("{k}.vegas.{n}"), format!("must be a non-negative number of segments, got {x}"));
+                }
+            }
+            if v.alpha > v.beta {
+                return err(format!("{k}.vegas.alpha"), "must not exceed beta");
+            }
+        }
         if let Some(t) = &f.tcp {
             if f.transport == TransportName::Udp {
                 return err(format!("{k}.tcp"), "TCP options on a UDP flow");
@@ -336,6 +349,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.limited_transmit {
         c.limited_transmit = v;
     }
+    if let Some(v) = f.vegas {
+        c.vegas = VegasParams { alpha: v.alpha, beta: v.beta, gamma: v.gamma };
+    }
     if let Some(t) = o.newreno_timer {
         c.slow_but_steady = t == NewRenoTimer::SlowButSteady;
     }
@@ -419,6 +435,7 @@ pub fn build(cfg: &ScenarioCfg) -> World {
                 let opts = f.tcp.clone().unwrap_or_default().or(&cfg.tcp);
                 let variant = match t {
                     TransportName::Tahoe => Variant::Tahoe,
+                    TransportName::Vegas => Variant::Vegas,
                     TransportName::Reno | TransportName::Sack => Variant::Reno,
                     _ if opts.newreno == Some(false) => Variant::Reno,
                     _ => Variant::NewReno,

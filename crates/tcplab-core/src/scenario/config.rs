@@ -220,6 +220,8 @@ pub enum TransportName {
     Tahoe,
     Reno,
     Newreno,
+    /// Vegas (Brakmo & Peterson 1995); thresholds in the flow's `vegas` table.
+    Vegas,
     /// Reno congestion control with SACK (RFC 2018 / RFC 6675 recovery).
     Sack,
     Udp,
@@ -231,6 +233,7 @@ impl TransportName {
             TransportName::Tahoe => "tahoe",
             TransportName::Reno => "reno",
             TransportName::Newreno => "newreno",
+            TransportName::Vegas => "vegas",
             TransportName::Sack => "sack",
             TransportName::Udp => "udp",
         }
@@ -253,6 +256,30 @@ pub struct FlowCfg {
     pub app: AppCfg,
     #[serde(default)]
     pub tcp: Option<TcpOptions>,
+    /// Vegas thresholds in segments (transport = "vegas" only).
+    #[serde(default)]
+    pub vegas: Option<VegasCfg>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct VegasCfg {
+    #[serde(default = "vegas_alpha")]
+    pub alpha: f64,
+    #[serde(default = "vegas_beta")]
+    pub beta: f64,
+    #[serde(default = "vegas_gamma")]
+    pub gamma: f64,
+}
+
+fn vegas_alpha() -> f64 {
+    1.0
+}
+fn vegas_beta() -> f64 {
+    3.0
+}
+fn vegas_gamma() -> f64 {
+    1.0
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]

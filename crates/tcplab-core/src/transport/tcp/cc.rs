@@ -46,6 +46,13 @@ pub struct AckInfo {
     pub flight: u64,
     /// Consecutive duplicate ACKs including this one.
     pub dupacks: u32,
+    pub now: crate::engine::Time,
+    /// Next new byte the sender will send (ns-2's t_seqno_ in bytes).
+    pub snd_nxt: u64,
+    /// (send time, transmissions) of the highest segment this ACK covers.
+    pub acked_seg: Option<(crate::engine::Time, u32)>,
+    /// (send time, transmissions) of the first unacknowledged segment.
+    pub head_seg: Option<(crate::engine::Time, u32)>,
 }
 
 /// Response to a new (cumulative) ACK.
@@ -97,6 +104,7 @@ pub enum Variant {
     Tahoe,
     Reno,
     NewReno,
+    Vegas,
 }
 
 impl Variant {
@@ -105,6 +113,7 @@ impl Variant {
             Variant::Tahoe => "tahoe",
             Variant::Reno => "reno",
             Variant::NewReno => "newreno",
+            Variant::Vegas => "vegas",
         }
     }
 }
@@ -114,5 +123,6 @@ pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn Congestion
         Variant::Tahoe => Box::new(super::tahoe::Tahoe::default()),
         Variant::Reno => Box::new(super::reno::Reno::default()),
         Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg.slow_but_steady)),
+        Variant::Vegas => Box::new(super::vegas::Vegas::new(cfg.vegas)),
     }
 }

@@ -19,6 +19,20 @@ pub enum AckPolicy {
 /// Altman & Jimenez (2003): d = 2 from the 2nd segment, 3 from the 5th, 4 from the 9th.
 pub const DEFAULT_THINNING: [u64; 3] = [2, 5, 9];
 
+/// Vegas thresholds in segments (Brakmo & Peterson; ns-2: 1, 3, 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VegasParams {
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+}
+
+impl Default for VegasParams {
+    fn default() -> Self {
+        VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0 }
+    }
+}
+
 /// A named set of defaults switched together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TcpProfile {
@@ -62,6 +76,7 @@ pub struct TcpConfig {
     /// ("Slow-but-Steady", RFC 6582 4) instead of only the first
     /// ("Impatient", the RFC's recommendation and ns-2.35's newreno_changes1_ 1).
     pub slow_but_steady: bool,
+    pub vegas: VegasParams,
 }
 
 impl TcpConfig {
@@ -88,6 +103,7 @@ impl TcpConfig {
                 sack: false,
                 timestamps: false,
                 slow_but_steady: false,
+                vegas: VegasParams::default(),
             },
             // Linux: IW10 (RFC 6928), TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
             // TCP_RTO_MAX 120 s, 1 ms timer, tcp_retries2 = 15, delayed ACKs
@@ -110,6 +126,7 @@ impl TcpConfig {
                 sack: true,
                 timestamps: true,
                 slow_but_steady: false,
+                vegas: VegasParams::default(),
             },
         }
     }

@@ -10,11 +10,12 @@ pub mod rto;
 pub mod sack;
 pub mod sender;
 pub mod tahoe;
+pub mod vegas;
 
 #[cfg(test)]
 mod tests;
 
 pub use cc::{make_cc, CcState, CongestionControl, Variant};
-pub use config::{AckPolicy, TcpConfig, TcpProfile};
+pub use config::{AckPolicy, TcpConfig, TcpProfile, VegasParams};
 pub use receiver::{AckFields, TcpReceiver};
 pub use sender::{Segment, TcpSender};

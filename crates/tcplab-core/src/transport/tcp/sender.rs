@@ -31,6 +31,15 @@ pub struct SenderStats {
     pub dupacks_received: u64,
 }
 
+/// One transmitted segment, for algorithms that time every segment (Vegas).
+#[derive(Clone, Copy, Debug)]
+struct SentSeg {
+    seq: u64,
+    end: u64,
+    time: Time,
+    transmits: u32,
+}
+
 pub struct TcpSender {
     pub cfg: TcpConfig,
     cc: Box<dyn CongestionControl>,
@@ -63,6 +72,11 @@ pub struct TcpSender {
     /// Highest byte + 1 sent at the last loss event (SACK mode's guard
     /// against a new recovery for losses of the same window, RFC 6675 5).
     sack_recover: Option<u64>,
+    /// Outstanding segments with their last send time and transmit count.
+    sent: std::collections::VecDeque<SentSeg>,
+    last_acked_seg: Option<(Time, u32)>,
+    /// Time of the event being handled (for AckInfo).
+    now: Time,
     pub aborted: bool,
     /// When the last byte of a finite transfer was acknowledged.
     pub completed_at: Option<Time>,
@@ -83,6 +97,9 @@ impl TcpSender {
         TcpSender {
             sb,
             sack_recover: None,
+            sent: Default::default(),
+            last_acked_seg: None,
+            now: 0,
             rwnd: cfg.rwnd,
             cfg,
             cc,
@@ -171,7 +188,43 @@ impl TcpSender {
     }
 
     fn ack_info(&self, ack: u64, acked: u64, flight: u64) -> AckInfo {
-        AckInfo { ack, acked, snd_max: self.snd_max, flight, dupacks: self.dupacks }
+        AckInfo {
+            ack,
+            acked,
+            snd_max: self.snd_max,
+            flight,
+            dupacks: self.dupacks,
+            now: self.now,
+            snd_nxt: self.snd_nxt,
+            acked_seg: self.last_acked_seg,
+            head_seg: self.sent.front().map(|s| (s.time, s.transmits)),
+        }
+    }
+
+    /// Record a transmission of [seq, seq+len) in the per-segment log.
+    fn log_send(&mut self, now: Time, seq: u64, len: u32) {
+        let end = seq + len as u64;
+        match self.sent.back() {
+            Some(last) if seq < last.end => {
+                if let Some(s) = self.sent.iter_mut().find(|s| s.seq <= seq && seq < s.end) {
+                    s.time = now;
+                    s.transmits += 1;
+                }
+            }
+            _ => self.sent.push_back(SentSeg { seq, end, time: now, transmits: 1 }),
+        }
+    }
+
+    /// Forget segments the cumulative ACK covers; remember the last of them.
+    fn log_ack(&mut self, ack: u64) {
+        self.last_acked_seg = None;
+        while let Some(s) = self.sent.front() {
+            if s.end > ack {
+                break;
+            }
+            self.last_acked_seg = Some((s.time, s.transmits));
+            self.sent.pop_front();
+        }
     }
 
     fn restart_timer(&mut self, now: Time) {
@@ -257,6 +310,7 @@ impl TcpSender {
             self.snd_nxt += len as u64;
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
+        self.log_send(now, seq, len);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
         if self.rto_deadline.is_none() {
@@ -272,9 +326,13 @@ impl TcpSender {
         }
         self.stats.acks_received += 1;
         self.rwnd = h.window as u64;
+        self.now = now;
         let ack = h.ack;
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
+        }
+        if ack > self.snd_una {
+            self.log_ack(ack);
         }
         if self.sb.is_some() {
             self.on_ack_sack(now, h);
@@ -428,6 +486,7 @@ impl TcpSender {
             _ => return false,
         }
         self.stats.timeouts += 1;
+        self.now = now;
         self.consecutive_timeouts += 1;
         if let Some(max) = self.cfg.max_retransmits {
             if self.consecutive_timeouts > max {

@@ -489,3 +489,33 @@ fn timestamps_echo_the_segment_at_the_left_edge() {
     r.on_segment(0, 1000, 1000, Some(11)); // covers the left edge
     assert_eq!(r.make_ack().ts_ecr, Some(11));
 }
+
+/// Vegas retransmits on the first duplicate ACK when the first unacked
+/// segment is older than its fine-grained timeout, and cuts cwnd by a
+/// quarter (not a half) for it.
+#[test]
+fn vegas_fine_grained_retransmit_on_first_dupack() {
+    let mut s = sender(Variant::Vegas, 8);
+    drain(&mut s, 0);
+    // First ACK after 50 ms: fine timeout = 1.5 x 50 ms.
+    let out = ack(&mut s, 50 * MS, MSS);
+    assert!(!out.is_empty());
+    let cwnd = s.w.cwnd / MSS;
+    // Segment 1 (sent at 0) is still missing 200 ms later: one duplicate
+    // ACK is enough.
+    let out = ack(&mut s, 200 * MS, MSS);
+    assert_eq!(out[0], Segment { seq: MSS, len: MSS as u32, retransmit: true });
+    assert_eq!(s.stats.fast_retransmits, 1);
+    let expect = cwnd - cwnd / 4 + 1; // decreased by a quarter, inflated by the dupack
+    assert_eq!(s.w.cwnd / MSS, expect);
+}
+
+#[test]
+fn vegas_waits_for_dupthresh_when_not_expired() {
+    let mut s = sender(Variant::Vegas, 8);
+    drain(&mut s, 0);
+    ack(&mut s, 50 * MS, MSS);
+    // 10 ms after the segments were sent: well inside the fine timeout.
+    assert!(ack(&mut s, 52 * MS, MSS).iter().all(|x| !x.retransmit));
+    assert_eq!(s.stats.fast_retransmits, 0);
+}

@@ -1,0 +1,278 @@
+//! TCP Vegas (Brakmo & Peterson, IEEE JSAC 1995), with the choices of the
+//! Arizona implementation as ns-2.35 carries them:
+//!
+//! * Every segment's send time is recorded; once per round trip Vegas
+//!   compares Expected = window / BaseRTT with Actual = (segments sent in the
+//!   last round trip) / RTT, diff = (Expected - Actual) x BaseRTT in segments.
+//!   In congestion avoidance cwnd grows by one segment per RTT when
+//!   diff < alpha, shrinks by one when diff > beta, stays otherwise.
+//! * Modified slow start: exponential growth only every other RTT; leave it
+//!   (ssthresh = 2, cwnd -= cwnd/8) when diff > gamma.
+//! * Fine-grained retransmission: on a duplicate ACK, if the first unacked
+//!   segment was sent longer ago than the fine-grained timeout, retransmit it
+//!   at once (also on the third duplicate ACK as Reno); on the first two new
+//!   ACKs after a retransmission, retransmit the next segment if it has
+//!   expired too.
+//! * Decrease cwnd for a loss only if the lost segment was sent after the
+//!   last decrease: by a quarter (by half for a segment already
+//!   retransmitted, to 2 below 4 segments); inflate by the duplicate ACKs
+//!   and deflate to the decreased value on the next new ACK.
+//! * Timeout: ssthresh halved, cwnd = 2 segments.
+//!
+//! The window is kept in segments as a real number, like the original.
+//! One deliberate difference from ns-2: Expected uses the data in transit
+//! when the ACK arrives (the paper's WindowSize, also what Linux uses), not
+//! the data outstanding after it, so the queue settles between alpha and
+//! beta segments rather than one above.
+
+use super::cc::*;
+use super::config::VegasParams;
+use crate::engine::time::to_secs;
+use crate::engine::Time;
+
+pub struct Vegas {
+    p: VegasParams,
+    /// cwnd and ssthresh in segments.
+    cwnd: f64,
+    ssthresh: f64,
+    started: bool,
+    base_rtt: f64,
+    /// Fine-grained RTT estimator (scaled as in the original: sa = 8 srtt,
+    /// sd = 4 mdev) and timeout, in seconds.
+    sa: f64,
+    sd: f64,
+    fine_timeout: f64,
+    /// Start of the current per-RTT measurement: first byte sent after it.
+    beg_seq: u64,
+    beg_time: Time,
+    sum_rtt: f64,
+    cnt_rtt: u32,
+    inc_flag: bool,
+    incr: f64,
+    /// New ACKs after a retransmission still to be checked for expiry.
+    worried: u32,
+    /// cwnd decided at the last loss, before inflation.
+    new_cwnd: f64,
+    inflating: bool,
+    /// When cwnd was last decreased for a loss (None: never).
+    cwnd_changed_at: Option<Time>,
+    recover: Option<u64>,
+    last_was_timeout: bool,
+}
+
+impl Vegas {
+    pub fn new(p: VegasParams) -> Self {
+        Vegas {
+            p,
+            cwnd: 0.0,
+            ssthresh: 0.0,
+            started: false,
+            base_rtt: f64::INFINITY,
+            sa: 0.0,
+            sd: 0.0,
+            fine_timeout: 1000.0,
+            beg_seq: 0,
+            beg_time: 0,
+            sum_rtt: 0.0,
+            cnt_rtt: 0,
+            inc_flag: true,
+            incr: 0.0,
+            worried: 0,
+            new_cwnd: 0.0,
+            inflating: false,
+            cwnd_changed_at: None,
+            recover: None,
+            last_was_timeout: false,
+        }
+    }
+
+    /// Take cwnd/ssthresh from the shared state the first time.
+    fn sync_in(&mut self, w: &CcState) {
+        if self.cwnd == 0.0 {
+            self.cwnd = w.cwnd as f64 / w.mss as f64;
+            self.ssthresh = (w.ssthresh as f64 / w.mss as f64).min(1e9);
+        }
+    }
+
+    fn sync_out(&self, w: &mut CcState) {
+        w.cwnd = (self.cwnd.max(1.0).floor() as u64) * w.mss;
+        w.ssthresh = (self.ssthresh.max(2.0) * w.mss as f64) as u64;
+    }
+
+    fn segs(bytes: u64, mss: u64) -> f64 {
+        (bytes / mss) as f64
+    }
+
+    pub fn base_rtt(&self) -> f64 {
+        self.base_rtt
+    }
+
+    pub fn fine_timeout(&self) -> f64 {
+        self.fine_timeout
+    }
+
+    fn head_expired(&self, a: &AckInfo) -> bool {
+        a.head_seg.is_some_and(|(t, _)| to_secs(a.now - t) >= self.fine_timeout)
+    }
+}
+
+impl CongestionControl for Vegas {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+
+    fn on_new_ack(&mut self, w: &mut CcState, a: &AckInfo) -> AckResponse {
+        self.sync_in(w);
+        let mss = w.mss;
+        let now = a.now;
+        if !self.started {
+            self.started = true;
+            if let Some((t, _)) = a.acked_seg {
+                let r = to_secs(now - t);
+                self.base_rtt = r;
+                self.sa = r * 8.0;
+                self.sd = r;
+                self.fine_timeout = (self.sa / 4.0 + self.sd) / 2.0;
+            }
+        }
+        if self.inflating {
+            self.inflating = false;
+            if self.cwnd > self.new_cwnd {
+                self.cwnd = self.new_cwnd;
+                self.ssthresh = 2.0; // Vegas uses ssthresh only in slow start
+            }
+        }
+        // Once per round trip: compare expected and actual rates.
+        if a.ack > self.beg_seq {
+            let rtt = if self.cnt_rtt > 0 { self.sum_rtt / self.cnt_rtt as f64 } else { to_secs(now - self.beg_time) };
+            self.sum_rtt = 0.0;
+            self.cnt_rtt = 0;
+            let rtt_len = Self::segs(a.snd_nxt.saturating_sub(self.beg_seq), mss);
+            if rtt > 0.0 {
+                if rtt < self.base_rtt || rtt_len <= 1.0 {
+                    self.base_rtt = rtt;
+                }
+                let actual = rtt_len / rtt;
+                // Expected rate from the data in transit when this ACK
+                // arrived (the paper's WindowSize). ns-2 takes the data
+                // outstanding after the ACK, one segment less, which makes
+                // it keep one more segment queued than alpha..beta.
+                let expect = Self::segs(a.flight, mss) / self.base_rtt;
+                let diff = ((expect - actual) * self.base_rtt + 0.5).floor();
+                if self.cwnd < self.ssthresh {
+                    self.inc_flag = !self.inc_flag;
+                    if !self.inc_flag {
+                        self.incr = 0.0;
+                    } else if diff > self.p.gamma {
+                        self.ssthresh = 2.0;
+                        self.cwnd = (self.cwnd - self.cwnd / 8.0).max(2.0);
+                        self.incr = 0.0;
+                    } else {
+                        self.incr = 1.0;
+                    }
+                } else if diff > self.p.beta {
+                    self.cwnd = (self.cwnd - 1.0).max(2.0);
+                    self.incr = 0.0;
+                } else if diff < self.p.alpha {
+                    self.incr = 1.0 / self.cwnd;
+                } else {
+                    self.incr = 0.0;
+                }
+            }
+            self.beg_seq = a.snd_nxt;
+            self.beg_time = now;
+        }
+        if self.incr == 1.0 && self.cwnd >= self.ssthresh {
+            self.incr = 0.0;
+        }
+        let in_flight = Self::segs(a.snd_nxt.saturating_sub(a.ack), mss);
+        if self.incr > 0.0 && self.cwnd - in_flight <= 2.0 {
+            self.cwnd += self.incr;
+        }
+        // Fine-grained RTT from a segment sent once.
+        if let Some((t, 1)) = a.acked_seg {
+            let r = to_secs(now - t);
+            self.sum_rtt += r;
+            self.cnt_rtt += 1;
+            if r > 0.0 {
+                self.base_rtt = self.base_rtt.min(r);
+                let mut n = r - self.sa / 8.0;
+                self.sa += n;
+                n = n.abs() - self.sd / 4.0;
+                self.sd += n;
+                self.fine_timeout = (self.sa / 4.0 + self.sd) / 2.0;
+                self.fine_timeout += self.fine_timeout / 16.0;
+            }
+        }
+        self.sync_out(w);
+        // The first two new ACKs after a retransmission: has the next
+        // segment expired as well?
+        if self.worried > 0 {
+            self.worried -= 1;
+            if self.head_expired(a) {
+                return AckResponse { retransmit_head: true, restart_timer: true };
+            }
+            self.worried = 0;
+        }
+        AckResponse::NORMAL
+    }
+
+    fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {
+        self.sync_in(w);
+        let expired = self.head_expired(a);
+        if expired || a.dupacks == w.dupthresh {
+            let (sent, transmits) = a.head_seg.unwrap_or((a.now, 1));
+            if self.recover.map_or(true, |r| a.ack > r) || !self.last_was_timeout {
+                self.last_was_timeout = false;
+                self.recover = Some(a.snd_max);
+                self.worried = 2u32.min(Self::segs(a.snd_nxt.saturating_sub(a.ack), w.mss) as u32);
+                if transmits > 1 {
+                    self.fine_timeout *= 2.0;
+                } else {
+                    self.fine_timeout += self.fine_timeout / 8.0;
+                }
+                if self.cwnd_changed_at.map_or(true, |c| c < sent) {
+                    let mut win = self.cwnd.floor() as i64;
+                    if win <= 3 {
+                        win = 2;
+                    } else if transmits > 1 {
+                        win >>= 1;
+                    } else {
+                        win -= win >> 2;
+                    }
+                    self.new_cwnd = win as f64;
+                    self.cwnd = self.new_cwnd + a.dupacks as f64;
+                    self.cwnd_changed_at = Some(a.now);
+                }
+                self.inflating = transmits == 1 || a.dupacks >= w.dupthresh;
+                self.sync_out(w);
+                return DupResponse::FastRetransmit;
+            }
+        } else if self.inflating {
+            self.cwnd += 1.0;
+            self.sync_out(w);
+        }
+        DupResponse::None
+    }
+
+    fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
+        self.sync_in(w);
+        self.last_was_timeout = true;
+        self.recover = Some(a.snd_max);
+        self.ssthresh = (w.halve(a.flight) / w.mss) as f64;
+        self.cwnd = 2.0;
+        self.new_cwnd = 0.0;
+        self.inflating = false;
+        self.worried = 0;
+        self.cwnd_changed_at = Some(a.now);
+        self.sync_out(w);
+    }
+
+    fn in_recovery(&self) -> bool {
+        self.inflating
+    }
+
+    fn allows_sack_recovery(&self) -> bool {
+        false
+    }
+}

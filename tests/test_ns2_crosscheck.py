@@ -18,7 +18,7 @@ import tcplab  # noqa: E402
 pytestmark = pytest.mark.skipif(not ns2.available(), reason="ns-2 not installed (apt-get install ns2)")
 
 
-@pytest.mark.parametrize("variant", ["tahoe", "reno", "newreno"])
+@pytest.mark.parametrize("variant", ["tahoe", "reno", "newreno", "sack", "vegas"])
 @pytest.mark.parametrize("loss,delack", [(0.0, False), (0.01, False), (0.01, True)])
 def test_dumbbell_matches_ns2(variant, loss, delack):
     ours, theirs = [], []

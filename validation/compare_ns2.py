@@ -60,7 +60,7 @@ def main() -> int:
         return 1
     print(f"{'variant':<8} {'loss':>6} {'delack':>6} {'tcplab kb/s':>12} {'ns-2 kb/s':>10} {'diff':>7} "
           f"{'rtx tcplab':>11} {'rtx ns-2':>9}")
-    for variant in ["tahoe", "reno", "newreno"]:
+    for variant in ["tahoe", "reno", "newreno", "sack", "vegas"]:
         for loss in [0.0, 0.001, 0.01, 0.05]:
             for delack in [False, True]:
                 c = compare(variant, loss, a.seeds, a.duration, delack)

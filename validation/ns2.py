@@ -4,8 +4,8 @@ and read back per-flow throughputs, for cross-checks and speed comparisons.
 Covered: nodes, duplex links (rate, delay, DropTail limit in packets),
 uniform packet loss per direction (ErrorModel inserted with
 `link-lossmodel`, i.e. after the propagation delay, as tcplab decides loss at
-the far end), Tahoe/Reno/NewReno flows (Agent/TCP, /Reno, /Newreno with
-TCPSink or TCPSink/DelAck), bulk FTP with start/stop. Anything else raises
+the far end), Tahoe/Reno/NewReno/SACK/Vegas flows (Agent/TCP, /Reno, /Newreno, /Sack1,
+/Vegas with TCPSink, TCPSink/Sack1 or their DelAck forms), bulk FTP with start/stop. Anything else raises
 NotImplementedError so a comparison never silently runs another scenario.
 """
 from __future__ import annotations
@@ -18,7 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno"}
+AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",
+          "sack": "Agent/TCP/Sack1", "vegas": "Agent/TCP/Vegas"}
 
 
 def available() -> bool:
@@ -93,14 +94,21 @@ def to_tcl(sc: dict) -> str:
         tcp = f.get("tcp") or {}
         if set(tcp) - {"delayed_ack"}:
             raise NotImplementedError(f"flow[{i}].tcp: {sorted(set(tcp) - {'delayed_ack'})}")
-        sink = "Agent/TCPSink/DelAck" if tcp.get("delayed_ack") else "Agent/TCPSink"
+        base = "Agent/TCPSink/Sack1" if f["transport"] == "sack" else "Agent/TCPSink"
+        sink = base + "/DelAck" if tcp.get("delayed_ack") else base
         name = f.get("name", f"flow{i}")
         names.append((name, _secs(app.get("start", 0)), _secs(app["stop"]) if app.get("stop") else dur))
         out += [
             f"set tcp({i}) [new {AGENTS[f['transport']]}]",
-            f"$tcp({i}) set packetSize_ {f.get('packet_size', 1000)}",
+            # ns-2's Vegas agent puts packetSize_ on the wire without adding
+            # the 40-byte TCP/IP header the other agents add: give it the
+            # same wire size (payload + 40) and count the payload below.
+            f"$tcp({i}) set packetSize_ {f.get('packet_size', 1000) + (40 if f['transport'] == 'vegas' else 0)}",
             f"$tcp({i}) set window_ {f.get('window', 20)}",
             f"$tcp({i}) set fid_ {i}",
+            *([f"$tcp({i}) set v_alpha_ {f['vegas'].get('alpha', 1)}",
+               f"$tcp({i}) set v_beta_ {f['vegas'].get('beta', 3)}",
+               f"$tcp({i}) set v_gamma_ {f['vegas'].get('gamma', 1)}"] if f.get("vegas") else []),
             f"$ns attach-agent $n({f['from']}) $tcp({i})",
             f"set sink({i}) [new {sink}]",
             f"$ns attach-agent $n({f['to']}) $sink({i})",
@@ -138,6 +146,7 @@ def run(sc: dict) -> dict:
         if parts[:1] == ["flow"]:
             i, ack, rtx, size = int(parts[1]), int(parts[2]), int(parts[3]), int(parts[4])
             f = sc["flow"][i]
+            size = f.get("packet_size", 1000)
             start = _secs(f["app"].get("start", 0))
             stop = _secs(f["app"]["stop"]) if f["app"].get("stop") else dur
             acked = (ack + 1) * size

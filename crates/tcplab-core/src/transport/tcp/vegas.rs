@@ -20,10 +20,12 @@
 //! * Timeout: ssthresh halved, cwnd = 2 segments.
 //!
 //! The window is kept in segments as a real number, like the original.
-//! One deliberate difference from ns-2: Expected uses the data in transit
-//! when the ACK arrives (the paper's WindowSize, also what Linux uses), not
-//! the data outstanding after it, so the queue settles between alpha and
-//! beta segments rather than one above.
+//! One deliberate difference from ns-2: both rates use the data in transit
+//! when the ACK arrives (the paper's WindowSize; Linux computes the same
+//! diff = W (1 - BaseRTT/RTT)). ns-2 takes the segments sent since the last
+//! measurement for Actual and the data outstanding after the ACK for
+//! Expected; with delayed ACKs the two disagree and the window can stall, and
+//! without them the queue settles one segment above alpha..beta.
 
 use super::cc::*;
 use super::config::VegasParams;
@@ -147,17 +149,17 @@ impl CongestionControl for Vegas {
             let rtt = if self.cnt_rtt > 0 { self.sum_rtt / self.cnt_rtt as f64 } else { to_secs(now - self.beg_time) };
             self.sum_rtt = 0.0;
             self.cnt_rtt = 0;
-            let rtt_len = Self::segs(a.snd_nxt.saturating_sub(self.beg_seq), mss);
+            // Data in transit when this ACK arrived: the paper's WindowSize.
+            let window = Self::segs(a.flight, mss);
             if rtt > 0.0 {
-                if rtt < self.base_rtt || rtt_len <= 1.0 {
+                if rtt < self.base_rtt || window <= 1.0 {
                     self.base_rtt = rtt;
                 }
-                let actual = rtt_len / rtt;
-                // Expected rate from the data in transit when this ACK
-                // arrived (the paper's WindowSize). ns-2 takes the data
-                // outstanding after the ACK, one segment less, which makes
-                // it keep one more segment queued than alpha..beta.
-                let expect = Self::segs(a.flight, mss) / self.base_rtt;
+                // Expected = WindowSize / BaseRTT, Actual = WindowSize / RTT
+                // (the window's worth of data took RTT to be acknowledged),
+                // Diff in segments = (Expected - Actual) x BaseRTT.
+                let expect = window / self.base_rtt;
+                let actual = window / rtt;
                 let diff = ((expect - actual) * self.base_rtt + 0.5).floor();
                 if self.cwnd < self.ssthresh {
                     self.inc_flag = !self.inc_flag;
@@ -185,8 +187,11 @@ impl CongestionControl for Vegas {
         if self.incr == 1.0 && self.cwnd >= self.ssthresh {
             self.incr = 0.0;
         }
-        let in_flight = Self::segs(a.snd_nxt.saturating_sub(a.ack), mss);
-        if self.incr > 0.0 && self.cwnd - in_flight <= 2.0 {
+        // Grow only while the window is in use: at most two segments of it
+        // idle when this ACK arrived. (ns-2 counts after the ACK, which with
+        // delayed ACKs leaves two segments idle at every ACK and freezes the
+        // window.)
+        if self.incr > 0.0 && self.cwnd - Self::segs(a.flight, mss) <= 2.0 {
             self.cwnd += self.incr;
         }
         // Fine-grained RTT from a segment sent once.
@@ -220,7 +225,11 @@ impl CongestionControl for Vegas {
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {
         self.sync_in(w);
         let expired = self.head_expired(a);
-        if expired || a.dupacks == w.dupthresh {
+        // After a fast retransmit the later duplicates count as beyond the
+        // threshold (ns-2 sets dupacks_ = numdupacks_): the third duplicate
+        // ACK must not trigger a second retransmission of the same segment.
+        let third = a.dupacks == w.dupthresh && !self.inflating;
+        if expired || third {
             let (sent, transmits) = a.head_seg.unwrap_or((a.now, 1));
             if self.recover.map_or(true, |r| a.ack > r) || !self.last_was_timeout {
                 self.last_was_timeout = false;

@@ -14,7 +14,13 @@ pub struct DirStats {
     pub bytes_sent: u64,
     pub packets_delivered: u64,
     pub drops_overflow: u64,
+    /// RED early and forced drops.
+    pub drops_red: u64,
+    /// Dual-threshold soft-limit drops.
+    pub drops_soft: u64,
     pub drops_corruption: u64,
+    /// Packets marked CE by RED instead of dropped.
+    pub ecn_marks: u64,
     /// Time the transmitter was busy.
     pub busy_ns: u64,
     pub max_queue: u64,
@@ -38,6 +44,8 @@ pub struct LinkDir {
     pub queue: Queue,
     pub error: ErrorModel,
     pub rng: Rng,
+    /// Randomness of the queue's drop policy (RED).
+    pub queue_rng: Rng,
     /// The transmitter is busy until this time (the packet being serialised
     /// is already on its way to the far end as an `Arrive` event).
     pub busy_until: Time,

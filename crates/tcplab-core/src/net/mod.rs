@@ -7,4 +7,4 @@ pub mod routing;
 
 pub use error::{ErrorModel, PacketClass};
 pub use link::{DirStats, LinkDir};
-pub use queue::{DropCause, Queue, QueuePolicy};
+pub use queue::{DropCause, Queue, QueuePolicy, RedParams, Verdict};

@@ -1,57 +1,210 @@
 //! Queues in front of a link direction's transmitter. The packet being
 //! transmitted is held by the link, not here, so it never counts against the
 //! limit (the Seawind / ns-2 convention).
+//!
+//! * DropTail: a limit in packets and/or bytes.
+//! * RED (Floyd & Jacobson 1993, as ns-2's Queue/RED): an EWMA of the queue
+//!   length, early drops (or ECN marks of ECN-capable packets) with
+//!   probability rising linearly from 0 at min_th to max_p at max_th, spaced
+//!   out by the count since the last drop; gentle mode rising to 1 at
+//!   2 max_th; idle-time correction; packet or byte mode.
+//! * Dual threshold: above a soft limit drop one arrival, then another only
+//!   after a hold time if the queue has not shrunk; drop every arrival at the
+//!   hard limit.
 
+use crate::engine::{Rng, Time};
 use crate::packet::PktId;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropCause {
+    /// The queue's hard limit.
     Overflow,
+    /// A RED early or forced drop.
+    Red,
+    /// The dual-threshold policy's soft limit.
+    Soft,
+}
+
+/// What happened to an offered packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Enqueued,
+    /// Enqueued with its ECN field set to CE instead of being dropped.
+    Marked,
+    Dropped(DropCause),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedParams {
+    /// Thresholds in packets (or bytes in byte mode).
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    /// EWMA weight w_q.
+    pub weight: f64,
+    pub gentle: bool,
+    /// Count the queue and scale probabilities in bytes.
+    pub byte_mode: bool,
+    /// Mark ECN-capable packets instead of dropping them early.
+    pub ecn: bool,
+    /// Hard limit in packets.
+    pub limit: u32,
+    /// Typical packet size for idle-time correction and byte mode.
+    pub mean_pktsize: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueuePolicy {
     /// Drop arrivals when the limit would be exceeded; `None` = no limit.
     DropTail { limit_packets: Option<u32>, limit_bytes: Option<u64> },
+    Red(RedParams),
+    DualThreshold { soft: u32, hard: u32, hold: Time },
+}
+
+#[derive(Clone, Debug, Default)]
+struct RedState {
+    avg: f64,
+    /// Packets since the last early drop or mark (-1: none since the
+    /// average went above min_th).
+    count: i64,
+    idle_since: Option<Time>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct DualState {
+    last_drop: Option<Time>,
+    len_at_drop: usize,
 }
 
 pub struct Queue {
     pub policy: QueuePolicy,
     buf: VecDeque<(PktId, u32)>,
     bytes: u64,
+    red: RedState,
+    dual: DualState,
+    /// Link rate, for RED's idle-time correction.
+    rate_bps: u64,
 }
 
 impl Queue {
-    pub fn new(policy: QueuePolicy) -> Self {
-        Queue { policy, buf: VecDeque::new(), bytes: 0 }
+    pub fn new(policy: QueuePolicy, rate_bps: u64) -> Self {
+        Queue {
+            policy,
+            buf: VecDeque::new(),
+            bytes: 0,
+            red: RedState { count: -1, idle_since: Some(0), ..Default::default() },
+            dual: DualState::default(),
+            rate_bps,
+        }
     }
 
-    /// Offer a packet of `size` bytes. On refusal the caller drops it.
-    pub fn enqueue(&mut self, id: PktId, size: u32) -> Result<(), DropCause> {
-        match self.policy {
+    /// Offer a packet of `size` bytes at `now`; `ect` says whether it is
+    /// ECN-capable. On `Dropped` the caller discards it; on `Marked` the
+    /// caller sets CE.
+    pub fn enqueue(&mut self, now: Time, id: PktId, size: u32, ect: bool, rng: &mut Rng) -> Verdict {
+        let verdict = match &self.policy {
             QueuePolicy::DropTail { limit_packets, limit_bytes } => {
-                if let Some(l) = limit_packets {
-                    if self.buf.len() as u64 >= l as u64 {
-                        return Err(DropCause::Overflow);
-                    }
-                }
-                if let Some(l) = limit_bytes {
-                    if self.bytes + size as u64 > l {
-                        return Err(DropCause::Overflow);
-                    }
+                if limit_packets.is_some_and(|l| self.buf.len() as u64 >= l as u64)
+                    || limit_bytes.is_some_and(|l| self.bytes + size as u64 > l)
+                {
+                    Verdict::Dropped(DropCause::Overflow)
+                } else {
+                    Verdict::Enqueued
                 }
             }
+            QueuePolicy::Red(p) => {
+                let p = p.clone();
+                self.red_verdict(&p, now, size, ect, rng)
+            }
+            QueuePolicy::DualThreshold { soft, hard, hold } => {
+                let len = self.buf.len();
+                if len >= *hard as usize {
+                    Verdict::Dropped(DropCause::Overflow)
+                } else if len >= *soft as usize {
+                    let due = match self.dual.last_drop {
+                        None => true,
+                        Some(t) => now >= t + hold && len >= self.dual.len_at_drop,
+                    };
+                    if due {
+                        self.dual.last_drop = Some(now);
+                        self.dual.len_at_drop = len;
+                        Verdict::Dropped(DropCause::Soft)
+                    } else {
+                        Verdict::Enqueued
+                    }
+                } else {
+                    Verdict::Enqueued
+                }
+            }
+        };
+        if !matches!(verdict, Verdict::Dropped(_)) {
+            self.buf.push_back((id, size));
+            self.bytes += size as u64;
+            self.red.idle_since = None;
         }
-        self.buf.push_back((id, size));
-        self.bytes += size as u64;
-        Ok(())
+        verdict
     }
 
-    pub fn dequeue(&mut self) -> Option<PktId> {
+    /// RED's average after an arrival at `now` (before the packet joins).
+    fn red_average(&mut self, p: &RedParams, now: Time) -> f64 {
+        let q = if p.byte_mode { self.bytes as f64 } else { self.buf.len() as f64 };
+        match self.red.idle_since {
+            Some(t0) if self.buf.is_empty() => {
+                // Idle-time correction: the average decays as if m small
+                // packets had arrived to an empty queue during the idle time.
+                let per_sec = self.rate_bps as f64 / (8.0 * p.mean_pktsize as f64);
+                let m = (now - t0) as f64 / 1e9 * per_sec;
+                self.red.avg *= (1.0 - p.weight).powf(m);
+                self.red.avg = (1.0 - p.weight) * self.red.avg + p.weight * q;
+            }
+            _ => self.red.avg = (1.0 - p.weight) * self.red.avg + p.weight * q,
+        }
+        self.red.avg
+    }
+
+    fn red_verdict(&mut self, p: &RedParams, now: Time, size: u32, ect: bool, rng: &mut Rng) -> Verdict {
+        let avg = self.red_average(p, now);
+        if self.buf.len() >= p.limit as usize {
+            return Verdict::Dropped(DropCause::Overflow);
+        }
+        let top = if p.gentle { 2.0 * p.max_th } else { p.max_th };
+        if avg < p.min_th {
+            self.red.count = -1;
+            return Verdict::Enqueued;
+        }
+        if avg >= top {
+            self.red.count = 0;
+            return Verdict::Dropped(DropCause::Red);
+        }
+        self.red.count += 1;
+        let pb = red_probability(p, avg, size);
+        let c = self.red.count as f64;
+        let pa = if c * pb >= 1.0 { 1.0 } else { pb / (1.0 - c * pb) };
+        if rng.chance(pa) {
+            self.red.count = 0;
+            if p.ecn && ect && avg < p.max_th {
+                Verdict::Marked
+            } else {
+                Verdict::Dropped(DropCause::Red)
+            }
+        } else {
+            Verdict::Enqueued
+        }
+    }
+
+    pub fn dequeue(&mut self, now: Time) -> Option<PktId> {
         let (id, size) = self.buf.pop_front()?;
         self.bytes -= size as u64;
+        if self.buf.is_empty() {
+            self.red.idle_since = Some(now);
+        }
         Some(id)
+    }
+
+    /// RED's current average queue (0 for other policies).
+    pub fn red_avg(&self) -> f64 {
+        self.red.avg
     }
 
     pub fn len(&self) -> usize {
@@ -67,36 +220,201 @@ impl Queue {
     }
 }
 
+/// RED's base drop probability p_b at average `avg` for a packet of `size`.
+pub fn red_probability(p: &RedParams, avg: f64, size: u32) -> f64 {
+    let pb = if avg < p.min_th {
+        0.0
+    } else if avg < p.max_th {
+        p.max_p * (avg - p.min_th) / (p.max_th - p.min_th)
+    } else if p.gentle && avg < 2.0 * p.max_th {
+        p.max_p + (1.0 - p.max_p) * (avg - p.max_th) / p.max_th
+    } else {
+        1.0
+    };
+    if p.byte_mode {
+        (pb * size as f64 / p.mean_pktsize as f64).min(1.0)
+    } else {
+        pb
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::stream_rng;
+    use crate::engine::time::{MS, SEC};
+
+    fn droptail(limit_packets: Option<u32>, limit_bytes: Option<u64>) -> Queue {
+        Queue::new(QueuePolicy::DropTail { limit_packets, limit_bytes }, 1_000_000)
+    }
+
+    fn offer(q: &mut Queue, id: u32, size: u32) -> Verdict {
+        q.enqueue(0, PktId(id), size, false, &mut stream_rng(0, "q"))
+    }
 
     #[test]
     fn droptail_packet_limit() {
-        let mut q = Queue::new(QueuePolicy::DropTail { limit_packets: Some(2), limit_bytes: None });
-        assert!(q.enqueue(PktId(0), 100).is_ok());
-        assert!(q.enqueue(PktId(1), 100).is_ok());
-        assert_eq!(q.enqueue(PktId(2), 100), Err(DropCause::Overflow));
-        assert_eq!(q.dequeue(), Some(PktId(0)));
-        assert!(q.enqueue(PktId(3), 100).is_ok());
+        let mut q = droptail(Some(2), None);
+        assert_eq!(offer(&mut q, 0, 100), Verdict::Enqueued);
+        assert_eq!(offer(&mut q, 1, 100), Verdict::Enqueued);
+        assert_eq!(offer(&mut q, 2, 100), Verdict::Dropped(DropCause::Overflow));
+        assert_eq!(q.dequeue(0), Some(PktId(0)));
+        assert_eq!(offer(&mut q, 3, 100), Verdict::Enqueued);
         assert_eq!(q.len(), 2);
         assert_eq!(q.bytes(), 200);
     }
 
     #[test]
     fn droptail_byte_limit() {
-        let mut q = Queue::new(QueuePolicy::DropTail { limit_packets: None, limit_bytes: Some(250) });
-        assert!(q.enqueue(PktId(0), 100).is_ok());
-        assert!(q.enqueue(PktId(1), 100).is_ok());
-        assert!(q.enqueue(PktId(2), 100).is_err());
-        assert!(q.enqueue(PktId(3), 50).is_ok());
+        let mut q = droptail(None, Some(250));
+        assert_eq!(offer(&mut q, 0, 100), Verdict::Enqueued);
+        assert_eq!(offer(&mut q, 1, 100), Verdict::Enqueued);
+        assert!(matches!(offer(&mut q, 2, 100), Verdict::Dropped(_)));
+        assert_eq!(offer(&mut q, 3, 50), Verdict::Enqueued);
     }
 
     #[test]
     fn unlimited_never_drops() {
-        let mut q = Queue::new(QueuePolicy::DropTail { limit_packets: None, limit_bytes: None });
+        let mut q = droptail(None, None);
         for i in 0..10_000 {
-            assert!(q.enqueue(PktId(i), 1500).is_ok());
+            assert_eq!(offer(&mut q, i, 1500), Verdict::Enqueued);
         }
+    }
+
+    fn red(gentle: bool, ecn: bool) -> RedParams {
+        RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            weight: 0.002,
+            gentle,
+            byte_mode: false,
+            ecn,
+            limit: 1000,
+            mean_pktsize: 1000,
+        }
+    }
+
+    /// The average follows avg <- (1 - w) avg + w q at each arrival.
+    #[test]
+    fn red_average_is_the_ewma() {
+        let p = red(true, false);
+        let mut q = Queue::new(QueuePolicy::Red(p.clone()), 10_000_000);
+        let mut rng = stream_rng(1, "red");
+        let mut expect = 0.0;
+        for i in 0..200u32 {
+            let len = q.len() as f64;
+            q.enqueue(MS * i as u64, PktId(i), 1000, false, &mut rng);
+            expect = (1.0 - p.weight) * expect + p.weight * len;
+            assert!((q.red_avg() - expect).abs() < 1e-9, "arrival {i}");
+        }
+    }
+
+    /// While idle the average decays as if small packets had arrived at the
+    /// line rate to an empty queue.
+    #[test]
+    fn red_idle_time_correction() {
+        let p = red(true, false);
+        let mut q = Queue::new(QueuePolicy::Red(p.clone()), 8_000_000); // 1000 packets/s
+        let mut rng = stream_rng(1, "red");
+        for i in 0..500 {
+            q.enqueue(0, PktId(i), 1000, false, &mut rng);
+        }
+        let before = q.red_avg();
+        while q.dequeue(0).is_some() {}
+        q.enqueue(SEC, PktId(9999), 1000, false, &mut rng);
+        let expect = before * (1.0 - p.weight).powf(1000.0) * (1.0 - p.weight);
+        assert!((q.red_avg() - expect).abs() < 1e-9, "{} vs {expect}", q.red_avg());
+    }
+
+    #[test]
+    fn red_probability_formula() {
+        let p = red(false, false);
+        assert_eq!(red_probability(&p, 4.0, 1000), 0.0);
+        assert!((red_probability(&p, 10.0, 1000) - 0.05).abs() < 1e-12);
+        assert_eq!(red_probability(&p, 15.0, 1000), 1.0);
+        let g = red(true, false);
+        assert!((red_probability(&g, 15.0, 1000) - 0.1).abs() < 1e-12);
+        assert!((red_probability(&g, 22.5, 1000) - 0.55).abs() < 1e-12);
+        assert_eq!(red_probability(&g, 30.0, 1000), 1.0);
+        let mut b = red(false, false);
+        b.byte_mode = true;
+        assert!((red_probability(&b, 10.0, 500) - 0.025).abs() < 1e-12);
+    }
+
+    /// Held at a fixed average between the thresholds, the drops are spaced
+    /// as p_a = p_b / (1 - count p_b) makes them: the measured drop rate is
+    /// 1 / E[packets between drops], computed from that law.
+    #[test]
+    fn red_drop_rate_at_a_fixed_average() {
+        let p = red(false, false);
+        let mut q = Queue::new(QueuePolicy::Red(RedParams { weight: 1e-12, ..p.clone() }), 1_000_000);
+        q.red.avg = 10.0;
+        q.red.idle_since = None;
+        let mut rng = stream_rng(5, "red");
+        let n = 200_000;
+        let mut drops = 0;
+        for i in 0..n {
+            if matches!(q.enqueue(0, PktId(i), 1000, false, &mut rng), Verdict::Dropped(_)) {
+                drops += 1;
+            } else {
+                q.dequeue(0);
+            }
+        }
+        let pb: f64 = 0.05;
+        // E[X] = sum over n >= 1 of P(X >= n), P(X > n) = prod (1 - p_a(k)).
+        let (mut mean, mut survive) = (0.0, 1.0);
+        for k in 1..1000 {
+            mean += survive;
+            let c = k as f64;
+            let pa = if c * pb >= 1.0 { 1.0 } else { pb / (1.0 - c * pb) };
+            survive *= 1.0 - pa;
+        }
+        let expect = 1.0 / mean;
+        let got = drops as f64 / n as f64;
+        assert!((got - expect).abs() < 0.003, "{got} vs {expect}");
+    }
+
+    #[test]
+    fn red_marks_ect_packets_instead_of_dropping() {
+        let p = red(false, true);
+        let mut q = Queue::new(QueuePolicy::Red(RedParams { weight: 1e-12, ..p }), 1_000_000);
+        q.red.avg = 12.0;
+        q.red.idle_since = None;
+        let mut rng = stream_rng(5, "red");
+        let (mut marks, mut drops) = (0, 0);
+        for i in 0..10_000 {
+            match q.enqueue(0, PktId(i), 1000, true, &mut rng) {
+                Verdict::Marked => marks += 1,
+                Verdict::Dropped(_) => drops += 1,
+                Verdict::Enqueued => {}
+            }
+            q.dequeue(0);
+        }
+        assert!(marks > 500 && drops == 0, "marks {marks} drops {drops}");
+    }
+
+    #[test]
+    fn dual_threshold_drops_once_then_waits() {
+        let mut q = Queue::new(QueuePolicy::DualThreshold { soft: 3, hard: 6, hold: SEC }, 1_000_000);
+        let mut rng = stream_rng(1, "d");
+        let mut at = |q: &mut Queue, t: Time, i: u32| q.enqueue(t, PktId(i), 100, false, &mut rng);
+        for i in 0..3 {
+            assert_eq!(at(&mut q, 0, i), Verdict::Enqueued);
+        }
+        assert_eq!(at(&mut q, 0, 3), Verdict::Dropped(DropCause::Soft), "first arrival above the soft limit");
+        assert_eq!(at(&mut q, MS, 4), Verdict::Enqueued, "hold time: accept");
+        assert_eq!(at(&mut q, MS, 5), Verdict::Enqueued);
+        assert_eq!(at(&mut q, MS, 6), Verdict::Enqueued);
+        assert_eq!(at(&mut q, MS, 7), Verdict::Dropped(DropCause::Overflow), "hard limit");
+        // After the hold time, the queue (5) has not shrunk below its length
+        // at the last drop (3): drop one more.
+        q.dequeue(2 * SEC);
+        assert_eq!(at(&mut q, 2 * SEC, 8), Verdict::Dropped(DropCause::Soft));
+        // Shrunk below the length at the last drop (5): no soft drop.
+        for _ in 0..2 {
+            q.dequeue(2 * SEC);
+        }
+        assert_eq!(at(&mut q, 4 * SEC, 9), Verdict::Enqueued);
     }
 }

@@ -7,7 +7,7 @@ use super::ScenarioError;
 use crate::engine::{stream_rng, EventQueue, Time};
 use crate::net::error::ErrorKind;
 use crate::net::routing::shortest_paths;
-use crate::net::{DirStats, ErrorModel, LinkDir, PacketClass, Queue, QueuePolicy};
+use crate::net::{DirStats, ErrorModel, LinkDir, PacketClass, Queue, QueuePolicy, RedParams};
 use crate::packet::{NodeId, PacketPool};
 use crate::sim::{Endpoint, Flow, World};
 use crate::transport::app::App;
@@ -45,6 +45,26 @@ fn lookup(names: &HashMap<&str, NodeId>, key: String, name: &str) -> R<NodeId> {
 }
 
 fn validate_queue(key: String, q: &QueueCfg) -> R<()> {
+    if let QueueCfg::Red { min_th, max_th, max_p, weight, limit, mean_pktsize, .. } = q {
+        if !(*min_th >= 0.0 && min_th < max_th) {
+            return err(format!("{key}.min_th"), format!("must be >= 0 and below max_th ({max_th}), got {min_th}"));
+        }
+        check_prob(format!("{key}.max_p"), *max_p)?;
+        if !(*weight > 0.0 && *weight <= 1.0) {
+            return err(format!("{key}.weight"), format!("must be in (0, 1], got {weight}"));
+        }
+        if *limit == 0 {
+            return err(format!("{key}.limit"), "must be at least 1 packet");
+        }
+        if *mean_pktsize == 0 {
+            return err(format!("{key}.mean_pktsize"), "must be at least 1 byte");
+        }
+    }
+    if let QueueCfg::DualThreshold { soft, hard, .. } = q {
+        if *soft == 0 || soft > hard {
+            return err(format!("{key}.soft"), format!("must be 1..hard ({hard}), got {soft}"));
+        }
+    }
     if let QueueCfg::Droptail { limit, limit_bytes } = q {
         if *limit == Some(0) {
             return err(format!("{key}.limit"), "must be at least 1 packet (use kind = \"unlimited\" for no limit)");
@@ -195,6 +215,9 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                 return err(format!("{k}.vegas.alpha"), "must not exceed beta");
             }
         }
+        if f.transport == TransportName::Udp && (f.ecn || f.eln) {
+            return err(format!("{k}.{}", if f.ecn { "ecn" } else { "eln" }), "ECN and ELN are TCP options");
+        }
         if let Some(t) = &f.tcp {
             if f.transport == TransportName::Udp {
                 return err(format!("{k}.tcp"), "TCP options on a UDP flow");
@@ -267,6 +290,22 @@ fn queue_policy(q: Option<&QueueCfg>) -> QueuePolicy {
         }
         Some(QueueCfg::Droptail { limit, limit_bytes }) => {
             QueuePolicy::DropTail { limit_packets: *limit, limit_bytes: *limit_bytes }
+        }
+        Some(QueueCfg::Red { min_th, max_th, max_p, weight, gentle, byte_mode, ecn, limit, mean_pktsize }) => {
+            QueuePolicy::Red(RedParams {
+                min_th: *min_th,
+                max_th: *max_th,
+                max_p: *max_p,
+                weight: *weight,
+                gentle: *gentle,
+                byte_mode: *byte_mode,
+                ecn: *ecn,
+                limit: *limit,
+                mean_pktsize: *mean_pktsize,
+            })
+        }
+        Some(QueueCfg::DualThreshold { soft, hard, hold }) => {
+            QueuePolicy::DualThreshold { soft: *soft, hard: *hard, hold: hold.0 }
         }
     }
 }
@@ -352,6 +391,8 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = f.vegas {
         c.vegas = VegasParams { alpha: v.alpha, beta: v.beta, gamma: v.gamma };
     }
+    c.ecn = f.ecn;
+    c.eln = f.eln;
     if let Some(t) = o.newreno_timer {
         c.slow_but_steady = t == NewRenoTimer::SlowButSteady;
     }
@@ -404,17 +445,19 @@ pub fn build(cfg: &ScenarioCfg) -> World {
                 None => ErrorModel::default(),
             };
             let dname = if fwd { "forward" } else { "reverse" };
+            let rate_bps = (over.rate.unwrap_or(l.rate).0.round() as u64).max(1);
             dirs.push(LinkDir {
                 link: i as u32,
                 forward: fwd,
                 from,
                 to,
-                rate_bps: (over.rate.unwrap_or(l.rate).0.round() as u64).max(1),
+                rate_bps,
                 delay: over.delay.unwrap_or(l.delay).0,
                 framing: l.framing.bytes(),
-                queue: Queue::new(queue_policy(over.queue.as_ref().or(l.queue.as_ref()))),
+                queue: Queue::new(queue_policy(over.queue.as_ref().or(l.queue.as_ref())), rate_bps),
                 error,
                 rng: stream_rng(seed, &format!("link{i}.{dname}.error")),
+                queue_rng: stream_rng(seed, &format!("link{i}.{dname}.queue")),
                 busy_until: 0,
                 tx_event: false,
                 stats: DirStats::default(),
@@ -459,6 +502,8 @@ pub fn build(cfg: &ScenarioCfg) -> World {
             app: app_of(f, payload),
             ep,
             stopped: false,
+            eln: f.eln,
+            eln_holes: Vec::new(),
         });
     }
     World {

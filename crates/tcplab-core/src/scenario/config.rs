@@ -114,6 +114,56 @@ pub enum QueueCfg {
     Droptail { limit: Option<u32>, limit_bytes: Option<u64> },
     /// No limit at all.
     Unlimited {},
+    /// RED (Floyd & Jacobson 1993); thresholds in packets, or bytes with
+    /// `byte_mode`. Other defaults as ns-2.35 (max_p 0.1, gentle, limit 50,
+    /// mean_pktsize 500) except weight 0.002 (the RED paper's; ns-2
+    /// derives it from the link rate).
+    Red {
+        min_th: f64,
+        max_th: f64,
+        #[serde(default = "red_max_p")]
+        max_p: f64,
+        #[serde(default = "red_weight")]
+        weight: f64,
+        #[serde(default = "yes")]
+        gentle: bool,
+        #[serde(default)]
+        byte_mode: bool,
+        /// Mark ECN-capable packets (CE) instead of dropping them early.
+        #[serde(default)]
+        ecn: bool,
+        #[serde(default = "red_limit")]
+        limit: u32,
+        #[serde(default = "red_mean_pktsize")]
+        mean_pktsize: u32,
+    },
+    /// Drop one arrival above `soft` packets, then one more only after
+    /// `hold` if the queue has not shrunk; drop all arrivals at `hard`.
+    DualThreshold {
+        soft: u32,
+        hard: u32,
+        #[serde(default = "dual_hold")]
+        hold: Dur,
+    },
+}
+
+fn red_max_p() -> f64 {
+    0.1
+}
+fn red_weight() -> f64 {
+    0.002
+}
+fn yes() -> bool {
+    true
+}
+fn red_limit() -> u32 {
+    50
+}
+fn red_mean_pktsize() -> u32 {
+    500
+}
+fn dual_hold() -> Dur {
+    Dur(crate::engine::time::SEC)
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -259,6 +309,12 @@ pub struct FlowCfg {
     /// Vegas thresholds in segments (transport = "vegas" only).
     #[serde(default)]
     pub vegas: Option<VegasCfg>,
+    /// ECN (RFC 3168) on this TCP flow: "E-NewReno", "E-Vegas" ...
+    #[serde(default)]
+    pub ecn: bool,
+    /// Explicit Loss Notification on this TCP flow.
+    #[serde(default)]
+    pub eln: bool,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]

@@ -7,9 +7,9 @@ mod report;
 use crate::engine::time::to_secs;
 use crate::engine::{EventQueue, Time};
 use crate::net::routing::RoutingTable;
-use crate::net::LinkDir;
+use crate::net::{DropCause, LinkDir, Verdict};
 use crate::output::RunResult;
-use crate::packet::{flags, FlowId, IpHeader, NodeId, Packet, PacketPool, PktId, TcpHeader, Transport, UdpHeader};
+use crate::packet::{flags, Ecn, FlowId, IpHeader, NodeId, Packet, PacketPool, PktId, TcpHeader, Transport, UdpHeader};
 use crate::transport::app::App;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::udp::UdpFlow;
@@ -42,6 +42,11 @@ pub struct Flow {
     pub app: App,
     pub ep: Endpoint,
     pub stopped: bool,
+    /// Explicit Loss Notification: corruption losses of this flow's data are
+    /// noted where they happen and flagged on the ACKs that report them.
+    pub eln: bool,
+    /// ELN notes: (node that sent the packet onto the lossy hop, hole).
+    pub eln_holes: Vec<(NodeId, u64, u64)>,
 }
 
 /// What happened to a segment, for time-sequence traces.
@@ -123,7 +128,11 @@ impl World {
     /// Hand a packet to node `n`: deliver it if addressed there, else
     /// forward it on the route towards its destination.
     fn at_node(&mut self, now: Time, n: NodeId, id: PktId) {
-        let dst = self.pool.get(id).ip.dst;
+        let p = self.pool.get(id);
+        let dst = p.ip.dst;
+        if p.payload == 0 && self.flows[p.flow as usize].eln {
+            self.eln_mark(n, id);
+        }
         if dst == n {
             let p = self.pool.take(id);
             self.deliver(now, n, p);
@@ -142,6 +151,26 @@ impl World {
     /// once; otherwise the packet waits in the queue and one `TxDone` event
     /// (at the end of the current transmission) pulls the next packet. Links
     /// that never queue therefore cost one event per packet, not two.
+    /// ELN at a node that saw corruption losses on its outgoing hop: an ACK
+    /// passing back through it whose cumulative ACK is the start of such a
+    /// hole reports that hole, and gets the ELN bit (Balakrishnan & Katz
+    /// 1998). Holes the ACK covers are forgotten.
+    fn eln_mark(&mut self, n: NodeId, id: PktId) {
+        let p = self.pool.get_mut(id);
+        let Transport::Tcp(h) = &mut p.l4 else { return };
+        let holes = &mut self.flows[p.flow as usize].eln_holes;
+        if holes.is_empty() {
+            return;
+        }
+        // Each node keeps its own notes: only this node's are pruned here
+        // (an ACK leaving the receiver must not erase what the base station
+        // still has to flag on the duplicates behind it).
+        holes.retain(|&(node, _, end)| node != n || end > h.ack);
+        if holes.iter().any(|&(node, start, _)| node == n && start == h.ack) {
+            h.eln = true;
+        }
+    }
+
     fn enqueue(&mut self, now: Time, d: u32, id: PktId) {
         let dir = &mut self.dirs[d as usize];
         // An idle transmitter with an empty queue starts at once. (With
@@ -151,13 +180,25 @@ impl World {
             self.start_tx(now, d, id);
             return;
         }
-        let size = self.pool.get(id).size;
+        let p = self.pool.get(id);
+        let (size, ect) = (p.size, matches!(p.ip.ecn, Ecn::Ect0 | Ecn::Ect1));
         dir.note_queue(now);
-        if dir.queue.enqueue(id, size).is_err() {
-            dir.stats.drops_overflow += 1;
-            let p = self.pool.take(id);
-            self.trace_drop(now, &p);
-            return;
+        match dir.queue.enqueue(now, id, size, ect, &mut dir.queue_rng) {
+            Verdict::Enqueued => {}
+            Verdict::Marked => {
+                dir.stats.ecn_marks += 1;
+                self.pool.get_mut(id).ip.ecn = Ecn::Ce;
+            }
+            Verdict::Dropped(cause) => {
+                match cause {
+                    DropCause::Overflow => dir.stats.drops_overflow += 1,
+                    DropCause::Red => dir.stats.drops_red += 1,
+                    DropCause::Soft => dir.stats.drops_soft += 1,
+                }
+                let p = self.pool.take(id);
+                self.trace_drop(now, &p);
+                return;
+            }
         }
         if !dir.tx_event {
             dir.tx_event = true;
@@ -183,7 +224,7 @@ impl World {
         let dir = &mut self.dirs[d as usize];
         dir.tx_event = false;
         dir.note_queue(now);
-        if let Some(next) = dir.queue.dequeue() {
+        if let Some(next) = dir.queue.dequeue(now) {
             self.start_tx(now, d, next);
             let dir = &mut self.dirs[d as usize];
             if !dir.queue.is_empty() {
@@ -199,7 +240,11 @@ impl World {
         let wire = p.size + dir.framing;
         if !dir.error.is_none() && dir.error.corrupts(now, wire, p.payload, &mut dir.rng) {
             dir.stats.drops_corruption += 1;
+            let from = dir.from;
             let p = self.pool.take(id);
+            if let (true, Transport::Tcp(h)) = (p.payload > 0 && self.flows[p.flow as usize].eln, p.l4) {
+                self.flows[p.flow as usize].eln_holes.push((from, h.seq, h.seq + p.payload as u64));
+            }
             self.trace_drop(now, &p);
             return;
         }
@@ -215,6 +260,7 @@ impl World {
         let f = &mut self.flows[fid as usize];
         match (&mut f.ep, p.l4) {
             (Endpoint::Tcp { rx, .. }, Transport::Tcp(h)) if node == f.dst => {
+                rx.note_ecn(p.ip.ecn == Ecn::Ce, h.flags & flags::CWR != 0);
                 if rx.on_segment(now, h.seq, p.payload, h.ts.map(|t| t.0)) {
                     self.send_ack(now, fid);
                 } else {
@@ -267,7 +313,7 @@ impl World {
             };
             let h = TcpHeader {
                 seq: seg.seq,
-                flags: flags::ACK | flags::PSH,
+                flags: flags::ACK | flags::PSH | if seg.cwr { flags::CWR } else { 0 },
                 window,
                 ts: ts.then(|| (TcpSender::ts_clock(now), 0)),
                 ..Default::default()
@@ -276,6 +322,9 @@ impl World {
             let kind = if seg.retransmit { TraceKind::Retransmit } else { TraceKind::Send };
             self.trace_push(now, fid, kind, seg.seq, seg.len);
             let id = self.new_packet(now, fid, true, Transport::Tcp(h), seg.len, hl);
+            if seg.ect {
+                self.pool.get_mut(id).ip.ecn = Ecn::Ect0;
+            }
             let src = self.flows[fid as usize].src;
             self.at_node(now, src, id);
         }
@@ -288,7 +337,7 @@ impl World {
                 let a = rx.make_ack();
                 TcpHeader {
                     ack: a.ack,
-                    flags: flags::ACK,
+                    flags: flags::ACK | if a.ece { flags::ECE } else { 0 },
                     window: rx.window,
                     sack: a.sack,
                     nsack: a.nsack,

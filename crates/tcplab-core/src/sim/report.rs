@@ -24,6 +24,7 @@ pub struct Samples {
     q_dir: Vec<String>,
     q_pkts: Vec<i64>,
     q_bytes: Vec<i64>,
+    q_avg: Vec<f64>,
 }
 
 fn dir_name(forward: bool) -> String {
@@ -53,6 +54,7 @@ pub fn sample(w: &mut World, now: Time) {
         s.q_dir.push(dir_name(d.forward));
         s.q_pkts.push(d.queue.len() as i64);
         s.q_bytes.push(d.queue.bytes() as i64);
+        s.q_avg.push(d.queue.red_avg());
     }
 }
 
@@ -74,6 +76,7 @@ fn series_tables(s: Samples) -> (Table, Table) {
     q.push("direction", Column::Str(s.q_dir));
     q.push("queue_packets", Column::I64(s.q_pkts));
     q.push("queue_bytes", Column::I64(s.q_bytes));
+    q.push("red_avg", Column::F64(s.q_avg));
     (f, q)
 }
 
@@ -101,6 +104,8 @@ struct FlowCols {
     rtx: Vec<i64>,
     to: Vec<i64>,
     fr: Vec<i64>,
+    ecn: Vec<i64>,
+    eln: Vec<i64>,
     completion: Vec<Option<f64>>,
     aborted: Vec<bool>,
     cwnd: Vec<Option<f64>>,
@@ -135,6 +140,8 @@ fn flows_table(w: &World) -> Table {
                 c.rtx.push(tx.stats.retransmits as i64);
                 c.to.push(tx.stats.timeouts as i64);
                 c.fr.push(tx.stats.fast_retransmits as i64);
+                c.ecn.push(tx.stats.ecn_reductions as i64);
+                c.eln.push(tx.stats.eln_retransmits as i64);
                 c.completion.push(done.map(|t| to_secs(t - start)));
                 c.aborted.push(tx.aborted);
                 c.cwnd.push(Some(tx.w.cwnd as f64));
@@ -150,6 +157,8 @@ fn flows_table(w: &World) -> Table {
                 c.rtx.push(0);
                 c.to.push(0);
                 c.fr.push(0);
+                c.ecn.push(0);
+                c.eln.push(0);
                 c.completion.push(None);
                 c.aborted.push(false);
                 c.cwnd.push(None);
@@ -171,6 +180,8 @@ fn flows_table(w: &World) -> Table {
     t.push("retransmits", Column::I64(c.rtx));
     t.push("timeouts", Column::I64(c.to));
     t.push("fast_retransmits", Column::I64(c.fr));
+    t.push("ecn_reductions", Column::I64(c.ecn));
+    t.push("eln_retransmits", Column::I64(c.eln));
     t.push("completion_s", Column::OptF64(c.completion));
     t.push("aborted", Column::Bool(c.aborted));
     t.push("final_cwnd_bytes", Column::OptF64(c.cwnd));
@@ -183,7 +194,7 @@ fn links_table(w: &mut World) -> Table {
     let mut t = Table::new();
     let mut cols: (Vec<i64>, Vec<String>, Vec<String>, Vec<String>) = Default::default();
     let mut num: Vec<Vec<f64>> = vec![Vec::new(); 2];
-    let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 6];
+    let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 9];
     for d in w.dirs.iter_mut() {
         d.note_queue(dur);
         cols.0.push(d.link as i64);
@@ -196,7 +207,10 @@ fn links_table(w: &mut World) -> Table {
             s.bytes_sent,
             s.packets_delivered,
             s.drops_overflow,
+            s.drops_red,
+            s.drops_soft,
             s.drops_corruption,
+            s.ecn_marks,
             s.max_queue,
         ]) {
             v.push(x as i64);
@@ -208,7 +222,17 @@ fn links_table(w: &mut World) -> Table {
     t.push("direction", Column::Str(cols.1));
     t.push("from", Column::Str(cols.2));
     t.push("to", Column::Str(cols.3));
-    let names = ["packets_sent", "bytes_sent", "packets_delivered", "drops_overflow", "drops_corruption", "max_queue"];
+    let names = [
+        "packets_sent",
+        "bytes_sent",
+        "packets_delivered",
+        "drops_overflow",
+        "drops_red",
+        "drops_soft",
+        "drops_corruption",
+        "ecn_marks",
+        "max_queue",
+    ];
     for (n, v) in names.iter().zip(ints) {
         t.push(n, Column::I64(v));
     }

@@ -92,6 +92,12 @@ pub trait CongestionControl: Send {
     fn ssthresh_on_loss(&self, w: &CcState, flight: u64) -> u64 {
         w.halve(flight)
     }
+    /// ECN-Echo (RFC 3168 6.1.2): halve like a loss, without retransmitting.
+    /// The sender calls this at most once per window of data.
+    fn on_ecn(&mut self, w: &mut CcState, a: &AckInfo) {
+        w.ssthresh = self.ssthresh_on_loss(w, a.flight);
+        w.cwnd = w.ssthresh.max(w.mss);
+    }
     /// Whether this algorithm may run RFC 6675 SACK loss recovery; the
     /// sender then owns recovery and the policy only sets the window.
     fn allows_sack_recovery(&self) -> bool {

@@ -77,6 +77,10 @@ pub struct TcpConfig {
     /// ("Impatient", the RFC's recommendation and ns-2.35's newreno_changes1_ 1).
     pub slow_but_steady: bool,
     pub vegas: VegasParams,
+    /// ECN (RFC 3168): ECT on new data, react to ECE once per window, CWR.
+    pub ecn: bool,
+    /// Honour the ELN bit: retransmit without a congestion response.
+    pub eln: bool,
 }
 
 impl TcpConfig {
@@ -104,6 +108,8 @@ impl TcpConfig {
                 timestamps: false,
                 slow_but_steady: false,
                 vegas: VegasParams::default(),
+                ecn: false,
+                eln: false,
             },
             // Linux: IW10 (RFC 6928), TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
             // TCP_RTO_MAX 120 s, 1 ms timer, tcp_retries2 = 15, delayed ACKs
@@ -127,6 +133,8 @@ impl TcpConfig {
                 timestamps: true,
                 slow_but_steady: false,
                 vegas: VegasParams::default(),
+                ecn: false,
+                eln: false,
             },
         }
     }

@@ -31,6 +31,8 @@ pub struct AckFields {
     pub nsack: u8,
     /// Echo of the peer's timestamp (TS.Recent), when timestamps are on.
     pub ts_ecr: Option<u32>,
+    /// ECN-Echo: a CE mark arrived and no CWR since.
+    pub ece: bool,
 }
 
 pub struct TcpReceiver {
@@ -54,6 +56,8 @@ pub struct TcpReceiver {
     delack_deadline: Option<Time>,
     /// When in-order delivery last advanced.
     pub last_delivery: Time,
+    /// Set ECE on ACKs until the sender signals CWR (RFC 3168 6.1.3).
+    ece: bool,
     pub stats: ReceiverStats,
 }
 
@@ -76,6 +80,7 @@ impl TcpReceiver {
             unacked: 0,
             delack_deadline: None,
             last_delivery: 0,
+            ece: false,
             stats: ReceiverStats::default(),
         }
     }
@@ -108,6 +113,17 @@ impl TcpReceiver {
         match self.policy {
             AckPolicy::Immediate => None,
             _ => Some(self.delack_timeout),
+        }
+    }
+
+    /// ECN bits of an arriving data segment, before `on_segment`: CE starts
+    /// echoing, CWR stops it.
+    pub fn note_ecn(&mut self, ce: bool, cwr: bool) {
+        if cwr {
+            self.ece = false;
+        }
+        if ce {
+            self.ece = true;
         }
     }
 
@@ -199,7 +215,7 @@ impl TcpReceiver {
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
         self.last_ack_sent = self.rcv_nxt;
-        let mut f = AckFields { ack: self.rcv_nxt, ts_ecr: self.ts_recent, ..Default::default() };
+        let mut f = AckFields { ack: self.rcv_nxt, ts_ecr: self.ts_recent, ece: self.ece, ..Default::default() };
         if self.sack {
             // RFC 2018 4: the first block holds the most recently received
             // segment; then the other most recently changed blocks.

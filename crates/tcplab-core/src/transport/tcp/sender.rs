@@ -17,6 +17,10 @@ pub struct Segment {
     pub seq: u64,
     pub len: u32,
     pub retransmit: bool,
+    /// ECN-capable transport (ECT(0)) in the IP header.
+    pub ect: bool,
+    /// CWR flag: the sender has reduced its window after an ECE.
+    pub cwr: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -27,6 +31,10 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Window reductions for ECN-Echo.
+    pub ecn_reductions: u64,
+    /// Retransmissions triggered by the ELN bit (no congestion response).
+    pub eln_retransmits: u64,
     pub acks_received: u64,
     pub dupacks_received: u64,
 }
@@ -77,6 +85,12 @@ pub struct TcpSender {
     last_acked_seg: Option<(Time, u32)>,
     /// Time of the event being handled (for AckInfo).
     now: Time,
+    /// No new ECN reduction until snd_una passes this (once per window).
+    ecn_guard: Option<u64>,
+    /// Set CWR on the next new data segment.
+    pending_cwr: bool,
+    /// The hole already retransmitted for ELN.
+    eln_done_for: Option<u64>,
     pub aborted: bool,
     /// When the last byte of a finite transfer was acknowledged.
     pub completed_at: Option<Time>,
@@ -100,6 +114,9 @@ impl TcpSender {
             sent: Default::default(),
             last_acked_seg: None,
             now: 0,
+            ecn_guard: None,
+            pending_cwr: false,
+            eln_done_for: None,
             rwnd: cfg.rwnd,
             cfg,
             cc,
@@ -311,12 +328,14 @@ impl TcpSender {
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
         self.log_send(now, seq, len);
+        let ect = self.cfg.ecn && !retransmit;
+        let cwr = ect && std::mem::take(&mut self.pending_cwr);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
         if self.rto_deadline.is_none() {
             self.restart_timer(now);
         }
-        Segment { seq, len, retransmit }
+        Segment { seq, len, retransmit, ect, cwr }
     }
 
     /// An ACK arrives.
@@ -334,8 +353,14 @@ impl TcpSender {
         if ack > self.snd_una {
             self.log_ack(ack);
         }
+        // RFC 3168 6.1.2: no window increase on the ACK that carries ECE.
+        let ece_cut = self.cfg.ecn && h.flags & crate::packet::flags::ECE != 0 && self.on_ece(ack);
+        if self.cfg.eln && h.eln && ack == self.snd_una && self.snd_max > self.snd_una {
+            self.on_eln(now, h);
+            return;
+        }
         if self.sb.is_some() {
-            self.on_ack_sack(now, h);
+            self.on_ack_sack(now, h, ece_cut);
             return;
         }
         if ack > self.snd_una {
@@ -351,7 +376,11 @@ impl TcpSender {
             self.limited_extra = 0;
             self.limited_bytes = 0;
             let info = self.ack_info(ack, acked, flight);
-            let resp = self.cc.on_new_ack(&mut self.w, &info);
+            let resp = if ece_cut {
+                crate::transport::tcp::cc::AckResponse::NORMAL
+            } else {
+                self.cc.on_new_ack(&mut self.w, &info)
+            };
             if resp.retransmit_head {
                 self.pending_head_rtx = true;
             }
@@ -390,6 +419,39 @@ impl TcpSender {
         }
     }
 
+    /// ECN-Echo: reduce once per window of data, unless loss recovery has
+    /// already reduced it (RFC 3168 6.1.2); no retransmission. Returns
+    /// whether the window was reduced.
+    fn on_ece(&mut self, ack: u64) -> bool {
+        let window_passed = self.ecn_guard.map_or(true, |g| ack >= g);
+        if !window_passed || self.in_recovery() {
+            return false;
+        }
+        let info = self.ack_info(ack, 0, self.flight());
+        self.cc.on_ecn(&mut self.w, &info);
+        self.w.ca_rem = 0;
+        self.ecn_guard = Some(self.snd_max.max(ack + 1));
+        self.pending_cwr = true;
+        self.stats.ecn_reductions += 1;
+        true
+    }
+
+    /// A duplicate ACK with the ELN bit: the hole was lost to corruption,
+    /// not congestion. Retransmit it once, leave cwnd and ssthresh alone and
+    /// keep the duplicate out of the congestion-control policy.
+    fn on_eln(&mut self, now: Time, h: &TcpHeader) {
+        self.stats.dupacks_received += 1;
+        if let Some(sb) = self.sb.as_mut() {
+            sb.update(self.snd_una, &h.sack[..h.nsack as usize]);
+        }
+        if self.eln_done_for != Some(self.snd_una) {
+            self.eln_done_for = Some(self.snd_una);
+            self.stats.eln_retransmits += 1;
+            self.pending_head_rtx = true;
+            self.restart_timer(now);
+        }
+    }
+
     /// RTT measurement on an ACK of new data: from the timestamp echo when
     /// timestamps are on (RFC 7323 RTTM, every such ACK), otherwise from the
     /// one timed segment (Karn's rule applied when it was retransmitted).
@@ -412,7 +474,7 @@ impl TcpSender {
     /// ACK processing with SACK: RFC 6675 loss detection and recovery. The
     /// congestion-control policy grows the window outside recovery and sets
     /// ssthresh on loss; the recovery itself (pipe, NextSeg) is the sender's.
-    fn on_ack_sack(&mut self, now: Time, h: &TcpHeader) {
+    fn on_ack_sack(&mut self, now: Time, h: &TcpHeader, ece_cut: bool) {
         let ack = h.ack;
         let blocks = &h.sack[..h.nsack as usize];
         let new_ack = ack > self.snd_una;
@@ -436,6 +498,7 @@ impl TcpSender {
                     self.w.cwnd = self.w.ssthresh.max(self.w.mss);
                 }
                 Some(_) => {} // partial ACK: pipe and NextSeg carry on
+                None if ece_cut => {}
                 None => {
                     let info = self.ack_info(ack, acked, flight);
                     self.cc.on_new_ack(&mut self.w, &info);

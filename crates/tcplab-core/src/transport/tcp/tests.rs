@@ -38,6 +38,11 @@ fn ack(s: &mut TcpSender, now: Time, n: u64) -> Vec<Segment> {
     drain(s, now)
 }
 
+/// A segment as the sender emits it without ECN.
+fn seg(seq: u64, len: u32, retransmit: bool) -> Segment {
+    Segment { seq, len, retransmit, ect: false, cwr: false }
+}
+
 fn seqs(v: &[Segment]) -> Vec<u64> {
     v.iter().map(|s| s.seq / MSS).collect()
 }
@@ -91,7 +96,7 @@ fn third_dupack_triggers_one_fast_retransmit() {
         assert!(ack(&mut s, MS, 0).is_empty(), "{v:?}: 2nd dupack");
         let out = ack(&mut s, MS, 0);
         assert_eq!(out.len(), 1, "{v:?}: third dupack sends one segment");
-        assert_eq!(out[0], Segment { seq: 0, len: MSS as u32, retransmit: true });
+        assert_eq!(out[0], seg(0, MSS as u32, true));
         assert_eq!(s.w.ssthresh, 5 * MSS, "{v:?}");
         assert_eq!(s.stats.fast_retransmits, 1);
         // A fourth duplicate does not retransmit again.
@@ -111,12 +116,12 @@ fn limited_transmit_sends_new_data_on_first_two_dupacks() {
     s.app_write(None);
     assert_eq!(drain(&mut s, 0).len(), 8);
     let out = ack(&mut s, MS, 0);
-    assert_eq!(out, vec![Segment { seq: 8 * MSS, len: MSS as u32, retransmit: false }]);
+    assert_eq!(out, vec![seg(8 * MSS, MSS as u32, false)]);
     let out = ack(&mut s, MS, 0);
     assert_eq!(seqs(&out), vec![9]);
     assert_eq!(s.w.cwnd, 8 * MSS, "cwnd unchanged by limited transmit");
     let out = ack(&mut s, MS, 0);
-    assert_eq!(out[0], Segment { seq: 0, len: MSS as u32, retransmit: true });
+    assert_eq!(out[0], seg(0, MSS as u32, true));
     // RFC 5681 3.2: segments sent by Limited Transmit are not part of the
     // FlightSize that sets ssthresh: 8 MSS / 2, not 10 MSS / 2.
     assert_eq!(s.w.ssthresh, 4 * MSS);
@@ -171,7 +176,7 @@ fn newreno_partial_ack_retransmits_next_hole() {
     let cwnd_before = s.w.cwnd;
     let out = ack(&mut s, 2 * MS, 3 * MSS);
     assert!(s.in_recovery(), "partial ACK keeps NewReno in recovery");
-    assert_eq!(out[0], Segment { seq: 3 * MSS, len: MSS as u32, retransmit: true });
+    assert_eq!(out[0], seg(3 * MSS, MSS as u32, true));
     // Deflate by the amount acked, add back one MSS (RFC 6582 3.2 step 5).
     assert_eq!(s.w.cwnd, cwnd_before - 3 * MSS + MSS);
     ack(&mut s, 3 * MS, 10 * MSS);
@@ -250,7 +255,7 @@ fn tahoe_fast_retransmit_goes_back_to_one_segment() {
     }
     let out = ack(&mut s, MS, 0);
     assert_eq!(s.w.cwnd, MSS);
-    assert_eq!(out, vec![Segment { seq: 0, len: MSS as u32, retransmit: true }]);
+    assert_eq!(out, vec![seg(0, MSS as u32, true)]);
     // The ACK of the retransmission slow-starts from snd_una.
     let out = ack(&mut s, 2 * MS, 2 * MSS);
     assert_eq!(seqs(&out), vec![2, 3]);
@@ -275,7 +280,7 @@ fn rto_backoff_and_reset_after_new_sample() {
         now = d;
         assert!(s.on_timeout(now));
         let out = drain(&mut s, now);
-        assert_eq!(out, vec![Segment { seq: 0, len: MSS as u32, retransmit: true }]);
+        assert_eq!(out, vec![seg(0, MSS as u32, true)]);
     }
     assert_eq!(gaps, vec![1, 2, 4, 8, 16, 32, 60, 60]);
     assert_eq!(s.stats.timeouts, 8);
@@ -317,7 +322,7 @@ fn timeout_sets_loss_window_and_goes_back_n() {
     assert_eq!(s.w.cwnd, MSS);
     assert_eq!(s.w.ssthresh, 5 * MSS); // FlightSize / 2
     let out = drain(&mut s, d);
-    assert_eq!(out, vec![Segment { seq: 2 * MSS, len: MSS as u32, retransmit: true }]);
+    assert_eq!(out, vec![seg(2 * MSS, MSS as u32, true)]);
     assert_eq!(s.stats.timeouts, 1);
 }
 
@@ -504,7 +509,7 @@ fn vegas_fine_grained_retransmit_on_first_dupack() {
     // Segment 1 (sent at 0) is still missing 200 ms later: one duplicate
     // ACK is enough.
     let out = ack(&mut s, 200 * MS, MSS);
-    assert_eq!(out[0], Segment { seq: MSS, len: MSS as u32, retransmit: true });
+    assert_eq!(out[0], seg(MSS, MSS as u32, true));
     assert_eq!(s.stats.fast_retransmits, 1);
     let expect = cwnd - cwnd / 4 + 1; // decreased by a quarter, inflated by the dupack
     assert_eq!(s.w.cwnd / MSS, expect);
@@ -518,4 +523,72 @@ fn vegas_waits_for_dupthresh_when_not_expired() {
     // 10 ms after the segments were sent: well inside the fine timeout.
     assert!(ack(&mut s, 52 * MS, MSS).iter().all(|x| !x.retransmit));
     assert_eq!(s.stats.fast_retransmits, 0);
+}
+
+/// RFC 3168: an ECN-Echo halves the window once per window of data, sends
+/// nothing again, and the next new segment carries CWR; new data is ECT,
+/// retransmissions are not.
+#[test]
+fn ecn_echo_reduces_once_per_window_without_retransmitting() {
+    let mut c = cfg(10);
+    c.ecn = true;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(None);
+    let out = drain(&mut s, 0);
+    assert!(out.iter().all(|x| x.ect && !x.cwr));
+    let ece = |s: &mut TcpSender, t, a| {
+        s.on_ack(t, &TcpHeader { ack: a, window: 1_000_000, flags: crate::packet::flags::ECE, ..Default::default() });
+        drain(s, t)
+    };
+    let out = ece(&mut s, MS, MSS);
+    assert_eq!(s.w.cwnd, 5 * MSS, "FlightSize 10 MSS halved");
+    assert_eq!(s.w.ssthresh, 5 * MSS);
+    assert!(out.iter().all(|x| !x.retransmit));
+    assert_eq!(s.stats.ecn_reductions, 1);
+    // More ECEs within the same window: no further reduction.
+    ece(&mut s, 2 * MS, 2 * MSS);
+    ece(&mut s, 3 * MS, 3 * MSS);
+    assert_eq!(s.stats.ecn_reductions, 1);
+    let out = ack(&mut s, 4 * MS, 10 * MSS);
+    assert!(out[0].cwr, "first new segment after the reduction carries CWR");
+    assert!(out.iter().skip(1).all(|x| !x.cwr));
+    // A window later, ECE reduces again.
+    let top = s.snd_max;
+    ece(&mut s, 100 * MS, top);
+    assert_eq!(s.stats.ecn_reductions, 2);
+}
+
+#[test]
+fn receiver_echoes_ce_until_cwr() {
+    let mut r = rx(false);
+    r.note_ecn(true, false);
+    r.on_segment(0, 0, 1000, None);
+    assert!(r.make_ack().ece);
+    r.note_ecn(false, false);
+    r.on_segment(0, 1000, 1000, None);
+    assert!(r.make_ack().ece, "echo continues until CWR");
+    r.note_ecn(false, true);
+    r.on_segment(0, 2000, 1000, None);
+    assert!(!r.make_ack().ece);
+}
+
+/// ELN: duplicate ACKs carrying the ELN bit make the sender retransmit the
+/// hole once, without touching cwnd or ssthresh and without fast retransmit.
+#[test]
+fn eln_retransmits_without_congestion_response() {
+    let mut c = cfg(10);
+    c.eln = true;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(None);
+    drain(&mut s, 0);
+    let (cwnd, ssthresh) = (s.w.cwnd, s.w.ssthresh);
+    let mut rtx = vec![];
+    for i in 0..5 {
+        s.on_ack(MS * i, &TcpHeader { ack: 0, window: 1_000_000, eln: true, ..Default::default() });
+        rtx.extend(drain(&mut s, MS * i).into_iter().filter(|x| x.retransmit));
+    }
+    assert_eq!(rtx, vec![seg(0, MSS as u32, true)], "one retransmission of the hole");
+    assert_eq!((s.w.cwnd, s.w.ssthresh), (cwnd, ssthresh));
+    assert_eq!(s.stats.fast_retransmits, 0);
+    assert_eq!(s.stats.eln_retransmits, 1);
 }

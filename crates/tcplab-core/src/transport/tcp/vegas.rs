@@ -277,6 +277,15 @@ impl CongestionControl for Vegas {
         self.sync_out(w);
     }
 
+    fn on_ecn(&mut self, w: &mut CcState, a: &AckInfo) {
+        // As ns-2's TcpAgent::ecn: ssthresh and cwnd to half the window.
+        self.sync_in(w);
+        self.cwnd = (self.cwnd / 2.0).max(2.0);
+        self.ssthresh = self.cwnd;
+        self.cwnd_changed_at = Some(a.now);
+        self.sync_out(w);
+    }
+
     fn in_recovery(&self) -> bool {
         self.inflating
     }

@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # Peer simulators and tools the cross-checks use: ns-2.35 (Debian package
-# ns2). Optional: tests that need them are skipped when they are missing, so
+# ns2) and tshark (to check that our pcap files decode). Optional: tests that need them are skipped when they are missing, so
 # this script never fails the build; it only installs when it can (root and
 # apt-get present) and the tool is not there yet.
 set -u
 need=()
 command -v ns >/dev/null 2>&1 || need+=(ns2)
+command -v tshark >/dev/null 2>&1 || need+=(tshark)
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
 fi
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-peers: cannot install ${need[*]} (needs root and apt-get); ns-2 cross-checks will be skipped" >&2
+    echo "install-peers: cannot install ${need[*]} (needs root and apt-get); the cross-checks that need them will be skipped" >&2
     exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
 if ! apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null 2>&1; then
     apt-get update -q >/dev/null 2>&1 || true
     apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null 2>&1 \
-        || echo "install-peers: apt-get install ${need[*]} failed; ns-2 cross-checks will be skipped" >&2
+        || echo "install-peers: apt-get install ${need[*]} failed; the cross-checks that need them will be skipped" >&2
 fi
 exit 0

@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--sample-interval", metavar="DURATION",
                    help="sample cwnd, srtt, rto, sequence numbers and queue lengths, e.g. 100ms")
     r.add_argument("--trace", action="store_true", help="write the time-sequence trace (trace.csv)")
+    r.add_argument("--pcap", action="append", default=[], metavar="LINK[:DIR]|NODE",
+                   help="write a packet capture of link LINK (forward or reverse) or of a node (repeatable)")
     r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
 
     v = sub.add_parser("validate", help="check a scenario file without running it")
@@ -68,7 +70,7 @@ def cmd_run(a) -> int:
 
     sc = load_scenario(a.scenario)
     res = run(sc, seed=a.seed, overrides=a.overrides, sample_interval=a.sample_interval,
-              trace=True if a.trace else None)
+              trace=True if a.trace else None, pcap=a.pcap)
     out = Path(a.out) if a.out else Path("results") / Path(a.scenario).stem
     try:
         res.write(out)

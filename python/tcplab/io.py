@@ -8,6 +8,14 @@ import tempfile
 from pathlib import Path
 
 
+def _file_mode() -> int:
+    """Permissions of an ordinary new file under the current umask
+    (mkstemp creates 0600 files)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -15,6 +23,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -49,6 +58,7 @@ def write_parquet(path: Path, table: dict) -> None:
     os.close(fd)
     try:
         pq.write_table(data, tmp)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -58,7 +68,7 @@ def write_parquet(path: Path, table: dict) -> None:
 
 def write_result(result, out_dir) -> list:
     """flows.csv/.parquet, links.csv, summary.json; series.csv and queues.csv
-    when sampling was on; trace.csv when tracing was on."""
+    when sampling was on; trace.csv when tracing was on; NAME.pcap per capture."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -70,6 +80,9 @@ def write_result(result, out_dir) -> list:
         atomic_write_text(p, result.csv(name))
         written.append(p)
     write_parquet(out / "flows.parquet", result._raw["flows"])
+    for name, data in result.pcaps.items():
+        atomic_write_bytes(out / f"{name}.pcap", data)
+        written.append(out / f"{name}.pcap")
     written.append(out / "flows.parquet")
     summary = dict(result.summary)
     from . import __version__

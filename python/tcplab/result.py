@@ -13,6 +13,8 @@ class Result:
         self._frames: dict = {}
         self.scenario = scenario
         self.summary = dict(raw["summary"])
+        #: capture name -> libpcap file bytes (``[[pcap]]`` / ``--pcap``)
+        self.pcaps: dict = dict(raw.get("pcaps", {}))
         wall = self.summary.get("wall_s") or 0.0
         self.summary["events_per_s"] = self.summary["events"] / wall if wall > 0 else None
 

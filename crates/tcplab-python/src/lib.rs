@@ -56,6 +56,11 @@ fn result<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("series", table(py, &r.series)?)?;
     d.set_item("queues", table(py, &r.queues)?)?;
     d.set_item("trace", table(py, &r.trace)?)?;
+    let caps = PyDict::new(py);
+    for (name, bytes) in &r.pcaps {
+        caps.set_item(name, pyo3::types::PyBytes::new(py, bytes))?;
+    }
+    d.set_item("pcaps", caps)?;
     let s = PyDict::new(py);
     s.set_item("seed", r.summary.seed)?;
     s.set_item("duration_s", r.summary.duration_s)?;

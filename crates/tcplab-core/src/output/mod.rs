@@ -1,6 +1,7 @@
 //! Results as columnar tables (one column per measure), ready to cross into
 //! Python as DataFrames or to be written as CSV. Plain data: no dependency on
 //! the rest of the simulator.
+pub mod pcap;
 pub mod table;
 pub use table::{Column, Table};
 
@@ -27,5 +28,7 @@ pub struct RunResult {
     pub queues: Table,
     /// Time-sequence trace of TCP segments (empty unless tracing was on).
     pub trace: Table,
+    /// Capture files: (name, libpcap bytes).
+    pub pcaps: Vec<(String, Vec<u8>)>,
     pub summary: Summary,
 }

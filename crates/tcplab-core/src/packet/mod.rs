@@ -69,16 +69,17 @@ pub struct TcpHeader {
 }
 
 impl TcpHeader {
-    /// Header bytes including options (20 + options padded to 4 bytes).
+    /// Header bytes including options, laid out as Linux does: NOP, NOP,
+    /// timestamps (12 bytes) and NOP, NOP, SACK (4 + 8 per block).
     pub fn wire_len(&self) -> u32 {
         let mut opt = 0;
         if self.ts.is_some() {
-            opt += 10;
+            opt += 12;
         }
         if self.nsack > 0 {
-            opt += 2 + 8 * self.nsack as u32;
+            opt += 4 + 8 * self.nsack as u32;
         }
-        TCP_HEADER + (opt + 3) / 4 * 4
+        TCP_HEADER + opt
     }
 }
 
@@ -129,5 +130,7 @@ mod tests {
         h.ts = None;
         h.nsack = 3;
         assert_eq!(h.wire_len(), 20 + 28);
+        h.ts = Some((1, 2));
+        assert_eq!(h.wire_len(), 20 + 40, "the 40-byte option space is full");
     }
 }

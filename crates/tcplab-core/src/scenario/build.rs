@@ -9,7 +9,8 @@ use crate::net::error::ErrorKind;
 use crate::net::routing::shortest_paths;
 use crate::net::{DirStats, ErrorModel, LinkDir, PacketClass, Queue, QueuePolicy, RedParams};
 use crate::packet::{NodeId, PacketPool};
-use crate::sim::{Endpoint, Flow, World};
+use crate::output::pcap::PcapWriter;
+use crate::sim::{Capture, Endpoint, Flow, World};
 use crate::transport::app::App;
 use crate::transport::tcp::config::DEFAULT_THINNING;
 use crate::transport::tcp::{make_cc, AckPolicy, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant, VegasParams};
@@ -256,12 +257,55 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             }
         }
     }
+    let mut pcap_names = HashMap::new();
+    for (i, c) in cfg.pcap.iter().enumerate() {
+        let k = format!("pcap[{i}]");
+        match (&c.link, &c.node) {
+            (Some(l), None) => {
+                if *l as usize >= cfg.link.len() {
+                    return err(format!("{k}.link"), format!("no link {l}; links are numbered 0..{}", cfg.link.len()));
+                }
+                if c.direction == Some(Direction::Both) {
+                    return err(format!("{k}.direction"), "one direction per capture: \"forward\" or \"reverse\"");
+                }
+            }
+            (None, Some(n)) => {
+                lookup(&names, format!("{k}.node"), n)?;
+                if c.direction.is_some() {
+                    return err(format!("{k}.direction"), "only for link captures");
+                }
+            }
+            _ => return err(k, "give exactly one of `link` or `node`"),
+        }
+        let name = pcap_name(cfg, c);
+        if name.is_empty() || name.contains(['/', '\\']) {
+            return err(format!("{k}.name"), "must be a plain file name");
+        }
+        if let Some(j) = pcap_names.insert(name.clone(), i) {
+            return err(format!("{k}.name"), format!("duplicate capture name {name:?} (also pcap[{j}])"));
+        }
+    }
     if let Some(iv) = cfg.output.sample_interval {
         if iv.0 == 0 {
             return err("output.sample_interval", "must be greater than 0");
         }
     }
     Ok(())
+}
+
+fn pcap_name(cfg: &ScenarioCfg, c: &PcapCfg) -> String {
+    if let Some(n) = &c.name {
+        return n.clone();
+    }
+    match (&c.link, &c.node) {
+        (Some(l), _) => {
+            let d = if c.direction == Some(Direction::Reverse) { "reverse" } else { "forward" };
+            let _ = cfg;
+            format!("link{l}-{d}")
+        }
+        (_, Some(n)) => format!("node-{n}"),
+        _ => "capture".into(),
+    }
 }
 
 fn flow_name(i: usize, f: &FlowCfg) -> String {
@@ -519,5 +563,15 @@ pub fn build(cfg: &ScenarioCfg) -> World {
         trace: if cfg.output.trace { Some(Vec::new()) } else { None },
         samples: Default::default(),
         drops_no_route: 0,
+        captures: cfg
+            .pcap
+            .iter()
+            .map(|c| Capture {
+                name: pcap_name(cfg, c),
+                dir: c.link.map(|l| 2 * l + u32::from(c.direction == Some(Direction::Reverse))),
+                node: c.node.as_ref().map(|n| names[n.as_str()]),
+                writer: PcapWriter::new(),
+            })
+            .collect(),
     }
 }

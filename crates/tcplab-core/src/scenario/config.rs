@@ -22,6 +22,21 @@ pub struct ScenarioCfg {
     pub flow: Vec<FlowCfg>,
     #[serde(default)]
     pub output: OutputCfg,
+    /// Packet captures (libpcap files).
+    #[serde(default)]
+    pub pcap: Vec<PcapCfg>,
+}
+
+/// A capture point: `link` (index) with `direction`, or `node`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcapCfg {
+    pub link: Option<u32>,
+    /// "forward" (default) or "reverse".
+    pub direction: Option<Direction>,
+    pub node: Option<String>,
+    /// File name without ".pcap" (default "link3-forward" or "node-bs").
+    pub name: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -68,6 +68,15 @@ pub struct TraceRecord {
     pub len: u32,
 }
 
+/// A capture point: one link direction (packets as they go on the wire) or
+/// one node (packets it sends and receives).
+pub struct Capture {
+    pub name: String,
+    pub dir: Option<u32>,
+    pub node: Option<NodeId>,
+    pub writer: crate::output::pcap::PcapWriter,
+}
+
 pub struct World {
     pub q: EventQueue<Ev>,
     pub node_names: Vec<String>,
@@ -81,6 +90,7 @@ pub struct World {
     pub trace: Option<Vec<TraceRecord>>,
     pub samples: report::Samples,
     pub drops_no_route: u64,
+    pub captures: Vec<Capture>,
 }
 
 impl World {
@@ -217,6 +227,18 @@ impl World {
         dir.stats.packets_sent += 1;
         dir.stats.bytes_sent += (size + dir.framing) as u64;
         self.q.schedule(now + t + dir.delay, Ev::Arrive(d, id));
+        if !self.captures.is_empty() {
+            let from = self.dirs[d as usize].from;
+            self.capture(now, id, |c| c.dir == Some(d) || c.node == Some(from));
+        }
+    }
+
+    fn capture(&mut self, now: Time, id: PktId, wants: impl Fn(&Capture) -> bool) {
+        let p = self.pool.get(id);
+        let from_src = p.ip.src == self.flows[p.flow as usize].src;
+        for c in self.captures.iter_mut().filter(|c| wants(c)) {
+            c.writer.record(now, p, from_src);
+        }
     }
 
     /// The transmitter is free: start the next queued packet, if any.
@@ -250,6 +272,9 @@ impl World {
         }
         dir.stats.packets_delivered += 1;
         let to = dir.to;
+        if !self.captures.is_empty() {
+            self.capture(now, id, |c| c.node == Some(to));
+        }
         self.at_node(now, to, id);
     }
 

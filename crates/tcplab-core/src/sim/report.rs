@@ -281,6 +281,7 @@ pub fn build(w: &mut World, wall: f64) -> RunResult {
         series,
         queues,
         trace,
+        pcaps: w.captures.iter().map(|c| (c.name.clone(), c.writer.buf.clone())).collect(),
         summary: Summary {
             seed: w.seed,
             duration_s: to_secs(w.duration),

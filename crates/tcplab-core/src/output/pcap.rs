@@ -1,0 +1,202 @@
+//! libpcap capture files with real IPv4 / TCP / UDP header bytes, readable by
+//! tcpdump, Wireshark and tshark. Link type RAW (IPv4 without a link header),
+//! nanosecond timestamps. Only headers are captured (the payload is not
+//! simulated): each record's captured length is the header length and its
+//! original length the packet's full IP size, as with a short snap length.
+//!
+//! Addresses: node i is 10.(i / 65536 % 256).(i / 256 % 256).(i % 256 + 1)... kept
+//! simple as 10.0.x.y with x.y = i + 1. Ports: the flow's sender uses
+//! 10000 + flow index, its receiver 5001. Sequence numbers are the
+//! simulator's byte numbers modulo 2^32 (the connection starts at 0, without
+//! a SYN). Windows above 65535 bytes are clamped (no window scaling without a
+//! handshake).
+
+use crate::packet::{Ecn, Packet, Transport};
+
+pub const LINKTYPE_RAW: u32 = 101;
+
+/// An in-memory capture file.
+#[derive(Clone, Debug)]
+pub struct PcapWriter {
+    pub buf: Vec<u8>,
+}
+
+impl Default for PcapWriter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn csum_add(mut sum: u32, bytes: &[u8]) -> u32 {
+    for c in bytes.chunks(2) {
+        let w = if c.len() == 2 { u16::from_be_bytes([c[0], c[1]]) } else { u16::from_be_bytes([c[0], 0]) };
+        sum += w as u32;
+    }
+    sum
+}
+
+fn csum_fold(mut sum: u32) -> u16 {
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+pub fn node_addr(n: u32) -> [u8; 4] {
+    let x = n + 1;
+    [10, (x >> 16) as u8, (x >> 8) as u8, x as u8]
+}
+
+impl PcapWriter {
+    pub fn new() -> Self {
+        let mut buf = Vec::with_capacity(4096);
+        buf.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes()); // nanosecond magic
+        buf.extend_from_slice(&2u16.to_le_bytes());
+        buf.extend_from_slice(&4u16.to_le_bytes());
+        buf.extend_from_slice(&0i32.to_le_bytes()); // thiszone
+        buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
+        buf.extend_from_slice(&65535u32.to_le_bytes()); // snaplen
+        buf.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
+        PcapWriter { buf }
+    }
+
+    /// Append one packet seen at `now_ns`; `sender_is_src` tells which end
+    /// of the flow sent it (for the ports).
+    pub fn record(&mut self, now_ns: u64, p: &Packet, from_flow_src: bool) {
+        let hdr = packet_headers(p, from_flow_src);
+        self.buf.extend_from_slice(&((now_ns / 1_000_000_000) as u32).to_le_bytes());
+        self.buf.extend_from_slice(&((now_ns % 1_000_000_000) as u32).to_le_bytes());
+        self.buf.extend_from_slice(&(hdr.len() as u32).to_le_bytes());
+        self.buf.extend_from_slice(&p.size.to_le_bytes());
+        self.buf.extend_from_slice(&hdr);
+    }
+}
+
+/// The IPv4 and transport header bytes of a packet.
+pub fn packet_headers(p: &Packet, from_flow_src: bool) -> Vec<u8> {
+    let (proto, l4) = match &p.l4 {
+        Transport::Tcp(h) => (6u8, tcp_header(p, h, from_flow_src)),
+        Transport::Udp(_) => (17u8, udp_header(p, from_flow_src)),
+    };
+    let mut ip = [0u8; 20];
+    ip[0] = 0x45;
+    ip[1] = match p.ip.ecn {
+        Ecn::NotEct => 0,
+        Ecn::Ect1 => 1,
+        Ecn::Ect0 => 2,
+        Ecn::Ce => 3,
+    };
+    ip[2..4].copy_from_slice(&(p.size.min(65535) as u16).to_be_bytes());
+    ip[4..6].copy_from_slice(&(p.uid as u16).to_be_bytes());
+    ip[6] = 0x40; // don't fragment
+    ip[8] = p.ip.ttl;
+    ip[9] = proto;
+    ip[12..16].copy_from_slice(&node_addr(p.ip.src));
+    ip[16..20].copy_from_slice(&node_addr(p.ip.dst));
+    let c = csum_fold(csum_add(0, &ip));
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let mut out = ip.to_vec();
+    out.extend_from_slice(&l4);
+    out
+}
+
+fn ports(p: &Packet, from_flow_src: bool) -> (u16, u16) {
+    let a = 10000u16.wrapping_add(p.flow as u16);
+    if from_flow_src {
+        (a, 5001)
+    } else {
+        (5001, a)
+    }
+}
+
+/// Checksum over the pseudo-header, the transport header and a payload of
+/// zeros (the simulator carries no payload bytes).
+fn l4_checksum(p: &Packet, proto: u8, header: &[u8]) -> u16 {
+    let l4_len = header.len() as u32 + p.payload;
+    let mut pseudo = Vec::with_capacity(12);
+    pseudo.extend_from_slice(&node_addr(p.ip.src));
+    pseudo.extend_from_slice(&node_addr(p.ip.dst));
+    pseudo.extend_from_slice(&[0, proto]);
+    pseudo.extend_from_slice(&(l4_len as u16).to_be_bytes());
+    csum_fold(csum_add(csum_add(0, &pseudo), header))
+}
+
+fn tcp_header(p: &Packet, h: &crate::packet::TcpHeader, from_flow_src: bool) -> Vec<u8> {
+    let mut opts: Vec<u8> = Vec::new();
+    if let Some((val, ecr)) = h.ts {
+        opts.extend_from_slice(&[1, 1, 8, 10]);
+        opts.extend_from_slice(&val.to_be_bytes());
+        opts.extend_from_slice(&ecr.to_be_bytes());
+    }
+    if h.nsack > 0 {
+        opts.extend_from_slice(&[1, 1, 5, 2 + 8 * h.nsack]);
+        for b in &h.sack[..h.nsack as usize] {
+            opts.extend_from_slice(&(b.start as u32).to_be_bytes());
+            opts.extend_from_slice(&(b.end as u32).to_be_bytes());
+        }
+    }
+    let len = 20 + opts.len();
+    let mut t = vec![0u8; 20];
+    let (sp, dp) = ports(p, from_flow_src);
+    t[0..2].copy_from_slice(&sp.to_be_bytes());
+    t[2..4].copy_from_slice(&dp.to_be_bytes());
+    t[4..8].copy_from_slice(&(h.seq as u32).to_be_bytes());
+    t[8..12].copy_from_slice(&(h.ack as u32).to_be_bytes());
+    t[12] = ((len / 4) as u8) << 4;
+    t[13] = h.flags;
+    t[14..16].copy_from_slice(&(h.window.min(65535) as u16).to_be_bytes());
+    t.extend_from_slice(&opts);
+    let c = l4_checksum(p, 6, &t);
+    t[16..18].copy_from_slice(&c.to_be_bytes());
+    t
+}
+
+fn udp_header(p: &Packet, from_flow_src: bool) -> Vec<u8> {
+    let (sp, dp) = ports(p, from_flow_src);
+    let mut u = vec![0u8; 8];
+    u[0..2].copy_from_slice(&sp.to_be_bytes());
+    u[2..4].copy_from_slice(&dp.to_be_bytes());
+    u[4..6].copy_from_slice(&((8 + p.payload) as u16).to_be_bytes());
+    let c = l4_checksum(p, 17, &u);
+    u[6..8].copy_from_slice(&c.to_be_bytes());
+    u
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{IpHeader, SackBlock, TcpHeader};
+
+    fn pkt(h: TcpHeader, payload: u32) -> Packet {
+        Packet {
+            uid: 7,
+            flow: 0,
+            ip: IpHeader { src: 0, dst: 2, ecn: Ecn::Ect0, ttl: 64 },
+            l4: Transport::Tcp(h),
+            payload,
+            size: 20 + h.wire_len() + payload,
+            born: 0,
+        }
+    }
+
+    #[test]
+    fn header_lengths_match_wire_sizes() {
+        let mut h = TcpHeader { seq: 1000, ack: 0, flags: 0x18, window: 20000, ..Default::default() };
+        let p = pkt(h, 1000);
+        assert_eq!(packet_headers(&p, true).len() as u32, 20 + h.wire_len());
+        h.ts = Some((5, 6));
+        h.nsack = 3;
+        h.sack = [SackBlock { start: 1, end: 2 }; 4];
+        let p = pkt(h, 0);
+        assert_eq!(packet_headers(&p, false).len() as u32, 20 + h.wire_len());
+        assert_eq!(h.wire_len(), 60);
+    }
+
+    #[test]
+    fn ip_checksum_verifies() {
+        let p = pkt(TcpHeader::default(), 100);
+        let b = packet_headers(&p, true);
+        assert_eq!(csum_fold(csum_add(0, &b[..20])), 0);
+        assert_eq!(b[1] & 3, 2, "ECT(0)");
+    }
+}

@@ -1,0 +1,71 @@
+"""Packet captures: libpcap files with real header bytes that tshark decodes
+(the tshark checks are skipped when tshark is not installed)."""
+import shutil
+import struct
+import subprocess
+
+import pytest
+
+import tcplab
+from conftest import SCENARIOS
+
+TSHARK = shutil.which("tshark")
+
+
+@pytest.fixture(scope="module")
+def captures(tmp_path_factory):
+    out = tmp_path_factory.mktemp("pcap")
+    sc = tcplab.load_scenario(SCENARIOS / "dumbbell.toml").with_overrides([
+        "sim.duration=5s",
+        "flow[0].tcp={timestamps = true, sack = true}",
+        "flow[1].ecn=true",
+        "link[7].queue={kind = \"red\", min_th = 2, max_th = 6, ecn = true}",
+    ])
+    res = tcplab.run(sc, pcap=["7:forward", "7:reverse", "mh1"])
+    res.write(out)
+    return out, res
+
+
+def test_files_are_libpcap_raw_ip(captures):
+    out, res = captures
+    assert set(res.pcaps) == {"link7-forward", "link7-reverse", "node-mh1"}
+    data = (out / "link7-forward.pcap").read_bytes()
+    magic, major, minor, _, _, snaplen, linktype = struct.unpack("<IHHiIII", data[:24])
+    assert (magic, major, minor, linktype) == (0xA1B23C4D, 2, 4, 101)
+    # one record per packet sent on the link
+    n, off = 0, 24
+    while off < len(data):
+        incl = struct.unpack("<I", data[off + 8:off + 12])[0]
+        assert data[off + 16] == 0x45  # IPv4, 20-byte header
+        off += 16 + incl
+        n += 1
+    sent = res.links[(res.links.link == 7) & (res.links.direction == "forward")].packets_sent.item()
+    assert n == sent
+
+
+def tshark(path, *args):
+    r = subprocess.run([TSHARK, "-r", str(path), *args], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.skipif(TSHARK is None, reason="tshark not installed (apt-get install tshark)")
+@pytest.mark.parametrize("name", ["link7-forward", "link7-reverse", "node-mh1"])
+def test_tshark_decodes_without_errors(captures, name):
+    out, _ = captures
+    path = out / f"{name}.pcap"
+    assert tshark(path, "-Y", "_ws.malformed || _ws.expert.severity == error") == ""
+    assert len(tshark(path).splitlines()) > 100
+
+
+@pytest.mark.skipif(TSHARK is None, reason="tshark not installed (apt-get install tshark)")
+def test_tshark_sees_options_and_ecn(captures):
+    out, _ = captures
+    fwd, rev = out / "link7-forward.pcap", out / "link7-reverse.pcap"
+    assert tshark(fwd, "-Y", "tcp.options.timestamp.tsval").strip()
+    assert tshark(rev, "-Y", "tcp.options.sack_le").strip(), "SACK blocks on ACKs"
+    assert tshark(fwd, "-Y", "ip.dsfield.ecn == 2").strip(), "ECT(0) on ECN data"
+    # CE is set in the RED queue: it shows on the packets as they leave it.
+    assert tshark(fwd, "-Y", "ip.dsfield.ecn == 3").strip(), "CE marks"
+    assert tshark(rev, "-Y", "tcp.flags.ece == 1").strip(), "ECE echoed"
+    assert tshark(fwd, "-Y", "tcp.flags.cwr == 1").strip(), "CWR sent"

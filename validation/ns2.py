@@ -72,18 +72,9 @@ def to_tcl(sc: dict) -> str:
         out.append(f"$ns queue-limit $n({b}) $n({a}) {limit}")
         e = l.get("error")
         if e:
-            if e["kind"] != "uniform" or e.get("packets", "all") != "all":
-                raise NotImplementedError(f"link[{i}].error: only uniform loss on all packets")
             dirs = {"forward": [(a, b)], "reverse": [(b, a)], "both": [(a, b), (b, a)]}[e.get("direction", "forward")]
             for k, (x, y) in enumerate(dirs):
-                out += [
-                    f"set em{i}_{k} [new ErrorModel]",
-                    f"$em{i}_{k} unit pkt",
-                    f"$em{i}_{k} set rate_ {e['rate']}",
-                    f"$em{i}_{k} ranvar [new RandomVariable/Uniform]",
-                    f"$em{i}_{k} drop-target [new Agent/Null]",
-                    f"$ns link-lossmodel $em{i}_{k} $n({x}) $n({y})",
-                ]
+                out += _error_model(f"em{i}_{k}", e, i) + [f"$ns link-lossmodel $em{i}_{k} $n({x}) $n({y})"]
     names = []
     for i, f in enumerate(sc["flow"]):
         if f["transport"] not in AGENTS:
@@ -92,8 +83,9 @@ def to_tcl(sc: dict) -> str:
         if app["kind"] != "bulk":
             raise NotImplementedError(f"flow[{i}].app: only bulk")
         tcp = f.get("tcp") or {}
-        if set(tcp) - {"delayed_ack"}:
-            raise NotImplementedError(f"flow[{i}].tcp: {sorted(set(tcp) - {'delayed_ack'})}")
+        known = {"delayed_ack", "initial_window", "limited_transmit", "newreno_timer"}
+        if set(tcp) - known:
+            raise NotImplementedError(f"flow[{i}].tcp: {sorted(set(tcp) - known)}")
         base = "Agent/TCPSink/Sack1" if f["transport"] == "sack" else "Agent/TCPSink"
         sink = base + "/DelAck" if tcp.get("delayed_ack") else base
         name = f.get("name", f"flow{i}")
@@ -106,6 +98,12 @@ def to_tcl(sc: dict) -> str:
             f"$tcp({i}) set packetSize_ {f.get('packet_size', 1000) + (40 if f['transport'] == 'vegas' else 0)}",
             f"$tcp({i}) set window_ {f.get('window', 20)}",
             f"$tcp({i}) set fid_ {i}",
+            *([f"$tcp({i}) set windowInit_ {tcp['initial_window']}"] if "initial_window" in tcp else []),
+            *([f"$tcp({i}) set singledup_ {int(bool(tcp['limited_transmit']))}"] if "limited_transmit" in tcp else []),
+            *([f"$tcp({i}) set newreno_changes1_ {int(tcp['newreno_timer'] == 'impatient')}"]
+              if "newreno_timer" in tcp else []),
+            # tcplab starts connections established; so does ns-2 without a SYN.
+            f"$tcp({i}) set syn_ false",
             *([f"$tcp({i}) set v_alpha_ {f['vegas'].get('alpha', 1)}",
                f"$tcp({i}) set v_beta_ {f['vegas'].get('beta', 3)}",
                f"$tcp({i}) set v_gamma_ {f['vegas'].get('gamma', 1)}"] if f.get("vegas") else []),
@@ -122,12 +120,32 @@ def to_tcl(sc: dict) -> str:
     out.append("proc finish {} {")
     out.append("  global tcp")
     for i, _ in enumerate(sc["flow"]):
-        out.append(f"  puts \"flow {i} [$tcp({i}) set ack_] [$tcp({i}) set nrexmitpack_] [$tcp({i}) set packetSize_]\"")
+        out.append(f"  puts \"flow {i} [$tcp({i}) set ack_] [$tcp({i}) set nrexmitpack_] [$tcp({i}) set packetSize_] [$tcp({i}) set nrexmit_]\"")
     out.append("  exit 0")
     out.append("}")
     out.append(f"$ns at {dur} \"finish\"")
     out.append("$ns run")
     return "\n".join(out) + "\n"
+
+
+def _error_model(name: str, e: dict, i: int) -> list:
+    """An ns-2 error model for a tcplab `error` table (uniform or pattern).
+    ns-2's models see only the packets of their link direction, data and
+    ACKs alike, so `packets` must be "all", or "data" on a direction that
+    carries no ACKs (the caller's scenario must ensure that)."""
+    if e["kind"] == "uniform" and e.get("packets", "all") == "all":
+        return [
+            f"set {name} [new ErrorModel]",
+            f"${name} unit pkt",
+            f"${name} set rate_ {e['rate']}",
+            f"${name} ranvar [new RandomVariable/Uniform]",
+            f"${name} drop-target [new Agent/Null]",
+        ]
+    if e["kind"] == "pattern":
+        # tcplab counts from 1, ErrorModel/List from 0.
+        drops = " ".join(str(k - 1) for k in e["drop"])
+        return [f"set {name} [new ErrorModel/List]", f"${name} droplist {{{drops}}}"]
+    raise NotImplementedError(f"link[{i}].error: kind {e['kind']!r} with packets {e.get('packets', 'all')!r}")
 
 
 def run(sc: dict) -> dict:
@@ -154,6 +172,7 @@ def run(sc: dict) -> dict:
                 "throughput_bps": acked * 8 / (min(stop, dur) - start),
                 "bytes_acked": acked,
                 "retransmits": rtx,
+                "timeouts": int(parts[5]),
             }
     return {"wall_s": m["wall_s"], "cpu_s": m["cpu_s"], "maxrss_kb": m["maxrss_kb"], "flows": flows}
 

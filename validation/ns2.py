@@ -102,8 +102,11 @@ def to_tcl(sc: dict) -> str:
             *([f"$tcp({i}) set singledup_ {int(bool(tcp['limited_transmit']))}"] if "limited_transmit" in tcp else []),
             *([f"$tcp({i}) set newreno_changes1_ {int(tcp['newreno_timer'] == 'impatient')}"]
               if "newreno_timer" in tcp else []),
-            # tcplab starts connections established; so does ns-2 without a SYN.
+            # tcplab starts connections established: no SYN in ns-2 either,
+            # and no delayed growth on the first ACK (ns-2's delay_growth_
+            # stands in for the SYN's round trip).
             f"$tcp({i}) set syn_ false",
+            f"$tcp({i}) set delay_growth_ false",
             *([f"$tcp({i}) set v_alpha_ {f['vegas'].get('alpha', 1)}",
                f"$tcp({i}) set v_beta_ {f['vegas'].get('beta', 3)}",
                f"$tcp({i}) set v_gamma_ {f['vegas'].get('gamma', 1)}"] if f.get("vegas") else []),

@@ -100,3 +100,42 @@ def test_bad_flags_one_line_exit_2(args, expect, tmp_path):
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and expect in lines[0], r.stderr
+
+
+@pytest.mark.parametrize("args,expect", [
+    (["--pcap", "99:forward"], "pcap[0].link"),
+    (["--pcap", "7:sideways"], "pcap[0].direction"),
+    (["--pcap", "nosuchnode"], "pcap[0].node"),
+    (["--pcap", "mh1:forward"], "a direction goes with a link number"),
+    (["--set", "flow[0].vegas={alpha = 2}"], "flow[0].vegas"),
+    (["--set", "flow[0].tcp={ack_thinning = true, delayed_ack = true}"], "flow[0].tcp.ack_thinning"),
+    (["--set", "link[7].queue={kind = \"red\", min_th = 20, max_th = 10}"], "link[7].queue.min_th"),
+    (["--set", "link[7].queue={kind = \"red\", max_th = 10}"], "missing field `min_th`"),
+    (["--set", "link[7].queue={kind = \"dual-threshold\", soft = 9, hard = 3}"], "link[7].queue.soft"),
+    (["--set", "flow[0].tcp={newreno_timer = \"lazy\"}"], "flow[0].tcp.newreno_timer"),
+])
+def test_bad_issue3_options_one_line_exit_2(args, expect, tmp_path):
+    r = tcplab("run", SCENARIOS / "dumbbell.toml", "--out", tmp_path / "o", *args)
+    assert r.returncode == 2, r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and expect in lines[0], r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_every_transport_and_option_from_the_cli(tmp_path):
+    sets = [
+        "sim.duration=10s",
+        "flow[0].transport=tahoe", "flow[1].transport=reno", "flow[2].transport=sack",
+        "flow[3].transport=vegas", "flow[3].vegas={alpha = 2, beta = 2}",
+        "flow[4].ecn=true", "flow[4].eln=true",
+        "flow[0].tcp={ack_thinning = true}", "flow[1].tcp={timestamps = true, initial_window = \"rfc3390\"}",
+        "flow[2].tcp={delayed_ack = true, min_rto = \"1s\", window_bytes = 8000}",
+        "flow[4].tcp={newreno = false, limited_transmit = false}",
+        "link[7].queue={kind = \"dual-threshold\", soft = 10, hard = 30, hold = \"500ms\"}",
+    ]
+    args = [a for s in sets for a in ("--set", s)]
+    r = tcplab("run", SCENARIOS / "dumbbell.toml", "--out", tmp_path, "-q", *args)
+    assert r.returncode == 0, r.stderr
+    flows = pd.read_csv(tmp_path / "flows.csv")
+    assert list(flows.transport) == ["tahoe", "reno", "sack", "vegas", "newreno"]
+    assert (flows.bytes_acked > 0).all()

@@ -82,7 +82,9 @@ fn ecn_flow_through_red_sees_marks_not_drops() {
         assert!(max_avg_after(&r, settle) < 15.0, "{v}: average reached max_th");
         let late: Vec<f64> = drop_times(&r).into_iter().filter(|&t| t >= settle).collect();
         assert!(late.is_empty(), "{v}: drops at {late:?} with the average below max_th");
-        assert_eq!(r.flows.get("ecn_reductions", 0).unwrap() > 0.0, marks > 0.0, "{v}");
+        let cuts = r.flows.get("ecn_reductions", 0).unwrap();
+        assert_eq!(cuts > 0.0, marks > 0.0, "{v}");
+        assert!(cuts <= marks, "{v}: {cuts} reductions for {marks} marks: at most one per mark");
         let thr = r.flows.get("throughput_bps", 0).unwrap();
         assert!(thr > 0.9e6 * 1000.0 / 1040.0, "{v}: {thr}");
     }

@@ -423,14 +423,17 @@ impl TcpSender {
     /// already reduced it (RFC 3168 6.1.2); no retransmission. Returns
     /// whether the window was reduced.
     fn on_ece(&mut self, ack: u64) -> bool {
-        let window_passed = self.ecn_guard.map_or(true, |g| ack >= g);
+        // The receiver echoes ECE until it sees CWR, which rides on the first
+        // new segment after the reduction (at the old snd_max): ACKs up to
+        // and including that point still carry the old echo.
+        let window_passed = self.ecn_guard.map_or(true, |g| ack > g);
         if !window_passed || self.in_recovery() {
             return false;
         }
         let info = self.ack_info(ack, 0, self.flight());
         self.cc.on_ecn(&mut self.w, &info);
         self.w.ca_rem = 0;
-        self.ecn_guard = Some(self.snd_max.max(ack + 1));
+        self.ecn_guard = Some(self.snd_max.max(ack));
         self.pending_cwr = true;
         self.stats.ecn_reductions += 1;
         true

@@ -549,9 +549,14 @@ fn ecn_echo_reduces_once_per_window_without_retransmitting() {
     ece(&mut s, 2 * MS, 2 * MSS);
     ece(&mut s, 3 * MS, 3 * MSS);
     assert_eq!(s.stats.ecn_reductions, 1);
-    let out = ack(&mut s, 4 * MS, 10 * MSS);
+    // Up to the segment that will carry CWR, the receiver still echoes the
+    // old mark: the ACK of all data sent before the reduction is ignored.
+    let out = ece(&mut s, 4 * MS, 10 * MSS);
+    assert_eq!(s.stats.ecn_reductions, 1, "ECE up to the CWR segment is the old echo");
     assert!(out[0].cwr, "first new segment after the reduction carries CWR");
     assert!(out.iter().skip(1).all(|x| !x.cwr));
+    let out = ack(&mut s, 5 * MS, 11 * MSS);
+    assert!(out.iter().all(|x| !x.cwr));
     // A window later, ECE reduces again.
     let top = s.snd_max;
     ece(&mut s, 100 * MS, top);

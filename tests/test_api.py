@@ -39,7 +39,11 @@ def test_time_series_on_request(small_scenario):
 def test_trace_on_request(small_scenario):
     res = tcplab.run(small_scenario, trace=True)
     kinds = set(res.trace.kind)
-    assert {"send", "ack", "retransmit", "drop"} <= kinds
+    assert {"send", "ack", "dupack", "retransmit", "drop"} <= kinds
+    small_scenario["flow"][0]["transport"] = "sack"
+    t = tcplab.run(small_scenario, trace=True).trace
+    sacks = t[(t.flow == "f1") & (t.kind == "sack")]
+    assert len(sacks) > 0 and (sacks.len > 0).all()
 
 
 def test_load_scenario_and_overrides():

@@ -56,6 +56,8 @@ pub enum TraceKind {
     Retransmit,
     Ack,
     DupAck,
+    /// One SACK block carried by an arriving ACK (seq = block start).
+    Sack,
     Drop,
 }
 
@@ -296,6 +298,9 @@ impl World {
                 if self.trace.is_some() {
                     let kind = if h.ack > tx.snd_una { TraceKind::Ack } else { TraceKind::DupAck };
                     self.trace_push(now, fid, kind, h.ack, 0);
+                    for b in &h.sack[..h.nsack as usize] {
+                        self.trace_push(now, fid, TraceKind::Sack, b.start, (b.end - b.start) as u32);
+                    }
                 }
                 let f = &mut self.flows[fid as usize];
                 if let Endpoint::Tcp { tx, .. } = &mut f.ep {

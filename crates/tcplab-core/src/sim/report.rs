@@ -258,6 +258,7 @@ pub fn trace_table(w: &World) -> Table {
                         TraceKind::Retransmit => "retransmit",
                         TraceKind::Ack => "ack",
                         TraceKind::DupAck => "dupack",
+                        TraceKind::Sack => "sack",
                         TraceKind::Drop => "drop",
                     }
                     .to_string()

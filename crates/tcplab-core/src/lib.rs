@@ -11,6 +11,7 @@ pub mod engine;
 pub mod packet;
 pub mod net;
 pub mod transport;
+pub mod mechanisms;
 pub mod sim;
 pub mod scenario;
 pub mod output;

@@ -193,6 +193,25 @@ impl Queue {
         }
     }
 
+    /// Put a packet at the head of the queue regardless of the limits (a
+    /// base station's local retransmission goes ahead of queued traffic).
+    pub fn enqueue_front(&mut self, id: PktId, size: u32) {
+        self.buf.push_front((id, size));
+        self.bytes += size as u64;
+        self.red.idle_since = None;
+    }
+
+    /// Whether a packet could join without reaching the limit (Snoop caches
+    /// only then, so that congestion still shows to the sender).
+    pub fn has_room(&self) -> bool {
+        let limit = match &self.policy {
+            QueuePolicy::DropTail { limit_packets, .. } => limit_packets.map(|l| l as usize),
+            QueuePolicy::Red(p) => Some(p.limit as usize),
+            QueuePolicy::DualThreshold { hard, .. } => Some(*hard as usize),
+        };
+        limit.map_or(true, |l| self.buf.len() + 1 < l)
+    }
+
     pub fn dequeue(&mut self, now: Time) -> Option<PktId> {
         let (id, size) = self.buf.pop_front()?;
         self.bytes -= size as u64;

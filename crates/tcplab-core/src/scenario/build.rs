@@ -538,17 +538,15 @@ pub fn build(cfg: &ScenarioCfg) -> World {
             }
         };
         let payload = f.packet_size.unwrap_or(1000);
-        flows.push(Flow {
-            name: flow_name(i, f),
+        flows.push(Flow::new(
+            flow_name(i, f),
             src,
             dst,
-            transport: f.transport.as_str().to_string(),
-            app: app_of(f, payload),
+            f.transport.as_str().to_string(),
+            app_of(f, payload),
             ep,
-            stopped: false,
-            eln: f.eln,
-            eln_holes: Vec::new(),
-        });
+            f.eln,
+        ));
     }
     World {
         q: EventQueue::new(),
@@ -563,6 +561,7 @@ pub fn build(cfg: &ScenarioCfg) -> World {
         trace: if cfg.output.trace { Some(Vec::new()) } else { None },
         samples: Default::default(),
         drops_no_route: 0,
+        snoop_nodes: cfg.node.iter().map(|n| n.snoop).collect(),
         captures: cfg
             .pcap
             .iter()

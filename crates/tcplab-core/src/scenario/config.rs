@@ -68,6 +68,10 @@ pub enum ProfileName {
 #[serde(deny_unknown_fields)]
 pub struct NodeCfg {
     pub name: String,
+    /// Run a Snoop agent: cache and locally retransmit the segments of the
+    /// TCP connections this node forwards (a base station).
+    #[serde(default)]
+    pub snoop: bool,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -10,6 +10,7 @@ use crate::net::routing::RoutingTable;
 use crate::net::{DropCause, LinkDir, Verdict};
 use crate::output::RunResult;
 use crate::packet::{flags, Ecn, FlowId, IpHeader, NodeId, Packet, PacketPool, PktId, TcpHeader, Transport, UdpHeader};
+use crate::mechanisms::snoop::{AckAction, SnoopConn};
 use crate::transport::app::App;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::udp::UdpFlow;
@@ -27,6 +28,8 @@ pub enum Ev {
     AppStop(FlowId),
     UdpSend(FlowId),
     Sample,
+    /// The Snoop agents of a flow have a timer due.
+    SnoopTimer(FlowId),
 }
 
 pub enum Endpoint {
@@ -47,6 +50,27 @@ pub struct Flow {
     pub eln: bool,
     /// ELN notes: (node that sent the packet onto the lossy hop, hole).
     pub eln_holes: Vec<(NodeId, u64, u64)>,
+    /// Snoop agents on this connection's path (node, state).
+    pub snoop: Vec<(NodeId, SnoopConn)>,
+    snoop_slot: Option<Time>,
+}
+
+impl Flow {
+    pub fn new(name: String, src: NodeId, dst: NodeId, transport: String, app: App, ep: Endpoint, eln: bool) -> Self {
+        Flow {
+            name,
+            src,
+            dst,
+            transport,
+            app,
+            ep,
+            stopped: false,
+            eln,
+            eln_holes: Vec::new(),
+            snoop: Vec::new(),
+            snoop_slot: None,
+        }
+    }
 }
 
 /// What happened to a segment, for time-sequence traces.
@@ -56,6 +80,8 @@ pub enum TraceKind {
     Retransmit,
     Ack,
     DupAck,
+    /// A Snoop agent resent a cached segment.
+    LocalRetransmit,
     /// One SACK block carried by an arriving ACK (seq = block start).
     Sack,
     Drop,
@@ -93,6 +119,8 @@ pub struct World {
     pub samples: report::Samples,
     pub drops_no_route: u64,
     pub captures: Vec<Capture>,
+    /// Nodes running a Snoop agent.
+    pub snoop_nodes: Vec<bool>,
 }
 
 impl World {
@@ -132,6 +160,7 @@ impl World {
             Ev::AppStop(f) => self.app_stop(f),
             Ev::UdpSend(f) => self.udp_send(now, f),
             Ev::Sample => self.sample(now),
+            Ev::SnoopTimer(f) => self.snoop_timer(now, f),
         }
     }
 
@@ -145,6 +174,10 @@ impl World {
         if p.payload == 0 && self.flows[p.flow as usize].eln {
             self.eln_mark(n, id);
         }
+        if self.snoop_nodes[n as usize] && dst != n && !self.snoop_pass(now, n, id) {
+            return;
+        }
+        let dst = self.pool.get(id).ip.dst;
         if dst == n {
             let p = self.pool.take(id);
             self.deliver(now, n, p);
@@ -163,6 +196,101 @@ impl World {
     /// once; otherwise the packet waits in the queue and one `TxDone` event
     /// (at the end of the current transmission) pulls the next packet. Links
     /// that never queue therefore cost one event per packet, not two.
+    /// Snoop at node `n` sees a TCP packet of a connection it is in the
+    /// middle of. Returns false if the packet was consumed (a suppressed
+    /// duplicate ACK).
+    fn snoop_pass(&mut self, now: Time, n: NodeId, id: PktId) -> bool {
+        let p = *self.pool.get(id);
+        let Transport::Tcp(h) = p.l4 else { return true };
+        let fid = p.flow;
+        let (fsrc, fdst) = (self.flows[fid as usize].src, self.flows[fid as usize].dst);
+        if n == fsrc {
+            return true;
+        }
+        let to_mobile = p.ip.src == fsrc;
+        let room = match self.routes.next(n, fdst) {
+            Some(d) => self.dirs[d as usize].queue.has_room(),
+            None => return true,
+        };
+        let flow = &mut self.flows[fid as usize];
+        let idx = match flow.snoop.iter().position(|(node, _)| *node == n) {
+            Some(i) => i,
+            None => {
+                flow.snoop.push((n, SnoopConn::default()));
+                flow.snoop.len() - 1
+            }
+        };
+        let conn = &mut flow.snoop[idx].1;
+        if to_mobile {
+            if p.payload > 0 {
+                conn.on_data(now, &p, h.seq, room);
+            }
+            self.sync_snoop(fid);
+            return true;
+        }
+        let keep = match conn.on_ack(now, h.ack) {
+            AckAction::Forward => true,
+            AckAction::Suppress => false,
+            AckAction::Retransmit(seq) => {
+                self.snoop_rxmit(now, fid, idx, seq);
+                false
+            }
+        };
+        if !keep {
+            self.pool.take(id);
+        }
+        self.sync_snoop(fid);
+        keep
+    }
+
+    /// Send the cached segment at `seq` again from the Snoop node, ahead of
+    /// whatever waits in the queue towards the mobile.
+    fn snoop_rxmit(&mut self, now: Time, fid: FlowId, idx: usize, seq: u64) {
+        let flow = &mut self.flows[fid as usize];
+        let (n, conn) = &mut flow.snoop[idx];
+        let n = *n;
+        let Some(copy) = conn.take_for_rxmit(now, seq) else { return };
+        let fdst = flow.dst;
+        let Some(d) = self.routes.next(n, fdst) else { return };
+        let id = self.pool.insert(copy);
+        self.trace_push(now, fid, TraceKind::LocalRetransmit, seq, copy.payload);
+        let dir = &mut self.dirs[d as usize];
+        if now >= dir.busy_until && dir.queue.is_empty() {
+            self.start_tx(now, d, id);
+        } else {
+            dir.note_queue(now);
+            dir.queue.enqueue_front(id, copy.size);
+            if !dir.tx_event {
+                dir.tx_event = true;
+                self.q.schedule(dir.busy_until, Ev::TxDone(d));
+            }
+        }
+    }
+
+    fn sync_snoop(&mut self, fid: FlowId) {
+        let f = &mut self.flows[fid as usize];
+        let Some(d) = f.snoop.iter().filter_map(|(_, c)| c.deadline()).min() else { return };
+        if f.snoop_slot.map_or(true, |s| d < s) {
+            f.snoop_slot = Some(d);
+            self.q.schedule(d, Ev::SnoopTimer(fid));
+        }
+    }
+
+    fn snoop_timer(&mut self, now: Time, fid: FlowId) {
+        let f = &mut self.flows[fid as usize];
+        if f.snoop_slot != Some(now) {
+            return;
+        }
+        f.snoop_slot = None;
+        for idx in 0..f.snoop.len() {
+            let seq = self.flows[fid as usize].snoop[idx].1.on_timer(now);
+            if let Some(seq) = seq {
+                self.snoop_rxmit(now, fid, idx, seq);
+            }
+        }
+        self.sync_snoop(fid);
+    }
+
     /// ELN at a node that saw corruption losses on its outgoing hop: an ACK
     /// passing back through it whose cumulative ACK is the start of such a
     /// hole reports that hole, and gets the ELN bit (Balakrishnan & Katz

@@ -106,6 +106,9 @@ struct FlowCols {
     fr: Vec<i64>,
     ecn: Vec<i64>,
     eln: Vec<i64>,
+    snoop_rtx: Vec<i64>,
+    snoop_supp: Vec<i64>,
+    snoop_cache: Vec<i64>,
     completion: Vec<Option<f64>>,
     aborted: Vec<bool>,
     cwnd: Vec<Option<f64>>,
@@ -123,6 +126,10 @@ fn flows_table(w: &World) -> Table {
         c.dst.push(w.node_names[f.dst as usize].clone());
         c.transport.push(f.transport.clone());
         c.start.push(to_secs(start));
+        let sum = |g: fn(&crate::mechanisms::snoop::SnoopStats) -> u64| f.snoop.iter().map(|(_, s)| g(&s.stats)).sum::<u64>() as i64;
+        c.snoop_rtx.push(sum(|s| s.local_retransmits));
+        c.snoop_supp.push(sum(|s| s.suppressed_dupacks));
+        c.snoop_cache.push(f.snoop.iter().map(|(_, s)| s.stats.max_cache).max().unwrap_or(0) as i64);
         match &f.ep {
             Endpoint::Tcp { tx, rx, .. } => {
                 let acked = tx.snd_una;
@@ -182,6 +189,9 @@ fn flows_table(w: &World) -> Table {
     t.push("fast_retransmits", Column::I64(c.fr));
     t.push("ecn_reductions", Column::I64(c.ecn));
     t.push("eln_retransmits", Column::I64(c.eln));
+    t.push("snoop_local_retransmits", Column::I64(c.snoop_rtx));
+    t.push("snoop_suppressed_dupacks", Column::I64(c.snoop_supp));
+    t.push("snoop_max_cache", Column::I64(c.snoop_cache));
     t.push("completion_s", Column::OptF64(c.completion));
     t.push("aborted", Column::Bool(c.aborted));
     t.push("final_cwnd_bytes", Column::OptF64(c.cwnd));
@@ -258,6 +268,7 @@ pub fn trace_table(w: &World) -> Table {
                         TraceKind::Retransmit => "retransmit",
                         TraceKind::Ack => "ack",
                         TraceKind::DupAck => "dupack",
+                        TraceKind::LocalRetransmit => "local_retransmit",
                         TraceKind::Sack => "sack",
                         TraceKind::Drop => "drop",
                     }

@@ -1,0 +1,300 @@
+//! The Snoop agent (Balakrishnan, Seshan, Amir & Katz 1995) for one TCP
+//! connection at a base station: a cache of data segments on their way to
+//! the mobile host, local retransmission on the first duplicate ACK with
+//! the following duplicates suppressed, and a local retransmission timer.
+//! Sans-IO: it is shown packets and tells the caller what to do.
+
+use crate::engine::time::MS;
+use crate::engine::Time;
+use crate::packet::Packet;
+use std::collections::BTreeMap;
+
+/// Largest number of segments cached per connection (ns-2's SNOOP_MAXWIND).
+pub const MAX_CACHE: usize = 100;
+/// Local retransmissions of one segment before giving up on it.
+pub const MAX_LOCAL_RXMIT: u32 = 10;
+/// Floor of the local retransmission timeout.
+pub const MIN_TIMEOUT: Time = 100 * MS;
+
+#[derive(Clone, Copy, Debug)]
+struct Cached {
+    pkt: Packet,
+    end: u64,
+    sent: Time,
+    /// The fixed host retransmitted it (or it arrived out of order): its
+    /// duplicate ACKs belong to the sender.
+    sender_rxmit: bool,
+    local_rxmits: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SnoopStats {
+    pub local_retransmits: u64,
+    pub suppressed_dupacks: u64,
+    pub max_cache: u64,
+    pub timeouts: u64,
+}
+
+/// What to do with an ACK going back to the fixed host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckAction {
+    Forward,
+    Suppress,
+    /// Suppress the ACK and send the cached segment starting at this
+    /// sequence number again, ahead of the queue.
+    Retransmit(u64),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SnoopConn {
+    cache: BTreeMap<u64, Cached>,
+    last_ack: Option<u64>,
+    /// End of the highest segment seen from the fixed host.
+    last_seen: u64,
+    /// Duplicate ACKs still expected (and suppressed) after a local retransmission.
+    exp_dupacks: u32,
+    srtt: Option<Time>,
+    rttvar: Time,
+    deadline: Option<Time>,
+    pub stats: SnoopStats,
+}
+
+impl SnoopConn {
+    pub fn timeout(&self) -> Time {
+        match self.srtt {
+            Some(s) => (s + 4 * self.rttvar).max(MIN_TIMEOUT),
+            None => 2 * MIN_TIMEOUT,
+        }
+    }
+
+    pub fn deadline(&self) -> Option<Time> {
+        self.deadline
+    }
+
+    pub fn cache_len(&self) -> usize {
+        self.cache.len()
+    }
+
+    fn rearm(&mut self, now: Time) {
+        self.deadline = if self.cache.is_empty() { None } else { Some(now + self.timeout()) };
+    }
+
+    /// A data segment from the fixed host passes towards the mobile. It is
+    /// always forwarded; `room` says whether the outgoing queue has space to
+    /// spare (if not, Snoop does not cache, so that congestion control can
+    /// act, as in ns-2).
+    pub fn on_data(&mut self, now: Time, p: &Packet, seq: u64, room: bool) {
+        let end = seq + p.payload as u64;
+        if self.last_ack.is_some_and(|a| end <= a) {
+            return; // already acknowledged by the mobile
+        }
+        if let Some(c) = self.cache.get_mut(&seq) {
+            // Cached before: a sender retransmission.
+            c.sender_rxmit = true;
+            c.local_rxmits = 0;
+            c.sent = now;
+            return;
+        }
+        if !room || self.cache.len() >= MAX_CACHE {
+            self.last_seen = self.last_seen.max(end);
+            return;
+        }
+        // In sequence, or out of sequence and not cached (lost upstream, or
+        // reordered): the latter is marked as the sender's business.
+        let in_seq = end > self.last_seen;
+        self.cache.insert(seq, Cached { pkt: *p, end, sent: now, sender_rxmit: !in_seq, local_rxmits: 0 });
+        self.last_seen = self.last_seen.max(end);
+        self.stats.max_cache = self.stats.max_cache.max(self.cache.len() as u64);
+        if self.deadline.is_none() {
+            self.rearm(now);
+        }
+    }
+
+    /// An ACK from the mobile host passes towards the fixed host.
+    pub fn on_ack(&mut self, now: Time, ack: u64) -> AckAction {
+        match self.last_ack {
+            Some(last) if ack < last => AckAction::Forward, // reordered ACK
+            Some(last) if ack == last => self.on_dupack(ack),
+            _ => {
+                // New ACK: clean the cache, sample the RTT from the newest
+                // segment it covers if it went out only once.
+                let mut sample = None;
+                while let Some((&s, c)) = self.cache.iter().next() {
+                    if c.end > ack {
+                        break;
+                    }
+                    sample = (!c.sender_rxmit && c.local_rxmits == 0).then_some(c.sent);
+                    self.cache.remove(&s);
+                }
+                if let Some(sent) = sample {
+                    self.rtt_sample(now - sent);
+                }
+                self.last_ack = Some(ack);
+                self.exp_dupacks = 0;
+                self.rearm(now);
+                AckAction::Forward
+            }
+        }
+    }
+
+    fn on_dupack(&mut self, ack: u64) -> AckAction {
+        let Some(c) = self.cache.get(&ack) else { return AckAction::Forward };
+        if c.sender_rxmit {
+            return AckAction::Forward;
+        }
+        if self.exp_dupacks > 0 {
+            self.exp_dupacks -= 1;
+            self.stats.suppressed_dupacks += 1;
+            return AckAction::Suppress;
+        }
+        if c.local_rxmits >= MAX_LOCAL_RXMIT {
+            return AckAction::Forward; // give up: the sender's turn
+        }
+        // The first duplicate, or more duplicates than the segments behind
+        // the hole explain after a local retransmission (so that one was
+        // lost too): resend, and expect one duplicate per segment behind
+        // the hole.
+        self.exp_dupacks = self.cache.range(ack + 1..).count() as u32;
+        self.exp_dupacks = self.exp_dupacks.saturating_sub(1);
+        self.stats.suppressed_dupacks += 1;
+        AckAction::Retransmit(ack)
+    }
+
+    /// The copy to send for a local retransmission of the segment at `seq`.
+    pub fn take_for_rxmit(&mut self, now: Time, seq: u64) -> Option<Packet> {
+        let c = self.cache.get_mut(&seq)?;
+        if c.local_rxmits >= MAX_LOCAL_RXMIT {
+            return None;
+        }
+        c.local_rxmits += 1;
+        c.sent = now;
+        self.stats.local_retransmits += 1;
+        let p = c.pkt;
+        self.rearm(now);
+        Some(p)
+    }
+
+    /// The local timer fired: resend the oldest unacknowledged segment if it
+    /// is the one the mobile is waiting for.
+    pub fn on_timer(&mut self, now: Time) -> Option<u64> {
+        match self.deadline {
+            Some(d) if d <= now => {}
+            _ => return None,
+        }
+        self.deadline = None;
+        let (&seq, _) = self.cache.iter().next()?;
+        if self.last_ack != Some(seq) {
+            self.rearm(now);
+            return None;
+        }
+        self.stats.timeouts += 1;
+        self.exp_dupacks = self.cache.len().saturating_sub(1) as u32;
+        Some(seq)
+    }
+
+    fn rtt_sample(&mut self, r: Time) {
+        // EWMA with gain 1/4 for the mean and the deviation (ns-2's g_ = 0.25).
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(s) => {
+                let s2 = (3 * s + r) / 4;
+                self.rttvar = (3 * self.rttvar + s2.abs_diff(r)) / 4;
+                self.srtt = Some(s2);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{IpHeader, TcpHeader, Transport};
+
+    fn seg(seq: u64) -> Packet {
+        Packet {
+            uid: 0,
+            flow: 0,
+            ip: IpHeader::default(),
+            l4: Transport::Tcp(TcpHeader { seq, ..Default::default() }),
+            payload: 1000,
+            size: 1040,
+            born: 0,
+        }
+    }
+
+    fn snoop_with(n: u64) -> SnoopConn {
+        let mut s = SnoopConn::default();
+        for i in 0..n {
+            s.on_data(i * MS, &seg(i * 1000), i * 1000, true);
+        }
+        s
+    }
+
+    #[test]
+    fn caches_and_cleans_on_new_acks() {
+        let mut s = snoop_with(5);
+        assert_eq!(s.cache_len(), 5);
+        assert_eq!(s.on_ack(50 * MS, 2000), AckAction::Forward);
+        assert_eq!(s.cache_len(), 3);
+        assert_eq!(s.srtt, Some(49 * MS), "RTT from the newest segment the ACK covers");
+    }
+
+    /// A wireless loss: the first duplicate triggers a local retransmission,
+    /// the duplicates caused by the segments behind it are suppressed, and
+    /// the fixed host sees none of them.
+    #[test]
+    fn first_dupack_retransmits_locally_and_duplicates_are_suppressed() {
+        let mut s = snoop_with(6);
+        s.on_ack(50 * MS, 1000); // segment 1 lost; 2..5 arrive
+        assert_eq!(s.on_ack(51 * MS, 1000), AckAction::Retransmit(1000));
+        let p = s.take_for_rxmit(51 * MS, 1000).unwrap();
+        assert_eq!(p.tcp().unwrap().seq, 1000);
+        for i in 0..3 {
+            assert_eq!(s.on_ack(52 * MS + i, 1000), AckAction::Suppress);
+        }
+        assert_eq!(s.stats.local_retransmits, 1);
+        assert_eq!(s.stats.suppressed_dupacks, 4);
+        assert_eq!(s.on_ack(100 * MS, 6000), AckAction::Forward);
+        assert_eq!(s.cache_len(), 0);
+    }
+
+    /// Duplicates for a segment the fixed host retransmitted (or one Snoop
+    /// never cached) go through to the sender.
+    #[test]
+    fn sender_retransmissions_and_uncached_holes_are_the_senders_business() {
+        let mut s = snoop_with(4);
+        s.on_ack(50 * MS, 1000);
+        s.on_data(60 * MS, &seg(1000), 1000, true); // sender retransmits 1
+        assert_eq!(s.on_ack(61 * MS, 1000), AckAction::Forward);
+        let mut t = SnoopConn::default();
+        t.on_data(0, &seg(0), 0, true);
+        t.on_data(0, &seg(2000), 2000, true); // 1000 lost upstream: never cached
+        t.on_ack(10 * MS, 1000);
+        assert_eq!(t.on_ack(11 * MS, 1000), AckAction::Forward);
+        // Filling the hole later is an out-of-order arrival: marked.
+        t.on_data(20 * MS, &seg(1000), 1000, true);
+        assert_eq!(t.on_ack(21 * MS, 1000), AckAction::Forward);
+    }
+
+    #[test]
+    fn local_timer_resends_the_oldest_segment() {
+        let mut s = snoop_with(3);
+        s.on_ack(50 * MS, 1000);
+        let d = s.deadline().unwrap();
+        assert!(s.on_timer(d - 1).is_none());
+        assert_eq!(s.on_timer(d), Some(1000));
+        assert!(s.take_for_rxmit(d, 1000).is_some());
+        assert!(s.deadline().unwrap() > d);
+    }
+
+    #[test]
+    fn already_acknowledged_data_is_not_cached() {
+        let mut s = snoop_with(2);
+        s.on_ack(50 * MS, 2000);
+        s.on_data(60 * MS, &seg(0), 0, true);
+        assert_eq!(s.cache_len(), 0);
+    }
+}

@@ -25,6 +25,16 @@ def _seed(text: str) -> int:
     return v
 
 
+def _jobs(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"--jobs must be a positive integer, got {text!r}")
+    return v
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2 (argparse's default prints usage too)
         self.exit(EXIT_BAD_INPUT, f"tcplab: error: {message}\n")
@@ -49,6 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--pcap", action="append", default=[], metavar="LINK[:DIR]|NODE",
                    help="write a packet capture of link LINK (forward or reverse) or of a node (repeatable)")
     r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+
+    rp = sub.add_parser("reproduce", help="run one of the classic studies and write its tables and figures")
+    rp.add_argument("study", choices=["basestation"], help="the study")
+    rp.add_argument("--quick", action="store_true", help="a reduced grid that runs in well under two minutes")
+    rp.add_argument("--jobs", type=_jobs, help="parallel runs (default: all cores)")
+    rp.add_argument("--out", help="output directory (default: results/<study>)")
+    rp.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
     v = sub.add_parser("validate", help="check a scenario file without running it")
     v.add_argument("scenario")
@@ -83,6 +100,19 @@ def cmd_run(a) -> int:
     return 0
 
 
+def cmd_reproduce(a) -> int:
+    import time
+
+    from .studies import get
+
+    out = Path(a.out) if a.out else Path("results") / a.study
+    t0 = time.perf_counter()
+    res = get(a.study).run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
+    if not a.quiet:
+        print(f"{a.study}: {len(res['runs'])} runs, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
+    return 0
+
+
 def cmd_validate(a) -> int:
     from .scenario import load_scenario
 
@@ -98,6 +128,8 @@ def main(argv=None) -> int:
             return cmd_run(args)
         if args.command == "validate":
             return cmd_validate(args)
+        if args.command == "reproduce":
+            return cmd_reproduce(args)
     except ScenarioError as e:
         return _fail(str(e))
     except KeyboardInterrupt:

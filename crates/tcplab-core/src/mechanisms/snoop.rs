@@ -3,6 +3,15 @@
 //! the mobile host, local retransmission on the first duplicate ACK with
 //! the following duplicates suppressed, and a local retransmission timer.
 //! Sans-IO: it is shown packets and tells the caller what to do.
+//!
+//! Snoop is told when a cached segment actually goes on the air (leaves the
+//! base station's queue): RTT samples and the local timer run from then, and
+//! a duplicate ACK for a segment still waiting in the queue cannot mean that
+//! segment was lost (it comes from a duplicate or reordered segment) and is
+//! suppressed without a retransmission. Timing from the cache instead lets
+//! the queueing delay of a loaded base station fire the local timer
+//! spuriously, and every spurious copy then produces a duplicate ACK that
+//! triggers the next one.
 
 use crate::engine::time::MS;
 use crate::engine::Time;
@@ -20,7 +29,8 @@ pub const MIN_TIMEOUT: Time = 100 * MS;
 struct Cached {
     pkt: Packet,
     end: u64,
-    sent: Time,
+    /// When it last went on the air; None while it waits in the queue.
+    sent: Option<Time>,
     /// The fixed host retransmitted it (or it arrived out of order): its
     /// duplicate ACKs belong to the sender.
     sender_rxmit: bool,
@@ -56,15 +66,18 @@ pub struct SnoopConn {
     srtt: Option<Time>,
     rttvar: Time,
     deadline: Option<Time>,
+    /// Doubles with each timer-driven local retransmission, reset by a new ACK.
+    backoff: u32,
     pub stats: SnoopStats,
 }
 
 impl SnoopConn {
     pub fn timeout(&self) -> Time {
-        match self.srtt {
+        let base = match self.srtt {
             Some(s) => (s + 4 * self.rttvar).max(MIN_TIMEOUT),
             None => 2 * MIN_TIMEOUT,
-        }
+        };
+        base * self.backoff.max(1) as Time
     }
 
     pub fn deadline(&self) -> Option<Time> {
@@ -75,8 +88,21 @@ impl SnoopConn {
         self.cache.len()
     }
 
-    fn rearm(&mut self, now: Time) {
-        self.deadline = if self.cache.is_empty() { None } else { Some(now + self.timeout()) };
+    /// The timer runs for the oldest cached segment from when it went on
+    /// the air.
+    fn rearm(&mut self) {
+        let to = self.timeout();
+        self.deadline = self.cache.values().next().and_then(|c| c.sent).map(|t| t + to);
+    }
+
+    /// A cached segment starts its transmission on the wireless hop.
+    pub fn on_transmit(&mut self, now: Time, seq: u64) {
+        if let Some(c) = self.cache.get_mut(&seq) {
+            c.sent = Some(now);
+            if self.cache.keys().next() == Some(&seq) {
+                self.rearm();
+            }
+        }
     }
 
     /// A data segment from the fixed host passes towards the mobile. It is
@@ -92,7 +118,7 @@ impl SnoopConn {
             // Cached before: a sender retransmission.
             c.sender_rxmit = true;
             c.local_rxmits = 0;
-            c.sent = now;
+            c.sent = None;
             return;
         }
         if !room || self.cache.len() >= MAX_CACHE {
@@ -102,12 +128,10 @@ impl SnoopConn {
         // In sequence, or out of sequence and not cached (lost upstream, or
         // reordered): the latter is marked as the sender's business.
         let in_seq = end > self.last_seen;
-        self.cache.insert(seq, Cached { pkt: *p, end, sent: now, sender_rxmit: !in_seq, local_rxmits: 0 });
+        self.cache.insert(seq, Cached { pkt: *p, end, sent: None, sender_rxmit: !in_seq, local_rxmits: 0 });
         self.last_seen = self.last_seen.max(end);
         self.stats.max_cache = self.stats.max_cache.max(self.cache.len() as u64);
-        if self.deadline.is_none() {
-            self.rearm(now);
-        }
+        let _ = now;
     }
 
     /// An ACK from the mobile host passes towards the fixed host.
@@ -123,7 +147,7 @@ impl SnoopConn {
                     if c.end > ack {
                         break;
                     }
-                    sample = (!c.sender_rxmit && c.local_rxmits == 0).then_some(c.sent);
+                    sample = if !c.sender_rxmit && c.local_rxmits == 0 { c.sent } else { None };
                     self.cache.remove(&s);
                 }
                 if let Some(sent) = sample {
@@ -131,7 +155,8 @@ impl SnoopConn {
                 }
                 self.last_ack = Some(ack);
                 self.exp_dupacks = 0;
-                self.rearm(now);
+                self.backoff = 1;
+                self.rearm();
                 AckAction::Forward
             }
         }
@@ -141,6 +166,11 @@ impl SnoopConn {
         let Some(c) = self.cache.get(&ack) else { return AckAction::Forward };
         if c.sender_rxmit {
             return AckAction::Forward;
+        }
+        if c.sent.is_none() {
+            // Still queued here: this duplicate cannot report its loss.
+            self.stats.suppressed_dupacks += 1;
+            return AckAction::Suppress;
         }
         if self.exp_dupacks > 0 {
             self.exp_dupacks -= 1;
@@ -167,10 +197,11 @@ impl SnoopConn {
             return None;
         }
         c.local_rxmits += 1;
-        c.sent = now;
+        c.sent = None; // queued again (at the head) until it goes on the air
         self.stats.local_retransmits += 1;
         let p = c.pkt;
-        self.rearm(now);
+        let _ = now;
+        self.deadline = None;
         Some(p)
     }
 
@@ -184,10 +215,12 @@ impl SnoopConn {
         self.deadline = None;
         let (&seq, _) = self.cache.iter().next()?;
         if self.last_ack != Some(seq) {
-            self.rearm(now);
+            self.rearm();
             return None;
         }
+        let _ = now;
         self.stats.timeouts += 1;
+        self.backoff = (self.backoff.max(1) * 2).min(64);
         self.exp_dupacks = self.cache.len().saturating_sub(1) as u32;
         Some(seq)
     }
@@ -225,10 +258,12 @@ mod tests {
         }
     }
 
+    /// n segments cached and put on the air 1 ms apart.
     fn snoop_with(n: u64) -> SnoopConn {
         let mut s = SnoopConn::default();
         for i in 0..n {
             s.on_data(i * MS, &seg(i * 1000), i * 1000, true);
+            s.on_transmit(i * MS, i * 1000);
         }
         s
     }
@@ -252,6 +287,7 @@ mod tests {
         assert_eq!(s.on_ack(51 * MS, 1000), AckAction::Retransmit(1000));
         let p = s.take_for_rxmit(51 * MS, 1000).unwrap();
         assert_eq!(p.tcp().unwrap().seq, 1000);
+        s.on_transmit(52 * MS, 1000);
         for i in 0..3 {
             assert_eq!(s.on_ack(52 * MS + i, 1000), AckAction::Suppress);
         }
@@ -268,26 +304,49 @@ mod tests {
         let mut s = snoop_with(4);
         s.on_ack(50 * MS, 1000);
         s.on_data(60 * MS, &seg(1000), 1000, true); // sender retransmits 1
+        s.on_transmit(60 * MS, 1000);
         assert_eq!(s.on_ack(61 * MS, 1000), AckAction::Forward);
         let mut t = SnoopConn::default();
-        t.on_data(0, &seg(0), 0, true);
-        t.on_data(0, &seg(2000), 2000, true); // 1000 lost upstream: never cached
+        for q in [0, 2000] {
+            // 1000 lost upstream: never cached
+            t.on_data(0, &seg(q), q, true);
+            t.on_transmit(0, q);
+        }
         t.on_ack(10 * MS, 1000);
         assert_eq!(t.on_ack(11 * MS, 1000), AckAction::Forward);
         // Filling the hole later is an out-of-order arrival: marked.
         t.on_data(20 * MS, &seg(1000), 1000, true);
+        t.on_transmit(20 * MS, 1000);
         assert_eq!(t.on_ack(21 * MS, 1000), AckAction::Forward);
     }
 
     #[test]
-    fn local_timer_resends_the_oldest_segment() {
+    fn local_timer_resends_the_oldest_segment_with_backoff() {
         let mut s = snoop_with(3);
         s.on_ack(50 * MS, 1000);
         let d = s.deadline().unwrap();
+        assert_eq!(d, MS + s.timeout(), "runs from when segment 1 went on the air");
         assert!(s.on_timer(d - 1).is_none());
         assert_eq!(s.on_timer(d), Some(1000));
         assert!(s.take_for_rxmit(d, 1000).is_some());
-        assert!(s.deadline().unwrap() > d);
+        assert!(s.deadline().is_none(), "no timer while the copy waits in the queue");
+        s.on_transmit(d + MS, 1000);
+        let d2 = s.deadline().unwrap();
+        assert_eq!(d2 - (d + MS), 2 * (d - MS), "backed off");
+    }
+
+    /// A duplicate ACK for a segment still waiting in the queue is caused by
+    /// a duplicate segment, not by its loss: no local retransmission.
+    #[test]
+    fn dupack_for_a_queued_segment_is_suppressed_without_retransmission() {
+        let mut s = SnoopConn::default();
+        for q in [0, 1000, 2000] {
+            s.on_data(0, &seg(q), q, true);
+        }
+        s.on_transmit(0, 0);
+        s.on_ack(30 * MS, 1000);
+        assert_eq!(s.on_ack(31 * MS, 1000), AckAction::Suppress);
+        assert_eq!(s.stats.local_retransmits, 0);
     }
 
     #[test]

@@ -361,6 +361,17 @@ impl World {
             let from = self.dirs[d as usize].from;
             self.capture(now, id, |c| c.dir == Some(d) || c.node == Some(from));
         }
+        let from = self.dirs[d as usize].from;
+        if self.snoop_nodes[from as usize] {
+            let p = self.pool.get(id);
+            if let (Transport::Tcp(h), true) = (p.l4, p.payload > 0) {
+                let fid = p.flow as usize;
+                if let Some((_, conn)) = self.flows[fid].snoop.iter_mut().find(|(n, _)| *n == from) {
+                    conn.on_transmit(now, h.seq);
+                    self.sync_snoop(fid as FlowId);
+                }
+            }
+        }
     }
 
     fn capture(&mut self, now: Time, id: PktId, wants: impl Fn(&Capture) -> bool) {

@@ -1,0 +1,12 @@
+"""Reproductions of the classic studies (SPEC section 9): each module has
+`run(out, quick, jobs)` that runs its sweep and writes its tables and figures."""
+
+STUDIES = {
+    "basestation": "tcplab.studies.basestation",
+}
+
+
+def get(name: str):
+    import importlib
+
+    return importlib.import_module(STUDIES[name])

@@ -137,6 +137,9 @@ class Sweep:
             bar.close()
         df = pd.DataFrame(rows)
         order = list(self.grid) + ["seed"]
+        # Fixed column order (parameters, seed, then measures by name) so a
+        # resumed sweep writes the same table as an uninterrupted one.
+        df = df[order + sorted(c for c in df.columns if c not in order)]
         df = df.sort_values(order, kind="stable").reset_index(drop=True)
         return df
 

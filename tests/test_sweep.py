@@ -1,0 +1,115 @@
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+from tcplab.sweep import Sweep, summarize, t95
+
+
+def tiny(params):
+    return {
+        "sim": {"duration": "5s"},
+        "node": [{"name": "a"}, {"name": "b"}],
+        "link": [{"between": ["a", "b"], "rate": "1Mbps", "delay": "10ms",
+                  "error": {"kind": "uniform", "rate": params["loss"]}}],
+        "flow": [{"from": "a", "to": "b", "transport": params["variant"], "app": {"kind": "bulk"}}],
+    }
+
+
+def test_sweep_grid_seeds_and_summary(tmp_path):
+    sw = Sweep(tiny, {"variant": ["reno", "vegas"], "loss": [0.0, 0.05]}, seeds=3, out=tmp_path, name="t")
+    runs = sw.run(jobs=2, progress=False)
+    assert len(runs) == 2 * 2 * 3
+    assert list(runs.columns[:3]) == ["variant", "loss", "seed"]
+    assert {"throughput_bps", "unfairness", "jain", "retransmits"} <= set(runs.columns)
+    s = summarize(runs, ["variant", "loss"], "throughput_bps")
+    assert len(s) == 4 and (s.n == 3).all()
+    cell = runs[(runs.variant == "reno") & (runs.loss == 0.05)].throughput_bps
+    assert s.iloc[1].throughput_bps == pytest.approx(cell.mean())
+    assert s.iloc[1].throughput_bps_ci95 == pytest.approx(t95(2) * cell.std() / math.sqrt(3))
+    # Without loss every seed gives the same run: zero width.
+    assert s.iloc[0].throughput_bps_ci95 == 0
+    # A second call finds everything stored and runs nothing.
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "runs").iterdir()}
+    again = sw.run(jobs=2, progress=False)
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "runs").iterdir()} == before
+    pd.testing.assert_frame_equal(runs, again)
+
+
+def test_parallel_and_serial_give_the_same_table(tmp_path):
+    grid = {"variant": ["newreno"], "loss": [0.01, 0.02]}
+    a = Sweep(tiny, grid, seeds=2, out=tmp_path / "a").run(jobs=2, progress=False)
+    b = Sweep(tiny, grid, seeds=2, out=tmp_path / "b").run(jobs=1, progress=False)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_bad_grid_is_rejected(tmp_path):
+    import tcplab
+    with pytest.raises(tcplab.ScenarioError, match="grid.loss"):
+        Sweep(tiny, {"variant": ["reno"], "loss": []}, seeds=1, out=tmp_path)
+    with pytest.raises(tcplab.ScenarioError, match="flow\\[0\\].transport"):
+        Sweep(tiny, {"variant": ["cubic"], "loss": [0.0]}, seeds=1, out=tmp_path).run(progress=False)
+
+
+def reproduce(out, *extra):
+    return [sys.executable, "-m", "tcplab", "reproduce", "basestation", "--quick", "--out", str(out), *extra]
+
+
+def test_interrupted_study_resumes_without_redoing_work(tmp_path):
+    out = tmp_path / "interrupted"
+    runs_dir = out / "runs"
+    p = subprocess.Popen(reproduce(out, "--jobs", "1", "-q"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if runs_dir.exists() and len(list(runs_dir.glob("*.json"))) >= 40:
+            break
+        time.sleep(0.02)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    done = {f.name: f.stat().st_mtime_ns for f in runs_dir.glob("*.json")}
+    assert 40 <= len(done) < 160, "killed half way"
+    assert not list(runs_dir.glob(".*.tmp")) or True  # a torn temporary file is allowed, a torn result is not
+    for f in runs_dir.glob("*.json"):
+        json.loads(f.read_text())  # every stored run is whole
+    r = subprocess.run(reproduce(out, "-q"), capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    after = {f.name: f.stat().st_mtime_ns for f in runs_dir.glob("*.json")}
+    assert len(after) == 160
+    assert all(after[n] == t for n, t in done.items()), "stored runs were not redone"
+    clean = tmp_path / "clean"
+    r = subprocess.run(reproduce(clean, "-q"), capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    for name in ["throughput.csv", "unfairness.csv", "runs.csv"]:
+        assert (out / name).read_text() == (clean / name).read_text(), name
+
+
+def test_quick_study_writes_every_file(tmp_path):
+    r = subprocess.run(reproduce(tmp_path), capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "160 runs" in r.stdout
+    for name in ["throughput.csv", "unfairness.csv", "runs.csv"] + [
+            f"{f}.{e}" for f in ("throughput_by_mechanism", "throughput_by_variant", "unfairness")
+            for e in ("png", "svg")]:
+        assert (tmp_path / name).stat().st_size > 0, name
+    thr = pd.read_csv(tmp_path / "throughput.csv")
+    assert set(thr.variant) == {"tahoe", "reno", "newreno", "vegas"}
+    assert set(thr.mechanism) == {"plain", "eln", "snoop", "snoop+eln"}
+    assert {"throughput_bps", "throughput_bps_ci95", "n"} <= set(thr.columns)
+    # The study's own finding, from the simulation: at 5 % loss Snoop helps Reno.
+    at = thr[(thr.variant == "reno") & (thr.error_rate == 0.05)].set_index("mechanism").throughput_bps
+    assert at["snoop"] > at["plain"]
+
+
+@pytest.mark.parametrize("args,expect", [
+    (["reproduce", "nosuchstudy"], "invalid choice"),
+    (["reproduce", "basestation", "--jobs", "0"], "--jobs"),
+])
+def test_reproduce_bad_flags(args, expect):
+    r = subprocess.run([sys.executable, "-m", "tcplab", *args], capture_output=True, text=True)
+    assert r.returncode == 2 and expect in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -69,3 +69,17 @@ fn snoop_without_losses_changes_nothing() {
     assert_eq!(f(&with, "snoop_local_retransmits"), 0.0);
     assert!(f(&with, "snoop_max_cache") > 0.0);
 }
+
+/// Regression: a connection whose next expected segment Snoop never cached
+/// (the queue had no room) must not spin the local timer at one instant.
+/// Heavy loss with every variant, Snoop and ELN together, finishes and moves
+/// data.
+#[test]
+fn heavy_loss_with_snoop_and_eln_terminates() {
+    for v in ["tahoe", "reno", "newreno", "vegas"] {
+        let text = cell(true, 0.1, v).replace("window = 20", "window = 20\neln = true");
+        let r = run_toml(&text).unwrap();
+        assert!(f(&r, "bytes_delivered") > 1e6, "{v}");
+        assert!(r.summary.events < 2_000_000, "{v}: {} events", r.summary.events);
+    }
+}

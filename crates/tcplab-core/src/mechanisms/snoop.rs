@@ -215,7 +215,9 @@ impl SnoopConn {
         self.deadline = None;
         let (&seq, _) = self.cache.iter().next()?;
         if self.last_ack != Some(seq) {
-            self.rearm();
+            // The mobile waits for a segment Snoop does not hold (never
+            // cached): nothing to resend; the next ACK or transmission
+            // re-arms the timer.
             return None;
         }
         let _ = now;

@@ -90,9 +90,10 @@ impl SnoopConn {
 
     /// The timer runs for the oldest cached segment from when it went on
     /// the air.
-    fn rearm(&mut self) {
+    /// (Never in the past: an overdue segment times out at once.)
+    fn rearm(&mut self, now: Time) {
         let to = self.timeout();
-        self.deadline = self.cache.values().next().and_then(|c| c.sent).map(|t| t + to);
+        self.deadline = self.cache.values().next().and_then(|c| c.sent).map(|t| (t + to).max(now));
     }
 
     /// A cached segment starts its transmission on the wireless hop.
@@ -100,7 +101,7 @@ impl SnoopConn {
         if let Some(c) = self.cache.get_mut(&seq) {
             c.sent = Some(now);
             if self.cache.keys().next() == Some(&seq) {
-                self.rearm();
+                self.rearm(now);
             }
         }
     }
@@ -156,7 +157,7 @@ impl SnoopConn {
                 self.last_ack = Some(ack);
                 self.exp_dupacks = 0;
                 self.backoff = 1;
-                self.rearm();
+                self.rearm(now);
                 AckAction::Forward
             }
         }

@@ -58,6 +58,8 @@ def to_tcl(sc: dict) -> str:
         f"$defaultRNG seed {int(sim.get('seed', 1)) + 1}",
     ]
     for n in sc["node"]:
+        if n.get("snoop"):
+            raise NotImplementedError(f"node {n['name']}: Snoop (see validation/basestation_ns2.py)")
         out.append(f"set n({n['name']}) [$ns node]")
     for i, l in enumerate(sc["link"]):
         a, b = l["between"]
@@ -86,6 +88,8 @@ def to_tcl(sc: dict) -> str:
         known = {"delayed_ack", "initial_window", "limited_transmit", "newreno_timer"}
         if set(tcp) - known:
             raise NotImplementedError(f"flow[{i}].tcp: {sorted(set(tcp) - known)}")
+        if f.get("eln") or f.get("ecn"):
+            raise NotImplementedError(f"flow[{i}]: ELN/ECN")
         base = "Agent/TCPSink/Sack1" if f["transport"] == "sack" else "Agent/TCPSink"
         sink = base + "/DelAck" if tcp.get("delayed_ack") else base
         name = f.get("name", f"flow{i}")

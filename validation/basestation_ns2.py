@@ -1,0 +1,56 @@
+"""The plain-TCP part of the `basestation` study in tcplab and ns-2.35 side
+by side: mean throughput of the five flows and unfairness, for each variant
+at a few error rates, averaged over seeds.
+
+    python validation/basestation_ns2.py [--seeds 3]
+
+Snoop is not compared: ns-2.35 has it only as a LAN link layer (LL/LLSnoop)
+over an 802.3 MAC, a different channel from the point-to-point wireless hop
+of this study (docs/validation.md).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import tcplab  # noqa: E402
+from tcplab.studies.basestation import scenario  # noqa: E402
+from validation import ns2  # noqa: E402
+
+
+def unfairness(values):
+    return (max(values) - min(values)) / min(values) if min(values) > 0 else float("inf")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, default=3)
+    a = ap.parse_args()
+    if not ns2.available():
+        print("ns-2 is not installed (apt-get install ns2)")
+        return 1
+    print(f"{'variant':<8} {'error %':>8} {'tcplab kb/s':>12} {'ns-2 kb/s':>10} {'diff':>7} "
+          f"{'unfair tcplab':>13} {'unfair ns-2':>11}")
+    for variant in ["tahoe", "reno", "newreno", "vegas"]:
+        for rate in [0.0, 0.001, 0.01, 0.05, 0.1]:
+            ours, theirs, uo, ut = [], [], [], []
+            for seed in range(1, a.seeds + 1):
+                sc = scenario(variant, "plain", rate, seed=seed).data
+                thr = tcplab.run(sc).columns("flows")["throughput_bps"]
+                ours.append(statistics.mean(thr))
+                uo.append(unfairness(thr))
+                n = [f["throughput_bps"] for f in ns2.run(sc)["flows"].values()]
+                theirs.append(statistics.mean(n))
+                ut.append(unfairness(n))
+            o, t = statistics.mean(ours), statistics.mean(theirs)
+            print(f"{variant:<8} {rate * 100:>8.2f} {o / 1e3:12.1f} {t / 1e3:10.1f} {100 * (o - t) / t:+6.1f}% "
+                  f"{statistics.mean(uo):13.3f} {statistics.mean(ut):11.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

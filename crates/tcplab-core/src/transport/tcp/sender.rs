@@ -364,17 +364,8 @@ impl TcpSender {
             return;
         }
         if ack > self.snd_una {
-            let acked = ack - self.snd_una;
             let flight = self.flight();
-            self.rtt_measure(now, h);
-            self.snd_una = ack;
-            if self.snd_nxt < ack {
-                self.snd_nxt = ack;
-            }
-            self.consecutive_timeouts = 0;
-            self.dupacks = 0;
-            self.limited_extra = 0;
-            self.limited_bytes = 0;
+            let acked = self.advance_una(now, h);
             let info = self.ack_info(ack, acked, flight);
             let resp = if ece_cut {
                 crate::transport::tcp::cc::AckResponse::NORMAL
@@ -417,6 +408,20 @@ impl TcpSender {
                 }
             }
         }
+    }
+
+    /// Bookkeeping common to every ACK of new data: RTT sample, the left
+    /// edge, and the counters that a new ACK resets. Returns the bytes acked.
+    fn advance_una(&mut self, now: Time, h: &TcpHeader) -> u64 {
+        let acked = h.ack - self.snd_una;
+        self.rtt_measure(now, h);
+        self.snd_una = h.ack;
+        self.snd_nxt = self.snd_nxt.max(h.ack);
+        self.consecutive_timeouts = 0;
+        self.dupacks = 0;
+        self.limited_extra = 0;
+        self.limited_bytes = 0;
+        acked
     }
 
     /// ECN-Echo: reduce once per window of data, unless loss recovery has
@@ -484,16 +489,7 @@ impl TcpSender {
         let flight = self.flight();
         let newly_sacked = self.sb.as_mut().unwrap().update(ack.max(self.snd_una), blocks);
         if new_ack {
-            let acked = ack - self.snd_una;
-            self.rtt_measure(now, h);
-            self.snd_una = ack;
-            if self.snd_nxt < ack {
-                self.snd_nxt = ack;
-            }
-            self.consecutive_timeouts = 0;
-            self.dupacks = 0;
-            self.limited_extra = 0;
-            self.limited_bytes = 0;
+            let acked = self.advance_una(now, h);
             let sb = self.sb.as_mut().unwrap();
             match sb.recovery_point {
                 Some(rp) if ack >= rp => {

@@ -185,3 +185,22 @@ fn bad_scenarios_name_the_key() {
     let e = error_of(&ok.replace("transport = \"reno\"", "transport = \"cubic\""));
     assert!(e.contains("newreno"), "lists the allowed values: {e}");
 }
+
+/// `first_bytes`: the time until the receiving application has that many
+/// bytes, never after the whole transfer completes; on a 9600 bit/s PPP link
+/// at least the serialisation time of those bytes.
+#[test]
+fn time_to_first_bytes() {
+    let text = two_hop(
+        "9600bps",
+        "ppp",
+        "transport = \"newreno\"\npacket_size = 256\nwindow = 60\nfirst_bytes = 15360\napp = { kind = \"transfer\", bytes = 30720 }",
+        "",
+        "300s",
+    );
+    let r = run_toml(&text).unwrap();
+    let first = r.flows.get("first_bytes_s", 0).unwrap();
+    let done = r.flows.get("completion_s", 0).unwrap();
+    let serialisation = 60.0 * (256.0 + 48.0) * 8.0 / 9600.0;
+    assert!(first >= serialisation && first < done, "{first} {done}");
+}

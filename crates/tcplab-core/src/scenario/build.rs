@@ -216,6 +216,9 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                 return err(format!("{k}.vegas.alpha"), "must not exceed beta");
             }
         }
+        if f.first_bytes == Some(0) {
+            return err(format!("{k}.first_bytes"), "must be at least 1 byte");
+        }
         if f.transport == TransportName::Udp && (f.ecn || f.eln) {
             return err(format!("{k}.{}", if f.ecn { "ecn" } else { "eln" }), "ECN and ELN are TCP options");
         }
@@ -538,7 +541,7 @@ pub fn build(cfg: &ScenarioCfg) -> World {
             }
         };
         let payload = f.packet_size.unwrap_or(1000);
-        flows.push(Flow::new(
+        let mut flow = Flow::new(
             flow_name(i, f),
             src,
             dst,
@@ -546,7 +549,9 @@ pub fn build(cfg: &ScenarioCfg) -> World {
             app_of(f, payload),
             ep,
             f.eln,
-        ));
+        );
+        flow.first_bytes = f.first_bytes;
+        flows.push(flow);
     }
     World {
         q: EventQueue::new(),

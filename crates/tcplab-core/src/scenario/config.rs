@@ -334,6 +334,9 @@ pub struct FlowCfg {
     /// Explicit Loss Notification on this TCP flow.
     #[serde(default)]
     pub eln: bool,
+    /// Report the time to deliver the first this-many bytes to the receiving
+    /// application (column `first_bytes_s`, from the application's start).
+    pub first_bytes: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]

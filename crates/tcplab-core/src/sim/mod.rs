@@ -53,6 +53,9 @@ pub struct Flow {
     /// Snoop agents on this connection's path (node, state).
     pub snoop: Vec<(NodeId, SnoopConn)>,
     snoop_slot: Option<Time>,
+    /// Threshold for `first_bytes_s` and when it was reached.
+    pub first_bytes: Option<u64>,
+    pub first_bytes_at: Option<Time>,
 }
 
 impl Flow {
@@ -69,6 +72,8 @@ impl Flow {
             eln_holes: Vec::new(),
             snoop: Vec::new(),
             snoop_slot: None,
+            first_bytes: None,
+            first_bytes_at: None,
         }
     }
 }
@@ -427,7 +432,13 @@ impl World {
         match (&mut f.ep, p.l4) {
             (Endpoint::Tcp { rx, .. }, Transport::Tcp(h)) if node == f.dst => {
                 rx.note_ecn(p.ip.ecn == Ecn::Ce, h.flags & flags::CWR != 0);
-                if rx.on_segment(now, h.seq, p.payload, h.ts.map(|t| t.0)) {
+                let ack_now = rx.on_segment(now, h.seq, p.payload, h.ts.map(|t| t.0));
+                if let (Some(n), None) = (f.first_bytes, f.first_bytes_at) {
+                    if rx.delivered() >= n {
+                        f.first_bytes_at = Some(now);
+                    }
+                }
+                if ack_now {
                     self.send_ack(now, fid);
                 } else {
                     self.sync_delack(fid);

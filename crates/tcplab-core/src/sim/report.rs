@@ -110,6 +110,7 @@ struct FlowCols {
     snoop_supp: Vec<i64>,
     snoop_cache: Vec<i64>,
     completion: Vec<Option<f64>>,
+    first_bytes: Vec<Option<f64>>,
     aborted: Vec<bool>,
     cwnd: Vec<Option<f64>>,
     srtt: Vec<Option<f64>>,
@@ -126,6 +127,7 @@ fn flows_table(w: &World) -> Table {
         c.dst.push(w.node_names[f.dst as usize].clone());
         c.transport.push(f.transport.clone());
         c.start.push(to_secs(start));
+        c.first_bytes.push(f.first_bytes_at.map(|t| to_secs(t.saturating_sub(start))));
         let sum = |g: fn(&crate::mechanisms::snoop::SnoopStats) -> u64| f.snoop.iter().map(|(_, s)| g(&s.stats)).sum::<u64>() as i64;
         c.snoop_rtx.push(sum(|s| s.local_retransmits));
         c.snoop_supp.push(sum(|s| s.suppressed_dupacks));
@@ -193,6 +195,7 @@ fn flows_table(w: &World) -> Table {
     t.push("snoop_suppressed_dupacks", Column::I64(c.snoop_supp));
     t.push("snoop_max_cache", Column::I64(c.snoop_cache));
     t.push("completion_s", Column::OptF64(c.completion));
+    t.push("first_bytes_s", Column::OptF64(c.first_bytes));
     t.push("aborted", Column::Bool(c.aborted));
     t.push("final_cwnd_bytes", Column::OptF64(c.cwnd));
     t.push("final_srtt_s", Column::OptF64(c.srtt));

@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
 
     rp = sub.add_parser("reproduce", help="run one of the classic studies and write its tables and figures")
-    rp.add_argument("study", choices=["basestation"], help="the study")
+    rp.add_argument("study", choices=["basestation", "gsmlink"], help="the study")
     rp.add_argument("--quick", action="store_true", help="a reduced grid that runs in well under two minutes")
     rp.add_argument("--jobs", type=_jobs, help="parallel runs (default: all cores)")
     rp.add_argument("--out", help="output directory (default: results/<study>)")

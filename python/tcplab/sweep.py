@@ -10,7 +10,10 @@ interrupted sweep resumes without redoing work.
 
 `build(params) -> Scenario | dict` makes the scenario of one grid cell (the
 seed is set by the sweep); `metrics(flows, summary) -> dict` turns one run's
-flow table (a dict of column lists) into the numbers to keep.
+flow table (a dict of column lists) into the numbers to keep; a metrics
+function with a third parameter also receives the time-sequence trace
+(columns, or None) of scenarios that record one, and with a fourth the
+cell's parameters.
 """
 from __future__ import annotations
 
@@ -43,9 +46,12 @@ def t95(dof: int) -> float:
 
 
 def _run_one(text: str) -> dict:
-    """Worker: run one scenario (JSON) and return its flow columns and summary."""
+    """Worker: run one scenario (JSON) and return its flow columns, summary
+    and (when the scenario traces) its time-sequence trace."""
     raw = _core.run_json(text)
-    return {"flows": raw["flows"]["columns"], "summary": raw["summary"]}
+    trace = raw["trace"]["columns"]
+    return {"flows": raw["flows"]["columns"], "summary": raw["summary"],
+            "trace": trace if trace["time_s"] else None}
 
 
 def default_metrics(flows: dict, summary: dict) -> dict:
@@ -81,6 +87,10 @@ class Sweep:
             raise ScenarioError("seeds: at least one seed", "seeds")
         self.out = Path(out)
         self.metrics = metrics
+        # A metrics function with a third parameter also gets the trace.
+        import inspect
+
+        self._nargs = len(inspect.signature(metrics).parameters)
         self.name = name
 
     def cells(self) -> list[dict]:
@@ -146,7 +156,12 @@ class Sweep:
     def _store(self, params: dict, seed: int, path: Path, res: dict) -> dict:
         row = dict(params)
         row["seed"] = seed
-        row.update(self.metrics(res["flows"], res["summary"]))
+        if self._nargs >= 4:
+            row.update(self.metrics(res["flows"], res["summary"], res["trace"], params))
+        elif self._nargs == 3:
+            row.update(self.metrics(res["flows"], res["summary"], res["trace"]))
+        else:
+            row.update(self.metrics(res["flows"], res["summary"]))
         row["events"] = res["summary"]["events"]
         atomic_write_text(path, json.dumps(row, sort_keys=True))
         return row

@@ -3,6 +3,7 @@
 
 STUDIES = {
     "basestation": "tcplab.studies.basestation",
+    "gsmlink": "tcplab.studies.gsmlink",
 }
 
 

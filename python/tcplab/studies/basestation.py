@@ -102,22 +102,13 @@ LABELS = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno", "vegas": "Vega
 
 
 def figures(thr, unf, out: Path) -> list:
-    import matplotlib
+    from .figures import pyplot, save as save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     written = []
 
     def save(fig, name):
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            p = out / f"{name}.{ext}"
-            tmp = p.with_name(f".{p.name}.tmp")
-            fig.savefig(tmp, dpi=150, format=ext)
-            tmp.replace(p)
-            written.append(p)
-        plt.close(fig)
+        save_figure(fig, out, name, written)
 
     ymax = thr["throughput_bps"].max() / 1e3 * 1.08
     for group, lines, name in [("mechanism", "variant", "throughput_by_mechanism"),

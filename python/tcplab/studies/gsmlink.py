@@ -167,22 +167,13 @@ def time_sequence(sc: Scenario):
 
 
 def figures(out: Path, thr, clean_runs, burst, queues, ts) -> list:
-    import matplotlib
+    from .figures import pyplot, save as save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     written = []
 
     def save(fig, name):
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            p = out / f"{name}.{ext}"
-            tmp = p.with_name(f".{p.name}.tmp")
-            fig.savefig(tmp, dpi=150, format=ext)
-            tmp.replace(p)
-            written.append(p)
-        plt.close(fig)
+        save_figure(fig, out, name, written)
 
     # Throughput vs buffer, error-free, with the line-rate limit.
     fig, ax = plt.subplots(figsize=(8, 5))

@@ -1,0 +1,28 @@
+"""Figure helpers shared by the studies."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def pyplot():
+    """matplotlib's pyplot on the non-interactive backend (imported lazily:
+    plotting is the slowest import of a study)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save(fig, out: Path, name: str, written: list) -> None:
+    """Write `name`.png and `name`.svg into `out` atomically and close the figure."""
+    plt = pyplot()
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        p = Path(out) / f"{name}.{ext}"
+        tmp = p.with_name(f".{p.name}.tmp")
+        fig.savefig(tmp, dpi=150, format=ext)
+        tmp.replace(p)
+        written.append(p)
+    plt.close(fig)

@@ -60,6 +60,13 @@ impl LinkDir {
         tx_time((size + self.framing) as u64, self.rate_bps)
     }
 
+    /// Nothing being serialised and nothing waiting: a new packet starts at
+    /// once. (With packets queued a `TxDone` at `busy_until` is pending and
+    /// keeps FIFO order even for an arrival at exactly that instant.)
+    pub fn idle(&self, now: Time) -> bool {
+        now >= self.busy_until && self.queue.is_empty()
+    }
+
     /// Account queue-length change for the time-average.
     pub fn note_queue(&mut self, now: Time) {
         let dt = now - self.stats.last_change;

@@ -182,7 +182,6 @@ impl World {
         if self.snoop_nodes[n as usize] && dst != n && !self.snoop_pass(now, n, id) {
             return;
         }
-        let dst = self.pool.get(id).ip.dst;
         if dst == n {
             let p = self.pool.take(id);
             self.deliver(now, n, p);
@@ -197,10 +196,6 @@ impl World {
         }
     }
 
-    /// Offer a packet to a link direction. An idle transmitter starts at
-    /// once; otherwise the packet waits in the queue and one `TxDone` event
-    /// (at the end of the current transmission) pulls the next packet. Links
-    /// that never queue therefore cost one event per packet, not two.
     /// Snoop at node `n` sees a TCP packet of a connection it is in the
     /// middle of. Returns false if the packet was consumed (a suppressed
     /// duplicate ACK).
@@ -260,15 +255,12 @@ impl World {
         let id = self.pool.insert(copy);
         self.trace_push(now, fid, TraceKind::LocalRetransmit, seq, copy.payload);
         let dir = &mut self.dirs[d as usize];
-        if now >= dir.busy_until && dir.queue.is_empty() {
+        if dir.idle(now) {
             self.start_tx(now, d, id);
         } else {
             dir.note_queue(now);
             dir.queue.enqueue_front(id, copy.size);
-            if !dir.tx_event {
-                dir.tx_event = true;
-                self.q.schedule(dir.busy_until, Ev::TxDone(d));
-            }
+            self.arm_tx_done(d);
         }
     }
 
@@ -316,12 +308,13 @@ impl World {
         }
     }
 
+    /// Offer a packet to a link direction. An idle transmitter starts at
+    /// once; otherwise the packet waits in the queue and one `TxDone` event
+    /// (at the end of the current transmission) pulls the next packet. Links
+    /// that never queue therefore cost one event per packet, not two.
     fn enqueue(&mut self, now: Time, d: u32, id: PktId) {
         let dir = &mut self.dirs[d as usize];
-        // An idle transmitter with an empty queue starts at once. (With
-        // packets queued, a TxDone at `busy_until` is pending and keeps FIFO
-        // order even for an arrival at exactly that instant.)
-        if now >= dir.busy_until && dir.queue.is_empty() {
+        if dir.idle(now) {
             self.start_tx(now, d, id);
             return;
         }
@@ -345,6 +338,12 @@ impl World {
                 return;
             }
         }
+        self.arm_tx_done(d);
+    }
+
+    /// Make sure one `TxDone` is pending for a direction with queued packets.
+    fn arm_tx_done(&mut self, d: u32) {
+        let dir = &mut self.dirs[d as usize];
         if !dir.tx_event {
             dir.tx_event = true;
             self.q.schedule(dir.busy_until, Ev::TxDone(d));
@@ -362,11 +361,10 @@ impl World {
         dir.stats.packets_sent += 1;
         dir.stats.bytes_sent += (size + dir.framing) as u64;
         self.q.schedule(now + t + dir.delay, Ev::Arrive(d, id));
+        let from = dir.from;
         if !self.captures.is_empty() {
-            let from = self.dirs[d as usize].from;
             self.capture(now, id, |c| c.dir == Some(d) || c.node == Some(from));
         }
-        let from = self.dirs[d as usize].from;
         if self.snoop_nodes[from as usize] {
             let p = self.pool.get(id);
             if let (Transport::Tcp(h), true) = (p.l4, p.payload > 0) {
@@ -394,10 +392,8 @@ impl World {
         dir.note_queue(now);
         if let Some(next) = dir.queue.dequeue(now) {
             self.start_tx(now, d, next);
-            let dir = &mut self.dirs[d as usize];
-            if !dir.queue.is_empty() {
-                dir.tx_event = true;
-                self.q.schedule(dir.busy_until, Ev::TxDone(d));
+            if !self.dirs[d as usize].queue.is_empty() {
+                self.arm_tx_done(d);
             }
         }
     }

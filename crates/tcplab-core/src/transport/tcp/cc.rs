@@ -98,6 +98,11 @@ pub trait CongestionControl: Send {
         w.ssthresh = self.ssthresh_on_loss(w, a.flight);
         w.cwnd = w.ssthresh.max(w.mss);
     }
+    /// Whether the policy uses per-segment send times (`AckInfo::acked_seg`,
+    /// `head_seg`); the sender keeps that log only for policies that do.
+    fn times_segments(&self) -> bool {
+        false
+    }
     /// Whether this algorithm may run RFC 6675 SACK loss recovery; the
     /// sender then owns recovery and the policy only sets the window.
     fn allows_sack_recovery(&self) -> bool {

@@ -82,6 +82,7 @@ pub struct TcpSender {
     sack_recover: Option<u64>,
     /// Outstanding segments with their last send time and transmit count.
     sent: std::collections::VecDeque<SentSeg>,
+    log_segments: bool,
     last_acked_seg: Option<(Time, u32)>,
     /// Time of the event being handled (for AckInfo).
     now: Time,
@@ -112,6 +113,7 @@ impl TcpSender {
             sb,
             sack_recover: None,
             sent: Default::default(),
+            log_segments: cc.times_segments(),
             last_acked_seg: None,
             now: 0,
             ecn_guard: None,
@@ -218,8 +220,12 @@ impl TcpSender {
         }
     }
 
-    /// Record a transmission of [seq, seq+len) in the per-segment log.
+    /// Record a transmission of [seq, seq+len) in the per-segment log (kept
+    /// only for policies that time every segment: it costs on every send).
     fn log_send(&mut self, now: Time, seq: u64, len: u32) {
+        if !self.log_segments {
+            return;
+        }
         let end = seq + len as u64;
         match self.sent.back() {
             Some(last) if seq < last.end => {
@@ -234,6 +240,9 @@ impl TcpSender {
 
     /// Forget segments the cumulative ACK covers; remember the last of them.
     fn log_ack(&mut self, ack: u64) {
+        if !self.log_segments {
+            return;
+        }
         self.last_acked_seg = None;
         while let Some(s) = self.sent.front() {
             if s.end > ack {

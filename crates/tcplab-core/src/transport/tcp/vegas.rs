@@ -293,4 +293,8 @@ impl CongestionControl for Vegas {
     fn allows_sack_recovery(&self) -> bool {
         false
     }
+
+    fn times_segments(&self) -> bool {
+        true
+    }
 }

@@ -38,17 +38,11 @@ def run(
     the time series; ``trace`` turns on the time-sequence trace; ``pcap``
     adds captures: ``"7:forward"`` (link 7, one direction) or ``"bs"`` (a node).
     """
-    sc = _as_scenario(scenario)
-    extra = list(overrides)
+    sc = _as_scenario(scenario).with_overrides(overrides, seed)  # a copy: the caller's is untouched
     if sample_interval is not None:
-        sc = sc.with_overrides(extra, seed)
         sc.data.setdefault("output", {})["sample_interval"] = sample_interval
-        extra, seed = [], None
     if trace is not None:
-        sc = sc.with_overrides(extra, seed)
         sc.data.setdefault("output", {})["trace"] = bool(trace)
-        extra, seed = [], None
-    sc = sc.with_overrides(extra, seed)
     for spec in pcap:
         sc.data.setdefault("pcap", []).append(_pcap_entry(spec))
     try:

@@ -97,7 +97,7 @@ def metrics(flows: dict, summary: dict) -> dict:
     }
 
 
-def _sweep(out: Path, name: str, grid: dict, seeds, build) -> "pandas.DataFrame":  # noqa: F821
+def _sweep(out: Path, name: str, grid: dict, seeds, build) -> Sweep:
     return Sweep(build, grid, seeds, out / name, metrics=metrics, name=f"gsmlink/{name}")
 
 
@@ -166,7 +166,7 @@ def time_sequence(sc: Scenario):
     return tcplab.run(sc).trace
 
 
-def figures(out: Path, thr, clean_runs, burst, queues, ts) -> list:
+def figures(out: Path, clean_runs, burst, queues, ts) -> list:
     from .figures import pyplot, save as save_figure
 
     plt = pyplot()
@@ -278,7 +278,7 @@ def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | No
                         ("bursts.csv", burst), ("queues.csv", queues)]:
         atomic_write_text(out / name, table.to_csv(index=False))
     clean = runs[runs.loss == 0.0]
-    figs = figures(out, thr, clean, burst, queues, ts)
+    figs = figures(out, clean, burst, queues, ts)
     return {"runs": runs, "throughput": thr, "first15k": first, "bursts": burst, "queues": queues,
             "figures": figs}
 

@@ -1,5 +1,7 @@
 //! ECN with RED and ELN on whole networks.
 
+mod common;
+
 use tcplab_core::output::Column;
 use tcplab_core::{run_toml, RunResult};
 
@@ -8,37 +10,12 @@ fn bottleneck(flow: &str, queue: &str, error: &str) -> String {
 }
 
 fn bottleneck_w(flow: &str, queue: &str, error: &str, window: u32, delay: &str) -> String {
-    format!(
-        r#"
-[sim]
-duration = "60s"
-[[node]]
-name = "a"
-[[node]]
-name = "r"
-[[node]]
-name = "b"
-[[link]]
-between = ["a", "r"]
-rate = "10Mbps"
-delay = "1ms"
-[[link]]
-between = ["r", "b"]
-rate = "1Mbps"
-delay = "{delay}"
-queue = {queue}
-{error}
-[[flow]]
-from = "a"
-to = "b"
-packet_size = 1000
-window = {window}
-app = {{ kind = "bulk" }}
-{flow}
-[output]
-trace = true
-sample_interval = "100ms"
-"#
+    common::path(
+        "60s",
+        "rate = \"10Mbps\"\ndelay = \"1ms\"",
+        &format!("rate = \"1Mbps\"\ndelay = \"{delay}\"\nqueue = {queue}\n{error}"),
+        &format!("packet_size = 1000\nwindow = {window}\napp = {{ kind = \"bulk\" }}\n{flow}"),
+        "[output]\ntrace = true\nsample_interval = \"100ms\"",
     )
 }
 

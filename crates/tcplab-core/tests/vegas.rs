@@ -2,40 +2,20 @@
 //! beta segments queued at the bottleneck, and its window is the pipe
 //! (rate x BaseRTT) plus those queued segments.
 
+mod common;
+
 use tcplab_core::output::Column;
 use tcplab_core::run_toml;
 
 fn scenario(alpha: f64, beta: f64) -> String {
-    format!(
-        r#"
-[sim]
-duration = "60s"
-[[node]]
-name = "a"
-[[node]]
-name = "r"
-[[node]]
-name = "b"
-[[link]]
-between = ["a", "r"]
-rate = "100Mbps"
-delay = "1ms"
-[[link]]
-between = ["r", "b"]
-rate = "1Mbps"
-delay = "20ms"
-queue = {{ kind = "droptail", limit = 100 }}
-[[flow]]
-from = "a"
-to = "b"
-transport = "vegas"
-packet_size = 1000
-window = 100
-app = {{ kind = "bulk" }}
-vegas = {{ alpha = {alpha}, beta = {beta}, gamma = 1 }}
-[output]
-sample_interval = "10ms"
-"#
+    common::path(
+        "60s",
+        "rate = \"100Mbps\"\ndelay = \"1ms\"",
+        "rate = \"1Mbps\"\ndelay = \"20ms\"\nqueue = { kind = \"droptail\", limit = 100 }",
+        &format!(
+            "transport = \"vegas\"\npacket_size = 1000\nwindow = 100\napp = {{ kind = \"bulk\" }}\nvegas = {{ alpha = {alpha}, beta = {beta}, gamma = 1 }}"
+        ),
+        "[output]\nsample_interval = \"10ms\"",
     )
 }
 

@@ -1,40 +1,18 @@
 //! Whole-simulator tests: analytic limits, determinism, delivery invariants
 //! under random loss, and scenario errors that name the key.
 
+mod common;
+
 use proptest::prelude::*;
 use tcplab_core::{run_toml, RunResult, Scenario};
 
 /// One sender, a fast access link and a bottleneck `rate` with optional
 /// framing; `extra` is appended to the bottleneck link table.
 fn two_hop(rate: &str, framing: &str, flow: &str, extra: &str, duration: &str) -> String {
-    format!(
-        r#"
-[sim]
-duration = "{duration}"
-seed = 1
-[[node]]
-name = "a"
-[[node]]
-name = "r"
-[[node]]
-name = "b"
-[[link]]
-between = ["a", "r"]
-rate = "100Mbps"
-delay = "1ms"
-[[link]]
-between = ["r", "b"]
-rate = "{rate}"
-delay = "20ms"
-framing = "{framing}"
-queue = {{ kind = "droptail", limit = 100 }}
-{extra}
-[[flow]]
-from = "a"
-to = "b"
-{flow}
-"#
-    )
+    let bottleneck = format!(
+        "rate = \"{rate}\"\ndelay = \"20ms\"\nframing = \"{framing}\"\nqueue = {{ kind = \"droptail\", limit = 100 }}\n{extra}"
+    );
+    common::path(duration, "rate = \"100Mbps\"\ndelay = \"1ms\"", &bottleneck, flow, "")
 }
 
 fn flow_value(r: &RunResult, col: &str) -> f64 {

@@ -110,7 +110,7 @@ impl SnoopConn {
     /// always forwarded; `room` says whether the outgoing queue has space to
     /// spare (if not, Snoop does not cache, so that congestion control can
     /// act, as in ns-2).
-    pub fn on_data(&mut self, now: Time, p: &Packet, seq: u64, room: bool) {
+    pub fn on_data(&mut self, p: &Packet, seq: u64, room: bool) {
         let end = seq + p.payload as u64;
         if self.last_ack.is_some_and(|a| end <= a) {
             return; // already acknowledged by the mobile
@@ -132,7 +132,6 @@ impl SnoopConn {
         self.cache.insert(seq, Cached { pkt: *p, end, sent: None, sender_rxmit: !in_seq, local_rxmits: 0 });
         self.last_seen = self.last_seen.max(end);
         self.stats.max_cache = self.stats.max_cache.max(self.cache.len() as u64);
-        let _ = now;
     }
 
     /// An ACK from the mobile host passes towards the fixed host.
@@ -192,7 +191,7 @@ impl SnoopConn {
     }
 
     /// The copy to send for a local retransmission of the segment at `seq`.
-    pub fn take_for_rxmit(&mut self, now: Time, seq: u64) -> Option<Packet> {
+    pub fn take_for_rxmit(&mut self, seq: u64) -> Option<Packet> {
         let c = self.cache.get_mut(&seq)?;
         if c.local_rxmits >= MAX_LOCAL_RXMIT {
             return None;
@@ -201,7 +200,6 @@ impl SnoopConn {
         c.sent = None; // queued again (at the head) until it goes on the air
         self.stats.local_retransmits += 1;
         let p = c.pkt;
-        let _ = now;
         self.deadline = None;
         Some(p)
     }
@@ -221,7 +219,6 @@ impl SnoopConn {
             // re-arms the timer.
             return None;
         }
-        let _ = now;
         self.stats.timeouts += 1;
         self.backoff = (self.backoff.max(1) * 2).min(64);
         self.exp_dupacks = self.cache.len().saturating_sub(1) as u32;
@@ -265,7 +262,7 @@ mod tests {
     fn snoop_with(n: u64) -> SnoopConn {
         let mut s = SnoopConn::default();
         for i in 0..n {
-            s.on_data(i * MS, &seg(i * 1000), i * 1000, true);
+            s.on_data(&seg(i * 1000), i * 1000, true);
             s.on_transmit(i * MS, i * 1000);
         }
         s
@@ -288,7 +285,7 @@ mod tests {
         let mut s = snoop_with(6);
         s.on_ack(50 * MS, 1000); // segment 1 lost; 2..5 arrive
         assert_eq!(s.on_ack(51 * MS, 1000), AckAction::Retransmit(1000));
-        let p = s.take_for_rxmit(51 * MS, 1000).unwrap();
+        let p = s.take_for_rxmit(1000).unwrap();
         assert_eq!(p.tcp().unwrap().seq, 1000);
         s.on_transmit(52 * MS, 1000);
         for i in 0..3 {
@@ -306,19 +303,19 @@ mod tests {
     fn sender_retransmissions_and_uncached_holes_are_the_senders_business() {
         let mut s = snoop_with(4);
         s.on_ack(50 * MS, 1000);
-        s.on_data(60 * MS, &seg(1000), 1000, true); // sender retransmits 1
+        s.on_data(&seg(1000), 1000, true); // sender retransmits 1
         s.on_transmit(60 * MS, 1000);
         assert_eq!(s.on_ack(61 * MS, 1000), AckAction::Forward);
         let mut t = SnoopConn::default();
         for q in [0, 2000] {
             // 1000 lost upstream: never cached
-            t.on_data(0, &seg(q), q, true);
+            t.on_data(&seg(q), q, true);
             t.on_transmit(0, q);
         }
         t.on_ack(10 * MS, 1000);
         assert_eq!(t.on_ack(11 * MS, 1000), AckAction::Forward);
         // Filling the hole later is an out-of-order arrival: marked.
-        t.on_data(20 * MS, &seg(1000), 1000, true);
+        t.on_data(&seg(1000), 1000, true);
         t.on_transmit(20 * MS, 1000);
         assert_eq!(t.on_ack(21 * MS, 1000), AckAction::Forward);
     }
@@ -331,7 +328,7 @@ mod tests {
         assert_eq!(d, MS + s.timeout(), "runs from when segment 1 went on the air");
         assert!(s.on_timer(d - 1).is_none());
         assert_eq!(s.on_timer(d), Some(1000));
-        assert!(s.take_for_rxmit(d, 1000).is_some());
+        assert!(s.take_for_rxmit(1000).is_some());
         assert!(s.deadline().is_none(), "no timer while the copy waits in the queue");
         s.on_transmit(d + MS, 1000);
         let d2 = s.deadline().unwrap();
@@ -344,7 +341,7 @@ mod tests {
     fn dupack_for_a_queued_segment_is_suppressed_without_retransmission() {
         let mut s = SnoopConn::default();
         for q in [0, 1000, 2000] {
-            s.on_data(0, &seg(q), q, true);
+            s.on_data(&seg(q), q, true);
         }
         s.on_transmit(0, 0);
         s.on_ack(30 * MS, 1000);
@@ -356,7 +353,7 @@ mod tests {
     fn already_acknowledged_data_is_not_cached() {
         let mut s = snoop_with(2);
         s.on_ack(50 * MS, 2000);
-        s.on_data(60 * MS, &seg(0), 0, true);
+        s.on_data(&seg(0), 0, true);
         assert_eq!(s.cache_len(), 0);
     }
 }

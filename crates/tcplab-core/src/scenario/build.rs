@@ -280,7 +280,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             }
             _ => return err(k, "give exactly one of `link` or `node`"),
         }
-        let name = pcap_name(cfg, c);
+        let name = pcap_name(c);
         if name.is_empty() || name.contains(['/', '\\']) {
             return err(format!("{k}.name"), "must be a plain file name");
         }
@@ -296,14 +296,13 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     Ok(())
 }
 
-fn pcap_name(cfg: &ScenarioCfg, c: &PcapCfg) -> String {
+fn pcap_name(c: &PcapCfg) -> String {
     if let Some(n) = &c.name {
         return n.clone();
     }
     match (&c.link, &c.node) {
         (Some(l), _) => {
             let d = if c.direction == Some(Direction::Reverse) { "reverse" } else { "forward" };
-            let _ = cfg;
             format!("link{l}-{d}")
         }
         (_, Some(n)) => format!("node-{n}"),
@@ -571,7 +570,7 @@ pub fn build(cfg: &ScenarioCfg) -> World {
             .pcap
             .iter()
             .map(|c| Capture {
-                name: pcap_name(cfg, c),
+                name: pcap_name(c),
                 dir: c.link.map(|l| 2 * l + u32::from(c.direction == Some(Direction::Reverse))),
                 node: c.node.as_ref().map(|n| names[n.as_str()]),
                 writer: PcapWriter::new(),

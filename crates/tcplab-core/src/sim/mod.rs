@@ -223,7 +223,7 @@ impl World {
         let conn = &mut flow.snoop[idx].1;
         if to_mobile {
             if p.payload > 0 {
-                conn.on_data(now, &p, h.seq, room);
+                conn.on_data(&p, h.seq, room);
             }
             self.sync_snoop(fid);
             return true;
@@ -249,7 +249,7 @@ impl World {
         let flow = &mut self.flows[fid as usize];
         let (n, conn) = &mut flow.snoop[idx];
         let n = *n;
-        let Some(copy) = conn.take_for_rxmit(now, seq) else { return };
+        let Some(copy) = conn.take_for_rxmit(seq) else { return };
         let fdst = flow.dst;
         let Some(d) = self.routes.next(n, fdst) else { return };
         let id = self.pool.insert(copy);

@@ -46,7 +46,6 @@ impl Scoreboard {
     /// Record an ACK: drop what the cumulative ACK covers, merge the blocks.
     /// Returns true if the ACK SACKed bytes not SACKed before.
     pub fn update(&mut self, cum_ack: u64, blocks: &[SackBlock]) -> bool {
-        let before: u64 = self.sacked_bytes();
         self.sacked.retain_mut(|r| {
             r.0 = r.0.max(cum_ack);
             r.1 > r.0
@@ -68,7 +67,6 @@ impl Scoreboard {
             }
             self.sacked.splice(i..j, [(ns, ne)]);
         }
-        let _ = before;
         self.sacked_bytes() > after_trim
     }
 

@@ -16,21 +16,26 @@ def _file_mode() -> int:
     return 0o666 & ~mask
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, write) -> None:
+    """Call `write(tmp)` to fill a temporary file beside `path`, then give it
+    ordinary permissions and rename it into place; on any failure remove the
+    temporary file and leave `path` as it was."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        write(tmp)
         os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        if os.path.exists(tmp):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -53,17 +58,7 @@ def write_parquet(path: Path, table: dict) -> None:
         convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
                                              true_values=["true"], false_values=["false"]),
     )
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(data, tmp)
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, lambda tmp: pq.write_table(data, tmp))
 
 
 def write_result(result, out_dir) -> list:

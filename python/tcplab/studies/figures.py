@@ -17,12 +17,12 @@ def pyplot():
 
 def save(fig, out: Path, name: str, written: list) -> None:
     """Write `name`.png and `name`.svg into `out` atomically and close the figure."""
+    from ..io import atomic_write
+
     plt = pyplot()
     fig.tight_layout()
     for ext in ("png", "svg"):
         p = Path(out) / f"{name}.{ext}"
-        tmp = p.with_name(f".{p.name}.tmp")
-        fig.savefig(tmp, dpi=150, format=ext)
-        tmp.replace(p)
+        atomic_write(p, lambda tmp: fig.savefig(tmp, dpi=150, format=ext))
         written.append(p)
     plt.close(fig)

@@ -76,7 +76,7 @@ def to_tcl(sc: dict) -> str:
         if e:
             dirs = {"forward": [(a, b)], "reverse": [(b, a)], "both": [(a, b), (b, a)]}[e.get("direction", "forward")]
             for k, (x, y) in enumerate(dirs):
-                out += _error_model(f"em{i}_{k}", e, i) + [f"$ns link-lossmodel $em{i}_{k} $n({x}) $n({y})"]
+                out += error_model(f"em{i}_{k}", e, i) + [f"$ns link-lossmodel $em{i}_{k} $n({x}) $n({y})"]
     names = []
     for i, f in enumerate(sc["flow"]):
         if f["transport"] not in AGENTS:
@@ -135,7 +135,7 @@ def to_tcl(sc: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def _error_model(name: str, e: dict, i: int) -> list:
+def error_model(name: str, e: dict, i: int) -> list:
     """An ns-2 error model for a tcplab `error` table (uniform or pattern).
     ns-2's models see only the packets of their link direction, data and
     ACKs alike, so `packets` must be "all", or "data" on a direction that

@@ -57,8 +57,7 @@ def ns2_tcl(variant: str, snoop: bool, rate: float, seed: int, duration: float) 
             f"$lan addNode [list $node(bs)] 2Mb 4ms {'LL/LLSnoop' if snoop else 'LL'} Queue/DropTail Mac/802_3"]
     for i in range(1, N_FLOWS + 1):
         out += [f"$ns duplex-link $node(cell) $node(mh{i}) 10Mb 1ms DropTail",
-                f"set em{i} [new ErrorModel]", f"$em{i} unit pkt", f"$em{i} set rate_ {rate}",
-                f"$em{i} ranvar [new RandomVariable/Uniform]", f"$em{i} drop-target [new Agent/Null]",
+                *ns2.error_model(f"em{i}", {"kind": "uniform", "rate": rate}, i),
                 f"$ns link-lossmodel $em{i} $node(cell) $node(mh{i})",
                 f"set tcp({i}) [new {AGENTS[variant]}]",
                 f"$tcp({i}) set packetSize_ {1040 if variant == 'vegas' else 1000}",

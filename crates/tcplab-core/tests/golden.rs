@@ -1,0 +1,54 @@
+//! Golden outputs: every example scenario and every run of both studies'
+//! quick modes, recorded by `scripts/make_golden.py`, must come out byte for
+//! byte the same (flows and links tables in full; trace, series, queues and
+//! captures by SHA-256). A refactoring that changes a byte here changes
+//! results; an intended change re-records the files in its own commit.
+
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use tcplab_core::Scenario;
+
+fn hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn every_golden_case_is_reproduced_exactly() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/cases");
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .expect("golden cases")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".json") && !p.to_string_lossy().ends_with(".expect.json"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() > 200, "golden cases missing: {}", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let text = std::fs::read_to_string(case).unwrap();
+        let expect_path = case.with_extension("expect.json");
+        let expect: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&expect_path).unwrap()).unwrap();
+        let r = Scenario::from_json_str(&text).unwrap().build().run();
+        let name = case.file_stem().unwrap().to_string_lossy().to_string();
+        let mut check = |what: &str, got: String| {
+            if expect[what].as_str() != Some(got.as_str()) {
+                failures.push(format!("{name}: {what}"));
+            }
+        };
+        check("flows", r.flows.to_csv());
+        check("links", r.links.to_csv());
+        check("trace_sha256", hex(r.trace.to_csv().as_bytes()));
+        check("series_sha256", hex(r.series.to_csv().as_bytes()));
+        check("queues_sha256", hex(r.queues.to_csv().as_bytes()));
+        let pcaps = &expect["pcaps_sha256"];
+        let want = pcaps.as_object().map_or(0, |m| m.len());
+        if want != r.pcaps.len() {
+            failures.push(format!("{name}: {} captures, expected {want}", r.pcaps.len()));
+        }
+        for (cap, bytes) in &r.pcaps {
+            if pcaps[cap].as_str() != Some(hex(bytes).as_str()) {
+                failures.push(format!("{name}: pcap {cap}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} golden checks differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}

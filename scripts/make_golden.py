@@ -1,0 +1,97 @@
+"""Store golden outputs for the core: every example scenario and every run of
+both studies' quick modes, as the scenario JSON the binding hands to the core
+plus the outputs it produced. `crates/tcplab-core/tests/golden.rs` re-runs
+each case and demands byte-identical flows/links tables and identical digests
+of the trace, series, queue and pcap outputs.
+
+    python scripts/make_golden.py        # (re)write crates/tcplab-core/tests/golden/
+
+Run it only to record an intended change of results, in its own commit that
+says which numbers moved and why.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "crates" / "tcplab-core" / "tests" / "golden"
+
+import tcplab  # noqa: E402
+from tcplab import _core, sweep  # noqa: E402
+
+
+def digest(text: str | bytes) -> str:
+    if isinstance(text, str):
+        text = text.encode()
+    return hashlib.sha256(text).hexdigest()
+
+
+def case_json(data: dict, trace: bool, sample: str | None) -> str:
+    data = json.loads(json.dumps(data))
+    out = data.setdefault("output", {})
+    out["trace"] = trace
+    if sample:
+        out["sample_interval"] = sample
+    return json.dumps(data, sort_keys=True)
+
+
+def record(name: str, text: str) -> None:
+    res = _core.run_json(text)
+    (OUT / "cases" / f"{name}.json").write_text(text + "\n")
+    expect = {
+        "flows": res["flows"]["csv"],
+        "links": res["links"]["csv"],
+        "trace_sha256": digest(res["trace"]["csv"]),
+        "series_sha256": digest(res["series"]["csv"]),
+        "queues_sha256": digest(res["queues"]["csv"]),
+        "pcaps_sha256": {k: digest(bytes(v)) for k, v in sorted(res["pcaps"].items())},
+    }
+    (OUT / "cases" / f"{name}.expect.json").write_text(json.dumps(expect, indent=1, sort_keys=True) + "\n")
+
+
+def study_texts(study: str) -> list[str]:
+    """Scenario texts of a study's quick mode, collected while it runs."""
+    texts: list[str] = []
+    orig = sweep._run_one
+
+    def spy(text: str) -> dict:
+        texts.append(text)
+        return orig(text)
+
+    sweep._run_one = spy
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            mod = __import__(f"tcplab.studies.{study}", fromlist=["run"])
+            mod.run(out=tmp, quick=True, jobs=1)
+    finally:
+        sweep._run_one = orig
+    return list(dict.fromkeys(texts))
+
+
+def main() -> int:
+    if (OUT / "cases").exists():
+        shutil.rmtree(OUT / "cases")
+    (OUT / "cases").mkdir(parents=True)
+    n = 0
+    for path in sorted((ROOT / "scenarios").glob("*.toml")):
+        data = tcplab.load_scenario(path).data
+        # Captures on one link direction and at the first flow's source.
+        data["pcap"] = [{"link": 0, "direction": "reverse"}, {"node": data["flow"][0]["from"]}]
+        record(f"scenario-{path.stem}", case_json(data, trace=True, sample="100ms"))
+        n += 1
+    for study in ("basestation", "gsmlink"):
+        for i, text in enumerate(study_texts(study)):
+            data = json.loads(text)
+            record(f"{study}-{i:03d}", case_json(data, trace=True, sample=None))
+            n += 1
+    print(f"{n} golden cases in {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -2,7 +2,9 @@
 pub mod time;
 pub mod queue;
 pub mod rng;
+pub mod timer;
 
 pub use queue::EventQueue;
 pub use rng::{stream_rng, Rng};
 pub use time::Time;
+pub use timer::TimerSlot;

@@ -244,18 +244,10 @@ impl SnoopConn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, TcpHeader, Transport};
+    use crate::packet::{TcpHeader, Transport};
 
     fn seg(seq: u64) -> Packet {
-        Packet {
-            uid: 0,
-            flow: 0,
-            ip: IpHeader::default(),
-            l4: Transport::Tcp(TcpHeader { seq, ..Default::default() }),
-            payload: 1000,
-            size: 1040,
-            born: 0,
-        }
+        Packet::new(0, 0, 1, Transport::Tcp(TcpHeader { seq, ..Default::default() }), 20, 1000, 0)
     }
 
     /// n segments cached and put on the air 1 ms apart.

@@ -1,10 +1,12 @@
-//! The network: link directions with queues and error models, and static
-//! shortest-path routing over the link graph.
+//! The network layer: devices (point-to-point link directions today), their
+//! queues and error models, and routing protocols.
+pub mod device;
 pub mod error;
-pub mod link;
+pub mod p2p;
 pub mod queue;
 pub mod routing;
 
+pub use device::{DevAction, DevEvent, DevId, DevIo, DropReason, NetDevice};
 pub use error::{ErrorModel, PacketClass};
-pub use link::{DirStats, LinkDir};
+pub use p2p::{DirStats, PointToPoint};
 pub use queue::{DropCause, Queue, QueuePolicy, RedParams, Verdict};

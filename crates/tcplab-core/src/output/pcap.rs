@@ -62,8 +62,8 @@ impl PcapWriter {
 
     /// Append one packet seen at `now_ns`; `sender_is_src` tells which end
     /// of the flow sent it (for the ports).
-    pub fn record(&mut self, now_ns: u64, p: &Packet, from_flow_src: bool) {
-        let hdr = packet_headers(p, from_flow_src);
+    pub fn record(&mut self, now_ns: u64, p: &Packet) {
+        let hdr = packet_headers(p);
         self.buf.extend_from_slice(&((now_ns / 1_000_000_000) as u32).to_le_bytes());
         self.buf.extend_from_slice(&((now_ns % 1_000_000_000) as u32).to_le_bytes());
         self.buf.extend_from_slice(&(hdr.len() as u32).to_le_bytes());
@@ -73,10 +73,13 @@ impl PcapWriter {
 }
 
 /// The IPv4 and transport header bytes of a packet.
-pub fn packet_headers(p: &Packet, from_flow_src: bool) -> Vec<u8> {
+pub fn packet_headers(p: &Packet) -> Vec<u8> {
     let (proto, l4) = match &p.l4 {
-        Transport::Tcp(h) => (6u8, tcp_header(p, h, from_flow_src)),
-        Transport::Udp(_) => (17u8, udp_header(p, from_flow_src)),
+        Transport::Tcp(h) => (6u8, tcp_header(p, h)),
+        Transport::Udp(h) => (17u8, udp_header(p, h)),
+        // Routing messages: IP protocol 253 ("for experimentation", RFC
+        // 3692); the body is not written.
+        Transport::Control(_) => (253u8, Vec::new()),
     };
     let mut ip = [0u8; 20];
     ip[0] = 0x45;
@@ -100,15 +103,6 @@ pub fn packet_headers(p: &Packet, from_flow_src: bool) -> Vec<u8> {
     out
 }
 
-fn ports(p: &Packet, from_flow_src: bool) -> (u16, u16) {
-    let a = 10000u16.wrapping_add(p.flow as u16);
-    if from_flow_src {
-        (a, 5001)
-    } else {
-        (5001, a)
-    }
-}
-
 /// Checksum over the pseudo-header, the transport header and a payload of
 /// zeros (the simulator carries no payload bytes).
 fn l4_checksum(p: &Packet, proto: u8, header: &[u8]) -> u16 {
@@ -121,7 +115,7 @@ fn l4_checksum(p: &Packet, proto: u8, header: &[u8]) -> u16 {
     csum_fold(csum_add(csum_add(0, &pseudo), header))
 }
 
-fn tcp_header(p: &Packet, h: &crate::packet::TcpHeader, from_flow_src: bool) -> Vec<u8> {
+fn tcp_header(p: &Packet, h: &crate::packet::TcpHeader) -> Vec<u8> {
     let mut opts: Vec<u8> = Vec::new();
     if let Some((val, ecr)) = h.ts {
         opts.extend_from_slice(&[1, 1, 8, 10]);
@@ -137,7 +131,7 @@ fn tcp_header(p: &Packet, h: &crate::packet::TcpHeader, from_flow_src: bool) -> 
     }
     let len = 20 + opts.len();
     let mut t = vec![0u8; 20];
-    let (sp, dp) = ports(p, from_flow_src);
+    let (sp, dp) = (h.sport, h.dport);
     t[0..2].copy_from_slice(&sp.to_be_bytes());
     t[2..4].copy_from_slice(&dp.to_be_bytes());
     t[4..8].copy_from_slice(&(h.seq as u32).to_be_bytes());
@@ -151,8 +145,8 @@ fn tcp_header(p: &Packet, h: &crate::packet::TcpHeader, from_flow_src: bool) -> 
     t
 }
 
-fn udp_header(p: &Packet, from_flow_src: bool) -> Vec<u8> {
-    let (sp, dp) = ports(p, from_flow_src);
+fn udp_header(p: &Packet, h: &crate::packet::UdpHeader) -> Vec<u8> {
+    let (sp, dp) = (h.sport, h.dport);
     let mut u = vec![0u8; 8];
     u[0..2].copy_from_slice(&sp.to_be_bytes());
     u[2..4].copy_from_slice(&dp.to_be_bytes());
@@ -165,37 +159,32 @@ fn udp_header(p: &Packet, from_flow_src: bool) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{IpHeader, SackBlock, TcpHeader};
+    use crate::packet::{SackBlock, TcpHeader};
 
     fn pkt(h: TcpHeader, payload: u32) -> Packet {
-        Packet {
-            uid: 7,
-            flow: 0,
-            ip: IpHeader { src: 0, dst: 2, ecn: Ecn::Ect0, ttl: 64 },
-            l4: Transport::Tcp(h),
-            payload,
-            size: 20 + h.wire_len() + payload,
-            born: 0,
-        }
+        let mut p = Packet::new(0, 0, 2, Transport::Tcp(h), h.wire_len(), payload, 0);
+        p.uid = 7;
+        p.ip.ecn = Ecn::Ect0;
+        p
     }
 
     #[test]
     fn header_lengths_match_wire_sizes() {
         let mut h = TcpHeader { seq: 1000, ack: 0, flags: 0x18, window: 20000, ..Default::default() };
         let p = pkt(h, 1000);
-        assert_eq!(packet_headers(&p, true).len() as u32, 20 + h.wire_len());
+        assert_eq!(packet_headers(&p).len() as u32, 20 + h.wire_len());
         h.ts = Some((5, 6));
         h.nsack = 3;
         h.sack = [SackBlock { start: 1, end: 2 }; 4];
         let p = pkt(h, 0);
-        assert_eq!(packet_headers(&p, false).len() as u32, 20 + h.wire_len());
+        assert_eq!(packet_headers(&p).len() as u32, 20 + h.wire_len());
         assert_eq!(h.wire_len(), 60);
     }
 
     #[test]
     fn ip_checksum_verifies() {
         let p = pkt(TcpHeader::default(), 100);
-        let b = packet_headers(&p, true);
+        let b = packet_headers(&p);
         assert_eq!(csum_fold(csum_add(0, &b[..20])), 0);
         assert_eq!(b[1] & 3, 2, "ECT(0)");
     }

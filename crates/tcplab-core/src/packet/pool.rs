@@ -1,17 +1,45 @@
 //! Packet storage. Events carry a small `PktId`; the packet itself stays in
 //! one slot from creation to its end (delivery or drop), so it is never cloned
 //! and steady state allocates nothing.
+//!
+//! A slot may be shared: a frame broadcast on a shared channel reaches many
+//! receivers, each holding a reference (`share`) to the same slot; the slot is
+//! freed when the last reference is released (`take` or `release`). A
+//! receiver that changes the packet (to forward it) takes its own copy with
+//! `take`, which leaves the shared original untouched. Variable-length
+//! message bodies (routing messages) live in the blob store beside the slots,
+//! counted by the packets that name them.
 
-use super::Packet;
+use super::{BlobId, Packet, Transport};
+use std::any::Any;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PktId(pub u32);
 
+struct Slot {
+    pkt: Packet,
+    refs: u32,
+}
+
+struct Blob {
+    refs: u32,
+    body: Option<Box<dyn Any + Send>>,
+}
+
 #[derive(Default)]
 pub struct PacketPool {
-    slots: Vec<Option<Packet>>,
+    slots: Vec<Option<Slot>>,
     free: Vec<u32>,
     next_uid: u64,
+    blobs: Vec<Blob>,
+    free_blobs: Vec<u32>,
+}
+
+fn blob_of(p: &Packet) -> Option<BlobId> {
+    match &p.l4 {
+        Transport::Control(c) => c.blob,
+        _ => None,
+    }
 }
 
 impl PacketPool {
@@ -23,31 +51,106 @@ impl PacketPool {
     pub fn insert(&mut self, mut p: Packet) -> PktId {
         p.uid = self.next_uid;
         self.next_uid += 1;
+        self.store(p)
+    }
+
+    /// Store a copy of a packet under its existing uid (a copy of a shared
+    /// frame that a receiver forwards keeps the identity of the original).
+    pub fn insert_copy(&mut self, p: Packet) -> PktId {
+        self.store(p)
+    }
+
+    fn store(&mut self, p: Packet) -> PktId {
+        if let Some(b) = blob_of(&p) {
+            self.blobs[b.0 as usize].refs += 1;
+        }
+        let slot = Some(Slot { pkt: p, refs: 1 });
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = Some(p);
+                self.slots[i as usize] = slot;
                 PktId(i)
             }
             None => {
-                self.slots.push(Some(p));
+                self.slots.push(slot);
                 PktId(self.slots.len() as u32 - 1)
             }
         }
     }
 
-    pub fn get(&self, id: PktId) -> &Packet {
+    fn slot(&self, id: PktId) -> &Slot {
         self.slots[id.0 as usize].as_ref().expect("packet slot is empty")
     }
 
-    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
-        self.slots[id.0 as usize].as_mut().expect("packet slot is empty")
+    pub fn get(&self, id: PktId) -> &Packet {
+        &self.slot(id).pkt
     }
 
-    /// Remove a packet at the end of its life.
+    /// Change a packet in place. Only its single owner may do so: a shared
+    /// packet must be copied out with `take` first.
+    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
+        let s = self.slots[id.0 as usize].as_mut().expect("packet slot is empty");
+        debug_assert_eq!(s.refs, 1, "changing a shared packet in place");
+        &mut s.pkt
+    }
+
+    /// One more holder of the same packet (a receiver of a broadcast).
+    pub fn share(&mut self, id: PktId) -> PktId {
+        self.slots[id.0 as usize].as_mut().expect("packet slot is empty").refs += 1;
+        id
+    }
+
+    /// How many holders the packet has.
+    pub fn refs(&self, id: PktId) -> u32 {
+        self.slot(id).refs
+    }
+
+    /// Give up one reference and get the packet by value: at the end of its
+    /// life for the last holder, a private copy for the others.
     pub fn take(&mut self, id: PktId) -> Packet {
-        let p = self.slots[id.0 as usize].take().expect("packet slot is empty");
-        self.free.push(id.0);
+        let s = self.slots[id.0 as usize].as_mut().expect("packet slot is empty");
+        let p = s.pkt;
+        s.refs -= 1;
+        if s.refs == 0 {
+            self.slots[id.0 as usize] = None;
+            self.free.push(id.0);
+            if let Some(b) = blob_of(&p) {
+                self.release_blob(b);
+            }
+        }
         p
+    }
+
+    /// Give up one reference without looking at the packet.
+    pub fn release(&mut self, id: PktId) {
+        self.take(id);
+    }
+
+    /// Store a message body; the packets that carry its id keep it alive.
+    pub fn insert_blob(&mut self, body: Box<dyn Any + Send>) -> BlobId {
+        let b = Blob { refs: 0, body: Some(body) };
+        match self.free_blobs.pop() {
+            Some(i) => {
+                self.blobs[i as usize] = b;
+                BlobId(i)
+            }
+            None => {
+                self.blobs.push(b);
+                BlobId(self.blobs.len() as u32 - 1)
+            }
+        }
+    }
+
+    pub fn blob<T: 'static>(&self, id: BlobId) -> Option<&T> {
+        self.blobs[id.0 as usize].body.as_ref().and_then(|b| b.downcast_ref())
+    }
+
+    fn release_blob(&mut self, id: BlobId) {
+        let b = &mut self.blobs[id.0 as usize];
+        b.refs -= 1;
+        if b.refs == 0 {
+            b.body = None;
+            self.free_blobs.push(id.0);
+        }
     }
 
     /// Packets created so far.
@@ -58,5 +161,44 @@ impl PacketPool {
     /// Packets currently alive.
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{ControlHeader, Transport, NO_FLOW};
+
+    fn ctl(blob: Option<BlobId>) -> Packet {
+        Packet::new(NO_FLOW, 0, 1, Transport::Control(ControlHeader { proto: 1, kind: 2, len: 24, blob }), 24, 0, 0)
+    }
+
+    #[test]
+    fn shared_packet_lives_until_the_last_holder_lets_go() {
+        let mut pool = PacketPool::new();
+        let id = pool.insert(ctl(None));
+        pool.share(id);
+        pool.share(id);
+        assert_eq!(pool.refs(id), 3);
+        let mut copy = pool.take(id);
+        copy.ip.ttl -= 1;
+        assert_eq!(pool.get(id).ip.ttl, crate::packet::DEFAULT_TTL, "the original is unchanged");
+        pool.release(id);
+        assert_eq!(pool.live(), 1);
+        pool.release(id);
+        assert_eq!(pool.live(), 0);
+    }
+
+    #[test]
+    fn blobs_are_freed_with_the_last_packet_that_carries_them() {
+        let mut pool = PacketPool::new();
+        let b = pool.insert_blob(Box::new(vec![3u32, 4, 5]));
+        let a = pool.insert(ctl(Some(b)));
+        let c = pool.insert_copy(*pool.get(a));
+        assert_eq!(pool.blob::<Vec<u32>>(b).map(|v| v.len()), Some(3));
+        pool.release(a);
+        assert!(pool.blob::<Vec<u32>>(b).is_some(), "the copy still carries it");
+        pool.release(c);
+        assert!(pool.blob::<Vec<u32>>(b).is_none());
     }
 }

@@ -4,13 +4,15 @@
 use super::config::*;
 use super::units::Dur;
 use super::ScenarioError;
-use crate::engine::{stream_rng, EventQueue, Time};
+use crate::engine::{stream_rng, Time, TimerSlot};
+use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
 use crate::net::error::ErrorKind;
-use crate::net::routing::shortest_paths;
-use crate::net::{DirStats, ErrorModel, LinkDir, PacketClass, Queue, QueuePolicy, RedParams};
-use crate::packet::{NodeId, PacketPool};
+use crate::net::routing::{shortest_paths, StaticRouting};
+use crate::net::{DevId, ErrorModel, NetDevice, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams};
 use crate::output::pcap::PcapWriter;
-use crate::sim::{Capture, Endpoint, Flow, World};
+use crate::packet::{FlowId, NodeId};
+use crate::sim::{Capture, Flow, Node, World};
+use crate::transport::socket::{SockId, Socket, SocketKind};
 use crate::transport::app::App;
 use crate::transport::tcp::config::DEFAULT_THINNING;
 use crate::transport::tcp::{make_cc, AckPolicy, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant, VegasParams};
@@ -467,10 +469,18 @@ fn app_of(f: &FlowCfg, payload: u32) -> App {
     }
 }
 
+/// Port of the sending socket of flow `i` and of every receiving socket
+/// (like a client's ephemeral port and a server's well-known port).
+fn flow_ports(i: usize) -> (u16, u16) {
+    (10_000u16.wrapping_add(i as u16), 5001)
+}
+
 pub fn build(cfg: &ScenarioCfg) -> World {
     let seed = cfg.sim.seed;
     let pairs = dir_pairs(cfg);
-    let mut dirs = Vec::with_capacity(pairs.len());
+    let names = node_index(cfg);
+    // Point-to-point devices: link i gives device 2i (forward) and 2i+1.
+    let mut devices: Vec<Box<dyn NetDevice>> = Vec::with_capacity(pairs.len());
     for (i, l) in cfg.link.iter().enumerate() {
         for (fwd, over) in [(true, &l.forward), (false, &l.reverse)] {
             let (from, to) = pairs[2 * i + usize::from(!fwd)];
@@ -492,33 +502,48 @@ pub fn build(cfg: &ScenarioCfg) -> World {
             };
             let dname = if fwd { "forward" } else { "reverse" };
             let rate_bps = (over.rate.unwrap_or(l.rate).0.round() as u64).max(1);
-            dirs.push(LinkDir {
-                link: i as u32,
-                forward: fwd,
+            devices.push(Box::new(PointToPoint::new(
+                i as u32,
+                fwd,
                 from,
                 to,
                 rate_bps,
-                delay: over.delay.unwrap_or(l.delay).0,
-                framing: l.framing.bytes(),
-                queue: Queue::new(queue_policy(over.queue.as_ref().or(l.queue.as_ref())), rate_bps),
+                over.delay.unwrap_or(l.delay).0,
+                l.framing.bytes(),
+                Queue::new(queue_policy(over.queue.as_ref().or(l.queue.as_ref())), rate_bps),
                 error,
-                rng: stream_rng(seed, &format!("link{i}.{dname}.error")),
-                queue_rng: stream_rng(seed, &format!("link{i}.{dname}.queue")),
-                busy_until: 0,
-                tx_event: false,
-                stats: DirStats::default(),
-            });
+                stream_rng(seed, &format!("link{i}.{dname}.error")),
+                stream_rng(seed, &format!("link{i}.{dname}.queue")),
+            )));
         }
     }
-    let names = node_index(cfg);
+    // Static routing: each node's row of the all-pairs next-hop table.
     let routes = shortest_paths(cfg.node.len(), &pairs);
+    let mut nodes: Vec<Node> = cfg
+        .node
+        .iter()
+        .enumerate()
+        .map(|(n, c)| {
+            let row = (0..cfg.node.len() as NodeId)
+                .map(|d| routes.next(n as NodeId, d).map(|dev| (dev, pairs[dev as usize].1)))
+                .collect();
+            Node::new(c.name.clone(), Box::new(StaticRouting::new(row)))
+        })
+        .collect();
+    for (d, &(from, _)) in pairs.iter().enumerate() {
+        nodes[from as usize].devices.push(d as DevId);
+    }
+    let mut sockets = Vec::with_capacity(2 * cfg.flow.len());
     let mut flows = Vec::with_capacity(cfg.flow.len());
+    let mut eln_conns = Vec::new();
     for (i, f) in cfg.flow.iter().enumerate() {
         let src = names[f.from.as_str()];
         let dst = names[f.to.as_str()];
-        let ep = match f.transport {
+        let (sport, dport) = flow_ports(i);
+        let (tx_kind, rx_kind) = match f.transport {
             TransportName::Udp => {
-                Endpoint::Udp(UdpFlow { payload: f.packet_size.unwrap_or(1000), ..Default::default() })
+                let u = UdpFlow { payload: f.packet_size.unwrap_or(1000), ..Default::default() };
+                (SocketKind::UdpSender(u.clone()), SocketKind::UdpSink(u))
             }
             t => {
                 let opts = f.tcp.clone().unwrap_or_default().or(&cfg.tcp);
@@ -531,50 +556,71 @@ pub fn build(cfg: &ScenarioCfg) -> World {
                 };
                 let tc = tcp_config(cfg, f);
                 let cc = make_cc(variant, &tc);
-                Endpoint::Tcp {
-                    rx: Box::new(TcpReceiver::new(&tc)),
-                    tx: Box::new(TcpSender::new(tc, cc)),
-                    rto_slot: None,
-                    delack_slot: None,
-                }
+                let rx = TcpReceiver::new(&tc).with_ports(dport, sport);
+                let tx = TcpSender::new(tc, cc).with_ports(sport, dport);
+                (SocketKind::TcpSender(Box::new(tx)), SocketKind::TcpReceiver(Box::new(rx)))
             }
         };
+        let tx = sockets.len() as SockId;
+        let socket = |node, port, remote, remote_port, kind| Socket {
+            node,
+            port,
+            remote,
+            remote_port,
+            flow: i as FlowId,
+            kind,
+            timer: TimerSlot::default(),
+        };
+        sockets.push(socket(src, sport, dst, dport, tx_kind));
+        sockets.push(socket(dst, dport, src, sport, rx_kind));
+        nodes[src as usize].sockets.push(tx);
+        nodes[dst as usize].sockets.push(tx + 1);
+        if f.eln {
+            eln_conns.push(ConnKey { src, sport, dst, dport });
+        }
         let payload = f.packet_size.unwrap_or(1000);
-        let mut flow = Flow::new(
-            flow_name(i, f),
+        flows.push(Flow {
+            name: flow_name(i, f),
             src,
             dst,
-            f.transport.as_str().to_string(),
-            app_of(f, payload),
-            ep,
-            f.eln,
-        );
-        flow.first_bytes = f.first_bytes;
-        flows.push(flow);
+            transport: f.transport.as_str().to_string(),
+            app: app_of(f, payload),
+            tx,
+            rx: tx + 1,
+            stopped: false,
+            first_bytes: f.first_bytes,
+            first_bytes_at: None,
+        });
     }
-    World {
-        q: EventQueue::new(),
-        node_names: cfg.node.iter().map(|n| n.name.clone()).collect(),
-        dirs,
-        routes,
+    // Per-hop agents: ELN marking wherever an ELN connection's packets may
+    // be lost (every node), before Snoop at the nodes that run it.
+    for (n, c) in nodes.iter_mut().zip(&cfg.node) {
+        if !eln_conns.is_empty() {
+            n.agents.push(Box::new(ElnAgent::new(eln_conns.clone())));
+        }
+        if c.snoop {
+            n.agents.push(Box::new(SnoopAgent::default()));
+        }
+    }
+    let captures = cfg
+        .pcap
+        .iter()
+        .map(|c| Capture {
+            name: pcap_name(c),
+            dev: c.link.map(|l| 2 * l + u32::from(c.direction == Some(Direction::Reverse))),
+            node: c.node.as_ref().map(|n| names[n.as_str()]),
+            writer: PcapWriter::new(),
+        })
+        .collect();
+    World::new(
+        nodes,
+        devices,
+        sockets,
         flows,
-        pool: PacketPool::new(),
-        duration: cfg.sim.duration.0,
+        cfg.sim.duration.0,
         seed,
-        sample_interval: cfg.output.sample_interval.map(|d| d.0),
-        trace: if cfg.output.trace { Some(Vec::new()) } else { None },
-        samples: Default::default(),
-        drops_no_route: 0,
-        snoop_nodes: cfg.node.iter().map(|n| n.snoop).collect(),
-        captures: cfg
-            .pcap
-            .iter()
-            .map(|c| Capture {
-                name: pcap_name(c),
-                dir: c.link.map(|l| 2 * l + u32::from(c.direction == Some(Direction::Reverse))),
-                node: c.node.as_ref().map(|n| names[n.as_str()]),
-                writer: PcapWriter::new(),
-            })
-            .collect(),
-    }
+        cfg.output.sample_interval.map(|d| d.0),
+        cfg.output.trace,
+        captures,
+    )
 }

@@ -1,7 +1,11 @@
 //! Turning the world's state into result tables: periodic samples during the
 //! run and the per-flow / per-link summaries at the end.
 
-use super::{Endpoint, TraceKind, World};
+use super::World;
+use crate::mechanisms::snoop::SnoopConn;
+use crate::mechanisms::SnoopAgent;
+use crate::net::PointToPoint;
+use crate::transport::socket::SocketKind;
 use crate::engine::time::to_secs;
 use crate::engine::Time;
 use crate::output::{Column, RunResult, Summary, Table};
@@ -35,7 +39,9 @@ pub fn sample(w: &mut World, now: Time) {
     let s = &mut w.samples;
     let t = to_secs(now);
     for f in &w.flows {
-        if let Endpoint::Tcp { tx, rx, .. } = &f.ep {
+        if let (SocketKind::TcpSender(tx), SocketKind::TcpReceiver(rx)) =
+            (&w.sockets[f.tx as usize].kind, &w.sockets[f.rx as usize].kind)
+        {
             s.f_time.push(t);
             s.f_flow.push(f.name.clone());
             s.f_cwnd.push(tx.w.cwnd as i64);
@@ -48,7 +54,7 @@ pub fn sample(w: &mut World, now: Time) {
             s.f_delivered.push(rx.delivered() as i64);
         }
     }
-    for d in &w.dirs {
+    for d in w.devices.iter().filter_map(|d| d.as_any().downcast_ref::<PointToPoint>()) {
         s.q_time.push(t);
         s.q_link.push(d.link as i64);
         s.q_dir.push(dir_name(d.forward));
@@ -56,6 +62,17 @@ pub fn sample(w: &mut World, now: Time) {
         s.q_bytes.push(d.queue.bytes() as i64);
         s.q_avg.push(d.queue.red_avg());
     }
+}
+
+/// The Snoop state of a flow's connection at every node that runs Snoop.
+fn snoop_conns<'a>(w: &'a World, f: &super::Flow) -> Vec<&'a SnoopConn> {
+    let key = f.conn_key(&w.sockets);
+    w.nodes
+        .iter()
+        .flat_map(|n| n.agents.iter())
+        .filter_map(|a| a.as_any().downcast_ref::<SnoopAgent>())
+        .filter_map(|a| a.conn(&key))
+        .collect()
 }
 
 fn series_tables(s: Samples) -> (Table, Table) {
@@ -123,17 +140,18 @@ fn flows_table(w: &World) -> Table {
         let start = f.app.start();
         let end_active = f.app.stop().unwrap_or(dur).min(dur);
         c.name.push(f.name.clone());
-        c.src.push(w.node_names[f.src as usize].clone());
-        c.dst.push(w.node_names[f.dst as usize].clone());
+        c.src.push(w.nodes[f.src as usize].name.clone());
+        c.dst.push(w.nodes[f.dst as usize].name.clone());
         c.transport.push(f.transport.clone());
         c.start.push(to_secs(start));
         c.first_bytes.push(f.first_bytes_at.map(|t| to_secs(t.saturating_sub(start))));
-        let sum = |g: fn(&crate::mechanisms::snoop::SnoopStats) -> u64| f.snoop.iter().map(|(_, s)| g(&s.stats)).sum::<u64>() as i64;
+        let snoop = snoop_conns(w, f);
+        let sum = |g: fn(&crate::mechanisms::snoop::SnoopStats) -> u64| snoop.iter().map(|s| g(&s.stats)).sum::<u64>() as i64;
         c.snoop_rtx.push(sum(|s| s.local_retransmits));
         c.snoop_supp.push(sum(|s| s.suppressed_dupacks));
-        c.snoop_cache.push(f.snoop.iter().map(|(_, s)| s.stats.max_cache).max().unwrap_or(0) as i64);
-        match &f.ep {
-            Endpoint::Tcp { tx, rx, .. } => {
+        c.snoop_cache.push(snoop.iter().map(|s| s.stats.max_cache).max().unwrap_or(0) as i64);
+        match (&w.sockets[f.tx as usize].kind, &w.sockets[f.rx as usize].kind) {
+            (SocketKind::TcpSender(tx), SocketKind::TcpReceiver(rx)) => {
                 let acked = tx.snd_una;
                 let done = match f.app {
                     App::Transfer { .. } => tx.completed_at,
@@ -156,12 +174,12 @@ fn flows_table(w: &World) -> Table {
                 c.cwnd.push(Some(tx.w.cwnd as f64));
                 c.srtt.push(tx.rto.srtt.map(to_secs));
             }
-            Endpoint::Udp(u) => {
-                let r = rate(u.stats.bytes_received, start, end_active);
+            (SocketKind::UdpSender(u), SocketKind::UdpSink(sink)) => {
+                let r = rate(sink.stats.bytes_received, start, end_active);
                 c.thr.push(r);
                 c.good.push(r);
                 c.acked.push(0);
-                c.delivered.push(u.stats.bytes_received as i64);
+                c.delivered.push(sink.stats.bytes_received as i64);
                 c.sent.push(u.stats.packets_sent as i64);
                 c.rtx.push(0);
                 c.to.push(0);
@@ -173,6 +191,7 @@ fn flows_table(w: &World) -> Table {
                 c.cwnd.push(None);
                 c.srtt.push(None);
             }
+            _ => unreachable!("a flow's sockets are of one transport"),
         }
     }
     let mut t = Table::new();
@@ -208,12 +227,12 @@ fn links_table(w: &mut World) -> Table {
     let mut cols: (Vec<i64>, Vec<String>, Vec<String>, Vec<String>) = Default::default();
     let mut num: Vec<Vec<f64>> = vec![Vec::new(); 2];
     let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 9];
-    for d in w.dirs.iter_mut() {
+    for d in w.devices.iter_mut().filter_map(|d| d.as_any_mut().downcast_mut::<PointToPoint>()) {
         d.note_queue(dur);
         cols.0.push(d.link as i64);
         cols.1.push(dir_name(d.forward));
-        cols.2.push(w.node_names[d.from as usize].clone());
-        cols.3.push(w.node_names[d.to as usize].clone());
+        cols.2.push(w.nodes[d.from as usize].name.clone());
+        cols.3.push(w.nodes[d.to as usize].name.clone());
         let s = &d.stats;
         for (v, x) in ints.iter_mut().zip([
             s.packets_sent,
@@ -261,25 +280,7 @@ pub fn trace_table(w: &World) -> Table {
     let recs = w.trace.as_deref().unwrap_or(&[]);
     t.push("time_s", Column::F64(recs.iter().map(|r| to_secs(r.time)).collect()));
     t.push("flow", Column::Str(recs.iter().map(|r| w.flows[r.flow as usize].name.clone()).collect()));
-    t.push(
-        "kind",
-        Column::Str(
-            recs.iter()
-                .map(|r| {
-                    match r.kind {
-                        TraceKind::Send => "send",
-                        TraceKind::Retransmit => "retransmit",
-                        TraceKind::Ack => "ack",
-                        TraceKind::DupAck => "dupack",
-                        TraceKind::LocalRetransmit => "local_retransmit",
-                        TraceKind::Sack => "sack",
-                        TraceKind::Drop => "drop",
-                    }
-                    .to_string()
-                })
-                .collect(),
-        ),
-    );
+    t.push("kind", Column::Str(recs.iter().map(|r| r.kind.name().to_string()).collect()));
     t.push("seq", Column::I64(recs.iter().map(|r| r.seq as i64).collect()));
     t.push("len", Column::I64(recs.iter().map(|r| r.len as i64).collect()));
     t

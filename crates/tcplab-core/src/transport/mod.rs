@@ -4,3 +4,4 @@
 pub mod app;
 pub mod tcp;
 pub mod udp;
+pub mod socket;

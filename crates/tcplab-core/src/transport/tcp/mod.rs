@@ -18,4 +18,4 @@ mod tests;
 pub use cc::{make_cc, CcState, CongestionControl, Variant};
 pub use config::{AckPolicy, TcpConfig, TcpProfile, VegasParams};
 pub use receiver::{AckFields, TcpReceiver};
-pub use sender::{Segment, TcpSender};
+pub use sender::{OutSegment, Segment, TcpSender};

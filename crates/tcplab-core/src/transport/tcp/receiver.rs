@@ -13,7 +13,7 @@
 
 use super::config::{AckPolicy, TcpConfig};
 use crate::engine::Time;
-use crate::packet::SackBlock;
+use crate::packet::{flags, SackBlock, TcpHeader};
 
 #[derive(Clone, Debug, Default)]
 pub struct ReceiverStats {
@@ -36,6 +36,9 @@ pub struct AckFields {
 }
 
 pub struct TcpReceiver {
+    /// Local port (where data arrives) and the sender's port.
+    pub sport: u16,
+    pub dport: u16,
     pub rcv_nxt: u64,
     /// Out-of-order data held: disjoint, sorted [start, end) ranges above rcv_nxt.
     ooo: Vec<(u64, u64)>,
@@ -64,6 +67,8 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     pub fn new(cfg: &TcpConfig) -> Self {
         TcpReceiver {
+            sport: 0,
+            dport: 0,
             rcv_nxt: 0,
             ooo: Vec::new(),
             recent: Vec::new(),
@@ -207,6 +212,30 @@ impl TcpReceiver {
     /// The ACK timer fires: true if an ACK is due.
     pub fn on_delack_timer(&mut self, now: Time) -> bool {
         matches!(self.delack_deadline, Some(d) if d <= now)
+    }
+
+    /// The connection's ports: `sport` here, `dport` at the data sender.
+    pub fn with_ports(mut self, sport: u16, dport: u16) -> Self {
+        self.sport = sport;
+        self.dport = dport;
+        self
+    }
+
+    /// The complete header of the ACK sent now (cumulative ACK, SACK
+    /// blocks, ECN echo, timestamps, window); resets the ACK policy.
+    pub fn ack_header(&mut self, now: Time) -> TcpHeader {
+        let a = self.make_ack();
+        TcpHeader {
+            sport: self.sport,
+            dport: self.dport,
+            ack: a.ack,
+            flags: flags::ACK | if a.ece { flags::ECE } else { 0 },
+            window: self.window,
+            sack: a.sack,
+            nsack: a.nsack,
+            ts: a.ts_ecr.map(|ecr| (super::TcpSender::ts_clock(now), ecr)),
+            ..Default::default()
+        }
     }
 
     /// Build the ACK being sent now and reset the ACK policy's counters.

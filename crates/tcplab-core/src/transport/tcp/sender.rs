@@ -9,7 +9,18 @@ use super::config::TcpConfig;
 use super::rto::RtoEstimator;
 use super::sack::{Next, Scoreboard};
 use crate::engine::Time;
-use crate::packet::TcpHeader;
+use crate::packet::{flags, TcpHeader};
+
+/// A segment ready for the wire: its complete TCP header and the facts the
+/// IP layer and the traces need.
+#[derive(Clone, Copy, Debug)]
+pub struct OutSegment {
+    pub header: TcpHeader,
+    pub payload: u32,
+    /// ECN-capable transport (ECT(0)) in the IP header.
+    pub ect: bool,
+    pub retransmit: bool,
+}
 
 /// A segment the sender wants on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +61,9 @@ struct SentSeg {
 
 pub struct TcpSender {
     pub cfg: TcpConfig,
+    /// Local and remote ports (the connection's identity on the wire).
+    pub sport: u16,
+    pub dport: u16,
     cc: Box<dyn CongestionControl>,
     pub w: CcState,
     pub snd_una: u64,
@@ -120,6 +134,8 @@ impl TcpSender {
             pending_cwr: false,
             eln_done_for: None,
             rwnd: cfg.rwnd,
+            sport: 0,
+            dport: 0,
             cfg,
             cc,
             w,
@@ -257,6 +273,30 @@ impl TcpSender {
         self.rto_deadline = Some(now + self.rto.rto());
     }
 
+    /// The connection's ports: `sport` here, `dport` at the receiver.
+    pub fn with_ports(mut self, sport: u16, dport: u16) -> Self {
+        self.sport = sport;
+        self.dport = dport;
+        self
+    }
+
+    /// The next segment to put on the wire at `now` with its complete
+    /// header (flags, the window this end advertises, timestamps, CWR), if
+    /// the window and the data allow one.
+    pub fn poll_segment(&mut self, now: Time) -> Option<OutSegment> {
+        let seg = self.poll_transmit(now)?;
+        let header = TcpHeader {
+            sport: self.sport,
+            dport: self.dport,
+            seq: seg.seq,
+            flags: flags::ACK | flags::PSH | if seg.cwr { flags::CWR } else { 0 },
+            window: self.cfg.rwnd.min(u32::MAX as u64) as u32,
+            ts: self.cfg.timestamps.then(|| (Self::ts_clock(now), 0)),
+            ..Default::default()
+        };
+        Some(OutSegment { header, payload: seg.len, ect: seg.ect, retransmit: seg.retransmit })
+    }
+
     /// Next segment to transmit at `now`, if the window and data allow one.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
         if self.aborted {
@@ -363,7 +403,7 @@ impl TcpSender {
             self.log_ack(ack);
         }
         // RFC 3168 6.1.2: no window increase on the ACK that carries ECE.
-        let ece_cut = self.cfg.ecn && h.flags & crate::packet::flags::ECE != 0 && self.on_ece(ack);
+        let ece_cut = self.cfg.ecn && h.flags & flags::ECE != 0 && self.on_ece(ack);
         if self.cfg.eln && h.eln && ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_eln(now, h);
             return;

@@ -1,6 +1,6 @@
-//! Static shortest-path routing (hop count, as ns-2's static routing). Ties
-//! are broken by the lower link-direction index, so routes do not depend on
-//! hash order or thread count.
+//! Shortest hop paths over the directed link graph (hop count, as ns-2's
+//! static routing). Ties are broken by the lower link-direction index, so
+//! routes do not depend on hash order or thread count.
 
 use crate::packet::NodeId;
 use std::collections::VecDeque;

@@ -1,0 +1,78 @@
+//! Network devices: the interfaces a node sends through. A device is a
+//! sans-IO state machine: the world offers it packets (`send`) and fires its
+//! events (`on_event`); the device answers with `DevAction`s (schedule an
+//! event of mine, a packet went on the medium, a packet reached a node, a
+//! packet was dropped, a neighbour could not be reached). The world only
+//! carries these out; it holds no link or MAC logic.
+//!
+//! Today's device is the point-to-point link direction (`p2p`); an 802.11
+//! interface on a shared channel is another implementation of the same trait.
+
+use super::queue::{DropCause, Queue};
+use crate::engine::Time;
+use crate::packet::{NodeId, PacketPool, PktId};
+use std::any::Any;
+
+/// Index of a device in the world's device table.
+pub type DevId = u32;
+
+/// An event a device scheduled for itself. Small and `Copy`, like all events.
+#[derive(Clone, Copy, Debug)]
+pub enum DevEvent {
+    /// The transmitter is free: start the next queued packet.
+    TxDone,
+    /// A packet reaches the far end of the medium.
+    Arrive(PktId),
+    /// A device-specific timer (MAC timers), identified by the device.
+    Timer(u32),
+}
+
+/// Why a device dropped a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// Refused by the queue (overflow, RED, dual-threshold soft limit).
+    Queue(DropCause),
+    /// Lost on the medium to the error model (corruption).
+    Corruption,
+    /// The MAC gave up after its retry limit.
+    RetryLimit,
+}
+
+/// What a device asks the world to do.
+#[derive(Clone, Copy, Debug)]
+pub enum DevAction {
+    Schedule(Time, DevEvent),
+    /// The packet started its transmission (captures, per-hop agents of the
+    /// sending node see it now).
+    Transmit(PktId),
+    /// The packet reached this node.
+    Deliver(NodeId, PktId),
+    /// The device dropped the packet; the world counts and frees it.
+    Drop(PktId, DropReason),
+    /// The MAC could not reach this neighbour (routing's link-failure hook).
+    LinkFailed(NodeId),
+}
+
+/// What a device may touch while handling a call: the packets, and the list
+/// its actions go to (carried out in order after the call returns).
+pub struct DevIo<'a> {
+    pub pool: &'a mut PacketPool,
+    pub out: &'a mut Vec<DevAction>,
+}
+
+pub trait NetDevice: Any {
+    /// The node that owns the device (it sends through it).
+    fn node(&self) -> NodeId;
+    /// Offer a packet for `next_hop` (None: broadcast).
+    fn send(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, io: &mut DevIo);
+    /// Offer a packet that goes ahead of everything queued (a base station's
+    /// local retransmission).
+    fn send_first(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, io: &mut DevIo);
+    fn on_event(&mut self, now: Time, ev: DevEvent, io: &mut DevIo);
+    /// Whether a packet could join the queue without reaching its limit.
+    fn has_room(&self) -> bool;
+    /// The interface queue, for samples and reports.
+    fn queue(&self) -> &Queue;
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}

@@ -1,0 +1,183 @@
+//! Transport endpoints: demultiplexing arriving packets to sockets, putting
+//! out what sockets want to send, socket timers, and the applications.
+
+use super::{Ev, TraceKind, World};
+use crate::engine::Time;
+use crate::packet::{flags, Ecn, FlowId, NodeId, Packet, Transport, UdpHeader, UDP_HEADER};
+use crate::transport::app::App;
+use crate::transport::socket::{SockId, SocketKind};
+
+impl World {
+    /// The socket of node `n` bound to this packet's destination port and
+    /// source address (sockets per node are few: a linear search).
+    fn socket_for(&self, n: NodeId, p: &Packet) -> Option<SockId> {
+        let (sport, dport) = p.ports()?;
+        self.nodes[n as usize]
+            .sockets
+            .iter()
+            .copied()
+            .find(|&s| self.sockets[s as usize].matches(dport, p.ip.src, sport))
+    }
+
+    /// A TCP or UDP packet addressed to node `n` arrives at its socket.
+    pub(super) fn deliver(&mut self, now: Time, n: NodeId, p: Packet) {
+        let Some(sid) = self.socket_for(n, &p) else {
+            self.nodes[n as usize].stats.drops_no_socket += 1;
+            return;
+        };
+        let sock = &mut self.sockets[sid as usize];
+        let fid = sock.flow;
+        match (&mut sock.kind, p.l4) {
+            (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) => {
+                rx.note_ecn(p.ip.ecn == Ecn::Ce, h.flags & flags::CWR != 0);
+                let ack_now = rx.on_segment(now, h.seq, p.payload, h.ts.map(|t| t.0));
+                let delivered = rx.delivered();
+                let f = &mut self.flows[fid as usize];
+                if let (Some(n), None) = (f.first_bytes, f.first_bytes_at) {
+                    if delivered >= n {
+                        f.first_bytes_at = Some(now);
+                    }
+                }
+                if ack_now {
+                    self.send_ack(now, sid);
+                } else {
+                    self.sync_socket_timer(sid);
+                }
+            }
+            (SocketKind::TcpSender(tx), Transport::Tcp(h)) => {
+                let snd_una = tx.snd_una;
+                if self.trace.is_some() {
+                    let kind = if h.ack > snd_una { TraceKind::Ack } else { TraceKind::DupAck };
+                    self.trace_push(now, fid, kind, h.ack, 0);
+                    for b in &h.sack[..h.nsack as usize] {
+                        self.trace_push(now, fid, TraceKind::Sack, b.start, (b.end - b.start) as u32);
+                    }
+                }
+                if let SocketKind::TcpSender(tx) = &mut self.sockets[sid as usize].kind {
+                    tx.on_ack(now, &h);
+                }
+                self.tcp_output(now, sid);
+            }
+            (SocketKind::UdpSink(u), Transport::Udp(_)) => {
+                u.stats.packets_received += 1;
+                u.stats.bytes_received += p.payload as u64;
+                u.last_rx = now;
+            }
+            _ => self.nodes[n as usize].stats.drops_no_socket += 1,
+        }
+    }
+
+    /// Send from socket `sid`'s node a packet with this transport header.
+    fn emit(&mut self, now: Time, sid: SockId, l4: Transport, l4_len: u32, payload: u32, ecn: Ecn) {
+        let s = &self.sockets[sid as usize];
+        let mut p = Packet::new(s.flow, s.node, s.remote, l4, l4_len, payload, now);
+        p.ip.ecn = ecn;
+        let node = s.node;
+        let id = self.pool.insert(p);
+        self.at_node(now, node, id);
+    }
+
+    /// Let a TCP sender put out everything its window allows.
+    pub(super) fn tcp_output(&mut self, now: Time, sid: SockId) {
+        loop {
+            let SocketKind::TcpSender(tx) = &mut self.sockets[sid as usize].kind else { unreachable!() };
+            let Some(seg) = tx.poll_segment(now) else { break };
+            let fid = self.sockets[sid as usize].flow;
+            let kind = if seg.retransmit { TraceKind::Retransmit } else { TraceKind::Send };
+            self.trace_push(now, fid, kind, seg.header.seq, seg.payload);
+            let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };
+            self.emit(now, sid, Transport::Tcp(seg.header), seg.header.wire_len(), seg.payload, ecn);
+        }
+        self.sync_socket_timer(sid);
+    }
+
+    fn send_ack(&mut self, now: Time, sid: SockId) {
+        let SocketKind::TcpReceiver(rx) = &mut self.sockets[sid as usize].kind else { unreachable!() };
+        let h = rx.ack_header(now);
+        self.emit(now, sid, Transport::Tcp(h), h.wire_len(), 0, Ecn::NotEct);
+    }
+
+    /// Make sure an event exists at or before the socket's deadline.
+    fn sync_socket_timer(&mut self, sid: SockId) {
+        let s = &mut self.sockets[sid as usize];
+        if let Some(at) = s.timer.arm(s.deadline()) {
+            self.q.schedule(at, Ev::Socket(sid));
+        }
+    }
+
+    pub(super) fn socket_timer(&mut self, now: Time, sid: SockId) {
+        let s = &mut self.sockets[sid as usize];
+        if !s.timer.fire(now) {
+            return; // superseded by an earlier event
+        }
+        match &mut s.kind {
+            SocketKind::TcpSender(tx) => {
+                if tx.on_timeout(now) {
+                    self.tcp_output(now, sid);
+                } else {
+                    self.sync_socket_timer(sid);
+                }
+            }
+            SocketKind::TcpReceiver(rx) => {
+                if rx.on_delack_timer(now) {
+                    self.send_ack(now, sid);
+                } else {
+                    self.sync_socket_timer(sid);
+                }
+            }
+            SocketKind::UdpSender(_) | SocketKind::UdpSink(_) => {}
+        }
+    }
+
+    // ---- applications ------------------------------------------------
+
+    pub(super) fn app_start(&mut self, now: Time, fid: FlowId) {
+        let f = &self.flows[fid as usize];
+        let (app, tx) = (f.app.clone(), f.tx);
+        match &mut self.sockets[tx as usize].kind {
+            SocketKind::TcpSender(s) => {
+                match app {
+                    App::Bulk { .. } => s.app_write(None),
+                    // With the default unlimited send buffer the application
+                    // writes its whole transfer at once; write size then only
+                    // matters for bookkeeping.
+                    App::Transfer { bytes, .. } => s.app_write(Some(bytes)),
+                    App::Cbr { .. } => {}
+                }
+                self.tcp_output(now, tx);
+            }
+            _ => self.udp_send(now, fid),
+        }
+    }
+
+    pub(super) fn app_stop(&mut self, fid: FlowId) {
+        let f = &mut self.flows[fid as usize];
+        f.stopped = true;
+        if let SocketKind::TcpSender(tx) = &mut self.sockets[f.tx as usize].kind {
+            tx.app_close();
+        }
+    }
+
+    pub(super) fn udp_send(&mut self, now: Time, fid: FlowId) {
+        let f = &self.flows[fid as usize];
+        let interval = match f.app {
+            App::Cbr { interval, .. } => interval,
+            _ => return,
+        };
+        if f.stopped {
+            return;
+        }
+        let sid = f.tx;
+        let s = &mut self.sockets[sid as usize];
+        let (sport, dport) = (s.port, s.remote_port);
+        let SocketKind::UdpSender(u) = &mut s.kind else { unreachable!() };
+        let seqno = u.next_seq;
+        u.next_seq += 1;
+        let payload = u.payload;
+        u.stats.packets_sent += 1;
+        u.stats.bytes_sent += payload as u64;
+        let h = UdpHeader { sport, dport, seqno };
+        self.emit(now, sid, Transport::Udp(h), UDP_HEADER, payload, Ecn::NotEct);
+        self.q.schedule(now + interval, Ev::AppSend(fid));
+    }
+}

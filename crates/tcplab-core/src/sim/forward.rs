@@ -1,0 +1,238 @@
+//! Moving packets through nodes: per-hop agents, local delivery, routing
+//! and devices, and carrying out the actions they return.
+
+use super::{Ev, TraceKind, World};
+use crate::engine::Time;
+use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
+use crate::net::routing::{Route, RoutingAction, RoutingIo};
+use crate::net::{DevAction, DevEvent, DevId, DevIo, DropReason};
+use crate::packet::{NodeId, Packet, PktId, Transport};
+
+impl World {
+    /// A packet is at node `n` (created here or arrived over a device):
+    /// the node's agents see it, then it is delivered here or forwarded.
+    pub(super) fn at_node(&mut self, now: Time, n: NodeId, id: PktId) {
+        if !self.nodes[n as usize].agents.is_empty() && self.run_agents(now, n, id) == Verdict::Consume {
+            self.pool.release(id);
+            return;
+        }
+        let p = self.pool.get(id);
+        if p.ip.dst == n {
+            if let Transport::Control(_) = p.l4 {
+                self.deliver_control(now, n, id);
+            } else {
+                let p = self.pool.take(id);
+                self.deliver(now, n, p);
+            }
+            return;
+        }
+        self.forward(now, n, id);
+    }
+
+    /// Ask the node's routing protocol where the packet goes and hand it to
+    /// that device.
+    fn forward(&mut self, now: Time, n: NodeId, id: PktId) {
+        let mut out = Vec::new();
+        let node = &mut self.nodes[n as usize];
+        let route = node.routing.route(now, id, &mut RoutingIo { pool: &mut self.pool, out: &mut out });
+        match route {
+            Route::Forward { dev, next_hop } => self.dev_send(now, dev, id, Some(next_hop), false),
+            Route::Hold => {}
+            Route::Drop => {
+                self.nodes[n as usize].stats.drops_no_route += 1;
+                self.pool.release(id);
+            }
+        }
+        self.routing_actions(now, n, out);
+    }
+
+    fn routing_actions(&mut self, now: Time, n: NodeId, out: Vec<RoutingAction>) {
+        for a in out {
+            match a {
+                RoutingAction::Send { pkt, dev, next_hop } => self.dev_send(now, dev, pkt, next_hop, false),
+                RoutingAction::DropHeld(pkt) => {
+                    self.nodes[n as usize].stats.drops_no_route += 1;
+                    self.pool.release(pkt);
+                }
+            }
+        }
+        self.sync_routing_timer(n);
+    }
+
+    fn sync_routing_timer(&mut self, n: NodeId) {
+        let node = &mut self.nodes[n as usize];
+        if let Some(at) = node.routing_timer.arm(node.routing.deadline()) {
+            self.q.schedule(at, Ev::Routing(n));
+        }
+    }
+
+    pub(super) fn routing_timer(&mut self, now: Time, n: NodeId) {
+        let mut out = Vec::new();
+        let node = &mut self.nodes[n as usize];
+        if !node.routing_timer.fire(now) {
+            return;
+        }
+        if node.routing.deadline().is_some_and(|d| d <= now) {
+            node.routing.on_timer(now, &mut RoutingIo { pool: &mut self.pool, out: &mut out });
+            self.routing_actions(now, n, out);
+        } else {
+            self.sync_routing_timer(n);
+        }
+    }
+
+    /// A control packet (routing message) delivered to node `n`: its
+    /// routing protocol consumes it.
+    fn deliver_control(&mut self, now: Time, n: NodeId, id: PktId) {
+        let mut out = Vec::new();
+        let node = &mut self.nodes[n as usize];
+        node.routing.on_control(now, id, &mut RoutingIo { pool: &mut self.pool, out: &mut out });
+        self.routing_actions(now, n, out);
+    }
+
+    // ---- agents ------------------------------------------------------
+
+    /// Show a packet to the agents of node `n`, in order, carrying out what
+    /// each asks before the next sees the packet; stop at one that consumes it.
+    fn run_agents(&mut self, now: Time, n: NodeId, id: PktId) -> Verdict {
+        for i in 0..self.nodes[n as usize].agents.len() {
+            let mut p = *self.pool.get(id);
+            let verdict = self.with_agent(now, n, i, |a, io| a.on_packet(now, n, &mut p, io));
+            *self.pool.get_mut(id) = p;
+            if verdict == Verdict::Consume {
+                return verdict;
+            }
+        }
+        Verdict::Pass
+    }
+
+    /// Call `f` on agent number `agent` of node `n` and carry out its actions.
+    fn with_agent<T>(
+        &mut self,
+        now: Time,
+        n: NodeId,
+        agent: usize,
+        f: impl FnOnce(&mut dyn Agent, &mut AgentIo) -> T,
+    ) -> T {
+        let start = self.agent_actions.len();
+        let node = &mut self.nodes[n as usize];
+        let (routing, devices) = (&node.routing, &self.devices);
+        let room = |dst: NodeId| routing.known_route(dst).map(|(d, _)| devices[d as usize].has_room());
+        let r = f(node.agents[agent].as_mut(), &mut AgentIo { out: &mut self.agent_actions, room_towards: &room });
+        let end = self.agent_actions.len();
+        for i in start..end {
+            match self.agent_actions[i] {
+                AgentAction::SendFirst(copy) => {
+                    let Some((dev, next_hop)) = self.nodes[n as usize].routing.known_route(copy.ip.dst) else {
+                        continue;
+                    };
+                    let id = self.pool.insert(copy);
+                    if let Transport::Tcp(h) = copy.l4 {
+                        self.trace_push(now, copy.flow, TraceKind::LocalRetransmit, h.seq, copy.payload);
+                    }
+                    self.dev_send(now, dev, id, Some(next_hop), true);
+                }
+                AgentAction::Timer(token) => {
+                    let a = &mut self.nodes[n as usize].agents[agent];
+                    let deadline = a.deadline(token);
+                    if let Some(at) = a.timer_slot(token).and_then(|s| s.arm(deadline)) {
+                        self.q.schedule(at, Ev::Agent(n, agent as u16, token));
+                    }
+                }
+            }
+        }
+        self.agent_actions.truncate(start);
+        r
+    }
+
+    pub(super) fn agent_timer(&mut self, now: Time, n: NodeId, agent: u16, token: u32) {
+        let a = &mut self.nodes[n as usize].agents[agent as usize];
+        if a.timer_slot(token).is_some_and(|s| s.fire(now)) {
+            self.with_agent(now, n, agent as usize, |a, io| a.on_timer(now, token, io));
+        }
+    }
+
+    // ---- devices -----------------------------------------------------
+
+    /// Offer a packet to a device (`first`: ahead of its queue).
+    pub(super) fn dev_send(&mut self, now: Time, dev: DevId, id: PktId, next_hop: Option<NodeId>, first: bool) {
+        let start = self.dev_actions.len();
+        let mut io = DevIo { pool: &mut self.pool, out: &mut self.dev_actions };
+        let d = &mut self.devices[dev as usize];
+        if first {
+            d.send_first(now, id, next_hop, &mut io);
+        } else {
+            d.send(now, id, next_hop, &mut io);
+        }
+        self.dev_actions_run(now, dev, start);
+    }
+
+    pub(super) fn device_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
+        let start = self.dev_actions.len();
+        let mut io = DevIo { pool: &mut self.pool, out: &mut self.dev_actions };
+        self.devices[dev as usize].on_event(now, ev, &mut io);
+        self.dev_actions_run(now, dev, start);
+    }
+
+    /// Carry out, in order, the actions a device call appended after `start`.
+    fn dev_actions_run(&mut self, now: Time, dev: DevId, start: usize) {
+        let end = self.dev_actions.len();
+        for i in start..end {
+            match self.dev_actions[i] {
+                DevAction::Schedule(at, ev) => self.q.schedule(at, Ev::Dev(dev, ev)),
+                DevAction::Transmit(id) => {
+                    let from = self.devices[dev as usize].node();
+                    if !self.captures.is_empty() {
+                        self.capture(now, id, |c| c.dev == Some(dev) || c.node == Some(from));
+                    }
+                    if !self.nodes[from as usize].agents.is_empty() {
+                        let p = *self.pool.get(id);
+                        for a in 0..self.nodes[from as usize].agents.len() {
+                            self.with_agent(now, from, a, |a, io| a.on_transmit(now, &p, io));
+                        }
+                    }
+                }
+                DevAction::Deliver(to, id) => {
+                    if !self.captures.is_empty() {
+                        self.capture(now, id, |c| c.node == Some(to));
+                    }
+                    self.at_node(now, to, id);
+                }
+                DevAction::Drop(id, reason) => {
+                    let p = self.pool.take(id);
+                    if reason == DropReason::Corruption {
+                        let from = self.devices[dev as usize].node();
+                        for a in self.nodes[from as usize].agents.iter_mut() {
+                            a.on_loss(now, &p);
+                        }
+                    }
+                    self.trace_drop(now, &p);
+                }
+                DevAction::LinkFailed(neighbor) => {
+                    let n = self.devices[dev as usize].node();
+                    let mut out = Vec::new();
+                    let node = &mut self.nodes[n as usize];
+                    node.routing.on_link_failure(now, dev, neighbor, &mut RoutingIo { pool: &mut self.pool, out: &mut out });
+                    self.routing_actions(now, n, out);
+                }
+            }
+        }
+        self.dev_actions.truncate(start);
+    }
+
+    fn capture(&mut self, now: Time, id: PktId, wants: impl Fn(&super::Capture) -> bool) {
+        let p = self.pool.get(id);
+        for c in self.captures.iter_mut().filter(|c| wants(c)) {
+            c.writer.record(now, p);
+        }
+    }
+
+    pub(super) fn trace_drop(&mut self, now: Time, p: &Packet) {
+        if self.trace.is_some() {
+            if let Transport::Tcp(h) = p.l4 {
+                if p.payload > 0 {
+                    self.trace_push(now, p.flow, TraceKind::Drop, h.seq, p.payload);
+                }
+            }
+        }
+    }
+}

@@ -26,7 +26,8 @@ fn main() {
         last = Some(r);
     }
     let r = last.unwrap();
-    let thr: Vec<String> = (0..r.flows.rows()).map(|i| format!("{}", r.flows.get("throughput_bps", i).unwrap())).collect();
+    let thr: Vec<String> =
+        (0..r.flows.rows()).map(|i| format!("{}", r.flows.get("throughput_bps", i).unwrap())).collect();
     println!(
         "{{\"events\": {}, \"best_wall_s\": {}, \"events_per_s\": {}, \"throughput_bps\": [{}]}}",
         r.summary.events,

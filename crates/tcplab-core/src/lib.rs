@@ -8,16 +8,16 @@
 //! (config structs, defaults, validation, builder) -> `output` (tables).
 
 pub mod engine;
-pub mod packet;
-pub mod net;
-pub mod transport;
 pub mod mechanisms;
-pub mod sim;
-pub mod scenario;
+pub mod net;
 pub mod output;
+pub mod packet;
+pub mod scenario;
+pub mod sim;
+pub mod transport;
 
-pub use scenario::{Scenario, ScenarioError};
 pub use output::RunResult;
+pub use scenario::{Scenario, ScenarioError};
 
 /// Parse, validate and run a scenario given as TOML text.
 pub fn run_toml(text: &str) -> Result<RunResult, ScenarioError> {

@@ -102,6 +102,9 @@ fn eln_repairs_corruption_without_cutting_the_window() {
             f(&with, "throughput_bps"),
             f(&without, "throughput_bps")
         );
-        assert!(f(&with, "bytes_delivered") >= f(&with, "bytes_acked"), "ACKs may still be in flight at the end, never the reverse");
+        assert!(
+            f(&with, "bytes_delivered") >= f(&with, "bytes_acked"),
+            "ACKs may still be in flight at the end, never the reverse"
+        );
     }
 }

@@ -50,5 +50,11 @@ fn every_golden_case_is_reproduced_exactly() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {} golden checks differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} golden checks differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }

@@ -1,7 +1,7 @@
 //! Simulated time, the event queue and the random number streams.
-pub mod time;
 pub mod queue;
 pub mod rng;
+pub mod time;
 pub mod timer;
 
 pub use queue::EventQueue;

@@ -1,9 +1,11 @@
 //! Network devices: the interfaces a node sends through. A device is a
 //! sans-IO state machine: the world offers it packets (`send`) and fires its
-//! events (`on_event`); the device answers with `DevAction`s (schedule an
-//! event of mine, a packet went on the medium, a packet reached a node, a
-//! packet was dropped, a neighbour could not be reached). The world only
-//! carries these out; it holds no link or MAC logic.
+//! events (`on_event`); the device schedules its own events through
+//! `DevIo::sched` and answers with `DevAction`s (a packet went on the medium,
+//! a packet reached a node, a packet was dropped, a neighbour could not be
+//! reached). The world only carries these out; it holds no link or MAC
+//! logic. The actions of one call live on the stack (no allocation per
+//! event); a device that reaches many receivers at once spills to the heap.
 //!
 //! Today's device is the point-to-point link direction (`p2p`); an 802.11
 //! interface on a shared channel is another implementation of the same trait.
@@ -11,6 +13,7 @@
 use super::queue::{DropCause, Queue};
 use crate::engine::Time;
 use crate::packet::{NodeId, PacketPool, PktId};
+use smallvec::SmallVec;
 use std::any::Any;
 
 /// Index of a device in the world's device table.
@@ -41,7 +44,6 @@ pub enum DropReason {
 /// What a device asks the world to do.
 #[derive(Clone, Copy, Debug)]
 pub enum DevAction {
-    Schedule(Time, DevEvent),
     /// The packet started its transmission (captures, per-hop agents of the
     /// sending node see it now).
     Transmit(PktId),
@@ -53,11 +55,22 @@ pub enum DevAction {
     LinkFailed(NodeId),
 }
 
-/// What a device may touch while handling a call: the packets, and the list
-/// its actions go to (carried out in order after the call returns).
+/// Where a device's own events go (the world's event queue, tagged with
+/// the device).
+pub trait DevScheduler {
+    fn schedule(&mut self, at: Time, ev: DevEvent);
+}
+
+/// What a device may touch while handling a call: the packets, its event
+/// scheduler, and the actions it returns (carried out in order after the
+/// call returns).
 pub struct DevIo<'a> {
     pub pool: &'a mut PacketPool,
-    pub out: &'a mut Vec<DevAction>,
+    pub sched: &'a mut dyn DevScheduler,
+    /// Whether anyone watches transmissions (captures, agents at the node):
+    /// `Transmit` actions are only wanted then.
+    pub report_transmit: bool,
+    pub out: SmallVec<[DevAction; 4]>,
 }
 
 pub trait NetDevice: Any {

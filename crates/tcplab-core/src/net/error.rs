@@ -27,15 +27,31 @@ impl PacketClass {
 pub enum ErrorKind {
     None,
     /// Each packet lost independently with probability `rate`.
-    Uniform { rate: f64 },
+    Uniform {
+        rate: f64,
+    },
     /// Each bit in error independently: P(loss) = 1 - (1 - ber)^bits.
-    BitErrorRate { ber: f64 },
+    BitErrorRate {
+        ber: f64,
+    },
     /// Two-state Markov chain stepped once per packet, before the draw.
-    GilbertElliott { p_good_bad: f64, p_bad_good: f64, loss_good: f64, loss_bad: f64, bad: bool },
+    GilbertElliott {
+        p_good_bad: f64,
+        p_bad_good: f64,
+        loss_good: f64,
+        loss_bad: f64,
+        bad: bool,
+    },
     /// Drop exactly the listed packets (1-based count of matching packets).
-    Pattern { drops: Vec<u64>, next: usize, count: u64 },
+    Pattern {
+        drops: Vec<u64>,
+        next: usize,
+        count: u64,
+    },
     /// Loss rate `rate` while start <= t < end; no loss outside the windows.
-    Windows { windows: Vec<(Time, Time, f64)> },
+    Windows {
+        windows: Vec<(Time, Time, f64)>,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@ pub mod p2p;
 pub mod queue;
 pub mod routing;
 
-pub use device::{DevAction, DevEvent, DevId, DevIo, DropReason, NetDevice};
+pub use device::{DevAction, DevEvent, DevId, DevIo, DevScheduler, DropReason, NetDevice};
 pub use error::{ErrorModel, PacketClass};
 pub use p2p::{DirStats, PointToPoint};
 pub use queue::{DropCause, Queue, QueuePolicy, RedParams, Verdict};

@@ -118,7 +118,7 @@ impl PointToPoint {
     fn arm_tx_done(&mut self, io: &mut DevIo) {
         if !self.tx_event {
             self.tx_event = true;
-            io.out.push(DevAction::Schedule(self.busy_until, DevEvent::TxDone));
+            io.sched.schedule(self.busy_until, DevEvent::TxDone);
         }
     }
 
@@ -131,8 +131,10 @@ impl PointToPoint {
         self.stats.busy_ns += t;
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += (size + self.framing) as u64;
-        io.out.push(DevAction::Schedule(now + t + self.delay, DevEvent::Arrive(id)));
-        io.out.push(DevAction::Transmit(id));
+        io.sched.schedule(now + t + self.delay, DevEvent::Arrive(id));
+        if io.report_transmit {
+            io.out.push(DevAction::Transmit(id));
+        }
     }
 
     fn tx_done(&mut self, now: Time, io: &mut DevIo) {

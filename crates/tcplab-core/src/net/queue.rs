@@ -57,9 +57,16 @@ pub struct RedParams {
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueuePolicy {
     /// Drop arrivals when the limit would be exceeded; `None` = no limit.
-    DropTail { limit_packets: Option<u32>, limit_bytes: Option<u64> },
+    DropTail {
+        limit_packets: Option<u32>,
+        limit_bytes: Option<u64>,
+    },
     Red(RedParams),
-    DualThreshold { soft: u32, hard: u32, hold: Time },
+    DualThreshold {
+        soft: u32,
+        hard: u32,
+        hold: Time,
+    },
 }
 
 #[derive(Clone, Debug, Default)]

@@ -12,8 +12,8 @@ use crate::net::{DevId, ErrorModel, NetDevice, PacketClass, PointToPoint, Queue,
 use crate::output::pcap::PcapWriter;
 use crate::packet::{FlowId, NodeId};
 use crate::sim::{Capture, Flow, Node, World};
-use crate::transport::socket::{SockId, Socket, SocketKind};
 use crate::transport::app::App;
+use crate::transport::socket::{SockId, Socket, SocketKind};
 use crate::transport::tcp::config::DEFAULT_THINNING;
 use crate::transport::tcp::{make_cc, AckPolicy, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant, VegasParams};
 use crate::transport::udp::UdpFlow;
@@ -137,7 +137,10 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
     }
     if let Some(th) = t.thinning_thresholds {
         if !(th[0] <= th[1] && th[1] <= th[2]) {
-            return err(format!("{key}.thinning_thresholds"), "must be three non-decreasing segment counts, e.g. [2, 5, 9]");
+            return err(
+                format!("{key}.thinning_thresholds"),
+                "must be three non-decreasing segment counts, e.g. [2, 5, 9]",
+            );
         }
     }
     if t.delack_timeout.map(|d| d.0) == Some(0) {
@@ -211,7 +214,10 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             }
             for (n, x) in [("alpha", v.alpha), ("beta", v.beta), ("gamma", v.gamma)] {
                 if !(x >= 0.0 && x.is_finite()) {
-                    return err(format!("{k}.vegas.{n}"), format!("must be a non-negative number of segments, got {x}"));
+                    return err(
+                        format!("{k}.vegas.{n}"),
+                        format!("must be a non-negative number of segments, got {x}"),
+                    );
                 }
             }
             if v.alpha > v.beta {
@@ -421,7 +427,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
         }
         (Some(true), _) => c.ack_policy = AckPolicy::Delayed,
         (Some(false), _) => c.ack_policy = AckPolicy::Immediate,
-        (None, Some(false)) if matches!(c.ack_policy, AckPolicy::Thinning { .. }) => c.ack_policy = AckPolicy::Immediate,
+        (None, Some(false)) if matches!(c.ack_policy, AckPolicy::Thinning { .. }) => {
+            c.ack_policy = AckPolicy::Immediate
+        }
         _ => {}
     }
     if f.transport == TransportName::Sack {

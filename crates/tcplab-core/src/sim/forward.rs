@@ -2,11 +2,25 @@
 //! and devices, and carrying out the actions they return.
 
 use super::{Ev, TraceKind, World};
-use crate::engine::Time;
+use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, RoutingAction, RoutingIo};
-use crate::net::{DevAction, DevEvent, DevId, DevIo, DropReason};
+use crate::net::{DevAction, DevEvent, DevId, DevIo, DevScheduler, DropReason};
 use crate::packet::{NodeId, Packet, PktId, Transport};
+use smallvec::SmallVec;
+
+/// The event queue as a device's scheduler: events tagged with the device.
+struct Sched<'a> {
+    q: &'a mut EventQueue<Ev>,
+    dev: DevId,
+}
+
+impl DevScheduler for Sched<'_> {
+    #[inline]
+    fn schedule(&mut self, at: Time, ev: DevEvent) {
+        self.q.schedule(at, Ev::Dev(self.dev, ev));
+    }
+}
 
 impl World {
     /// A packet is at node `n` (created here or arrived over a device):
@@ -37,13 +51,17 @@ impl World {
         let route = node.routing.route(now, id, &mut RoutingIo { pool: &mut self.pool, out: &mut out });
         match route {
             Route::Forward { dev, next_hop } => self.dev_send(now, dev, id, Some(next_hop), false),
-            Route::Hold => {}
+            // A held packet means a route discovery may have begun: its
+            // messages and timer follow.
+            Route::Hold => return self.routing_actions(now, n, out),
             Route::Drop => {
                 self.nodes[n as usize].stats.drops_no_route += 1;
                 self.pool.release(id);
             }
         }
-        self.routing_actions(now, n, out);
+        if !out.is_empty() {
+            self.routing_actions(now, n, out);
+        }
     }
 
     fn routing_actions(&mut self, now: Time, n: NodeId, out: Vec<RoutingAction>) {
@@ -155,32 +173,38 @@ impl World {
 
     /// Offer a packet to a device (`first`: ahead of its queue).
     pub(super) fn dev_send(&mut self, now: Time, dev: DevId, id: PktId, next_hop: Option<NodeId>, first: bool) {
-        let start = self.dev_actions.len();
-        let mut io = DevIo { pool: &mut self.pool, out: &mut self.dev_actions };
+        let mut sched = Sched { q: &mut self.q, dev };
+        let report_transmit = self.dev_watched[dev as usize];
+        let mut io = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: SmallVec::new() };
         let d = &mut self.devices[dev as usize];
         if first {
             d.send_first(now, id, next_hop, &mut io);
         } else {
             d.send(now, id, next_hop, &mut io);
         }
-        self.dev_actions_run(now, dev, start);
+        if !io.out.is_empty() {
+            let out = io.out;
+            self.dev_actions_run(now, dev, &out);
+        }
     }
 
     pub(super) fn device_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
-        let start = self.dev_actions.len();
-        let mut io = DevIo { pool: &mut self.pool, out: &mut self.dev_actions };
+        let mut sched = Sched { q: &mut self.q, dev };
+        let report_transmit = self.dev_watched[dev as usize];
+        let mut io = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: SmallVec::new() };
         self.devices[dev as usize].on_event(now, ev, &mut io);
-        self.dev_actions_run(now, dev, start);
+        if !io.out.is_empty() {
+            let out = io.out;
+            self.dev_actions_run(now, dev, &out);
+        }
     }
 
-    /// Carry out, in order, the actions a device call appended after `start`.
-    fn dev_actions_run(&mut self, now: Time, dev: DevId, start: usize) {
-        let end = self.dev_actions.len();
-        for i in start..end {
-            match self.dev_actions[i] {
-                DevAction::Schedule(at, ev) => self.q.schedule(at, Ev::Dev(dev, ev)),
+    /// Carry out, in order, the actions a device call returned.
+    fn dev_actions_run(&mut self, now: Time, dev: DevId, out: &[DevAction]) {
+        for &a in out {
+            match a {
                 DevAction::Transmit(id) => {
-                    let from = self.devices[dev as usize].node();
+                    let from = self.dev_node[dev as usize];
                     if !self.captures.is_empty() {
                         self.capture(now, id, |c| c.dev == Some(dev) || c.node == Some(from));
                     }
@@ -200,7 +224,7 @@ impl World {
                 DevAction::Drop(id, reason) => {
                     let p = self.pool.take(id);
                     if reason == DropReason::Corruption {
-                        let from = self.devices[dev as usize].node();
+                        let from = self.dev_node[dev as usize];
                         for a in self.nodes[from as usize].agents.iter_mut() {
                             a.on_loss(now, &p);
                         }
@@ -208,15 +232,19 @@ impl World {
                     self.trace_drop(now, &p);
                 }
                 DevAction::LinkFailed(neighbor) => {
-                    let n = self.devices[dev as usize].node();
+                    let n = self.dev_node[dev as usize];
                     let mut out = Vec::new();
                     let node = &mut self.nodes[n as usize];
-                    node.routing.on_link_failure(now, dev, neighbor, &mut RoutingIo { pool: &mut self.pool, out: &mut out });
+                    node.routing.on_link_failure(
+                        now,
+                        dev,
+                        neighbor,
+                        &mut RoutingIo { pool: &mut self.pool, out: &mut out },
+                    );
                     self.routing_actions(now, n, out);
                 }
             }
         }
-        self.dev_actions.truncate(start);
     }
 
     fn capture(&mut self, now: Time, id: PktId, wants: impl Fn(&super::Capture) -> bool) {

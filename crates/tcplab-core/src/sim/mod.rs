@@ -15,7 +15,7 @@ pub use trace::{Capture, TraceKind, TraceRecord};
 use crate::engine::time::to_secs;
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{AgentAction, ConnKey};
-use crate::net::{DevAction, DevEvent, DevId, NetDevice};
+use crate::net::{DevEvent, DevId, NetDevice};
 use crate::output::RunResult;
 use crate::packet::{FlowId, NodeId, PacketPool};
 use crate::transport::app::App;
@@ -68,6 +68,11 @@ pub struct World {
     pub q: EventQueue<Ev>,
     pub nodes: Vec<Node>,
     pub devices: Vec<Box<dyn NetDevice>>,
+    /// The node owning each device (looked up on every transmission).
+    dev_node: Vec<NodeId>,
+    /// Whether a device's transmissions are watched (a capture exists, or
+    /// its node has agents): only then does it report them.
+    dev_watched: Vec<bool>,
     pub sockets: Vec<Socket>,
     pub flows: Vec<Flow>,
     pub pool: PacketPool,
@@ -77,10 +82,9 @@ pub struct World {
     pub trace: Option<Vec<TraceRecord>>,
     pub samples: report::Samples,
     pub captures: Vec<Capture>,
-    /// Action lists of devices and agents, used as stacks: a call appends
-    /// its actions, carries them out (nested calls append and clear after
-    /// them) and truncates back, so steady state allocates nothing.
-    dev_actions: Vec<DevAction>,
+    /// Action list of agents, used as a stack: a call appends its actions,
+    /// carries them out (nested calls append and clear after them) and
+    /// truncates back, so steady state allocates nothing.
     agent_actions: Vec<AgentAction>,
 }
 
@@ -99,6 +103,11 @@ impl World {
     ) -> Self {
         World {
             q: EventQueue::new(),
+            dev_node: devices.iter().map(|d| d.node()).collect(),
+            dev_watched: devices
+                .iter()
+                .map(|d| !captures.is_empty() || !nodes[d.node() as usize].agents.is_empty())
+                .collect(),
             nodes,
             devices,
             sockets,
@@ -110,7 +119,6 @@ impl World {
             trace: trace.then(Vec::new),
             samples: Default::default(),
             captures,
-            dev_actions: Vec::new(),
             agent_actions: Vec::new(),
         }
     }

@@ -32,6 +32,14 @@ pub struct Node {
 
 impl Node {
     pub fn new(name: String, routing: Box<dyn Routing>) -> Self {
-        Node { name, devices: Vec::new(), routing, agents: Vec::new(), sockets: Vec::new(), routing_timer: TimerSlot::default(), stats: NodeStats::default() }
+        Node {
+            name,
+            devices: Vec::new(),
+            routing,
+            agents: Vec::new(),
+            sockets: Vec::new(),
+            routing_timer: TimerSlot::default(),
+            stats: NodeStats::default(),
+        }
     }
 }

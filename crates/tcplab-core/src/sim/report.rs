@@ -2,14 +2,14 @@
 //! run and the per-flow / per-link summaries at the end.
 
 use super::World;
+use crate::engine::time::to_secs;
+use crate::engine::Time;
 use crate::mechanisms::snoop::SnoopConn;
 use crate::mechanisms::SnoopAgent;
 use crate::net::PointToPoint;
-use crate::transport::socket::SocketKind;
-use crate::engine::time::to_secs;
-use crate::engine::Time;
 use crate::output::{Column, RunResult, Summary, Table};
 use crate::transport::app::App;
+use crate::transport::socket::SocketKind;
 
 #[derive(Default)]
 pub struct Samples {
@@ -146,7 +146,8 @@ fn flows_table(w: &World) -> Table {
         c.start.push(to_secs(start));
         c.first_bytes.push(f.first_bytes_at.map(|t| to_secs(t.saturating_sub(start))));
         let snoop = snoop_conns(w, f);
-        let sum = |g: fn(&crate::mechanisms::snoop::SnoopStats) -> u64| snoop.iter().map(|s| g(&s.stats)).sum::<u64>() as i64;
+        let sum =
+            |g: fn(&crate::mechanisms::snoop::SnoopStats) -> u64| snoop.iter().map(|s| g(&s.stats)).sum::<u64>() as i64;
         c.snoop_rtx.push(sum(|s| s.local_retransmits));
         c.snoop_supp.push(sum(|s| s.suppressed_dupacks));
         c.snoop_cache.push(snoop.iter().map(|s| s.stats.max_cache).max().unwrap_or(0) as i64);

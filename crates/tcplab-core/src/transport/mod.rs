@@ -2,6 +2,6 @@
 //! `(now, header)` or `(now, timer)` and hand back segments to send and the
 //! deadlines of their timers. They never see the event queue.
 pub mod app;
+pub mod socket;
 pub mod tcp;
 pub mod udp;
-pub mod socket;

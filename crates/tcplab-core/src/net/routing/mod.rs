@@ -58,7 +58,9 @@ pub trait Routing: Any {
     fn on_control(&mut self, _now: Time, _pkt: PktId, _io: &mut RoutingIo) {}
     /// The MAC reports that `neighbor` could not be reached through `dev`.
     fn on_link_failure(&mut self, _now: Time, _dev: DevId, _neighbor: NodeId, _io: &mut RoutingIo) {}
-    /// The protocol's next timer deadline, if any.
+    /// The protocol's next timer deadline, if any. The world reads it after
+    /// every call that may change it: a `route` that answered `Hold` or
+    /// returned actions, and every other hook.
     fn deadline(&self) -> Option<Time> {
         None
     }

@@ -67,6 +67,12 @@ fn result<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
     s.set_item("events", r.summary.events)?;
     s.set_item("wall_s", r.summary.wall_s)?;
     s.set_item("packets_created", r.summary.packets_created)?;
+    s.set_item("packets_delivered", r.summary.packets_delivered)?;
+    s.set_item("packets_consumed", r.summary.packets_consumed)?;
+    s.set_item("drops_no_route", r.summary.drops_no_route)?;
+    s.set_item("drops_ttl", r.summary.drops_ttl)?;
+    s.set_item("drops_no_socket", r.summary.drops_no_socket)?;
+    s.set_item("packets_in_flight", r.summary.packets_in_flight)?;
     d.set_item("summary", s)?;
     Ok(d)
 }

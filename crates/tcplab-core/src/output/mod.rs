@@ -13,6 +13,15 @@ pub struct Summary {
     pub events: u64,
     pub wall_s: f64,
     pub packets_created: u64,
+    /// Where every created packet ended: handed to a socket or a routing
+    /// protocol, consumed by a per-hop agent, dropped (by the causes counted
+    /// in the links table and below), or still in flight at the end.
+    pub packets_delivered: u64,
+    pub packets_consumed: u64,
+    pub drops_no_route: u64,
+    pub drops_ttl: u64,
+    pub drops_no_socket: u64,
+    pub packets_in_flight: u64,
 }
 
 /// Everything a run produces.

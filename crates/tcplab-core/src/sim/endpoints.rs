@@ -25,6 +25,7 @@ impl World {
             self.nodes[n as usize].stats.drops_no_socket += 1;
             return;
         };
+        self.delivered += 1;
         let sock = &mut self.sockets[sid as usize];
         let fid = sock.flow;
         match (&mut sock.kind, p.l4) {
@@ -63,7 +64,10 @@ impl World {
                 u.stats.bytes_received += p.payload as u64;
                 u.last_rx = now;
             }
-            _ => self.nodes[n as usize].stats.drops_no_socket += 1,
+            _ => {
+                self.delivered -= 1;
+                self.nodes[n as usize].stats.drops_no_socket += 1;
+            }
         }
     }
 

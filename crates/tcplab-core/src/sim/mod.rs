@@ -82,6 +82,10 @@ pub struct World {
     pub trace: Option<Vec<TraceRecord>>,
     pub samples: report::Samples,
     pub captures: Vec<Capture>,
+    /// Packets handed to a socket or routing protocol at their destination.
+    pub delivered: u64,
+    /// Packets consumed by per-hop agents.
+    pub consumed: u64,
     /// Action list of agents, used as a stack: a call appends its actions,
     /// carries them out (nested calls append and clear after them) and
     /// truncates back, so steady state allocates nothing.
@@ -119,6 +123,8 @@ impl World {
             trace: trace.then(Vec::new),
             samples: Default::default(),
             captures,
+            delivered: 0,
+            consumed: 0,
             agent_actions: Vec::new(),
         }
     }

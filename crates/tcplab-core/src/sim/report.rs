@@ -305,6 +305,12 @@ pub fn build(w: &mut World, wall: f64) -> RunResult {
             events: w.q.processed(),
             wall_s: wall,
             packets_created: w.pool.created(),
+            packets_delivered: w.delivered,
+            packets_consumed: w.consumed,
+            drops_no_route: w.nodes.iter().map(|n| n.stats.drops_no_route).sum(),
+            drops_ttl: w.nodes.iter().map(|n| n.stats.drops_ttl).sum(),
+            drops_no_socket: w.nodes.iter().map(|n| n.stats.drops_no_socket).sum(),
+            packets_in_flight: w.pool.live() as u64,
         },
     }
 }

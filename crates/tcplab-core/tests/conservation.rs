@@ -1,0 +1,76 @@
+//! Packet conservation on random topologies: every packet created is handed
+//! to a socket, consumed by an agent, dropped with a counted cause, or still
+//! in flight when the run ends. Nothing vanishes uncounted.
+
+use proptest::prelude::*;
+use tcplab_core::{run_toml, RunResult};
+
+fn col_sum(r: &RunResult, col: &str) -> u64 {
+    (0..r.links.rows()).map(|i| r.links.get(col, i).unwrap() as u64).sum()
+}
+
+/// A connected random graph: a random tree over `n` nodes plus extra edges,
+/// random rates, delays, queues and loss, and random flows between nodes.
+fn scenario(
+    n: usize,
+    parents: &[usize],
+    extra: &[(usize, usize)],
+    links: &[(u32, u32, u32, f64)],
+    flows: &[(usize, usize, usize)],
+    snoop: usize,
+    eln: bool,
+) -> String {
+    let mut t = String::from("[sim]\nduration = \"20s\"\nseed = 3\n");
+    for i in 0..n {
+        t += &format!("[[node]]\nname = \"n{i}\"\nsnoop = {}\n", i == snoop);
+    }
+    let mut edges: Vec<(usize, usize)> = (1..n).map(|i| (parents[i - 1] % i, i)).collect();
+    edges.extend(extra.iter().filter(|(a, b)| a % n != b % n).map(|(a, b)| (a % n, b % n)));
+    for (k, (a, b)) in edges.iter().enumerate() {
+        let (rate, delay, limit, loss) = links[k % links.len()];
+        t += &format!(
+            "[[link]]\nbetween = [\"n{a}\", \"n{b}\"]\nrate = \"{rate}kbps\"\ndelay = \"{delay}ms\"\nqueue = {{ kind = \"droptail\", limit = {limit} }}\nerror = {{ kind = \"uniform\", rate = {loss}, direction = \"both\" }}\n"
+        );
+    }
+    let kinds = ["tahoe", "reno", "newreno", "sack", "vegas", "udp"];
+    for (k, &(a, b, kind)) in flows.iter().enumerate() {
+        let (a, b) = (a % n, b % n);
+        if a == b {
+            continue;
+        }
+        let kind = kinds[kind % kinds.len()];
+        let app = if kind == "udp" { "{ kind = \"cbr\", interval = \"30ms\" }" } else { "{ kind = \"bulk\" }" };
+        let eln = if kind != "udp" && eln { "eln = true\n" } else { "" };
+        t += &format!(
+            "[[flow]]\nname = \"f{k}\"\nfrom = \"n{a}\"\nto = \"n{b}\"\ntransport = \"{kind}\"\n{eln}app = {app}\n"
+        );
+    }
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    #[test]
+    fn every_packet_is_accounted_for(
+        n in 2usize..9,
+        parents in prop::collection::vec(0usize..100, 8),
+        extra in prop::collection::vec((0usize..100, 0usize..100), 0..4),
+        links in prop::collection::vec((prop::sample::select(vec![64u32, 256, 1000, 10000]), 1u32..40, 1u32..30, prop::sample::select(vec![0.0, 0.01, 0.05])), 1..6),
+        flows in prop::collection::vec((0usize..100, 0usize..100, 0usize..6), 1..5),
+        snoop in 0usize..12,
+        eln in any::<bool>(),
+    ) {
+        let text = scenario(n, &parents, &extra, &links, &flows, snoop, eln);
+        let r = run_toml(&text).unwrap();
+        let s = &r.summary;
+        let dropped = col_sum(&r, "drops_overflow") + col_sum(&r, "drops_red") + col_sum(&r, "drops_soft")
+            + col_sum(&r, "drops_corruption") + s.drops_no_route + s.drops_ttl + s.drops_no_socket;
+        prop_assert_eq!(
+            s.packets_created,
+            s.packets_delivered + s.packets_consumed + dropped + s.packets_in_flight,
+            "delivered {} consumed {} dropped {} in flight {}\n{}", s.packets_delivered, s.packets_consumed, dropped, s.packets_in_flight, text
+        );
+        prop_assert!(s.packets_delivered > 0 || r.flows.rows() == 0);
+    }
+}

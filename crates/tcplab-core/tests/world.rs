@@ -79,10 +79,22 @@ fn same_seed_same_bytes_different_seed_different_run() {
 /// link see the same drop decisions.
 #[test]
 fn streams_are_per_component() {
+    // Adding nodes, a link and a flow elsewhere (a disjoint pair) must not
+    // shift the random streams of the existing links: every original flow
+    // and link row stays the same, byte for byte.
     let text = dumbbell();
+    let extra = "\n[[node]]\nname = \"x\"\n[[node]]\nname = \"y\"\n\n[[link]]\nbetween = [\"x\", \"y\"]\nrate = \"1Mbps\"\ndelay = \"5ms\"\nerror = { kind = \"uniform\", rate = 0.05 }\n\n[[flow]]\nname = \"extra\"\nfrom = \"x\"\nto = \"y\"\ntransport = \"reno\"\napp = { kind = \"bulk\" }\n";
     let a = run_toml(&text).unwrap();
-    let b = run_toml(&text.replace("rate = 0.01, direction", "rate = 0.01, direction")).unwrap();
-    assert_eq!(a.links.to_csv(), b.links.to_csv());
+    let b = run_toml(&format!("{text}{extra}")).unwrap();
+    let (fa, fb) = (a.flows.to_csv(), b.flows.to_csv());
+    let (la, lb) = (a.links.to_csv(), b.links.to_csv());
+    let rows = |t: &str| t.lines().map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(rows(&fb)[..rows(&fa).len()], rows(&fa)[..], "original flows changed");
+    assert_eq!(rows(&lb)[..rows(&la).len()], rows(&la)[..], "original links changed");
+    assert!(rows(&fb).len() == rows(&fa).len() + 1 && rows(&lb).len() == rows(&la).len() + 2);
+    // The comparison can fail: another seed changes the lossy links' rows.
+    let c = run_toml(&text.replace("seed = 1", "seed = 2")).unwrap();
+    assert_ne!(c.links.to_csv(), la);
 }
 
 fn lossy_transfer(variant: &str, loss: f64, seed: u64, bytes: u64, acks: &str) -> RunResult {
@@ -187,4 +199,39 @@ fn time_to_first_bytes() {
     let done = r.flows.get("completion_s", 0).unwrap();
     let serialisation = 60.0 * (256.0 + 48.0) * 8.0 / 9600.0;
     assert!(first >= serialisation && first < done, "{first} {done}");
+}
+
+/// Routers decrement the TTL of what they forward: a segment from `a`
+/// arrives at `b` through one router with TTL 63, and `a` sees the ACKs
+/// with 63 too; what a node sends itself leaves with 64.
+#[test]
+fn ttl_is_decremented_per_forwarding_hop() {
+    let text = common::path(
+        "1s",
+        "rate = \"10Mbps\"\ndelay = \"1ms\"",
+        "rate = \"10Mbps\"\ndelay = \"1ms\"",
+        "transport = \"reno\"\napp = { kind = \"transfer\", bytes = 5000 }",
+        "[[pcap]]\nnode = \"b\"\n[[pcap]]\nnode = \"a\"",
+    );
+    let r = run_toml(&text).unwrap();
+    // libpcap: 24-byte file header, then 16-byte record header + raw IPv4.
+    let ttls = |pcap: &[u8]| -> Vec<(u8, u8)> {
+        let mut out = vec![];
+        let mut i = 24;
+        while i + 16 <= pcap.len() {
+            let caplen = u32::from_le_bytes(pcap[i + 8..i + 12].try_into().unwrap()) as usize;
+            let ip = &pcap[i + 16..i + 16 + caplen];
+            out.push((ip[15], ip[8])); // (last byte of the source address, TTL)
+            i += 16 + caplen;
+        }
+        out
+    };
+    let at = |name: &str| ttls(&r.pcaps.iter().find(|(n, _)| n == name).unwrap().1);
+    // Node addresses are 10.0.0.(index + 1): a = 1, r = 2, b = 3.
+    let b = at("node-b");
+    assert!(b.iter().any(|&(src, ttl)| src == 1 && ttl == 63), "data at b: {b:?}");
+    assert!(b.iter().any(|&(src, ttl)| src == 3 && ttl == 64), "ACKs leaving b: {b:?}");
+    assert!(b.iter().all(|&(src, ttl)| (src == 1 && ttl == 63) || (src == 3 && ttl == 64)));
+    let a = at("node-a");
+    assert!(a.iter().all(|&(src, ttl)| (src == 1 && ttl == 64) || (src == 3 && ttl == 63)), "{a:?}");
 }

@@ -27,6 +27,7 @@ impl World {
     /// the node's agents see it, then it is delivered here or forwarded.
     pub(super) fn at_node(&mut self, now: Time, n: NodeId, id: PktId) {
         if !self.nodes[n as usize].agents.is_empty() && self.run_agents(now, n, id) == Verdict::Consume {
+            self.consumed += 1;
             self.pool.release(id);
             return;
         }
@@ -46,6 +47,17 @@ impl World {
     /// Ask the node's routing protocol where the packet goes and hand it to
     /// that device.
     fn forward(&mut self, now: Time, n: NodeId, id: PktId) {
+        // A router decrements the TTL of what it forwards (not what it
+        // originates) and drops a packet whose TTL runs out.
+        let p = self.pool.get_mut(id);
+        if p.ip.src != n {
+            if p.ip.ttl <= 1 {
+                self.nodes[n as usize].stats.drops_ttl += 1;
+                self.pool.release(id);
+                return;
+            }
+            p.ip.ttl -= 1;
+        }
         let mut out = Vec::new();
         let node = &mut self.nodes[n as usize];
         let route = node.routing.route(now, id, &mut RoutingIo { pool: &mut self.pool, out: &mut out });
@@ -101,6 +113,7 @@ impl World {
     /// A control packet (routing message) delivered to node `n`: its
     /// routing protocol consumes it.
     fn deliver_control(&mut self, now: Time, n: NodeId, id: PktId) {
+        self.delivered += 1;
         let mut out = Vec::new();
         let node = &mut self.nodes[n as usize];
         node.routing.on_control(now, id, &mut RoutingIo { pool: &mut self.pool, out: &mut out });

@@ -8,5 +8,7 @@ pub mod routing;
 
 pub use device::{DevAction, DevEvent, DevId, DevIo, DevScheduler, DropReason, NetDevice};
 pub use error::{ErrorModel, PacketClass};
-pub use p2p::{DirStats, PointToPoint};
+pub use p2p::{DirStats, Offer, PointToPoint};
+/// A link direction: the point-to-point device (the emulator's name for it).
+pub type LinkDir = PointToPoint;
 pub use queue::{DropCause, Queue, QueuePolicy, RedParams, Verdict};

@@ -4,12 +4,15 @@
 //! limit), a propagation delay during which any number of packets are in
 //! flight, and an error decision when the packet reaches the far end.
 //!
+//! The emulator (crates/tcplab-emu) drives the same steps in real time, so
+//! simulated and emulated links run one model (`LinkDir` is its name there).
+//!
 //! One event per packet per idle hop: the transmitter's busy-until time is
 //! kept here and a `TxDone` event is scheduled only when a packet has to
 //! wait, so a link that never queues costs one `Arrive` per packet.
 
 use super::device::{DevAction, DevEvent, DevIo, DropReason, NetDevice};
-use super::{ErrorModel, Queue, Verdict};
+use super::{DropCause, ErrorModel, Queue, Verdict};
 use crate::engine::{time::tx_time, Rng, Time};
 use crate::packet::{Ecn, NodeId, PktId};
 use std::any::Any;
@@ -114,51 +117,103 @@ impl PointToPoint {
         self.stats.max_queue = self.stats.max_queue.max(self.queue.len() as u64);
     }
 
-    /// Make sure one `TxDone` is pending while packets are queued.
-    fn arm_tx_done(&mut self, io: &mut DevIo) {
-        if !self.tx_event {
-            self.tx_event = true;
-            io.sched.schedule(self.busy_until, DevEvent::TxDone);
+    // ---- The direction's steps, in the order a packet takes them. The
+    // event loop that calls them (the simulator through `NetDevice` below,
+    // or the real-time emulator in crates/tcplab-emu) owns the packets and
+    // the clock, so both run this same link model.
+
+    /// Offer a packet arriving at `now`. `Offer::Idle`: nothing is being
+    /// serialised or waiting, the caller transmits it at once
+    /// (`transmit`). Otherwise the queue's verdict, with the statistics kept.
+    pub fn offer(&mut self, now: Time, id: PktId, size: u32, ect: bool) -> Offer {
+        if self.idle(now) {
+            return Offer::Idle;
+        }
+        self.note_queue(now);
+        match self.queue.enqueue(now, id, size, ect, &mut self.queue_rng) {
+            Verdict::Enqueued => Offer::Queued { marked: false },
+            Verdict::Marked => {
+                self.stats.ecn_marks += 1;
+                Offer::Queued { marked: true }
+            }
+            Verdict::Dropped(cause) => {
+                match cause {
+                    DropCause::Overflow => self.stats.drops_overflow += 1,
+                    DropCause::Red => self.stats.drops_red += 1,
+                    DropCause::Soft => self.stats.drops_soft += 1,
+                }
+                Offer::Dropped(cause)
+            }
         }
     }
 
-    /// Serialise a packet from `now`; it reaches the far end after the
-    /// transmission and propagation delays.
-    fn start_tx(&mut self, now: Time, id: PktId, io: &mut DevIo) {
-        let size = io.pool.get(id).size;
+    /// With packets waiting and no end-of-transmission event pending, the
+    /// time at which the caller must schedule one (then call `tx_done`).
+    pub fn arm_tx_done(&mut self) -> Option<Time> {
+        if self.tx_event || self.queue.is_empty() {
+            return None;
+        }
+        self.tx_event = true;
+        Some(self.busy_until)
+    }
+
+    /// The transmitter is free at `now`: the next packet to `transmit`, if any.
+    pub fn tx_done(&mut self, now: Time) -> Option<PktId> {
+        self.tx_event = false;
+        self.note_queue(now);
+        self.queue.dequeue(now)
+    }
+
+    /// Serialise a packet of IP size `size` from `now`; returns the time it
+    /// reaches the far end (transmission plus propagation delay).
+    pub fn transmit(&mut self, now: Time, size: u32) -> Time {
         let t = self.tx_time(size);
         self.busy_until = now + t;
         self.stats.busy_ns += t;
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += (size + self.framing) as u64;
-        io.sched.schedule(now + t + self.delay, DevEvent::Arrive(id));
+        now + t + self.delay
+    }
+
+    /// The packet (IP size `size`, `payload` bytes of application data)
+    /// reaches the far end at `now`: false if the error model corrupts it.
+    pub fn arrives_intact(&mut self, now: Time, size: u32, payload: u32) -> bool {
+        let wire = size + self.framing;
+        if !self.error.is_none() && self.error.corrupts(now, wire, payload, &mut self.rng) {
+            self.stats.drops_corruption += 1;
+            return false;
+        }
+        self.stats.packets_delivered += 1;
+        true
+    }
+
+    // ---- The same steps driven as a simulator device.
+
+    fn arm(&mut self, io: &mut DevIo) {
+        if let Some(at) = self.arm_tx_done() {
+            io.sched.schedule(at, DevEvent::TxDone);
+        }
+    }
+
+    fn start_tx(&mut self, now: Time, id: PktId, io: &mut DevIo) {
+        let at = self.transmit(now, io.pool.get(id).size);
+        io.sched.schedule(at, DevEvent::Arrive(id));
         if io.report_transmit {
             io.out.push(DevAction::Transmit(id));
         }
     }
+}
 
-    fn tx_done(&mut self, now: Time, io: &mut DevIo) {
-        self.tx_event = false;
-        self.note_queue(now);
-        if let Some(next) = self.queue.dequeue(now) {
-            self.start_tx(now, next, io);
-            if !self.queue.is_empty() {
-                self.arm_tx_done(io);
-            }
-        }
-    }
-
-    fn arrive(&mut self, now: Time, id: PktId, io: &mut DevIo) {
-        let p = io.pool.get(id);
-        let wire = p.size + self.framing;
-        if !self.error.is_none() && self.error.corrupts(now, wire, p.payload, &mut self.rng) {
-            self.stats.drops_corruption += 1;
-            io.out.push(DevAction::Drop(id, DropReason::Corruption));
-            return;
-        }
-        self.stats.packets_delivered += 1;
-        io.out.push(DevAction::Deliver(self.to, id));
-    }
+/// What became of a packet offered to a link direction (`PointToPoint::offer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// The transmitter is free and nothing waits: transmit it now.
+    Idle,
+    /// Waiting in the queue (`marked`: its ECN field must be set to CE).
+    Queued {
+        marked: bool,
+    },
+    Dropped(DropCause),
 }
 
 impl NetDevice for PointToPoint {
@@ -170,30 +225,17 @@ impl NetDevice for PointToPoint {
     /// queue (or is refused by it) and one `TxDone` event at the end of the
     /// current transmission pulls the next packet.
     fn send(&mut self, now: Time, id: PktId, _next_hop: Option<NodeId>, io: &mut DevIo) {
-        if self.idle(now) {
-            self.start_tx(now, id, io);
-            return;
-        }
         let p = io.pool.get(id);
-        let (size, ect) = (p.size, p.is_ect());
-        self.note_queue(now);
-        match self.queue.enqueue(now, id, size, ect, &mut self.queue_rng) {
-            Verdict::Enqueued => {}
-            Verdict::Marked => {
-                self.stats.ecn_marks += 1;
-                io.pool.get_mut(id).ip.ecn = Ecn::Ce;
-            }
-            Verdict::Dropped(cause) => {
-                match cause {
-                    super::DropCause::Overflow => self.stats.drops_overflow += 1,
-                    super::DropCause::Red => self.stats.drops_red += 1,
-                    super::DropCause::Soft => self.stats.drops_soft += 1,
+        match self.offer(now, id, p.size, p.is_ect()) {
+            Offer::Idle => self.start_tx(now, id, io),
+            Offer::Queued { marked } => {
+                if marked {
+                    io.pool.get_mut(id).ip.ecn = Ecn::Ce;
                 }
-                io.out.push(DevAction::Drop(id, DropReason::Queue(cause)));
-                return;
+                self.arm(io);
             }
+            Offer::Dropped(cause) => io.out.push(DevAction::Drop(id, DropReason::Queue(cause))),
         }
-        self.arm_tx_done(io);
     }
 
     fn send_first(&mut self, now: Time, id: PktId, _next_hop: Option<NodeId>, io: &mut DevIo) {
@@ -202,14 +244,26 @@ impl NetDevice for PointToPoint {
         } else {
             self.note_queue(now);
             self.queue.enqueue_front(id, io.pool.get(id).size);
-            self.arm_tx_done(io);
+            self.arm(io);
         }
     }
 
     fn on_event(&mut self, now: Time, ev: DevEvent, io: &mut DevIo) {
         match ev {
-            DevEvent::TxDone => self.tx_done(now, io),
-            DevEvent::Arrive(id) => self.arrive(now, id, io),
+            DevEvent::TxDone => {
+                if let Some(next) = self.tx_done(now) {
+                    self.start_tx(now, next, io);
+                    self.arm(io);
+                }
+            }
+            DevEvent::Arrive(id) => {
+                let p = io.pool.get(id);
+                if self.arrives_intact(now, p.size, p.payload) {
+                    io.out.push(DevAction::Deliver(self.to, id));
+                } else {
+                    io.out.push(DevAction::Drop(id, DropReason::Corruption));
+                }
+            }
             DevEvent::Timer(_) => {}
         }
     }
@@ -228,5 +282,47 @@ impl NetDevice for PointToPoint {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::stream_rng;
+    use crate::engine::time::MS;
+    use crate::net::QueuePolicy;
+
+    fn dir(limit: u32) -> PointToPoint {
+        PointToPoint::new(
+            0,
+            true,
+            0,
+            1,
+            8_000_000,
+            10 * MS,
+            0,
+            Queue::new(QueuePolicy::DropTail { limit_packets: Some(limit), limit_bytes: None }, 8_000_000),
+            ErrorModel::default(),
+            stream_rng(1, "e"),
+            stream_rng(1, "q"),
+        )
+    }
+
+    /// Idle -> transmit at once; busy -> queue with one end-of-transmission
+    /// event; full -> drop; the queued packet starts when the first ends.
+    #[test]
+    fn steps_in_order() {
+        let mut d = dir(1);
+        assert_eq!(d.offer(0, PktId(1), 1000, false), Offer::Idle);
+        assert_eq!(d.transmit(0, 1000), MS + 10 * MS);
+        assert_eq!(d.offer(0, PktId(2), 1000, false), Offer::Queued { marked: false });
+        assert_eq!(d.arm_tx_done(), Some(MS));
+        assert_eq!(d.arm_tx_done(), None, "one pending event per direction");
+        assert_eq!(d.offer(0, PktId(3), 1000, false), Offer::Dropped(DropCause::Overflow));
+        assert_eq!(d.tx_done(MS), Some(PktId(2)));
+        assert_eq!(d.transmit(MS, 1000), 2 * MS + 10 * MS);
+        assert_eq!(d.arm_tx_done(), None, "nothing left to pull");
+        assert!(d.arrives_intact(11 * MS, 1000, 960));
+        assert_eq!((d.stats.packets_sent, d.stats.drops_overflow, d.stats.packets_delivered), (2, 1, 1));
     }
 }

@@ -483,12 +483,14 @@ fn flow_ports(i: usize) -> (u16, u16) {
     (10_000u16.wrapping_add(i as u16), 5001)
 }
 
-pub fn build(cfg: &ScenarioCfg) -> World {
+/// The link directions of a scenario, two per link in file order (2i is the
+/// forward direction of link i, 2i+1 its reverse), each with its queue, error
+/// model and random streams. The simulator's world and the real-time
+/// emulator (crates/tcplab-emu) both build their links here.
+pub fn link_dirs(cfg: &ScenarioCfg) -> Vec<PointToPoint> {
     let seed = cfg.sim.seed;
     let pairs = dir_pairs(cfg);
-    let names = node_index(cfg);
-    // Point-to-point devices: link i gives device 2i (forward) and 2i+1.
-    let mut devices: Vec<Box<dyn NetDevice>> = Vec::with_capacity(pairs.len());
+    let mut dirs = Vec::with_capacity(pairs.len());
     for (i, l) in cfg.link.iter().enumerate() {
         for (fwd, over) in [(true, &l.forward), (false, &l.reverse)] {
             let (from, to) = pairs[2 * i + usize::from(!fwd)];
@@ -510,7 +512,7 @@ pub fn build(cfg: &ScenarioCfg) -> World {
             };
             let dname = if fwd { "forward" } else { "reverse" };
             let rate_bps = (over.rate.unwrap_or(l.rate).0.round() as u64).max(1);
-            devices.push(Box::new(PointToPoint::new(
+            dirs.push(PointToPoint::new(
                 i as u32,
                 fwd,
                 from,
@@ -522,9 +524,19 @@ pub fn build(cfg: &ScenarioCfg) -> World {
                 error,
                 stream_rng(seed, &format!("link{i}.{dname}.error")),
                 stream_rng(seed, &format!("link{i}.{dname}.queue")),
-            )));
+            ));
         }
     }
+    dirs
+}
+
+pub fn build(cfg: &ScenarioCfg) -> World {
+    let seed = cfg.sim.seed;
+    let pairs = dir_pairs(cfg);
+    let names = node_index(cfg);
+    // Point-to-point devices: link i gives device 2i (forward) and 2i+1.
+    let devices: Vec<Box<dyn NetDevice>> =
+        link_dirs(cfg).into_iter().map(|d| Box::new(d) as Box<dyn NetDevice>).collect();
     // Static routing: each node's row of the all-pairs next-hop table.
     let routes = shortest_paths(cfg.node.len(), &pairs);
     let mut nodes: Vec<Node> = cfg

@@ -5,6 +5,7 @@ pub mod cc;
 pub mod config;
 pub mod newreno;
 pub mod receiver;
+pub mod recovery;
 pub mod reno;
 pub mod rto;
 pub mod sack;

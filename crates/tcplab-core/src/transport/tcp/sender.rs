@@ -4,10 +4,11 @@
 //! abort after too many retransmissions. No handshake: like ns-2's one-way
 //! agents the connection starts established, with sequence number 0.
 
-use super::cc::{AckInfo, CcState, CongestionControl, DupResponse};
+use super::cc::{AckInfo, CcState, CongestionControl};
 use super::config::TcpConfig;
+use super::recovery::{DupAckRecovery, LossRecovery, SackRecovery};
 use super::rto::RtoEstimator;
-use super::sack::{Next, Scoreboard};
+use super::sack::Scoreboard;
 use crate::engine::Time;
 use crate::packet::{flags, TcpHeader};
 
@@ -64,7 +65,7 @@ pub struct TcpSender {
     /// Local and remote ports (the connection's identity on the wire).
     pub sport: u16,
     pub dport: u16,
-    cc: Box<dyn CongestionControl>,
+    pub(super) cc: Box<dyn CongestionControl>,
     pub w: CcState,
     pub snd_una: u64,
     pub snd_nxt: u64,
@@ -76,30 +77,33 @@ pub struct TcpSender {
     /// The application stopped writing (bulk with a stop time).
     app_closed: bool,
     /// Receiver's advertised window.
-    rwnd: u64,
-    dupacks: u32,
+    pub(super) rwnd: u64,
+    pub(super) dupacks: u32,
     /// Segments Limited Transmit may send beyond cwnd (one per early dupack).
-    limited_extra: u64,
+    pub(super) limited_extra: u64,
     /// Bytes sent beyond cwnd under Limited Transmit since the last new ACK:
     /// RFC 5681 3.2 keeps them out of the FlightSize that sets ssthresh.
-    limited_bytes: u64,
+    pub(super) limited_bytes: u64,
     pub rto: RtoEstimator,
-    rto_deadline: Option<Time>,
+    pub(super) rto_deadline: Option<Time>,
     /// (sequence number whose ACK ends the measurement, send time).
     rtt_timing: Option<(u64, Time)>,
     consecutive_timeouts: u32,
-    pending_head_rtx: bool,
+    pub(super) pending_head_rtx: bool,
     /// SACK scoreboard, when SACK is on and the algorithm uses it.
     pub sb: Option<Scoreboard>,
+    /// How losses are detected and repaired (beside `cc`, which owns the
+    /// window): taken out while it runs, so it can work on the sender.
+    recovery: Option<Box<dyn LossRecovery>>,
     /// Highest byte + 1 sent at the last loss event (SACK mode's guard
     /// against a new recovery for losses of the same window, RFC 6675 5).
-    sack_recover: Option<u64>,
+    pub(super) sack_recover: Option<u64>,
     /// Outstanding segments with their last send time and transmit count.
     sent: std::collections::VecDeque<SentSeg>,
     log_segments: bool,
     last_acked_seg: Option<(Time, u32)>,
     /// Time of the event being handled (for AckInfo).
-    now: Time,
+    pub(super) now: Time,
     /// No new ECN reduction until snd_una passes this (once per window).
     ecn_guard: Option<u64>,
     /// Set CWR on the next new data segment.
@@ -123,7 +127,10 @@ impl TcpSender {
         };
         let rto = RtoEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
         let sb = (cfg.sack && cc.allows_sack_recovery()).then(Scoreboard::default);
+        let recovery: Box<dyn LossRecovery> =
+            if sb.is_some() { Box::new(SackRecovery) } else { Box::new(DupAckRecovery) };
         TcpSender {
+            recovery: Some(recovery),
             sb,
             sack_recover: None,
             sent: Default::default(),
@@ -164,10 +171,12 @@ impl TcpSender {
     }
 
     pub fn in_recovery(&self) -> bool {
-        match &self.sb {
-            Some(sb) => sb.in_recovery(),
-            None => self.cc.in_recovery(),
-        }
+        self.recovery.as_ref().is_some_and(|r| r.in_recovery(self))
+    }
+
+    /// The loss-recovery policy in use ("dupack" or "sack").
+    pub fn recovery_name(&self) -> &'static str {
+        self.recovery.as_ref().map_or("", |r| r.name())
     }
 
     /// Timestamp clock (RFC 7323): milliseconds, wrapping at 2^32.
@@ -195,7 +204,7 @@ impl TcpSender {
     }
 
     /// Highest byte the application has made available.
-    fn app_limit(&self) -> u64 {
+    pub(super) fn app_limit(&self) -> u64 {
         match self.app_total {
             None if !self.app_closed => u64::MAX,
             _ => self.app_written.max(self.app_total.unwrap_or(0)),
@@ -222,7 +231,7 @@ impl TcpSender {
         self.app_total.is_some() && self.snd_una >= self.app_limit()
     }
 
-    fn ack_info(&self, ack: u64, acked: u64, flight: u64) -> AckInfo {
+    pub(super) fn ack_info(&self, ack: u64, acked: u64, flight: u64) -> AckInfo {
         AckInfo {
             ack,
             acked,
@@ -269,7 +278,7 @@ impl TcpSender {
         }
     }
 
-    fn restart_timer(&mut self, now: Time) {
+    pub(super) fn restart_timer(&mut self, now: Time) {
         self.rto_deadline = Some(now + self.rto.rto());
     }
 
@@ -312,8 +321,13 @@ impl TcpSender {
                 return Some(self.emit(now, self.snd_una, len as u32));
             }
         }
-        if self.sb.as_ref().is_some_and(|sb| sb.in_recovery()) {
-            return self.poll_sack_recovery(now);
+        if self.in_recovery() {
+            let mut rec = self.recovery.take().expect("recovery policy present");
+            let seg = rec.poll(self, now);
+            self.recovery = Some(rec);
+            if let Some(seg) = seg {
+                return seg;
+            }
         }
         let limit = self.app_limit().max(self.snd_max);
         if self.snd_nxt >= limit {
@@ -334,31 +348,7 @@ impl TcpSender {
         Some(self.emit(now, self.snd_nxt, len as u32))
     }
 
-    /// RFC 6675 step (C): while cwnd - pipe >= 1 MSS, send what NextSeg()
-    /// chooses: a lost segment, new data, or an unSACKed one below the
-    /// highest SACK.
-    fn poll_sack_recovery(&mut self, now: Time) -> Option<Segment> {
-        let mss = self.w.mss;
-        let sb = self.sb.as_ref().unwrap();
-        let pipe = sb.pipe(self.snd_una, self.snd_max, mss, self.w.dupthresh);
-        if self.w.cwnd < pipe + mss {
-            return None;
-        }
-        let limit = self.app_limit();
-        let new_len = limit.saturating_sub(self.snd_max).min(mss);
-        let new_ok = new_len > 0 && self.snd_max + new_len <= self.snd_una + self.rwnd && self.snd_nxt == self.snd_max;
-        match sb.next_seg(self.snd_una, self.snd_max, mss, self.w.dupthresh, new_ok) {
-            Next::Retransmit { seq, len } => {
-                let sb = self.sb.as_mut().unwrap();
-                sb.high_rxt = sb.high_rxt.max(seq + len);
-                Some(self.emit(now, seq, len as u32))
-            }
-            Next::NewData => Some(self.emit(now, self.snd_max, new_len as u32)),
-            Next::Nothing => None,
-        }
-    }
-
-    fn emit(&mut self, now: Time, seq: u64, len: u32) -> Segment {
+    pub(super) fn emit(&mut self, now: Time, seq: u64, len: u32) -> Segment {
         let retransmit = seq < self.snd_max;
         if retransmit {
             self.stats.retransmits += 1;
@@ -408,60 +398,14 @@ impl TcpSender {
             self.on_eln(now, h);
             return;
         }
-        if self.sb.is_some() {
-            self.on_ack_sack(now, h, ece_cut);
-            return;
-        }
-        if ack > self.snd_una {
-            let flight = self.flight();
-            let acked = self.advance_una(now, h);
-            let info = self.ack_info(ack, acked, flight);
-            let resp = if ece_cut {
-                crate::transport::tcp::cc::AckResponse::NORMAL
-            } else {
-                self.cc.on_new_ack(&mut self.w, &info)
-            };
-            if resp.retransmit_head {
-                self.pending_head_rtx = true;
-            }
-            if self.snd_una == self.snd_max {
-                self.rto_deadline = None;
-            } else if resp.restart_timer {
-                self.restart_timer(now);
-            }
-            debug_assert!(self.w.cwnd >= self.w.mss, "cwnd below one MSS");
-            if self.completed_at.is_none() && self.finished() {
-                self.completed_at = Some(now);
-            }
-        } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.stats.dupacks_received += 1;
-            self.dupacks += 1;
-            let info = self.ack_info(ack, 0, self.flight() - self.limited_bytes);
-            match self.cc.on_dupack(&mut self.w, &info) {
-                DupResponse::None => {
-                    if self.cfg.limited_transmit && self.dupacks < self.w.dupthresh && !self.cc.in_recovery() {
-                        self.limited_extra = self.dupacks as u64;
-                    }
-                }
-                DupResponse::FastRetransmit => {
-                    self.limited_extra = 0;
-                    self.stats.fast_retransmits += 1;
-                    self.pending_head_rtx = true;
-                    self.restart_timer(now);
-                }
-                DupResponse::FastRetransmitGoBackN => {
-                    self.limited_extra = 0;
-                    self.stats.fast_retransmits += 1;
-                    self.snd_nxt = self.snd_una;
-                    self.restart_timer(now);
-                }
-            }
-        }
+        let mut rec = self.recovery.take().expect("recovery policy present");
+        rec.on_ack(self, now, h, ece_cut);
+        self.recovery = Some(rec);
     }
 
     /// Bookkeeping common to every ACK of new data: RTT sample, the left
     /// edge, and the counters that a new ACK resets. Returns the bytes acked.
-    fn advance_una(&mut self, now: Time, h: &TcpHeader) -> u64 {
+    pub(super) fn advance_una(&mut self, now: Time, h: &TcpHeader) -> u64 {
         let acked = h.ack - self.snd_una;
         self.rtt_measure(now, h);
         self.snd_una = h.ack;
@@ -528,68 +472,6 @@ impl TcpSender {
         }
     }
 
-    /// ACK processing with SACK: RFC 6675 loss detection and recovery. The
-    /// congestion-control policy grows the window outside recovery and sets
-    /// ssthresh on loss; the recovery itself (pipe, NextSeg) is the sender's.
-    fn on_ack_sack(&mut self, now: Time, h: &TcpHeader, ece_cut: bool) {
-        let ack = h.ack;
-        let blocks = &h.sack[..h.nsack as usize];
-        let new_ack = ack > self.snd_una;
-        let flight = self.flight();
-        let newly_sacked = self.sb.as_mut().unwrap().update(ack.max(self.snd_una), blocks);
-        if new_ack {
-            let acked = self.advance_una(now, h);
-            let sb = self.sb.as_mut().unwrap();
-            match sb.recovery_point {
-                Some(rp) if ack >= rp => {
-                    sb.recovery_point = None;
-                    self.w.cwnd = self.w.ssthresh.max(self.w.mss);
-                }
-                Some(_) => {} // partial ACK: pipe and NextSeg carry on
-                None if ece_cut => {}
-                None => {
-                    let info = self.ack_info(ack, acked, flight);
-                    self.cc.on_new_ack(&mut self.w, &info);
-                }
-            }
-            if self.snd_una == self.snd_max {
-                self.rto_deadline = None;
-            } else {
-                self.restart_timer(now);
-            }
-            if self.completed_at.is_none() && self.finished() {
-                self.completed_at = Some(now);
-            }
-        } else if ack == self.snd_una && self.snd_max > self.snd_una && (newly_sacked || h.nsack == 0) {
-            self.stats.dupacks_received += 1;
-            self.dupacks += 1;
-        }
-        let sb = self.sb.as_ref().unwrap();
-        if sb.in_recovery() || self.snd_max == self.snd_una {
-            return;
-        }
-        let lost = self.dupacks >= self.w.dupthresh || sb.is_lost(self.snd_una, self.w.mss, self.w.dupthresh);
-        let guard_ok = self.sack_recover.map_or(true, |r| self.snd_una >= r);
-        if lost && guard_ok && (self.dupacks > 0 || newly_sacked) {
-            // RFC 6675 4: RecoveryPoint = HighData, ssthresh = cwnd =
-            // loss response of the policy, retransmit HighACK + 1 now.
-            let fl = self.flight() - self.limited_bytes;
-            self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, fl);
-            self.w.cwnd = self.w.ssthresh;
-            let sb = self.sb.as_mut().unwrap();
-            sb.recovery_point = Some(self.snd_max);
-            sb.high_rxt = self.snd_una;
-            self.sack_recover = Some(self.snd_max);
-            self.stats.fast_retransmits += 1;
-            self.pending_head_rtx = true;
-            self.limited_extra = 0;
-            self.limited_bytes = 0;
-            self.restart_timer(now);
-        } else if self.cfg.limited_transmit && self.dupacks > 0 && self.dupacks < self.w.dupthresh {
-            self.limited_extra = self.dupacks as u64;
-        }
-    }
-
     /// The retransmission timer fires at `now`. Returns false if it was stale.
     pub fn on_timeout(&mut self, now: Time) -> bool {
         match self.rto_deadline {
@@ -608,12 +490,9 @@ impl TcpSender {
         }
         let info = self.ack_info(self.snd_una, 0, self.flight());
         self.cc.on_timeout(&mut self.w, &info);
-        if let Some(sb) = self.sb.as_mut() {
-            // As ns-2 and RFC 2018's advice: forget SACK information after a
-            // timeout (the receiver may have reneged); go back N.
-            sb.clear();
-            self.sack_recover = Some(self.snd_max);
-        }
+        let mut rec = self.recovery.take().expect("recovery policy present");
+        rec.on_timeout(self);
+        self.recovery = Some(rec);
         self.w.ca_rem = 0;
         self.rto.back_off();
         self.snd_nxt = self.snd_una;

@@ -1,0 +1,204 @@
+//! Loss recovery as a policy beside congestion control, in the manner of
+//! ns-3's TcpRecoveryOps beside TcpCongestionOps. The sender has one ACK path
+//! (the common prelude: window update, ECN echo, ELN) and hands every ACK to
+//! its recovery policy, which detects losses and repairs them; the
+//! congestion-control policy (`cc`) owns cwnd and ssthresh and is consulted
+//! by the recovery policy.
+//!
+//! * `DupAckRecovery`: duplicate-ACK counting with the variant's own fast
+//!   retransmit and fast recovery (Tahoe, Reno, NewReno, Vegas), driven
+//!   through the congestion-control policy's `on_dupack` / `on_new_ack`.
+//! * `SackRecovery`: RFC 6675 with the scoreboard (pipe, NextSeg); the
+//!   congestion-control policy grows the window outside recovery and sets
+//!   ssthresh on loss.
+
+use super::cc::{AckResponse, DupResponse};
+use super::sack::Next;
+use super::sender::{Segment, TcpSender};
+use crate::engine::Time;
+use crate::packet::TcpHeader;
+
+pub trait LossRecovery: Send {
+    fn name(&self) -> &'static str;
+    /// An ACK, after the sender's common prelude. `ece_cut`: the window was
+    /// just reduced for an ECN echo (no increase on this ACK).
+    fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool);
+    /// While in recovery: `Some(segment or nothing)` when the policy chooses
+    /// what to send, `None` to let the ordinary window rules decide.
+    fn poll(&mut self, _s: &mut TcpSender, _now: Time) -> Option<Option<Segment>> {
+        None
+    }
+    fn in_recovery(&self, s: &TcpSender) -> bool;
+    /// The retransmission timer fired (the sender goes back N afterwards).
+    fn on_timeout(&mut self, _s: &mut TcpSender) {}
+}
+
+pub struct DupAckRecovery;
+
+impl LossRecovery for DupAckRecovery {
+    fn name(&self) -> &'static str {
+        "dupack"
+    }
+
+    fn in_recovery(&self, s: &TcpSender) -> bool {
+        s.cc.in_recovery()
+    }
+
+    fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
+        let ack = h.ack;
+        if ack > s.snd_una {
+            let flight = s.flight();
+            let acked = s.advance_una(now, h);
+            let info = s.ack_info(ack, acked, flight);
+            let resp = if ece_cut { AckResponse::NORMAL } else { s.cc.on_new_ack(&mut s.w, &info) };
+            if resp.retransmit_head {
+                s.pending_head_rtx = true;
+            }
+            if s.snd_una == s.snd_max {
+                s.rto_deadline = None;
+            } else if resp.restart_timer {
+                s.restart_timer(now);
+            }
+            debug_assert!(s.w.cwnd >= s.w.mss, "cwnd below one MSS");
+            if s.completed_at.is_none() && s.finished() {
+                s.completed_at = Some(now);
+            }
+        } else if ack == s.snd_una && s.snd_max > s.snd_una {
+            s.stats.dupacks_received += 1;
+            s.dupacks += 1;
+            let info = s.ack_info(ack, 0, s.flight() - s.limited_bytes);
+            match s.cc.on_dupack(&mut s.w, &info) {
+                DupResponse::None => {
+                    if s.cfg.limited_transmit && s.dupacks < s.w.dupthresh && !s.cc.in_recovery() {
+                        s.limited_extra = s.dupacks as u64;
+                    }
+                }
+                DupResponse::FastRetransmit => {
+                    s.limited_extra = 0;
+                    s.stats.fast_retransmits += 1;
+                    s.pending_head_rtx = true;
+                    s.restart_timer(now);
+                }
+                DupResponse::FastRetransmitGoBackN => {
+                    s.limited_extra = 0;
+                    s.stats.fast_retransmits += 1;
+                    s.snd_nxt = s.snd_una;
+                    s.restart_timer(now);
+                }
+            }
+        }
+    }
+}
+
+pub struct SackRecovery;
+
+impl LossRecovery for SackRecovery {
+    fn name(&self) -> &'static str {
+        "sack"
+    }
+
+    fn in_recovery(&self, s: &TcpSender) -> bool {
+        s.sb.as_ref().is_some_and(|sb| sb.in_recovery())
+    }
+
+    fn on_timeout(&mut self, s: &mut TcpSender) {
+        if let Some(sb) = s.sb.as_mut() {
+            // As ns-2 and RFC 2018's advice: forget SACK information after a
+            // timeout (the receiver may have reneged); go back N.
+            sb.clear();
+            s.sack_recover = Some(s.snd_max);
+        }
+    }
+
+    /// ACK processing with SACK: RFC 6675 loss detection and recovery. The
+    /// congestion-control policy grows the window outside recovery and sets
+    /// ssthresh on loss; the recovery itself (pipe, NextSeg) is the sender's.
+    fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
+        let ack = h.ack;
+        let blocks = &h.sack[..h.nsack as usize];
+        let new_ack = ack > s.snd_una;
+        let flight = s.flight();
+        let newly_sacked = s.sb.as_mut().unwrap().update(ack.max(s.snd_una), blocks);
+        if new_ack {
+            let acked = s.advance_una(now, h);
+            let sb = s.sb.as_mut().unwrap();
+            match sb.recovery_point {
+                Some(rp) if ack >= rp => {
+                    sb.recovery_point = None;
+                    s.w.cwnd = s.w.ssthresh.max(s.w.mss);
+                }
+                Some(_) => {} // partial ACK: pipe and NextSeg carry on
+                None if ece_cut => {}
+                None => {
+                    let info = s.ack_info(ack, acked, flight);
+                    s.cc.on_new_ack(&mut s.w, &info);
+                }
+            }
+            if s.snd_una == s.snd_max {
+                s.rto_deadline = None;
+            } else {
+                s.restart_timer(now);
+            }
+            if s.completed_at.is_none() && s.finished() {
+                s.completed_at = Some(now);
+            }
+        } else if ack == s.snd_una && s.snd_max > s.snd_una && (newly_sacked || h.nsack == 0) {
+            s.stats.dupacks_received += 1;
+            s.dupacks += 1;
+        }
+        let sb = s.sb.as_ref().unwrap();
+        if sb.in_recovery() || s.snd_max == s.snd_una {
+            return;
+        }
+        let lost = s.dupacks >= s.w.dupthresh || sb.is_lost(s.snd_una, s.w.mss, s.w.dupthresh);
+        let guard_ok = s.sack_recover.map_or(true, |r| s.snd_una >= r);
+        if lost && guard_ok && (s.dupacks > 0 || newly_sacked) {
+            // RFC 6675 4: RecoveryPoint = HighData, ssthresh = cwnd =
+            // loss response of the policy, retransmit HighACK + 1 now.
+            let fl = s.flight() - s.limited_bytes;
+            s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, fl);
+            s.w.cwnd = s.w.ssthresh;
+            let sb = s.sb.as_mut().unwrap();
+            sb.recovery_point = Some(s.snd_max);
+            sb.high_rxt = s.snd_una;
+            s.sack_recover = Some(s.snd_max);
+            s.stats.fast_retransmits += 1;
+            s.pending_head_rtx = true;
+            s.limited_extra = 0;
+            s.limited_bytes = 0;
+            s.restart_timer(now);
+        } else if s.cfg.limited_transmit && s.dupacks > 0 && s.dupacks < s.w.dupthresh {
+            s.limited_extra = s.dupacks as u64;
+        }
+    }
+
+    /// RFC 6675 step (C): while cwnd - pipe >= 1 MSS, send what NextSeg()
+    /// chooses: a lost segment, new data, or an unSACKed one below the
+    /// highest SACK.
+    fn poll(&mut self, s: &mut TcpSender, now: Time) -> Option<Option<Segment>> {
+        Some(Self::next_segment(s, now))
+    }
+}
+
+impl SackRecovery {
+    fn next_segment(s: &mut TcpSender, now: Time) -> Option<Segment> {
+        let mss = s.w.mss;
+        let sb = s.sb.as_ref().unwrap();
+        let pipe = sb.pipe(s.snd_una, s.snd_max, mss, s.w.dupthresh);
+        if s.w.cwnd < pipe + mss {
+            return None;
+        }
+        let limit = s.app_limit();
+        let new_len = limit.saturating_sub(s.snd_max).min(mss);
+        let new_ok = new_len > 0 && s.snd_max + new_len <= s.snd_una + s.rwnd && s.snd_nxt == s.snd_max;
+        match sb.next_seg(s.snd_una, s.snd_max, mss, s.w.dupthresh, new_ok) {
+            Next::Retransmit { seq, len } => {
+                let sb = s.sb.as_mut().unwrap();
+                sb.high_rxt = sb.high_rxt.max(seq + len);
+                Some(s.emit(now, seq, len as u32))
+            }
+            Next::NewData => Some(s.emit(now, s.snd_max, new_len as u32)),
+            Next::Nothing => None,
+        }
+    }
+}

@@ -267,9 +267,6 @@ class Sweep:
 
         slots, todo = self.plan()
         runs_dir = self.out / "runs"
-        runs_dir.mkdir(parents=True, exist_ok=True)
-        for stale in runs_dir.glob(".*.tmp"):  # left by a killed sweep
-            stale.unlink(missing_ok=True)
         by_key: dict[str, list] = {}
         for slot in slots:
             by_key.setdefault(slot[2], []).append(slot)
@@ -280,24 +277,30 @@ class Sweep:
         blob = cloudpickle.dumps(self.metrics)
         tasks = [(todo[k], blob, by_key[k][0][0]) for k in keys]
         saved = reused
-        bar = tqdm(total=len(slots), initial=reused, desc=self.name, unit="run", file=sys.stderr,
-                   dynamic_ncols=True, disable=not progress or not tasks,
-                   bar_format="{desc}: {n_fmt}/{total_fmt} runs |{bar}| {elapsed} elapsed, ETA {remaining}")
         try:
-            with pool_for(jobs, scheduler) as pool, closing(pool.imap(run_cell, tasks)) as results:
-                for i, res in results:
-                    key = keys[i]
-                    for slot in by_key[key]:
-                        slot[3] = self._row(slot[0], slot[1], res)
-                    _write_record(runs_dir / f"{key}.json", by_key[key][0][3])
-                    n = len(by_key[key])
-                    saved += n
-                    _count("ran", n)
-                    bar.update(n)
+            if tasks:
+                with pool_for(jobs, scheduler) as pool:
+                    # Only once the pool is there (a scheduler can be unreachable).
+                    runs_dir.mkdir(parents=True, exist_ok=True)
+                    for stale in runs_dir.glob(".*.tmp"):  # left by a killed sweep
+                        stale.unlink(missing_ok=True)
+                    with tqdm(total=len(slots), initial=reused, desc=self.name, unit="run", file=sys.stderr,
+                              dynamic_ncols=True, disable=not progress,
+                              bar_format="{desc}: {n_fmt}/{total_fmt} runs |{bar}| {elapsed} elapsed, "
+                                         "ETA {remaining}") as bar, \
+                            closing(pool.imap(run_cell, tasks)) as results:
+                        for i, res in results:
+                            key = keys[i]
+                            for slot in by_key[key]:
+                                slot[3] = self._row(slot[0], slot[1], res)
+                            _write_record(runs_dir / f"{key}.json", by_key[key][0][3])
+                            n = len(by_key[key])
+                            saved += n
+                            _count("ran", n)
+                            bar.update(n)
         except KeyboardInterrupt:
             raise SweepInterrupted(saved, len(slots), runs_dir) from None
         finally:
-            bar.close()
             _sync_dir(runs_dir)
         rows = []
         for params, seed, _key, row in slots:

@@ -61,6 +61,19 @@ def test_local_cluster_gives_identical_files(tmp_path, local_result):
     assert len(res.runs) == 4
 
 
+def test_reproduce_on_a_cluster_matches_local(tmp_path):
+    study = [sys.executable, "-m", "tcplab", "reproduce", "basestation", "--quick", "-q", "--out"]
+    r = subprocess.run(study + [str(tmp_path / "local"), "--jobs", "2"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        r = subprocess.run(study + [str(tmp_path / "dask"), "--scheduler", cluster.scheduler_address],
+                           capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    for f in ["runs.csv", "throughput.csv", "unfairness.csv"]:
+        assert (tmp_path / "local" / f).read_bytes() == (tmp_path / "dask" / f).read_bytes(), f
+
+
 def wait_for(pred, what, timeout=60):
     deadline = time.time() + timeout
     while time.time() < deadline:

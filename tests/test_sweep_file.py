@@ -61,6 +61,19 @@ def test_sweep_file_writes_runs_and_summary(tmp_path):
     assert by.loc[("reno", 0.0), "jain_std"] == 0.0
     manifest = json.loads((out / "sweep.json").read_text())
     assert manifest["grid"] == GRID and manifest["metrics"] == METRICS and manifest["seeds"] == [1, 2, 3]
+    # A rerun finds every run stored, says so, and writes the same files.
+    before = {f: (out / f).read_bytes() for f in ("runs.csv", "summary.csv", "runs.parquet")}
+    r = tcplab_cli("sweep", sweep_file(tmp_path), "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert "12 runs (0 run now, 12 stored)" in r.stdout
+    assert before == {f: (out / f).read_bytes() for f in before}
+
+
+def test_example_sweep_file_is_valid():
+    from tcplab.sweepfile import load_sweep_file
+
+    spec = load_sweep_file(SCENARIOS / "sweeps" / "dumbbell-loss.toml")
+    assert len(spec.seeds) == 10 and list(spec.grid) == ["flow[*].transport", "link[7].error.rate"]
 
 
 def test_api_mirrors_the_file_and_writes_the_same_files(tmp_path):
@@ -158,11 +171,16 @@ def test_plot_writes_figures(tmp_path):
     (["--x", "link[7].error.rate", "--y", "jain", "--where", "flow[*].transport=cubic"], "reno, vegas"),
     (["--x", "link[7].error.rate", "--y", "jain", "--hue", "flow[*].transport", "--out", "f.gif"], "png, svg, pdf"),
 ])
-def test_plot_bad_arguments(tmp_path, args, expect):
-    out = tmp_path / "out"
-    assert tcplab_cli("sweep", sweep_file(tmp_path, {"flow[*].transport": ["reno", "vegas"],
-                                                     "link[7].error.rate": [0.0, 0.02]}),
-                      "--jobs", "1", "--out", out, "-q").returncode == 0
-    r = tcplab_cli("plot", out, *args, cwd=tmp_path)
+def test_plot_bad_arguments(tmp_path, small_sweep_out, args, expect):
+    r = tcplab_cli("plot", small_sweep_out, *args, cwd=tmp_path)
     assert r.returncode == 2 and expect in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert not list(tmp_path.glob("*.gif")) and not list(out.glob("*.png"))
+    assert not list(tmp_path.glob("*.gif")) and not list(small_sweep_out.glob("*.png"))
+
+
+@pytest.fixture(scope="module")
+def small_sweep_out(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("small")
+    out = tmp / "out"
+    r = tcplab_cli("sweep", sweep_file(tmp), "--jobs", "1", "--out", out, "-q")
+    assert r.returncode == 0, r.stderr
+    return out

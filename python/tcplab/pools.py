@@ -61,6 +61,9 @@ def _worker_init(parent_pid: int) -> None:
     # alone decides what happens (it kills the workers), so workers ignore it
     # instead of each printing a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A forked worker inherits the command's SIGTERM handler (which turns
+    # SIGTERM into Ctrl-C): a worker told to terminate must just terminate.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent(parent_pid)
 
 
@@ -73,10 +76,19 @@ def _kill_local(pool, procs: list) -> None:
         p.join(timeout=2)
 
 
+def _start_method() -> str:
+    """Fork where the platform has it (Linux): workers start at once and a
+    script that runs a sweep needs no `if __name__ == "__main__":` guard, as
+    before. The workers call only the simulator and the metrics, never a
+    lock another thread of the parent may have held at the fork. Elsewhere
+    the platform's default (spawn on macOS and Windows)."""
+    import multiprocessing
+
+    return "fork" if sys.platform.startswith("linux") else multiprocessing.get_start_method()
+
+
 class LocalPool:
-    """`jobs` worker processes on this machine (spawned, not forked: the main
-    process may hold threads, e.g. the progress bar's, and forking a threaded
-    process can deadlock the child)."""
+    """`jobs` worker processes on this machine."""
 
     def __init__(self, jobs: int):
         self.jobs = jobs
@@ -92,7 +104,7 @@ class LocalPool:
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
         pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(tasks)),
-                                   mp_context=multiprocessing.get_context("spawn"),
+                                   mp_context=multiprocessing.get_context(_start_method()),
                                    initializer=_worker_init, initargs=(os.getpid(),))
         ok = False
         procs: list = []

@@ -24,10 +24,14 @@ overrides = ["sim.duration=200s"]
 """
 
 
-def sweep_cmd(tmp_path, out):
+def sweep_cmd(tmp_path, out, jobs="2"):
     f = tmp_path / "long.toml"
     f.write_text(SWEEP.format(scenario=SCENARIOS / "dumbbell.toml"))
-    return [sys.executable, "-m", "tcplab", "sweep", str(f), "--jobs", "2", "--out", str(out)]
+    return [sys.executable, "-m", "tcplab", "sweep", str(f), "--jobs", jobs, "--out", str(out)]
+
+
+def sweep_one_job_cmd(tmp_path, out):
+    return sweep_cmd(tmp_path, out, jobs="1")
 
 
 def reproduce_cmd(tmp_path, out):
@@ -45,7 +49,7 @@ def start_and_wait_for_runs(cmd, runs_dir, n=5):
         time.sleep(0.05)
     assert p.poll() is None, p.communicate()
     children = psutil.Process(p.pid).children(recursive=True)
-    assert len(children) >= 2, "the pool's workers are running"
+    assert children, "the pool's workers are running"
     return p, children
 
 
@@ -68,7 +72,8 @@ def assert_all_gone(procs, within):
     assert not alive, f"left running: {[(c.pid, c.cmdline()) for c in alive]}"
 
 
-@pytest.mark.parametrize("command", [sweep_cmd, reproduce_cmd], ids=["sweep", "reproduce"])
+@pytest.mark.parametrize("command", [sweep_cmd, sweep_one_job_cmd, reproduce_cmd],
+                         ids=["sweep", "sweep-jobs-1", "reproduce"])
 def test_ctrl_c_stops_at_once_and_leaves_no_worker(tmp_path, command):
     out = tmp_path / "out"
     p, children = start_and_wait_for_runs(command(tmp_path, out), out / "runs")

@@ -94,12 +94,9 @@ class LocalPool:
         self.jobs = jobs
 
     def imap(self, fn: Callable, tasks: Sequence[tuple]) -> Iterator[tuple[int, object]]:
-        if self.jobs == 1 or len(tasks) <= 1:
-            # In this process: no start-up cost, and Ctrl-C interrupts the
-            # simulator call directly if the core checks for signals.
-            for i, args in enumerate(tasks):
-                yield i, fn(*args)
-            return
+        # Worker processes even for one job: a run inside the simulator
+        # cannot be interrupted, but a worker can be killed, so Ctrl-C stops
+        # at once whatever the length of a run.
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 

@@ -109,6 +109,7 @@ def test_table_valued_grid_and_seed_list(tmp_path):
     ({"flow[*].transport": []}, "", "non-empty list"),
     ({"flow[*].transport": ["reno", "reno"]}, "", "listed twice"),
     ({"seed": [1, 2]}, "", 'grid."seed"'),
+    ({"sim.seed": [1, 2]}, "", 'grid."sim.seed": the sweep sets'),
     (None, 'colour = "red"', "colour: unknown key"),
     (None, "[other]", "other: unknown key"),
 ])

@@ -30,13 +30,16 @@ import os
 import sys
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import _core
 from .errors import ScenarioError
 from .io import atomic_write
 from .metrics import Named
 from .scenario import Scenario
+
+if TYPE_CHECKING:
+    import pandas
 
 METRIC_INPUTS = ("flows", "summary", "trace", "params")
 
@@ -254,7 +257,7 @@ class Sweep:
         return slots, todo
 
     def run(self, jobs: int | None = None, progress: bool = True,
-            scheduler: str | None = None) -> "pandas.DataFrame":  # noqa: F821
+            scheduler: str | None = None) -> "pandas.DataFrame":
         """Run what is not stored yet and return every run's row. `jobs`
         local processes (default: all cores), or the Dask cluster at
         `scheduler` (``tcp://host:port``) or of an enclosing

@@ -60,7 +60,8 @@ class SweepSpec:
         try:
             base.validate()
         except ScenarioError as e:
-            raise ScenarioError(f"scenario {self.scenario.source or ''}: {e}".replace("  ", " "), e.key) from None
+            where = f"scenario {self.scenario.source}" if self.scenario.source else "scenario"
+            raise ScenarioError(f"{where}: {e}", e.key) from None
         for key, values in self.grid.items():
             for v in values:
                 sc = base.copy()
@@ -101,6 +102,8 @@ def make_spec(scenario, grid, seeds=1, metrics=None, overrides=(), name="sweep")
             raise ScenarioError(f"grid: key {k!r}: expected a scenario key path such as link[3].error.rate", "grid")
         if not isinstance(v, (list, tuple)) or not v:
             raise ScenarioError(f'grid."{k}": expected a non-empty list of values', f"grid.{k}")
+    if "sim.seed" in grid:
+        raise ScenarioError('grid."sim.seed": the sweep sets each run\'s seed; list them in seeds', "grid.sim.seed")
     if isinstance(overrides, str) or not isinstance(overrides, (list, tuple)):
         raise ScenarioError("overrides: expected a list of KEY=VALUE strings", "overrides")
     for i, o in enumerate(overrides):

@@ -12,5 +12,8 @@ from .errors import ScenarioError
 from .scenario import Scenario, load_scenario
 from .api import run
 from .result import Result
+# `tcplab.sweep` is the function below; the module of the same name is still
+# imported as `from tcplab.sweep import Sweep, summarize`.
+from .sweepfile import SweepResult, sweep
 
-__all__ = ["__version__", "ScenarioError", "Scenario", "load_scenario", "run", "Result"]
+__all__ = ["__version__", "ScenarioError", "Scenario", "load_scenario", "run", "Result", "sweep", "SweepResult"]

@@ -63,14 +63,37 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("reproduce", help="run one of the classic studies and write its tables and figures")
     rp.add_argument("study", choices=["basestation", "gsmlink"], help="the study")
     rp.add_argument("--quick", action="store_true", help="a reduced grid that runs in well under two minutes")
-    rp.add_argument("--jobs", type=_jobs, help="parallel runs (default: all cores)")
+    _add_pool_options(rp)
     rp.add_argument("--out", help="output directory (default: results/<study>)")
     rp.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+    sw = sub.add_parser("sweep", help="run a sweep file: a scenario over a grid of values and seeds")
+    sw.add_argument("sweep", help="sweep file (TOML)")
+    _add_pool_options(sw)
+    sw.add_argument("--out", help="output directory (default: results/<sweep file name>)")
+    sw.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary line")
+
+    pl = sub.add_parser("plot", help="draw a metric of a sweep against a grid key, with 95%% confidence bands")
+    pl.add_argument("sweep_out", help="output directory of tcplab sweep")
+    pl.add_argument("--x", required=True, metavar="KEY", help="grid key on the x axis")
+    pl.add_argument("--y", required=True, metavar="METRIC", help="metric on the y axis")
+    pl.add_argument("--hue", metavar="KEY", help="grid key drawn as one line per value")
+    pl.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                    help="fix another grid key that has several values (repeatable)")
+    pl.add_argument("--logx", action="store_true", help="logarithmic x axis (symlog when it includes 0)")
+    pl.add_argument("--out", help="figure file, .png, .svg or .pdf (default: SWEEP_OUT/METRIC_vs_KEY.png)")
 
     v = sub.add_parser("validate", help="check a scenario file without running it")
     v.add_argument("scenario")
     v.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     return p
+
+
+def _add_pool_options(p) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--jobs", type=_jobs, help="parallel local runs (default: all cores)")
+    g.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on a Dask cluster, e.g. tcp://10.0.0.5:8786 (docs/sweeps.md)")
 
 
 def _print_flows(res) -> None:
@@ -100,16 +123,76 @@ def cmd_run(a) -> int:
     return 0
 
 
+def _sweep_command(a, work) -> int:
+    """Run `work(tally)` with Ctrl-C and SIGTERM stopping it cleanly: queued
+    runs cancelled, workers gone, and one line saying what is kept."""
+    import signal
+
+    from .sweep import tally
+
+    def terminate(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    with tally() as t:
+        try:
+            return work(t)
+        except KeyboardInterrupt:
+            print(f"tcplab: interrupted: {t.saved} runs saved, rerun to resume", file=sys.stderr)
+            return 130
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _counts(t) -> str:
+    return f"{t.total} runs ({t.ran} run now, {t.reused} stored)" if t.reused else f"{t.total} runs"
+
+
 def cmd_reproduce(a) -> int:
     import time
 
+    from .pools import use_scheduler
     from .studies import get
 
     out = Path(a.out) if a.out else Path("results") / a.study
-    t0 = time.perf_counter()
-    res = get(a.study).run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
-    if not a.quiet:
-        print(f"{a.study}: {len(res['runs'])} runs, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
+    if out.exists() and not out.is_dir():
+        return _fail(f"--out {out}: exists and is not a directory")
+
+    def work(t) -> int:
+        t0 = time.perf_counter()
+        with use_scheduler(a.scheduler):
+            get(a.study).run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
+        if not a.quiet:
+            print(f"{a.study}: {_counts(t)}, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
+        return 0
+
+    return _sweep_command(a, work)
+
+
+def cmd_sweep(a) -> int:
+    import time
+
+    from .sweepfile import load_sweep_file, run_spec
+
+    spec = load_sweep_file(a.sweep)
+    out = Path(a.out) if a.out else Path("results") / Path(a.sweep).stem
+
+    def work(t) -> int:
+        t0 = time.perf_counter()
+        run_spec(spec, out, jobs=a.jobs, scheduler=a.scheduler, progress=not a.quiet)
+        if not a.quiet:
+            print(f"{spec.name}: {_counts(t)}, {time.perf_counter() - t0:.1f} s; "
+                  f"runs.csv, runs.parquet and summary.csv in {out}/")
+        return 0
+
+    return _sweep_command(a, work)
+
+
+def cmd_plot(a) -> int:
+    from .plot import plot
+
+    path = plot(a.sweep_out, a.x, a.y, hue=a.hue, where=a.where, logx=a.logx, out=a.out)
+    print(path)
     return 0
 
 
@@ -130,6 +213,10 @@ def main(argv=None) -> int:
             return cmd_validate(args)
         if args.command == "reproduce":
             return cmd_reproduce(args)
+        if args.command == "sweep":
+            return cmd_sweep(args)
+        if args.command == "plot":
+            return cmd_plot(args)
     except ScenarioError as e:
         return _fail(str(e))
     except KeyboardInterrupt:

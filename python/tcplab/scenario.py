@@ -91,7 +91,12 @@ def apply_override(data: dict, override: str) -> None:
     if "=" not in override:
         raise ScenarioError(f"--set {override!r}: expected KEY=VALUE, e.g. sim.seed=3")
     key, _, value = override.partition("=")
-    key = key.strip()
+    set_value(data, key.strip(), _parse_value(value.strip()))
+
+
+def set_value(data: dict, key: str, value: Any) -> None:
+    """Set the entry at a key path (as ``--set`` takes it) to an already
+    parsed value; sweeps use it for grid values read from TOML."""
     parts: list[str | int] = []
     for part in key.split("."):
         m = _INDEX.match(part)
@@ -106,7 +111,7 @@ def apply_override(data: dict, override: str) -> None:
             raise ScenarioError(f"--set {key!r}: empty key component", key)
     if not parts or not isinstance(parts[0], str):
         raise ScenarioError(f"--set {key!r}: must start with a key name", key)
-    _set_path(data, parts, _parse_value(value.strip()), key)
+    _set_path(data, parts, value, key)
 
 
 def _set_path(node: Any, parts: list, value: Any, key: str) -> None:

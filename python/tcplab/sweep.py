@@ -1,96 +1,205 @@
 """Parameter sweeps: a grid of parameter values x replications over seeds,
-run in parallel on local cores, every finished run stored at once so that an
-interrupted sweep resumes without redoing work.
+run in parallel on local processes or a Dask cluster, every finished run
+stored at once so that an interrupted sweep resumes without redoing work.
 
-    from tcplab.sweep import Sweep
+    from tcplab.sweep import Sweep, summarize
     sw = Sweep(build=my_builder, grid={"variant": ["reno", "vegas"], "loss": [0, 0.01]},
-               seeds=range(1, 6), out="results/my-sweep", metrics=my_metrics)
-    runs = sw.run(jobs=4)          # one row per (grid cell, seed)
+               seeds=range(1, 6), out="results/my-sweep", metrics=["throughput_bps", "jain"])
+    runs = sw.run(jobs=4)          # one row per (grid cell, seed), in grid order
     table = summarize(runs, ["variant", "loss"], "throughput_bps")
 
 `build(params) -> Scenario | dict` makes the scenario of one grid cell (the
-seed is set by the sweep); `metrics(flows, summary) -> dict` turns one run's
-flow table (a dict of column lists) into the numbers to keep; a metrics
-function with a third parameter also receives the time-sequence trace
-(columns, or None) of scenarios that record one, and with a fourth the
-cell's parameters.
+sweep sets the seed). `metrics` is a list of measure names
+(:mod:`tcplab.metrics`) or a function whose parameters say by their names
+what it needs: ``flows`` (the run's flow table, a dict of column lists),
+``summary``, ``trace`` (the time-sequence trace of scenarios that record one,
+else None) and ``params`` (the cell's parameters); it returns a dict of
+numbers. Metrics are computed where the run executes, so traces never travel.
+
+For a sweep described as data (a scenario file, a grid of key paths, seeds,
+metric names) see :func:`tcplab.sweep` / ``tcplab sweep``.
 """
 from __future__ import annotations
 
 import hashlib
+import inspect
 import itertools
 import json
 import math
 import os
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import _core
 from .errors import ScenarioError
-from .io import atomic_write_text
+from .io import atomic_write
+from .metrics import Named
 from .scenario import Scenario
 
-# Two-sided 95 % Student t quantiles for 1..30 degrees of freedom.
-_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-        2.045, 2.042]
+if TYPE_CHECKING:
+    import pandas
+
+METRIC_INPUTS = ("flows", "summary", "trace", "params")
 
 
 def t95(dof: int) -> float:
+    """Two-sided 95 % Student t quantile for `dof` degrees of freedom."""
     if dof <= 0:
         return float("nan")
-    return _T95[dof - 1] if dof <= len(_T95) else 1.96
+    from scipy.stats import t
 
-
-def _run_one(text: str) -> dict:
-    """Worker: run one scenario (JSON) and return its flow columns, summary
-    and (when the scenario traces) its time-sequence trace."""
-    raw = _core.run_json(text)
-    trace = raw["trace"]["columns"]
-    return {"flows": raw["flows"]["columns"], "summary": raw["summary"],
-            "trace": trace if trace["time_s"] else None}
+    return float(t.ppf(0.975, dof))
 
 
 def default_metrics(flows: dict, summary: dict) -> dict:
     """Mean throughput and goodput of the flows, unfairness (max - min) / min
     and Jain's index of the throughputs, total retransmissions and timeouts."""
-    thr = flows["throughput_bps"]
-    n = len(thr)
-    mean = sum(thr) / n if n else float("nan")
-    lo, hi = (min(thr), max(thr)) if n else (float("nan"), float("nan"))
-    sq = sum(x * x for x in thr)
-    return {
-        "throughput_bps": mean,
-        "goodput_bps": sum(flows["goodput_bps"]) / n if n else float("nan"),
-        "unfairness": (hi - lo) / lo if n and lo > 0 else float("inf") if n else float("nan"),
-        "jain": (sum(thr) ** 2) / (n * sq) if n and sq > 0 else float("nan"),
-        "retransmits": sum(flows["retransmits"]),
-        "timeouts": sum(flows["timeouts"]),
-    }
+    from .metrics import DEFAULT
+
+    return Named(DEFAULT)(flows, summary)
+
+
+def _metric_inputs(metrics: Callable) -> list[str]:
+    """The inputs a metrics function asks for, by parameter name."""
+    try:
+        params = inspect.signature(metrics).parameters
+    except (TypeError, ValueError):
+        raise TypeError(f"metrics: cannot read the parameters of {metrics!r}") from None
+    names = []
+    for p in params.values():
+        if p.name not in METRIC_INPUTS:
+            raise TypeError(f"metrics function parameter {p.name!r}: expected some of {', '.join(METRIC_INPUTS)}")
+        names.append(p.name)
+    return names
+
+
+def run_cell(text: str, metrics_blob: bytes, params: dict) -> dict:
+    """Worker task: run one scenario (JSON text) and return the metrics of
+    the run and its event count."""
+    import cloudpickle
+
+    metrics = cloudpickle.loads(metrics_blob)
+    raw = _core.run_json(text)
+    trace = raw["trace"]["columns"]
+    inputs = {"flows": raw["flows"]["columns"], "summary": raw["summary"],
+              "trace": trace if trace["time_s"] else None, "params": params}
+    values = metrics(**{n: inputs[n] for n in _metric_inputs(metrics)})
+    return {"metrics": values, "events": raw["summary"]["events"]}
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM in the command) during a sweep: queued runs were
+    cancelled, `saved` runs are stored in `runs_dir`."""
+
+    def __init__(self, saved: int, total: int, runs_dir: Path):
+        super().__init__(f"{saved} runs saved, rerun to resume")
+        self.saved, self.total, self.runs_dir = saved, total, runs_dir
+
+
+class Tally:
+    """Runs counted across every sweep of one command (a study runs several):
+    `total` runs asked for, `ran` now, `reused` from an earlier call."""
+
+    def __init__(self):
+        self.total = self.ran = self.reused = 0
+
+    @property
+    def saved(self) -> int:
+        return self.ran + self.reused
+
+
+_TALLIES: list[Tally] = []
+
+
+@contextmanager
+def tally():
+    """Count the runs of every sweep run inside the block."""
+    t = Tally()
+    _TALLIES.append(t)
+    try:
+        yield t
+    finally:
+        _TALLIES.remove(t)
+
+
+def _count(field: str, n: int = 1) -> None:
+    for t in _TALLIES:
+        setattr(t, field, getattr(t, field) + n)
+
+
+def _table_value(v):
+    """Grid values as they appear in tables and run records: scalars as they
+    are, arrays and tables as their JSON text (a table column cannot hold
+    a dict, and the text is what a reader compares)."""
+    if isinstance(v, (dict, list, tuple)):
+        return json.dumps(v, sort_keys=True, separators=(",", ":"))
+    return v
+
+
+def _write_record(path: Path, row: dict) -> None:
+    """Write one run record atomically, its data on disk before the rename
+    so a record that exists is never torn by a crash or power loss. (The
+    directory is synced once per sweep, not per record: a rename lost in a
+    power cut only means the run is redone.)"""
+    data = json.dumps(row, sort_keys=True).encode()
+
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+
+    atomic_write(path, write)
+
+
+def _sync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 class Sweep:
     def __init__(self, build: Callable[[dict], Scenario | dict], grid: dict, seeds: Iterable[int] | int,
-                 out: str | Path, metrics: Callable[[dict, dict], dict] = default_metrics, name: str = "sweep"):
-        if not grid:
+                 out: str | Path, metrics: Callable | list | tuple = default_metrics, name: str = "sweep"):
+        if not isinstance(grid, dict) or not grid:
             raise ScenarioError("grid: give at least one parameter with a list of values", "grid")
         for k, v in grid.items():
             if not isinstance(v, (list, tuple)) or not v:
                 raise ScenarioError(f"grid.{k}: expected a non-empty list of values", f"grid.{k}")
+            seen = set()
+            for x in v:
+                t = json.dumps(_table_value(x))
+                if t in seen:
+                    raise ScenarioError(f"grid.{k}: the value {x!r} is listed twice", f"grid.{k}")
+                seen.add(t)
+            if k == "seed":
+                raise ScenarioError("grid.seed: the seed is not a grid parameter; use seeds", "grid.seed")
         self.build = build
         self.grid = {k: list(v) for k, v in grid.items()}
+        if isinstance(seeds, bool):
+            raise ScenarioError(f"seeds: expected a count or a list of seeds, got {seeds!r}", "seeds")
         self.seeds = list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds)
         if not self.seeds:
             raise ScenarioError("seeds: at least one seed", "seeds")
+        for i, s in enumerate(self.seeds):
+            if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+                raise ScenarioError(f"seeds[{i}]: expected a non-negative integer, got {s!r}", f"seeds[{i}]")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ScenarioError("seeds: a seed is listed twice", "seeds")
         self.out = Path(out)
-        self.metrics = metrics
-        # A metrics function with a third parameter also gets the trace.
-        import inspect
-
-        self._nargs = len(inspect.signature(metrics).parameters)
+        self.metrics = Named(metrics) if isinstance(metrics, (list, tuple, str)) else metrics
+        self._metric_inputs = _metric_inputs(self.metrics)  # checked now, not in a worker
+        # Names a stored record must hold to be reused (known for named metrics).
+        self._required = list(self.metrics.names) if isinstance(self.metrics, Named) else []
         self.name = name
 
     def cells(self) -> list[dict]:
@@ -115,61 +224,117 @@ class Sweep:
         # changed builder or default invalidates exactly the runs it changes.
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
-    def run(self, jobs: int | None = None, progress: bool = True) -> "pandas.DataFrame":  # noqa: F821
-        import pandas as pd
+    def _load(self, path: Path, params: dict) -> dict | None:
+        """A stored run record, or None if there is none or it is torn or
+        corrupt (then it is removed and the run redone)."""
+        try:
+            row = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            row = None
+        if (not isinstance(row, dict) or not isinstance(row.get("seed"), int)
+                or any(k not in row for k in params) or any(m not in row for m in self._required)):
+            path.unlink(missing_ok=True)
+            return None
+        return row
 
+    def plan(self) -> tuple[list, dict]:
+        """Build and validate every run's scenario (before anything runs: a
+        bad cell fails the sweep at once) and load the stored ones.
+        Returns (slots, todo): one slot per (cell, seed) in grid order, each
+        [params, seed, key, row or None]; todo maps a run key to its text."""
+        slots, todo = [], {}
         runs_dir = self.out / "runs"
-        runs_dir.mkdir(parents=True, exist_ok=True)
-        todo, rows = [], []
         for params in self.cells():
             for seed in self.seeds:
                 text = self._scenario_text(params, seed)
-                path = runs_dir / f"{self._key(text)}.json"
-                if path.exists():
-                    rows.append(json.loads(path.read_text()))
-                else:
-                    todo.append((params, seed, text, path))
-        jobs = jobs or os.cpu_count() or 1
-        bar = _progress(len(todo), self.name, enabled=progress and len(todo) > 0)
+                key = self._key(text)
+                row = None if key in todo else self._load(runs_dir / f"{key}.json", params)
+                if row is None:
+                    todo[key] = text
+                slots.append([params, seed, key, row])
+        return slots, todo
+
+    def run(self, jobs: int | None = None, progress: bool = True,
+            scheduler: str | None = None) -> "pandas.DataFrame":
+        """Run what is not stored yet and return every run's row. `jobs`
+        local processes (default: all cores), or the Dask cluster at
+        `scheduler` (``tcp://host:port``) or of an enclosing
+        :func:`tcplab.pools.use_scheduler` block."""
+        import cloudpickle
+        import pandas as pd
+        from tqdm import tqdm
+
+        from .pools import pool_for
+
+        slots, todo = self.plan()
+        runs_dir = self.out / "runs"
+        by_key: dict[str, list] = {}
+        for slot in slots:
+            by_key.setdefault(slot[2], []).append(slot)
+        reused = len(slots) - sum(len(by_key[k]) for k in todo)
+        _count("total", len(slots))
+        _count("reused", reused)
+        keys = list(todo)
+        blob = cloudpickle.dumps(self.metrics)
+        tasks = [(todo[k], blob, by_key[k][0][0]) for k in keys]
+        saved = reused
         try:
-            if jobs == 1 or len(todo) <= 1:
-                for params, seed, text, path in todo:
-                    rows.append(self._store(params, seed, path, _run_one(text)))
-                    bar.update(1)
-            else:
-                with ProcessPoolExecutor(max_workers=jobs) as pool:
-                    futures = {pool.submit(_run_one, text): (params, seed, path) for params, seed, text, path in todo}
-                    for fut in as_completed(futures):
-                        params, seed, path = futures[fut]
-                        rows.append(self._store(params, seed, path, fut.result()))
-                        bar.update(1)
+            if tasks:
+                with pool_for(jobs, scheduler) as pool:
+                    # Only once the pool is there (a scheduler can be unreachable).
+                    runs_dir.mkdir(parents=True, exist_ok=True)
+                    for stale in runs_dir.glob(".*.tmp"):  # left by a killed sweep
+                        stale.unlink(missing_ok=True)
+                    with tqdm(total=len(slots), initial=reused, desc=self.name, unit="run", file=sys.stderr,
+                              dynamic_ncols=True, disable=not progress,
+                              bar_format="{desc}: {n_fmt}/{total_fmt} runs |{bar}| {elapsed} elapsed, "
+                                         "ETA {remaining}") as bar, \
+                            closing(pool.imap(run_cell, tasks)) as results:
+                        for i, res in results:
+                            key = keys[i]
+                            for slot in by_key[key]:
+                                slot[3] = self._row(slot[0], slot[1], res)
+                            _write_record(runs_dir / f"{key}.json", by_key[key][0][3])
+                            n = len(by_key[key])
+                            saved += n
+                            _count("ran", n)
+                            bar.update(n)
+        except KeyboardInterrupt:
+            raise SweepInterrupted(saved, len(slots), runs_dir) from None
         finally:
-            bar.close()
+            _sync_dir(runs_dir)
+        rows = []
+        for params, seed, _key, row in slots:
+            row = dict(row)
+            # A record may be shared by two cells whose scenarios coincide:
+            # each row shows its own cell.
+            row.update({k: _table_value(v) for k, v in params.items()})
+            row["seed"] = seed
+            rows.append(row)
         df = pd.DataFrame(rows)
         order = list(self.grid) + ["seed"]
-        # Fixed column order (parameters, seed, then measures by name) so a
-        # resumed sweep writes the same table as an uninterrupted one.
-        df = df[order + sorted(c for c in df.columns if c not in order)]
-        df = df.sort_values(order, kind="stable").reset_index(drop=True)
-        return df
+        # Fixed column order (parameters, seed, then measures by name) and
+        # row order (grid order, then seeds as given), so a resumed sweep, a
+        # parallel one and one on a cluster write the same table.
+        return df[order + sorted(c for c in df.columns if c not in order)]
 
-    def _store(self, params: dict, seed: int, path: Path, res: dict) -> dict:
-        row = dict(params)
+    @staticmethod
+    def _row(params: dict, seed: int, res: dict) -> dict:
+        row = {k: _table_value(v) for k, v in params.items()}
         row["seed"] = seed
-        if self._nargs >= 4:
-            row.update(self.metrics(res["flows"], res["summary"], res["trace"], params))
-        elif self._nargs == 3:
-            row.update(self.metrics(res["flows"], res["summary"], res["trace"]))
-        else:
-            row.update(self.metrics(res["flows"], res["summary"]))
-        row["events"] = res["summary"]["events"]
-        atomic_write_text(path, json.dumps(row, sort_keys=True))
-        return row
+        row.update(res["metrics"])
+        row["events"] = res["events"]
+        # Through JSON and back, so a fresh row equals the one a resumed
+        # sweep reads from its record (tuples become lists, and so on).
+        return json.loads(json.dumps(row, sort_keys=True))
 
 
 def summarize(runs, by: list, value: str):
     """Mean, standard deviation, count and 95 % confidence half-width of
-    `value` per cell of `by` (Student t over the replications)."""
+    `value` per cell of `by` (Student t over the replications), cells in
+    the order they first appear."""
     import pandas as pd
 
     g = runs.groupby(by, sort=False)[value]
@@ -178,20 +343,3 @@ def summarize(runs, by: list, value: str):
                    for s, n in zip(out["std"], out["count"])]
     out = out.rename(columns={"mean": value, "std": f"{value}_std", "count": "n", "ci95": f"{value}_ci95"})
     return pd.DataFrame(out)
-
-
-class _NoBar:
-    def update(self, n):
-        pass
-
-    def close(self):
-        pass
-
-
-def _progress(total: int, name: str, enabled: bool):
-    if not enabled:
-        return _NoBar()
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=name, unit="run", file=sys.stderr, dynamic_ncols=True,
-                bar_format="{desc}: {n_fmt}/{total_fmt} runs |{bar}| {elapsed} elapsed, ETA {remaining}")

@@ -1,0 +1,227 @@
+"""Where a sweep's runs execute: local worker processes or a Dask cluster.
+
+Both pools take a list of tasks (a function and its arguments), yield
+``(index, result)`` as runs finish, in whatever order they finish (the sweep
+orders its rows itself), and on any exception from the caller's side,
+Ctrl-C included, stop at once: queued runs are cancelled, local workers are
+killed (a run inside the simulator cannot be interrupted, and waiting for
+it is what made Ctrl-C hang).
+
+Local workers also die with their parent: if the main process is killed
+(SIGKILL, OOM killer), nothing is left running.
+"""
+from __future__ import annotations
+
+import contextvars
+import os
+import signal
+import sys
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
+
+from .errors import ScenarioError
+
+# How long a sweep waits for a Dask scheduler to answer and for its first
+# worker before it gives up with one line instead of waiting for ever.
+CONNECT_TIMEOUT_S = 10
+WORKER_TIMEOUT_S = 30
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Make this worker exit when `parent_pid` goes away. Linux delivers
+    SIGKILL at once through prctl(PR_SET_PDEATHSIG); elsewhere (or if prctl
+    is unavailable) a daemon thread notices the re-parenting within a
+    second (the simulator releases the GIL, so the thread runs during runs)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # the parent died before prctl took effect
+        os._exit(1)
+
+    def watch():
+        import time
+
+        while os.getppid() == parent_pid:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="tcplab-parent-watch", daemon=True).start()
+
+
+def _worker_init(parent_pid: int) -> None:
+    # Ctrl-C in a terminal reaches the whole process group; the main process
+    # alone decides what happens (it kills the workers), so workers ignore it
+    # instead of each printing a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A forked worker inherits the command's SIGTERM handler (which turns
+    # SIGTERM into Ctrl-C): a worker told to terminate must just terminate.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent(parent_pid)
+
+
+def _kill_local(pool, procs: list) -> None:
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        p.join(timeout=2)
+
+
+def _start_method() -> str:
+    """Fork where the platform has it (Linux): workers start at once and a
+    script that runs a sweep needs no `if __name__ == "__main__":` guard, as
+    before. The workers call only the simulator and the metrics, never a
+    lock another thread of the parent may have held at the fork. Elsewhere
+    the platform's default (spawn on macOS and Windows)."""
+    import multiprocessing
+
+    return "fork" if sys.platform.startswith("linux") else multiprocessing.get_start_method()
+
+
+class LocalPool:
+    """`jobs` worker processes on this machine."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+
+    def imap(self, fn: Callable, tasks: Sequence[tuple]) -> Iterator[tuple[int, object]]:
+        # Worker processes even for one job: a run inside the simulator
+        # cannot be interrupted, but a worker can be killed, so Ctrl-C stops
+        # at once whatever the length of a run.
+        import multiprocessing
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+        pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(tasks)),
+                                   mp_context=multiprocessing.get_context(_start_method()),
+                                   initializer=_worker_init, initargs=(os.getpid(),))
+        ok = False
+        procs: list = []
+        try:
+            pending = {pool.submit(fn, *args): i for i, args in enumerate(tasks)}
+            # The executor starts its workers on the first submit.
+            procs = list(pool._processes.values())
+            while pending:
+                # A timeout keeps the main thread returning to Python, so a
+                # signal handler (Ctrl-C) runs promptly.
+                done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield pending.pop(fut), fut.result()
+            ok = True
+        finally:
+            if ok:
+                pool.shutdown(wait=True)
+            else:
+                _kill_local(pool, procs or list((pool._processes or {}).values()))
+
+
+def _worker_version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+class DaskPool:
+    """Runs on a Dask distributed cluster. Dask reschedules the tasks of a
+    worker that dies on the others; the cluster's workers are the user's,
+    so on interruption queued tasks are cancelled but no worker is killed."""
+
+    def __init__(self, address: str):
+        try:
+            from distributed import Client
+        except ImportError as e:  # pragma: no cover - a declared dependency
+            raise ScenarioError(f"--scheduler: dask.distributed is not installed ({e})", "scheduler") from None
+        self.address = address
+        try:
+            self.client = Client(address, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError, TypeError) as e:
+            raise ScenarioError(f"--scheduler {address}: cannot connect to a Dask scheduler: {_one_line(e)}",
+                                "scheduler") from None
+        try:
+            self.client.wait_for_workers(1, timeout=WORKER_TIMEOUT_S)
+            self._check_versions()
+        except BaseException:
+            self.close()
+            raise
+
+    def _check_versions(self) -> None:
+        """Every worker must run the same tcplab as this process: another
+        version may simulate differently, and the sweep promises the results
+        of a local run."""
+        mine = _worker_version()
+        try:
+            theirs = self.client.run(_worker_version)
+        except Exception as e:
+            raise ScenarioError(f"--scheduler {self.address}: a worker cannot import tcplab "
+                                f"(install it on every worker: pip install tcplab): {_one_line(e)}",
+                                "scheduler") from None
+        for worker, v in sorted(theirs.items()):
+            if v != mine:
+                raise ScenarioError(f"--scheduler {self.address}: worker {worker} runs tcplab {v}, "
+                                    f"this machine {mine}; install the same version everywhere", "scheduler")
+
+    def imap(self, fn: Callable, tasks: Sequence[tuple]) -> Iterator[tuple[int, object]]:
+        from distributed import as_completed
+
+        futures = []
+        try:
+            for i, args in enumerate(tasks):
+                futures.append(self.client.submit(fn, *args, pure=False))
+            index = {f.key: i for i, f in enumerate(futures)}
+            for fut in as_completed(futures, loop=self.client.loop):
+                yield index[fut.key], fut.result()
+                fut.release()
+        except BaseException:
+            self.client.cancel(futures)
+            raise
+
+    def close(self) -> None:
+        self.client.close(timeout=CONNECT_TIMEOUT_S)
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+_SCHEDULER: contextvars.ContextVar = contextvars.ContextVar("tcplab_scheduler", default=None)
+
+
+@contextmanager
+def use_scheduler(address: str | None):
+    """Within this block every sweep runs on the Dask cluster at `address`
+    (one connection for all of them); with None, on local processes. This is
+    how `tcplab reproduce --scheduler` reaches the studies' sweeps without
+    changing their functions."""
+    if address is None:
+        yield None
+        return
+    pool = DaskPool(address)
+    token = _SCHEDULER.set(pool)
+    try:
+        yield pool
+    finally:
+        _SCHEDULER.reset(token)
+        pool.close()
+
+
+@contextmanager
+def pool_for(jobs: int | None, scheduler: str | None):
+    """The pool a sweep uses: the given scheduler, else the one of an
+    enclosing use_scheduler block, else `jobs` local processes."""
+    if scheduler is not None:
+        with use_scheduler(scheduler) as pool:
+            yield pool
+        return
+    active = _SCHEDULER.get()
+    if active is not None:
+        yield active
+        return
+    yield LocalPool(jobs or os.cpu_count() or 1)

@@ -1,0 +1,224 @@
+"""Sweeps described as data: a scenario file, a grid of scenario key paths,
+seeds and metric names, from a TOML sweep file (``tcplab sweep``) or from
+Python (:func:`sweep`, the same keys as arguments).
+
+    scenario = "scenarios/dumbbell.toml"   # relative to the sweep file
+    seeds = 5                              # or a list: [1, 2, 3]
+    metrics = ["throughput_bps", "retransmits", "timeouts", "unfairness", "jain"]
+    overrides = ["sim.duration=20s"]       # optional: --set for every run
+    [grid]                                 # any scenario key path, as --set takes it
+    "flow[*].transport" = ["reno", "newreno", "vegas"]
+    "link[3].error.rate" = [0.0, 0.01, 0.05]
+
+Outputs in the sweep's directory: ``runs.csv`` and ``runs.parquet`` (one row
+per run: grid values, seed, metrics, events), ``summary.csv`` (one row per
+grid cell: per metric the mean, standard deviation, 95 % confidence interval
+and count), ``sweep.json`` (what was swept, for ``tcplab plot``) and
+``runs/`` (one record per finished run, what a rerun resumes from).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import statistics
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ScenarioError
+from .io import atomic_write, atomic_write_text
+from .metrics import DEFAULT, check_names
+from .scenario import Scenario, load_scenario, set_value
+from .sweep import Sweep, _table_value, t95
+
+FILE_KEYS = ("scenario", "seeds", "metrics", "overrides", "grid", "name")
+STATS = ("mean", "std", "ci95_low", "ci95_high", "n")
+
+
+@dataclass
+class SweepSpec:
+    """A sweep as data. `scenario` is a Scenario (its source a path)."""
+
+    scenario: Scenario
+    grid: dict
+    seeds: list
+    metrics: list = field(default_factory=lambda: list(DEFAULT))
+    overrides: list = field(default_factory=list)
+    name: str = "sweep"
+
+    def build(self, params: dict) -> Scenario:
+        sc = self.scenario.with_overrides(self.overrides)
+        for key, value in params.items():
+            set_value(sc.data, key, copy.deepcopy(value))
+        return sc
+
+    def check(self) -> None:
+        """Each grid key alone first (so an error names the grid key, not a
+        cell), then every cell is validated when the sweep plans its runs."""
+        base = self.scenario.with_overrides(self.overrides)
+        try:
+            base.validate()
+        except ScenarioError as e:
+            where = f"scenario {self.scenario.source}" if self.scenario.source else "scenario"
+            raise ScenarioError(f"{where}: {e}", e.key) from None
+        for key, values in self.grid.items():
+            for v in values:
+                sc = base.copy()
+                try:
+                    set_value(sc.data, key, copy.deepcopy(v))
+                    sc.validate()
+                except ScenarioError as e:
+                    raise ScenarioError(f'grid."{key}" = {_show(v)}: {e}', f"grid.{key}") from None
+
+    def as_json(self) -> dict:
+        return {"scenario": self.scenario.source, "grid": self.grid, "seeds": self.seeds,
+                "metrics": self.metrics, "overrides": self.overrides, "name": self.name}
+
+
+def _show(v) -> str:
+    return json.dumps(v) if not isinstance(v, str) else repr(v)
+
+
+def _seeds(value, key="seeds") -> list:
+    if isinstance(value, bool) or not isinstance(value, (int, list, tuple, range)):
+        raise ScenarioError(f"{key}: expected a count (e.g. 5) or a list of seeds, got {value!r}", key)
+    if isinstance(value, int):
+        if value < 1:
+            raise ScenarioError(f"{key}: expected a positive count of seeds, got {value}", key)
+        return list(range(1, value + 1))
+    return list(value)  # entries are checked by Sweep
+
+
+def make_spec(scenario, grid, seeds=1, metrics=None, overrides=(), name="sweep") -> SweepSpec:
+    """Check the pieces of a sweep given as data and make its SweepSpec."""
+    from .api import _as_scenario
+
+    sc = _as_scenario(scenario)
+    if not isinstance(grid, dict) or not grid:
+        raise ScenarioError("grid: expected a table of key paths, each with a list of values", "grid")
+    for k, v in grid.items():
+        if not isinstance(k, str) or not k.strip():
+            raise ScenarioError(f"grid: key {k!r}: expected a scenario key path such as link[3].error.rate", "grid")
+        if not isinstance(v, (list, tuple)) or not v:
+            raise ScenarioError(f'grid."{k}": expected a non-empty list of values', f"grid.{k}")
+    if "sim.seed" in grid:
+        raise ScenarioError('grid."sim.seed": the sweep sets each run\'s seed; list them in seeds', "grid.sim.seed")
+    if isinstance(overrides, str) or not isinstance(overrides, (list, tuple)):
+        raise ScenarioError("overrides: expected a list of KEY=VALUE strings", "overrides")
+    for i, o in enumerate(overrides):
+        if not isinstance(o, str):
+            raise ScenarioError(f"overrides[{i}]: expected a KEY=VALUE string, got {o!r}", f"overrides[{i}]")
+    names = check_names(list(DEFAULT) if metrics is None else metrics)
+    clash = ({"seed", "events"} | set(names)) & set(grid)
+    if clash:
+        k = sorted(clash)[0]
+        raise ScenarioError(f'grid."{k}": the name is taken by a column of the results', f"grid.{k}")
+    if not isinstance(name, str) or not name:
+        raise ScenarioError("name: expected a non-empty string", "name")
+    spec = SweepSpec(sc, {k: list(v) for k, v in grid.items()}, _seeds(seeds), names, list(overrides), name)
+    spec.check()
+    return spec
+
+
+def load_sweep_file(path: str | Path) -> SweepSpec:
+    """Read and check a sweep file (scenario path relative to the file)."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ScenarioError(f"{p}: no such sweep file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"{p}: cannot read sweep file: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{p}: invalid TOML: {e}") from None
+    for k in data:
+        if k not in FILE_KEYS:
+            raise ScenarioError(f"{p}: {k}: unknown key, expected one of {', '.join(FILE_KEYS)}", k)
+    for k in ("scenario", "grid"):
+        if k not in data:
+            raise ScenarioError(f"{p}: missing key {k!r}", k)
+    if not isinstance(data["scenario"], str):
+        raise ScenarioError(f"{p}: scenario: expected the path of a scenario file", "scenario")
+    try:
+        return make_spec(load_scenario(p.parent / data["scenario"]), data["grid"], data.get("seeds", 1),
+                         data.get("metrics"), data.get("overrides", []), data.get("name", p.stem))
+    except ScenarioError as e:
+        raise ScenarioError(f"{p}: {e}", e.key) from None
+
+
+@dataclass
+class SweepResult:
+    """`runs`: one row per run; `summary`: one row per grid cell; `out`:
+    where the files are."""
+
+    runs: object
+    summary: object
+    out: Path
+    spec: SweepSpec
+
+
+def summary_table(runs, keys: list, metrics: list):
+    """Per grid cell (in grid order): for each metric the mean, sample
+    standard deviation, 95 % Student t confidence interval of the mean and
+    the number of runs with a value (NaN, e.g. a transfer that did not
+    complete, is left out)."""
+    import pandas as pd
+
+    rows = []
+    for cell, d in runs.groupby(keys, sort=False, dropna=False):
+        cell = cell if isinstance(cell, tuple) else (cell,)
+        row = dict(zip(keys, cell))
+        for m in metrics:
+            mean, std, n = _mean_std([float(v) for v in d[m]])
+            half = t95(n - 1) * std / math.sqrt(n) if n > 1 and math.isfinite(std) else math.nan
+            row.update({f"{m}_mean": mean, f"{m}_std": std, f"{m}_ci95_low": mean - half,
+                        f"{m}_ci95_high": mean + half, f"{m}_n": n})
+        rows.append(row)
+    return pd.DataFrame(rows, columns=keys + [f"{m}_{s}" for m in metrics for s in STATS])
+
+
+def _mean_std(xs: list) -> tuple[float, float, int]:
+    """Mean, sample standard deviation and count of the values that are not
+    NaN. The statistics module computes both exactly before rounding once,
+    so replications that agree give a deviation of exactly 0 (summing
+    floats gives 1e-11 noise) and the result does not depend on the order
+    of the values."""
+    xs = [x for x in xs if x == x]
+    n = len(xs)
+    if not n:
+        return math.nan, math.nan, 0
+    if not all(math.isfinite(x) for x in xs):  # e.g. unfairness with a starved flow
+        return math.fsum(xs), math.nan, n
+    return statistics.mean(xs), statistics.stdev(xs) if n > 1 else math.nan, n
+
+
+def run_spec(spec: SweepSpec, out: str | Path, *, jobs: int | None = None, scheduler: str | None = None,
+             progress: bool = True) -> SweepResult:
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ScenarioError(f"--out {out}: exists and is not a directory", "out")
+    sw = Sweep(spec.build, spec.grid, spec.seeds, out, metrics=spec.metrics, name=spec.name)
+    runs = sw.run(jobs=jobs, progress=progress, scheduler=scheduler)
+    keys = list(spec.grid)
+    summary = summary_table(runs, keys, spec.metrics)
+    atomic_write_text(out / "runs.csv", runs.to_csv(index=False))
+    atomic_write(out / "runs.parquet", lambda tmp: runs.to_parquet(tmp, index=False))
+    atomic_write_text(out / "summary.csv", summary.to_csv(index=False))
+    manifest = spec.as_json()
+    manifest["grid"] = {k: [_table_value(v) for v in vs] for k, vs in spec.grid.items()}
+    atomic_write_text(out / "sweep.json", json.dumps(manifest, indent=2) + "\n")
+    return SweepResult(runs, summary, out, spec)
+
+
+def sweep(scenario, grid: dict, seeds=1, metrics: list | None = None, out: str | Path = "results/sweep", *,
+          overrides=(), name: str = "sweep", jobs: int | None = None, scheduler: str | None = None,
+          progress: bool = True) -> SweepResult:
+    """Run a sweep given as in a sweep file: `scenario` (a path, dict or
+    Scenario), `grid` ({key path: [values]}), `seeds` (a count or a list),
+    `metrics` (names, default throughput_bps, goodput_bps, unfairness, jain,
+    retransmits, timeouts), `overrides` (KEY=VALUE for every run). Writes
+    the files of ``tcplab sweep`` into `out` and returns them as DataFrames.
+    Runs stored in `out` by an earlier call are reused."""
+    spec = make_spec(scenario, grid, seeds, metrics, overrides, name)
+    return run_spec(spec, out, jobs=jobs, scheduler=scheduler, progress=progress)

@@ -1,0 +1,187 @@
+"""`tcplab sweep` from a sweep file, `tcplab.sweep(...)`, `tcplab plot`."""
+import json
+import math
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from scipy import stats
+
+import tcplab
+from conftest import SCENARIOS
+
+GRID = {"flow[*].transport": ["reno", "vegas"], "link[7].error.rate": [0.0, 0.02]}
+METRICS = ["throughput_bps", "retransmits", "timeouts", "unfairness", "jain"]
+
+
+def sweep_file(tmp_path, grid=None, extra="", name="s.toml"):
+    grid = GRID if grid is None else grid
+    lines = [f'scenario = "{SCENARIOS / "dumbbell.toml"}"', "seeds = 3", f"metrics = {json.dumps(METRICS)}",
+             'overrides = ["sim.duration=10s"]', extra, "[grid]"]
+    lines += [f'"{k}" = {json.dumps(v)}' for k, v in grid.items()]
+    p = tmp_path / name
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def tcplab_cli(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "tcplab", *map(str, args)], capture_output=True, text=True, **kw)
+
+
+def test_sweep_file_writes_runs_and_summary(tmp_path):
+    out = tmp_path / "out"
+    r = tcplab_cli("sweep", sweep_file(tmp_path), "--jobs", "2", "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert "12 runs" in r.stdout
+    runs = pd.read_csv(out / "runs.csv")
+    assert list(runs.columns[:3]) == ["flow[*].transport", "link[7].error.rate", "seed"]
+    assert set(METRICS) | {"events"} <= set(runs.columns)
+    assert len(runs) == 2 * 2 * 3
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "runs.parquet"), runs)
+    summary = pd.read_csv(out / "summary.csv")
+    assert len(summary) == 4
+    # Every statistic recomputed here from the runs.
+    for _, cell in summary.iterrows():
+        d = runs[(runs["flow[*].transport"] == cell["flow[*].transport"])
+                 & (runs["link[7].error.rate"] == cell["link[7].error.rate"])]
+        for m in METRICS:
+            x = d[m]
+            half = stats.t.ppf(0.975, len(x) - 1) * x.std() / math.sqrt(len(x))
+            assert cell[f"{m}_n"] == 3
+            assert cell[f"{m}_mean"] == pytest.approx(x.mean(), rel=1e-12)
+            assert cell[f"{m}_std"] == pytest.approx(x.std(), rel=1e-9, abs=1e-9)
+            assert cell[f"{m}_ci95_low"] == pytest.approx(x.mean() - half, rel=1e-9, abs=1e-6)
+            assert cell[f"{m}_ci95_high"] == pytest.approx(x.mean() + half, rel=1e-9, abs=1e-6)
+    # The swept values reached the simulator: Vegas and loss change the runs.
+    by = summary.set_index(["flow[*].transport", "link[7].error.rate"])
+    assert by.loc[("reno", 0.0), "retransmits_mean"] < by.loc[("reno", 0.02), "retransmits_mean"]
+    assert by.loc[("reno", 0.02), "throughput_bps_mean"] != by.loc[("vegas", 0.02), "throughput_bps_mean"]
+    # Replications that agree have a deviation of exactly zero.
+    assert by.loc[("reno", 0.0), "jain_std"] == 0.0
+    manifest = json.loads((out / "sweep.json").read_text())
+    assert manifest["grid"] == GRID and manifest["metrics"] == METRICS and manifest["seeds"] == [1, 2, 3]
+    # A rerun finds every run stored, says so, and writes the same files.
+    before = {f: (out / f).read_bytes() for f in ("runs.csv", "summary.csv", "runs.parquet")}
+    r = tcplab_cli("sweep", sweep_file(tmp_path), "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert "12 runs (0 run now, 12 stored)" in r.stdout
+    assert before == {f: (out / f).read_bytes() for f in before}
+
+
+def test_example_sweep_file_is_valid():
+    from tcplab.sweepfile import load_sweep_file
+
+    spec = load_sweep_file(SCENARIOS / "sweeps" / "dumbbell-loss.toml")
+    assert len(spec.seeds) == 10 and list(spec.grid) == ["flow[*].transport", "link[7].error.rate"]
+
+
+def test_api_mirrors_the_file_and_writes_the_same_files(tmp_path):
+    r = tcplab_cli("sweep", sweep_file(tmp_path), "--jobs", "1", "--out", tmp_path / "cli", "-q")
+    assert r.returncode == 0, r.stderr
+    res = tcplab.sweep(SCENARIOS / "dumbbell.toml", GRID, seeds=3, metrics=METRICS, overrides=["sim.duration=10s"],
+                       out=tmp_path / "api", name="s", jobs=2, progress=False)
+    assert len(res.runs) == 12 and len(res.summary) == 4
+    for f in ["runs.csv", "runs.parquet", "summary.csv", "sweep.json"]:
+        if f == "sweep.json":  # the scenario is named by path in one, as a Path in the other
+            a, b = (json.loads((tmp_path / d / f).read_text()) for d in ("cli", "api"))
+            a.pop("scenario"), b.pop("scenario")
+            assert a == b
+        else:
+            assert (tmp_path / "cli" / f).read_bytes() == (tmp_path / "api" / f).read_bytes(), f
+
+
+def test_table_valued_grid_and_seed_list(tmp_path):
+    grid = {"link[7].queue": [{"kind": "droptail", "limit": 5}, {"kind": "droptail", "limit": 50}]}
+    res = tcplab.sweep(SCENARIOS / "dumbbell.toml", grid, seeds=[7, 9], metrics=["retransmits"],
+                       overrides=["sim.duration=10s", "link[7].error.rate=0"], out=tmp_path, progress=False)
+    assert list(res.runs.seed) == [7, 9, 7, 9]
+    assert list(res.summary["link[7].queue"]) == ['{"kind":"droptail","limit":5}', '{"kind":"droptail","limit":50}']
+    small, big = res.summary.retransmits_mean
+    assert small > big  # the small buffer overflows
+
+
+@pytest.mark.parametrize("grid,extra,expect", [
+    ({"link[7].eror.rate": [0.1]}, "", 'grid."link[7].eror.rate"'),
+    ({"link[7].error.rate": [0.1, 2.0]}, "", "link[7].error.rate"),
+    ({"link[70].error.rate": [0.1]}, "", "index 70 out of range"),
+    ({"flow[*].transport": ["reno", "cubic"]}, "", "'cubic'"),
+    ({"flow[*].transport": []}, "", "non-empty list"),
+    ({"flow[*].transport": ["reno", "reno"]}, "", "listed twice"),
+    ({"seed": [1, 2]}, "", 'grid."seed"'),
+    ({"sim.seed": [1, 2]}, "", 'grid."sim.seed": the sweep sets'),
+    (None, 'colour = "red"', "colour: unknown key"),
+    (None, "[other]", "other: unknown key"),
+])
+def test_bad_sweep_file_one_line_before_any_run(tmp_path, grid, extra, expect):
+    out = tmp_path / "out"
+    r = tcplab_cli("sweep", sweep_file(tmp_path, grid, extra), "--out", out)
+    assert r.returncode == 2, r.stderr
+    assert expect in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists(), "nothing is run or written"
+
+
+@pytest.mark.parametrize("field,expect", [
+    ("seeds = 0", "seeds"), ("seeds = [1, 1]", "seeds"), ('seeds = ["a"]', "seeds[0]"),
+    ('metrics = ["throughput"]', "metrics[0]: unknown metric 'throughput'"), ("metrics = []", "metrics"),
+    ('scenario = "nope.toml"', "no such scenario file"),
+])
+def test_bad_top_level_values(tmp_path, field, expect):
+    p = tmp_path / "s.toml"
+    lines = [f'scenario = "{SCENARIOS / "dumbbell.toml"}"', "seeds = 2", "[grid]", '"sim.duration" = ["1s"]']
+    key = field.split(" = ")[0]
+    lines = [ln for ln in lines if not ln.startswith(key + " =")]
+    p.write_text(field + "\n" + "\n".join(lines) + "\n")
+    r = tcplab_cli("sweep", p, "--out", tmp_path / "out")
+    assert r.returncode == 2 and expect in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_jobs_and_scheduler_exclude_each_other(tmp_path):
+    r = tcplab_cli("sweep", sweep_file(tmp_path), "--jobs", "2", "--scheduler", "tcp://127.0.0.1:1")
+    assert r.returncode == 2 and "not allowed with" in r.stderr
+
+
+def test_plot_writes_figures(tmp_path):
+    out = tmp_path / "out"
+    r = tcplab_cli("sweep", sweep_file(tmp_path), "--jobs", "2", "--out", out, "-q")
+    assert r.returncode == 0, r.stderr
+    r = tcplab_cli("plot", out, "--x", "link[7].error.rate", "--y", "throughput_bps", "--hue", "flow[*].transport",
+                   "--logx")
+    assert r.returncode == 0, r.stderr
+    png = out / "throughput_bps_vs_link[7].error.rate.png"
+    assert r.stdout.strip() == str(png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svgs = []
+    for i in range(2):
+        f = tmp_path / f"jain{i}.svg"
+        r = tcplab_cli("plot", out, "--x", "flow[*].transport", "--y", "jain", "--where", "link[7].error.rate=0.02",
+                       "--out", f)
+        assert r.returncode == 0, r.stderr
+        svgs.append(f.read_bytes())
+    assert svgs[0].startswith(b"<?xml") and svgs[0] == svgs[1], "the same summary gives the same SVG"
+    r = tcplab_cli("plot", out, "--x", "link[7].error.rate", "--y", "retransmits", "--out", tmp_path / "r.pdf",
+                   "--where", "flow[*].transport=vegas")
+    assert r.returncode == 0 and (tmp_path / "r.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+@pytest.mark.parametrize("args,expect", [
+    (["--x", "link[7].error.rate", "--y", "goodput_bps"], "--y 'goodput_bps': not a metric of this sweep"),
+    (["--x", "sim.duration", "--y", "jain"], "--x 'sim.duration': not a grid key"),
+    (["--x", "link[7].error.rate", "--y", "jain"], "grid key 'flow[*].transport' has several values"),
+    (["--x", "flow[*].transport", "--y", "jain", "--hue", "link[7].error.rate", "--logx"], "--logx"),
+    (["--x", "link[7].error.rate", "--y", "jain", "--where", "flow[*].transport=cubic"], "reno, vegas"),
+    (["--x", "link[7].error.rate", "--y", "jain", "--hue", "flow[*].transport", "--out", "f.gif"], "png, svg, pdf"),
+])
+def test_plot_bad_arguments(tmp_path, small_sweep_out, args, expect):
+    r = tcplab_cli("plot", small_sweep_out, *args, cwd=tmp_path)
+    assert r.returncode == 2 and expect in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not list(tmp_path.glob("*.gif")) and not list(small_sweep_out.glob("*.png"))
+
+
+@pytest.fixture(scope="module")
+def small_sweep_out(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("small")
+    out = tmp / "out"
+    r = tcplab_cli("sweep", sweep_file(tmp), "--jobs", "1", "--out", out, "-q")
+    assert r.returncode == 0, r.stderr
+    return out

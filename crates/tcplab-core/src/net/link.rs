@@ -3,7 +3,8 @@
 //! propagation delay during which any number of packets are in flight, and an
 //! error decision when the packet reaches the far end.
 
-use super::{ErrorModel, Queue};
+use super::{DropCause, ErrorModel, Queue, Verdict};
+use crate::packet::PktId;
 use crate::engine::{time::tx_time, Rng, Time};
 use crate::packet::NodeId;
 
@@ -74,4 +75,83 @@ impl LinkDir {
         self.stats.last_change = now;
         self.stats.max_queue = self.stats.max_queue.max(self.queue.len() as u64);
     }
+
+    // ---- The direction's steps, in the order a packet takes them. The
+    // event loop that calls them (the simulator's world, or the real-time
+    // emulator in crates/tcplab-emu) owns the packets and the clock.
+
+    /// Offer a packet arriving at `now`. `Offer::Idle`: nothing is being
+    /// serialised or waiting, the caller transmits it at once
+    /// (`transmit`). Otherwise the queue's verdict, with the statistics kept.
+    pub fn offer(&mut self, now: Time, id: PktId, size: u32, ect: bool) -> Offer {
+        if self.idle(now) {
+            return Offer::Idle;
+        }
+        self.note_queue(now);
+        match self.queue.enqueue(now, id, size, ect, &mut self.queue_rng) {
+            Verdict::Enqueued => Offer::Queued { marked: false },
+            Verdict::Marked => {
+                self.stats.ecn_marks += 1;
+                Offer::Queued { marked: true }
+            }
+            Verdict::Dropped(cause) => {
+                match cause {
+                    DropCause::Overflow => self.stats.drops_overflow += 1,
+                    DropCause::Red => self.stats.drops_red += 1,
+                    DropCause::Soft => self.stats.drops_soft += 1,
+                }
+                Offer::Dropped(cause)
+            }
+        }
+    }
+
+    /// With packets waiting and no end-of-transmission event pending, the
+    /// time at which the caller must schedule one (then call `tx_done`).
+    pub fn arm_tx_done(&mut self) -> Option<Time> {
+        if self.tx_event || self.queue.is_empty() {
+            return None;
+        }
+        self.tx_event = true;
+        Some(self.busy_until)
+    }
+
+    /// The transmitter is free at `now`: the next packet to `transmit`, if any.
+    pub fn tx_done(&mut self, now: Time) -> Option<PktId> {
+        self.tx_event = false;
+        self.note_queue(now);
+        self.queue.dequeue(now)
+    }
+
+    /// Serialise a packet of IP size `size` from `now`; returns the time it
+    /// reaches the far end (transmission plus propagation delay).
+    pub fn transmit(&mut self, now: Time, size: u32) -> Time {
+        let t = self.tx_time(size);
+        self.busy_until = now + t;
+        self.stats.busy_ns += t;
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += (size + self.framing) as u64;
+        now + t + self.delay
+    }
+
+    /// The packet (IP size `size`, `payload` bytes of application data)
+    /// reaches the far end at `now`: false if the error model corrupts it.
+    pub fn arrives_intact(&mut self, now: Time, size: u32, payload: u32) -> bool {
+        let wire = size + self.framing;
+        if !self.error.is_none() && self.error.corrupts(now, wire, payload, &mut self.rng) {
+            self.stats.drops_corruption += 1;
+            return false;
+        }
+        self.stats.packets_delivered += 1;
+        true
+    }
+}
+
+/// What became of a packet offered to a link direction (`LinkDir::offer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// The transmitter is free and nothing waits: transmit it now.
+    Idle,
+    /// Waiting in the queue (`marked`: its ECN field must be set to CE).
+    Queued { marked: bool },
+    Dropped(DropCause),
 }

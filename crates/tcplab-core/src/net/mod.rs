@@ -6,5 +6,5 @@ pub mod queue;
 pub mod routing;
 
 pub use error::{ErrorModel, PacketClass};
-pub use link::{DirStats, LinkDir};
+pub use link::{DirStats, LinkDir, Offer};
 pub use queue::{DropCause, Queue, QueuePolicy, RedParams, Verdict};

@@ -467,7 +467,11 @@ fn app_of(f: &FlowCfg, payload: u32) -> App {
     }
 }
 
-pub fn build(cfg: &ScenarioCfg) -> World {
+/// The link directions of a scenario, two per link in file order (2i is the
+/// forward direction of link i, 2i+1 its reverse), each with its queue, error
+/// model and random streams. The simulator's world and the real-time
+/// emulator (crates/tcplab-emu) both build their links here.
+pub fn link_dirs(cfg: &ScenarioCfg) -> Vec<LinkDir> {
     let seed = cfg.sim.seed;
     let pairs = dir_pairs(cfg);
     let mut dirs = Vec::with_capacity(pairs.len());
@@ -510,6 +514,13 @@ pub fn build(cfg: &ScenarioCfg) -> World {
             });
         }
     }
+    dirs
+}
+
+pub fn build(cfg: &ScenarioCfg) -> World {
+    let seed = cfg.sim.seed;
+    let pairs = dir_pairs(cfg);
+    let dirs = link_dirs(cfg);
     let names = node_index(cfg);
     let routes = shortest_paths(cfg.node.len(), &pairs);
     let mut flows = Vec::with_capacity(cfg.flow.len());

@@ -33,7 +33,10 @@ impl HostSettings {
     pub fn sysctls(&self) -> Vec<(&'static str, String)> {
         vec![
             ("net.ipv4.tcp_sack", u8::from(self.sack).to_string()),
-            ("net.ipv4.tcp_timestamps", u8::from(self.timestamps).to_string()),
+            (
+                "net.ipv4.tcp_timestamps",
+                u8::from(self.timestamps).to_string(),
+            ),
             ("net.ipv4.tcp_ecn", u8::from(self.ecn).to_string()),
             ("net.ipv4.tcp_reordering", self.reordering.to_string()),
             // Each connection starts fresh, not from a previous one's RTT
@@ -99,10 +102,16 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
         return err(key("initial_ssthresh"), no);
     }
     if o.max_rto.is_some() {
-        return err(key("max_rto"), "Linux's maximum RTO is fixed at 120 s; remove the key");
+        return err(
+            key("max_rto"),
+            "Linux's maximum RTO is fixed at 120 s; remove the key",
+        );
     }
     if o.initial_rto.is_some() {
-        return err(key("initial_rto"), "Linux's initial RTO is fixed at 1 s; remove the key");
+        return err(
+            key("initial_rto"),
+            "Linux's initial RTO is fixed at 1 s; remove the key",
+        );
     }
     if o.granularity.is_some() {
         return err(key("granularity"), no);
@@ -114,13 +123,22 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
         return err(key("ack_thinning"), "Linux has no ACK thinning");
     }
     if o.delack_timeout.is_some_and(|d| d.0 != 40 * MS) {
-        return err(key("delack_timeout"), "Linux's delayed-ACK timer is its own (40 ms minimum); only 40ms is accepted");
+        return err(
+            key("delack_timeout"),
+            "Linux's delayed-ACK timer is its own (40 ms minimum); only 40ms is accepted",
+        );
     }
     if o.limited_transmit == Some(false) {
-        return err(key("limited_transmit"), "Linux always uses Limited Transmit");
+        return err(
+            key("limited_transmit"),
+            "Linux always uses Limited Transmit",
+        );
     }
     if o.newreno == Some(false) {
-        return err(key("newreno"), "Linux always uses NewReno-style recovery; plain Reno cannot be emulated");
+        return err(
+            key("newreno"),
+            "Linux always uses NewReno-style recovery; plain Reno cannot be emulated",
+        );
     }
     if o.newreno_timer.is_some() {
         return err(key("newreno_timer"), no);
@@ -130,7 +148,11 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
 
 /// The flows of the scenario (between the path's ends) and the host
 /// settings they need. `end_of` maps a node name to its end (0 or 1).
-pub fn plan(cfg: &ScenarioCfg, knobs: &Knobs, end_of: impl Fn(&str) -> usize) -> Result<(Vec<FlowSpec>, HostSettings), ScenarioError> {
+pub fn plan(
+    cfg: &ScenarioCfg,
+    knobs: &Knobs,
+    end_of: impl Fn(&str) -> usize,
+) -> Result<(Vec<FlowSpec>, HostSettings), ScenarioError> {
     if cfg.flow.is_empty() {
         return err("flow".into(), "the emulator needs at least one flow");
     }
@@ -138,18 +160,32 @@ pub fn plan(cfg: &ScenarioCfg, knobs: &Knobs, end_of: impl Fn(&str) -> usize) ->
     let mut host: Option<(usize, HostSettings)> = None;
     for (i, f) in cfg.flow.iter().enumerate() {
         let cc = match f.transport {
-            TransportName::Udp => return err(format!("flow[{i}].transport"), "the emulator runs TCP flows only"),
+            TransportName::Udp => {
+                return err(
+                    format!("flow[{i}].transport"),
+                    "the emulator runs TCP flows only",
+                )
+            }
             TransportName::Tahoe => {
-                return err(format!("flow[{i}].transport"), "Linux has no Tahoe; use reno, newreno, sack or vegas")
+                return err(
+                    format!("flow[{i}].transport"),
+                    "Linux has no Tahoe; use reno, newreno, sack or vegas",
+                )
             }
             TransportName::Vegas => "vegas",
             _ => "reno",
         };
         if f.eln {
-            return err(format!("flow[{i}].eln"), "ELN is a simulated mechanism; the emulator has none");
+            return err(
+                format!("flow[{i}].eln"),
+                "ELN is a simulated mechanism; the emulator has none",
+            );
         }
         if f.vegas.is_some() && knobs.cc.is_none() {
-            return err(format!("flow[{i}].vegas"), "Linux's vegas module takes its thresholds as module parameters; remove the table");
+            return err(
+                format!("flow[{i}].vegas"),
+                "Linux's vegas module takes its thresholds as module parameters; remove the table",
+            );
         }
         let own = f.tcp.clone().unwrap_or_default();
         unsupported(i, &own, &own.or(&cfg.tcp))?;
@@ -175,9 +211,29 @@ pub fn plan(cfg: &ScenarioCfg, knobs: &Knobs, end_of: impl Fn(&str) -> usize) ->
             _ => {}
         }
         let (start, work) = match &f.app {
-            AppCfg::Transfer { bytes, write, start } => (start.0, Work::Transfer { bytes: *bytes, write: *write }),
-            AppCfg::Bulk { start, stop } => (start.0, Work::Bulk { stop: stop.map(|d| d.0) }),
-            AppCfg::Cbr { .. } => return err(format!("flow[{i}].app.kind"), "the emulator runs transfer and bulk applications"),
+            AppCfg::Transfer {
+                bytes,
+                write,
+                start,
+            } => (
+                start.0,
+                Work::Transfer {
+                    bytes: *bytes,
+                    write: *write,
+                },
+            ),
+            AppCfg::Bulk { start, stop } => (
+                start.0,
+                Work::Bulk {
+                    stop: stop.map(|d| d.0),
+                },
+            ),
+            AppCfg::Cbr { .. } => {
+                return err(
+                    format!("flow[{i}].app.kind"),
+                    "the emulator runs transfer and bulk applications",
+                )
+            }
         };
         flows.push(FlowSpec {
             name: f.name.clone().unwrap_or_else(|| format!("flow{i}")),

@@ -34,10 +34,16 @@ impl LinkPath {
         }
         let path_msg = "the emulator carries one path of links between two end nodes (a chain: every node on at most two links, all nodes connected)";
         if let Some(i) = degree.iter().position(|&d| d > 2) {
-            return bad(format!("node[{i}]"), format!("{:?} is on {} links; {path_msg}", names[i], degree[i]));
+            return bad(
+                format!("node[{i}]"),
+                format!("{:?} is on {} links; {path_msg}", names[i], degree[i]),
+            );
         }
         if let Some(i) = degree.iter().position(|&d| d == 0) {
-            return bad(format!("node[{i}]"), format!("{:?} is on no link; {path_msg}", names[i]));
+            return bad(
+                format!("node[{i}]"),
+                format!("{:?} is on no link; {path_msg}", names[i]),
+            );
         }
         let ends: Vec<usize> = (0..names.len()).filter(|&i| degree[i] == 1).collect();
         if ends.len() != 2 || cfg.link.len() != names.len() - 1 {
@@ -48,7 +54,9 @@ impl LinkPath {
         let (mut fwd, mut rev) = (vec![], vec![]);
         while at != ends[1] {
             let Some((i, l)) =
-                cfg.link.iter().enumerate().find(|(i, l)| !used[*i] && (idx(&l.between[0]) == at || idx(&l.between[1]) == at))
+                cfg.link.iter().enumerate().find(|(i, l)| {
+                    !used[*i] && (idx(&l.between[0]) == at || idx(&l.between[1]) == at)
+                })
             else {
                 return bad("link", path_msg);
             };
@@ -63,7 +71,10 @@ impl LinkPath {
         }
         for (i, n) in cfg.node.iter().enumerate() {
             if n.snoop {
-                return bad(format!("node[{i}].snoop"), "Snoop is a simulated agent; the emulator has none");
+                return bad(
+                    format!("node[{i}].snoop"),
+                    "Snoop is a simulated agent; the emulator has none",
+                );
             }
         }
         for (i, f) in cfg.flow.iter().enumerate() {
@@ -72,7 +83,10 @@ impl LinkPath {
                 let k = if ends.contains(&a) { "to" } else { "from" };
                 return bad(
                     format!("flow[{i}].{k}"),
-                    format!("the emulator carries flows between the path's ends {:?} and {:?}", names[ends[0]], names[ends[1]]),
+                    format!(
+                        "the emulator carries flows between the path's ends {:?} and {:?}",
+                        names[ends[0]], names[ends[1]]
+                    ),
                 );
             }
         }
@@ -92,7 +106,10 @@ impl LinkPath {
     /// one way and `b` bytes back (transmission at every hop plus propagation).
     pub fn base_rtt_ns(&self, a: u32, b: u32) -> u64 {
         let one = |chain: &Vec<usize>, size: u32| -> u64 {
-            chain.iter().map(|&d| self.dirs[d].tx_time(size) + self.dirs[d].delay).sum()
+            chain
+                .iter()
+                .map(|&d| self.dirs[d].tx_time(size) + self.dirs[d].delay)
+                .sum()
         };
         one(&self.chains[0], a) + one(&self.chains[1], b)
     }

@@ -47,14 +47,21 @@ fn rate(bytes: u64, start: Time, end: Time) -> f64 {
 /// flows.csv. `host[e]` = counter increase in end e's namespace during the
 /// run; timeouts and fast recoveries go to a flow only when it is the one
 /// sender of its namespace (else -1: the kernel does not count per socket).
-pub fn flows_table(specs: &[FlowSpec], outs: &[FlowOutcome], ends: &[String; 2], host: &[HostCounters; 2], end: Time) -> Table {
+pub fn flows_table(
+    specs: &[FlowSpec],
+    outs: &[FlowOutcome],
+    ends: &[String; 2],
+    host: &[HostCounters; 2],
+    end: Time,
+) -> Table {
     let mut t = Table::new();
     let n = specs.len();
     let senders = |e: usize| specs.iter().filter(|s| s.from == e).count();
     let mut cols: Vec<Vec<f64>> = vec![Vec::new(); 3];
     let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 13];
     let mut opt: Vec<Vec<Option<f64>>> = vec![Vec::new(); 4];
-    let (mut name, mut src, mut dst, mut tr, mut aborted) = (vec![], vec![], vec![], vec![], vec![]);
+    let (mut name, mut src, mut dst, mut tr, mut aborted) =
+        (vec![], vec![], vec![], vec![], vec![]);
     for (s, o) in specs.iter().zip(outs) {
         name.push(s.name.clone());
         src.push(ends[s.from].clone());
@@ -67,7 +74,11 @@ pub fn flows_table(specs: &[FlowSpec], outs: &[FlowOutcome], ends: &[String; 2],
         let info = o.info.clone().unwrap_or_default();
         let acked = info.bytes_acked;
         let done_end = o.completed_at.unwrap_or(stop);
-        let rx_end = if o.completed_at.is_some() { o.last_delivery.unwrap_or(stop) } else { stop };
+        let rx_end = if o.completed_at.is_some() {
+            o.last_delivery.unwrap_or(stop)
+        } else {
+            stop
+        };
         cols[0].push(to_secs(s.start));
         cols[1].push(rate(acked, s.start, done_end));
         cols[2].push(rate(o.delivered, s.start, rx_end));
@@ -95,7 +106,11 @@ pub fn flows_table(specs: &[FlowSpec], outs: &[FlowOutcome], ends: &[String; 2],
         }
         opt[0].push(o.completed_at.map(|t| to_secs(t.saturating_sub(s.start))));
         opt[1].push(o.first_bytes_at.map(|t| to_secs(t.saturating_sub(s.start))));
-        opt[2].push(o.info.as_ref().map(|i| i.snd_cwnd as f64 * i.snd_mss as f64));
+        opt[2].push(
+            o.info
+                .as_ref()
+                .map(|i| i.snd_cwnd as f64 * i.snd_mss as f64),
+        );
         opt[3].push(o.info.as_ref().map(|i| i.rtt_us as f64 / 1e6));
         aborted.push(o.error.is_some());
     }
@@ -159,8 +174,16 @@ pub fn links_table(path: &mut LinkPath, node_names: &[String], dur: Time) -> Tab
         ]) {
             v.push(x as i64);
         }
-        util.push(if dur > 0 { s.busy_ns.min(dur) as f64 / dur as f64 } else { 0.0 });
-        meanq.push(if dur > 0 { s.queue_area / dur as f64 } else { 0.0 });
+        util.push(if dur > 0 {
+            s.busy_ns.min(dur) as f64 / dur as f64
+        } else {
+            0.0
+        });
+        meanq.push(if dur > 0 {
+            s.queue_area / dur as f64
+        } else {
+            0.0
+        });
     }
     t.push("link", Column::I64(link));
     t.push("direction", Column::Str(dir));
@@ -185,6 +208,17 @@ pub fn links_table(path: &mut LinkPath, node_names: &[String], dur: Time) -> Tab
     t
 }
 
+/// Per flow: what the simulator's tables have no column for.
+#[derive(Clone, Debug, Default)]
+pub struct FlowFacts {
+    pub name: String,
+    /// Time connect() took: the handshake (the simulator has none).
+    pub connect_s: Option<f64>,
+    /// The kernel's minimum RTT sample (tcpi_min_rtt).
+    pub min_rtt_s: Option<f64>,
+    pub error: Option<String>,
+}
+
 /// The emulation's own report (emulation.json).
 #[derive(Clone, Debug, Default)]
 pub struct EmuReport {
@@ -202,8 +236,7 @@ pub struct EmuReport {
     pub write_errors: u64,
     pub cc_available: String,
     pub kernel: String,
-    /// Per flow: (name, connect time s, kernel min RTT s, error).
-    pub flows: Vec<(String, Option<f64>, Option<f64>, Option<String>)>,
+    pub flows: Vec<FlowFacts>,
     pub warnings: Vec<String>,
 }
 
@@ -227,7 +260,7 @@ impl EmuReport {
         let flows: Vec<serde_json::Value> = self
             .flows
             .iter()
-            .map(|(n, c, r, e)| serde_json::json!({"flow": n, "connect_s": c, "min_rtt_s": r, "error": e}))
+            .map(|f| serde_json::json!({"flow": f.name, "connect_s": f.connect_s, "min_rtt_s": f.min_rtt_s, "error": f.error}))
             .collect();
         let v = serde_json::json!({
             "duration_s": self.duration_s,

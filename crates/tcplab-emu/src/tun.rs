@@ -35,7 +35,11 @@ impl Tun {
                 .write(true)
                 .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
                 .open("/dev/net/tun")?;
-            let mut req = IfReq { name: [0; libc::IFNAMSIZ], flags: (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short, _pad: [0; 22] };
+            let mut req = IfReq {
+                name: [0; libc::IFNAMSIZ],
+                flags: (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short,
+                _pad: [0; 22],
+            };
             req.name[..name.len()].copy_from_slice(name.as_bytes());
             // SAFETY: TUNSETIFF reads and writes an ifreq we own.
             if unsafe { libc::ioctl(f.as_raw_fd(), TUNSETIFF as _, &mut req) } < 0 {
@@ -44,13 +48,18 @@ impl Tun {
             Ok(f)
         })?;
         let file = file.map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => {
-                EmuError::NoTun("/dev/net/tun does not exist: load the tun module (modprobe tun)".into())
+            io::ErrorKind::NotFound => EmuError::NoTun(
+                "/dev/net/tun does not exist: load the tun module (modprobe tun)".into(),
+            ),
+            io::ErrorKind::PermissionDenied => {
+                EmuError::NotRoot(format!("cannot open /dev/net/tun ({e})"))
             }
-            io::ErrorKind::PermissionDenied => EmuError::NotRoot(format!("cannot open /dev/net/tun ({e})")),
             _ => EmuError::NoTun(format!("cannot create TUN device {name}: {e}")),
         })?;
-        Ok(Tun { file, name: name.to_string() })
+        Ok(Tun {
+            file,
+            name: name.to_string(),
+        })
     }
 
     pub fn fd(&self) -> RawFd {
@@ -63,7 +72,11 @@ impl Tun {
         let n = unsafe { libc::read(self.fd(), buf.as_mut_ptr().cast(), buf.len()) };
         if n < 0 {
             let e = io::Error::last_os_error();
-            return if e.kind() == io::ErrorKind::WouldBlock { Ok(None) } else { Err(e) };
+            return if e.kind() == io::ErrorKind::WouldBlock {
+                Ok(None)
+            } else {
+                Err(e)
+            };
         }
         Ok(Some(n as usize))
     }

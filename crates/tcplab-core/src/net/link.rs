@@ -155,3 +155,48 @@ pub enum Offer {
     Queued { marked: bool },
     Dropped(DropCause),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::stream_rng;
+    use crate::engine::time::MS;
+    use crate::net::{ErrorModel, QueuePolicy};
+
+    fn dir(limit: u32) -> LinkDir {
+        LinkDir {
+            link: 0,
+            forward: true,
+            from: 0,
+            to: 1,
+            rate_bps: 8_000_000,
+            delay: 10 * MS,
+            framing: 0,
+            queue: Queue::new(QueuePolicy::DropTail { limit_packets: Some(limit), limit_bytes: None }, 8_000_000),
+            error: ErrorModel::default(),
+            rng: stream_rng(1, "e"),
+            queue_rng: stream_rng(1, "q"),
+            busy_until: 0,
+            tx_event: false,
+            stats: DirStats::default(),
+        }
+    }
+
+    /// Idle -> transmit at once; busy -> queue with one end-of-transmission
+    /// event; full -> drop; the queued packet starts when the first ends.
+    #[test]
+    fn steps_in_order() {
+        let mut d = dir(1);
+        assert_eq!(d.offer(0, PktId(1), 1000, false), Offer::Idle);
+        assert_eq!(d.transmit(0, 1000), MS + 10 * MS);
+        assert_eq!(d.offer(0, PktId(2), 1000, false), Offer::Queued { marked: false });
+        assert_eq!(d.arm_tx_done(), Some(MS));
+        assert_eq!(d.arm_tx_done(), None, "one pending event per direction");
+        assert_eq!(d.offer(0, PktId(3), 1000, false), Offer::Dropped(DropCause::Overflow));
+        assert_eq!(d.tx_done(MS), Some(PktId(2)));
+        assert_eq!(d.transmit(MS, 1000), 2 * MS + 10 * MS);
+        assert_eq!(d.arm_tx_done(), None, "nothing left to pull");
+        assert!(d.arrives_intact(11 * MS, 1000, 960));
+        assert_eq!((d.stats.packets_sent, d.stats.drops_overflow, d.stats.packets_delivered), (2, 1, 1));
+    }
+}

@@ -66,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--jobs", type=_jobs, help="parallel runs (default: all cores)")
     rp.add_argument("--out", help="output directory (default: results/<study>)")
     rp.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    rp.add_argument("--emulate", action="store_true", help="run the study with the kernel's TCP in real time "
+                                                           "(gsmlink; needs root, see docs/emulator.md)")
+
+    from .emulate import add_subcommand
+
+    add_subcommand(sub)
 
     v = sub.add_parser("validate", help="check a scenario file without running it")
     v.add_argument("scenario")
@@ -107,7 +113,14 @@ def cmd_reproduce(a) -> int:
 
     out = Path(a.out) if a.out else Path("results") / a.study
     t0 = time.perf_counter()
-    res = get(a.study).run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
+    if a.emulate:
+        run = getattr(get(a.study), "run_emulated", None)
+        if run is None:
+            return _fail(f"--emulate: study {a.study!r} has no emulated version (only gsmlink)")
+        out = Path(a.out) if a.out else Path("results") / f"{a.study}-emu"
+        res = run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
+    else:
+        res = get(a.study).run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
     if not a.quiet:
         print(f"{a.study}: {len(res['runs'])} runs, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
     return 0
@@ -130,6 +143,8 @@ def main(argv=None) -> int:
             return cmd_validate(args)
         if args.command == "reproduce":
             return cmd_reproduce(args)
+        if args.command == "emulate":
+            return args.func(args)
     except ScenarioError as e:
         return _fail(str(e))
     except KeyboardInterrupt:

@@ -66,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_pool_options(rp)
     rp.add_argument("--out", help="output directory (default: results/<study>)")
     rp.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    rp.add_argument("--emulate", action="store_true", help="run the study with the kernel's TCP in real time "
+                                                           "(gsmlink; needs root, see docs/emulator.md)")
+
+    from .emulate import add_subcommand
+
+    add_subcommand(sub)
 
     sw = sub.add_parser("sweep", help="run a sweep file: a scenario over a grid of values and seeds")
     sw.add_argument("sweep", help="sweep file (TOML)")
@@ -158,6 +164,19 @@ def cmd_reproduce(a) -> int:
     if out.exists() and not out.is_dir():
         return _fail(f"--out {out}: exists and is not a directory")
 
+    if a.emulate:
+        # The emulated study uses the real kernel stack in real time: no
+        # sweep pool, no cluster.
+        run = getattr(get(a.study), "run_emulated", None)
+        if run is None:
+            return _fail(f"--emulate: study {a.study!r} has no emulated version (only gsmlink)")
+        out = Path(a.out) if a.out else Path("results") / f"{a.study}-emu"
+        t0 = time.perf_counter()
+        res = run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
+        if not a.quiet:
+            print(f"{a.study}: {len(res['runs'])} runs, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
+        return 0
+
     def work(t) -> int:
         t0 = time.perf_counter()
         with use_scheduler(a.scheduler):
@@ -217,6 +236,8 @@ def main(argv=None) -> int:
             return cmd_sweep(args)
         if args.command == "plot":
             return cmd_plot(args)
+        if args.command == "emulate":
+            return args.func(args)
     except ScenarioError as e:
         return _fail(str(e))
     except KeyboardInterrupt:

@@ -11,6 +11,7 @@ use tcplab_core::output::{Column, Table};
 use tcplab_core::{RunResult, Scenario, ScenarioError};
 
 create_exception!(_core, CoreScenarioError, PyValueError, "A scenario key has a bad value; args = (message, key).");
+create_exception!(_core, EmulatorUnavailable, pyo3::exceptions::PyRuntimeError, "The emulator cannot run here (not root, no TUN device).");
 
 fn scenario_err(e: ScenarioError) -> PyErr {
     CoreScenarioError::new_err((e.to_string(), e.key))
@@ -91,10 +92,62 @@ fn run_json<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {
     result(py, &r)
 }
 
+/// Run a scenario given as JSON text with the kernel's TCP through the
+/// emulated path (crates/tcplab-emu; needs root and /dev/net/tun). Returns
+/// the dict of `run_json` plus "emulation" (the emulator's report as JSON
+/// text). Ctrl-C stops the run and raises KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (text, cc=None, rcvbuf=None, sndbuf=None, capture=true, spin_us=0, late_threshold_us=1000))]
+#[allow(clippy::too_many_arguments)]
+fn emulate_json<'py>(
+    py: Python<'py>,
+    text: &str,
+    cc: Option<String>,
+    rcvbuf: Option<u32>,
+    sndbuf: Option<u32>,
+    capture: bool,
+    spin_us: u64,
+    late_threshold_us: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    use tcplab_emu::{EmuError, Options};
+    let sc = Scenario::from_json_str(text).map_err(scenario_err)?;
+    let opts = Options {
+        knobs: tcplab_emu::linux::Knobs { cc, rcvbuf, sndbuf },
+        capture,
+        spin_us,
+        late_threshold_us,
+        realtime: true,
+    };
+    let interrupted = || Python::attach(|py| py.check_signals().is_err());
+    let em = py.detach(|| tcplab_emu::emulate(&sc, &opts, &interrupted)).map_err(|e| match e {
+        EmuError::Scenario(e) => scenario_err(e),
+        EmuError::NotRoot(_) | EmuError::NoTun(_) => EmulatorUnavailable::new_err(e.to_string()),
+        EmuError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("emulation interrupted"),
+        EmuError::Setup(_) => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
+    })?;
+    let d = result(py, &em.result)?;
+    d.set_item("emulation", em.report.to_json())?;
+    Ok(d)
+}
+
+/// Check that the emulator can run a scenario (JSON text), without running it.
+#[pyfunction]
+fn emulate_check_json(text: &str, cc: Option<String>) -> PyResult<()> {
+    let sc = Scenario::from_json_str(text).map_err(scenario_err)?;
+    let opts = tcplab_emu::Options { knobs: tcplab_emu::linux::Knobs { cc, ..Default::default() }, ..Default::default() };
+    tcplab_emu::check(&sc, &opts).map_err(|e| match e {
+        tcplab_emu::EmuError::Scenario(e) => scenario_err(e),
+        e => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate_check_json, m)?)?;
+    m.add("EmulatorUnavailable", m.py().get_type::<EmulatorUnavailable>())?;
     m.add("CoreScenarioError", m.py().get_type::<CoreScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -290,3 +290,12 @@ def _burst_trace_metrics(flows, summary, trace, params):
     m = metrics(flows, summary)
     m["idle_after_burst_s"] = idle_after(trace, BURST_START + params["burst_s"])
     return m
+
+
+def run_emulated(out: str | Path = "results/gsmlink-emu", quick: bool = False, jobs: int | None = None,
+                 progress: bool = True) -> dict:
+    """The main grid with the kernel's TCP in real time, beside the simulated
+    `linux` profile (studies/gsmlink_emulate.py, docs/emulator.md)."""
+    from .gsmlink_emulate import run as run_emu
+
+    return run_emu(out, quick=quick, jobs=jobs, progress=progress)

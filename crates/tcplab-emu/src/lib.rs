@@ -1,0 +1,315 @@
+//! tcplab-emu: the machine's own TCP stack through tcplab's link models, in
+//! real time (SPEC 6).
+//!
+//! Two unnamed network namespaces, one per end of the scenario's path, each
+//! with a TUN device; a relay thread reads the IP packets each kernel sends,
+//! carries them through the scenario's link directions (the core's
+//! `LinkDir`: queue, transmission at the link rate, propagation delay, error
+//! decision at the far end) and writes them into the other namespace when
+//! the model says they arrive. A TTCP-like workload runs each flow's sender
+//! and receiver on threads inside the namespaces. See docs/emulator.md.
+
+pub mod ippkt;
+pub mod linux;
+pub mod netns;
+pub mod path;
+pub mod relay;
+pub mod report;
+pub mod tun;
+pub mod workload;
+
+use netns::Netns;
+use path::LinkPath;
+use relay::{Relay, Timing};
+use report::{EmuReport, HostCounters};
+use std::fmt;
+use std::net::Ipv4Addr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tcplab_core::engine::time::to_secs;
+use tcplab_core::output::{RunResult, Summary, Table};
+use tcplab_core::{Scenario, ScenarioError};
+use workload::Clock;
+
+/// Name of the TUN device in each namespace. The namespaces are the
+/// emulator's own and unnamed, so the name never meets another interface.
+pub const TUN_NAME: &str = "tlemu0";
+/// Addresses of end 0 and end 1 (a point-to-point pair).
+pub const ADDRS: [Ipv4Addr; 2] = [Ipv4Addr::new(10, 77, 0, 1), Ipv4Addr::new(10, 77, 0, 2)];
+
+#[derive(Debug)]
+pub enum EmuError {
+    Scenario(ScenarioError),
+    NotRoot(String),
+    NoTun(String),
+    Setup(String),
+    Interrupted,
+}
+
+impl fmt::Display for EmuError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            EmuError::Scenario(e) => write!(f, "{e}"),
+            EmuError::NotRoot(m) => write!(f, "the emulator needs root (CAP_NET_ADMIN): {m}"),
+            EmuError::NoTun(m) => write!(f, "no TUN device: {m}"),
+            EmuError::Setup(m) => write!(f, "emulator setup failed: {m}"),
+            EmuError::Interrupted => write!(f, "interrupted"),
+        }
+    }
+}
+
+impl std::error::Error for EmuError {}
+
+impl From<ScenarioError> for EmuError {
+    fn from(e: ScenarioError) -> Self {
+        EmuError::Scenario(e)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub knobs: linux::Knobs,
+    /// Capture both TUN devices (pcaps named tun-<node>).
+    pub capture: bool,
+    /// Busy-poll when the next event is this close instead of sleeping.
+    pub spin_us: u64,
+    /// A packet released later than this after its due time counts as late.
+    pub late_threshold_us: u64,
+    /// Run the relay thread at SCHED_FIFO priority (falls back silently).
+    pub realtime: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            knobs: Default::default(),
+            capture: true,
+            spin_us: 0,
+            late_threshold_us: 1000,
+            realtime: true,
+        }
+    }
+}
+
+pub struct Emulation {
+    pub result: RunResult,
+    pub report: EmuReport,
+}
+
+/// Check the scenario for what the emulator can run, without running it.
+pub fn check(sc: &Scenario, opts: &Options) -> Result<(), EmuError> {
+    plan(sc, opts).map(|_| ())
+}
+
+fn plan(
+    sc: &Scenario,
+    opts: &Options,
+) -> Result<(LinkPath, Vec<workload::FlowSpec>, linux::HostSettings), EmuError> {
+    let cfg = &sc.cfg;
+    if cfg.output.trace {
+        return Err(ScenarioError::new(
+            "output.trace",
+            "the emulator has no segment trace; use its pcaps",
+        )
+        .into());
+    }
+    if cfg.output.sample_interval.is_some() {
+        return Err(ScenarioError::new(
+            "output.sample_interval",
+            "the emulator does not sample; remove the key",
+        )
+        .into());
+    }
+    if !cfg.pcap.is_empty() {
+        return Err(ScenarioError::new(
+            "pcap",
+            "the emulator captures its two TUN devices itself; remove [[pcap]]",
+        )
+        .into());
+    }
+    let path = LinkPath::new(cfg)?;
+    let (flows, host) = linux::plan(cfg, &opts.knobs, |n| path.end_of(n))?;
+    Ok((path, flows, host))
+}
+
+fn setup_end(ns: &Netns, i: usize, host: &linux::HostSettings) -> Result<(), EmuError> {
+    let (me, peer) = (ADDRS[i].to_string(), ADDRS[1 - i].to_string());
+    for (k, v) in host.sysctls() {
+        ns.sysctl(k, &v)?;
+    }
+    ns.ip(&["link", "set", "lo", "up"])?;
+    ns.ip(&["link", "set", TUN_NAME, "up"])?;
+    ns.ip(&["addr", "add", &me, "peer", &peer, "dev", TUN_NAME])?;
+    let mut args: Vec<String> = ["route", "replace", &peer, "dev", TUN_NAME, "src", &me]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(host.route_attrs());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ns.ip(&args)
+}
+
+fn counters(ns: &Netns) -> HostCounters {
+    ns.read_proc_net("netstat")
+        .map(|t| report::parse_netstat(&t))
+        .unwrap_or_default()
+}
+
+fn set_realtime() -> bool {
+    // SAFETY: plain syscalls on the calling thread.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
+        let p = libc::sched_param { sched_priority: 20 };
+        libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0
+    }
+}
+
+/// Run the scenario with the kernel's TCP. `interrupted` is polled every
+/// 20 ms (Ctrl-C in the caller); on true the run stops and returns
+/// `EmuError::Interrupted`.
+pub fn emulate(
+    sc: &Scenario,
+    opts: &Options,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<Emulation, EmuError> {
+    let (path, specs, host) = plan(sc, opts)?;
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err(EmuError::NotRoot("run it as root".into()));
+    }
+    if !std::path::Path::new("/dev/net/tun").exists() {
+        return Err(EmuError::NoTun(
+            "/dev/net/tun does not exist: load the tun module (modprobe tun)".into(),
+        ));
+    }
+    let wall = Instant::now();
+    let nets = [Arc::new(Netns::new()?), Arc::new(Netns::new()?)];
+    let tuns = [
+        tun::Tun::create(&nets[0], TUN_NAME)?,
+        tun::Tun::create(&nets[1], TUN_NAME)?,
+    ];
+    for (i, ns) in nets.iter().enumerate() {
+        setup_end(ns, i, &host)?;
+    }
+    let mut listeners = Vec::new();
+    for s in &specs {
+        listeners.push(
+            workload::listen(&nets[1 - s.from], ADDRS[1 - s.from], s).map_err(EmuError::Setup)?,
+        );
+    }
+    let before = [counters(&nets[0]), counters(&nets[1])];
+    let end = sc.cfg.sim.duration.0;
+    let stop = Arc::new(AtomicBool::new(false));
+    let t0 = Instant::now();
+    let clock = Arc::new(Clock { t0 });
+    let timing = Timing {
+        spin_ns: opts.spin_us * 1000,
+    };
+    let mut relay = Relay::new(path, tuns, t0, timing, opts.capture);
+    let (rt_wanted, stop_r) = (opts.realtime, stop.clone());
+    let relay_thread = std::thread::spawn(move || {
+        let rt = rt_wanted && set_realtime();
+        let ended = relay.run(&stop_r, end);
+        (relay, ended, rt)
+    });
+    let handles: Vec<_> = specs
+        .iter()
+        .cloned()
+        .zip(listeners)
+        .map(|(s, l)| workload::run_flow(nets.clone(), ADDRS, l, s, clock.clone(), stop.clone()))
+        .collect();
+    let mut was_interrupted = false;
+    while !handles.iter().all(|h| h.is_finished()) && !relay_thread.is_finished() {
+        if interrupted() {
+            was_interrupted = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stop.store(true, Ordering::Release);
+    let outs: Vec<_> = handles
+        .into_iter()
+        .map(|h| h.join().unwrap_or_default())
+        .collect();
+    let (mut relay, ended, rt) = relay_thread
+        .join()
+        .map_err(|_| EmuError::Setup("relay thread panicked".into()))?;
+    if was_interrupted {
+        return Err(EmuError::Interrupted);
+    }
+    let after = [counters(&nets[0]), counters(&nets[1])];
+    let host_delta = [0, 1].map(|e| HostCounters {
+        timeouts: after[e].timeouts - before[e].timeouts,
+        recoveries: after[e].recoveries - before[e].recoveries,
+    });
+    let ends = relay.path.ends.clone();
+    let node_names: Vec<String> = sc.cfg.node.iter().map(|n| n.name.clone()).collect();
+    let flows = report::flows_table(&specs, &outs, &ends, &host_delta, ended);
+    let links = report::links_table(&mut relay.path, &node_names, ended);
+    let mut rep = EmuReport::from_lateness(&relay.lateness, opts.late_threshold_us * 1000);
+    rep.duration_s = to_secs(ended);
+    rep.realtime_priority = rt;
+    rep.ignored_packets = relay.ignored;
+    rep.write_errors = relay.write_errors;
+    rep.cc_available =
+        std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+    rep.kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    for (s, o) in specs.iter().zip(&outs) {
+        rep.flows.push(report::FlowFacts {
+            name: s.name.clone(),
+            connect_s: o.connect_ns.map(to_secs),
+            min_rtt_s: o.info.as_ref().map(|i| i.min_rtt_us as f64 / 1e6),
+            error: o.error.clone(),
+        });
+        if let Some(e) = &o.error {
+            rep.warnings.push(e.clone());
+        }
+        if matches!(s.work, workload::Work::Transfer { .. })
+            && o.completed_at.is_none()
+            && o.error.is_none()
+        {
+            rep.warnings.push(format!(
+                "flow {}: the transfer did not complete within sim.duration",
+                s.name
+            ));
+        }
+    }
+    if rep.late_count > 0 {
+        rep.warnings.push(format!(
+            "{} of {} packets were released more than {} us late (max {:.0} us): the machine fell behind real time and the results may be distorted",
+            rep.late_count, rep.packets_released, rep.late_threshold_us, rep.late_max_us
+        ));
+    }
+    let mut pcaps = Vec::new();
+    if let Some([a, b]) = relay.pcaps.take() {
+        pcaps.push((format!("tun-{}", ends[0]), a.buf));
+        pcaps.push((format!("tun-{}", ends[1]), b.buf));
+    }
+    let result = RunResult {
+        flows,
+        links,
+        series: Table::new(),
+        queues: Table::new(),
+        trace: Table::new(),
+        pcaps,
+        summary: Summary {
+            seed: sc.cfg.sim.seed,
+            duration_s: to_secs(ended),
+            events: relay.lateness.samples.len() as u64,
+            wall_s: wall.elapsed().as_secs_f64(),
+            packets_created: relay.packets_in,
+            ..Default::default()
+        },
+    };
+    Ok(Emulation {
+        result,
+        report: rep,
+    })
+}

@@ -1,0 +1,256 @@
+//! The scenario's TCP settings as Linux knobs. Per socket: congestion
+//! control, MSS, window clamp, buffers. Per namespace (the same in both, so
+//! every flow of a run must agree on them): SACK, timestamps, ECN and the
+//! duplicate-ACK threshold as sysctls; initial window, minimum RTO and
+//! delayed ACKs (quickack) as attributes of the route to the other end.
+//! Settings the kernel has no knob for are rejected when the scenario sets
+//! them, naming the key.
+
+use crate::workload::{FlowSpec, SockKnobs, Work};
+use tcplab_core::engine::time::MS;
+use tcplab_core::scenario::build::tcp_config;
+use tcplab_core::scenario::config::{AppCfg, ScenarioCfg, TcpOptions, TransportName};
+use tcplab_core::transport::tcp::AckPolicy;
+use tcplab_core::ScenarioError;
+
+/// Settings applied to both namespaces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostSettings {
+    pub sack: bool,
+    pub timestamps: bool,
+    pub ecn: bool,
+    /// net.ipv4.tcp_reordering: duplicate ACKs that trigger fast retransmit.
+    pub reordering: u32,
+    /// Route `initcwnd` in segments.
+    pub initcwnd: u32,
+    /// Route `rto_min` in ms (None: the kernel's 200 ms).
+    pub rto_min_ms: Option<u64>,
+    /// Route `quickack`: ACK every segment at once (no delayed ACKs).
+    pub quickack: bool,
+}
+
+impl HostSettings {
+    pub fn sysctls(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("net.ipv4.tcp_sack", u8::from(self.sack).to_string()),
+            (
+                "net.ipv4.tcp_timestamps",
+                u8::from(self.timestamps).to_string(),
+            ),
+            ("net.ipv4.tcp_ecn", u8::from(self.ecn).to_string()),
+            ("net.ipv4.tcp_reordering", self.reordering.to_string()),
+            // Each connection starts fresh, not from a previous one's RTT
+            // and ssthresh cached for the destination.
+            ("net.ipv4.tcp_no_metrics_save", "1".to_string()),
+            // Keep the kernel's own IPv6 chatter off the emulated link.
+            ("net.ipv6.conf.all.disable_ipv6", "1".to_string()),
+            ("net.ipv6.conf.default.disable_ipv6", "1".to_string()),
+        ]
+    }
+
+    pub fn route_attrs(&self) -> Vec<String> {
+        let mut v = vec!["initcwnd".to_string(), self.initcwnd.to_string()];
+        if let Some(ms) = self.rto_min_ms {
+            v.extend(["rto_min".to_string(), format!("{ms}ms")]);
+        }
+        if self.quickack {
+            v.extend(["quickack".to_string(), "1".to_string()]);
+        }
+        v
+    }
+}
+
+/// Run options that are not in the scenario.
+#[derive(Clone, Debug, Default)]
+pub struct Knobs {
+    /// Congestion control for every flow (default: "reno" for reno, newreno
+    /// and sack flows, "vegas" for vegas).
+    pub cc: Option<String>,
+    /// SO_RCVBUF of the receivers and SO_SNDBUF of the senders.
+    pub rcvbuf: Option<u32>,
+    pub sndbuf: Option<u32>,
+}
+
+fn err<T>(key: String, msg: &str) -> Result<T, ScenarioError> {
+    Err(ScenarioError::new(key, msg))
+}
+
+/// Reject TCP options Linux has no knob for. `key` is where the merged
+/// option came from (flow[i].tcp or tcp).
+fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), ScenarioError> {
+    let key = |n: &str| {
+        let set_here = match n {
+            "initial_ssthresh" => own.initial_ssthresh.is_some(),
+            "max_rto" => own.max_rto.is_some(),
+            "initial_rto" => own.initial_rto.is_some(),
+            "granularity" => own.granularity.is_some(),
+            "max_retransmits" => own.max_retransmits.is_some(),
+            "ack_thinning" => own.ack_thinning.is_some(),
+            "delack_timeout" => own.delack_timeout.is_some(),
+            "limited_transmit" => own.limited_transmit.is_some(),
+            "newreno" => own.newreno.is_some(),
+            _ => own.newreno_timer.is_some(),
+        };
+        if set_here {
+            format!("flow[{i}].tcp.{n}")
+        } else {
+            format!("tcp.{n}")
+        }
+    };
+    let no = "Linux has no knob for this; the emulator cannot run it (remove the key)";
+    if o.initial_ssthresh.is_some() {
+        return err(key("initial_ssthresh"), no);
+    }
+    if o.max_rto.is_some() {
+        return err(
+            key("max_rto"),
+            "Linux's maximum RTO is fixed at 120 s; remove the key",
+        );
+    }
+    if o.initial_rto.is_some() {
+        return err(
+            key("initial_rto"),
+            "Linux's initial RTO is fixed at 1 s; remove the key",
+        );
+    }
+    if o.granularity.is_some() {
+        return err(key("granularity"), no);
+    }
+    if o.max_retransmits.is_some() {
+        return err(key("max_retransmits"), no);
+    }
+    if o.ack_thinning == Some(true) {
+        return err(key("ack_thinning"), "Linux has no ACK thinning");
+    }
+    if o.delack_timeout.is_some_and(|d| d.0 != 40 * MS) {
+        return err(
+            key("delack_timeout"),
+            "Linux's delayed-ACK timer is its own (40 ms minimum); only 40ms is accepted",
+        );
+    }
+    if o.limited_transmit == Some(false) {
+        return err(
+            key("limited_transmit"),
+            "Linux always uses Limited Transmit",
+        );
+    }
+    if o.newreno == Some(false) {
+        return err(
+            key("newreno"),
+            "Linux always uses NewReno-style recovery; plain Reno cannot be emulated",
+        );
+    }
+    if o.newreno_timer.is_some() {
+        return err(key("newreno_timer"), no);
+    }
+    Ok(())
+}
+
+/// The flows of the scenario (between the path's ends) and the host
+/// settings they need. `end_of` maps a node name to its end (0 or 1).
+pub fn plan(
+    cfg: &ScenarioCfg,
+    knobs: &Knobs,
+    end_of: impl Fn(&str) -> usize,
+) -> Result<(Vec<FlowSpec>, HostSettings), ScenarioError> {
+    if cfg.flow.is_empty() {
+        return err("flow".into(), "the emulator needs at least one flow");
+    }
+    let mut flows = Vec::new();
+    let mut host: Option<(usize, HostSettings)> = None;
+    for (i, f) in cfg.flow.iter().enumerate() {
+        let cc = match f.transport {
+            TransportName::Udp => {
+                return err(
+                    format!("flow[{i}].transport"),
+                    "the emulator runs TCP flows only",
+                )
+            }
+            TransportName::Tahoe => {
+                return err(
+                    format!("flow[{i}].transport"),
+                    "Linux has no Tahoe; use reno, newreno, sack or vegas",
+                )
+            }
+            TransportName::Vegas => "vegas",
+            _ => "reno",
+        };
+        if f.eln {
+            return err(
+                format!("flow[{i}].eln"),
+                "ELN is a simulated mechanism; the emulator has none",
+            );
+        }
+        if f.vegas.is_some() && knobs.cc.is_none() {
+            return err(
+                format!("flow[{i}].vegas"),
+                "Linux's vegas module takes its thresholds as module parameters; remove the table",
+            );
+        }
+        let own = f.tcp.clone().unwrap_or_default();
+        unsupported(i, &own, &own.or(&cfg.tcp))?;
+        let tc = tcp_config(cfg, f);
+        let mss = tc.mss;
+        let hs = HostSettings {
+            sack: tc.sack,
+            timestamps: tc.timestamps,
+            ecn: tc.ecn,
+            reordering: tc.dupthresh,
+            initcwnd: (tc.initial_cwnd() / mss as u64).max(1) as u32,
+            rto_min_ms: (tc.min_rto != 200 * MS).then_some(tc.min_rto.div_ceil(MS)),
+            quickack: matches!(tc.ack_policy, AckPolicy::Immediate),
+        };
+        match &host {
+            None => host = Some((i, hs.clone())),
+            Some((j, h)) if *h != hs => {
+                return err(
+                    format!("flow[{i}].tcp"),
+                    &format!("the emulator sets SACK, timestamps, ECN, dupthresh, initial window, min RTO and delayed ACKs per host; flow[{i}] differs from flow[{j}] ({hs:?} vs {h:?})"),
+                )
+            }
+            _ => {}
+        }
+        let (start, work) = match &f.app {
+            AppCfg::Transfer {
+                bytes,
+                write,
+                start,
+            } => (
+                start.0,
+                Work::Transfer {
+                    bytes: *bytes,
+                    write: *write,
+                },
+            ),
+            AppCfg::Bulk { start, stop } => (
+                start.0,
+                Work::Bulk {
+                    stop: stop.map(|d| d.0),
+                },
+            ),
+            AppCfg::Cbr { .. } => {
+                return err(
+                    format!("flow[{i}].app.kind"),
+                    "the emulator runs transfer and bulk applications",
+                )
+            }
+        };
+        flows.push(FlowSpec {
+            name: f.name.clone().unwrap_or_else(|| format!("flow{i}")),
+            from: end_of(&f.from),
+            port: 5001 + i as u16,
+            start,
+            work,
+            first_bytes: f.first_bytes,
+            knobs: SockKnobs {
+                cc: knobs.cc.clone().unwrap_or_else(|| cc.to_string()),
+                // The MSS option counts the options every segment carries.
+                maxseg: Some(mss + if tc.timestamps { 12 } else { 0 }),
+                window_clamp: Some(tc.rwnd.min(i32::MAX as u64) as u32),
+                rcvbuf: knobs.rcvbuf,
+                sndbuf: knobs.sndbuf,
+            },
+        });
+    }
+    Ok((flows, host.expect("at least one flow").1))
+}

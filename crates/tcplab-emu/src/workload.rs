@@ -1,0 +1,435 @@
+//! The workload, in the spirit of TTCP: per flow a receiver that reads
+//! everything (and notes when the first N bytes arrived) and a sender that
+//! connects at the application's start time and writes a transfer of
+//! `bytes` in `write`-byte blocks (or writes until its stop time, bulk).
+//! Completion is when every byte written has been acknowledged: the kernel's
+//! send queue (SIOCOUTQ) is empty. Each runs on a thread inside its end's
+//! namespace, with the socket knobs of the run.
+
+use crate::netns::Netns;
+use std::io::{self, Read, Write};
+use std::net::{Ipv4Addr, Shutdown, SocketAddrV4, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tcplab_core::engine::Time;
+
+/// Socket-level knobs of one flow.
+#[derive(Clone, Debug, Default)]
+pub struct SockKnobs {
+    /// Congestion control module (TCP_CONGESTION), e.g. "reno", "cubic", "bbr".
+    pub cc: String,
+    /// TCP_MAXSEG on both ends: the MSS option value (payload plus the
+    /// options every segment carries, i.e. 12 with timestamps).
+    pub maxseg: Option<u32>,
+    /// TCP_WINDOW_CLAMP on the receiver: the largest window it advertises.
+    pub window_clamp: Option<u32>,
+    /// SO_RCVBUF on the receiver, SO_SNDBUF on the sender (bytes as given to
+    /// the kernel, which doubles them).
+    pub rcvbuf: Option<u32>,
+    pub sndbuf: Option<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Work {
+    /// `bytes` in `write`-byte blocks.
+    Transfer { bytes: u64, write: u32 },
+    /// Write 64 KB blocks until `stop` (or the end of the run).
+    Bulk { stop: Option<Time> },
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowSpec {
+    pub name: String,
+    /// The sending end (0 or 1).
+    pub from: usize,
+    pub port: u16,
+    pub start: Time,
+    pub work: Work,
+    pub first_bytes: Option<u64>,
+    pub knobs: SockKnobs,
+}
+
+/// What the sender's kernel reports (TCP_INFO) at the end.
+#[derive(Clone, Debug, Default)]
+pub struct TcpInfo {
+    pub snd_mss: u32,
+    pub rtt_us: u32,
+    pub snd_cwnd: u32,
+    pub total_retrans: u32,
+    pub bytes_acked: u64,
+    pub min_rtt_us: u32,
+    pub data_segs_out: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct FlowOutcome {
+    /// Time connect() took (the handshake: one round trip plus SYN delays).
+    pub connect_ns: Option<Time>,
+    /// All data acknowledged (transfers only), on the run clock.
+    pub completed_at: Option<Time>,
+    pub info: Option<TcpInfo>,
+    pub delivered: u64,
+    pub first_bytes_at: Option<Time>,
+    pub last_delivery: Option<Time>,
+    pub error: Option<String>,
+}
+
+fn setopt(fd: RawFd, level: i32, name: i32, val: &[u8], what: &str) -> io::Result<()> {
+    // SAFETY: the option value is a live byte slice of the given length.
+    if unsafe { libc::setsockopt(fd, level, name, val.as_ptr().cast(), val.len() as u32) } != 0 {
+        let e = io::Error::last_os_error();
+        return Err(io::Error::new(e.kind(), format!("{what}: {e}")));
+    }
+    Ok(())
+}
+
+fn setopt_int(fd: RawFd, level: i32, name: i32, v: u32, what: &str) -> io::Result<()> {
+    setopt(fd, level, name, &(v as i32).to_ne_bytes(), what)
+}
+
+fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
+    let mut b = [0u8; 256];
+    let mut len = b.len() as libc::socklen_t;
+    // SAFETY: the kernel writes at most `len` bytes into `b`.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            b.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    if r != 0 || len < 160 {
+        return None;
+    }
+    // struct tcp_info (linux/tcp.h): 8 one-byte fields, then u32 fields
+    // (rto at 8), then u64s from offset 104.
+    let u32_at = |o: usize| u32::from_ne_bytes(b[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_ne_bytes(b[o..o + 8].try_into().unwrap());
+    Some(TcpInfo {
+        snd_mss: u32_at(16),
+        rtt_us: u32_at(68),
+        snd_cwnd: u32_at(80),
+        total_retrans: u32_at(100),
+        // The kernel counts the SYN as one acknowledged byte.
+        bytes_acked: u64_at(120).saturating_sub(1),
+        min_rtt_us: u32_at(148),
+        data_segs_out: u32_at(156),
+    })
+}
+
+/// Bytes not yet acknowledged (sent or not) in the socket's send queue.
+fn outq(fd: RawFd) -> Option<i32> {
+    let mut n: libc::c_int = 0;
+    // SAFETY: SIOCOUTQ writes one int.
+    (unsafe { libc::ioctl(fd, libc::TIOCOUTQ, &mut n) } == 0).then_some(n)
+}
+
+pub struct Clock {
+    pub t0: Instant,
+}
+
+impl Clock {
+    pub fn now(&self) -> Time {
+        self.t0.elapsed().as_nanos() as Time
+    }
+    fn sleep_until(&self, t: Time, stop: &AtomicBool) {
+        while !stop.load(Ordering::Acquire) {
+            let now = self.now();
+            if now >= t {
+                return;
+            }
+            std::thread::sleep(Duration::from_nanos((t - now).min(20_000_000)));
+        }
+    }
+}
+
+/// A listening socket for one flow, made before anything starts.
+pub fn listen(ns: &Netns, addr: Ipv4Addr, spec: &FlowSpec) -> Result<TcpListener, String> {
+    let k = spec.knobs.clone();
+    let port = spec.port;
+    ns.run(move || -> io::Result<TcpListener> {
+        let l = TcpListener::bind(SocketAddrV4::new(addr, port))?;
+        let fd = l.as_raw_fd();
+        // Options of a listening socket are inherited by the connections it
+        // accepts (the kernel reads them when the SYN arrives).
+        if let Some(m) = k.maxseg {
+            setopt_int(fd, libc::IPPROTO_TCP, libc::TCP_MAXSEG, m, "TCP_MAXSEG")?;
+        }
+        if let Some(c) = k.window_clamp {
+            setopt_int(
+                fd,
+                libc::IPPROTO_TCP,
+                libc::TCP_WINDOW_CLAMP,
+                c,
+                "TCP_WINDOW_CLAMP",
+            )?;
+        }
+        if let Some(b) = k.rcvbuf {
+            setopt_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUF, b, "SO_RCVBUF")?;
+        }
+        l.set_nonblocking(true)?;
+        Ok(l)
+    })
+    .map_err(|e| e.to_string())?
+    .map_err(|e| format!("flow {}: listen on {addr}:{port}: {e}", spec.name))
+}
+
+/// Receive everything; returns (delivered, first_bytes_at, last_delivery).
+pub fn receive(
+    l: TcpListener,
+    spec: &FlowSpec,
+    clock: &Clock,
+    stopped: &dyn Fn() -> bool,
+) -> io::Result<(u64, Option<Time>, Option<Time>)> {
+    let mut s = loop {
+        match l.accept() {
+            Ok((s, _)) => break s,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if stopped() {
+                    return Ok((0, None, None));
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    s.set_nonblocking(false)?;
+    s.set_read_timeout(Some(Duration::from_millis(20)))?;
+    let mut buf = vec![0u8; 65536];
+    let (mut got, mut first, mut last) = (0u64, None, None);
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                let now = clock.now();
+                got += n as u64;
+                last = Some(now);
+                if first.is_none() && spec.first_bytes.is_some_and(|f| got >= f) {
+                    first = Some(now);
+                }
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                if stopped() {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((got, first, last))
+}
+
+fn connect(dst: SocketAddrV4, k: &SockKnobs, stop: &AtomicBool) -> io::Result<TcpStream> {
+    // SAFETY: a new socket; ownership passes to the TcpStream below.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let s = unsafe { TcpStream::from_raw_fd(fd) };
+    if !k.cc.is_empty() {
+        setopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            k.cc.as_bytes(),
+            "TCP_CONGESTION",
+        )
+        .map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "{e} (congestion control {:?}; see net.ipv4.tcp_available_congestion_control)",
+                    k.cc
+                ),
+            )
+        })?;
+    }
+    if let Some(m) = k.maxseg {
+        setopt_int(fd, libc::IPPROTO_TCP, libc::TCP_MAXSEG, m, "TCP_MAXSEG")?;
+    }
+    if let Some(b) = k.sndbuf {
+        setopt_int(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, b, "SO_SNDBUF")?;
+    }
+    s.set_nonblocking(true)?;
+    let sa = libc::sockaddr_in {
+        sin_family: libc::AF_INET as u16,
+        sin_port: dst.port().to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*dst.ip()).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    // SAFETY: a sockaddr_in of the right size.
+    let r = unsafe {
+        libc::connect(
+            fd,
+            (&sa as *const libc::sockaddr_in).cast(),
+            std::mem::size_of_val(&sa) as u32,
+        )
+    };
+    if r != 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINPROGRESS) {
+            return Err(e);
+        }
+        loop {
+            let mut p = libc::pollfd {
+                fd,
+                events: libc::POLLOUT,
+                revents: 0,
+            };
+            // SAFETY: one pollfd we own.
+            let n = unsafe { libc::poll(&mut p, 1, 20) };
+            if n > 0 {
+                break;
+            }
+            if stop.load(Ordering::Acquire) {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "run ended during connect",
+                ));
+            }
+        }
+        if let Some(e) = s.take_error()? {
+            return Err(e);
+        }
+    }
+    s.set_nonblocking(false)?;
+    Ok(s)
+}
+
+/// Connect at the start time, write the work, wait until all is acknowledged.
+pub fn send(
+    dst: SocketAddrV4,
+    spec: &FlowSpec,
+    clock: &Clock,
+    stop: &AtomicBool,
+    out: &mut FlowOutcome,
+) -> io::Result<()> {
+    clock.sleep_until(spec.start, stop);
+    if stop.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    let t = clock.now();
+    let mut s = connect(dst, &spec.knobs, stop)?;
+    out.connect_ns = Some(clock.now() - t);
+    s.set_write_timeout(Some(Duration::from_millis(20)))?;
+    let fd = s.as_raw_fd();
+    let (total, block) = match spec.work {
+        Work::Transfer { bytes, write } => (Some(bytes), write as usize),
+        Work::Bulk { .. } => (None, 65536),
+    };
+    let data = vec![0x5au8; block];
+    let mut written = 0u64;
+    'outer: while total.is_none_or(|t| written < t) {
+        if let Work::Bulk { stop: Some(st) } = spec.work {
+            if clock.now() >= st {
+                break;
+            }
+        }
+        let n = total.map_or(block, |t| (t - written).min(block as u64) as usize);
+        let mut off = 0;
+        while off < n {
+            match s.write(&data[off..n]) {
+                Ok(k) => off += k,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    if stop.load(Ordering::Acquire) {
+                        break 'outer;
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        written += n as u64;
+    }
+    // Completion: the send queue is empty, every byte acknowledged.
+    if total.is_some() {
+        while !stop.load(Ordering::Acquire) {
+            if outq(fd) == Some(0) {
+                out.completed_at = Some(clock.now());
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    out.info = tcp_info(fd);
+    let _ = s.shutdown(Shutdown::Write);
+    Ok(())
+}
+
+/// Run one flow's sender and receiver threads; the outcome when both end.
+pub fn run_flow(
+    nets: [Arc<Netns>; 2],
+    addrs: [Ipv4Addr; 2],
+    listener: TcpListener,
+    spec: FlowSpec,
+    clock: Arc<Clock>,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<FlowOutcome> {
+    std::thread::spawn(move || {
+        let to = 1 - spec.from;
+        // Set when the sender fails, so the receiver does not wait for it.
+        let abort = Arc::new(AtomicBool::new(false));
+        let rx = {
+            let (spec, clock, stop, ns, abort) = (
+                spec.clone(),
+                clock.clone(),
+                stop.clone(),
+                nets[to].clone(),
+                abort.clone(),
+            );
+            std::thread::spawn(move || {
+                ns.enter_current_thread()?;
+                let stopped = || stop.load(Ordering::Acquire) || abort.load(Ordering::Acquire);
+                receive(listener, &spec, &clock, &stopped)
+            })
+        };
+        let mut out = FlowOutcome::default();
+        let sent = nets[spec.from].enter_current_thread().and_then(|_| {
+            send(
+                SocketAddrV4::new(addrs[to], spec.port),
+                &spec,
+                &clock,
+                &stop,
+                &mut out,
+            )
+        });
+        if let Err(e) = sent {
+            out.error = Some(format!("flow {}: {e}", spec.name));
+            abort.store(true, Ordering::Release);
+        }
+        // The receiver ends at EOF (after the sender's shutdown) or at stop.
+        match rx.join() {
+            Ok(Ok((got, first, last))) => {
+                out.delivered = got;
+                out.first_bytes_at = first;
+                out.last_delivery = last;
+            }
+            Ok(Err(e)) => {
+                out.error = out
+                    .error
+                    .take()
+                    .or(Some(format!("flow {} receiver: {e}", spec.name)))
+            }
+            Err(_) => out.error = Some(format!("flow {}: receiver panicked", spec.name)),
+        }
+        out
+    })
+}

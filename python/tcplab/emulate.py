@@ -1,0 +1,137 @@
+"""Real-time emulation: the kernel's own TCP through the scenario's link
+models (crates/tcplab-emu, reached through the compiled tcplab._core module,
+so ``pip install .`` is all it needs). Needs root and /dev/net/tun; see
+docs/emulator.md.
+
+    import tcplab.emulate as emu
+    res = emu.emulate("scenarios/gsm9600.toml", cc="cubic")
+    res.flows, res.links, res.emulation["lateness_us"]
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Iterable
+
+from . import _core
+from .errors import ScenarioError
+from .result import Result
+
+EmulatorUnavailable = _core.EmulatorUnavailable
+
+
+def unavailable_reason() -> str | None:
+    """Why the emulator cannot run here, or None if it can."""
+    if os.geteuid() != 0:
+        return "the emulator needs root (CAP_NET_ADMIN) to create network namespaces and TUN devices"
+    if not os.path.exists("/dev/net/tun"):
+        return "no TUN device: /dev/net/tun does not exist (modprobe tun)"
+    return None
+
+
+class EmuResult(Result):
+    """A Result whose tables come from the real stack; ``emulation`` holds
+    the emulator's report (release lateness, handshake times, warnings)."""
+
+    def __init__(self, raw: dict, scenario=None):
+        super().__init__(raw, scenario)
+        self.emulation = json.loads(raw["emulation"])
+        self.summary["emulated"] = True
+
+    @property
+    def warnings(self) -> list:
+        return list(self.emulation.get("warnings", []))
+
+    def write(self, out_dir) -> list:
+        from .io import atomic_write_text
+
+        written = super().write(out_dir)
+        p = Path(out_dir) / "emulation.json"
+        atomic_write_text(p, json.dumps(self.emulation, indent=2, sort_keys=True) + "\n")
+        return written + [p]
+
+
+def _scenario(scenario):
+    from .api import _as_scenario
+
+    return _as_scenario(scenario)
+
+
+def check(scenario, *, overrides: Iterable[str] = (), cc: str | None = None) -> None:
+    """Raise ScenarioError if the emulator cannot run the scenario (one path
+    between two ends, TCP knobs Linux has)."""
+    sc = _scenario(scenario).with_overrides(overrides)
+    try:
+        _core.emulate_check_json(sc.to_json(), cc)
+    except _core.CoreScenarioError as e:
+        raise ScenarioError(e.args[0], e.args[1]) from None
+
+
+def emulate(scenario, *, seed: int | None = None, overrides: Iterable[str] = (), cc: str | None = None,
+            rcvbuf: int | None = None, sndbuf: int | None = None, capture: bool = True, spin_us: int = 0,
+            late_threshold_us: int = 1000) -> EmuResult:
+    """Run a scenario (object, dict or TOML path) with the kernel's TCP in
+    real time. ``cc`` picks the congestion control of every flow (default
+    reno; e.g. cubic, bbr); ``rcvbuf``/``sndbuf`` set the socket buffers.
+    Raises EmulatorUnavailable when not root or without TUN."""
+    sc = _scenario(scenario).with_overrides(overrides, seed)
+    for name, v in [("rcvbuf", rcvbuf), ("sndbuf", sndbuf)]:
+        if v is not None and (not isinstance(v, int) or v <= 0):
+            raise ScenarioError(f"{name} must be a positive number of bytes, got {v!r}", name)
+    if spin_us < 0 or late_threshold_us <= 0:
+        raise ScenarioError("spin_us must be >= 0 and late_threshold_us > 0", "spin_us")
+    try:
+        raw = _core.emulate_json(sc.to_json(), cc, rcvbuf, sndbuf, capture, spin_us, late_threshold_us)
+    except _core.CoreScenarioError as e:
+        raise ScenarioError(e.args[0], e.args[1]) from None
+    return EmuResult(raw, sc)
+
+
+# ---- `tcplab emulate` ---------------------------------------------------
+
+
+def add_subcommand(sub) -> None:
+    e = sub.add_parser("emulate", help="run a scenario's flows with the kernel's TCP through the emulated path "
+                                       "(real time, needs root)")
+    e.add_argument("scenario", help="scenario file (TOML) with one path of links between two end nodes")
+    e.add_argument("--out", help="output directory (default: results/<scenario name>-emu)")
+    e.add_argument("--seed", type=int, help="run seed (replaces sim.seed; seeds the error models)")
+    e.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scenario value (repeatable)")
+    e.add_argument("--cc", help="congestion control of every flow, one of net.ipv4.tcp_available_congestion_control "
+                                "(default: reno)")
+    e.add_argument("--rcvbuf", type=int, help="SO_RCVBUF of the receivers (bytes)")
+    e.add_argument("--sndbuf", type=int, help="SO_SNDBUF of the senders (bytes)")
+    e.add_argument("--no-pcap", action="store_true", help="do not capture the two TUN devices")
+    e.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    e.set_defaults(func=cmd_emulate)
+
+
+def cmd_emulate(a) -> int:
+    import sys
+
+    from .scenario import load_scenario
+
+    sc = load_scenario(a.scenario)
+    try:
+        res = emulate(sc, seed=a.seed, overrides=a.overrides, cc=a.cc, rcvbuf=a.rcvbuf, sndbuf=a.sndbuf,
+                      capture=not a.no_pcap)
+    except EmulatorUnavailable as e:
+        print(f"tcplab: error: {e}", file=sys.stderr)
+        return 1
+    out = Path(a.out) if a.out else Path("results") / f"{Path(a.scenario).stem}-emu"
+    res.write(out)
+    m = res.emulation
+    if not a.quiet:
+        c = res.columns("flows")
+        for i, name in enumerate(c["flow"]):
+            comp = c["completion_s"][i]
+            print(f"{name:<12} {c['transport'][i]:<6} {c['throughput_bps'][i] / 8:>10.1f} B/s  "
+                  f"completion {comp if comp is not None else float('nan'):.3f} s  rtx {c['retransmits'][i]}")
+        lat = m["lateness_us"]
+        print(f"{m['duration_s']:.1f} s emulated; release lateness p50 {lat['p50']:.0f} us, p99 {lat['p99']:.0f} us, "
+              f"max {lat['max']:.0f} us; tables in {out}/")
+    for w in m.get("warnings", []):
+        print(f"tcplab: warning: {w}", file=sys.stderr)
+    return 0

@@ -1,0 +1,245 @@
+"""The real-time emulator (crates/tcplab-emu, docs/emulator.md): the kernel's
+TCP through tcplab's link models. Tests that run the emulator need root and
+/dev/net/tun and skip with the reason otherwise; sizes are chosen so the
+whole file takes about a minute of real time (a 9600 bit/s link carries one
+256-byte segment per 253 ms)."""
+from __future__ import annotations
+
+import os
+import signal
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import tcplab
+from tcplab import ScenarioError
+from tcplab.emulate import EmulatorUnavailable, check, emulate, unavailable_reason
+from tcplab.studies import gsmlink
+
+ROOT = Path(__file__).resolve().parent.parent
+needs_emulator = pytest.mark.skipif(unavailable_reason() is not None,
+                                    reason=f"emulator unavailable: {unavailable_reason()}")
+A, B = "10.77.0.1", "10.77.0.2"
+
+
+def read_pcap(data: bytes) -> list:
+    """(time s, src, dst, ip length, tcp payload, seq) of every IPv4/TCP packet."""
+    magic = struct.unpack("<I", data[:4])[0]
+    scale = 1e-9 if magic == 0xA1B23C4D else 1e-6
+    off, out = 24, []
+    while off + 16 <= len(data):
+        s, frac, incl, _ = struct.unpack("<IIII", data[off:off + 16])
+        off += 16
+        p = data[off:off + incl]
+        off += incl
+        ihl = (p[0] & 15) * 4
+        total = struct.unpack(">H", p[2:4])[0]
+        tcp = p[ihl:]
+        payload = total - ihl - (tcp[12] >> 4) * 4
+        out.append((s + frac * scale, ".".join(map(str, p[12:16])), ".".join(map(str, p[16:20])), total, payload,
+                    struct.unpack(">I", tcp[4:8])[0]))
+    return out
+
+
+def two_nodes(rate: str, delay: str, bytes_: int, **extra) -> dict:
+    link = {"between": ["a", "b"], "rate": rate, "delay": delay, "queue": {"kind": "unlimited"}}
+    link.update(extra.pop("link", {}))
+    sc = {"sim": {"duration": "60s", "tcp_profile": "linux"},
+          "node": [{"name": "a"}, {"name": "b"}], "link": [link],
+          "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno",
+                    "app": {"kind": "transfer", "bytes": bytes_, "write": 8192}}]}
+    sc.update(extra)
+    return sc
+
+
+# ---- scenario checks: no root needed ---------------------------------
+
+
+def test_rejects_what_it_cannot_emulate():
+    with pytest.raises(ScenarioError) as e:
+        check(gsmlink.scenario("newreno-off", 7, 0.0))
+    assert e.value.key == "flow[0].tcp.newreno"
+    with pytest.raises(ScenarioError) as e:  # two servers: not one path
+        check(gsmlink.scenario("baseline", 7, 0.0, flows=2))
+    assert e.value.key.startswith("node[")
+    sc = two_nodes("1Mbps", "1ms", 1000)
+    sc["flow"][0]["transport"] = "udp"
+    sc["flow"][0]["app"] = {"kind": "cbr", "rate": "1kbps"}
+    with pytest.raises(ScenarioError) as e:
+        check(sc)
+    assert e.value.key == "flow[0].transport"
+
+
+def test_cli_bad_scenario_exits_2(tmp_path):
+    p = tmp_path / "x.toml"
+    p.write_text('[sim]\nduration = "1s"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
+                 '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
+                 '[[flow]]\nfrom = "a"\nto = "b"\ntransport = "tahoe"\napp = { kind = "bulk" }\n')
+    r = subprocess.run([sys.executable, "-m", "tcplab", "emulate", str(p), "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert "flow[0].transport" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to drop to an unprivileged user")
+def test_clear_error_when_not_root(tmp_path):
+    code = ("import tcplab.emulate as e\n"
+            "try:\n    e.emulate({'sim': {'duration': '1s'}, 'node': [{'name': 'a'}, {'name': 'b'}],"
+            " 'link': [{'between': ['a', 'b'], 'rate': '1Mbps', 'delay': '1ms'}],"
+            " 'flow': [{'from': 'a', 'to': 'b', 'transport': 'reno', 'app': {'kind': 'bulk'}}]})\n"
+            "except e.EmulatorUnavailable as x:\n    print('UNAVAILABLE', x)\n")
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                           preexec_fn=lambda: (os.setgid(65534), os.setuid(65534)))
+    except PermissionError:
+        pytest.skip("the Python interpreter is not executable by an unprivileged user here")
+    if "UNAVAILABLE" not in r.stdout and "Permission denied" in r.stderr:
+        pytest.skip("the package is not readable by an unprivileged user here")
+    assert "UNAVAILABLE" in r.stdout and "root" in r.stdout, r.stdout + r.stderr
+
+
+# ---- the emulator itself ---------------------------------------------
+
+
+@needs_emulator
+def test_line_rate_of_ppp_framed_segments():
+    """Error-free 9600 bit/s link, unlimited buffer, MSS 256, PPP: once the
+    window keeps the link busy, segments arrive at the line rate of
+    9600/8 x 256/(256 + 40 + 8) = 1010.5 B/s; over a whole transfer the
+    rate is lower by the start-up (the study's 100 KB gives about 1002)."""
+    sc = gsmlink.scenario("baseline", "unlimited", 0.0)
+    sc.data["flow"][0]["app"]["bytes"] = 40 * 256
+    sc.data["flow"][0]["first_bytes"] = 5 * 256
+    res = emulate(sc)
+    assert not res.warnings, res.warnings
+    got = read_pcap(res.pcaps["tun-mobile"])
+    data = [p for p in got if p[4] > 0]
+    assert len(data) == 40 and all(p[3] == 296 for p in data)
+    steady = data[8:]  # past slow start the downlink queue never empties
+    rate = sum(p[4] for p in steady[1:]) / (steady[-1][0] - steady[0][0])
+    assert rate == pytest.approx(gsmlink.line_rate(256), rel=0.01)
+    f = res.columns("flows")
+    assert f["bytes_delivered"][0] == 40 * 256 and f["retransmits"][0] == 0
+    assert f["completion_s"][0] > 0 and f["first_bytes_s"][0] < f["completion_s"][0]
+    links = res.columns("links")
+    i = links["from"].index("router")
+    assert links["packets_sent"][i] == links["packets_delivered"][i]
+
+
+@needs_emulator
+def test_rtt_of_a_10mbit_50ms_link():
+    """RTT of a 10 Mbit/s, 50 ms link: 100 ms plus the transmission of the
+    60-byte SYN and SYN-ACK (48 us each); the kernel's own measurement and
+    the handshake time are within 1 ms of it."""
+    res = emulate(two_nodes("10Mbps", "50ms", 20_000), capture=False)
+    expect = 0.100 + 2 * 60 * 8 / 10e6
+    fl = res.emulation["flows"][0]
+    assert fl["min_rtt_s"] == pytest.approx(expect, abs=1e-3)
+    assert fl["connect_s"] == pytest.approx(expect, abs=1e-3)
+    assert res.columns("flows")["bytes_acked"][0] == 20_000
+
+
+@needs_emulator
+def test_pattern_error_model_drops_exactly_the_chosen_packets():
+    sc = two_nodes("10Mbps", "10ms", 30 * 1000,
+                   link={"error": {"kind": "pattern", "drop": [5, 9], "direction": "forward", "packets": "data"}})
+    sc["flow"][0]["packet_size"] = 1000
+    res = emulate(sc)
+    sent = [(p[5], p[4]) for p in read_pcap(res.pcaps["tun-a"]) if p[1] == A and p[4] > 0]
+    got = [(p[5], p[4]) for p in read_pcap(res.pcaps["tun-b"]) if p[1] == A and p[4] > 0]
+    assert got == [s for i, s in enumerate(sent, 1) if i not in (5, 9)]
+    links = res.columns("links")
+    assert links["drops_corruption"] == [2, 0]
+    assert res.columns("flows")["retransmits"][0] >= 2
+    assert res.columns("flows")["bytes_delivered"][0] == 30_000
+
+
+@needs_emulator
+def test_tables_have_the_simulators_columns():
+    sc = two_nodes("10Mbps", "5ms", 10_000)
+    real = emulate(sc, capture=False)
+    sim = tcplab.run(sc)
+    for t in ("flows", "links"):
+        assert list(real.columns(t)) == list(sim.columns(t))
+        assert real.csv(t).splitlines()[0] == sim.csv(t).splitlines()[0]
+
+
+def _netns_inodes_of(pid: int) -> set:
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found.add(os.stat(task / "ns" / "net").st_ino)
+        except OSError:
+            pass
+    return found
+
+
+def _all_netns_inodes() -> set:
+    found = set()
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                found |= _netns_inodes_of(int(p.name))
+            except OSError:
+                pass
+    return found
+
+
+@needs_emulator
+def test_sigkill_leaves_nothing_behind(tmp_path):
+    """Kill the emulator mid-run: its namespaces (and with them the TUN
+    devices, addresses and routes in them) are gone, nothing was made in
+    the root namespace, and the next run works."""
+    links_before = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    netns_before = set(os.listdir("/var/run/netns")) if os.path.isdir("/var/run/netns") else set()
+    mine = os.stat("/proc/self/ns/net").st_ino
+    code = ("import tcplab.emulate as e, json, sys\n"
+            f"e.emulate(json.loads(sys.argv[1]))\n")
+    import json
+
+    sc = two_nodes("9600bps", "200ms", 10**6)
+    proc = subprocess.Popen([sys.executable, "-c", code, json.dumps(sc)])
+    try:
+        inodes = set()
+        for _ in range(200):
+            inodes = _netns_inodes_of(proc.pid) - {mine}
+            if inodes:
+                break
+            time.sleep(0.05)
+        assert inodes, "the emulator's namespaces never appeared"
+        time.sleep(1.0)  # mid-transfer
+        assert proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert not (inodes & _all_netns_inodes())
+    assert subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout == links_before
+    after = set(os.listdir("/var/run/netns")) if os.path.isdir("/var/run/netns") else set()
+    assert after == netns_before
+    res = emulate(two_nodes("10Mbps", "1ms", 5000), capture=False)
+    assert res.columns("flows")["bytes_delivered"][0] == 5000
+
+
+@needs_emulator
+def test_reproduce_gsmlink_emulate_quick(tmp_path):
+    """The quick emulated gsmlink grid (8 runs in parallel, about 2 minutes):
+    the tables and the side-by-side figure; every real run completes and the
+    error-free unlimited-buffer baseline is near the line rate."""
+    r = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "gsmlink", "--emulate", "--quick", "-q",
+                        "--out", str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    import pandas as pd
+
+    thr = pd.read_csv(tmp_path / "throughput.csv")
+    assert set(thr["stack"]) == {"real", "simulated"}
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    real = runs[runs.stack == "real"]
+    assert real["completed"].all()
+    base = real[(real.optimization == "baseline") & (real.loss == 0) & (real.buffer == "unlimited")]
+    assert base["throughput_Bps"].iloc[0] == pytest.approx(gsmlink.line_rate(256), rel=0.03)
+    assert (tmp_path / "sim_vs_real.png").exists()

@@ -118,7 +118,13 @@ def cmd_reproduce(a) -> int:
         if run is None:
             return _fail(f"--emulate: study {a.study!r} has no emulated version (only gsmlink)")
         out = Path(a.out) if a.out else Path("results") / f"{a.study}-emu"
-        res = run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
+        from .emulate import EmulatorUnavailable
+
+        try:
+            res = run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
+        except EmulatorUnavailable as e:  # not root, no TUN: not bad input
+            print(f"tcplab: error: {e}", file=sys.stderr)
+            return 1
     else:
         res = get(a.study).run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
     if not a.quiet:

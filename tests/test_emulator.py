@@ -243,3 +243,20 @@ def test_reproduce_gsmlink_emulate_quick(tmp_path):
     base = real[(real.optimization == "baseline") & (real.loss == 0) & (real.buffer == "unlimited")]
     assert base["throughput_Bps"].iloc[0] == pytest.approx(gsmlink.line_rate(256), rel=0.03)
     assert (tmp_path / "sim_vs_real.png").exists()
+
+
+@needs_emulator
+def test_ctrl_c_stops_the_run_and_writes_nothing(tmp_path):
+    import json
+
+    sc = tmp_path / "slow.json"
+    sc.write_text(json.dumps(two_nodes("9600bps", "200ms", 10**6)))
+    code = ("import sys, tcplab.emulate as e\n"
+            "try:\n    e.emulate(sys.argv[1])\nexcept KeyboardInterrupt:\n    sys.exit(130)\n")
+    # A TOML path is what the CLI takes; the API takes the dict as well.
+    code = code.replace("e.emulate(sys.argv[1])", "import json; e.emulate(json.load(open(sys.argv[1])))")
+    p = subprocess.Popen([sys.executable, "-c", code, str(sc)],
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(2.0)
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=10) == 130

@@ -171,8 +171,14 @@ def cmd_reproduce(a) -> int:
         if run is None:
             return _fail(f"--emulate: study {a.study!r} has no emulated version (only gsmlink)")
         out = Path(a.out) if a.out else Path("results") / f"{a.study}-emu"
+        from .emulate import EmulatorUnavailable
+
         t0 = time.perf_counter()
-        res = run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
+        try:
+            res = run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
+        except EmulatorUnavailable as e:  # not root, no TUN: not bad input
+            print(f"tcplab: error: {e}", file=sys.stderr)
+            return 1
         if not a.quiet:
             print(f"{a.study}: {len(res['runs'])} runs, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
         return 0

@@ -29,11 +29,7 @@ pub fn parse(b: &[u8]) -> Option<Meta> {
         17 if l4.len() >= 8 => l4.len() - 8,
         _ => 0,
     };
-    Some(Meta {
-        size: total as u32,
-        payload: payload as u32,
-        ect: ecn == 1 || ecn == 2,
-    })
+    Some(Meta { size: total as u32, payload: payload as u32, ect: ecn == 1 || ecn == 2 })
 }
 
 /// Set the ECN field to CE and fix the header checksum (a RED mark).
@@ -74,22 +70,8 @@ mod tests {
 
     #[test]
     fn sizes_and_payload() {
-        assert_eq!(
-            parse(&tcp(256, 0)),
-            Some(Meta {
-                size: 296,
-                payload: 256,
-                ect: false
-            })
-        );
-        assert_eq!(
-            parse(&tcp(0, 2)),
-            Some(Meta {
-                size: 40,
-                payload: 0,
-                ect: true
-            })
-        );
+        assert_eq!(parse(&tcp(256, 0)), Some(Meta { size: 296, payload: 256, ect: false }));
+        assert_eq!(parse(&tcp(0, 2)), Some(Meta { size: 40, payload: 0, ect: true }));
         let mut v6 = tcp(0, 0);
         v6[0] = 0x60;
         assert_eq!(parse(&v6), None);

@@ -82,13 +82,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            knobs: Default::default(),
-            capture: true,
-            spin_us: 0,
-            late_threshold_us: 1000,
-            realtime: true,
-        }
+        Options { knobs: Default::default(), capture: true, spin_us: 0, late_threshold_us: 1000, realtime: true }
     }
 }
 
@@ -102,31 +96,18 @@ pub fn check(sc: &Scenario, opts: &Options) -> Result<(), EmuError> {
     plan(sc, opts).map(|_| ())
 }
 
-fn plan(
-    sc: &Scenario,
-    opts: &Options,
-) -> Result<(LinkPath, Vec<workload::FlowSpec>, linux::HostSettings), EmuError> {
+fn plan(sc: &Scenario, opts: &Options) -> Result<(LinkPath, Vec<workload::FlowSpec>, linux::HostSettings), EmuError> {
     let cfg = &sc.cfg;
     if cfg.output.trace {
-        return Err(ScenarioError::new(
-            "output.trace",
-            "the emulator has no segment trace; use its pcaps",
-        )
-        .into());
+        return Err(ScenarioError::new("output.trace", "the emulator has no segment trace; use its pcaps").into());
     }
     if cfg.output.sample_interval.is_some() {
-        return Err(ScenarioError::new(
-            "output.sample_interval",
-            "the emulator does not sample; remove the key",
-        )
-        .into());
+        return Err(ScenarioError::new("output.sample_interval", "the emulator does not sample; remove the key").into());
     }
     if !cfg.pcap.is_empty() {
-        return Err(ScenarioError::new(
-            "pcap",
-            "the emulator captures its two TUN devices itself; remove [[pcap]]",
-        )
-        .into());
+        return Err(
+            ScenarioError::new("pcap", "the emulator captures its two TUN devices itself; remove [[pcap]]").into()
+        );
     }
     let path = LinkPath::new(cfg)?;
     let (flows, host) = linux::plan(cfg, &opts.knobs, |n| path.end_of(n))?;
@@ -141,19 +122,15 @@ fn setup_end(ns: &Netns, i: usize, host: &linux::HostSettings) -> Result<(), Emu
     ns.ip(&["link", "set", "lo", "up"])?;
     ns.ip(&["link", "set", TUN_NAME, "up"])?;
     ns.ip(&["addr", "add", &me, "peer", &peer, "dev", TUN_NAME])?;
-    let mut args: Vec<String> = ["route", "replace", &peer, "dev", TUN_NAME, "src", &me]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut args: Vec<String> =
+        ["route", "replace", &peer, "dev", TUN_NAME, "src", &me].iter().map(|s| s.to_string()).collect();
     args.extend(host.route_attrs());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     ns.ip(&args)
 }
 
 fn counters(ns: &Netns) -> HostCounters {
-    ns.read_proc_net("netstat")
-        .map(|t| report::parse_netstat(&t))
-        .unwrap_or_default()
+    ns.read_proc_net("netstat").map(|t| report::parse_netstat(&t)).unwrap_or_default()
 }
 
 fn set_realtime() -> bool {
@@ -168,44 +145,31 @@ fn set_realtime() -> bool {
 /// Run the scenario with the kernel's TCP. `interrupted` is polled every
 /// 20 ms (Ctrl-C in the caller); on true the run stops and returns
 /// `EmuError::Interrupted`.
-pub fn emulate(
-    sc: &Scenario,
-    opts: &Options,
-    interrupted: &dyn Fn() -> bool,
-) -> Result<Emulation, EmuError> {
+pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) -> Result<Emulation, EmuError> {
     let (path, specs, host) = plan(sc, opts)?;
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         return Err(EmuError::NotRoot("run it as root".into()));
     }
     if !std::path::Path::new("/dev/net/tun").exists() {
-        return Err(EmuError::NoTun(
-            "/dev/net/tun does not exist: load the tun module (modprobe tun)".into(),
-        ));
+        return Err(EmuError::NoTun("/dev/net/tun does not exist: load the tun module (modprobe tun)".into()));
     }
     let wall = Instant::now();
     let nets = [Arc::new(Netns::new()?), Arc::new(Netns::new()?)];
-    let tuns = [
-        tun::Tun::create(&nets[0], TUN_NAME)?,
-        tun::Tun::create(&nets[1], TUN_NAME)?,
-    ];
+    let tuns = [tun::Tun::create(&nets[0], TUN_NAME)?, tun::Tun::create(&nets[1], TUN_NAME)?];
     for (i, ns) in nets.iter().enumerate() {
         setup_end(ns, i, &host)?;
     }
     let mut listeners = Vec::new();
     for s in &specs {
-        listeners.push(
-            workload::listen(&nets[1 - s.from], ADDRS[1 - s.from], s).map_err(EmuError::Setup)?,
-        );
+        listeners.push(workload::listen(&nets[1 - s.from], ADDRS[1 - s.from], s).map_err(EmuError::Setup)?);
     }
     let before = [counters(&nets[0]), counters(&nets[1])];
     let end = sc.cfg.sim.duration.0;
     let stop = Arc::new(AtomicBool::new(false));
     let t0 = Instant::now();
     let clock = Arc::new(Clock { t0 });
-    let timing = Timing {
-        spin_ns: opts.spin_us * 1000,
-    };
+    let timing = Timing { spin_ns: opts.spin_us * 1000 };
     let mut relay = Relay::new(path, tuns, t0, timing, opts.capture);
     let (rt_wanted, stop_r) = (opts.realtime, stop.clone());
     let relay_thread = std::thread::spawn(move || {
@@ -228,13 +192,8 @@ pub fn emulate(
         std::thread::sleep(Duration::from_millis(20));
     }
     stop.store(true, Ordering::Release);
-    let outs: Vec<_> = handles
-        .into_iter()
-        .map(|h| h.join().unwrap_or_default())
-        .collect();
-    let (mut relay, ended, rt) = relay_thread
-        .join()
-        .map_err(|_| EmuError::Setup("relay thread panicked".into()))?;
+    let outs: Vec<_> = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
+    let (mut relay, ended, rt) = relay_thread.join().map_err(|_| EmuError::Setup("relay thread panicked".into()))?;
     if was_interrupted {
         return Err(EmuError::Interrupted);
     }
@@ -252,15 +211,11 @@ pub fn emulate(
     rep.realtime_priority = rt;
     rep.ignored_packets = relay.ignored;
     rep.write_errors = relay.write_errors;
-    rep.cc_available =
-        std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-    rep.kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+    rep.cc_available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
         .unwrap_or_default()
         .trim()
         .to_string();
+    rep.kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_string();
     for (s, o) in specs.iter().zip(&outs) {
         rep.flows.push(report::FlowFacts {
             name: s.name.clone(),
@@ -271,14 +226,8 @@ pub fn emulate(
         if let Some(e) = &o.error {
             rep.warnings.push(e.clone());
         }
-        if matches!(s.work, workload::Work::Transfer { .. })
-            && o.completed_at.is_none()
-            && o.error.is_none()
-        {
-            rep.warnings.push(format!(
-                "flow {}: the transfer did not complete within sim.duration",
-                s.name
-            ));
+        if matches!(s.work, workload::Work::Transfer { .. }) && o.completed_at.is_none() && o.error.is_none() {
+            rep.warnings.push(format!("flow {}: the transfer did not complete within sim.duration", s.name));
         }
     }
     if rep.late_count > 0 {
@@ -308,8 +257,5 @@ pub fn emulate(
             ..Default::default()
         },
     };
-    Ok(Emulation {
-        result,
-        report: rep,
-    })
+    Ok(Emulation { result, report: rep })
 }

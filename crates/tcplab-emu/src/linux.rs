@@ -33,10 +33,7 @@ impl HostSettings {
     pub fn sysctls(&self) -> Vec<(&'static str, String)> {
         vec![
             ("net.ipv4.tcp_sack", u8::from(self.sack).to_string()),
-            (
-                "net.ipv4.tcp_timestamps",
-                u8::from(self.timestamps).to_string(),
-            ),
+            ("net.ipv4.tcp_timestamps", u8::from(self.timestamps).to_string()),
             ("net.ipv4.tcp_ecn", u8::from(self.ecn).to_string()),
             ("net.ipv4.tcp_reordering", self.reordering.to_string()),
             // Each connection starts fresh, not from a previous one's RTT
@@ -102,16 +99,10 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
         return err(key("initial_ssthresh"), no);
     }
     if o.max_rto.is_some() {
-        return err(
-            key("max_rto"),
-            "Linux's maximum RTO is fixed at 120 s; remove the key",
-        );
+        return err(key("max_rto"), "Linux's maximum RTO is fixed at 120 s; remove the key");
     }
     if o.initial_rto.is_some() {
-        return err(
-            key("initial_rto"),
-            "Linux's initial RTO is fixed at 1 s; remove the key",
-        );
+        return err(key("initial_rto"), "Linux's initial RTO is fixed at 1 s; remove the key");
     }
     if o.granularity.is_some() {
         return err(key("granularity"), no);
@@ -129,16 +120,10 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
         );
     }
     if o.limited_transmit == Some(false) {
-        return err(
-            key("limited_transmit"),
-            "Linux always uses Limited Transmit",
-        );
+        return err(key("limited_transmit"), "Linux always uses Limited Transmit");
     }
     if o.newreno == Some(false) {
-        return err(
-            key("newreno"),
-            "Linux always uses NewReno-style recovery; plain Reno cannot be emulated",
-        );
+        return err(key("newreno"), "Linux always uses NewReno-style recovery; plain Reno cannot be emulated");
     }
     if o.newreno_timer.is_some() {
         return err(key("newreno_timer"), no);
@@ -160,26 +145,15 @@ pub fn plan(
     let mut host: Option<(usize, HostSettings)> = None;
     for (i, f) in cfg.flow.iter().enumerate() {
         let cc = match f.transport {
-            TransportName::Udp => {
-                return err(
-                    format!("flow[{i}].transport"),
-                    "the emulator runs TCP flows only",
-                )
-            }
+            TransportName::Udp => return err(format!("flow[{i}].transport"), "the emulator runs TCP flows only"),
             TransportName::Tahoe => {
-                return err(
-                    format!("flow[{i}].transport"),
-                    "Linux has no Tahoe; use reno, newreno, sack or vegas",
-                )
+                return err(format!("flow[{i}].transport"), "Linux has no Tahoe; use reno, newreno, sack or vegas")
             }
             TransportName::Vegas => "vegas",
             _ => "reno",
         };
         if f.eln {
-            return err(
-                format!("flow[{i}].eln"),
-                "ELN is a simulated mechanism; the emulator has none",
-            );
+            return err(format!("flow[{i}].eln"), "ELN is a simulated mechanism; the emulator has none");
         }
         if f.vegas.is_some() && knobs.cc.is_none() {
             return err(
@@ -211,28 +185,10 @@ pub fn plan(
             _ => {}
         }
         let (start, work) = match &f.app {
-            AppCfg::Transfer {
-                bytes,
-                write,
-                start,
-            } => (
-                start.0,
-                Work::Transfer {
-                    bytes: *bytes,
-                    write: *write,
-                },
-            ),
-            AppCfg::Bulk { start, stop } => (
-                start.0,
-                Work::Bulk {
-                    stop: stop.map(|d| d.0),
-                },
-            ),
+            AppCfg::Transfer { bytes, write, start } => (start.0, Work::Transfer { bytes: *bytes, write: *write }),
+            AppCfg::Bulk { start, stop } => (start.0, Work::Bulk { stop: stop.map(|d| d.0) }),
             AppCfg::Cbr { .. } => {
-                return err(
-                    format!("flow[{i}].app.kind"),
-                    "the emulator runs transfer and bulk applications",
-                )
+                return err(format!("flow[{i}].app.kind"), "the emulator runs transfer and bulk applications")
             }
         };
         flows.push(FlowSpec {

@@ -11,10 +11,7 @@ use tcplab_core::Scenario;
 use tcplab_emu::{emulate, linux::Knobs, EmuError, Options};
 
 #[derive(Parser)]
-#[command(
-    name = "tcplab-emu",
-    about = "The kernel's TCP through tcplab's link models, in real time (needs root)"
-)]
+#[command(name = "tcplab-emu", about = "The kernel's TCP through tcplab's link models, in real time (needs root)")]
 struct Args {
     /// Scenario file (TOML, or JSON if it ends in .json).
     scenario: PathBuf,
@@ -66,24 +63,12 @@ fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
 fn main() -> ExitCode {
     let a = match Args::try_parse() {
         Ok(a) => a,
-        Err(e)
-            if matches!(
-                e.kind(),
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
-            ) =>
-        {
+        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
             let _ = e.print();
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            return fail(
-                e.to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or("bad arguments")
-                    .trim_start_matches("error: "),
-                2,
-            )
+            return fail(e.to_string().lines().next().unwrap_or("bad arguments").trim_start_matches("error: "), 2)
         }
     };
     let text = match std::fs::read_to_string(&a.scenario) {
@@ -100,11 +85,7 @@ fn main() -> ExitCode {
         Err(e) => return fail(e, 2),
     };
     let opts = Options {
-        knobs: Knobs {
-            cc: a.cc,
-            rcvbuf: a.rcvbuf,
-            sndbuf: a.sndbuf,
-        },
+        knobs: Knobs { cc: a.cc, rcvbuf: a.rcvbuf, sndbuf: a.sndbuf },
         capture: !a.no_pcap,
         spin_us: a.spin_us,
         late_threshold_us: a.late_threshold_us,
@@ -121,14 +102,8 @@ fn main() -> ExitCode {
         Err(EmuError::Interrupted) => return fail("interrupted; nothing written", 130),
         Err(e) => return fail(e, 1),
     };
-    let stem = a
-        .scenario
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let out = a
-        .out
-        .unwrap_or_else(|| PathBuf::from("results").join(format!("{stem}-emu")));
+    let stem = a.scenario.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    let out = a.out.unwrap_or_else(|| PathBuf::from("results").join(format!("{stem}-emu")));
     let r = &em.result;
     let mut files: Vec<(String, Vec<u8>)> = vec![
         ("flows.csv".into(), r.flows.to_csv().into_bytes()),

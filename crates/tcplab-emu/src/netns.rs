@@ -51,10 +51,7 @@ impl Netns {
             }
         })?;
         let inode = file.metadata().map(|m| m.ino()).unwrap_or(0);
-        Ok(Netns {
-            fd: file.into(),
-            inode,
-        })
+        Ok(Netns { fd: file.into(), inode })
     }
 
     /// Move the calling thread into this namespace (for good: use it only on
@@ -67,8 +64,7 @@ impl Netns {
     pub fn run<T: Send>(&self, f: impl FnOnce() -> T + Send) -> Result<T, EmuError> {
         std::thread::scope(|s| {
             s.spawn(|| -> Result<T, EmuError> {
-                self.enter_current_thread()
-                    .map_err(|e| EmuError::Setup(format!("setns: {e}")))?;
+                self.enter_current_thread().map_err(|e| EmuError::Setup(format!("setns: {e}")))?;
                 Ok(f())
             })
             .join()
@@ -108,16 +104,14 @@ impl Netns {
     /// Write a sysctl of this namespace (`net.ipv4.tcp_sack` style name).
     pub fn sysctl(&self, name: &str, value: &str) -> Result<(), EmuError> {
         let path = format!("/proc/sys/{}", name.replace('.', "/"));
-        self.run(|| std::fs::write(&path, value))?.map_err(|e| {
-            EmuError::Setup(format!("cannot set {name} = {value} in the namespace: {e}"))
-        })
+        self.run(|| std::fs::write(&path, value))?
+            .map_err(|e| EmuError::Setup(format!("cannot set {name} = {value} in the namespace: {e}")))
     }
 
     /// Read a file of /proc/thread-self/net (per-namespace counters).
     pub fn read_proc_net(&self, file: &str) -> Result<String, EmuError> {
         let path = format!("/proc/thread-self/net/{file}");
-        self.run(|| std::fs::read_to_string(&path))?
-            .map_err(|e| EmuError::Setup(format!("cannot read {path}: {e}")))
+        self.run(|| std::fs::read_to_string(&path))?.map_err(|e| EmuError::Setup(format!("cannot read {path}: {e}")))
     }
 
     /// A duplicate descriptor of the namespace.

@@ -34,16 +34,10 @@ impl LinkPath {
         }
         let path_msg = "the emulator carries one path of links between two end nodes (a chain: every node on at most two links, all nodes connected)";
         if let Some(i) = degree.iter().position(|&d| d > 2) {
-            return bad(
-                format!("node[{i}]"),
-                format!("{:?} is on {} links; {path_msg}", names[i], degree[i]),
-            );
+            return bad(format!("node[{i}]"), format!("{:?} is on {} links; {path_msg}", names[i], degree[i]));
         }
         if let Some(i) = degree.iter().position(|&d| d == 0) {
-            return bad(
-                format!("node[{i}]"),
-                format!("{:?} is on no link; {path_msg}", names[i]),
-            );
+            return bad(format!("node[{i}]"), format!("{:?} is on no link; {path_msg}", names[i]));
         }
         let ends: Vec<usize> = (0..names.len()).filter(|&i| degree[i] == 1).collect();
         if ends.len() != 2 || cfg.link.len() != names.len() - 1 {
@@ -53,10 +47,11 @@ impl LinkPath {
         let (mut at, mut used) = (ends[0], vec![false; cfg.link.len()]);
         let (mut fwd, mut rev) = (vec![], vec![]);
         while at != ends[1] {
-            let Some((i, l)) =
-                cfg.link.iter().enumerate().find(|(i, l)| {
-                    !used[*i] && (idx(&l.between[0]) == at || idx(&l.between[1]) == at)
-                })
+            let Some((i, l)) = cfg
+                .link
+                .iter()
+                .enumerate()
+                .find(|(i, l)| !used[*i] && (idx(&l.between[0]) == at || idx(&l.between[1]) == at))
             else {
                 return bad("link", path_msg);
             };
@@ -71,10 +66,7 @@ impl LinkPath {
         }
         for (i, n) in cfg.node.iter().enumerate() {
             if n.snoop {
-                return bad(
-                    format!("node[{i}].snoop"),
-                    "Snoop is a simulated agent; the emulator has none",
-                );
+                return bad(format!("node[{i}].snoop"), "Snoop is a simulated agent; the emulator has none");
             }
         }
         for (i, f) in cfg.flow.iter().enumerate() {
@@ -106,10 +98,7 @@ impl LinkPath {
     /// one way and `b` bytes back (transmission at every hop plus propagation).
     pub fn base_rtt_ns(&self, a: u32, b: u32) -> u64 {
         let one = |chain: &Vec<usize>, size: u32| -> u64 {
-            chain
-                .iter()
-                .map(|&d| self.dirs[d].tx_time(size) + self.dirs[d].delay)
-                .sum()
+            chain.iter().map(|&d| self.dirs[d].tx_time(size) + self.dirs[d].delay).sum()
         };
         one(&self.chains[0], a) + one(&self.chains[1], b)
     }

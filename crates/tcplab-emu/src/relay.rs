@@ -92,13 +92,7 @@ pub struct Relay {
 }
 
 impl Relay {
-    pub fn new(
-        path: LinkPath,
-        tuns: [Tun; 2],
-        t0: Instant,
-        timing: Timing,
-        capture: bool,
-    ) -> Relay {
+    pub fn new(path: LinkPath, tuns: [Tun; 2], t0: Instant, timing: Timing, capture: bool) -> Relay {
         Relay {
             path,
             tuns,
@@ -144,13 +138,7 @@ impl Relay {
         };
         self.packets_in += 1;
         self.capture(side, now, &buf);
-        let pkt = Pkt {
-            buf,
-            size: m.size,
-            payload: m.payload,
-            side,
-            hop: 0,
-        };
+        let pkt = Pkt { buf, size: m.size, payload: m.payload, side, hop: 0 };
         let id = match self.free.pop() {
             Some(i) => {
                 self.pkts[i as usize] = Some(pkt);
@@ -268,16 +256,8 @@ impl Relay {
     pub fn run(&mut self, stop: &AtomicBool, end: Time) -> Time {
         let mut buf = vec![0u8; 65536];
         let mut fds = [
-            libc::pollfd {
-                fd: self.tuns[0].fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: self.tuns[1].fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
+            libc::pollfd { fd: self.tuns[0].fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: self.tuns[1].fd(), events: libc::POLLIN, revents: 0 },
         ];
         loop {
             let now = self.now();
@@ -288,19 +268,11 @@ impl Relay {
             // Sleep until the next event, a packet, or at most 20 ms (to
             // notice `stop`).
             let now = self.now();
-            let next = self
-                .heap
-                .peek()
-                .map_or(now + 20_000_000, |r| r.0 .0)
-                .min(now + 20_000_000)
-                .min(end);
+            let next = self.heap.peek().map_or(now + 20_000_000, |r| r.0 .0).min(now + 20_000_000).min(end);
             let wait = next.saturating_sub(now);
             if wait > self.timing.spin_ns {
                 let sleep = wait - self.timing.spin_ns;
-                let ts = libc::timespec {
-                    tv_sec: (sleep / 1_000_000_000) as _,
-                    tv_nsec: (sleep % 1_000_000_000) as _,
-                };
+                let ts = libc::timespec { tv_sec: (sleep / 1_000_000_000) as _, tv_nsec: (sleep % 1_000_000_000) as _ };
                 // SAFETY: two pollfds we own; a null signal mask pointer.
                 unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &ts, std::ptr::null()) };
             }

@@ -60,8 +60,7 @@ pub fn flows_table(
     let mut cols: Vec<Vec<f64>> = vec![Vec::new(); 3];
     let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 13];
     let mut opt: Vec<Vec<Option<f64>>> = vec![Vec::new(); 4];
-    let (mut name, mut src, mut dst, mut tr, mut aborted) =
-        (vec![], vec![], vec![], vec![], vec![]);
+    let (mut name, mut src, mut dst, mut tr, mut aborted) = (vec![], vec![], vec![], vec![], vec![]);
     for (s, o) in specs.iter().zip(outs) {
         name.push(s.name.clone());
         src.push(ends[s.from].clone());
@@ -74,19 +73,11 @@ pub fn flows_table(
         let info = o.info.clone().unwrap_or_default();
         let acked = info.bytes_acked;
         let done_end = o.completed_at.unwrap_or(stop);
-        let rx_end = if o.completed_at.is_some() {
-            o.last_delivery.unwrap_or(stop)
-        } else {
-            stop
-        };
+        let rx_end = if o.completed_at.is_some() { o.last_delivery.unwrap_or(stop) } else { stop };
         cols[0].push(to_secs(s.start));
         cols[1].push(rate(acked, s.start, done_end));
         cols[2].push(rate(o.delivered, s.start, rx_end));
-        let (to, fr) = if senders(s.from) == 1 {
-            (host[s.from].timeouts, host[s.from].recoveries)
-        } else {
-            (-1, -1)
-        };
+        let (to, fr) = if senders(s.from) == 1 { (host[s.from].timeouts, host[s.from].recoveries) } else { (-1, -1) };
         for (v, x) in ints.iter_mut().zip([
             acked as i64,
             o.delivered as i64,
@@ -106,11 +97,7 @@ pub fn flows_table(
         }
         opt[0].push(o.completed_at.map(|t| to_secs(t.saturating_sub(s.start))));
         opt[1].push(o.first_bytes_at.map(|t| to_secs(t.saturating_sub(s.start))));
-        opt[2].push(
-            o.info
-                .as_ref()
-                .map(|i| i.snd_cwnd as f64 * i.snd_mss as f64),
-        );
+        opt[2].push(o.info.as_ref().map(|i| i.snd_cwnd as f64 * i.snd_mss as f64));
         opt[3].push(o.info.as_ref().map(|i| i.rtt_us as f64 / 1e6));
         aborted.push(o.error.is_some());
     }
@@ -174,16 +161,8 @@ pub fn links_table(path: &mut LinkPath, node_names: &[String], dur: Time) -> Tab
         ]) {
             v.push(x as i64);
         }
-        util.push(if dur > 0 {
-            s.busy_ns.min(dur) as f64 / dur as f64
-        } else {
-            0.0
-        });
-        meanq.push(if dur > 0 {
-            s.queue_area / dur as f64
-        } else {
-            0.0
-        });
+        util.push(if dur > 0 { s.busy_ns.min(dur) as f64 / dur as f64 } else { 0.0 });
+        meanq.push(if dur > 0 { s.queue_area / dur as f64 } else { 0.0 });
     }
     t.push("link", Column::I64(link));
     t.push("direction", Column::Str(dir));

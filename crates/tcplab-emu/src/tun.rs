@@ -48,18 +48,13 @@ impl Tun {
             Ok(f)
         })?;
         let file = file.map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => EmuError::NoTun(
-                "/dev/net/tun does not exist: load the tun module (modprobe tun)".into(),
-            ),
-            io::ErrorKind::PermissionDenied => {
-                EmuError::NotRoot(format!("cannot open /dev/net/tun ({e})"))
+            io::ErrorKind::NotFound => {
+                EmuError::NoTun("/dev/net/tun does not exist: load the tun module (modprobe tun)".into())
             }
+            io::ErrorKind::PermissionDenied => EmuError::NotRoot(format!("cannot open /dev/net/tun ({e})")),
             _ => EmuError::NoTun(format!("cannot create TUN device {name}: {e}")),
         })?;
-        Ok(Tun {
-            file,
-            name: name.to_string(),
-        })
+        Ok(Tun { file, name: name.to_string() })
     }
 
     pub fn fd(&self) -> RawFd {
@@ -72,11 +67,7 @@ impl Tun {
         let n = unsafe { libc::read(self.fd(), buf.as_mut_ptr().cast(), buf.len()) };
         if n < 0 {
             let e = io::Error::last_os_error();
-            return if e.kind() == io::ErrorKind::WouldBlock {
-                Ok(None)
-            } else {
-                Err(e)
-            };
+            return if e.kind() == io::ErrorKind::WouldBlock { Ok(None) } else { Err(e) };
         }
         Ok(Some(n as usize))
     }

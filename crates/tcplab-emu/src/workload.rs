@@ -93,15 +93,7 @@ fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
     let mut b = [0u8; 256];
     let mut len = b.len() as libc::socklen_t;
     // SAFETY: the kernel writes at most `len` bytes into `b`.
-    let r = unsafe {
-        libc::getsockopt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_INFO,
-            b.as_mut_ptr().cast(),
-            &mut len,
-        )
-    };
+    let r = unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_INFO, b.as_mut_ptr().cast(), &mut len) };
     if r != 0 || len < 160 {
         return None;
     }
@@ -160,13 +152,7 @@ pub fn listen(ns: &Netns, addr: Ipv4Addr, spec: &FlowSpec) -> Result<TcpListener
             setopt_int(fd, libc::IPPROTO_TCP, libc::TCP_MAXSEG, m, "TCP_MAXSEG")?;
         }
         if let Some(c) = k.window_clamp {
-            setopt_int(
-                fd,
-                libc::IPPROTO_TCP,
-                libc::TCP_WINDOW_CLAMP,
-                c,
-                "TCP_WINDOW_CLAMP",
-            )?;
+            setopt_int(fd, libc::IPPROTO_TCP, libc::TCP_WINDOW_CLAMP, c, "TCP_WINDOW_CLAMP")?;
         }
         if let Some(b) = k.rcvbuf {
             setopt_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUF, b, "SO_RCVBUF")?;
@@ -212,12 +198,7 @@ pub fn receive(
                     first = Some(now);
                 }
             }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
                 if stopped() {
                     break;
                 }
@@ -237,20 +218,10 @@ fn connect(dst: SocketAddrV4, k: &SockKnobs, stop: &AtomicBool) -> io::Result<Tc
     }
     let s = unsafe { TcpStream::from_raw_fd(fd) };
     if !k.cc.is_empty() {
-        setopt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_CONGESTION,
-            k.cc.as_bytes(),
-            "TCP_CONGESTION",
-        )
-        .map_err(|e| {
+        setopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, k.cc.as_bytes(), "TCP_CONGESTION").map_err(|e| {
             io::Error::new(
                 e.kind(),
-                format!(
-                    "{e} (congestion control {:?}; see net.ipv4.tcp_available_congestion_control)",
-                    k.cc
-                ),
+                format!("{e} (congestion control {:?}; see net.ipv4.tcp_available_congestion_control)", k.cc),
             )
         })?;
     }
@@ -264,40 +235,25 @@ fn connect(dst: SocketAddrV4, k: &SockKnobs, stop: &AtomicBool) -> io::Result<Tc
     let sa = libc::sockaddr_in {
         sin_family: libc::AF_INET as u16,
         sin_port: dst.port().to_be(),
-        sin_addr: libc::in_addr {
-            s_addr: u32::from(*dst.ip()).to_be(),
-        },
+        sin_addr: libc::in_addr { s_addr: u32::from(*dst.ip()).to_be() },
         sin_zero: [0; 8],
     };
     // SAFETY: a sockaddr_in of the right size.
-    let r = unsafe {
-        libc::connect(
-            fd,
-            (&sa as *const libc::sockaddr_in).cast(),
-            std::mem::size_of_val(&sa) as u32,
-        )
-    };
+    let r = unsafe { libc::connect(fd, (&sa as *const libc::sockaddr_in).cast(), std::mem::size_of_val(&sa) as u32) };
     if r != 0 {
         let e = io::Error::last_os_error();
         if e.raw_os_error() != Some(libc::EINPROGRESS) {
             return Err(e);
         }
         loop {
-            let mut p = libc::pollfd {
-                fd,
-                events: libc::POLLOUT,
-                revents: 0,
-            };
+            let mut p = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
             // SAFETY: one pollfd we own.
             let n = unsafe { libc::poll(&mut p, 1, 20) };
             if n > 0 {
                 break;
             }
             if stop.load(Ordering::Acquire) {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "run ended during connect",
-                ));
+                return Err(io::Error::new(io::ErrorKind::TimedOut, "run ended during connect"));
             }
         }
         if let Some(e) = s.take_error()? {
@@ -345,9 +301,7 @@ pub fn send(
                 Err(e)
                     if matches!(
                         e.kind(),
-                        io::ErrorKind::WouldBlock
-                            | io::ErrorKind::TimedOut
-                            | io::ErrorKind::Interrupted
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
                     ) =>
                 {
                     if stop.load(Ordering::Acquire) {
@@ -388,13 +342,8 @@ pub fn run_flow(
         // Set when the sender fails, so the receiver does not wait for it.
         let abort = Arc::new(AtomicBool::new(false));
         let rx = {
-            let (spec, clock, stop, ns, abort) = (
-                spec.clone(),
-                clock.clone(),
-                stop.clone(),
-                nets[to].clone(),
-                abort.clone(),
-            );
+            let (spec, clock, stop, ns, abort) =
+                (spec.clone(), clock.clone(), stop.clone(), nets[to].clone(), abort.clone());
             std::thread::spawn(move || {
                 ns.enter_current_thread()?;
                 let stopped = || stop.load(Ordering::Acquire) || abort.load(Ordering::Acquire);
@@ -402,15 +351,9 @@ pub fn run_flow(
             })
         };
         let mut out = FlowOutcome::default();
-        let sent = nets[spec.from].enter_current_thread().and_then(|_| {
-            send(
-                SocketAddrV4::new(addrs[to], spec.port),
-                &spec,
-                &clock,
-                &stop,
-                &mut out,
-            )
-        });
+        let sent = nets[spec.from]
+            .enter_current_thread()
+            .and_then(|_| send(SocketAddrV4::new(addrs[to], spec.port), &spec, &clock, &stop, &mut out));
         if let Err(e) = sent {
             out.error = Some(format!("flow {}: {e}", spec.name));
             abort.store(true, Ordering::Release);
@@ -422,12 +365,7 @@ pub fn run_flow(
                 out.first_bytes_at = first;
                 out.last_delivery = last;
             }
-            Ok(Err(e)) => {
-                out.error = out
-                    .error
-                    .take()
-                    .or(Some(format!("flow {} receiver: {e}", spec.name)))
-            }
+            Ok(Err(e)) => out.error = out.error.take().or(Some(format!("flow {} receiver: {e}", spec.name))),
             Err(_) => out.error = Some(format!("flow {}: receiver panicked", spec.name)),
         }
         out

@@ -11,7 +11,12 @@ use tcplab_core::output::{Column, Table};
 use tcplab_core::{RunResult, Scenario, ScenarioError};
 
 create_exception!(_core, CoreScenarioError, PyValueError, "A scenario key has a bad value; args = (message, key).");
-create_exception!(_core, EmulatorUnavailable, pyo3::exceptions::PyRuntimeError, "The emulator cannot run here (not root, no TUN device).");
+create_exception!(
+    _core,
+    EmulatorUnavailable,
+    pyo3::exceptions::PyRuntimeError,
+    "The emulator cannot run here (not root, no TUN device)."
+);
 
 fn scenario_err(e: ScenarioError) -> PyErr {
     CoreScenarioError::new_err((e.to_string(), e.key))
@@ -134,7 +139,8 @@ fn emulate_json<'py>(
 #[pyfunction]
 fn emulate_check_json(text: &str, cc: Option<String>) -> PyResult<()> {
     let sc = Scenario::from_json_str(text).map_err(scenario_err)?;
-    let opts = tcplab_emu::Options { knobs: tcplab_emu::linux::Knobs { cc, ..Default::default() }, ..Default::default() };
+    let opts =
+        tcplab_emu::Options { knobs: tcplab_emu::linux::Knobs { cc, ..Default::default() }, ..Default::default() };
     tcplab_emu::check(&sc, &opts).map_err(|e| match e {
         tcplab_emu::EmuError::Scenario(e) => scenario_err(e),
         e => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),

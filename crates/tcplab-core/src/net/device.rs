@@ -64,14 +64,17 @@ pub trait DevScheduler {
 /// What a device may touch while handling a call: the packets, its event
 /// scheduler, and the actions it returns (carried out in order after the
 /// call returns).
-pub struct DevIo<'a> {
+pub struct DevIo<'a, S: DevScheduler + ?Sized + 'a = dyn DevScheduler + 'a> {
     pub pool: &'a mut PacketPool,
-    pub sched: &'a mut dyn DevScheduler,
+    pub sched: &'a mut S,
     /// Whether anyone watches transmissions (captures, agents at the node):
     /// `Transmit` actions are only wanted then.
     pub report_transmit: bool,
-    pub out: SmallVec<[DevAction; 4]>,
+    pub out: &'a mut DevActions,
 }
+
+/// The actions of one device call, on the caller's stack.
+pub type DevActions = SmallVec<[DevAction; 4]>;
 
 pub trait NetDevice: Any {
     /// The node that owns the device (it sends through it).
@@ -88,4 +91,28 @@ pub trait NetDevice: Any {
     fn queue(&self) -> &Queue;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// A device slot of the world: the point-to-point device, stored inline so
+/// the simulator's hottest path is compiled without dynamic calls, or any
+/// other `NetDevice` (802.11, ...) behind the trait.
+pub enum Device {
+    P2p(super::p2p::PointToPoint),
+    Other(Box<dyn NetDevice>),
+}
+
+impl Device {
+    pub fn as_dyn(&self) -> &dyn NetDevice {
+        match self {
+            Device::P2p(d) => d,
+            Device::Other(d) => d.as_ref(),
+        }
+    }
+
+    pub fn as_dyn_mut(&mut self) -> &mut dyn NetDevice {
+        match self {
+            Device::P2p(d) => d,
+            Device::Other(d) => d.as_mut(),
+        }
+    }
 }

@@ -11,7 +11,7 @@
 //! kept here and a `TxDone` event is scheduled only when a packet has to
 //! wait, so a link that never queues costs one `Arrive` per packet.
 
-use super::device::{DevAction, DevEvent, DevIo, DropReason, NetDevice};
+use super::device::{DevAction, DevEvent, DevIo, DevScheduler, DropReason, NetDevice};
 use super::{DropCause, ErrorModel, Queue, Verdict};
 use crate::engine::{time::tx_time, Rng, Time};
 use crate::packet::{Ecn, NodeId, PktId};
@@ -189,13 +189,13 @@ impl PointToPoint {
 
     // ---- The same steps driven as a simulator device.
 
-    fn arm(&mut self, io: &mut DevIo) {
+    fn arm<S: DevScheduler + ?Sized>(&mut self, io: &mut DevIo<S>) {
         if let Some(at) = self.arm_tx_done() {
             io.sched.schedule(at, DevEvent::TxDone);
         }
     }
 
-    fn start_tx(&mut self, now: Time, id: PktId, io: &mut DevIo) {
+    fn start_tx<S: DevScheduler + ?Sized>(&mut self, now: Time, id: PktId, io: &mut DevIo<S>) {
         let at = self.transmit(now, io.pool.get(id).size);
         io.sched.schedule(at, DevEvent::Arrive(id));
         if io.report_transmit {
@@ -216,15 +216,15 @@ pub enum Offer {
     Dropped(DropCause),
 }
 
-impl NetDevice for PointToPoint {
-    fn node(&self) -> NodeId {
-        self.from
-    }
-
+/// The device calls, generic over the scheduler so the simulator's
+/// point-to-point fast path is compiled without dynamic calls; the
+/// `NetDevice` implementation below runs the very same code.
+impl PointToPoint {
     /// An idle transmitter starts at once; otherwise the packet waits in the
     /// queue (or is refused by it) and one `TxDone` event at the end of the
     /// current transmission pulls the next packet.
-    fn send(&mut self, now: Time, id: PktId, _next_hop: Option<NodeId>, io: &mut DevIo) {
+    #[inline]
+    pub fn send_on<S: DevScheduler + ?Sized>(&mut self, now: Time, id: PktId, io: &mut DevIo<S>) {
         let p = io.pool.get(id);
         match self.offer(now, id, p.size, p.is_ect()) {
             Offer::Idle => self.start_tx(now, id, io),
@@ -238,7 +238,8 @@ impl NetDevice for PointToPoint {
         }
     }
 
-    fn send_first(&mut self, now: Time, id: PktId, _next_hop: Option<NodeId>, io: &mut DevIo) {
+    #[inline]
+    pub fn send_first_on<S: DevScheduler + ?Sized>(&mut self, now: Time, id: PktId, io: &mut DevIo<S>) {
         if self.idle(now) {
             self.start_tx(now, id, io);
         } else {
@@ -248,7 +249,8 @@ impl NetDevice for PointToPoint {
         }
     }
 
-    fn on_event(&mut self, now: Time, ev: DevEvent, io: &mut DevIo) {
+    #[inline]
+    pub fn on_event_on<S: DevScheduler + ?Sized>(&mut self, now: Time, ev: DevEvent, io: &mut DevIo<S>) {
         match ev {
             DevEvent::TxDone => {
                 if let Some(next) = self.tx_done(now) {
@@ -266,6 +268,24 @@ impl NetDevice for PointToPoint {
             }
             DevEvent::Timer(_) => {}
         }
+    }
+}
+
+impl NetDevice for PointToPoint {
+    fn node(&self) -> NodeId {
+        self.from
+    }
+
+    fn send(&mut self, now: Time, id: PktId, _next_hop: Option<NodeId>, io: &mut DevIo) {
+        self.send_on(now, id, io)
+    }
+
+    fn send_first(&mut self, now: Time, id: PktId, _next_hop: Option<NodeId>, io: &mut DevIo) {
+        self.send_first_on(now, id, io)
+    }
+
+    fn on_event(&mut self, now: Time, ev: DevEvent, io: &mut DevIo) {
+        self.on_event_on(now, ev, io)
     }
 
     fn has_room(&self) -> bool {

@@ -8,7 +8,7 @@ use crate::engine::{stream_rng, Time, TimerSlot};
 use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
 use crate::net::error::ErrorKind;
 use crate::net::routing::{shortest_paths, StaticRouting};
-use crate::net::{DevId, ErrorModel, NetDevice, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams};
+use crate::net::{DevId, Device, ErrorModel, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams};
 use crate::output::pcap::PcapWriter;
 use crate::packet::{FlowId, NodeId};
 use crate::sim::{Capture, Flow, Node, World};
@@ -535,8 +535,7 @@ pub fn build(cfg: &ScenarioCfg) -> World {
     let pairs = dir_pairs(cfg);
     let names = node_index(cfg);
     // Point-to-point devices: link i gives device 2i (forward) and 2i+1.
-    let devices: Vec<Box<dyn NetDevice>> =
-        link_dirs(cfg).into_iter().map(|d| Box::new(d) as Box<dyn NetDevice>).collect();
+    let devices: Vec<Device> = link_dirs(cfg).into_iter().map(Device::P2p).collect();
     // Static routing: each node's row of the all-pairs next-hop table.
     let routes = shortest_paths(cfg.node.len(), &pairs);
     let mut nodes: Vec<Node> = cfg

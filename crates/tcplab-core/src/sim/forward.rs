@@ -5,9 +5,8 @@ use super::{Ev, TraceKind, World};
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, RoutingAction, RoutingIo};
-use crate::net::{DevAction, DevEvent, DevId, DevIo, DevScheduler, DropReason};
+use crate::net::{DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason};
 use crate::packet::{NodeId, Packet, PktId, Transport};
-use smallvec::SmallVec;
 
 /// The event queue as a device's scheduler: events tagged with the device.
 struct Sched<'a> {
@@ -147,7 +146,7 @@ impl World {
         let start = self.agent_actions.len();
         let node = &mut self.nodes[n as usize];
         let (routing, devices) = (&node.routing, &self.devices);
-        let room = |dst: NodeId| routing.known_route(dst).map(|(d, _)| devices[d as usize].has_room());
+        let room = |dst: NodeId| routing.known_route(dst).map(|(d, _)| devices[d as usize].as_dyn().has_room());
         let r = f(node.agents[agent].as_mut(), &mut AgentIo { out: &mut self.agent_actions, room_towards: &room });
         let end = self.agent_actions.len();
         for i in start..end {
@@ -188,15 +187,27 @@ impl World {
     pub(super) fn dev_send(&mut self, now: Time, dev: DevId, id: PktId, next_hop: Option<NodeId>, first: bool) {
         let mut sched = Sched { q: &mut self.q, dev };
         let report_transmit = self.dev_watched[dev as usize];
-        let mut io = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: SmallVec::new() };
-        let d = &mut self.devices[dev as usize];
-        if first {
-            d.send_first(now, id, next_hop, &mut io);
-        } else {
-            d.send(now, id, next_hop, &mut io);
+        let pool = &mut self.pool;
+        let mut out = DevActions::new();
+        match &mut self.devices[dev as usize] {
+            Device::P2p(d) => {
+                let mut io = DevIo { pool, sched: &mut sched, report_transmit, out: &mut out };
+                if first {
+                    d.send_first_on(now, id, &mut io);
+                } else {
+                    d.send_on(now, id, &mut io);
+                }
+            }
+            Device::Other(d) => {
+                let mut io: DevIo = DevIo { pool, sched: &mut sched, report_transmit, out: &mut out };
+                if first {
+                    d.send_first(now, id, next_hop, &mut io);
+                } else {
+                    d.send(now, id, next_hop, &mut io);
+                }
+            }
         }
-        if !io.out.is_empty() {
-            let out = io.out;
+        if !out.is_empty() {
             self.dev_actions_run(now, dev, &out);
         }
     }
@@ -204,10 +215,17 @@ impl World {
     pub(super) fn device_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
         let mut sched = Sched { q: &mut self.q, dev };
         let report_transmit = self.dev_watched[dev as usize];
-        let mut io = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: SmallVec::new() };
-        self.devices[dev as usize].on_event(now, ev, &mut io);
-        if !io.out.is_empty() {
-            let out = io.out;
+        let pool = &mut self.pool;
+        let mut out = DevActions::new();
+        match &mut self.devices[dev as usize] {
+            Device::P2p(d) => {
+                d.on_event_on(now, ev, &mut DevIo { pool, sched: &mut sched, report_transmit, out: &mut out })
+            }
+            Device::Other(d) => {
+                d.on_event(now, ev, &mut DevIo { pool, sched: &mut sched, report_transmit, out: &mut out })
+            }
+        }
+        if !out.is_empty() {
             self.dev_actions_run(now, dev, &out);
         }
     }

@@ -15,7 +15,7 @@ pub use trace::{Capture, TraceKind, TraceRecord};
 use crate::engine::time::to_secs;
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{AgentAction, ConnKey};
-use crate::net::{DevEvent, DevId, NetDevice};
+use crate::net::{DevEvent, DevId, Device};
 use crate::output::RunResult;
 use crate::packet::{FlowId, NodeId, PacketPool};
 use crate::transport::app::App;
@@ -67,7 +67,7 @@ impl Flow {
 pub struct World {
     pub q: EventQueue<Ev>,
     pub nodes: Vec<Node>,
-    pub devices: Vec<Box<dyn NetDevice>>,
+    pub devices: Vec<Device>,
     /// The node owning each device (looked up on every transmission).
     dev_node: Vec<NodeId>,
     /// Whether a device's transmissions are watched (a capture exists, or
@@ -96,7 +96,7 @@ impl World {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         nodes: Vec<Node>,
-        devices: Vec<Box<dyn NetDevice>>,
+        devices: Vec<Device>,
         sockets: Vec<Socket>,
         flows: Vec<Flow>,
         duration: Time,
@@ -107,10 +107,10 @@ impl World {
     ) -> Self {
         World {
             q: EventQueue::new(),
-            dev_node: devices.iter().map(|d| d.node()).collect(),
+            dev_node: devices.iter().map(|d| d.as_dyn().node()).collect(),
             dev_watched: devices
                 .iter()
-                .map(|d| !captures.is_empty() || !nodes[d.node() as usize].agents.is_empty())
+                .map(|d| !captures.is_empty() || !nodes[d.as_dyn().node() as usize].agents.is_empty())
                 .collect(),
             nodes,
             devices,

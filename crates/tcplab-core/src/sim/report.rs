@@ -54,7 +54,7 @@ pub fn sample(w: &mut World, now: Time) {
             s.f_delivered.push(rx.delivered() as i64);
         }
     }
-    for d in w.devices.iter().filter_map(|d| d.as_any().downcast_ref::<PointToPoint>()) {
+    for d in w.devices.iter().filter_map(|d| d.as_dyn().as_any().downcast_ref::<PointToPoint>()) {
         s.q_time.push(t);
         s.q_link.push(d.link as i64);
         s.q_dir.push(dir_name(d.forward));
@@ -228,7 +228,7 @@ fn links_table(w: &mut World) -> Table {
     let mut cols: (Vec<i64>, Vec<String>, Vec<String>, Vec<String>) = Default::default();
     let mut num: Vec<Vec<f64>> = vec![Vec::new(); 2];
     let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 9];
-    for d in w.devices.iter_mut().filter_map(|d| d.as_any_mut().downcast_mut::<PointToPoint>()) {
+    for d in w.devices.iter_mut().filter_map(|d| d.as_dyn_mut().as_any_mut().downcast_mut::<PointToPoint>()) {
         d.note_queue(dur);
         cols.0.push(d.link as i64);
         cols.1.push(dir_name(d.forward));

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 from concurrent.futures import ProcessPoolExecutor, as_completed
+import sys
 from pathlib import Path
 
 from . import gsmlink
@@ -103,7 +104,9 @@ def run(out: str | Path = "results/gsmlink-emu", quick: bool = False, jobs: int 
 
     from ..emulate import unavailable_reason, EmulatorUnavailable
     from ..io import atomic_write_text
-    from ..sweep import _progress, summarize
+    from tqdm import tqdm
+
+    from ..sweep import summarize
 
     reason = unavailable_reason()
     if reason:
@@ -114,7 +117,7 @@ def run(out: str | Path = "results/gsmlink-emu", quick: bool = False, jobs: int 
     # Emulated runs wait on the link, not on the CPU: run many at once.
     jobs = jobs or min(len(cells), 16)
     rows = []
-    bar = _progress(len(cells), "gsmlink/emulated", progress)
+    bar = tqdm(total=len(cells), desc="gsmlink/emulated", unit="run", file=sys.stderr, disable=not progress)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(emulate_cell, p) for p in cells]
         try:

@@ -7,7 +7,7 @@ use super::ScenarioError;
 use crate::engine::{stream_rng, Time, TimerSlot};
 use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
 use crate::net::error::ErrorKind;
-use crate::net::routing::{shortest_paths, StaticRouting};
+use crate::net::routing::{shortest_paths, Router, StaticRouting};
 use crate::net::{DevId, Device, ErrorModel, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams};
 use crate::output::pcap::PcapWriter;
 use crate::packet::{FlowId, NodeId};
@@ -546,7 +546,7 @@ pub fn build(cfg: &ScenarioCfg) -> World {
             let row = (0..cfg.node.len() as NodeId)
                 .map(|d| routes.next(n as NodeId, d).map(|dev| (dev, pairs[dev as usize].1)))
                 .collect();
-            Node::new(c.name.clone(), Box::new(StaticRouting::new(row)))
+            Node::new(c.name.clone(), Router::Static(StaticRouting::new(row)))
         })
         .collect();
     for (d, &(from, _)) in pairs.iter().enumerate() {

@@ -5,7 +5,10 @@ use super::{Ev, TraceKind, World};
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, RoutingAction, RoutingIo};
-use crate::net::{DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason};
+use crate::net::{
+    DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, Offer, PointToPoint,
+};
+use crate::packet::Ecn;
 use crate::packet::{NodeId, Packet, PktId, Transport};
 
 /// The event queue as a device's scheduler: events tagged with the device.
@@ -17,7 +20,7 @@ struct Sched<'a> {
 impl DevScheduler for Sched<'_> {
     #[inline]
     fn schedule(&mut self, at: Time, ev: DevEvent) {
-        self.q.schedule(at, Ev::Dev(self.dev, ev));
+        self.q.schedule(at, Ev::device(self.dev, ev));
     }
 }
 
@@ -185,19 +188,15 @@ impl World {
 
     /// Offer a packet to a device (`first`: ahead of its queue).
     pub(super) fn dev_send(&mut self, now: Time, dev: DevId, id: PktId, next_hop: Option<NodeId>, first: bool) {
+        if let Device::P2p(_) = self.devices[dev as usize] {
+            return self.p2p_send(now, dev, id, first);
+        }
         let mut sched = Sched { q: &mut self.q, dev };
         let report_transmit = self.dev_watched[dev as usize];
         let pool = &mut self.pool;
         let mut out = DevActions::new();
         match &mut self.devices[dev as usize] {
-            Device::P2p(d) => {
-                let mut io = DevIo { pool, sched: &mut sched, report_transmit, out: &mut out };
-                if first {
-                    d.send_first_on(now, id, &mut io);
-                } else {
-                    d.send_on(now, id, &mut io);
-                }
-            }
+            Device::P2p(_) => unreachable!(),
             Device::Other(d) => {
                 let mut io: DevIo = DevIo { pool, sched: &mut sched, report_transmit, out: &mut out };
                 if first {
@@ -213,14 +212,15 @@ impl World {
     }
 
     pub(super) fn device_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
+        if let Device::P2p(_) = self.devices[dev as usize] {
+            return self.p2p_event(now, dev, ev);
+        }
         let mut sched = Sched { q: &mut self.q, dev };
         let report_transmit = self.dev_watched[dev as usize];
         let pool = &mut self.pool;
         let mut out = DevActions::new();
         match &mut self.devices[dev as usize] {
-            Device::P2p(d) => {
-                d.on_event_on(now, ev, &mut DevIo { pool, sched: &mut sched, report_transmit, out: &mut out })
-            }
+            Device::P2p(_) => unreachable!(),
             Device::Other(d) => {
                 d.on_event(now, ev, &mut DevIo { pool, sched: &mut sched, report_transmit, out: &mut out })
             }
@@ -230,38 +230,86 @@ impl World {
         }
     }
 
+    // The point-to-point device's fast path: the world drives the link's
+    // steps (`offer`, `transmit`, `tx_done`, `arrives_intact`) directly, as
+    // the emulator does, instead of going through `NetDevice` and an action
+    // list. The results are the same as the trait path (the golden tests
+    // run through here; `net::p2p` tests the trait path).
+
+    fn p2p(&mut self, dev: DevId) -> &mut PointToPoint {
+        match &mut self.devices[dev as usize] {
+            Device::P2p(d) => d,
+            Device::Other(_) => unreachable!("not a point-to-point device"),
+        }
+    }
+
+    fn p2p_send(&mut self, now: Time, dev: DevId, id: PktId, first: bool) {
+        let p = self.pool.get(id);
+        let (size, ect) = (p.size, p.is_ect());
+        let d = self.p2p(dev);
+        if first {
+            if d.idle(now) {
+                return self.p2p_start(now, dev, id);
+            }
+            d.note_queue(now);
+            d.queue.enqueue_front(id, size);
+        } else {
+            match d.offer(now, id, size, ect) {
+                Offer::Idle => return self.p2p_start(now, dev, id),
+                Offer::Queued { marked } => {
+                    if marked {
+                        self.pool.get_mut(id).ip.ecn = Ecn::Ce;
+                    }
+                }
+                Offer::Dropped(cause) => return self.dev_drop(now, dev, id, DropReason::Queue(cause)),
+            }
+        }
+        if let Some(at) = self.p2p(dev).arm_tx_done() {
+            self.q.schedule(at, Ev::DevTxDone(dev));
+        }
+    }
+
+    fn p2p_start(&mut self, now: Time, dev: DevId, id: PktId) {
+        let size = self.pool.get(id).size;
+        let at = self.p2p(dev).transmit(now, size);
+        self.q.schedule(at, Ev::DevArrive(dev, id));
+        if self.dev_watched[dev as usize] {
+            self.dev_transmit(now, dev, id);
+        }
+    }
+
+    fn p2p_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
+        match ev {
+            DevEvent::TxDone => {
+                if let Some(next) = self.p2p(dev).tx_done(now) {
+                    self.p2p_start(now, dev, next);
+                    if let Some(at) = self.p2p(dev).arm_tx_done() {
+                        self.q.schedule(at, Ev::DevTxDone(dev));
+                    }
+                }
+            }
+            DevEvent::Arrive(id) => {
+                let p = self.pool.get(id);
+                let (size, payload) = (p.size, p.payload);
+                let d = self.p2p(dev);
+                if d.arrives_intact(now, size, payload) {
+                    let to = d.to;
+                    self.dev_deliver(now, to, id);
+                } else {
+                    self.dev_drop(now, dev, id, DropReason::Corruption);
+                }
+            }
+            DevEvent::Timer(_) => {}
+        }
+    }
+
     /// Carry out, in order, the actions a device call returned.
     fn dev_actions_run(&mut self, now: Time, dev: DevId, out: &[DevAction]) {
         for &a in out {
             match a {
-                DevAction::Transmit(id) => {
-                    let from = self.dev_node[dev as usize];
-                    if !self.captures.is_empty() {
-                        self.capture(now, id, |c| c.dev == Some(dev) || c.node == Some(from));
-                    }
-                    if !self.nodes[from as usize].agents.is_empty() {
-                        let p = *self.pool.get(id);
-                        for a in 0..self.nodes[from as usize].agents.len() {
-                            self.with_agent(now, from, a, |a, io| a.on_transmit(now, &p, io));
-                        }
-                    }
-                }
-                DevAction::Deliver(to, id) => {
-                    if !self.captures.is_empty() {
-                        self.capture(now, id, |c| c.node == Some(to));
-                    }
-                    self.at_node(now, to, id);
-                }
-                DevAction::Drop(id, reason) => {
-                    let p = self.pool.take(id);
-                    if reason == DropReason::Corruption {
-                        let from = self.dev_node[dev as usize];
-                        for a in self.nodes[from as usize].agents.iter_mut() {
-                            a.on_loss(now, &p);
-                        }
-                    }
-                    self.trace_drop(now, &p);
-                }
+                DevAction::Transmit(id) => self.dev_transmit(now, dev, id),
+                DevAction::Deliver(to, id) => self.dev_deliver(now, to, id),
+                DevAction::Drop(id, reason) => self.dev_drop(now, dev, id, reason),
                 DevAction::LinkFailed(neighbor) => {
                     let n = self.dev_node[dev as usize];
                     let mut out = Vec::new();
@@ -276,6 +324,42 @@ impl World {
                 }
             }
         }
+    }
+
+    /// A packet started on a device's medium: captures and the agents of
+    /// the sending node see it.
+    fn dev_transmit(&mut self, now: Time, dev: DevId, id: PktId) {
+        let from = self.dev_node[dev as usize];
+        if !self.captures.is_empty() {
+            self.capture(now, id, |c| c.dev == Some(dev) || c.node == Some(from));
+        }
+        if !self.nodes[from as usize].agents.is_empty() {
+            let p = *self.pool.get(id);
+            for a in 0..self.nodes[from as usize].agents.len() {
+                self.with_agent(now, from, a, |a, io| a.on_transmit(now, &p, io));
+            }
+        }
+    }
+
+    /// A packet reached node `to` over a device.
+    fn dev_deliver(&mut self, now: Time, to: NodeId, id: PktId) {
+        if !self.captures.is_empty() {
+            self.capture(now, id, |c| c.node == Some(to));
+        }
+        self.at_node(now, to, id);
+    }
+
+    /// A device dropped a packet: corruption is shown to the sending node's
+    /// agents (ELN), every drop to the trace.
+    fn dev_drop(&mut self, now: Time, dev: DevId, id: PktId, reason: DropReason) {
+        let p = self.pool.take(id);
+        if reason == DropReason::Corruption {
+            let from = self.dev_node[dev as usize];
+            for a in self.nodes[from as usize].agents.iter_mut() {
+                a.on_loss(now, &p);
+            }
+        }
+        self.trace_drop(now, &p);
     }
 
     fn capture(&mut self, now: Time, id: PktId, wants: impl Fn(&super::Capture) -> bool) {

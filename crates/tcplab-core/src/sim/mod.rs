@@ -24,8 +24,11 @@ use crate::transport::socket::{SockId, Socket};
 /// Events are small and `Copy`; packets travel as `PktId`s inside them.
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
-    /// An event a device scheduled for itself.
-    Dev(DevId, DevEvent),
+    /// Events a device scheduled for itself (`DevEvent`, flattened so an
+    /// event stays 12 bytes).
+    DevTxDone(DevId),
+    DevArrive(DevId, crate::packet::PktId),
+    DevTimer(DevId, u32),
     /// A socket's timer (retransmission, delayed ACK).
     Socket(SockId),
     /// Timer `token` of agent number `agent` at a node.
@@ -54,6 +57,18 @@ pub struct Flow {
     /// Threshold for `first_bytes_s` and when it was reached.
     pub first_bytes: Option<u64>,
     pub first_bytes_at: Option<Time>,
+}
+
+impl Ev {
+    /// The queue event for a device's own event.
+    #[inline]
+    pub fn device(dev: DevId, ev: DevEvent) -> Ev {
+        match ev {
+            DevEvent::TxDone => Ev::DevTxDone(dev),
+            DevEvent::Arrive(p) => Ev::DevArrive(dev, p),
+            DevEvent::Timer(t) => Ev::DevTimer(dev, t),
+        }
+    }
 }
 
 impl Flow {
@@ -157,7 +172,9 @@ impl World {
 
     fn handle(&mut self, now: Time, ev: Ev) {
         match ev {
-            Ev::Dev(d, e) => self.device_event(now, d, e),
+            Ev::DevTxDone(d) => self.device_event(now, d, DevEvent::TxDone),
+            Ev::DevArrive(d, p) => self.device_event(now, d, DevEvent::Arrive(p)),
+            Ev::DevTimer(d, t) => self.device_event(now, d, DevEvent::Timer(t)),
             Ev::Socket(s) => self.socket_timer(now, s),
             Ev::Agent(n, a, token) => self.agent_timer(now, n, a, token),
             Ev::Routing(n) => self.routing_timer(now, n),

@@ -3,7 +3,7 @@
 
 use crate::engine::TimerSlot;
 use crate::mechanisms::Agent;
-use crate::net::routing::Routing;
+use crate::net::routing::Router;
 use crate::net::DevId;
 use crate::transport::socket::SockId;
 
@@ -21,7 +21,7 @@ pub struct Node {
     pub name: String,
     /// Devices this node sends through.
     pub devices: Vec<DevId>,
-    pub routing: Box<dyn Routing>,
+    pub routing: Router,
     /// Per-hop agents, shown every packet at this node in this order.
     pub agents: Vec<Box<dyn Agent>>,
     pub sockets: Vec<SockId>,
@@ -31,7 +31,7 @@ pub struct Node {
 }
 
 impl Node {
-    pub fn new(name: String, routing: Box<dyn Routing>) -> Self {
+    pub fn new(name: String, routing: Router) -> Self {
         Node {
             name,
             devices: Vec::new(),

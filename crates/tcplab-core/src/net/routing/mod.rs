@@ -67,3 +67,55 @@ pub trait Routing: Any {
     fn on_timer(&mut self, _now: Time, _io: &mut RoutingIo) {}
     fn as_any(&self) -> &dyn Any;
 }
+
+/// A node's routing protocol: static routing stored inline so the
+/// simulator's per-hop lookup is a direct call, or any other protocol behind
+/// the trait. The methods forward to the protocol.
+pub enum Router {
+    Static(StaticRouting),
+    Other(Box<dyn Routing>),
+}
+
+impl Router {
+    pub fn as_dyn(&self) -> &dyn Routing {
+        match self {
+            Router::Static(r) => r,
+            Router::Other(r) => r.as_ref(),
+        }
+    }
+
+    pub fn as_dyn_mut(&mut self) -> &mut dyn Routing {
+        match self {
+            Router::Static(r) => r,
+            Router::Other(r) => r.as_mut(),
+        }
+    }
+
+    #[inline]
+    pub fn route(&mut self, now: Time, id: PktId, io: &mut RoutingIo) -> Route {
+        match self {
+            Router::Static(r) => r.route(now, id, io),
+            Router::Other(r) => r.route(now, id, io),
+        }
+    }
+
+    pub fn known_route(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
+        self.as_dyn().known_route(dst)
+    }
+
+    pub fn deadline(&self) -> Option<Time> {
+        self.as_dyn().deadline()
+    }
+
+    pub fn on_timer(&mut self, now: Time, io: &mut RoutingIo) {
+        self.as_dyn_mut().on_timer(now, io)
+    }
+
+    pub fn on_control(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {
+        self.as_dyn_mut().on_control(now, pkt, io)
+    }
+
+    pub fn on_link_failure(&mut self, now: Time, dev: DevId, neighbor: NodeId, io: &mut RoutingIo) {
+        self.as_dyn_mut().on_link_failure(now, dev, neighbor, io)
+    }
+}

@@ -20,15 +20,15 @@ impl World {
     }
 
     /// A TCP or UDP packet addressed to node `n` arrives at its socket.
-    pub(super) fn deliver(&mut self, now: Time, n: NodeId, p: Packet) {
-        let Some(sid) = self.socket_for(n, &p) else {
+    pub(super) fn deliver(&mut self, now: Time, n: NodeId, p: &Packet) {
+        let Some(sid) = self.socket_for(n, p) else {
             self.nodes[n as usize].stats.drops_no_socket += 1;
             return;
         };
         self.delivered += 1;
         let sock = &mut self.sockets[sid as usize];
         let fid = sock.flow;
-        match (&mut sock.kind, p.l4) {
+        match (&mut sock.kind, &p.l4) {
             (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) => {
                 rx.note_ecn(p.ip.ecn == Ecn::Ce, h.flags & flags::CWR != 0);
                 let ack_now = rx.on_segment(now, h.seq, p.payload, h.ts.map(|t| t.0));
@@ -55,7 +55,7 @@ impl World {
                     }
                 }
                 if let SocketKind::TcpSender(tx) = &mut self.sockets[sid as usize].kind {
-                    tx.on_ack(now, &h);
+                    tx.on_ack(now, h);
                 }
                 self.tcp_output(now, sid);
             }

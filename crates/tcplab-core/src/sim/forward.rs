@@ -4,7 +4,7 @@
 use super::{Ev, TraceKind, World};
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
-use crate::net::routing::{Route, RoutingAction, RoutingIo};
+use crate::net::routing::{Route, Router, RoutingAction, RoutingIo};
 use crate::net::{
     DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, Offer, PointToPoint,
 };
@@ -39,7 +39,7 @@ impl World {
                 self.deliver_control(now, n, id);
             } else {
                 let p = self.pool.take(id);
-                self.deliver(now, n, p);
+                self.deliver(now, n, &p);
             }
             return;
         }
@@ -59,6 +59,18 @@ impl World {
                 return;
             }
             p.ip.ttl -= 1;
+        }
+        let dst = p.ip.dst;
+        // Static routing needs no actions or I/O: look the hop up directly.
+        if let Router::Static(r) = &self.nodes[n as usize].routing {
+            match r.next_hop(dst) {
+                Some((dev, next_hop)) => self.dev_send(now, dev, id, Some(next_hop), false),
+                None => {
+                    self.nodes[n as usize].stats.drops_no_route += 1;
+                    self.pool.release(id);
+                }
+            }
+            return;
         }
         let mut out = Vec::new();
         let node = &mut self.nodes[n as usize];
@@ -244,9 +256,9 @@ impl World {
     }
 
     fn p2p_send(&mut self, now: Time, dev: DevId, id: PktId, first: bool) {
+        let Device::P2p(d) = &mut self.devices[dev as usize] else { unreachable!() };
         let p = self.pool.get(id);
         let (size, ect) = (p.size, p.is_ect());
-        let d = self.p2p(dev);
         if first {
             if d.idle(now) {
                 return self.p2p_start(now, dev, id);
@@ -256,22 +268,21 @@ impl World {
         } else {
             match d.offer(now, id, size, ect) {
                 Offer::Idle => return self.p2p_start(now, dev, id),
-                Offer::Queued { marked } => {
-                    if marked {
-                        self.pool.get_mut(id).ip.ecn = Ecn::Ce;
-                    }
-                }
+                Offer::Queued { marked: true } => self.pool.get_mut(id).ip.ecn = Ecn::Ce,
+                Offer::Queued { marked: false } => {}
                 Offer::Dropped(cause) => return self.dev_drop(now, dev, id, DropReason::Queue(cause)),
             }
         }
-        if let Some(at) = self.p2p(dev).arm_tx_done() {
+        let Device::P2p(d) = &mut self.devices[dev as usize] else { unreachable!() };
+        if let Some(at) = d.arm_tx_done() {
             self.q.schedule(at, Ev::DevTxDone(dev));
         }
     }
 
+    #[inline]
     fn p2p_start(&mut self, now: Time, dev: DevId, id: PktId) {
-        let size = self.pool.get(id).size;
-        let at = self.p2p(dev).transmit(now, size);
+        let Device::P2p(d) = &mut self.devices[dev as usize] else { unreachable!() };
+        let at = d.transmit(now, self.pool.get(id).size);
         self.q.schedule(at, Ev::DevArrive(dev, id));
         if self.dev_watched[dev as usize] {
             self.dev_transmit(now, dev, id);

@@ -21,6 +21,7 @@ impl StaticRouting {
         StaticRouting { next: next.into_iter().map(|x| x.unwrap_or((NONE, NONE))).collect() }
     }
 
+    #[inline]
     pub fn next_hop(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
         self.next.get(dst as usize).copied().filter(|&(d, _)| d != NONE)
     }

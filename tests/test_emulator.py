@@ -140,7 +140,10 @@ def test_rtt_of_a_10mbit_50ms_link():
     expect = 0.100 + 2 * 60 * 8 / 10e6
     fl = res.emulation["flows"][0]
     assert fl["min_rtt_s"] == pytest.approx(expect, abs=1e-3)
-    assert fl["connect_s"] == pytest.approx(expect, abs=1e-3)
+    # The handshake is one sample of a real-time relay: on a loaded machine
+    # (CI, other jobs) it can be a few ms late; the kernel's minimum RTT
+    # above is the accuracy check.
+    assert fl["connect_s"] == pytest.approx(expect, abs=10e-3)
     assert res.columns("flows")["bytes_acked"][0] == 20_000
 
 
@@ -238,7 +241,7 @@ def test_reproduce_gsmlink_emulate_quick(tmp_path):
     thr = pd.read_csv(tmp_path / "throughput.csv")
     assert set(thr["stack"]) == {"real", "simulated"}
     runs = pd.read_csv(tmp_path / "runs.csv")
-    real = runs[runs.stack == "real"]
+    real = runs[runs["stack"] == "real"]
     assert real["completed"].all()
     base = real[(real.optimization == "baseline") & (real.loss == 0) & (real.buffer == "unlimited")]
     assert base["throughput_Bps"].iloc[0] == pytest.approx(gsmlink.line_rate(256), rel=0.03)

@@ -30,9 +30,9 @@ fn settled(alpha: f64, beta: f64) -> (f64, f64, f64) {
     let q = &r.queues;
     let (mut qsum, mut qn) = (0.0, 0.0);
     let Column::Str(dir) = q.column("direction").unwrap() else { panic!() };
-    for i in 0..q.rows() {
+    for (i, d) in dir.iter().enumerate().take(q.rows()) {
         let t = q.get("time_s", i).unwrap();
-        if t >= 30.0 && q.get("link", i).unwrap() == 1.0 && dir[i] == "forward" {
+        if t >= 30.0 && q.get("link", i).unwrap() == 1.0 && d == "forward" {
             qsum += q.get("queue_packets", i).unwrap();
             qn += 1.0;
         }

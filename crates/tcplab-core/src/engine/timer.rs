@@ -21,7 +21,7 @@ impl TimerSlot {
     #[inline]
     pub fn arm(&mut self, deadline: Option<Time>) -> Option<Time> {
         let d = deadline?;
-        if self.pending.map_or(true, |p| d < p) {
+        if self.pending.is_none_or(|p| d < p) {
             self.pending = Some(d);
             Some(d)
         } else {

@@ -95,7 +95,10 @@ pub trait NetDevice: Any {
 
 /// A device slot of the world: the point-to-point device, stored inline so
 /// the simulator's hottest path is compiled without dynamic calls, or any
-/// other `NetDevice` (802.11, ...) behind the trait.
+/// other `NetDevice` (802.11, ...) behind the trait. (The variants differ in
+/// size on purpose: boxing the point-to-point device would add a pointer
+/// chase to every hop.)
+#[allow(clippy::large_enum_variant)]
 pub enum Device {
     P2p(super::p2p::PointToPoint),
     Other(Box<dyn NetDevice>),

@@ -216,7 +216,7 @@ impl Queue {
             QueuePolicy::Red(p) => Some(p.limit as usize),
             QueuePolicy::DualThreshold { hard, .. } => Some(*hard as usize),
         };
-        limit.map_or(true, |l| self.buf.len() + 1 < l)
+        limit.is_none_or(|l| self.buf.len() + 1 < l)
     }
 
     pub fn dequeue(&mut self, now: Time) -> Option<PktId> {

@@ -182,6 +182,7 @@ mod tests {
         assert_eq!(pool.refs(id), 3);
         let mut copy = pool.take(id);
         copy.ip.ttl -= 1;
+        assert_eq!(copy.ip.ttl, crate::packet::DEFAULT_TTL - 1);
         assert_eq!(pool.get(id).ip.ttl, crate::packet::DEFAULT_TTL, "the original is unchanged");
         pool.release(id);
         assert_eq!(pool.live(), 1);

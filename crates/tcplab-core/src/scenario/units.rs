@@ -65,7 +65,7 @@ pub fn parse_dur(s: &str) -> Result<Dur, String> {
 }
 
 fn secs_to_dur(x: f64) -> Result<Dur, String> {
-    if x.is_finite() && x >= 0.0 && x < 1e9 {
+    if x.is_finite() && (0.0..1e9).contains(&x) {
         Ok(Dur((x * 1e9).round() as Time))
     } else {
         Err(format!("invalid duration {x}: must be zero or positive seconds"))

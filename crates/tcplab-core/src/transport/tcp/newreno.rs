@@ -57,7 +57,7 @@ impl CongestionControl for NewReno {
             w.cwnd += w.mss;
             return DupResponse::None;
         }
-        if a.dupacks == w.dupthresh && self.recover.map_or(true, |r| a.ack > r) {
+        if a.dupacks == w.dupthresh && self.recover.is_none_or(|r| a.ack > r) {
             self.in_recovery = true;
             self.partial_seen = false;
             self.recover = Some(a.snd_max);

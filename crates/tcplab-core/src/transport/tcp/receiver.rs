@@ -142,9 +142,8 @@ impl TcpReceiver {
         // left edge of the window we last acknowledged.
         if self.timestamps {
             if let Some(v) = ts_val {
-                if seq <= self.last_ack_sent && self.last_ack_sent <= end {
-                    self.ts_recent = Some(v);
-                } else if self.ts_recent.is_none() {
+                // (The first segment's TSval is taken in any case.)
+                if (seq <= self.last_ack_sent && self.last_ack_sent <= end) || self.ts_recent.is_none() {
                     self.ts_recent = Some(v);
                 }
             }

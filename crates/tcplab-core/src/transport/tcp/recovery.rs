@@ -151,7 +151,7 @@ impl LossRecovery for SackRecovery {
             return;
         }
         let lost = s.dupacks >= s.w.dupthresh || sb.is_lost(s.snd_una, s.w.mss, s.w.dupthresh);
-        let guard_ok = s.sack_recover.map_or(true, |r| s.snd_una >= r);
+        let guard_ok = s.sack_recover.is_none_or(|r| s.snd_una >= r);
         if lost && guard_ok && (s.dupacks > 0 || newly_sacked) {
             // RFC 6675 4: RecoveryPoint = HighData, ssthresh = cwnd =
             // loss response of the policy, retransmit HighACK + 1 now.

@@ -424,7 +424,7 @@ impl TcpSender {
         // The receiver echoes ECE until it sees CWR, which rides on the first
         // new segment after the reduction (at the old snd_max): ACKs up to
         // and including that point still carry the old echo.
-        let window_passed = self.ecn_guard.map_or(true, |g| ack > g);
+        let window_passed = self.ecn_guard.is_none_or(|g| ack > g);
         if !window_passed || self.in_recovery() {
             return false;
         }

@@ -22,7 +22,7 @@ impl CongestionControl for Tahoe {
     }
 
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {
-        if a.dupacks == w.dupthresh && self.recover.map_or(true, |r| a.ack > r) {
+        if a.dupacks == w.dupthresh && self.recover.is_none_or(|r| a.ack > r) {
             self.recover = Some(a.snd_max);
             w.ssthresh = w.halve(a.flight);
             w.cwnd = w.mss;

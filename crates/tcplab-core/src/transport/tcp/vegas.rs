@@ -231,7 +231,7 @@ impl CongestionControl for Vegas {
         let third = a.dupacks == w.dupthresh && !self.inflating;
         if expired || third {
             let (sent, transmits) = a.head_seg.unwrap_or((a.now, 1));
-            if self.recover.map_or(true, |r| a.ack > r) || !self.last_was_timeout {
+            if self.recover.is_none_or(|r| a.ack > r) || !self.last_was_timeout {
                 self.last_was_timeout = false;
                 self.recover = Some(a.snd_max);
                 self.worried = 2u32.min(Self::segs(a.snd_nxt.saturating_sub(a.ack), w.mss) as u32);
@@ -240,7 +240,7 @@ impl CongestionControl for Vegas {
                 } else {
                     self.fine_timeout += self.fine_timeout / 8.0;
                 }
-                if self.cwnd_changed_at.map_or(true, |c| c < sent) {
+                if self.cwnd_changed_at.is_none_or(|c| c < sent) {
                     let mut win = self.cwnd.floor() as i64;
                     if win <= 3 {
                         win = 2;

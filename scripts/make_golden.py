@@ -22,7 +22,12 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "crates" / "tcplab-core" / "tests" / "golden"
 
 import tcplab  # noqa: E402
-from tcplab import _core, sweep  # noqa: E402
+import importlib  # noqa: E402
+
+from tcplab import _core  # noqa: E402
+
+# The module (the package exports a function of the same name).
+sweep = importlib.import_module("tcplab.sweep")
 
 
 def digest(text: str | bytes) -> str:
@@ -55,22 +60,25 @@ def record(name: str, text: str) -> None:
 
 
 def study_texts(study: str) -> list[str]:
-    """Scenario texts of a study's quick mode, collected while it runs."""
+    """Scenario texts of a study's quick mode, collected in this process as
+    its sweeps plan their runs (the runs themselves go to worker processes),
+    in a fixed order (sorted) so re-recording names the same cases."""
     texts: list[str] = []
-    orig = sweep._run_one
+    orig = sweep.Sweep._scenario_text
 
-    def spy(text: str) -> dict:
+    def spy(self, params: dict, seed: int) -> str:
+        text = orig(self, params, seed)
         texts.append(text)
-        return orig(text)
+        return text
 
-    sweep._run_one = spy
+    sweep.Sweep._scenario_text = spy
     try:
         with tempfile.TemporaryDirectory() as tmp:
             mod = __import__(f"tcplab.studies.{study}", fromlist=["run"])
             mod.run(out=tmp, quick=True, jobs=1)
     finally:
-        sweep._run_one = orig
-    return list(dict.fromkeys(texts))
+        sweep.Sweep._scenario_text = orig
+    return sorted(set(texts))
 
 
 def main() -> int:

@@ -58,3 +58,45 @@ fn every_golden_case_is_reproduced_exactly() {
         failures.join("\n")
     );
 }
+
+/// The point-to-point device and static routing have fast paths in the
+/// world; the same objects driven through the `NetDevice` and `Routing`
+/// traits (as any other device or protocol is) give the same bytes.
+#[test]
+fn trait_paths_equal_fast_paths() {
+    use tcplab_core::net::routing::Router;
+    use tcplab_core::net::Device;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/cases");
+    let mut checked = 0;
+    for name in ["scenario-basestation", "scenario-eln_wireless", "scenario-red_ecn", "scenario-gsm9600"] {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+        let sc = Scenario::from_json_str(&text).unwrap();
+        let fast = sc.build().run();
+        let mut w = sc.build();
+        w.devices = w
+            .devices
+            .into_iter()
+            .map(|d| match d {
+                Device::P2p(p) => Device::Other(Box::new(p)),
+                other => other,
+            })
+            .collect();
+        for n in w.nodes.iter_mut() {
+            let r = std::mem::replace(
+                &mut n.routing,
+                Router::Other(Box::new(tcplab_core::net::routing::StaticRouting::new(vec![]))),
+            );
+            n.routing = match r {
+                Router::Static(s) => Router::Other(Box::new(s)),
+                other => other,
+            };
+        }
+        let slow = w.run();
+        assert_eq!(fast.flows.to_csv(), slow.flows.to_csv(), "{name}: flows");
+        assert_eq!(fast.links.to_csv(), slow.links.to_csv(), "{name}: links");
+        assert_eq!(fast.trace.to_csv(), slow.trace.to_csv(), "{name}: trace");
+        assert_eq!(fast.pcaps, slow.pcaps, "{name}: captures");
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+}

@@ -135,56 +135,10 @@ pub fn flows_table(
     t
 }
 
-/// links.csv, as the simulator computes it, over the run's length `dur`.
+/// links.csv, computed by the simulator's own function, over the run's
+/// length `dur`.
 pub fn links_table(path: &mut LinkPath, node_names: &[String], dur: Time) -> Table {
-    let mut t = Table::new();
-    let (mut link, mut dir, mut from, mut to) = (vec![], vec![], vec![], vec![]);
-    let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 9];
-    let (mut util, mut meanq) = (vec![], vec![]);
-    for d in path.dirs.iter_mut() {
-        d.note_queue(dur);
-        link.push(d.link as i64);
-        dir.push(if d.forward { "forward" } else { "reverse" }.to_string());
-        from.push(node_names[d.from as usize].clone());
-        to.push(node_names[d.to as usize].clone());
-        let s = &d.stats;
-        for (v, x) in ints.iter_mut().zip([
-            s.packets_sent,
-            s.bytes_sent,
-            s.packets_delivered,
-            s.drops_overflow,
-            s.drops_red,
-            s.drops_soft,
-            s.drops_corruption,
-            s.ecn_marks,
-            s.max_queue,
-        ]) {
-            v.push(x as i64);
-        }
-        util.push(if dur > 0 { s.busy_ns.min(dur) as f64 / dur as f64 } else { 0.0 });
-        meanq.push(if dur > 0 { s.queue_area / dur as f64 } else { 0.0 });
-    }
-    t.push("link", Column::I64(link));
-    t.push("direction", Column::Str(dir));
-    t.push("from", Column::Str(from));
-    t.push("to", Column::Str(to));
-    let names = [
-        "packets_sent",
-        "bytes_sent",
-        "packets_delivered",
-        "drops_overflow",
-        "drops_red",
-        "drops_soft",
-        "drops_corruption",
-        "ecn_marks",
-        "max_queue",
-    ];
-    for (nm, v) in names.iter().zip(ints) {
-        t.push(nm, Column::I64(v));
-    }
-    t.push("utilization", Column::F64(util));
-    t.push("mean_queue", Column::F64(meanq));
-    t
+    tcplab_core::sim::link_dirs_table(path.dirs.iter_mut(), node_names, dur)
 }
 
 /// Per flow: what the simulator's tables have no column for.

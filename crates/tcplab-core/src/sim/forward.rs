@@ -6,7 +6,7 @@ use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, Router, RoutingAction, RoutingIo};
 use crate::net::{
-    DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, Offer, PointToPoint,
+    DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, NetDevice, Offer, PointToPoint,
 };
 use crate::packet::Ecn;
 use crate::packet::{NodeId, Packet, PktId, Transport};
@@ -203,40 +203,29 @@ impl World {
         if let Device::P2p(_) = self.devices[dev as usize] {
             return self.p2p_send(now, dev, id, first);
         }
-        let mut sched = Sched { q: &mut self.q, dev };
-        let report_transmit = self.dev_watched[dev as usize];
-        let pool = &mut self.pool;
-        let mut out = DevActions::new();
-        match &mut self.devices[dev as usize] {
-            Device::P2p(_) => unreachable!(),
-            Device::Other(d) => {
-                let mut io: DevIo = DevIo { pool, sched: &mut sched, report_transmit, out: &mut out };
-                if first {
-                    d.send_first(now, id, next_hop, &mut io);
-                } else {
-                    d.send(now, id, next_hop, &mut io);
-                }
+        self.with_device(now, dev, |d, io| {
+            if first {
+                d.send_first(now, id, next_hop, io);
+            } else {
+                d.send(now, id, next_hop, io);
             }
-        }
-        if !out.is_empty() {
-            self.dev_actions_run(now, dev, &out);
-        }
+        });
     }
 
     pub(super) fn device_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
         if let Device::P2p(_) = self.devices[dev as usize] {
             return self.p2p_event(now, dev, ev);
         }
+        self.with_device(now, dev, |d, io| d.on_event(now, ev, io));
+    }
+
+    /// Call a device through `NetDevice` and carry out the actions it returns.
+    fn with_device(&mut self, now: Time, dev: DevId, f: impl FnOnce(&mut dyn NetDevice, &mut DevIo)) {
         let mut sched = Sched { q: &mut self.q, dev };
         let report_transmit = self.dev_watched[dev as usize];
-        let pool = &mut self.pool;
         let mut out = DevActions::new();
-        match &mut self.devices[dev as usize] {
-            Device::P2p(_) => unreachable!(),
-            Device::Other(d) => {
-                d.on_event(now, ev, &mut DevIo { pool, sched: &mut sched, report_transmit, out: &mut out })
-            }
-        }
+        let mut io: DevIo = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: &mut out };
+        f(self.devices[dev as usize].as_dyn_mut(), &mut io);
         if !out.is_empty() {
             self.dev_actions_run(now, dev, &out);
         }

@@ -10,6 +10,7 @@ mod report;
 pub mod trace;
 
 pub use node::{Node, NodeStats};
+pub use report::link_dirs_table;
 pub use trace::{Capture, TraceKind, TraceRecord};
 
 use crate::engine::time::to_secs;

@@ -223,17 +223,28 @@ fn flows_table(w: &World) -> Table {
 }
 
 fn links_table(w: &mut World) -> Table {
-    let dur = w.duration;
+    let names: Vec<String> = w.nodes.iter().map(|n| n.name.clone()).collect();
+    let dirs = w.devices.iter_mut().filter_map(|d| d.as_dyn_mut().as_any_mut().downcast_mut::<PointToPoint>());
+    link_dirs_table(dirs, &names, w.duration)
+}
+
+/// The links table (one row per link direction) over a run of length `dur`:
+/// the simulator's, and the emulator's for the same link model.
+pub fn link_dirs_table<'a>(
+    dirs: impl Iterator<Item = &'a mut PointToPoint>,
+    node_names: &[String],
+    dur: Time,
+) -> Table {
     let mut t = Table::new();
     let mut cols: (Vec<i64>, Vec<String>, Vec<String>, Vec<String>) = Default::default();
     let mut num: Vec<Vec<f64>> = vec![Vec::new(); 2];
     let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 9];
-    for d in w.devices.iter_mut().filter_map(|d| d.as_dyn_mut().as_any_mut().downcast_mut::<PointToPoint>()) {
+    for d in dirs {
         d.note_queue(dur);
         cols.0.push(d.link as i64);
         cols.1.push(dir_name(d.forward));
-        cols.2.push(w.nodes[d.from as usize].name.clone());
-        cols.3.push(w.nodes[d.to as usize].name.clone());
+        cols.2.push(node_names[d.from as usize].clone());
+        cols.3.push(node_names[d.to as usize].clone());
         let s = &d.stats;
         for (v, x) in ints.iter_mut().zip([
             s.packets_sent,

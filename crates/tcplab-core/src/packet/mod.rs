@@ -44,6 +44,9 @@ pub struct IpHeader {
     pub options_len: u16,
 }
 
+/// The receiver address of a broadcast frame.
+pub const BROADCAST: NodeId = NodeId::MAX;
+
 /// Initial TTL of every packet (Linux's default).
 pub const DEFAULT_TTL: u8 = 64;
 
@@ -140,9 +143,9 @@ pub enum Transport {
 pub enum LinkHeader {
     #[default]
     None,
-    /// A MAC header: transmitter and receiver (None = broadcast), frame
+    /// A MAC header: transmitter and receiver (`BROADCAST` for all), frame
     /// kind chosen by the MAC, and its length on the wire.
-    Mac { tx: NodeId, rx: Option<NodeId>, kind: u8, len: u16 },
+    Mac { tx: NodeId, rx: NodeId, kind: u8, len: u16 },
 }
 
 impl LinkHeader {
@@ -211,6 +214,13 @@ impl Packet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn packet_stays_small() {
+        // Packets are copied on every delivery: keep the hot struct compact.
+        assert!(std::mem::size_of::<Packet>() <= 160, "{}", std::mem::size_of::<Packet>());
+        assert_eq!(std::mem::size_of::<LinkHeader>(), 12);
+    }
+
     #[test]
     fn tcp_header_sizes() {
         let mut h = TcpHeader::default();

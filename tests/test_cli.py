@@ -23,7 +23,7 @@ def test_every_example_scenario_runs(name, tmp_path):
 
 def test_run_writes_all_outputs(tmp_path):
     r = tcplab("run", SCENARIOS / "dumbbell.toml", "--out", tmp_path, "--seed", "3",
-               "--set", "sim.duration=10s", "--sample-interval", "1s", "--trace")
+               "--set", "sim.duration=10s", "--sample-interval", "1s", "--trace", "--parquet")
     assert r.returncode == 0, r.stderr
     assert "ftp1" in r.stdout
     files = {p.name for p in tmp_path.iterdir()}
@@ -44,7 +44,7 @@ def test_same_seed_byte_identical_files(tmp_path):
     for i in range(2):
         out = tmp_path / f"r{i}"
         r = tcplab("run", SCENARIOS / "dumbbell.toml", "--out", out, "-q", "--set", "sim.duration=20s",
-                   "--sample-interval", "1s")
+                   "--sample-interval", "1s", "--parquet")
         assert r.returncode == 0, r.stderr
         outs.append(out)
     for name in ["flows.csv", "links.csv", "series.csv", "queues.csv", "flows.parquet"]:

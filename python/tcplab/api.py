@@ -1,11 +1,14 @@
 """The Python API: run a scenario, get tables back."""
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import _core
 from .errors import ScenarioError
+from .io import OutputError
 from .result import Result
 from .scenario import Scenario, load_scenario
 
@@ -18,8 +21,88 @@ def _as_scenario(scenario) -> Scenario:
     if isinstance(scenario, dict):
         return Scenario(scenario)
     raise ScenarioError(
-        f"scenario: expected a Scenario, a dict or a path to a TOML file, got {type(scenario).__name__}"
-    )
+        f"scenario: expected a Scenario, a dict or a path to a TOML file, got {type(scenario).__name__}",
+        "scenario")
+
+
+def _strings(value, name: str) -> list:
+    """An iterable of strings as a list; a lone string is refused (it would
+    be taken one character at a time)."""
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes)):
+        raise ScenarioError(
+            f"{name}: expected a list of strings, got the single string {value!r}; write [{value!r}]", name)
+    try:
+        items = list(value)
+    except TypeError:
+        raise ScenarioError(f"{name}: expected a list of strings, got {type(value).__name__}", name) from None
+    for v in items:
+        if not isinstance(v, str):
+            raise ScenarioError(f"{name}: expected strings, got {v!r} ({type(v).__name__})", name)
+    return items
+
+
+def prepare(
+    scenario: Scenario | dict | str | Path,
+    *,
+    seed: int | None = None,
+    overrides: Iterable[str] = (),
+    sample_interval: str | float | None = None,
+    trace: bool | None = None,
+    pcap: Iterable[str] = (),
+) -> Scenario:
+    """The scenario with the arguments of `run` applied, validated (a copy:
+    the caller's is untouched). Raises ScenarioError naming the key."""
+    sc = _as_scenario(scenario).with_overrides(_strings(overrides, "overrides"), seed)
+    if sample_interval is not None:
+        _entry(sc.data, "output", dict)["sample_interval"] = sample_interval
+    if trace is not None:
+        if not isinstance(trace, bool):
+            raise ScenarioError(f"trace: expected true or false, got {trace!r}", "output.trace")
+        _entry(sc.data, "output", dict)["trace"] = trace
+    for spec in _strings(pcap, "pcap"):
+        _entry(sc.data, "pcap", list).append(_pcap_entry(spec))
+    return sc.validate()
+
+
+def _entry(data: dict, key: str, kind: type):
+    """data[key], created empty if absent; ScenarioError if it is not a table
+    (dict) or an array (list) as the key needs."""
+    v = data.setdefault(key, kind())
+    if not isinstance(v, kind):
+        what = "a table" if kind is dict else "an array of tables"
+        raise ScenarioError(f"{key}: must be {what}, got {v!r}", key)
+    return v
+
+
+def run_prepared(sc: Scenario, stream_dir=None) -> Result:
+    """Run a prepared scenario. The trace and the series are streamed as CSV
+    into `stream_dir`, or into a temporary directory owned by the Result."""
+    owned = None
+    if stream_dir is None:
+        out = sc.data.get("output", {})
+        if isinstance(out, dict) and (out.get("trace") or out.get("sample_interval") is not None):
+            owned = stream_dir = tempfile.mkdtemp(prefix="tcplab-run-")
+    try:
+        raw = _core.run_json(sc.to_json(), None if stream_dir is None else str(stream_dir))
+    except _core.CoreScenarioError as e:
+        _cleanup(owned)
+        raise ScenarioError(e.args[0], e.args[1]) from None
+    except _core.CoreRunError as e:
+        _cleanup(owned)
+        if e.args[1] == "sim":
+            raise ScenarioError(e.args[0], "sim") from None
+        raise OutputError(e.args[0]) from None
+    except BaseException:
+        _cleanup(owned)
+        raise
+    return Result(raw, sc, owned_dir=owned)
+
+
+def _cleanup(d) -> None:
+    if d is not None:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def run(
@@ -37,19 +120,11 @@ def run(
     for ``tcplab run --set``; ``sample_interval`` (e.g. ``"100ms"``) turns on
     the time series; ``trace`` turns on the time-sequence trace; ``pcap``
     adds captures: ``"7:forward"`` (link 7, one direction) or ``"bs"`` (a node).
+    Ctrl-C stops the simulation within a fraction of a second
+    (KeyboardInterrupt).
     """
-    sc = _as_scenario(scenario).with_overrides(overrides, seed)  # a copy: the caller's is untouched
-    if sample_interval is not None:
-        sc.data.setdefault("output", {})["sample_interval"] = sample_interval
-    if trace is not None:
-        sc.data.setdefault("output", {})["trace"] = bool(trace)
-    for spec in pcap:
-        sc.data.setdefault("pcap", []).append(_pcap_entry(spec))
-    try:
-        raw = _core.run_json(sc.to_json())
-    except _core.CoreScenarioError as e:
-        raise ScenarioError(e.args[0], e.args[1]) from None
-    return Result(raw, sc)
+    sc = prepare(scenario, seed=seed, overrides=overrides, sample_interval=sample_interval, trace=trace, pcap=pcap)
+    return run_prepared(sc)
 
 
 def _pcap_entry(spec: str) -> dict:

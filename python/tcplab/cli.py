@@ -10,9 +10,14 @@ from .errors import ScenarioError
 EXIT_BAD_INPUT = 2
 
 
-def _fail(msg: str) -> int:
-    print(f"tcplab: error: {msg}", file=sys.stderr)
-    return EXIT_BAD_INPUT
+#: The run could not be done for a reason outside its input (full disk).
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+
+def _fail(msg: str, status: int = EXIT_BAD_INPUT) -> int:
+    print(f"tcplab: error: {' '.join(str(msg).split())}", file=sys.stderr)
+    return status
 
 
 def _seed(text: str) -> int:
@@ -49,15 +54,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a scenario file and write its tables")
     r.add_argument("scenario", help="scenario file (TOML)")
-    r.add_argument("--out", help="output directory (default: results/<scenario name>)")
+    r.add_argument("--out", help="output directory (default: results/runs/<scenario name>); "
+                   "an earlier run's files there are replaced as a whole")
     r.add_argument("--seed", type=_seed, help="run seed (replaces sim.seed)")
     r.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a scenario value, e.g. --set flow[*].transport=reno (repeatable)")
     r.add_argument("--sample-interval", metavar="DURATION",
                    help="sample cwnd, srtt, rto, sequence numbers and queue lengths, e.g. 100ms")
     r.add_argument("--trace", action="store_true", help="write the time-sequence trace (trace.csv)")
-    r.add_argument("--pcap", action="append", default=[], metavar="LINK[:DIR]|NODE",
-                   help="write a packet capture of link LINK (forward or reverse) or of a node (repeatable)")
+    r.add_argument("--pcap", action="append", default=[], metavar="LINK[:DIRECTION]|NODE",
+                   help="write a packet capture of link LINK in DIRECTION forward (default) or reverse, "
+                   "or of a node (repeatable)")
+    r.add_argument("--parquet", action="store_true", help="also write flows.parquet (needs pyarrow)")
     r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
 
     rp = sub.add_parser("reproduce", help="run one of the classic studies and write its tables and figures")
@@ -111,21 +119,21 @@ def _print_flows(res) -> None:
 
 
 def cmd_run(a) -> int:
-    from .api import run
+    from .api import prepare, run_prepared
+    from .io import check_out_dir, staged_dir
     from .scenario import load_scenario
 
-    sc = load_scenario(a.scenario)
-    res = run(sc, seed=a.seed, overrides=a.overrides, sample_interval=a.sample_interval,
-              trace=True if a.trace else None, pcap=a.pcap)
-    out = Path(a.out) if a.out else Path("results") / Path(a.scenario).stem
-    try:
-        res.write(out)
-    except OSError as e:
-        return _fail(f"--out {out}: cannot write results: {e}")
+    # Check everything before the first byte is written.
+    out = check_out_dir(a.out if a.out is not None else Path("results") / "runs" / Path(a.scenario).stem)
+    sc = prepare(load_scenario(a.scenario), seed=a.seed, overrides=a.overrides,
+                 sample_interval=a.sample_interval, trace=True if a.trace else None, pcap=a.pcap)
+    with staged_dir(out) as stage:
+        res = run_prepared(sc, stream_dir=stage)
+        res.write_files_into(stage, parquet=a.parquet)
     if not a.quiet:
         _print_flows(res)
         s = res.summary
-        print(f"{s['events']} events in {s['wall_s']:.3f} s; tables in {out}/")
+        print(f"{s['events']} events in {s['wall_s']:.3f} s; tables in {a.out if a.out else out}/")
     return 0
 
 
@@ -157,12 +165,11 @@ def _counts(t) -> str:
 def cmd_reproduce(a) -> int:
     import time
 
+    from .io import check_out_dir
     from .pools import use_scheduler
     from .studies import get
 
-    out = Path(a.out) if a.out else Path("results") / a.study
-    if out.exists() and not out.is_dir():
-        return _fail(f"--out {out}: exists and is not a directory")
+    out = check_out_dir(a.out if a.out is not None else Path("results") / a.study)
 
     if a.emulate:
         # The emulated study uses the real kernel stack in real time: no
@@ -170,7 +177,7 @@ def cmd_reproduce(a) -> int:
         run = getattr(get(a.study), "run_emulated", None)
         if run is None:
             return _fail(f"--emulate: study {a.study!r} has no emulated version (only gsmlink)")
-        out = Path(a.out) if a.out else Path("results") / f"{a.study}-emu"
+        out = check_out_dir(a.out if a.out is not None else Path("results") / f"{a.study}-emu")
         from .emulate import EmulatorUnavailable
 
         t0 = time.perf_counter()
@@ -247,7 +254,16 @@ def main(argv=None) -> int:
     except ScenarioError as e:
         return _fail(str(e))
     except KeyboardInterrupt:
-        return 130
+        print("tcplab: interrupted; nothing written", file=sys.stderr) if args.command == "run" else None
+        return EXIT_INTERRUPTED
+    except OSError as e:
+        # Full disk, unwritable or vanished directories: one line, not a traceback.
+        from .io import OutputError
+
+        if isinstance(e, OutputError):
+            return _fail(str(e), EXIT_BAD_INPUT if str(e).startswith("--out") else EXIT_FAILED)
+        where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+        return _fail(f"cannot write results{where}: {e.strerror or e}", EXIT_FAILED)
     return _fail(f"unknown command {args.command!r}")
 
 

@@ -1,19 +1,39 @@
-"""Writing results: every file is written to a temporary name in the same
-directory and renamed into place, so a crash never leaves a half file."""
+"""Writing results.
+
+Single files (study tables, figures, sweep records) are written to a
+temporary name in the same directory and renamed into place, so a crash never
+leaves a half file. A run's result directory is written as a whole: every
+file goes into a temporary directory beside the target, which then takes the
+target's place (see `staged_dir`), so the files of one run appear together
+and a failed run leaves the previous results as they were.
+"""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
+
+#: Files a run writes (besides NAME.pcap captures).
+RESULT_FILES = ("flows.csv", "links.csv", "series.csv", "queues.csv", "trace.csv", "flows.parquet", "summary.json")
+
+
+class OutputError(OSError):
+    """The output directory cannot be used or written (one-line message)."""
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _file_mode() -> int:
     """Permissions of an ordinary new file under the current umask
     (mkstemp creates 0600 files)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
+    return 0o666 & ~_umask()
 
 
 def atomic_write(path: Path, write) -> None:
@@ -42,11 +62,103 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def check_out_dir(out) -> Path:
+    """The output directory as an absolute path; OutputError if it cannot be
+    one (an empty name, an existing file)."""
+    if out is None or str(out).strip() == "":
+        raise OutputError("--out: needs a directory name (got an empty one)")
+    p = Path(os.path.abspath(out))
+    if p.exists() and not p.is_dir():
+        raise OutputError(f"--out {out}: exists and is not a directory")
+    if p.parent == p:
+        raise OutputError(f"--out {out}: cannot replace the file system root")
+    return p
+
+
+def _is_result_dir(d: Path) -> bool:
+    """Holds nothing but files a run writes (so it may be swapped whole)."""
+    return all(e.is_file() and (e.name in RESULT_FILES or e.name.endswith(".pcap")) for e in d.iterdir())
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two directories in one step (Linux renameat2); False where the
+    system cannot."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
+
+
+def _commit(stage: Path, out: Path) -> None:
+    """Put the finished run in `stage` at `out`.
+
+    A new `out`: one rename. An `out` holding only an earlier run's files: the
+    two directories are swapped (one atomic step on Linux, else two renames
+    with the old run kept under a hidden name until the new one is in place),
+    then the old run is removed. An `out` that also holds other files (the
+    user's): the run's files are moved in one by one after the earlier run's
+    files that this run does not write are removed, and the user's files are
+    left alone."""
+    os.chmod(stage, 0o777 & ~_umask())  # mkdtemp made it 0700
+    if not out.exists():
+        os.rename(stage, out)
+        return
+    if _is_result_dir(out):
+        if _exchange(stage, out):
+            shutil.rmtree(stage, ignore_errors=True)
+            return
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        os.rename(out, old / "d")
+        os.rename(stage, out)
+        shutil.rmtree(old, ignore_errors=True)
+        return
+    new = {e.name for e in stage.iterdir()}
+    for e in out.iterdir():
+        if e.is_file() and (e.name in RESULT_FILES or e.name.endswith(".pcap")) and e.name not in new:
+            e.unlink()
+    for name in sorted(new):
+        os.replace(stage / name, out / name)
+    shutil.rmtree(stage, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def staged_dir(out):
+    """Yield a fresh temporary directory beside `out` to write a run into;
+    on success it replaces `out` (see `_commit`), on any failure (including
+    Ctrl-C) it is removed and `out` is untouched."""
+    out = check_out_dir(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    except OSError as e:
+        raise OutputError(f"--out {out}: cannot create the directory: {e.strerror or e}") from None
+    try:
+        yield stage
+        _commit(stage, out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
 def write_parquet(path: Path, table: dict) -> None:
     """Write one result table (as handed over by the core: CSV text plus
     column types) to Parquet. Arrow's C++ CSV reader builds the columns with
     the declared types; going through pyarrow.array() instead would make
-    pyarrow import pandas (a third of a second) just to check its input."""
+    pyarrow import pandas (a third of a second) just to check its input.
+
+    Single-threaded on purpose: Arrow's worker threads could still hold the
+    input buffer while the interpreter shut down, which aborted the process
+    at exit ("terminate called without an active exception") in a few per
+    cent of runs."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
@@ -54,37 +166,54 @@ def write_parquet(path: Path, table: dict) -> None:
     arrow = {"float64": pa.float64(), "int64": pa.int64(), "bool": pa.bool_(), "string": pa.string()}
     types = {n: arrow[t] for n, t in zip(table["names"], table["types"])}
     data = pacsv.read_csv(
-        pa.py_buffer(table["csv"].encode()),
+        pa.BufferReader(table["csv"].encode()),
+        read_options=pacsv.ReadOptions(use_threads=False),
         convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
                                              true_values=["true"], false_values=["false"]),
     )
     atomic_write(path, lambda tmp: pq.write_table(data, tmp))
+    del data
 
 
-def write_result(result, out_dir) -> list:
-    """flows.csv/.parquet, links.csv, summary.json; series.csv and queues.csv
-    when sampling was on; trace.csv when tracing was on; NAME.pcap per capture."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+def write_files(result, out: Path, parquet: bool = False) -> list:
+    """Write a run's files into the directory `out` (normally a staging
+    directory): flows.csv, links.csv, summary.json; series.csv and
+    queues.csv when sampling was on; trace.csv when tracing was on;
+    NAME.pcap per capture; flows.parquet when asked for. Tables the core
+    already streamed into `out` stay where they are; others are copied."""
+    out = Path(out)
     written = []
     for name in ("flows", "links", "series", "queues", "trace"):
-        cols = result.columns(name)
-        if name in ("series", "queues", "trace") and not next(iter(cols.values()), []):
-            continue
         p = out / f"{name}.csv"
-        atomic_write_text(p, result.csv(name))
+        src = result.file(name)
+        if src is not None:
+            if Path(src).resolve() != p.resolve():
+                shutil.copyfile(src, p)
+        elif name in ("series", "queues", "trace") and result.rows(name) == 0:
+            continue
+        else:
+            p.write_text(result.csv(name), encoding="utf-8")
         written.append(p)
-    write_parquet(out / "flows.parquet", result._raw["flows"])
     for name, data in result.pcaps.items():
-        atomic_write_bytes(out / f"{name}.pcap", data)
+        (out / f"{name}.pcap").write_bytes(data)
         written.append(out / f"{name}.pcap")
-    written.append(out / "flows.parquet")
+    if parquet:
+        write_parquet(out / "flows.parquet", result._raw["flows"])
+        written.append(out / "flows.parquet")
     summary = dict(result.summary)
     from . import __version__
 
     summary["tcplab_version"] = __version__
     if result.scenario is not None and result.scenario.source:
         summary["scenario"] = result.scenario.source
-    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     written.append(out / "summary.json")
     return written
+
+
+def write_result(result, out_dir, parquet: bool = False) -> list:
+    """Write a run's files into `out_dir`, all of them appearing together."""
+    out = check_out_dir(out_dir)
+    with staged_dir(out) as stage:
+        names = [p.name for p in write_files(result, stage, parquet)]
+    return [out / n for n in names]

@@ -1,5 +1,22 @@
-"""Results of one run: tables as pandas DataFrames (built on first access)."""
+"""Results of one run: tables as pandas DataFrames (built on first access).
+
+The trace and the sampled series may be long; the core writes them to CSV
+files while it runs (so its memory stays flat) and they are read from there
+only when asked for. Small tables come over in memory."""
 from __future__ import annotations
+
+import csv
+import shutil
+import weakref
+
+
+def _parse(types: list):
+    """Converters from CSV text to Python values, one per column type."""
+    def opt_float(s):
+        return float(s) if s != "" else None
+
+    conv = {"float64": opt_float, "int64": int, "bool": lambda s: s == "true", "string": str}
+    return [conv[t] for t in types]
 
 
 class Result:
@@ -8,7 +25,7 @@ class Result:
 
     TABLES = ("flows", "links", "series", "queues", "trace")
 
-    def __init__(self, raw: dict, scenario=None):
+    def __init__(self, raw: dict, scenario=None, owned_dir=None):
         self._raw = raw
         self._frames: dict = {}
         self.scenario = scenario
@@ -17,21 +34,52 @@ class Result:
         self.pcaps: dict = dict(raw.get("pcaps", {}))
         wall = self.summary.get("wall_s") or 0.0
         self.summary["events_per_s"] = self.summary["events"] / wall if wall > 0 else None
+        # A temporary directory holding streamed tables lives as long as
+        # this object.
+        if owned_dir is not None:
+            self._cleanup = weakref.finalize(self, shutil.rmtree, owned_dir, ignore_errors=True)
+
+    def file(self, name: str):
+        """Path of the CSV file the core streamed table `name` into, or None."""
+        return self._raw[name].get("path")
+
+    def rows(self, name: str) -> int:
+        t = self._raw[name]
+        if "path" in t:
+            return t["rows"]
+        return len(next(iter(t["columns"].values()), []))
 
     def columns(self, name: str) -> dict:
         """Plain dict of column lists (no pandas needed)."""
-        return self._raw[name]["columns"]
+        t = self._raw[name]
+        if "columns" not in t:
+            cols = {n: [] for n in t["names"]}
+            conv = _parse(t["types"])
+            lists = [cols[n] for n in t["names"]]
+            with open(t["path"], newline="", encoding="utf-8") as f:
+                rd = csv.reader(f)
+                next(rd)
+                for row in rd:
+                    for lst, c, v in zip(lists, conv, row):
+                        lst.append(c(v))
+            t["columns"] = cols
+        return t["columns"]
 
     def csv(self, name: str) -> str:
         """The table as CSV text, byte-identical for identical runs."""
-        return self._raw[name]["csv"]
+        t = self._raw[name]
+        if "csv" not in t:
+            with open(t["path"], encoding="utf-8", newline="") as f:
+                return f.read()
+        return t["csv"]
 
     def _frame(self, name: str):
         if name not in self._frames:
             import pandas as pd
 
             t = self._raw[name]
-            self._frames[name] = pd.DataFrame({n: t["columns"][n] for n in t["names"]}, columns=t["names"])
+            cols = self.columns(name)
+            self._frames[name] = pd.DataFrame({n: cols[n] for n in t["names"]}, columns=t["names"])
         return self._frames[name]
 
     @property
@@ -54,11 +102,18 @@ class Result:
     def trace(self):
         return self._frame("trace")
 
-    def write(self, out_dir) -> list:
-        """Write the tables and summary.json into out_dir (atomically per file)."""
+    def write(self, out_dir, parquet: bool = False) -> list:
+        """Write the tables and summary.json into out_dir, all files of the
+        run appearing together; ``parquet=True`` adds flows.parquet."""
         from .io import write_result
 
-        return write_result(self, out_dir)
+        return write_result(self, out_dir, parquet=parquet)
+
+    def write_files_into(self, stage, parquet: bool = False) -> list:
+        """Write the files into `stage` as they are (no staging of its own)."""
+        from .io import write_files
+
+        return write_files(self, stage, parquet=parquet)
 
     def __repr__(self) -> str:
         s = self.summary

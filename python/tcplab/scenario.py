@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import copy
 import json
+import numbers
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Iterable
+from collections.abc import Iterable
 
 from . import _core
 from .errors import ScenarioError
@@ -23,12 +24,15 @@ class Scenario:
 
     def __init__(self, data: dict, source: str | None = None):
         if not isinstance(data, dict):
-            raise ScenarioError(f"a scenario must be a table/dict, got {type(data).__name__}")
+            raise ScenarioError(f"scenario: must be a table/dict, got {type(data).__name__}", "scenario")
         self.data = data
         self.source = source
 
     def copy(self) -> "Scenario":
-        return Scenario(copy.deepcopy(self.data), self.source)
+        try:
+            return Scenario(copy.deepcopy(self.data), self.source)
+        except RecursionError:
+            raise ScenarioError(f"scenario: nested more than {MAX_DEPTH} levels deep", "scenario") from None
 
     def with_overrides(self, overrides: Iterable[str] = (), seed: int | None = None) -> "Scenario":
         """A copy with ``key=value`` overrides applied (see :func:`apply_override`)."""
@@ -38,14 +42,16 @@ class Scenario:
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
                 raise ScenarioError(f"sim.seed: must be a non-negative integer, got {seed!r}", "sim.seed")
-            sc.data.setdefault("sim", {})["seed"] = seed
+            sim = sc.data.setdefault("sim", {})
+            if not isinstance(sim, dict):
+                raise ScenarioError(f"sim: must be a table, got {sim!r}", "sim")
+            sim["seed"] = seed
         return sc
 
     def to_json(self) -> str:
-        try:
-            return json.dumps(self.data)
-        except (TypeError, ValueError) as e:
-            raise ScenarioError(f"scenario holds a value that is not TOML data: {e}") from None
+        """JSON text for the core; values that are not TOML data are refused
+        here with the key that holds them (NaN, infinity, bytes, objects)."""
+        return json.dumps(_plain(self.data, ""), allow_nan=False)
 
     def validate(self) -> "Scenario":
         """Raise ScenarioError naming the key if anything is wrong."""
@@ -59,28 +65,69 @@ class Scenario:
         return f"Scenario(source={self.source!r}, flows={len(self.data.get('flow', []))})"
 
 
+#: Deeper nesting than any scenario needs; refusing it keeps Python's and
+#: the core's recursion limits out of reach.
+MAX_DEPTH = 32
+
+
+def _plain(v: object, key: str, depth: int = 0) -> object:
+    """`v` as plain JSON data (numpy scalars become int/float), or
+    ScenarioError naming the key of the first value that is not scenario data."""
+    where = key or "scenario"
+    if depth > MAX_DEPTH:
+        raise ScenarioError(f"{where}: nested more than {MAX_DEPTH} levels deep", where)
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise ScenarioError(f"{where}: table keys must be strings, got {k!r}", where)
+            out[k] = _plain(x, f"{key}.{k}" if key else k, depth + 1)
+        return out
+    if isinstance(v, (list, tuple)):
+        return [_plain(x, f"{key}[{i}]", depth + 1) for i, x in enumerate(v)]
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (numbers.Integral, numbers.Real)) and not isinstance(v, (int, float)):
+        v = v.item() if hasattr(v, "item") else (int(v) if isinstance(v, numbers.Integral) else float(v))
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            raise ScenarioError(f"{where}: {v} is not allowed; give a finite number", where)
+        return v
+    if isinstance(v, int):
+        return v
+    raise ScenarioError(
+        f"{where}: a {type(v).__name__} value is not scenario data "
+        "(use a string, number, boolean, list or table)", where)
+
+
 def load_scenario(path: str | Path) -> Scenario:
     """Read a TOML scenario file (not yet validated: ``run`` validates)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ScenarioError(f"{p}: no such scenario file") from None
+        raise ScenarioError(f"{p}: no such scenario file", "scenario") from None
     except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"{p}: cannot read scenario file: {e}") from None
+        raise ScenarioError(f"{p}: cannot read scenario file: {e}", "scenario") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"{p}: invalid TOML: {e}") from None
+        raise ScenarioError(f"{p}: invalid TOML: {e}", "scenario") from None
+    except RecursionError:
+        raise ScenarioError(f"{p}: invalid TOML: nested too deeply", "scenario") from None
     return Scenario(data, str(p))
 
 
-def _parse_value(text: str) -> Any:
+def _parse_value(text: str) -> object:
     """A TOML value (number, bool, string, array, inline table); bare words are strings."""
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:
+        raise ScenarioError("nested too deeply") from None
 
 
 def apply_override(data: dict, override: str) -> None:
@@ -89,9 +136,14 @@ def apply_override(data: dict, override: str) -> None:
     (``0.01``, ``true``, ``"10Mbps"``, ``{kind = "uniform", rate = 0.02}``) and
     bare words are strings (``transport=reno``)."""
     if "=" not in override:
-        raise ScenarioError(f"--set {override!r}: expected KEY=VALUE, e.g. sim.seed=3")
+        raise ScenarioError(f"--set {override!r}: expected KEY=VALUE, e.g. sim.seed=3", "--set")
     key, _, value = override.partition("=")
-    set_value(data, key.strip(), _parse_value(value.strip()))
+    key = key.strip()
+    try:
+        parsed = _parse_value(value.strip())
+    except ScenarioError as e:
+        raise ScenarioError(f"--set {key}: {e}", key) from None
+    set_value(data, key, parsed)
 
 
 def set_value(data: dict, key: str, value: Any) -> None:
@@ -114,7 +166,7 @@ def set_value(data: dict, key: str, value: Any) -> None:
     _set_path(data, parts, value, key)
 
 
-def _set_path(node: Any, parts: list, value: Any, key: str) -> None:
+def _set_path(node: object, parts: list, value: object, key: str) -> None:
     head, rest = parts[0], parts[1:]
     if isinstance(head, str) and head != "*":
         if not isinstance(node, dict):

@@ -256,6 +256,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
             packets_created: relay.packets_in,
             ..Default::default()
         },
+        streamed: Vec::new(),
     };
     Ok(Emulation { result, report: rep })
 }

@@ -7,7 +7,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use tcplab_core::output::{Column, Table};
+use std::time::{Duration, Instant};
+use tcplab_core::output::{Column, RunError, RunOptions, StreamedTable, Table};
 use tcplab_core::{RunResult, Scenario, ScenarioError};
 
 create_exception!(_core, CoreScenarioError, PyValueError, "A scenario key has a bad value; args = (message, key).");
@@ -17,6 +18,17 @@ create_exception!(
     pyo3::exceptions::PyRuntimeError,
     "The emulator cannot run here (not root, no TUN device)."
 );
+create_exception!(
+    _core,
+    CoreRunError,
+    pyo3::exceptions::PyRuntimeError,
+    "A run could not finish (event queue overflow, results not writable); args = (message, key)."
+);
+
+/// How often a running simulation looks for Ctrl-C (Python's signal flag):
+/// well under the "fraction of a second" a user waits, rare enough that
+/// taking the GIL costs nothing measurable.
+const SIGNAL_CHECK: Duration = Duration::from_millis(20);
 
 fn scenario_err(e: ScenarioError) -> PyErr {
     CoreScenarioError::new_err((e.to_string(), e.key))
@@ -55,6 +67,16 @@ fn table<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
+/// A table the run wrote to a file: its description instead of its rows.
+fn streamed<'py>(py: Python<'py>, t: &StreamedTable) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("names", PyList::new(py, &t.names)?)?;
+    d.set_item("types", PyList::new(py, t.types.iter().map(|t| t.arrow_name()))?)?;
+    d.set_item("path", t.path.to_string_lossy())?;
+    d.set_item("rows", t.rows)?;
+    Ok(d)
+}
+
 fn result<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("flows", table(py, &r.flows)?)?;
@@ -62,6 +84,9 @@ fn result<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("series", table(py, &r.series)?)?;
     d.set_item("queues", table(py, &r.queues)?)?;
     d.set_item("trace", table(py, &r.trace)?)?;
+    for (name, t) in &r.streamed {
+        d.set_item(name, streamed(py, t)?)?;
+    }
     let caps = PyDict::new(py);
     for (name, bytes) in &r.pcaps {
         caps.set_item(name, pyo3::types::PyBytes::new(py, bytes))?;
@@ -90,11 +115,36 @@ fn validate_json(text: &str) -> PyResult<()> {
 }
 
 /// Run a scenario given as JSON text; returns a dict of tables and a summary.
+/// With `stream_dir` (an existing directory) the trace and the series are
+/// written there as CSV during the run and their dicts carry `path` and
+/// `rows` instead of columns. Ctrl-C (any pending Python signal whose handler
+/// raises) stops the run within about `SIGNAL_CHECK` and raises that error.
 #[pyfunction]
-fn run_json<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (text, stream_dir=None))]
+fn run_json<'py>(py: Python<'py>, text: &str, stream_dir: Option<std::path::PathBuf>) -> PyResult<Bound<'py, PyDict>> {
     let sc = Scenario::from_json_str(text).map_err(scenario_err)?;
-    let r = py.detach(|| sc.build().run());
-    result(py, &r)
+    let opts = RunOptions { stream_dir };
+    let world = sc
+        .build_with(&opts)
+        .map_err(|e| CoreRunError::new_err((format!("cannot create result files: {e}"), "--out".to_string())))?;
+    let mut signal: Option<PyErr> = None;
+    let outcome = py.detach(|| {
+        let mut last = Instant::now();
+        world.run_with(|| {
+            if last.elapsed() < SIGNAL_CHECK {
+                return false;
+            }
+            last = Instant::now();
+            signal = Python::attach(|py| py.check_signals().err());
+            signal.is_some()
+        })
+    });
+    match outcome {
+        Ok(r) => result(py, &r),
+        Err(RunError::Interrupted) => Err(signal.unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err(()))),
+        Err(e @ RunError::QueueOverflow { .. }) => Err(CoreRunError::new_err((e.to_string(), "sim".to_string()))),
+        Err(e @ RunError::Io(_)) => Err(CoreRunError::new_err((e.to_string(), "--out".to_string()))),
+    }
 }
 
 /// Run a scenario given as JSON text with the kernel's TCP through the
@@ -155,6 +205,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(emulate_check_json, m)?)?;
     m.add("EmulatorUnavailable", m.py().get_type::<EmulatorUnavailable>())?;
     m.add("CoreScenarioError", m.py().get_type::<CoreScenarioError>())?;
+    m.add("CoreRunError", m.py().get_type::<CoreRunError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

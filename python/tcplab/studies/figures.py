@@ -10,6 +10,9 @@ def pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
+    # Identical runs give identical SVG bytes: clip-path and other ids are
+    # hashed from this salt instead of a random one.
+    matplotlib.rcParams["svg.hashsalt"] = "tcplab"
     import matplotlib.pyplot as plt
 
     return plt
@@ -23,6 +26,8 @@ def save(fig, out: Path, name: str, written: list) -> None:
     fig.tight_layout()
     for ext in ("png", "svg"):
         p = Path(out) / f"{name}.{ext}"
-        atomic_write(p, lambda tmp: fig.savefig(tmp, dpi=150, format=ext))
+        # No creation date in the file (SVG's dc:date, PNG has none by default).
+        meta = {"Date": None} if ext == "svg" else None
+        atomic_write(p, lambda tmp: fig.savefig(tmp, dpi=150, format=ext, metadata=meta))
         written.append(p)
     plt.close(fig)

@@ -23,6 +23,11 @@ pub struct EventQueue<E> {
     seq: u64,
     now: Time,
     processed: u64,
+    /// Set when an event could not be stored (too many pending at once, or
+    /// insertion numbers exhausted); the run loop turns it into an error.
+    overflow: bool,
+    /// Pending events allowed at once (`CAPACITY` but in tests).
+    limit: usize,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -41,6 +46,8 @@ impl<E: Copy> EventQueue<E> {
             seq: 0,
             now: 0,
             processed: 0,
+            overflow: false,
+            limit: Self::CAPACITY,
         }
     }
 
@@ -61,10 +68,25 @@ impl<E: Copy> EventQueue<E> {
         self.heap.is_empty()
     }
 
+    /// Most events that can be pending at once.
+    pub const CAPACITY: usize = SLOT_MASK as usize;
+
+    /// True once an event had to be refused (see `schedule`); sticky.
+    pub fn overflowed(&self) -> bool {
+        self.overflow
+    }
+
     /// Schedule `ev` at absolute time `at`. Scheduling in the past is a bug in
     /// the caller and panics in debug builds; release builds clamp to now.
+    /// With `CAPACITY` events pending (or 2^40 scheduled in all) the event is
+    /// dropped and `overflowed()` turns true: the run is no longer valid and
+    /// its loop stops with an error instead of the process aborting.
     pub fn schedule(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
+        if self.seq >> (64 - SLOT_BITS) != 0 {
+            self.overflow = true;
+            return;
+        }
         let at = at.max(self.now);
         let slot = match self.free.pop() {
             Some(s) => {
@@ -72,8 +94,11 @@ impl<E: Copy> EventQueue<E> {
                 s as u64
             }
             None => {
+                if self.slab.len() >= self.limit {
+                    self.overflow = true;
+                    return;
+                }
                 self.slab.push(Some(ev));
-                assert!(self.slab.len() as u64 <= SLOT_MASK, "more than 16 M pending events");
                 self.slab.len() as u64 - 1
             }
         };
@@ -176,6 +201,20 @@ mod tests {
         assert!(q.pop_until(9).is_none());
         assert_eq!(q.pop_until(10), Some((10, 1)));
         assert!(q.pop_until(100).is_none());
+    }
+
+    #[test]
+    fn overflow_is_reported_not_a_panic() {
+        let mut q = EventQueue::new();
+        q.limit = 1000;
+        for i in 0..1000 {
+            q.schedule(i as Time, 0u8);
+        }
+        assert!(!q.overflowed());
+        q.schedule(5, 1u8);
+        assert!(q.overflowed());
+        assert_eq!(q.len(), 1000);
+        assert_eq!(q.pop_until(u64::MAX), Some((0, 0)));
     }
 
     /// Against the obvious reference (sort by time, then insertion order)

@@ -59,7 +59,7 @@ pub struct AgentIo<'a> {
     pub room_towards: &'a dyn Fn(NodeId) -> Option<bool>,
 }
 
-pub trait Agent: Any {
+pub trait Agent: Any + Send {
     /// A packet is at the agent's node `node`: created here, arrived to be
     /// forwarded, or arrived for delivery here.
     fn on_packet(&mut self, now: Time, node: NodeId, pkt: &mut Packet, io: &mut AgentIo) -> Verdict;

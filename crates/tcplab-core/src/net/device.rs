@@ -76,7 +76,7 @@ pub struct DevIo<'a, S: DevScheduler + ?Sized + 'a = dyn DevScheduler + 'a> {
 /// The actions of one device call, on the caller's stack.
 pub type DevActions = SmallVec<[DevAction; 4]>;
 
-pub trait NetDevice: Any {
+pub trait NetDevice: Any + Send {
     /// The node that owns the device (it sends through it).
     fn node(&self) -> NodeId;
     /// Offer a packet for `next_hop` (None: broadcast).

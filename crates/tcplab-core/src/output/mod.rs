@@ -2,7 +2,10 @@
 //! Python as DataFrames or to be written as CSV. Plain data: no dependency on
 //! the rest of the simulator.
 pub mod pcap;
+pub mod stream;
 pub mod table;
+use std::path::PathBuf;
+pub use stream::{Cell, ColType, RowSink, SinkOutput, StreamedTable};
 pub use table::{Column, Table};
 
 /// Per-run facts for summary.json.
@@ -40,4 +43,44 @@ pub struct RunResult {
     /// Capture files: (name, libpcap bytes).
     pub pcaps: Vec<(String, Vec<u8>)>,
     pub summary: Summary,
+    /// Tables written to files during the run (`RunOptions::stream_dir`):
+    /// (table name, file). Their in-memory `Table` above is then empty.
+    pub streamed: Vec<(String, StreamedTable)>,
 }
+
+/// How to run, beyond what the scenario says.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Write the trace and the sampled series as CSV files into this
+    /// (existing) directory while the run goes on, so memory stays flat
+    /// whatever the run length: `trace.csv`, `series.csv`, `queues.csv`.
+    pub stream_dir: Option<PathBuf>,
+}
+
+/// Why a run stopped without a result.
+#[derive(Debug)]
+pub enum RunError {
+    /// The interruption check (e.g. Ctrl-C in the front end) asked to stop.
+    Interrupted,
+    /// More events pending at once than the event queue can hold.
+    QueueOverflow { at_s: f64, pending: usize },
+    /// A streamed table could not be written (full disk, removed directory).
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            RunError::Interrupted => write!(f, "interrupted"),
+            RunError::QueueOverflow { at_s, pending } => write!(
+                f,
+                "the run needs more than {pending} pending events at once (at t = {at_s} s): \
+                 packets in flight on links plus timers; lower link rate x delay products, \
+                 CBR rates or the number of flows"
+            ),
+            RunError::Io(e) => write!(f, "cannot write results: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}

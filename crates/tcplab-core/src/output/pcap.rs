@@ -19,6 +19,12 @@ pub const LINKTYPE_RAW: u32 = 101;
 #[derive(Clone, Debug)]
 pub struct PcapWriter {
     pub buf: Vec<u8>,
+    /// For a node capture: the node. Each packet it forwards is offered
+    /// twice (arriving, then leaving); only the arrival is recorded, or
+    /// Wireshark would flag every forwarded segment as a retransmission.
+    node: Option<u32>,
+    /// uids of transit packets recorded on arrival and not yet seen leaving.
+    in_transit: std::collections::HashSet<u64>,
 }
 
 impl Default for PcapWriter {
@@ -57,12 +63,23 @@ impl PcapWriter {
         buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
         buf.extend_from_slice(&65535u32.to_le_bytes()); // snaplen
         buf.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
-        PcapWriter { buf }
+        PcapWriter { buf, node: None, in_transit: Default::default() }
     }
 
-    /// Append one packet seen at `now_ns`; `sender_is_src` tells which end
-    /// of the flow sent it (for the ports).
+    /// A capture of everything node `n` receives or sends, each packet once.
+    pub fn for_node(n: u32) -> Self {
+        PcapWriter { node: Some(n), ..Self::new() }
+    }
+
+    /// Append one packet seen at `now_ns` (a node capture lists a packet it
+    /// forwards once, on arrival).
     pub fn record(&mut self, now_ns: u64, p: &Packet) {
+        if let Some(n) = self.node {
+            if p.ip.src != n && p.ip.dst != n && !self.in_transit.insert(p.uid) {
+                self.in_transit.remove(&p.uid);
+                return; // the forwarded packet leaving again
+            }
+        }
         let hdr = packet_headers(p);
         self.buf.extend_from_slice(&((now_ns / 1_000_000_000) as u32).to_le_bytes());
         self.buf.extend_from_slice(&((now_ns % 1_000_000_000) as u32).to_le_bytes());

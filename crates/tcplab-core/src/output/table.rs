@@ -1,6 +1,31 @@
 //! A minimal columnar table with deterministic CSV text.
 
+use super::stream::Cell;
 use std::fmt::Write;
+
+/// One CSV cell: floats in Rust's shortest round-trip form, missing values
+/// empty, strings quoted when they hold a separator, quote or line break.
+pub fn write_cell(v: Cell, out: &mut String) {
+    match v {
+        Cell::F64(x) => write!(out, "{}", x).unwrap(),
+        Cell::OptF64(x) => {
+            if let Some(x) = x {
+                write!(out, "{}", x).unwrap()
+            }
+        }
+        Cell::I64(x) => write!(out, "{}", x).unwrap(),
+        Cell::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        Cell::Str(s) => {
+            if s.contains([',', '"', '\n', '\r']) {
+                out.push('"');
+                out.push_str(&s.replace('"', "\"\""));
+                out.push('"');
+            } else {
+                out.push_str(s);
+            }
+        }
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Column {
@@ -28,26 +53,14 @@ impl Column {
     }
 
     fn cell(&self, i: usize, out: &mut String) {
-        match self {
-            Column::F64(v) => write!(out, "{}", v[i]).unwrap(),
-            Column::OptF64(v) => {
-                if let Some(x) = v[i] {
-                    write!(out, "{}", x).unwrap()
-                }
-            }
-            Column::I64(v) => write!(out, "{}", v[i]).unwrap(),
-            Column::Bool(v) => out.push_str(if v[i] { "true" } else { "false" }),
-            Column::Str(v) => {
-                let s = &v[i];
-                if s.contains([',', '"', '\n']) {
-                    out.push('"');
-                    out.push_str(&s.replace('"', "\"\""));
-                    out.push('"');
-                } else {
-                    out.push_str(s);
-                }
-            }
-        }
+        let v = match self {
+            Column::F64(v) => Cell::F64(v[i]),
+            Column::OptF64(v) => Cell::OptF64(v[i]),
+            Column::I64(v) => Cell::I64(v[i]),
+            Column::Bool(v) => Cell::Bool(v[i]),
+            Column::Str(v) => Cell::Str(&v[i]),
+        };
+        write_cell(v, out);
     }
 
     /// Value as f64 (for tests and summaries); None for strings and missing values.

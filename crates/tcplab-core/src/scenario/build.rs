@@ -10,8 +10,9 @@ use crate::net::error::ErrorKind;
 use crate::net::routing::{shortest_paths, Router, StaticRouting};
 use crate::net::{DevId, Device, ErrorModel, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams};
 use crate::output::pcap::PcapWriter;
+use crate::output::RunOptions;
 use crate::packet::{FlowId, NodeId};
-use crate::sim::{Capture, Flow, Node, World};
+use crate::sim::{trace_sink, Capture, Flow, Node, Samples, World};
 use crate::transport::app::App;
 use crate::transport::socket::{SockId, Socket, SocketKind};
 use crate::transport::tcp::config::DEFAULT_THINNING;
@@ -149,6 +150,66 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
     Ok(())
 }
 
+/// IPv4 + UDP header bytes of a CBR datagram on the wire.
+const UDP_IP_HEADERS: f64 = 28.0;
+
+/// Names end up in CSV cells, Parquet strings, file names and terminals:
+/// control characters (CR, LF, NUL, ESC ...) are refused up front rather
+/// than failing half-way through writing the results.
+fn check_name(key: String, name: &str) -> R<()> {
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return err(key, format!("{name:?} contains the control character {:?}; use printable characters", c));
+    }
+    Ok(())
+}
+
+/// Where a merged TCP option came from, for the error message: the flow's
+/// own `tcp` table, the global `[tcp]` table, or the profile default.
+fn tcp_source(cfg: &ScenarioCfg, i: usize, f: &FlowCfg, pick: fn(&TcpOptions) -> bool, name: &str) -> String {
+    if f.tcp.as_ref().is_some_and(pick) {
+        format!("flow[{i}].tcp.{name}")
+    } else if pick(&cfg.tcp) {
+        format!("tcp.{name}")
+    } else {
+        format!("the {:?} profile's {name}", cfg.sim.tcp_profile).to_lowercase()
+    }
+}
+
+/// Checks on a flow's TCP parameters after the profile, `[tcp]` and the
+/// flow's own `tcp` table are merged: each table may be fine alone and the
+/// mix still impossible (a flow's max_rto below the global min_rto).
+fn validate_effective_tcp(cfg: &ScenarioCfg, i: usize, f: &FlowCfg) -> R<()> {
+    let c = tcp_config(cfg, f);
+    let secs = crate::engine::time::to_secs;
+    if c.min_rto > c.max_rto {
+        let min_from = tcp_source(cfg, i, f, |t| t.min_rto.is_some(), "min_rto");
+        let max_from = tcp_source(cfg, i, f, |t| t.max_rto.is_some(), "max_rto");
+        // Name the key the user set (the more specific one when both were set).
+        let flow_set = |p: fn(&TcpOptions) -> bool| f.tcp.as_ref().is_some_and(p);
+        let key =
+            if flow_set(|t| t.max_rto.is_some()) || (!flow_set(|t| t.min_rto.is_some()) && cfg.tcp.max_rto.is_some()) {
+                max_from.clone()
+            } else {
+                min_from.clone()
+            };
+        let key = if key.starts_with("the ") { format!("flow[{i}].tcp") } else { key };
+        return err(
+            key,
+            format!(
+                "min_rto ({} s, from {min_from}) exceeds max_rto ({} s, from {max_from}) for flow[{i}]; min_rto must not exceed max_rto",
+                secs(c.min_rto),
+                secs(c.max_rto)
+            ),
+        );
+    }
+    let o = f.tcp.clone().unwrap_or_default().or(&cfg.tcp);
+    if o.delayed_ack == Some(true) && o.ack_thinning == Some(true) {
+        let key = tcp_source(cfg, i, f, |t| t.ack_thinning.is_some(), "ack_thinning");
+        return err(key, format!("flow[{i}] gets both delayed_ack and ack_thinning once [tcp] and its own tcp table are merged; choose one"));
+    }
+    Ok(())
+}
+
 pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     if cfg.sim.duration.0 == 0 {
         return err("sim.duration", "must be greater than 0");
@@ -158,6 +219,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if n.name.is_empty() {
             return err(format!("node[{i}].name"), "must not be empty");
         }
+        check_name(format!("node[{i}].name"), &n.name)?;
         if let Some(j) = seen.insert(n.name.as_str(), i) {
             return err(format!("node[{i}].name"), format!("duplicate node name {:?} (also node[{j}])", n.name));
         }
@@ -197,6 +259,10 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             return err(format!("{k}.to"), format!("no route between {:?} and {:?}", f.from, f.to));
         }
         let name = flow_name(i, f);
+        if name.is_empty() {
+            return err(format!("{k}.name"), "must not be empty");
+        }
+        check_name(format!("{k}.name"), &name)?;
         if let Some(j) = flow_names.insert(name.clone(), i) {
             return err(format!("{k}.name"), format!("duplicate flow name {name:?} (also flow[{j}])"));
         }
@@ -245,6 +311,22 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                 if interval.map(|d| d.0) == Some(0) {
                     return err(format!("{ak}.interval"), "must be greater than 0");
                 }
+                if let Some(r) = rate {
+                    // One datagram per nanosecond (the clock's tick) at most:
+                    // a faster rate would schedule sends without time passing.
+                    let bits = (f.packet_size.unwrap_or(1000) as f64 + UDP_IP_HEADERS) * 8.0;
+                    let highest = bits * 1e9;
+                    if r.0 > highest {
+                        return err(
+                            format!("{ak}.rate"),
+                            format!(
+                                "{:e} bit/s sends datagrams less than 1 ns apart; the highest rate for {}-byte datagrams is {highest:e} bit/s",
+                                r.0,
+                                bits / 8.0
+                            ),
+                        );
+                    }
+                }
                 if stop.is_some_and(|s| s < *start) {
                     return err(format!("{ak}.stop"), "must not be before start");
                 }
@@ -268,13 +350,23 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             }
         }
     }
+    for (i, f) in cfg.flow.iter().enumerate() {
+        if f.transport != TransportName::Udp {
+            validate_effective_tcp(cfg, i, f)?;
+        }
+    }
     let mut pcap_names = HashMap::new();
     for (i, c) in cfg.pcap.iter().enumerate() {
         let k = format!("pcap[{i}]");
         match (&c.link, &c.node) {
             (Some(l), None) => {
                 if *l as usize >= cfg.link.len() {
-                    return err(format!("{k}.link"), format!("no link {l}; links are numbered 0..{}", cfg.link.len()));
+                    let have = match cfg.link.len() {
+                        0 => "the scenario has no links".to_string(),
+                        1 => "the only link is link 0".to_string(),
+                        n => format!("links are numbered 0 to {}", n - 1),
+                    };
+                    return err(format!("{k}.link"), format!("no link {l}; {have}"));
                 }
                 if c.direction == Some(Direction::Both) {
                     return err(format!("{k}.direction"), "one direction per capture: \"forward\" or \"reverse\"");
@@ -289,8 +381,13 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             _ => return err(k, "give exactly one of `link` or `node`"),
         }
         let name = pcap_name(c);
-        if name.is_empty() || name.contains(['/', '\\']) {
-            return err(format!("{k}.name"), "must be a plain file name");
+        let nk = if c.name.is_some() { format!("{k}.name") } else { format!("{k}.node") };
+        if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') || name.chars().any(char::is_control)
+        {
+            return err(
+                nk,
+                format!("capture file name {name:?} must be a plain file name: no '/', '\\', leading '.' or control characters"),
+            );
         }
         if let Some(j) = pcap_names.insert(name.clone(), i) {
             return err(format!("{k}.name"), format!("duplicate capture name {name:?} (also pcap[{j}])"));
@@ -469,7 +566,7 @@ fn app_of(f: &FlowCfg, payload: u32) -> App {
             let interval = match (rate, interval) {
                 (_, Some(i)) => i.0,
                 // One datagram of IP size (payload + 28 bytes) per interval.
-                (Some(r), None) => ((payload + 28) as f64 * 8.0 / r.0 * 1e9).round() as Time,
+                (Some(r), None) => ((payload as f64 + UDP_IP_HEADERS) * 8.0 / r.0 * 1e9).round() as Time,
                 (None, None) => unreachable!("validated"),
             };
             App::Cbr { start: start.0, stop: stop.map(|d| d.0), interval: interval.max(1) }
@@ -531,6 +628,13 @@ pub fn link_dirs(cfg: &ScenarioCfg) -> Vec<PointToPoint> {
 }
 
 pub fn build(cfg: &ScenarioCfg) -> World {
+    build_with(cfg, &RunOptions::default()).expect("in-memory result tables cannot fail to open")
+}
+
+/// Build the world; with `opts.stream_dir` its trace and series go to CSV
+/// files there as the run produces them (created now, hence the io error).
+pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World> {
+    let dir = opts.stream_dir.as_deref();
     let seed = cfg.sim.seed;
     let pairs = dir_pairs(cfg);
     let names = node_index(cfg);
@@ -628,10 +732,13 @@ pub fn build(cfg: &ScenarioCfg) -> World {
             name: pcap_name(c),
             dev: c.link.map(|l| 2 * l + u32::from(c.direction == Some(Direction::Reverse))),
             node: c.node.as_ref().map(|n| names[n.as_str()]),
-            writer: PcapWriter::new(),
+            writer: match &c.node {
+                Some(n) => PcapWriter::for_node(names[n.as_str()]),
+                None => PcapWriter::new(),
+            },
         })
         .collect();
-    World::new(
+    Ok(World::new(
         nodes,
         devices,
         sockets,
@@ -639,7 +746,8 @@ pub fn build(cfg: &ScenarioCfg) -> World {
         cfg.sim.duration.0,
         seed,
         cfg.output.sample_interval.map(|d| d.0),
-        cfg.output.trace,
+        if cfg.output.trace { Some(trace_sink(dir)?) } else { None },
+        Samples::new(dir, cfg.output.sample_interval.is_some())?,
         captures,
-    )
+    ))
 }

@@ -60,7 +60,28 @@ fn from_path_error<E: fmt::Display>(path: String, err: E) -> ScenarioError {
             break;
         }
     }
-    ScenarioError::new(key, msg)
+    // A missing key is named in full (`sim`, `link[0].rate`), not by the
+    // table that lacks it.
+    if let Some(field) = msg.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
+        key = if key.is_empty() { field.to_string() } else { format!("{key}.{field}") };
+    }
+    ScenarioError::new(key, plain_types(&msg))
+}
+
+/// serde names Rust types ("expected u64"); say what a scenario author writes.
+fn plain_types(msg: &str) -> String {
+    let mut m = msg.to_string();
+    for (rust, plain) in [
+        ("expected u64", "expected a whole number >= 0"),
+        ("expected u32", "expected a whole number >= 0 (below 2^32)"),
+        ("expected f64", "expected a number"),
+        ("expected usize", "expected a whole number >= 0"),
+        ("expected a boolean", "expected true or false"),
+        ("floating point `", "number `"),
+    ] {
+        m = m.replace(rust, plain);
+    }
+    m
 }
 
 impl Scenario {
@@ -92,8 +113,13 @@ impl Scenario {
         Ok(sc)
     }
 
-    /// Build a fresh world for this scenario.
+    /// Build a fresh world for this scenario (result tables in memory).
     pub fn build(&self) -> crate::sim::World {
         build::build(&self.cfg)
+    }
+
+    /// Build a fresh world with run options (e.g. streaming tables to files).
+    pub fn build_with(&self, opts: &crate::output::RunOptions) -> std::io::Result<crate::sim::World> {
+        build::build_with(&self.cfg, opts)
     }
 }

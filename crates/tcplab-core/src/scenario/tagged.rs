@@ -22,18 +22,18 @@ pub fn tagged<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<T,
     let kind = match map.remove("kind") {
         Some(Value::String(s)) => s,
         Some(other) => return Err(with_sub("kind", format!("must be a string, got {other}"))),
-        None => return Err(D::Error::custom("missing field `kind`")),
+        None => return Err(with_sub("kind", "missing field `kind`")),
     };
     let mut outer = Map::new();
     outer.insert(kind, Value::Object(map));
     serde_path_to_error::deserialize::<_, T>(Value::Object(outer)).map_err(|e| {
         let path = e.path().to_string();
         let msg = e.into_inner().to_string();
-        if msg.starts_with("unknown variant") {
-            return with_sub("kind", msg);
-        }
+        // An unknown variant inside the table (`direction = "sideways"`)
+        // belongs to its own key; only one at the top is a bad `kind`.
         match path.split_once('.') {
             Some((_, sub)) if !sub.is_empty() => with_sub(sub, msg),
+            _ if msg.starts_with("unknown variant") => with_sub("kind", msg),
             _ => D::Error::custom(msg),
         }
     })

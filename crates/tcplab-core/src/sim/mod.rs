@@ -10,14 +10,14 @@ mod report;
 pub mod trace;
 
 pub use node::{Node, NodeStats};
-pub use report::link_dirs_table;
-pub use trace::{Capture, TraceKind, TraceRecord};
+pub use report::{link_dirs_table, trace_sink, Samples};
+pub use trace::{Capture, TraceKind};
 
 use crate::engine::time::to_secs;
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{AgentAction, ConnKey};
 use crate::net::{DevEvent, DevId, Device};
-use crate::output::RunResult;
+use crate::output::{RowSink, RunError, RunResult};
 use crate::packet::{FlowId, NodeId, PacketPool};
 use crate::transport::app::App;
 use crate::transport::socket::{SockId, Socket};
@@ -95,7 +95,8 @@ pub struct World {
     pub duration: Time,
     pub seed: u64,
     pub sample_interval: Option<Time>,
-    pub trace: Option<Vec<TraceRecord>>,
+    /// Time-sequence trace rows (memory or a CSV file, see `output::stream`).
+    pub trace: Option<RowSink>,
     pub samples: report::Samples,
     pub captures: Vec<Capture>,
     /// Packets handed to a socket or routing protocol at their destination.
@@ -118,7 +119,8 @@ impl World {
         duration: Time,
         seed: u64,
         sample_interval: Option<Time>,
-        trace: bool,
+        trace: Option<RowSink>,
+        samples: Samples,
         captures: Vec<Capture>,
     ) -> Self {
         World {
@@ -136,8 +138,8 @@ impl World {
             duration,
             seed,
             sample_interval,
-            trace: trace.then(Vec::new),
-            samples: Default::default(),
+            trace,
+            samples,
             captures,
             delivered: 0,
             consumed: 0,
@@ -159,16 +161,46 @@ impl World {
         }
     }
 
-    /// Run to the configured duration and report.
-    pub fn run(mut self) -> RunResult {
+    /// Run to the configured duration and report. Panics where `run_with`
+    /// returns an error (event-queue overflow, a streamed file not written).
+    pub fn run(self) -> RunResult {
+        self.run_with(|| false).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Run to the configured duration and report; `interrupted` is asked
+    /// about every `CHECK_EVERY` events (the front ends check for Ctrl-C
+    /// there) and a true answer stops the run with `RunError::Interrupted`.
+    pub fn run_with(mut self, mut interrupted: impl FnMut() -> bool) -> Result<RunResult, RunError> {
+        const CHECK_EVERY: u32 = 4096;
         let t0 = std::time::Instant::now();
         self.prime();
+        let mut countdown = CHECK_EVERY;
         while let Some((now, ev)) = self.q.pop_until(self.duration) {
             self.handle(now, ev);
+            countdown -= 1;
+            if countdown == 0 {
+                countdown = CHECK_EVERY;
+                self.check_health()?;
+                if interrupted() {
+                    return Err(RunError::Interrupted);
+                }
+            }
         }
+        self.check_health()?;
         self.q.advance_to(self.duration);
         let wall = t0.elapsed().as_secs_f64();
-        report::build(&mut self, wall)
+        report::build(&mut self, wall).map_err(RunError::Io)
+    }
+
+    /// Stop early on a refused event or a failed result file.
+    fn check_health(&self) -> Result<(), RunError> {
+        if self.q.overflowed() {
+            return Err(RunError::QueueOverflow { at_s: to_secs(self.q.now()), pending: self.q.len() });
+        }
+        if let Some(e) = self.trace.as_ref().and_then(|t| t.error()).or_else(|| self.samples.error()) {
+            return Err(RunError::Io(std::io::Error::new(e.kind(), e.to_string())));
+        }
+        Ok(())
     }
 
     fn handle(&mut self, now: Time, ev: Ev) {
@@ -197,7 +229,7 @@ impl World {
 
     fn trace_push(&mut self, now: Time, flow: FlowId, kind: TraceKind, seq: u64, len: u32) {
         if let Some(t) = self.trace.as_mut() {
-            t.push(TraceRecord { time: now, flow, kind, seq, len });
+            report::trace_row(t, &self.flows[flow as usize].name, now, kind, seq, len);
         }
     }
 

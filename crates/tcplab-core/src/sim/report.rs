@@ -1,38 +1,106 @@
 //! Turning the world's state into result tables: periodic samples during the
 //! run and the per-flow / per-link summaries at the end.
 
-use super::World;
+use super::{TraceKind, World};
 use crate::engine::time::to_secs;
 use crate::engine::Time;
 use crate::mechanisms::snoop::SnoopConn;
 use crate::mechanisms::SnoopAgent;
 use crate::net::PointToPoint;
-use crate::output::{Column, RunResult, Summary, Table};
+use crate::output::{Cell, ColType, Column, RowSink, RunResult, SinkOutput, StreamedTable, Summary, Table};
 use crate::transport::app::App;
 use crate::transport::socket::SocketKind;
+use std::path::Path;
 
-#[derive(Default)]
+/// The sampled time series: one row per TCP flow and one per link direction
+/// at every sampling instant (`output.sample_interval`).
 pub struct Samples {
-    f_time: Vec<f64>,
-    f_flow: Vec<String>,
-    f_cwnd: Vec<i64>,
-    f_ssthresh: Vec<i64>,
-    f_srtt: Vec<Option<f64>>,
-    f_rto: Vec<f64>,
-    f_snd_nxt: Vec<i64>,
-    f_snd_max: Vec<i64>,
-    f_snd_una: Vec<i64>,
-    f_delivered: Vec<i64>,
-    q_time: Vec<f64>,
-    q_link: Vec<i64>,
-    q_dir: Vec<String>,
-    q_pkts: Vec<i64>,
-    q_bytes: Vec<i64>,
-    q_avg: Vec<f64>,
+    flows: RowSink,
+    queues: RowSink,
+}
+
+const SERIES_SCHEMA: [(&str, ColType); 10] = [
+    ("time_s", ColType::F64),
+    ("flow", ColType::Str),
+    ("cwnd_bytes", ColType::I64),
+    ("ssthresh_bytes", ColType::I64),
+    ("srtt_s", ColType::OptF64),
+    ("rto_s", ColType::F64),
+    ("snd_nxt", ColType::I64),
+    ("snd_max", ColType::I64),
+    ("snd_una", ColType::I64),
+    ("bytes_delivered", ColType::I64),
+];
+
+const QUEUES_SCHEMA: [(&str, ColType); 6] = [
+    ("time_s", ColType::F64),
+    ("link", ColType::I64),
+    ("direction", ColType::Str),
+    ("queue_packets", ColType::I64),
+    ("queue_bytes", ColType::I64),
+    ("red_avg", ColType::F64),
+];
+
+const TRACE_SCHEMA: [(&str, ColType); 5] = [
+    ("time_s", ColType::F64),
+    ("flow", ColType::Str),
+    ("kind", ColType::Str),
+    ("seq", ColType::I64),
+    ("len", ColType::I64),
+];
+
+/// A sink for `schema`: in memory, or streamed to `dir/name.csv`.
+fn sink(dir: Option<&Path>, name: &str, schema: &[(&str, ColType)]) -> std::io::Result<RowSink> {
+    match dir {
+        Some(d) => RowSink::file(&d.join(format!("{name}.csv")), schema),
+        None => Ok(RowSink::memory(schema)),
+    }
+}
+
+impl Samples {
+    /// Sinks for the series; streamed into `dir` when the run samples and a
+    /// directory is given (no empty files for runs that do not sample).
+    pub fn new(dir: Option<&Path>, sampling: bool) -> std::io::Result<Self> {
+        let dir = dir.filter(|_| sampling);
+        Ok(Samples { flows: sink(dir, "series", &SERIES_SCHEMA)?, queues: sink(dir, "queues", &QUEUES_SCHEMA)? })
+    }
+
+    pub fn error(&self) -> Option<&std::io::Error> {
+        self.flows.error().or_else(|| self.queues.error())
+    }
+}
+
+impl Default for Samples {
+    fn default() -> Self {
+        Samples { flows: RowSink::memory(&SERIES_SCHEMA), queues: RowSink::memory(&QUEUES_SCHEMA) }
+    }
+}
+
+/// The trace sink of a run that traces.
+pub fn trace_sink(dir: Option<&Path>) -> std::io::Result<RowSink> {
+    sink(dir, "trace", &TRACE_SCHEMA)
+}
+
+pub fn trace_row(t: &mut RowSink, flow: &str, now: Time, kind: TraceKind, seq: u64, len: u32) {
+    t.push(&[
+        Cell::F64(to_secs(now)),
+        Cell::Str(flow),
+        Cell::Str(kind.name()),
+        Cell::I64(seq as i64),
+        Cell::I64(len as i64),
+    ]);
 }
 
 fn dir_name(forward: bool) -> String {
-    if forward { "forward" } else { "reverse" }.to_string()
+    dir_str(forward).to_string()
+}
+
+fn dir_str(forward: bool) -> &'static str {
+    if forward {
+        "forward"
+    } else {
+        "reverse"
+    }
 }
 
 pub fn sample(w: &mut World, now: Time) {
@@ -42,25 +110,29 @@ pub fn sample(w: &mut World, now: Time) {
         if let (SocketKind::TcpSender(tx), SocketKind::TcpReceiver(rx)) =
             (&w.sockets[f.tx as usize].kind, &w.sockets[f.rx as usize].kind)
         {
-            s.f_time.push(t);
-            s.f_flow.push(f.name.clone());
-            s.f_cwnd.push(tx.w.cwnd as i64);
-            s.f_ssthresh.push(tx.w.ssthresh.min(i64::MAX as u64) as i64);
-            s.f_srtt.push(tx.rto.srtt.map(to_secs));
-            s.f_rto.push(to_secs(tx.rto.rto()));
-            s.f_snd_nxt.push(tx.snd_nxt as i64);
-            s.f_snd_max.push(tx.snd_max as i64);
-            s.f_snd_una.push(tx.snd_una as i64);
-            s.f_delivered.push(rx.delivered() as i64);
+            s.flows.push(&[
+                Cell::F64(t),
+                Cell::Str(&f.name),
+                Cell::I64(tx.w.cwnd as i64),
+                Cell::I64(tx.w.ssthresh.min(i64::MAX as u64) as i64),
+                Cell::OptF64(tx.rto.srtt.map(to_secs)),
+                Cell::F64(to_secs(tx.rto.rto())),
+                Cell::I64(tx.snd_nxt as i64),
+                Cell::I64(tx.snd_max as i64),
+                Cell::I64(tx.snd_una as i64),
+                Cell::I64(rx.delivered() as i64),
+            ]);
         }
     }
     for d in w.devices.iter().filter_map(|d| d.as_dyn().as_any().downcast_ref::<PointToPoint>()) {
-        s.q_time.push(t);
-        s.q_link.push(d.link as i64);
-        s.q_dir.push(dir_name(d.forward));
-        s.q_pkts.push(d.queue.len() as i64);
-        s.q_bytes.push(d.queue.bytes() as i64);
-        s.q_avg.push(d.queue.red_avg());
+        s.queues.push(&[
+            Cell::F64(t),
+            Cell::I64(d.link as i64),
+            Cell::Str(dir_str(d.forward)),
+            Cell::I64(d.queue.len() as i64),
+            Cell::I64(d.queue.bytes() as i64),
+            Cell::F64(d.queue.red_avg()),
+        ]);
     }
 }
 
@@ -75,26 +147,17 @@ fn snoop_conns<'a>(w: &'a World, f: &super::Flow) -> Vec<&'a SnoopConn> {
         .collect()
 }
 
-fn series_tables(s: Samples) -> (Table, Table) {
-    let mut f = Table::new();
-    f.push("time_s", Column::F64(s.f_time));
-    f.push("flow", Column::Str(s.f_flow));
-    f.push("cwnd_bytes", Column::I64(s.f_cwnd));
-    f.push("ssthresh_bytes", Column::I64(s.f_ssthresh));
-    f.push("srtt_s", Column::OptF64(s.f_srtt));
-    f.push("rto_s", Column::F64(s.f_rto));
-    f.push("snd_nxt", Column::I64(s.f_snd_nxt));
-    f.push("snd_max", Column::I64(s.f_snd_max));
-    f.push("snd_una", Column::I64(s.f_snd_una));
-    f.push("bytes_delivered", Column::I64(s.f_delivered));
-    let mut q = Table::new();
-    q.push("time_s", Column::F64(s.q_time));
-    q.push("link", Column::I64(s.q_link));
-    q.push("direction", Column::Str(s.q_dir));
-    q.push("queue_packets", Column::I64(s.q_pkts));
-    q.push("queue_bytes", Column::I64(s.q_bytes));
-    q.push("red_avg", Column::F64(s.q_avg));
-    (f, q)
+/// A finished sink as a table in memory, or an empty table plus the file.
+fn close(sink: RowSink, name: &str, streamed: &mut Vec<(String, StreamedTable)>) -> std::io::Result<Table> {
+    Ok(match sink.finish()? {
+        SinkOutput::Memory(t) => t,
+        SinkOutput::File(f) => {
+            let t =
+                Table { names: f.names.clone(), columns: f.types.iter().map(|_| Column::F64(Vec::new())).collect() };
+            streamed.push((name.to_string(), f));
+            t
+        }
+    })
 }
 
 /// Bits per second over [start, end]; 0 for an empty interval.
@@ -286,24 +349,18 @@ pub fn link_dirs_table<'a>(
     t
 }
 
-/// Time-sequence trace table (empty unless tracing was on).
-pub fn trace_table(w: &World) -> Table {
-    let mut t = Table::new();
-    let recs = w.trace.as_deref().unwrap_or(&[]);
-    t.push("time_s", Column::F64(recs.iter().map(|r| to_secs(r.time)).collect()));
-    t.push("flow", Column::Str(recs.iter().map(|r| w.flows[r.flow as usize].name.clone()).collect()));
-    t.push("kind", Column::Str(recs.iter().map(|r| r.kind.name().to_string()).collect()));
-    t.push("seq", Column::I64(recs.iter().map(|r| r.seq as i64).collect()));
-    t.push("len", Column::I64(recs.iter().map(|r| r.len as i64).collect()));
-    t
-}
-
-pub fn build(w: &mut World, wall: f64) -> RunResult {
+pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
     let flows = flows_table(w);
     let links = links_table(w);
-    let (series, queues) = series_tables(std::mem::take(&mut w.samples));
-    let trace = trace_table(w);
-    RunResult {
+    let mut streamed = Vec::new();
+    let Samples { flows: fs, queues: qs } = std::mem::take(&mut w.samples);
+    let series = close(fs, "series", &mut streamed)?;
+    let queues = close(qs, "queues", &mut streamed)?;
+    let trace = match w.trace.take() {
+        Some(t) => close(t, "trace", &mut streamed)?,
+        None => close(RowSink::memory(&TRACE_SCHEMA), "trace", &mut streamed)?,
+    };
+    Ok(RunResult {
         flows,
         links,
         series,
@@ -323,5 +380,6 @@ pub fn build(w: &mut World, wall: f64) -> RunResult {
             drops_no_socket: w.nodes.iter().map(|n| n.stats.drops_no_socket).sum(),
             packets_in_flight: w.pool.live() as u64,
         },
-    }
+        streamed,
+    })
 }

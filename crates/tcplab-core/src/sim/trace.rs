@@ -1,9 +1,8 @@
 //! What the world records while it runs: time-sequence trace records and
 //! packet captures.
 
-use crate::engine::Time;
 use crate::net::DevId;
-use crate::packet::{FlowId, NodeId};
+use crate::packet::NodeId;
 
 /// What happened to a segment, for time-sequence traces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,15 +30,6 @@ impl TraceKind {
             TraceKind::Drop => "drop",
         }
     }
-}
-
-#[derive(Clone, Copy, Debug)]
-pub struct TraceRecord {
-    pub time: Time,
-    pub flow: FlowId,
-    pub kind: TraceKind,
-    pub seq: u64,
-    pub len: u32,
 }
 
 /// A capture point: one device (packets as they go on its medium) or one

@@ -46,7 +46,7 @@ pub struct RoutingIo<'a> {
     pub out: &'a mut Vec<RoutingAction>,
 }
 
-pub trait Routing: Any {
+pub trait Routing: Any + Send {
     /// The route for packet `id` (in `io.pool`) that this node sends or
     /// forwards. A protocol that answers `Hold` keeps the id.
     fn route(&mut self, now: Time, id: PktId, io: &mut RoutingIo) -> Route;

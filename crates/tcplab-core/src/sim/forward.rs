@@ -272,7 +272,8 @@ impl World {
     fn p2p_start(&mut self, now: Time, dev: DevId, id: PktId) {
         let Device::P2p(d) = &mut self.devices[dev as usize] else { unreachable!() };
         let at = d.transmit(now, self.pool.get(id).size);
-        self.q.schedule(at, Ev::DevArrive(dev, id));
+        // A link's arrivals come in the order the packets were sent.
+        self.q.schedule_fifo(dev, at, Ev::DevArrive(dev, id));
         if self.dev_watched[dev as usize] {
             self.dev_transmit(now, dev, id);
         }

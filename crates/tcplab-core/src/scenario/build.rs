@@ -7,7 +7,7 @@ use super::ScenarioError;
 use crate::engine::{stream_rng, Time, TimerSlot};
 use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
 use crate::net::error::ErrorKind;
-use crate::net::routing::{shortest_paths, Router, StaticRouting};
+use crate::net::routing::{shortest_paths_to, Router, StaticRouting};
 use crate::net::{DevId, Device, ErrorModel, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams};
 use crate::output::pcap::PcapWriter;
 use crate::output::RunOptions;
@@ -19,6 +19,7 @@ use crate::transport::tcp::config::DEFAULT_THINNING;
 use crate::transport::tcp::{make_cc, AckPolicy, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant, VegasParams};
 use crate::transport::udp::UdpFlow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 type R<T> = Result<T, ScenarioError>;
 
@@ -246,7 +247,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     }
     validate_tcp("tcp", &cfg.tcp)?;
     let dirs = dir_pairs(cfg);
-    let routes = shortest_paths(cfg.node.len(), &dirs);
+    let routes = shortest_paths_to(cfg.node.len(), &dirs, &flow_endpoints(cfg));
     let mut flow_names = HashMap::new();
     for (i, f) in cfg.flow.iter().enumerate() {
         let k = format!("flow[{i}]");
@@ -413,6 +414,13 @@ fn pcap_name(c: &PcapCfg) -> String {
         (_, Some(n)) => format!("node-{n}"),
         _ => "capture".into(),
     }
+}
+
+/// The nodes packets are addressed to: both ends of every flow (data one
+/// way, ACKs the other) whose node names resolve.
+fn flow_endpoints(cfg: &ScenarioCfg) -> Vec<NodeId> {
+    let names = node_index(cfg);
+    cfg.flow.iter().flat_map(|f| [names.get(f.from.as_str()), names.get(f.to.as_str())]).flatten().copied().collect()
 }
 
 fn flow_name(i: usize, f: &FlowCfg) -> String {
@@ -640,17 +648,21 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
     let names = node_index(cfg);
     // Point-to-point devices: link i gives device 2i (forward) and 2i+1.
     let devices: Vec<Device> = link_dirs(cfg).into_iter().map(Device::P2p).collect();
-    // Static routing: each node's row of the all-pairs next-hop table.
-    let routes = shortest_paths(cfg.node.len(), &pairs);
+    // Static routing: each node's row of the next-hop table towards the
+    // nodes packets are addressed to (the flows' endpoints).
+    let routes = shortest_paths_to(cfg.node.len(), &pairs, &flow_endpoints(cfg));
+    let columns = Arc::new(routes.slot_of().to_vec());
     let mut nodes: Vec<Node> = cfg
         .node
         .iter()
         .enumerate()
         .map(|(n, c)| {
-            let row = (0..cfg.node.len() as NodeId)
-                .map(|d| routes.next(n as NodeId, d).map(|dev| (dev, pairs[dev as usize].1)))
+            let row = routes
+                .row(n as NodeId)
+                .iter()
+                .map(|&dev| (dev != u32::MAX).then(|| (dev, pairs[dev as usize].1)))
                 .collect();
-            Node::new(c.name.clone(), Router::Static(StaticRouting::new(row)))
+            Node::new(c.name.clone(), Router::Static(StaticRouting::with_columns(columns.clone(), row)))
         })
         .collect();
     for (d, &(from, _)) in pairs.iter().enumerate() {

@@ -10,7 +10,7 @@
 pub mod shortest;
 pub mod static_routes;
 
-pub use shortest::shortest_paths;
+pub use shortest::{shortest_paths, shortest_paths_to};
 pub use static_routes::StaticRouting;
 
 use super::device::DevId;

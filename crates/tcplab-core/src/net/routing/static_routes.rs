@@ -7,23 +7,35 @@ use crate::engine::Time;
 use crate::net::device::DevId;
 use crate::packet::{NodeId, PktId};
 use std::any::Any;
+use std::sync::Arc;
 
 const NONE: u32 = u32::MAX;
 
 pub struct StaticRouting {
-    /// (device, neighbour) per destination node; `NONE` where unreachable.
+    /// Column of each destination node (shared by every node's table).
+    slot_of: Arc<Vec<u32>>,
+    /// (device, neighbour) per destination column; `NONE` where unreachable.
     next: Vec<(DevId, NodeId)>,
 }
 
 impl StaticRouting {
-    /// `next[d]` = the device and neighbour towards destination `d`.
+    /// `next[d]` = the device and neighbour towards destination `d`, for
+    /// every node `d` (small networks, tests).
     pub fn new(next: Vec<Option<(DevId, NodeId)>>) -> Self {
-        StaticRouting { next: next.into_iter().map(|x| x.unwrap_or((NONE, NONE))).collect() }
+        let slot_of = Arc::new((0..next.len() as u32).collect());
+        StaticRouting { slot_of, next: next.into_iter().map(|x| x.unwrap_or((NONE, NONE))).collect() }
+    }
+
+    /// A table over the destinations that `slot_of` numbers (column `i` of
+    /// `next` is the destination whose `slot_of` entry is `i`).
+    pub fn with_columns(slot_of: Arc<Vec<u32>>, next: Vec<Option<(DevId, NodeId)>>) -> Self {
+        StaticRouting { slot_of, next: next.into_iter().map(|x| x.unwrap_or((NONE, NONE))).collect() }
     }
 
     #[inline]
     pub fn next_hop(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
-        self.next.get(dst as usize).copied().filter(|&(d, _)| d != NONE)
+        let slot = *self.slot_of.get(dst as usize)?;
+        self.next.get(slot as usize).copied().filter(|&(d, _)| d != NONE)
     }
 }
 

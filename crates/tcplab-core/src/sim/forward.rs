@@ -212,6 +212,7 @@ impl World {
         });
     }
 
+    #[inline]
     pub(super) fn device_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
         if let Device::P2p(_) = self.devices[dev as usize] {
             return self.p2p_event(now, dev, ev);
@@ -279,6 +280,7 @@ impl World {
         }
     }
 
+    #[inline]
     fn p2p_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
         match ev {
             DevEvent::TxDone => {

@@ -311,3 +311,36 @@ def test_full_disk_is_one_line_and_leaves_nothing(tmp_path):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("tcplab: error: ") and "Traceback" not in r.stderr, r.stderr
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("override,expect", [
+    ("link[0].queue={limit=3}", "link[0].queue.kind: missing field `kind`"),
+    ("flow[0].app=3", "flow[0].app: invalid type: integer `3`, expected a table"),
+    ("node=3", "node: invalid type: integer `3`, expected an array"),
+    ("flow[0].window=1e3", "flow[0].window: invalid type: number `1000.0`, expected a whole number"),
+])
+def test_type_errors_read_plainly(override, expect):
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.load_scenario(ELN).with_overrides([override]).validate()
+    assert str(e.value).startswith(expect), str(e.value)
+    assert e.value.key == expect.split(":")[0]
+
+
+def test_figures_are_byte_identical(tmp_path):
+    """Two saves of the same figure give the same SVG (no date, fixed
+    clip-path ids) and PNG bytes."""
+    from tcplab.studies.figures import pyplot, save
+
+    plt = pyplot()
+    outs = []
+    for i in range(2):
+        fig, ax = plt.subplots()
+        ax.plot([0, 1, 2], [1, 3, 2], label="x")
+        ax.set_xlim(0, 1.5)  # clipping, hence clip paths
+        ax.legend()
+        out = tmp_path / f"f{i}"
+        save(fig, out, "fig", [])
+        outs.append(out)
+    for ext in ("svg", "png"):
+        assert (outs[0] / f"fig.{ext}").read_bytes() == (outs[1] / f"fig.{ext}").read_bytes(), ext
+    assert b"<dc:date>" not in (outs[0] / "fig.svg").read_bytes()

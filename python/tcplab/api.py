@@ -77,12 +77,14 @@ def _entry(data: dict, key: str, kind: type):
 
 
 def run_prepared(sc: Scenario, stream_dir=None) -> Result:
-    """Run a prepared scenario. The trace and the series are streamed as CSV
-    into `stream_dir`, or into a temporary directory owned by the Result."""
+    """Run a prepared scenario. The trace, the series and the captures are
+    streamed into `stream_dir`, or into a temporary directory owned by the
+    Result."""
     owned = None
     if stream_dir is None:
         out = sc.data.get("output", {})
-        if isinstance(out, dict) and (out.get("trace") or out.get("sample_interval") is not None):
+        if isinstance(out, dict) and (out.get("trace") or out.get("sample_interval") is not None) \
+                or sc.data.get("pcap"):
             owned = stream_dir = tempfile.mkdtemp(prefix="tcplab-run-")
     try:
         raw = _core.run_json(sc.to_json(), None if stream_dir is None else str(stream_dir))

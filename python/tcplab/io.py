@@ -194,9 +194,14 @@ def write_files(result, out: Path, parquet: bool = False) -> list:
         else:
             p.write_text(result.csv(name), encoding="utf-8")
         written.append(p)
-    for name, data in result.pcaps.items():
-        (out / f"{name}.pcap").write_bytes(data)
-        written.append(out / f"{name}.pcap")
+    for name in result.pcaps:
+        p = out / f"{name}.pcap"
+        src = result.pcaps.files.get(name)
+        if src is None:
+            p.write_bytes(result.pcaps[name])
+        elif Path(src).resolve() != p.resolve():
+            shutil.copyfile(src, p)
+        written.append(p)
     if parquet:
         write_parquet(out / "flows.parquet", result._raw["flows"])
         written.append(out / "flows.parquet")

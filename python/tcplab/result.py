@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import shutil
 import weakref
+from collections.abc import Mapping
 
 
 def _parse(types: list):
@@ -17,6 +18,27 @@ def _parse(types: list):
 
     conv = {"float64": opt_float, "int64": int, "bool": lambda s: s == "true", "string": str}
     return [conv[t] for t in types]
+
+
+class _Captures(Mapping):
+    """Capture name -> libpcap bytes; captures the core wrote to files are
+    read when asked for."""
+
+    def __init__(self, in_memory: dict, files: dict):
+        self._mem = dict(in_memory)
+        self.files = dict(files)
+
+    def __getitem__(self, name):
+        if name in self._mem:
+            return self._mem[name]
+        with open(self.files[name], "rb") as f:
+            return f.read()
+
+    def __iter__(self):
+        return iter(sorted({*self._mem, *self.files}))
+
+    def __len__(self):
+        return len({*self._mem, *self.files})
 
 
 class Result:
@@ -31,7 +53,7 @@ class Result:
         self.scenario = scenario
         self.summary = dict(raw["summary"])
         #: capture name -> libpcap file bytes (``[[pcap]]`` / ``--pcap``)
-        self.pcaps: dict = dict(raw.get("pcaps", {}))
+        self.pcaps: Mapping = _Captures(raw.get("pcaps", {}), raw.get("pcap_files", {}))
         wall = self.summary.get("wall_s") or 0.0
         self.summary["events_per_s"] = self.summary["events"] / wall if wall > 0 else None
         # A temporary directory holding streamed tables lives as long as

@@ -248,6 +248,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         queues: Table::new(),
         trace: Table::new(),
         pcaps,
+        pcap_files: Vec::new(),
         summary: Summary {
             seed: sc.cfg.sim.seed,
             duration_s: to_secs(ended),

@@ -92,6 +92,11 @@ fn result<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
         caps.set_item(name, pyo3::types::PyBytes::new(py, bytes))?;
     }
     d.set_item("pcaps", caps)?;
+    let files = PyDict::new(py);
+    for (name, path) in &r.pcap_files {
+        files.set_item(name, path.to_string_lossy())?;
+    }
+    d.set_item("pcap_files", files)?;
     let s = PyDict::new(py);
     s.set_item("seed", r.summary.seed)?;
     s.set_item("duration_s", r.summary.duration_s)?;

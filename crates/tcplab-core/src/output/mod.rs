@@ -42,6 +42,9 @@ pub struct RunResult {
     pub trace: Table,
     /// Capture files: (name, libpcap bytes).
     pub pcaps: Vec<(String, Vec<u8>)>,
+    /// Capture files written during the run (`RunOptions::stream_dir`):
+    /// (name, file); these are not in `pcaps`.
+    pub pcap_files: Vec<(String, PathBuf)>,
     pub summary: Summary,
     /// Tables written to files during the run (`RunOptions::stream_dir`):
     /// (table name, file). Their in-memory `Table` above is then empty.
@@ -51,9 +54,10 @@ pub struct RunResult {
 /// How to run, beyond what the scenario says.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
-    /// Write the trace and the sampled series as CSV files into this
+    /// Write the trace, the sampled series and the captures into this
     /// (existing) directory while the run goes on, so memory stays flat
-    /// whatever the run length: `trace.csv`, `series.csv`, `queues.csv`.
+    /// whatever the run length: `trace.csv`, `series.csv`, `queues.csv`,
+    /// `NAME.pcap`.
     pub stream_dir: Option<PathBuf>,
 }
 

@@ -15,10 +15,14 @@ use crate::packet::{Ecn, Packet, Transport};
 
 pub const LINKTYPE_RAW: u32 = 101;
 
-/// An in-memory capture file.
-#[derive(Clone, Debug)]
+/// A capture file, in memory or written to disk in chunks as it grows.
+#[derive(Debug)]
 pub struct PcapWriter {
+    /// The bytes not yet written out (all of them for an in-memory capture).
     pub buf: Vec<u8>,
+    /// Where the file goes when streamed, and the first write error.
+    file: Option<(std::fs::File, std::path::PathBuf)>,
+    error: Option<std::io::Error>,
     /// For a node capture: the node. Each packet it forwards is offered
     /// twice (arriving, then leaving); only the arrival is recorded, or
     /// Wireshark would flag every forwarded segment as a retransmission.
@@ -63,7 +67,43 @@ impl PcapWriter {
         buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
         buf.extend_from_slice(&65535u32.to_le_bytes()); // snaplen
         buf.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
-        PcapWriter { buf, node: None, in_transit: Default::default() }
+        PcapWriter { buf, node: None, in_transit: Default::default(), file: None, error: None }
+    }
+
+    /// Write the capture to `path` (created now) in chunks of
+    /// `stream::CHUNK_BYTES` instead of keeping it in memory.
+    pub fn streamed_to(mut self, path: &std::path::Path) -> std::io::Result<Self> {
+        self.file = Some((std::fs::File::create(path)?, path.to_path_buf()));
+        Ok(self)
+    }
+
+    /// The first error writing a streamed capture (full disk).
+    pub fn error(&self) -> Option<&std::io::Error> {
+        self.error.as_ref()
+    }
+
+    fn flush(&mut self) {
+        use std::io::Write;
+        if let (Some((f, _)), None) = (&mut self.file, &self.error) {
+            if let Err(e) = f.write_all(&self.buf) {
+                self.error = Some(e);
+            }
+        }
+        self.buf.clear();
+    }
+
+    /// The file of a streamed capture once every record is on disk, or None
+    /// for an in-memory one (its bytes are in `buf`).
+    pub fn finish(&mut self) -> std::io::Result<Option<std::path::PathBuf>> {
+        if self.file.is_none() {
+            return Ok(None);
+        }
+        self.flush();
+        let (_, path) = self.file.take().expect("checked above");
+        match self.error.take() {
+            Some(e) => Err(std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+            None => Ok(Some(path)),
+        }
     }
 
     /// A capture of everything node `n` receives or sends, each packet once.
@@ -86,6 +126,9 @@ impl PcapWriter {
         self.buf.extend_from_slice(&(hdr.len() as u32).to_le_bytes());
         self.buf.extend_from_slice(&p.size.to_le_bytes());
         self.buf.extend_from_slice(&hdr);
+        if self.file.is_some() && self.buf.len() >= super::stream::CHUNK_BYTES {
+            self.flush();
+        }
     }
 }
 

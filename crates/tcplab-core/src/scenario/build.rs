@@ -740,16 +740,24 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
     let captures = cfg
         .pcap
         .iter()
-        .map(|c| Capture {
-            name: pcap_name(c),
-            dev: c.link.map(|l| 2 * l + u32::from(c.direction == Some(Direction::Reverse))),
-            node: c.node.as_ref().map(|n| names[n.as_str()]),
-            writer: match &c.node {
+        .map(|c| {
+            let writer = match &c.node {
                 Some(n) => PcapWriter::for_node(names[n.as_str()]),
                 None => PcapWriter::new(),
-            },
+            };
+            // Streamed captures keep memory flat however long the run.
+            let writer = match dir {
+                Some(d) => writer.streamed_to(&d.join(format!("{}.pcap", pcap_name(c))))?,
+                None => writer,
+            };
+            Ok(Capture {
+                name: pcap_name(c),
+                dev: c.link.map(|l| 2 * l + u32::from(c.direction == Some(Direction::Reverse))),
+                node: c.node.as_ref().map(|n| names[n.as_str()]),
+                writer,
+            })
         })
-        .collect();
+        .collect::<std::io::Result<_>>()?;
     Ok(World::new(
         nodes,
         devices,

@@ -78,6 +78,10 @@ fn plain_types(msg: &str) -> String {
         ("expected usize", "expected a whole number >= 0"),
         ("expected a boolean", "expected true or false"),
         ("floating point `", "number `"),
+        ("expected a map", "expected a table"),
+        ("expected a sequence", "expected an array"),
+        ("invalid type: map", "invalid type: table"),
+        ("invalid type: sequence", "invalid type: array"),
     ] {
         m = m.replace(rust, plain);
     }

@@ -22,7 +22,7 @@ pub fn tagged<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<T,
     let kind = match map.remove("kind") {
         Some(Value::String(s)) => s,
         Some(other) => return Err(with_sub("kind", format!("must be a string, got {other}"))),
-        None => return Err(with_sub("kind", "missing field `kind`")),
+        None => return Err(D::Error::custom("missing field `kind`")),
     };
     let mut outer = Map::new();
     outer.insert(kind, Value::Object(map));

@@ -356,6 +356,13 @@ pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
     let Samples { flows: fs, queues: qs } = std::mem::take(&mut w.samples);
     let series = close(fs, "series", &mut streamed)?;
     let queues = close(qs, "queues", &mut streamed)?;
+    let (mut pcaps, mut pcap_files) = (Vec::new(), Vec::new());
+    for c in w.captures.iter_mut() {
+        match c.writer.finish()? {
+            Some(path) => pcap_files.push((c.name.clone(), path)),
+            None => pcaps.push((c.name.clone(), std::mem::take(&mut c.writer.buf))),
+        }
+    }
     let trace = match w.trace.take() {
         Some(t) => close(t, "trace", &mut streamed)?,
         None => close(RowSink::memory(&TRACE_SCHEMA), "trace", &mut streamed)?,
@@ -366,7 +373,8 @@ pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
         series,
         queues,
         trace,
-        pcaps: w.captures.iter().map(|c| (c.name.clone(), c.writer.buf.clone())).collect(),
+        pcaps,
+        pcap_files,
         summary: Summary {
             seed: w.seed,
             duration_s: to_secs(w.duration),

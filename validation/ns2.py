@@ -1,7 +1,8 @@
 """Translate a wired tcplab scenario into an ns-2 Tcl script, run ns-2 on it
 and read back per-flow throughputs, for cross-checks and speed comparisons.
 
-Covered: nodes, duplex links (rate, delay, DropTail limit in packets),
+Covered: nodes, duplex links (rate, delay, DropTail limit in packets; RED in
+packet mode, with or without ECN marking),
 uniform packet loss per direction (ErrorModel inserted with
 `link-lossmodel`, i.e. after the propagation delay, as tcplab decides loss at
 the far end), Tahoe/Reno/NewReno/SACK/Vegas flows (Agent/TCP, /Reno, /Newreno, /Sack1,
@@ -65,13 +66,17 @@ def to_tcl(sc: dict) -> str:
         a, b = l["between"]
         if l.get("framing", "none") != "none" or l.get("forward") or l.get("reverse"):
             raise NotImplementedError(f"link[{i}]: framing or per-direction overrides")
-        out.append(f"$ns duplex-link $n({a}) $n({b}) {_bps(l['rate'])} {_secs(l['delay'])} DropTail")
         q = l.get("queue", {"kind": "droptail", "limit": 50})
-        limit = {"droptail": q.get("limit", 50), "unlimited": 1_000_000}[q["kind"]]
-        if q.get("limit_bytes"):
+        if q["kind"] not in ("droptail", "unlimited", "red"):
+            raise NotImplementedError(f"link[{i}].queue.kind = {q['kind']}")
+        if q.get("limit_bytes") or q.get("byte_mode"):
             raise NotImplementedError(f"link[{i}]: byte limits")
-        out.append(f"$ns queue-limit $n({a}) $n({b}) {limit}")
-        out.append(f"$ns queue-limit $n({b}) $n({a}) {limit}")
+        if q["kind"] == "red":
+            out += red_queue(q)
+        kind = "RED" if q["kind"] == "red" else "DropTail"
+        out.append(f"$ns duplex-link $n({a}) $n({b}) {_bps(l['rate'])} {_secs(l['delay'])} {kind}")
+        out.append(f"$ns queue-limit $n({a}) $n({b}) {queue_limit(q)}")
+        out.append(f"$ns queue-limit $n({b}) $n({a}) {queue_limit(q)}")
         e = l.get("error")
         if e:
             dirs = {"forward": [(a, b)], "reverse": [(b, a)], "both": [(a, b), (b, a)]}[e.get("direction", "forward")]
@@ -85,11 +90,11 @@ def to_tcl(sc: dict) -> str:
         if app["kind"] != "bulk":
             raise NotImplementedError(f"flow[{i}].app: only bulk")
         tcp = f.get("tcp") or {}
-        known = {"delayed_ack", "initial_window", "limited_transmit", "newreno_timer"}
+        known = {"delayed_ack", "initial_window", "limited_transmit", "newreno_timer", "syn"}
         if set(tcp) - known:
             raise NotImplementedError(f"flow[{i}].tcp: {sorted(set(tcp) - known)}")
-        if f.get("eln") or f.get("ecn"):
-            raise NotImplementedError(f"flow[{i}]: ELN/ECN")
+        if f.get("eln"):
+            raise NotImplementedError(f"flow[{i}]: ELN")
         base = "Agent/TCPSink/Sack1" if f["transport"] == "sack" else "Agent/TCPSink"
         sink = base + "/DelAck" if tcp.get("delayed_ack") else base
         name = f.get("name", f"flow{i}")
@@ -102,15 +107,15 @@ def to_tcl(sc: dict) -> str:
             f"$tcp({i}) set packetSize_ {f.get('packet_size', 1000) + (40 if f['transport'] == 'vegas' else 0)}",
             f"$tcp({i}) set window_ {f.get('window', 20)}",
             f"$tcp({i}) set fid_ {i}",
+            *([f"$tcp({i}) set ecn_ 1"] if f.get("ecn") else []),
             *([f"$tcp({i}) set windowInit_ {tcp['initial_window']}"] if "initial_window" in tcp else []),
             *([f"$tcp({i}) set singledup_ {int(bool(tcp['limited_transmit']))}"] if "limited_transmit" in tcp else []),
             *([f"$tcp({i}) set newreno_changes1_ {int(tcp['newreno_timer'] == 'impatient')}"]
               if "newreno_timer" in tcp else []),
-            # tcplab starts connections established: no SYN in ns-2 either,
-            # and no delayed growth on the first ACK (ns-2's delay_growth_
-            # stands in for the SYN's round trip).
-            f"$tcp({i}) set syn_ false",
-            f"$tcp({i}) set delay_growth_ false",
+            # tcplab's `syn` is ns-2's syn_ with delay_growth_ (both on by
+            # default in ns-2 and in the ns2 profile); without it both start
+            # established.
+            *([f"$tcp({i}) set syn_ false", f"$tcp({i}) set delay_growth_ false"] if not _syn(sc, f) else []),
             *([f"$tcp({i}) set v_alpha_ {f['vegas'].get('alpha', 1)}",
                f"$tcp({i}) set v_beta_ {f['vegas'].get('beta', 3)}",
                f"$tcp({i}) set v_gamma_ {f['vegas'].get('gamma', 1)}"] if f.get("vegas") else []),
@@ -133,6 +138,43 @@ def to_tcl(sc: dict) -> str:
     out.append(f"$ns at {dur} \"finish\"")
     out.append("$ns run")
     return "\n".join(out) + "\n"
+
+
+def queue_limit(q: dict) -> int:
+    """ns-2's queue-limit for a tcplab queue. tcplab's `limit` counts the
+    packets waiting, not the one on the wire. ns-2's DropTail drops an arrival
+    when length + 1 >= limit_, so it holds limit_ - 1 waiting packets: tcplab
+    L is ns-2 L + 1. ns-2's RED drops when length >= limit_ (waiting
+    packets, as tcplab)."""
+    if q["kind"] == "unlimited":
+        return 1_000_000
+    if q["kind"] == "red":
+        return q.get("limit", 50)
+    return q.get("limit", 50) + 1
+
+
+def red_queue(q: dict) -> list:
+    """Queue/RED defaults for a tcplab RED queue in packet mode."""
+    return [
+        "Queue/RED set bytes_ false",
+        "Queue/RED set queue_in_bytes_ false",
+        f"Queue/RED set thresh_ {q['min_th']}",
+        f"Queue/RED set maxthresh_ {q['max_th']}",
+        f"Queue/RED set linterm_ {1.0 / q.get('max_p', 0.1)}",
+        f"Queue/RED set q_weight_ {q.get('weight', 0.002)}",
+        f"Queue/RED set gentle_ {'true' if q.get('gentle', True) else 'false'}",
+        f"Queue/RED set setbit_ {'true' if q.get('ecn') else 'false'}",
+        f"Queue/RED set mean_pktsize_ {q.get('mean_pktsize', 1000)}",
+    ]
+
+
+def _syn(sc: dict, f: dict) -> bool:
+    """Whether flow `f` opens with a SYN (tcplab's tcp.syn, default on in
+    the ns2 profile)."""
+    for table in ((f.get("tcp") or {}), (sc.get("tcp") or {})):
+        if "syn" in table:
+            return bool(table["syn"])
+    return True
 
 
 def error_model(name: str, e: dict, i: int) -> list:
@@ -174,7 +216,9 @@ def run(sc: dict) -> dict:
             size = f.get("packet_size", 1000)
             start = _secs(f["app"].get("start", 0))
             stop = _secs(f["app"]["stop"]) if f["app"].get("stop") else dur
-            acked = (ack + 1) * size
+            # ns-2's ack_ is the last packet acknowledged; with syn_ packet 0
+            # is the SYN, which carries no data.
+            acked = (ack if _syn(sc, f) else ack + 1) * size
             flows[f.get("name", f"flow{i}")] = {
                 "throughput_bps": acked * 8 / (min(stop, dur) - start),
                 "bytes_acked": acked,

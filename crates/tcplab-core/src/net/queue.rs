@@ -7,7 +7,12 @@
 //!   length, early drops (or ECN marks of ECN-capable packets) with
 //!   probability rising linearly from 0 at min_th to max_p at max_th, spaced
 //!   out by the count since the last drop; gentle mode rising to 1 at
-//!   2 max_th; idle-time correction; packet or byte mode.
+//!   2 max_th; idle-time correction; packet or byte mode. As ns-2.35's
+//!   REDQueue: every arrival counts; no early drop while at most one packet
+//!   waits; the first arrival after the average crosses min_th is never
+//!   dropped early; with `wait` (ns-2's wait_, on by default) drops are
+//!   spaced more evenly: p_a = 0 while count * p_b < 1, then
+//!   p_b / (2 - count * p_b), instead of p_b / (1 - count * p_b).
 //! * Dual threshold: above a soft limit drop one arrival, then another only
 //!   after a hold time if the queue has not shrunk; drop every arrival at the
 //!   hard limit.
@@ -52,6 +57,8 @@ pub struct RedParams {
     pub limit: u32,
     /// Typical packet size for idle-time correction and byte mode.
     pub mean_pktsize: u32,
+    /// ns-2's wait_: no drop while count * p_b < 1 (spaces drops evenly).
+    pub wait: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -72,9 +79,10 @@ pub enum QueuePolicy {
 #[derive(Clone, Debug, Default)]
 struct RedState {
     avg: f64,
-    /// Packets since the last early drop or mark (-1: none since the
-    /// average went above min_th).
+    /// Arrivals since the last early drop or mark (ns-2's count).
     count: i64,
+    /// The average is above min_th with packets waiting (ns-2's old).
+    above: bool,
     idle_since: Option<Time>,
 }
 
@@ -100,7 +108,7 @@ impl Queue {
             policy,
             buf: VecDeque::new(),
             bytes: 0,
-            red: RedState { count: -1, idle_since: Some(0), ..Default::default() },
+            red: RedState { idle_since: Some(0), ..Default::default() },
             dual: DualState::default(),
             rate_bps,
         }
@@ -172,32 +180,29 @@ impl Queue {
 
     fn red_verdict(&mut self, p: &RedParams, now: Time, size: u32, ect: bool, rng: &mut Rng) -> Verdict {
         let avg = self.red_average(p, now);
+        self.red.count += 1;
+        let waiting = if p.byte_mode { self.bytes } else { self.buf.len() as u64 };
+        let mut verdict = Verdict::Enqueued;
+        if avg >= p.min_th && waiting > 1 {
+            if !self.red.above {
+                // Just crossed min_th: start counting, no drop yet.
+                self.red.above = true;
+                self.red.count = 1;
+            } else if rng.chance(red_spaced(red_probability(p, avg, size), self.red.count, p.wait)) {
+                self.red.count = 0;
+                verdict = if p.ecn && ect && avg < p.max_th {
+                    Verdict::Marked
+                } else {
+                    Verdict::Dropped(DropCause::Red)
+                };
+            }
+        } else {
+            self.red.above = false;
+        }
         if self.buf.len() >= p.limit as usize {
             return Verdict::Dropped(DropCause::Overflow);
         }
-        let top = if p.gentle { 2.0 * p.max_th } else { p.max_th };
-        if avg < p.min_th {
-            self.red.count = -1;
-            return Verdict::Enqueued;
-        }
-        if avg >= top {
-            self.red.count = 0;
-            return Verdict::Dropped(DropCause::Red);
-        }
-        self.red.count += 1;
-        let pb = red_probability(p, avg, size);
-        let c = self.red.count as f64;
-        let pa = if c * pb >= 1.0 { 1.0 } else { pb / (1.0 - c * pb) };
-        if rng.chance(pa) {
-            self.red.count = 0;
-            if p.ecn && ect && avg < p.max_th {
-                Verdict::Marked
-            } else {
-                Verdict::Dropped(DropCause::Red)
-            }
-        } else {
-            Verdict::Enqueued
-        }
+        verdict
     }
 
     /// Put a packet at the head of the queue regardless of the limits (a
@@ -244,6 +249,27 @@ impl Queue {
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
+}
+
+/// The drop probability p_a from p_b after `count` arrivals without a drop:
+/// p_b / (1 - count p_b) (Floyd & Jacobson), or with `wait` 0 while
+/// count p_b < 1, then p_b / (2 - count p_b) (ns-2's modify_p()).
+pub fn red_spaced(pb: f64, count: i64, wait: bool) -> f64 {
+    let cp = count as f64 * pb;
+    let pa = if wait {
+        if cp < 1.0 {
+            0.0
+        } else if cp < 2.0 {
+            pb / (2.0 - cp)
+        } else {
+            1.0
+        }
+    } else if cp < 1.0 {
+        pb / (1.0 - cp)
+    } else {
+        1.0
+    };
+    pa.min(1.0)
 }
 
 /// RED's base drop probability p_b at average `avg` for a packet of `size`.
@@ -318,6 +344,7 @@ mod tests {
             ecn,
             limit: 1000,
             mean_pktsize: 1000,
+            wait: true,
         }
     }
 
@@ -368,45 +395,78 @@ mod tests {
         assert!((red_probability(&b, 10.0, 500) - 0.025).abs() < 1e-12);
     }
 
+    /// A RED queue held at average `avg` with two packets waiting (RED
+    /// never drops early with at most one waiting, as ns-2).
+    fn red_at(p: RedParams, avg: f64) -> Queue {
+        let mut q = Queue::new(QueuePolicy::Red(RedParams { weight: 1e-12, ..p }), 1_000_000);
+        let mut rng = stream_rng(9, "fill");
+        for i in 0..2 {
+            q.enqueue(0, PktId(1_000_000 + i), 1000, false, &mut rng);
+        }
+        q.red.avg = avg;
+        q.red.idle_since = None;
+        q
+    }
+
     /// Held at a fixed average between the thresholds, the drops are spaced
-    /// as p_a = p_b / (1 - count p_b) makes them: the measured drop rate is
-    /// 1 / E[packets between drops], computed from that law.
+    /// as p_a makes them (p_b / (1 - count p_b), or ns-2's wait_ law): the
+    /// measured drop rate is 1 / E[packets between drops], computed from
+    /// that law.
     #[test]
     fn red_drop_rate_at_a_fixed_average() {
-        let p = red(false, false);
-        let mut q = Queue::new(QueuePolicy::Red(RedParams { weight: 1e-12, ..p.clone() }), 1_000_000);
-        q.red.avg = 10.0;
+        for wait in [false, true] {
+            let mut q = red_at(RedParams { wait, ..red(false, false) }, 10.0);
+            let mut rng = stream_rng(5, "red");
+            let n = 200_000;
+            let mut drops = 0;
+            for i in 0..n {
+                if matches!(q.enqueue(0, PktId(i), 1000, false, &mut rng), Verdict::Dropped(_)) {
+                    drops += 1;
+                } else {
+                    q.dequeue(0);
+                }
+            }
+            let pb: f64 = 0.05;
+            // E[X] = sum over n >= 1 of P(X >= n), P(X > n) = prod (1 - p_a(k)).
+            let (mut mean, mut survive) = (0.0, 1.0);
+            for k in 1..1000 {
+                mean += survive;
+                survive *= 1.0 - red_spaced(pb, k, wait);
+            }
+            let expect = 1.0 / mean;
+            let got = drops as f64 / n as f64;
+            assert!((got - expect).abs() < 0.003, "wait {wait}: {got} vs {expect}");
+        }
+        // The two laws: Floyd & Jacobson's, and ns-2's with wait_.
+        assert!((red_spaced(0.05, 10, false) - 0.1).abs() < 1e-12);
+        assert_eq!(red_spaced(0.05, 10, true), 0.0);
+        assert!((red_spaced(0.05, 30, true) - 0.1).abs() < 1e-12);
+        assert_eq!(red_spaced(0.05, 40, true), 1.0);
+    }
+
+    /// No early drop while at most one packet waits, and none for the first
+    /// arrival after the average crosses min_th (ns-2's REDQueue).
+    #[test]
+    fn red_spares_a_short_queue_and_the_first_crossing() {
+        let mut q = Queue::new(QueuePolicy::Red(RedParams { weight: 1e-12, ..red(false, false) }), 1_000_000);
+        q.red.avg = 14.9;
         q.red.idle_since = None;
         let mut rng = stream_rng(5, "red");
-        let n = 200_000;
-        let mut drops = 0;
-        for i in 0..n {
-            if matches!(q.enqueue(0, PktId(i), 1000, false, &mut rng), Verdict::Dropped(_)) {
-                drops += 1;
-            } else {
-                q.dequeue(0);
-            }
+        for i in 0..1000 {
+            assert_eq!(q.enqueue(0, PktId(i), 1000, false, &mut rng), Verdict::Enqueued);
+            q.dequeue(0);
         }
-        let pb: f64 = 0.05;
-        // E[X] = sum over n >= 1 of P(X >= n), P(X > n) = prod (1 - p_a(k)).
-        let (mut mean, mut survive) = (0.0, 1.0);
-        for k in 1..1000 {
-            mean += survive;
-            let c = k as f64;
-            let pa = if c * pb >= 1.0 { 1.0 } else { pb / (1.0 - c * pb) };
-            survive *= 1.0 - pa;
-        }
-        let expect = 1.0 / mean;
-        let got = drops as f64 / n as f64;
-        assert!((got - expect).abs() < 0.003, "{got} vs {expect}");
+        q.enqueue(0, PktId(5000), 1000, false, &mut rng);
+        q.enqueue(0, PktId(5001), 1000, false, &mut rng);
+        assert!(!q.red.above, "at most one packet waited");
+        // Two wait: the average counts as crossed now, without a drop.
+        assert_eq!(q.enqueue(0, PktId(5002), 1000, false, &mut rng), Verdict::Enqueued);
+        assert!(q.red.above && q.red.count == 1);
     }
 
     #[test]
     fn red_marks_ect_packets_instead_of_dropping() {
-        let p = red(false, true);
-        let mut q = Queue::new(QueuePolicy::Red(RedParams { weight: 1e-12, ..p }), 1_000_000);
-        q.red.avg = 12.0;
-        q.red.idle_since = None;
+        let mut q = red_at(red(false, true), 12.0);
         let mut rng = stream_rng(5, "red");
         let (mut marks, mut drops) = (0, 0);
         for i in 0..10_000 {
@@ -417,7 +477,7 @@ mod tests {
             }
             q.dequeue(0);
         }
-        assert!(marks > 500 && drops == 0, "marks {marks} drops {drops}");
+        assert!(marks > 300 && drops == 0, "marks {marks} drops {drops}");
     }
 
     #[test]

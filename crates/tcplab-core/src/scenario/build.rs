@@ -450,7 +450,7 @@ fn queue_policy(q: Option<&QueueCfg>) -> QueuePolicy {
         Some(QueueCfg::Droptail { limit, limit_bytes }) => {
             QueuePolicy::DropTail { limit_packets: *limit, limit_bytes: *limit_bytes }
         }
-        Some(QueueCfg::Red { min_th, max_th, max_p, weight, gentle, byte_mode, ecn, limit, mean_pktsize }) => {
+        Some(QueueCfg::Red { min_th, max_th, max_p, weight, gentle, byte_mode, ecn, limit, mean_pktsize, wait }) => {
             QueuePolicy::Red(RedParams {
                 min_th: *min_th,
                 max_th: *max_th,
@@ -461,6 +461,7 @@ fn queue_policy(q: Option<&QueueCfg>) -> QueuePolicy {
                 ecn: *ecn,
                 limit: *limit,
                 mean_pktsize: *mean_pktsize,
+                wait: *wait,
             })
         }
         Some(QueueCfg::DualThreshold { soft, hard, hold }) => {
@@ -493,6 +494,7 @@ fn error_model(e: &ErrorCfg) -> ErrorModel {
 pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     let profile = match cfg.sim.tcp_profile {
         ProfileName::Ns2 => TcpProfile::Ns2,
+        ProfileName::Rfc => TcpProfile::Rfc,
         ProfileName::Linux => TcpProfile::Linux,
     };
     let mut c = TcpConfig::profile(profile);
@@ -554,6 +556,34 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     c.ecn = f.ecn;
     c.eln = f.eln;
+    let r = &mut c.rules;
+    if let Some(v) = o.loss_window {
+        r.loss_window_from_cwnd = v == LossWindow::Cwnd;
+    }
+    if let Some(v) = o.ecn_hold {
+        r.ecn_hold = v;
+    }
+    if let Some(v) = o.reno_careful {
+        r.reno_careful = v;
+    }
+    if let Some(v) = o.recovery_exit {
+        r.ns2_recovery_exit = v == RecoveryExitName::Ns2;
+    }
+    if let Some(v) = o.sack_recovery {
+        r.sack1_recovery = v == SackRecoveryName::Sack1;
+    }
+    if let Some(v) = o.rtt_on_partial_ack {
+        r.rtt_on_partial_ack = v;
+    }
+    if let Some(v) = o.syn {
+        c.syn = v;
+    }
+    if let Some(v) = o.sack_option {
+        c.rules.ns2_sack_option = v == SackOptionName::Ns2;
+    }
+    if let Some(v) = o.rtt_estimator {
+        c.rules.ns2_rtt_estimator = v == RttEstimatorName::Ns2;
+    }
     if let Some(t) = o.newreno_timer {
         c.slow_but_steady = t == NewRenoTimer::SlowButSteady;
     }
@@ -689,7 +719,12 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                     _ if opts.newreno == Some(false) => Variant::Reno,
                     _ => Variant::NewReno,
                 };
-                let tc = tcp_config(cfg, f);
+                let mut tc = tcp_config(cfg, f);
+                if tc.rules.ns2_rtt_estimator {
+                    // ns-2's boot_time_: the phase of this sender's tick clock.
+                    let u = stream_rng(seed, &format!("flow{i}.clock")).uniform();
+                    tc.clock_phase = (u * tc.granularity as f64) as Time;
+                }
                 let cc = make_cc(variant, &tc);
                 let rx = TcpReceiver::new(&tc).with_ports(dport, sport);
                 let tx = TcpSender::new(tc, cc).with_ports(sport, dport);

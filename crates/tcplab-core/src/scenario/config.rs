@@ -47,7 +47,9 @@ pub struct SimCfg {
     /// Run seed; every random stream is derived from it.
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Default set for TCP parameters: "ns2" (ns-2.35) or "linux".
+    /// Default set for TCP parameters and algorithms: "ns2" (ns-2.35's
+    /// values and algorithms), "rfc" (ns-2.35's values, the RFCs'
+    /// algorithms) or "linux".
     #[serde(default)]
     pub tcp_profile: ProfileName,
 }
@@ -61,6 +63,7 @@ fn default_seed() -> u64 {
 pub enum ProfileName {
     #[default]
     Ns2,
+    Rfc,
     Linux,
 }
 
@@ -155,6 +158,9 @@ pub enum QueueCfg {
         limit: u32,
         #[serde(default = "red_mean_pktsize")]
         mean_pktsize: u32,
+        /// ns-2's wait_: no early drop while count * p_b < 1.
+        #[serde(default = "yes")]
+        wait: bool,
     },
     /// Drop one arrival above `soft` packets, then one more only after
     /// `hold` if the queue has not shrunk; drop all arrivals at `hard`.
@@ -441,6 +447,63 @@ pub struct TcpOptions {
     /// NewReno timer on partial ACKs: "impatient" (restart on the first only)
     /// or "slow-but-steady" (restart on each), RFC 6582 section 4.
     pub newreno_timer: Option<NewRenoTimer>,
+    /// Loss response: "cwnd" (ns-2: ssthresh = min(cwnd, rwnd) / 2 in whole
+    /// segments) or "flight" (RFC 5681: max(FlightSize / 2, 2 SMSS)).
+    pub loss_window: Option<LossWindow>,
+    /// ns-2's ECN response: no increase on any ACK with ECE, no second cut
+    /// within the window of an ECN cut.
+    pub ecn_hold: Option<bool>,
+    /// Reno: no second fast retransmit within one window (ns-2's bugFix_).
+    pub reno_careful: Option<bool>,
+    /// Leaving Reno/NewReno recovery: "ns2" (cwnd_ without the remaining
+    /// inflation, then one increase) or "rfc" (cwnd = ssthresh).
+    pub recovery_exit: Option<RecoveryExitName>,
+    /// SACK recovery: "sack1" (ns-2.35's Agent/TCP/Sack1) or "rfc6675".
+    pub sack_recovery: Option<SackRecoveryName>,
+    /// A partial ACK yields an RTT sample (RFC); ns-2 ends the measurement
+    /// without one and clears the backoff.
+    pub rtt_on_partial_ack: Option<bool>,
+    /// Open with ns-2's SYN exchange (syn_ with delay_growth_).
+    pub syn: Option<bool>,
+    /// SACK option size: "ns2" (3 blocks, 8 bytes each) or "rfc2018".
+    pub sack_option: Option<SackOptionName>,
+    /// RTT estimator: "ns2" (ticks, scaled integers) or "rfc6298".
+    pub rtt_estimator: Option<RttEstimatorName>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RttEstimatorName {
+    Ns2,
+    Rfc6298,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryExitName {
+    Ns2,
+    Rfc,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SackOptionName {
+    Ns2,
+    Rfc2018,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LossWindow {
+    Cwnd,
+    Flight,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SackRecoveryName {
+    Sack1,
+    Rfc6675,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -472,6 +535,15 @@ impl TcpOptions {
             limited_transmit: self.limited_transmit.or(base.limited_transmit),
             newreno: self.newreno.or(base.newreno),
             newreno_timer: self.newreno_timer.or(base.newreno_timer),
+            loss_window: self.loss_window.or(base.loss_window),
+            ecn_hold: self.ecn_hold.or(base.ecn_hold),
+            reno_careful: self.reno_careful.or(base.reno_careful),
+            recovery_exit: self.recovery_exit.or(base.recovery_exit),
+            sack_recovery: self.sack_recovery.or(base.sack_recovery),
+            rtt_on_partial_ack: self.rtt_on_partial_ack.or(base.rtt_on_partial_ack),
+            syn: self.syn.or(base.syn),
+            sack_option: self.sack_option.or(base.sack_option),
+            rtt_estimator: self.rtt_estimator.or(base.rtt_estimator),
         }
     }
 }

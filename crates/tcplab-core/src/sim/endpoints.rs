@@ -29,6 +29,11 @@ impl World {
         let sock = &mut self.sockets[sid as usize];
         let fid = sock.flow;
         match (&mut sock.kind, &p.l4) {
+            (SocketKind::TcpReceiver(_), Transport::Tcp(h)) if h.flags & flags::SYN != 0 => {
+                // ns-2's one-way TCP: the SYN is acknowledged at once
+                // (TCPSink's SYN_immediate_ack_), carrying no data.
+                self.send_ack(now, sid);
+            }
             (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) => {
                 rx.note_ecn(p.ip.ecn == Ecn::Ce, h.flags & flags::CWR != 0);
                 let ack_now = rx.on_segment(now, h.seq, p.payload, h.ts.map(|t| t.0));
@@ -98,7 +103,8 @@ impl World {
     fn send_ack(&mut self, now: Time, sid: SockId) {
         let SocketKind::TcpReceiver(rx) = &mut self.sockets[sid as usize].kind else { unreachable!() };
         let h = rx.ack_header(now);
-        self.emit(now, sid, Transport::Tcp(h), h.wire_len(), 0, Ecn::NotEct);
+        let len = rx.ack_wire_len(&h);
+        self.emit(now, sid, Transport::Tcp(h), len, 0, Ecn::NotEct);
     }
 
     /// Make sure an event exists at or before the socket's deadline.

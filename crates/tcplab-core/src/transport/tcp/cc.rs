@@ -10,27 +10,56 @@ pub struct CcState {
     pub ssthresh: u64,
     pub mss: u64,
     pub dupthresh: u32,
-    /// Remainder of the congestion-avoidance increase, so that
-    /// cwnd += MSS*MSS/cwnd per ACK is exact in integer arithmetic.
-    pub ca_rem: u64,
+    /// The fraction of a byte of cwnd below `cwnd` that congestion avoidance
+    /// has accumulated: cwnd += MSS*MSS/cwnd per ACK is computed on cwnd +
+    /// ca_frac in floating point, as ns-2 grows its fractional cwnd_ (in
+    /// segments), so that the window crosses whole segments on the same ACK.
+    pub ca_frac: f64,
+    /// The receiver's advertised window (bytes), kept current by the sender.
+    pub rwnd: u64,
+    /// ns-2's loss response (`Ns2Rules::loss_window_from_cwnd`).
+    pub loss_from_cwnd: bool,
+    /// No window increase on the ACK being handled (an ECN echo).
+    pub hold: bool,
 }
 
 impl CcState {
     /// Slow start: +1 MSS per new ACK (ns-2 and RFC 5681 without ABC);
     /// congestion avoidance: +MSS*MSS/cwnd per new ACK.
     pub fn standard_increase(&mut self) {
+        if self.hold {
+            return;
+        }
         if self.cwnd < self.ssthresh {
             self.cwnd += self.mss;
         } else {
-            let num = self.mss * self.mss + self.ca_rem;
-            self.cwnd += num / self.cwnd;
-            self.ca_rem = num % self.cwnd.max(1);
+            let c = self.cwnd as f64 + self.ca_frac;
+            let next = c + (self.mss * self.mss) as f64 / c;
+            self.cwnd = next as u64;
+            self.ca_frac = next - self.cwnd as f64;
         }
     }
 
-    /// RFC 5681 (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
+    /// ssthresh after a loss. RFC 5681 (4): max(FlightSize / 2, 2 * SMSS);
+    /// ns-2.35 (slowdown()): half of min(cwnd, rwnd) in whole segments, at
+    /// least 2.
     pub fn halve(&self, flight: u64) -> u64 {
-        (flight / 2).max(2 * self.mss)
+        if self.loss_from_cwnd {
+            (self.cwnd.min(self.rwnd) / self.mss / 2).max(2) * self.mss
+        } else {
+            (flight / 2).max(2 * self.mss)
+        }
+    }
+
+    /// cwnd after a loss, before any inflation: ssthresh under RFC 5681;
+    /// exactly half of min(cwnd, rwnd) in ns-2.35, whose cwnd_ is fractional
+    /// (at least one segment).
+    pub fn halved_cwnd(&self, flight: u64) -> u64 {
+        if self.loss_from_cwnd {
+            (self.cwnd.min(self.rwnd) / 2).max(self.mss)
+        } else {
+            self.halve(flight)
+        }
     }
 }
 
@@ -46,6 +75,11 @@ pub struct AckInfo {
     pub flight: u64,
     /// Consecutive duplicate ACKs including this one.
     pub dupacks: u32,
+    /// With the `ecn_hold` rule, when the ACK falls within the window of
+    /// an ECN cut (ns-2's last_cwnd_action_ == CWND_ACTION_ECN): the highest
+    /// byte + 1 sent at that cut. A fast retransmit or timeout then leaves
+    /// ssthresh alone.
+    pub ecn_recover: Option<u64>,
     pub now: crate::engine::Time,
     /// Next new byte the sender will send (ns-2's t_seqno_ in bytes).
     pub snd_nxt: u64,
@@ -87,6 +121,10 @@ pub trait CongestionControl: Send {
     fn in_recovery(&self) -> bool {
         false
     }
+    /// Whether a new ACK for `ack` is a partial ACK: recovery goes on.
+    fn is_partial_ack(&self, _ack: u64) -> bool {
+        false
+    }
     /// ssthresh after a loss detected by SACK recovery (RFC 6675 uses the
     /// RFC 5681 rule; other algorithms may choose another factor).
     fn ssthresh_on_loss(&self, w: &CcState, flight: u64) -> u64 {
@@ -95,8 +133,9 @@ pub trait CongestionControl: Send {
     /// ECN-Echo (RFC 3168 6.1.2): halve like a loss, without retransmitting.
     /// The sender calls this at most once per window of data.
     fn on_ecn(&mut self, w: &mut CcState, a: &AckInfo) {
+        let cwnd = w.halved_cwnd(a.flight);
         w.ssthresh = self.ssthresh_on_loss(w, a.flight);
-        w.cwnd = w.ssthresh.max(w.mss);
+        w.cwnd = if w.loss_from_cwnd { cwnd } else { w.ssthresh.max(w.mss) };
     }
     /// Whether the policy uses per-segment send times (`AckInfo::acked_seg`,
     /// `head_seg`); the sender keeps that log only for policies that do.
@@ -132,8 +171,8 @@ impl Variant {
 pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn CongestionControl> {
     match v {
         Variant::Tahoe => Box::new(super::tahoe::Tahoe::default()),
-        Variant::Reno => Box::new(super::reno::Reno::default()),
-        Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg.slow_but_steady)),
+        Variant::Reno => Box::new(super::reno::Reno::new(cfg.rules)),
+        Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg.slow_but_steady, cfg.rules)),
         Variant::Vegas => Box::new(super::vegas::Vegas::new(cfg.vegas)),
     }
 }

@@ -36,11 +36,85 @@ impl Default for VegasParams {
 /// A named set of defaults switched together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TcpProfile {
-    /// ns-2.35's `Agent/TCP` and `Agent/TCPSink` defaults: the simulator the
-    /// classic studies used.
+    /// ns-2.35's `Agent/TCP` and `Agent/TCPSink` defaults and algorithms
+    /// (`Ns2Rules::ns2`): the simulator the classic studies used.
     Ns2,
+    /// ns-2.35's parameter values with the RFCs' algorithms (RFC 5681,
+    /// 6582, 6675, 3168, 6298): the rules alone differ from `Ns2`.
+    Rfc,
     /// Linux (5.x/6.x) defaults as far as this model has them.
     Linux,
+}
+
+/// Where ns-2.35's TCP algorithms differ from the RFCs: each rule can be
+/// switched alone. `ns2()` is what ns-2.35 does, `rfc()` what the RFCs say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ns2Rules {
+    /// ssthresh on a loss or ECN echo from min(cwnd, rwnd) / 2 in whole
+    /// segments, cwnd to exactly half of that window (ns-2's slowdown() with
+    /// precisionReduce_), instead of RFC 5681's max(FlightSize / 2, 2 SMSS)
+    /// with cwnd = ssthresh. A timeout in fast recovery starts from the
+    /// window without its inflation (ns-2 clears dupwnd_ before slowdown()),
+    /// i.e. from the already halved window.
+    pub loss_window_from_cwnd: bool,
+    /// ECN as ns-2's TcpAgent: no cwnd increase on any ACK carrying ECE (not
+    /// only the one that cut the window), and no second cut of ssthresh by
+    /// a fast retransmit or timeout within the window of an ECN cut.
+    pub ecn_hold: bool,
+    /// Reno refuses a fast retransmit for duplicate ACKs of data sent before
+    /// the last fast retransmit or timeout (ns-2's bugFix_): several losses
+    /// in one window end in a timeout instead of repeated halvings.
+    pub reno_careful: bool,
+    /// Leaving Reno/NewReno fast recovery as ns-2: cwnd becomes ns-2's
+    /// cwnd_, the window without the inflation still counted in dupwnd_
+    /// (after NewReno's partial-ACK deflations that can be below the halved
+    /// window), and the same ACK opens it once more (recv_newack_helper()
+    /// runs opencwnd()); RFC 6582: cwnd = ssthresh, no increase.
+    pub ns2_recovery_exit: bool,
+    /// SACK loss recovery as ns-2's Agent/TCP/Sack1 (a pipe counter, every
+    /// unSACKed hole below the highest SACK retransmitted once, cwnd held at
+    /// the halved window after recovery) instead of RFC 6675.
+    pub sack1_recovery: bool,
+    /// A partial ACK in fast recovery yields an RTT sample (RFC 6298 with
+    /// Karn's rule). ns-2 (false) ends the measurement it covers without a
+    /// sample and clears the timer backoff instead.
+    pub rtt_on_partial_ack: bool,
+    /// SACK option as ns-2's TCPSink/Sack1: at most 3 blocks, 8 bytes each
+    /// on the wire with no option kind, length or padding (instead of
+    /// RFC 2018's 2 + 8 per block, padded to 4 bytes, up to 4 blocks).
+    pub ns2_sack_option: bool,
+    /// RTT estimation and RTO as ns-2's TcpAgent (RTTs counted in ticks of
+    /// `granularity`, scaled-integer SRTT/RTTVAR) instead of RFC 6298 on
+    /// exact times.
+    pub ns2_rtt_estimator: bool,
+}
+
+impl Ns2Rules {
+    pub const fn ns2() -> Self {
+        Ns2Rules {
+            loss_window_from_cwnd: true,
+            ecn_hold: true,
+            reno_careful: true,
+            ns2_recovery_exit: true,
+            sack1_recovery: true,
+            rtt_on_partial_ack: false,
+            ns2_sack_option: true,
+            ns2_rtt_estimator: true,
+        }
+    }
+
+    pub const fn rfc() -> Self {
+        Ns2Rules {
+            loss_window_from_cwnd: false,
+            ecn_hold: false,
+            reno_careful: false,
+            ns2_recovery_exit: false,
+            sack1_recovery: false,
+            rtt_on_partial_ack: true,
+            ns2_sack_option: false,
+            ns2_rtt_estimator: false,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -81,6 +155,19 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Honour the ELN bit: retransmit without a congestion response.
     pub eln: bool,
+    /// Which algorithm each ns-2/RFC difference follows.
+    pub rules: Ns2Rules,
+    /// Open with a SYN as ns-2's one-way TCP does (syn_ and delay_growth_,
+    /// both on there by default): a 40-byte SYN that the receiver
+    /// acknowledges at once, data only after that ACK, cwnd one segment
+    /// until then and the initial window from that ACK on; a lost SYN is
+    /// retransmitted by the timer and the initial window becomes one
+    /// segment (ns-2's bugfix_ss_). Off: connections start established.
+    pub syn: bool,
+    /// Phase of the sender's tick clock for the ns-2 RTT estimator (ns-2's
+    /// boot_time_, uniform in [0, granularity) per connection); set from the
+    /// run's random streams when the connection is built.
+    pub clock_phase: Time,
 }
 
 impl TcpConfig {
@@ -90,7 +177,9 @@ impl TcpConfig {
             // maxrto_ 60, rtxcur_init_ 3.0, tcpTick_ 0.01, numdupacks_ 3,
             // singledup_ 1 (limited transmit), no abort, TCPSink acks every
             // segment, DelAck interval_ 100 ms.
-            TcpProfile::Ns2 => TcpConfig {
+            TcpProfile::Ns2 => TcpConfig { rules: Ns2Rules::ns2(), ..Self::profile(TcpProfile::Rfc) },
+            // The same values; the RFCs' algorithms.
+            TcpProfile::Rfc => TcpConfig {
                 mss: 1000,
                 initial_window: 2,
                 initial_ssthresh: None,
@@ -110,6 +199,9 @@ impl TcpConfig {
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,
+                rules: Ns2Rules::rfc(),
+                syn: true,
+                clock_phase: 0,
             },
             // Linux: IW10 (RFC 6928), TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
             // TCP_RTO_MAX 120 s, 1 ms timer, tcp_retries2 = 15, delayed ACKs
@@ -135,6 +227,9 @@ impl TcpConfig {
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,
+                rules: Ns2Rules::rfc(),
+                syn: false,
+                clock_phase: 0,
             },
         }
     }

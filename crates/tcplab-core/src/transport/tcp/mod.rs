@@ -9,6 +9,7 @@ pub mod recovery;
 pub mod reno;
 pub mod rto;
 pub mod sack;
+pub mod sack1;
 pub mod sender;
 pub mod tahoe;
 pub mod vegas;
@@ -17,6 +18,6 @@ pub mod vegas;
 mod tests;
 
 pub use cc::{make_cc, CcState, CongestionControl, Variant};
-pub use config::{AckPolicy, TcpConfig, TcpProfile, VegasParams};
+pub use config::{AckPolicy, Ns2Rules, TcpConfig, TcpProfile, VegasParams};
 pub use receiver::{AckFields, TcpReceiver};
 pub use sender::{OutSegment, Segment, TcpSender};

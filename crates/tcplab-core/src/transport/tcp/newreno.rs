@@ -7,8 +7,13 @@
 //! duplicate ACKs of data sent before the timeout do not start another fast
 //! retransmit (RFC 6582 section 4.1). On the full ACK cwnd = ssthresh (the
 //! RFC's second option, also ns-2's).
+//!
+//! Under the ns-2 rules (`Ns2Rules`): ns-2's loss window (slowdown()), the
+//! ACK that ends recovery also opens the window, and a fast retransmit
+//! within the window of an ECN cut does not cut again.
 
 use super::cc::*;
+use super::config::Ns2Rules;
 
 #[derive(Default)]
 pub struct NewReno {
@@ -18,11 +23,16 @@ pub struct NewReno {
     partial_seen: bool,
     /// Restart the timer on every partial ACK, not only the first.
     slow_but_steady: bool,
+    /// cwnd to return to when recovery ends (the halved window).
+    exit_cwnd: u64,
+    /// ns-2's dupwnd_: the part of cwnd that is inflation (bytes).
+    dupwnd: u64,
+    exit_growth: bool,
 }
 
 impl NewReno {
-    pub fn new(slow_but_steady: bool) -> Self {
-        NewReno { slow_but_steady, ..Default::default() }
+    pub fn new(slow_but_steady: bool, rules: Ns2Rules) -> Self {
+        NewReno { slow_but_steady, exit_growth: rules.ns2_recovery_exit, ..Default::default() }
     }
 }
 
@@ -38,15 +48,24 @@ impl CongestionControl for NewReno {
         }
         if a.ack >= self.recover.unwrap_or(0) {
             self.in_recovery = false;
-            w.cwnd = w.ssthresh;
+            if self.exit_growth {
+                // ns-2: dupwnd_ = 0 leaves cwnd_, then opencwnd().
+                w.cwnd = w.cwnd.saturating_sub(self.dupwnd).max(w.mss);
+                w.standard_increase();
+            } else {
+                w.cwnd = self.exit_cwnd;
+            }
             return AckResponse::NORMAL;
         }
-        // Partial ACK.
+        // Partial ACK: deflate by the amount acknowledged, add one segment
+        // back (ns-2's partial_window_deflation_ takes it from dupwnd_
+        // first, then from cwnd_).
         w.cwnd = w.cwnd.saturating_sub(a.acked);
         if a.acked >= w.mss {
             w.cwnd += w.mss;
         }
         w.cwnd = w.cwnd.max(w.mss);
+        self.dupwnd = if self.dupwnd > a.acked { self.dupwnd - a.acked + w.mss } else { w.mss };
         let first = !self.partial_seen;
         self.partial_seen = true;
         AckResponse { retransmit_head: true, restart_timer: first || self.slow_but_steady }
@@ -55,27 +74,47 @@ impl CongestionControl for NewReno {
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {
         if self.in_recovery {
             w.cwnd += w.mss;
+            self.dupwnd += w.mss;
             return DupResponse::None;
         }
         if a.dupacks == w.dupthresh && self.recover.is_none_or(|r| a.ack > r) {
             self.in_recovery = true;
             self.partial_seen = false;
-            self.recover = Some(a.snd_max);
-            w.ssthresh = w.halve(a.flight);
-            w.cwnd = w.ssthresh + 3 * w.mss;
+            if let Some(r) = a.ecn_recover {
+                // The window was already cut for this window's ECN echo;
+                // ns-2 keeps recover_ from that cut.
+                self.recover = Some(r);
+                self.exit_cwnd = w.cwnd;
+            } else {
+                self.recover = Some(a.snd_max);
+                self.exit_cwnd = w.halved_cwnd(a.flight);
+                w.ssthresh = w.halve(a.flight);
+            }
+            w.cwnd = self.exit_cwnd + 3 * w.mss;
+            self.dupwnd = 3 * w.mss;
             return DupResponse::FastRetransmit;
         }
         DupResponse::None
     }
 
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
+        if self.in_recovery && w.loss_from_cwnd {
+            // ns-2 clears dupwnd_ first: cwnd_ without the inflation.
+            w.cwnd = w.cwnd.saturating_sub(self.dupwnd).max(w.mss);
+        }
         self.in_recovery = false;
         self.recover = Some(a.snd_max);
-        w.ssthresh = w.halve(a.flight);
+        if a.ecn_recover.is_none() {
+            w.ssthresh = w.halve(a.flight);
+        }
         w.cwnd = w.mss;
     }
 
     fn in_recovery(&self) -> bool {
         self.in_recovery
+    }
+
+    fn is_partial_ack(&self, ack: u64) -> bool {
+        self.in_recovery && ack < self.recover.unwrap_or(0)
     }
 }

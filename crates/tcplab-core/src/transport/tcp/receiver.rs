@@ -48,6 +48,8 @@ pub struct TcpReceiver {
     delack_timeout: Time,
     sack: bool,
     max_sack_blocks: usize,
+    /// ns-2's SACK option accounting (`Ns2Rules::ns2_sack_option`).
+    ns2_sack_option: bool,
     timestamps: bool,
     ts_recent: Option<u32>,
     /// ACK number of the last ACK sent (RFC 7323 TS.Recent rule).
@@ -76,7 +78,9 @@ impl TcpReceiver {
             delack_timeout: cfg.delack_timeout,
             sack: cfg.sack,
             // 40 bytes of options: 4 blocks (2 + 32 bytes), 3 next to timestamps.
-            max_sack_blocks: if cfg.timestamps { 3 } else { 4 },
+            // ns-2's TCPSink: maxSackBlocks_ 3.
+            max_sack_blocks: if cfg.timestamps || cfg.rules.ns2_sack_option { 3 } else { 4 },
+            ns2_sack_option: cfg.rules.ns2_sack_option,
             timestamps: cfg.timestamps,
             ts_recent: None,
             last_ack_sent: 0,
@@ -234,6 +238,17 @@ impl TcpReceiver {
             nsack: a.nsack,
             ts: a.ts_ecr.map(|ecr| (super::TcpSender::ts_clock(now), ecr)),
             ..Default::default()
+        }
+    }
+
+    /// Bytes of the TCP header of ACK `h` on the wire: as laid out on real
+    /// stacks, or as ns-2's TCPSink counts it (40-byte TCP/IP header, 8 bytes
+    /// per SACK block, no option kind, length or padding).
+    pub fn ack_wire_len(&self, h: &TcpHeader) -> u32 {
+        if self.ns2_sack_option && h.ts.is_none() {
+            crate::packet::TCP_HEADER + 8 * h.nsack as u32
+        } else {
+            h.wire_len()
         }
     }
 

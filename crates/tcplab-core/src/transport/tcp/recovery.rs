@@ -48,7 +48,7 @@ impl LossRecovery for DupAckRecovery {
         let ack = h.ack;
         if ack > s.snd_una {
             let flight = s.flight();
-            let acked = s.advance_una(now, h);
+            let acked = if s.cc.is_partial_ack(ack) { s.advance_una_partial(now, h) } else { s.advance_una(now, h) };
             let info = s.ack_info(ack, acked, flight);
             let resp = if ece_cut { AckResponse::NORMAL } else { s.cc.on_new_ack(&mut s.w, &info) };
             if resp.retransmit_head {
@@ -74,6 +74,7 @@ impl LossRecovery for DupAckRecovery {
                     }
                 }
                 DupResponse::FastRetransmit => {
+                    s.ecn_action = None;
                     s.limited_extra = 0;
                     s.stats.fast_retransmits += 1;
                     s.pending_head_rtx = true;

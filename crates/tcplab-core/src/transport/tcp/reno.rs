@@ -3,12 +3,31 @@
 //! duplicate ACK (inflation), cwnd = ssthresh on the next new ACK (deflation).
 //! Any new ACK ends recovery, so several losses in one window cause several
 //! halvings or a timeout (Fall & Floyd 1996).
+//!
+//! Under the ns-2 rules (`Ns2Rules`): the loss window of ns-2's slowdown();
+//! no second fast retransmit for duplicate ACKs of data sent before the last
+//! fast retransmit or timeout (bugFix_), so those losses wait for the
+//! timeout; the ACK that ends recovery also opens the window; a fast
+//! retransmit within the window of an ECN cut does not cut again.
 
 use super::cc::*;
+use super::config::Ns2Rules;
 
 #[derive(Default)]
 pub struct Reno {
     in_recovery: bool,
+    /// cwnd to return to when recovery ends (the halved window).
+    exit_cwnd: u64,
+    /// Highest byte + 1 sent at the last fast retransmit or timeout.
+    recover: Option<u64>,
+    careful: bool,
+    exit_growth: bool,
+}
+
+impl Reno {
+    pub fn new(rules: Ns2Rules) -> Self {
+        Reno { careful: rules.reno_careful, exit_growth: rules.ns2_recovery_exit, ..Default::default() }
+    }
 }
 
 impl CongestionControl for Reno {
@@ -19,7 +38,10 @@ impl CongestionControl for Reno {
     fn on_new_ack(&mut self, w: &mut CcState, _a: &AckInfo) -> AckResponse {
         if self.in_recovery {
             self.in_recovery = false;
-            w.cwnd = w.ssthresh;
+            w.cwnd = self.exit_cwnd;
+            if self.exit_growth {
+                w.standard_increase();
+            }
         } else {
             w.standard_increase();
         }
@@ -31,9 +53,20 @@ impl CongestionControl for Reno {
             w.cwnd += w.mss;
             DupResponse::None
         } else if a.dupacks == w.dupthresh {
+            // ns-2 lets the first segment's loss through (bugfix_ss_).
+            if self.careful && self.recover.is_some_and(|r| a.ack <= r) && a.ack != w.mss {
+                return DupResponse::None;
+            }
             self.in_recovery = true;
-            w.ssthresh = w.halve(a.flight);
-            w.cwnd = w.ssthresh + 3 * w.mss;
+            self.recover = Some(a.snd_max);
+            if a.ecn_recover.is_some() {
+                // The window was already cut for this window's ECN echo.
+                self.exit_cwnd = w.cwnd;
+            } else {
+                self.exit_cwnd = w.halved_cwnd(a.flight);
+                w.ssthresh = w.halve(a.flight);
+            }
+            w.cwnd = self.exit_cwnd + 3 * w.mss;
             DupResponse::FastRetransmit
         } else {
             DupResponse::None
@@ -41,8 +74,15 @@ impl CongestionControl for Reno {
     }
 
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
+        if self.in_recovery && w.loss_from_cwnd {
+            // ns-2 clears dupwnd_ first: the halved window, not the inflated.
+            w.cwnd = self.exit_cwnd;
+        }
         self.in_recovery = false;
-        w.ssthresh = w.halve(a.flight);
+        self.recover = Some(a.snd_max);
+        if a.ecn_recover.is_none() {
+            w.ssthresh = w.halve(a.flight);
+        }
         w.cwnd = w.mss;
     }
 

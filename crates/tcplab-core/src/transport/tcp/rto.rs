@@ -1,5 +1,13 @@
 //! RFC 6298 retransmission timeout: SRTT/RTTVAR, clock granularity, min and
 //! max RTO, exponential backoff kept until a new valid RTT sample (Karn).
+//!
+//! Or, with `Ns2Clock`, ns-2.35's estimator (TcpAgent::rtt_update and
+//! rtt_timeout): RTTs counted in whole ticks of `tcpTick_` as a BSD kernel
+//! does (the number of tick boundaries between send and ACK, the ticks
+//! running at a random phase: ns-2's boot_time_), SRTT and RTTVAR as scaled
+//! integers (8 SRTT, 4 RTTVAR), RTO = SRTT + 4 RTTVAR in ticks, the minimum
+//! applied before the backoff, at least two ticks; after the eighth backoff
+//! the next sample starts the estimate afresh.
 
 use crate::engine::Time;
 
@@ -12,11 +20,77 @@ pub struct RtoEstimator {
     min: Time,
     max: Time,
     granularity: Time,
+    ns2: Option<Ns2Clock>,
+}
+
+/// ns-2's tick-counting estimator state.
+#[derive(Clone, Debug)]
+struct Ns2Clock {
+    /// Phase of the tick clock (ns-2's boot_time_), in [0, tick).
+    phase: Time,
+    /// 8 x SRTT and 4 x RTTVAR in ticks (t_srtt_, t_rttvar_); 0 = no estimate.
+    srtt8: i64,
+    rttvar4: i64,
 }
 
 impl RtoEstimator {
     pub fn new(initial: Time, min: Time, max: Time, granularity: Time) -> Self {
-        RtoEstimator { srtt: None, rttvar: 0, base: initial, backoff: 1, min, max, granularity }
+        RtoEstimator { srtt: None, rttvar: 0, base: initial, backoff: 1, min, max, granularity, ns2: None }
+    }
+
+    /// Estimate as ns-2 does, with tick clock phase `phase` (< granularity).
+    pub fn with_ns2_clock(mut self, phase: Time) -> Self {
+        self.ns2 = Some(Ns2Clock { phase, srtt8: 0, rttvar4: 0 });
+        self
+    }
+
+    /// A segment sent at `sent` was acknowledged at `now` (no timestamps).
+    pub fn sample_timed(&mut self, sent: Time, now: Time) {
+        match &self.ns2 {
+            Some(c) => {
+                // Tick boundaries crossed between send and ACK.
+                let ticks = (now - sent + (sent + c.phase) % self.granularity) / self.granularity;
+                self.ns2_sample(ticks as i64);
+            }
+            None => self.sample(now - sent),
+        }
+    }
+
+    /// An RTT `r` measured by timestamps: ns-2 rounds it to whole ticks.
+    pub fn sample_echo(&mut self, r: Time) {
+        match &self.ns2 {
+            Some(_) => {
+                let g = self.granularity;
+                self.ns2_sample(((r + g / 2) / g) as i64);
+            }
+            None => self.sample(r),
+        }
+    }
+
+    fn ns2_sample(&mut self, ticks: i64) {
+        let g = self.granularity;
+        let c = self.ns2.as_mut().expect("ns-2 clock");
+        let t = ticks.max(1);
+        if c.srtt8 != 0 {
+            let mut delta = t - (c.srtt8 >> 3);
+            c.srtt8 += delta;
+            if c.srtt8 <= 0 {
+                c.srtt8 = 1;
+            }
+            delta = delta.abs() - (c.rttvar4 >> 2);
+            c.rttvar4 += delta;
+            if c.rttvar4 <= 0 {
+                c.rttvar4 = 1;
+            }
+        } else {
+            c.srtt8 = t << 3;
+            c.rttvar4 = t << 1;
+        }
+        self.srtt = Some((c.srtt8 as u64) * g / 8);
+        self.rttvar = (c.rttvar4 as u64) * g / 4;
+        // t_rtxcur_ = (4 RTTVAR + SRTT) in whole ticks; no clamp yet.
+        self.base = (((c.rttvar4 << 3) + c.srtt8) >> 3) as u64 * g;
+        self.backoff = 1;
     }
 
     /// A valid RTT measurement `r` (RFC 6298 2.2 and 2.3). Resets the backoff
@@ -40,6 +114,11 @@ impl RtoEstimator {
 
     /// The timeout to arm now.
     pub fn rto(&self) -> Time {
+        if self.ns2.is_some() {
+            // rtt_timeout() with rfc2988_: the minimum before the backoff.
+            let t = self.base.max(self.min).saturating_mul(self.backoff as u64).min(self.max);
+            return t.max(2 * self.granularity);
+        }
         self.base.saturating_mul(self.backoff as u64).min(self.max)
     }
 
@@ -48,6 +127,18 @@ impl RtoEstimator {
         if self.rto() < self.max {
             self.backoff = self.backoff.saturating_mul(2);
         }
+        if let Some(c) = self.ns2.as_mut() {
+            if self.backoff > 8 {
+                // rtt_backoff(): start the estimate afresh at the next sample.
+                c.rttvar4 += c.srtt8 >> 3;
+                c.srtt8 = 0;
+            }
+        }
+    }
+
+    /// Forget the backoff without a new sample (ns-2 on a partial ACK).
+    pub fn clear_backoff(&mut self) {
+        self.backoff = 1;
     }
 
     pub fn backoff(&self) -> u32 {

@@ -7,6 +7,7 @@
 use super::cc::{AckInfo, CcState, CongestionControl};
 use super::config::TcpConfig;
 use super::recovery::{DupAckRecovery, LossRecovery, SackRecovery};
+use super::sack1::Sack1Recovery;
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
 use crate::engine::Time;
@@ -106,11 +107,19 @@ pub struct TcpSender {
     pub(super) now: Time,
     /// No new ECN reduction until snd_una passes this (once per window).
     ecn_guard: Option<u64>,
+    /// With the `ecn_hold` rule: the guard of the last ECN cut while that
+    /// cut is the last congestion action (a fast retransmit or a timeout
+    /// clears it), as ns-2's last_cwnd_action_ == CWND_ACTION_ECN.
+    pub(super) ecn_action: Option<u64>,
     /// Set CWR on the next new data segment.
     pending_cwr: bool,
     /// The hole already retransmitted for ELN.
     eln_done_for: Option<u64>,
     pub aborted: bool,
+    /// `cfg.syn`: the SYN has not been acknowledged yet.
+    syn_pending: bool,
+    /// When the SYN went out, and whether it was sent more than once.
+    syn_sent: Option<(Time, bool)>,
     /// When the last byte of a finite transfer was acknowledged.
     pub completed_at: Option<Time>,
     pub stats: SenderStats,
@@ -119,16 +128,26 @@ pub struct TcpSender {
 impl TcpSender {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
         let w = CcState {
-            cwnd: cfg.initial_cwnd(),
+            cwnd: if cfg.syn { cfg.mss as u64 } else { cfg.initial_cwnd() },
             ssthresh: cfg.initial_ssthresh_bytes(),
             mss: cfg.mss as u64,
             dupthresh: cfg.dupthresh,
-            ca_rem: 0,
+            ca_frac: 0.0,
+            rwnd: cfg.rwnd,
+            loss_from_cwnd: cfg.rules.loss_window_from_cwnd,
+            hold: false,
         };
-        let rto = RtoEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
+        let syn = cfg.syn;
+        let mut rto = RtoEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
+        if cfg.rules.ns2_rtt_estimator {
+            rto = rto.with_ns2_clock(cfg.clock_phase % cfg.granularity.max(1));
+        }
         let sb = (cfg.sack && cc.allows_sack_recovery()).then(Scoreboard::default);
-        let recovery: Box<dyn LossRecovery> =
-            if sb.is_some() { Box::new(SackRecovery) } else { Box::new(DupAckRecovery) };
+        let recovery: Box<dyn LossRecovery> = match sb {
+            Some(_) if cfg.rules.sack1_recovery => Box::new(Sack1Recovery::default()),
+            Some(_) => Box::new(SackRecovery),
+            None => Box::new(DupAckRecovery),
+        };
         TcpSender {
             recovery: Some(recovery),
             sb,
@@ -138,6 +157,7 @@ impl TcpSender {
             last_acked_seg: None,
             now: 0,
             ecn_guard: None,
+            ecn_action: None,
             pending_cwr: false,
             eln_done_for: None,
             rwnd: cfg.rwnd,
@@ -161,6 +181,8 @@ impl TcpSender {
             consecutive_timeouts: 0,
             pending_head_rtx: false,
             aborted: false,
+            syn_pending: syn,
+            syn_sent: None,
             completed_at: None,
             stats: SenderStats::default(),
         }
@@ -238,6 +260,7 @@ impl TcpSender {
             snd_max: self.snd_max,
             flight,
             dupacks: self.dupacks,
+            ecn_recover: self.ecn_action.filter(|&g| ack <= g),
             now: self.now,
             snd_nxt: self.snd_nxt,
             acked_seg: self.last_acked_seg,
@@ -294,11 +317,12 @@ impl TcpSender {
     /// the window and the data allow one.
     pub fn poll_segment(&mut self, now: Time) -> Option<OutSegment> {
         let seg = self.poll_transmit(now)?;
+        let syn = self.syn_pending && seg.len == 0;
         let header = TcpHeader {
             sport: self.sport,
             dport: self.dport,
             seq: seg.seq,
-            flags: flags::ACK | flags::PSH | if seg.cwr { flags::CWR } else { 0 },
+            flags: if syn { flags::SYN } else { flags::ACK | flags::PSH | if seg.cwr { flags::CWR } else { 0 } },
             window: self.cfg.rwnd.min(u32::MAX as u64) as u32,
             ts: self.cfg.timestamps.then(|| (Self::ts_clock(now), 0)),
             ..Default::default()
@@ -310,6 +334,9 @@ impl TcpSender {
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
         if self.aborted {
             return None;
+        }
+        if self.syn_pending {
+            return self.poll_syn(now);
         }
         if self.pending_head_rtx {
             self.pending_head_rtx = false;
@@ -348,6 +375,38 @@ impl TcpSender {
         Some(self.emit(now, self.snd_nxt, len as u32))
     }
 
+    /// The SYN, once the application has data, and again after a timeout.
+    fn poll_syn(&mut self, now: Time) -> Option<Segment> {
+        let due = match self.syn_sent {
+            None => self.app_limit() > 0 || self.app_total.is_none(),
+            Some(_) => self.rto_deadline.is_none(),
+        };
+        if !due {
+            return None;
+        }
+        let again = self.syn_sent.is_some();
+        if again {
+            self.stats.retransmits += 1;
+        }
+        self.syn_sent = Some((now, again));
+        self.stats.segments_sent += 1;
+        self.restart_timer(now);
+        Some(Segment { seq: 0, len: 0, retransmit: again, ect: false, cwr: false })
+    }
+
+    /// The ACK of the SYN: an RTT sample unless the SYN was sent twice
+    /// (Karn), and the initial window (ns-2's delay_growth_).
+    fn on_syn_ack(&mut self, now: Time) {
+        self.syn_pending = false;
+        if let Some((sent, false)) = self.syn_sent {
+            self.rto.sample_timed(sent, now);
+        }
+        self.rto.clear_backoff();
+        self.consecutive_timeouts = 0;
+        self.rto_deadline = None;
+        self.w.cwnd = self.cfg.initial_cwnd();
+    }
+
     pub(super) fn emit(&mut self, now: Time, seq: u64, len: u32) -> Segment {
         let retransmit = seq < self.snd_max;
         if retransmit {
@@ -384,8 +443,15 @@ impl TcpSender {
         }
         self.stats.acks_received += 1;
         self.rwnd = h.window as u64;
+        self.w.rwnd = self.rwnd;
         self.now = now;
         let ack = h.ack;
+        if self.syn_pending {
+            if self.syn_sent.is_some() && ack == 0 {
+                self.on_syn_ack(now);
+            }
+            return;
+        }
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
@@ -393,7 +459,10 @@ impl TcpSender {
             self.log_ack(ack);
         }
         // RFC 3168 6.1.2: no window increase on the ACK that carries ECE.
-        let ece_cut = self.cfg.ecn && h.flags & flags::ECE != 0 && self.on_ece(ack);
+        let ece = self.cfg.ecn && h.flags & flags::ECE != 0;
+        let ece_cut = ece && self.on_ece(ack);
+        // ns-2 (`ecn_hold`): no increase on any ACK that carries ECE.
+        self.w.hold = ece && self.cfg.rules.ecn_hold;
         if self.cfg.eln && h.eln && ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_eln(now, h);
             return;
@@ -406,8 +475,27 @@ impl TcpSender {
     /// Bookkeeping common to every ACK of new data: RTT sample, the left
     /// edge, and the counters that a new ACK resets. Returns the bytes acked.
     pub(super) fn advance_una(&mut self, now: Time, h: &TcpHeader) -> u64 {
-        let acked = h.ack - self.snd_una;
         self.rtt_measure(now, h);
+        self.move_una(h)
+    }
+
+    /// A partial ACK in fast recovery as ns-2 handles it (the
+    /// `rtt_on_partial_ack = false` rule): the RTT measurement it covers
+    /// ends without a sample and the timer backoff is cleared; otherwise as
+    /// `advance_una`.
+    pub(super) fn advance_una_partial(&mut self, now: Time, h: &TcpHeader) -> u64 {
+        if self.cfg.rules.rtt_on_partial_ack {
+            return self.advance_una(now, h);
+        }
+        if matches!(self.rtt_timing, Some((end, _)) if h.ack >= end) {
+            self.rtt_timing = None;
+            self.rto.clear_backoff();
+        }
+        self.move_una(h)
+    }
+
+    fn move_una(&mut self, h: &TcpHeader) -> u64 {
+        let acked = h.ack - self.snd_una;
         self.snd_una = h.ack;
         self.snd_nxt = self.snd_nxt.max(h.ack);
         self.consecutive_timeouts = 0;
@@ -430,8 +518,11 @@ impl TcpSender {
         }
         let info = self.ack_info(ack, 0, self.flight());
         self.cc.on_ecn(&mut self.w, &info);
-        self.w.ca_rem = 0;
+        self.w.ca_frac = 0.0;
         self.ecn_guard = Some(self.snd_max.max(ack));
+        if self.cfg.rules.ecn_hold {
+            self.ecn_action = self.ecn_guard;
+        }
         self.pending_cwr = true;
         self.stats.ecn_reductions += 1;
         true
@@ -460,13 +551,13 @@ impl TcpSender {
         if self.cfg.timestamps {
             if let Some((_, ecr)) = h.ts {
                 let ms = Self::ts_clock(now).wrapping_sub(ecr) as u64;
-                self.rto.sample(ms * crate::engine::time::MS);
+                self.rto.sample_echo(ms * crate::engine::time::MS);
             }
             return;
         }
         if let Some((end, sent)) = self.rtt_timing {
             if h.ack >= end {
-                self.rto.sample(now - sent);
+                self.rto.sample_timed(sent, now);
                 self.rtt_timing = None;
             }
         }
@@ -488,12 +579,25 @@ impl TcpSender {
                 return true;
             }
         }
-        let info = self.ack_info(self.snd_una, 0, self.flight());
+        if self.syn_pending {
+            // ns-2: a lost first packet means an initial window of one, and
+            // slowdown() from a one-segment window leaves ssthresh at 2.
+            self.cfg.initial_window = 1;
+            self.w.ssthresh = 2 * self.w.mss;
+            self.rto.back_off();
+            self.rto_deadline = None;
+            return true;
+        }
+        let mut info = self.ack_info(self.snd_una, 0, self.flight());
+        // ns-2 cuts ssthresh again on a timeout only outside an ECN cut's
+        // window (highest_ack_ < recover_ there).
+        info.ecn_recover = info.ecn_recover.filter(|&g| self.snd_una < g);
         self.cc.on_timeout(&mut self.w, &info);
+        self.ecn_action = None;
         let mut rec = self.recovery.take().expect("recovery policy present");
         rec.on_timeout(self);
         self.recovery = Some(rec);
-        self.w.ca_rem = 0;
+        self.w.ca_frac = 0.0;
         self.rto.back_off();
         self.snd_nxt = self.snd_una;
         self.dupacks = 0;

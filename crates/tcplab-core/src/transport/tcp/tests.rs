@@ -1,4 +1,4 @@
-//! Packet-level tests of the sender and receiver against the RFC rules the
+//! Packet-level tests of the sender and receiver against the RFC rules (the `rfc` profile) the
 //! Reno family relies on. Each test scripts an exchange: segments come out of
 //! `poll_transmit`, ACKs go in through `on_ack`, time is set by hand.
 
@@ -13,13 +13,15 @@ use crate::packet::TcpHeader;
 const MSS: u64 = 1000;
 
 fn cfg(iw: u32) -> TcpConfig {
-    let mut c = TcpConfig::profile(TcpProfile::Ns2);
+    let mut c = TcpConfig::profile(TcpProfile::Rfc);
     c.mss = MSS as u32;
     c.initial_window = iw;
     c.rwnd = 1_000_000;
     c.initial_ssthresh = Some(u64::MAX);
     // The RFC 5681 rules are tested alone; Limited Transmit has its own test.
     c.limited_transmit = false;
+    // Connections start established (the SYN has its own test).
+    c.syn = false;
     c
 }
 

@@ -1,0 +1,206 @@
+//! SACK loss recovery as ns-2.35's Agent/TCP/Sack1 (the `sack1_recovery`
+//! rule of the ns2 profile), which predates RFC 6675 and differs from it:
+//!
+//! * Duplicate ACKs count only when their SACK blocks tell something new;
+//!   after a timeout none count until a new cumulative ACK.
+//! * Entering recovery: ssthresh and cwnd from the loss rule, `pipe` =
+//!   outstanding segments - dupthresh (an integer estimate, not RFC 6675's
+//!   scoreboard sum); the first hole is retransmitted at once.
+//! * In recovery every ACK takes one from `pipe`, a partial ACK one more;
+//!   while pipe < floor(cwnd), send the first hole below the highest SACK
+//!   that has been neither SACKed nor retransmitted in this recovery (any
+//!   such hole counts as lost, without RFC 6675's IsLost test), else new
+//!   data within the advertised window; each send adds one to `pipe`.
+//! * The ACK that covers `recover` ends recovery with cwnd left at the
+//!   halved window: no deflation step and no increase on that ACK.
+//! * A second recovery needs an ACK beyond the last `recover` (bugFix_);
+//!   ns-2 resets `recover` to 0 when recovery ends.
+
+use super::recovery::LossRecovery;
+use super::sender::{Segment, TcpSender};
+use crate::engine::Time;
+use crate::packet::TcpHeader;
+
+#[derive(Default)]
+pub struct Sack1Recovery {
+    fast_recovery: bool,
+    /// ns-2's recover_ in bytes (highest byte + 1 sent at the last loss
+    /// event); None where ns-2 has 0.
+    recover: Option<u64>,
+    /// ns-2's pipe_, in segments.
+    pipe: i64,
+    /// Start of each segment retransmitted in this recovery (ns-2's
+    /// scoreboard retran_ marks).
+    retransmitted: Vec<u64>,
+    /// A timeout happened and no new ACK since (ns-2's timeout_).
+    timed_out: bool,
+}
+
+impl Sack1Recovery {
+    /// ns-2 compares packet numbers: highest_ack_ (last segment acknowledged)
+    /// against recover_ (last segment sent at the loss event, or 0).
+    fn recovered(&self, ack: u64, mss: u64) -> bool {
+        let highest_ack = (ack / mss) as i64 - 1;
+        let recover = self.recover.map_or(0, |r| r.div_ceil(mss) as i64 - 1);
+        // bugfix_ss_: the loss of the first segment may be fast-retransmitted.
+        highest_ack > recover || highest_ack == 0
+    }
+
+    fn clear(&mut self, s: &mut TcpSender) {
+        if let Some(sb) = s.sb.as_mut() {
+            sb.clear();
+        }
+        self.retransmitted.clear();
+    }
+
+    /// Restart or stop the retransmission timer after a new cumulative ACK.
+    fn after_new_ack(s: &mut TcpSender, now: Time) {
+        if s.snd_una == s.snd_max {
+            s.rto_deadline = None;
+        } else {
+            s.restart_timer(now);
+        }
+        if s.completed_at.is_none() && s.finished() {
+            s.completed_at = Some(now);
+        }
+    }
+
+    /// The third new duplicate ACK (ns-2's dupack_action()).
+    fn dupack_action(&mut self, s: &mut TcpSender, now: Time) {
+        let mss = s.w.mss;
+        let outstanding = s.snd_max.div_ceil(mss) as i64 - (s.snd_una / mss) as i64;
+        if !self.recovered(s.snd_una, mss) {
+            // Within the window of an ECN cut: recover without a second cut.
+            if let Some(g) = s.ecn_action.filter(|&g| s.snd_una <= g) {
+                s.ecn_action = None;
+                self.recover = Some(g);
+                self.start(s, now, outstanding);
+            }
+            return;
+        }
+        self.recover = Some(s.snd_max);
+        s.ecn_action = None;
+        let flight = s.flight() - s.limited_bytes;
+        let cwnd = s.w.halved_cwnd(flight);
+        s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, flight);
+        s.w.cwnd = cwnd;
+        s.stats.fast_retransmits += 1;
+        self.start(s, now, outstanding);
+    }
+
+    fn start(&mut self, s: &mut TcpSender, now: Time, outstanding: i64) {
+        self.pipe = outstanding - s.w.dupthresh as i64;
+        self.fast_recovery = true;
+        self.retransmitted.push(s.snd_una);
+        s.pending_head_rtx = true;
+        s.limited_extra = 0;
+        s.limited_bytes = 0;
+        s.restart_timer(now);
+    }
+
+    /// ns-2's send_much() in fast recovery, one segment at a time.
+    fn next_segment(&mut self, s: &mut TcpSender, now: Time) -> Option<Segment> {
+        let mss = s.w.mss;
+        if self.pipe >= (s.w.cwnd / mss) as i64 {
+            return None;
+        }
+        let sb = s.sb.as_ref()?;
+        let top = sb.highest_sacked().min(s.snd_max);
+        let mut seq = s.snd_una;
+        while seq < top {
+            let len = mss.min(s.snd_max - seq);
+            if !sb.is_sacked(seq, seq + len) && !self.retransmitted.contains(&seq) {
+                if seq >= s.snd_una + s.rwnd {
+                    return None;
+                }
+                self.retransmitted.push(seq);
+                self.pipe += 1;
+                return Some(s.emit(now, seq, len as u32));
+            }
+            seq += len;
+        }
+        let len = s.app_limit().saturating_sub(s.snd_max).min(mss);
+        if len > 0 && s.snd_nxt == s.snd_max && s.snd_max + len <= s.snd_una + s.rwnd {
+            self.pipe += 1;
+            return Some(s.emit(now, s.snd_max, len as u32));
+        }
+        None
+    }
+}
+
+impl LossRecovery for Sack1Recovery {
+    fn name(&self) -> &'static str {
+        "sack1"
+    }
+
+    fn in_recovery(&self, _s: &TcpSender) -> bool {
+        self.fast_recovery
+    }
+
+    fn on_timeout(&mut self, s: &mut TcpSender) {
+        self.fast_recovery = false;
+        self.timed_out = true;
+        self.recover = Some(s.snd_max);
+        self.clear(s);
+    }
+
+    fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
+        let ack = h.ack;
+        let blocks = &h.sack[..h.nsack as usize];
+        if !self.fast_recovery {
+            if ack > s.snd_una {
+                let flight = s.flight();
+                let acked = s.advance_una(now, h);
+                if !ece_cut {
+                    let info = s.ack_info(ack, acked, flight);
+                    s.cc.on_new_ack(&mut s.w, &info);
+                }
+                self.timed_out = false;
+                self.clear(s);
+                Self::after_new_ack(s, now);
+            } else if ack == s.snd_una && s.snd_max > s.snd_una && !self.timed_out {
+                let news = s.sb.as_mut().is_some_and(|sb| sb.update(ack, blocks));
+                if news {
+                    s.stats.dupacks_received += 1;
+                    s.dupacks += 1;
+                    if s.dupacks == s.w.dupthresh {
+                        self.dupack_action(s, now);
+                    } else if s.dupacks < s.w.dupthresh && s.cfg.limited_transmit {
+                        s.limited_extra = s.dupacks as u64;
+                    }
+                }
+            }
+            return;
+        }
+        self.pipe -= 1;
+        if ack >= self.recover.unwrap_or(0) {
+            // Recovery is over; cwnd stays at the halved window.
+            self.fast_recovery = false;
+            self.recover = None;
+            s.advance_una(now, h);
+            self.timed_out = false;
+            self.clear(s);
+            Self::after_new_ack(s, now);
+        } else if ack > s.snd_una {
+            // Partial ACK: one more out of the pipe (ns-2 without
+            // partial_ack_), timer restarted, backoff cleared.
+            s.advance_una_partial(now, h);
+            s.rto.clear_backoff();
+            if let Some(sb) = s.sb.as_mut() {
+                sb.update(ack, blocks);
+            }
+            self.retransmitted.retain(|&q| q >= ack);
+            self.pipe -= 1;
+            s.restart_timer(now);
+        } else if ack == s.snd_una && !self.timed_out {
+            s.stats.dupacks_received += 1;
+            if let Some(sb) = s.sb.as_mut() {
+                sb.update(ack, blocks);
+            }
+        }
+    }
+
+    fn poll(&mut self, s: &mut TcpSender, now: Time) -> Option<Option<Segment>> {
+        Some(self.next_segment(s, now))
+    }
+}

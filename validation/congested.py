@@ -1,0 +1,148 @@
+"""Congested cross-check of the `ns2` profile against ns-2.35 (issue 9).
+
+The published dumbbell cross-check (compare_ns2.py) never congests: five
+flows with a 20-packet window cannot fill a 50-packet queue. The cases here
+do: several flows with different RTTs, two-way traffic, buffers of 3-10
+packets, RED with and without ECN, Vegas against Reno, SACK and Reno at
+several loss rates, and windows that lose several segments at once.
+
+Every case is one parametrised dumbbell: flow i runs from s<i> through r1,
+the bottleneck r1-r2 and r2 to d<i> (reverse flows from d<i> to s<i>).
+Start times are drawn from the seed here, in Python, and handed to both
+simulators, so runs without random loss are the same input for both; with
+random loss each simulator draws its own losses and only the means over
+seeds can agree.
+
+    python validation/congested.py [--seeds 10] [--duration 60s] [--case NAME]
+
+prints, per flow, the mean throughput over the seeds in tcplab and ns-2,
+their difference in percent and its significance z = difference / standard
+error of the difference. `run_case` is what tests/test_ns2_congested.py uses.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import tcplab  # noqa: E402
+from validation import ns2  # noqa: E402
+
+
+def dumbbell(flows: list, *, seed: int, duration: str = "60s", rate: str = "1.5Mbps", delay: str = "20ms",
+             queue: dict | None = None, loss: float = 0.0, window: int = 64, access_ms=None) -> dict:
+    """`flows`: list of dicts with `transport` and optionally `reverse`,
+    `ecn`; `access_ms`: one-way delay of each sender's access link."""
+    rng = random.Random(seed)
+    n = len(flows)
+    access_ms = access_ms or [1] * n
+    nodes = [{"name": "r1"}, {"name": "r2"}]
+    links = []
+    for i in range(n):
+        nodes += [{"name": f"s{i}"}, {"name": f"d{i}"}]
+        links.append({"between": [f"s{i}", "r1"], "rate": "100Mbps", "delay": f"{access_ms[i]}ms"})
+        links.append({"between": ["r2", f"d{i}"], "rate": "100Mbps", "delay": "1ms"})
+    bottleneck = {"between": ["r1", "r2"], "rate": rate, "delay": delay,
+                  "queue": queue or {"kind": "droptail", "limit": 10}}
+    if loss:
+        bottleneck["error"] = {"kind": "uniform", "rate": loss}
+    links.append(bottleneck)
+    fl = []
+    for i, f in enumerate(flows):
+        a, b = (f"d{i}", f"s{i}") if f.get("reverse") else (f"s{i}", f"d{i}")
+        fl.append({"name": f"f{i}", "transport": f["transport"], "from": a, "to": b, "window": window,
+                   "ecn": bool(f.get("ecn")),
+                   "app": {"kind": "bulk", "start": f"{rng.uniform(0, 2):.6f}s"}})
+    return {"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"}, "node": nodes, "link": links,
+            "flow": fl}
+
+
+NR = {"transport": "newreno"}
+CASES = {
+    # Four NewReno flows, one-way delays 1 to 60 ms on the access links.
+    "rtts": dict(flows=[NR] * 4, access_ms=[1, 10, 30, 60], queue={"kind": "droptail", "limit": 10}),
+    # Two flows each way: data and ACKs share both directions' queues.
+    "two-way": dict(flows=[NR, NR, {"transport": "newreno", "reverse": True},
+                           {"transport": "newreno", "reverse": True}], queue={"kind": "droptail", "limit": 8}),
+    # Tiny buffers: several losses per window.
+    "sack-buffer3": dict(flows=[{"transport": "sack"}] * 3, queue={"kind": "droptail", "limit": 3}),
+    "reno-buffer5": dict(flows=[{"transport": "reno"}] * 3, queue={"kind": "droptail", "limit": 5}),
+    "newreno-buffer5": dict(flows=[NR] * 3, queue={"kind": "droptail", "limit": 5}),
+    "tahoe-buffer6": dict(flows=[{"transport": "tahoe"}] * 3, queue={"kind": "droptail", "limit": 6}),
+    # RED, without and with ECN (three ECN flows against one without).
+    "red": dict(flows=[NR] * 5, queue={"kind": "red", "min_th": 5, "max_th": 15, "limit": 50}),
+    "red-ecn": dict(flows=[{"transport": "newreno", "ecn": True}] * 3 + [NR],
+                    queue={"kind": "red", "min_th": 5, "max_th": 15, "limit": 50, "ecn": True}),
+    # Vegas against Reno.
+    "vegas-reno": dict(flows=[{"transport": "vegas"}, {"transport": "reno"}], queue={"kind": "droptail", "limit": 10}),
+    # Random loss on an otherwise uncongested path.
+    "sack-loss1": dict(flows=[{"transport": "sack"}] * 2, loss=0.01, queue={"kind": "droptail", "limit": 30}),
+    "sack-loss3": dict(flows=[{"transport": "sack"}] * 2, loss=0.03, queue={"kind": "droptail", "limit": 30}),
+    "reno-loss1": dict(flows=[{"transport": "reno"}] * 2, loss=0.01, queue={"kind": "droptail", "limit": 30}),
+    "reno-loss3": dict(flows=[{"transport": "reno"}] * 2, loss=0.03, queue={"kind": "droptail", "limit": 30}),
+}
+
+
+def run_case(name: str, seeds: int = 10, duration: str = "60s", profile: str = "ns2") -> dict:
+    """Per flow: lists of throughputs (b/s) over the seeds in both
+    simulators, and totals of retransmissions and timeouts. `profile` is
+    tcplab's (ns-2 always runs its own algorithms)."""
+    spec = CASES[name]
+    out = {"tcplab": {}, "ns2": {}, "rtx": [0, 0], "timeouts": [0, 0]}
+    for seed in range(1, seeds + 1):
+        sc = dumbbell(seed=seed, duration=duration, **spec)
+        theirs = ns2.run(sc)["flows"]
+        sc["sim"]["tcp_profile"] = profile
+        ours = tcplab.run(sc).columns("flows")
+        for i, name_ in enumerate(ours["flow"]):
+            out["tcplab"].setdefault(name_, []).append(ours["throughput_bps"][i])
+            out["ns2"].setdefault(name_, []).append(theirs[name_]["throughput_bps"])
+            out["rtx"][0] += ours["retransmits"][i]
+            out["rtx"][1] += theirs[name_]["retransmits"]
+            out["timeouts"][0] += ours["timeouts"][i]
+            out["timeouts"][1] += theirs[name_]["timeouts"]
+    return out
+
+
+def summarize(res: dict) -> list:
+    """One row per flow: means, difference in percent, z."""
+    rows = []
+    for f, a in res["tcplab"].items():
+        b = res["ns2"][f]
+        ma, mb = statistics.mean(a), statistics.mean(b)
+        n = len(a)
+        se = math.sqrt((statistics.variance(a) if n > 1 else 0) / n + (statistics.variance(b) if n > 1 else 0) / n)
+        diff = ma - mb
+        rows.append({"flow": f, "tcplab_bps": ma, "ns2_bps": mb, "diff_pct": 100 * diff / mb if mb else math.nan,
+                     "z": diff / se if se > 0 else (0.0 if diff == 0 else math.inf)})
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--duration", default="60s")
+    ap.add_argument("--case", action="append", choices=sorted(CASES), help="run only these cases")
+    ap.add_argument("--profile", default="ns2", choices=["ns2", "rfc"], help="tcplab's TCP profile (default ns2)")
+    a = ap.parse_args()
+    if not ns2.available():
+        print("ns-2 is not installed (apt-get install ns2)")
+        return 1
+    print(f"{'case':<16} {'flow':<4} {'tcplab kb/s':>11} {'ns-2 kb/s':>10} {'diff':>7} {'z':>6}   rtx (tcplab/ns-2)  timeouts")
+    for name in a.case or CASES:
+        res = run_case(name, a.seeds, a.duration, a.profile)
+        for k, r in enumerate(summarize(res)):
+            tail = f"   {res['rtx'][0]:6d}/{res['rtx'][1]:<6d}      {res['timeouts'][0]:4d}/{res['timeouts'][1]:<4d}" \
+                if k == 0 else ""
+            print(f"{name:<16} {r['flow']:<4} {r['tcplab_bps'] / 1e3:11.1f} {r['ns2_bps'] / 1e3:10.1f} "
+                  f"{r['diff_pct']:+6.1f}% {r['z']:+6.1f}{tail}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

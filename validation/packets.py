@@ -1,0 +1,117 @@
+"""Packet-level comparison with ns-2.35 on deterministic scenarios: every
+data segment's send time and number, tcplab against ns-2's queue trace at
+the sender's first link.
+
+    python validation/packets.py
+
+compares the Fall & Floyd drop lists (one to four drops from a window, each
+variant) and single flows through a small buffer, and prints the first
+difference of each, if any. tests/test_ns2_packets.py asserts equality.
+
+Numbers are ns-2's packet numbers: with the SYN (`tcp.syn`, on in the ns2
+profile) packet 0 is the SYN and tcplab's byte sequence s is packet
+s / MSS + 1. Times are compared to 1 ns (tcplab's clock) plus ns-2's
+printed precision (6 decimals, so 1 us).
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import tcplab  # noqa: E402
+from validation import ns2  # noqa: E402
+from validation.fall_floyd_ns2 import scenario as fall_floyd  # noqa: E402
+
+TOLERANCE_S = 1.5e-6
+
+
+def ns2_sends(sc: dict, i: int) -> list:
+    """(time, packet number, size) of every packet flow `i` puts on its
+    first link in ns-2."""
+    f = sc["flow"][i]
+    first = next(l["between"] for l in sc["link"] if f["from"] in l["between"])
+    nxt = first[1] if first[0] == f["from"] else first[0]
+    with tempfile.TemporaryDirectory() as d:
+        tr = Path(d) / "q.tr"
+        tcl = ns2.to_tcl(sc).replace(
+            "$ns run", f'set tf [open "{tr}" w]\n$ns trace-queue $n({f["from"]}) $n({nxt}) $tf\n$ns run')
+        (Path(d) / "s.tcl").write_text(tcl)
+        subprocess.run(["ns", "s.tcl"], cwd=d, check=True, capture_output=True)
+        out = []
+        for line in tr.read_text().splitlines():
+            p = line.split()
+            if p[0] == "+" and p[4] == "tcp" and p[7] == str(i):
+                out.append((float(p[1]), int(p[10]), int(p[5])))
+        return out
+
+
+def tcplab_sends(sc: dict, i: int) -> list:
+    """The same from tcplab's trace."""
+    f = sc["flow"][i]
+    mss = f.get("packet_size", 1000)
+    sc = dict(sc, output={"trace": True})
+    t = tcplab.run(sc).trace
+    rows = t[(t["flow"] == f.get("name", f"flow{i}")) & t["kind"].isin(["send", "retransmit"])]
+    syn = ns2._syn(sc, f)
+    return [(float(r.time_s), (r.seq // mss + 1 if syn else r.seq // mss) if r.len > 0 else 0, int(r.len))
+            for r in rows.itertuples()]
+
+
+def first_difference(a: list, b: list):
+    """Index and the two entries where the send lists first differ, or None."""
+    for k, (x, y) in enumerate(zip(a, b)):
+        if x[1] != y[1] or abs(x[0] - y[0]) > TOLERANCE_S:
+            return k, x, y
+    if len(a) != len(b):
+        k = min(len(a), len(b))
+        return k, a[k] if k < len(a) else None, b[k] if k < len(b) else None
+    return None
+
+
+def chain(variant: str, buffer: int, duration: str = "20s") -> dict:
+    """One flow through a 1 Mbit/s, 30 ms bottleneck with a small DropTail
+    buffer: deterministic, with congestion losses."""
+    return {
+        "sim": {"duration": duration},
+        "node": [{"name": n} for n in ("s", "r", "k")],
+        "link": [
+            {"between": ["s", "r"], "rate": "10Mbps", "delay": "2ms"},
+            {"between": ["r", "k"], "rate": "1Mbps", "delay": "30ms", "queue": {"kind": "droptail", "limit": buffer}},
+        ],
+        "flow": [{"name": "f", "from": "s", "to": "k", "transport": variant, "window": 40, "app": {"kind": "bulk"}}],
+    }
+
+
+FF = [("tahoe", "impatient"), ("reno", "impatient"), ("newreno", "impatient"), ("newreno", "slow-but-steady"),
+      ("sack", "impatient"), ("vegas", "impatient")]
+
+
+def cases():
+    for variant, timer in FF:
+        for drops in (1, 2, 3, 4):
+            sc = fall_floyd(variant, drops, timer)
+            if variant != "newreno":
+                del sc["flow"][0]["tcp"]["newreno_timer"]
+            yield f"fall-floyd {variant}{'/' + timer if variant == 'newreno' else ''} drops={drops}", sc
+    for variant in ("tahoe", "reno", "newreno", "sack"):
+        for buffer in (3, 6):
+            yield f"chain {variant} buffer={buffer}", chain(variant, buffer)
+
+
+def main() -> int:
+    if not ns2.available():
+        print("ns-2 is not installed (apt-get install ns2)")
+        return 1
+    for name, sc in cases():
+        a, b = tcplab_sends(sc, 0), ns2_sends(sc, 0)
+        d = first_difference(a, b)
+        print(f"{name:<40} {len(a):5d} sends  " + ("identical" if d is None else f"first difference at {d}"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -177,6 +177,13 @@ def _syn(sc: dict, f: dict) -> bool:
     return True
 
 
+def syn_packet(sc: dict, f: dict) -> bool:
+    """Whether ns-2's packet 0 of flow `f` is a data-less SYN: with syn_,
+    except for the Vegas agent, whose output() has no SYN (its packet 0 is
+    data and only the window waits, as tcplab's `syn` does for Vegas)."""
+    return _syn(sc, f) and f["transport"] != "vegas"
+
+
 def error_model(name: str, e: dict, i: int) -> list:
     """An ns-2 error model for a tcplab `error` table (uniform or pattern).
     ns-2's models see only the packets of their link direction, data and
@@ -218,7 +225,7 @@ def run(sc: dict) -> dict:
             stop = _secs(f["app"]["stop"]) if f["app"].get("stop") else dur
             # ns-2's ack_ is the last packet acknowledged; with syn_ packet 0
             # is the SYN, which carries no data.
-            acked = (ack if _syn(sc, f) else ack + 1) * size
+            acked = (ack if syn_packet(sc, f) else ack + 1) * size
             flows[f.get("name", f"flow{i}")] = {
                 "throughput_bps": acked * 8 / (min(stop, dur) - start),
                 "bytes_acked": acked,

@@ -56,7 +56,7 @@ def tcplab_sends(sc: dict, i: int) -> list:
     sc = dict(sc, output={"trace": True})
     t = tcplab.run(sc).trace
     rows = t[(t["flow"] == f.get("name", f"flow{i}")) & t["kind"].isin(["send", "retransmit"])]
-    syn = ns2._syn(sc, f)
+    syn = ns2.syn_packet(sc, f)
     return [(float(r.time_s), (r.seq // mss + 1 if syn else r.seq // mss) if r.len > 0 else 0, int(r.len))
             for r in rows.itertuples()]
 

@@ -53,13 +53,24 @@ impl CcState {
 
     /// cwnd after a loss, before any inflation: ssthresh under RFC 5681;
     /// exactly half of min(cwnd, rwnd) in ns-2.35, whose cwnd_ is fractional
-    /// (at least one segment).
-    pub fn halved_cwnd(&self, flight: u64) -> u64 {
+    /// (at least one segment). In bytes, with the fraction of a byte.
+    pub fn halved_cwnd(&self, flight: u64) -> f64 {
         if self.loss_from_cwnd {
-            (self.cwnd.min(self.rwnd) / 2).max(self.mss)
+            ((self.cwnd as f64 + self.ca_frac).min(self.rwnd as f64) / 2.0).max(self.mss as f64)
         } else {
-            self.halve(flight)
+            self.halve(flight) as f64
         }
+    }
+
+    /// cwnd (bytes) and its fraction of a byte: cwnd + ca_frac.
+    pub fn cwnd_f(&self) -> f64 {
+        self.cwnd as f64 + self.ca_frac
+    }
+
+    /// Set cwnd to `bytes`, keeping the fraction of a byte.
+    pub fn set_cwnd(&mut self, bytes: f64) {
+        self.cwnd = bytes as u64;
+        self.ca_frac = bytes - self.cwnd as f64;
     }
 }
 
@@ -121,6 +132,14 @@ pub trait CongestionControl: Send {
     fn in_recovery(&self) -> bool {
         false
     }
+    /// The sender set cwnd from outside (ns-2's delay_growth_ for Vegas):
+    /// a policy with its own window takes it over.
+    fn window_set(&mut self, _w: &CcState) {}
+    /// Whether a fast retransmit also backs off the retransmission timer
+    /// (ns-2's Vegas calls reset_rtx_timer(1), whose backoff defaults to 1).
+    fn backs_off_on_fast_retransmit(&self) -> bool {
+        false
+    }
     /// Whether a new ACK for `ack` is a partial ACK: recovery goes on.
     fn is_partial_ack(&self, _ack: u64) -> bool {
         false
@@ -135,7 +154,11 @@ pub trait CongestionControl: Send {
     fn on_ecn(&mut self, w: &mut CcState, a: &AckInfo) {
         let cwnd = w.halved_cwnd(a.flight);
         w.ssthresh = self.ssthresh_on_loss(w, a.flight);
-        w.cwnd = if w.loss_from_cwnd { cwnd } else { w.ssthresh.max(w.mss) };
+        if w.loss_from_cwnd {
+            w.set_cwnd(cwnd);
+        } else {
+            w.cwnd = w.ssthresh.max(w.mss);
+        }
     }
     /// Whether the policy uses per-segment send times (`AckInfo::acked_seg`,
     /// `head_seg`); the sender keeps that log only for policies that do.

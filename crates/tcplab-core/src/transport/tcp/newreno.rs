@@ -23,8 +23,8 @@ pub struct NewReno {
     partial_seen: bool,
     /// Restart the timer on every partial ACK, not only the first.
     slow_but_steady: bool,
-    /// cwnd to return to when recovery ends (the halved window).
-    exit_cwnd: u64,
+    /// cwnd to return to when recovery ends (the halved window, bytes).
+    exit_cwnd: f64,
     /// ns-2's dupwnd_: the part of cwnd that is inflation (bytes).
     dupwnd: u64,
     exit_growth: bool,
@@ -50,10 +50,10 @@ impl CongestionControl for NewReno {
             self.in_recovery = false;
             if self.exit_growth {
                 // ns-2: dupwnd_ = 0 leaves cwnd_, then opencwnd().
-                w.cwnd = w.cwnd.saturating_sub(self.dupwnd).max(w.mss);
+                w.set_cwnd((w.cwnd_f() - self.dupwnd as f64).max(w.mss as f64));
                 w.standard_increase();
             } else {
-                w.cwnd = self.exit_cwnd;
+                w.set_cwnd(self.exit_cwnd);
             }
             return AckResponse::NORMAL;
         }
@@ -84,13 +84,13 @@ impl CongestionControl for NewReno {
                 // The window was already cut for this window's ECN echo;
                 // ns-2 keeps recover_ from that cut.
                 self.recover = Some(r);
-                self.exit_cwnd = w.cwnd;
+                self.exit_cwnd = w.cwnd_f();
             } else {
                 self.recover = Some(a.snd_max);
                 self.exit_cwnd = w.halved_cwnd(a.flight);
                 w.ssthresh = w.halve(a.flight);
             }
-            w.cwnd = self.exit_cwnd + 3 * w.mss;
+            w.set_cwnd(self.exit_cwnd + 3.0 * w.mss as f64);
             self.dupwnd = 3 * w.mss;
             return DupResponse::FastRetransmit;
         }
@@ -100,7 +100,7 @@ impl CongestionControl for NewReno {
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
         if self.in_recovery && w.loss_from_cwnd {
             // ns-2 clears dupwnd_ first: cwnd_ without the inflation.
-            w.cwnd = w.cwnd.saturating_sub(self.dupwnd).max(w.mss);
+            w.set_cwnd((w.cwnd_f() - self.dupwnd as f64).max(w.mss as f64));
         }
         self.in_recovery = false;
         self.recover = Some(a.snd_max);

@@ -78,6 +78,9 @@ impl LossRecovery for DupAckRecovery {
                     s.limited_extra = 0;
                     s.stats.fast_retransmits += 1;
                     s.pending_head_rtx = true;
+                    if s.cc.backs_off_on_fast_retransmit() {
+                        s.rto.back_off();
+                    }
                     s.restart_timer(now);
                 }
                 DupResponse::FastRetransmitGoBackN => {

@@ -16,8 +16,8 @@ use super::config::Ns2Rules;
 #[derive(Default)]
 pub struct Reno {
     in_recovery: bool,
-    /// cwnd to return to when recovery ends (the halved window).
-    exit_cwnd: u64,
+    /// cwnd to return to when recovery ends (the halved window, bytes).
+    exit_cwnd: f64,
     /// Highest byte + 1 sent at the last fast retransmit or timeout.
     recover: Option<u64>,
     careful: bool,
@@ -38,7 +38,7 @@ impl CongestionControl for Reno {
     fn on_new_ack(&mut self, w: &mut CcState, _a: &AckInfo) -> AckResponse {
         if self.in_recovery {
             self.in_recovery = false;
-            w.cwnd = self.exit_cwnd;
+            w.set_cwnd(self.exit_cwnd);
             if self.exit_growth {
                 w.standard_increase();
             }
@@ -61,12 +61,12 @@ impl CongestionControl for Reno {
             self.recover = Some(a.snd_max);
             if a.ecn_recover.is_some() {
                 // The window was already cut for this window's ECN echo.
-                self.exit_cwnd = w.cwnd;
+                self.exit_cwnd = w.cwnd_f();
             } else {
                 self.exit_cwnd = w.halved_cwnd(a.flight);
                 w.ssthresh = w.halve(a.flight);
             }
-            w.cwnd = self.exit_cwnd + 3 * w.mss;
+            w.set_cwnd(self.exit_cwnd + 3.0 * w.mss as f64);
             DupResponse::FastRetransmit
         } else {
             DupResponse::None
@@ -76,7 +76,7 @@ impl CongestionControl for Reno {
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
         if self.in_recovery && w.loss_from_cwnd {
             // ns-2 clears dupwnd_ first: the halved window, not the inflated.
-            w.cwnd = self.exit_cwnd;
+            w.set_cwnd(self.exit_cwnd);
         }
         self.in_recovery = false;
         self.recover = Some(a.snd_max);

@@ -83,7 +83,7 @@ impl Sack1Recovery {
         let flight = s.flight() - s.limited_bytes;
         let cwnd = s.w.halved_cwnd(flight);
         s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, flight);
-        s.w.cwnd = cwnd;
+        s.w.set_cwnd(cwnd);
         s.stats.fast_retransmits += 1;
         self.start(s, now, outstanding);
     }

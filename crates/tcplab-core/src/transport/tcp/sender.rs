@@ -120,6 +120,10 @@ pub struct TcpSender {
     syn_pending: bool,
     /// When the SYN went out, and whether it was sent more than once.
     syn_sent: Option<(Time, bool)>,
+    /// ns-2's Vegas agent has no SYN: with `syn` its first data segment
+    /// goes alone (cwnd 1) and the second new ACK sets the initial window.
+    /// The new ACKs counted so far while that is pending.
+    vegas_delay_growth: Option<u32>,
     /// When the last byte of a finite transfer was acknowledged.
     pub completed_at: Option<Time>,
     pub stats: SenderStats,
@@ -138,6 +142,7 @@ impl TcpSender {
             hold: false,
         };
         let syn = cfg.syn;
+        let vegas = cc.name() == "vegas";
         let mut rto = RtoEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
         if cfg.rules.ns2_rtt_estimator {
             rto = rto.with_ns2_clock(cfg.clock_phase % cfg.granularity.max(1));
@@ -181,8 +186,9 @@ impl TcpSender {
             consecutive_timeouts: 0,
             pending_head_rtx: false,
             aborted: false,
-            syn_pending: syn,
+            syn_pending: syn && !vegas,
             syn_sent: None,
+            vegas_delay_growth: (syn && vegas).then_some(0),
             completed_at: None,
             stats: SenderStats::default(),
         }
@@ -454,6 +460,16 @@ impl TcpSender {
         }
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
+        }
+        if let Some(n) = self.vegas_delay_growth.as_mut() {
+            if ack > self.snd_una {
+                *n += 1;
+                if *n == 2 {
+                    self.vegas_delay_growth = None;
+                    self.w.cwnd = self.cfg.initial_cwnd();
+                    self.cc.window_set(&self.w);
+                }
+            }
         }
         if ack > self.snd_una {
             self.log_ack(ack);

@@ -96,6 +96,10 @@ impl Vegas {
         }
     }
 
+    fn window_set_from(&mut self, w: &CcState) {
+        self.cwnd = w.cwnd as f64 / w.mss as f64;
+    }
+
     fn sync_out(&self, w: &mut CcState) {
         w.cwnd = (self.cwnd.max(1.0).floor() as u64) * w.mss;
         w.ssthresh = (self.ssthresh.max(2.0) * w.mss as f64) as u64;
@@ -119,6 +123,14 @@ impl Vegas {
 }
 
 impl CongestionControl for Vegas {
+    fn window_set(&mut self, w: &CcState) {
+        self.window_set_from(w);
+    }
+
+    fn backs_off_on_fast_retransmit(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "vegas"
     }
@@ -215,6 +227,9 @@ impl CongestionControl for Vegas {
         if self.worried > 0 {
             self.worried -= 1;
             if self.head_expired(a) {
+                // ns-2 sets dupacks_ = numdupacks_: the duplicates that
+                // follow inflate the window instead of retransmitting again.
+                self.inflating = true;
                 return AckResponse { retransmit_head: true, restart_timer: true };
             }
             self.worried = 0;

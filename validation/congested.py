@@ -88,7 +88,7 @@ CASES = {
 }
 
 
-def run_case(name: str, seeds: int = 10, duration: str = "60s", profile: str = "ns2") -> dict:
+def run_case(name: str, seeds: int = 10, duration: str = "60s", profile: str = "ns2", tcp: dict | None = None) -> dict:
     """Per flow: lists of throughputs (b/s) over the seeds in both
     simulators, and totals of retransmissions and timeouts. `profile` is
     tcplab's (ns-2 always runs its own algorithms)."""
@@ -98,6 +98,8 @@ def run_case(name: str, seeds: int = 10, duration: str = "60s", profile: str = "
         sc = dumbbell(seed=seed, duration=duration, **spec)
         theirs = ns2.run(sc)["flows"]
         sc["sim"]["tcp_profile"] = profile
+        if tcp:
+            sc["tcp"] = dict(tcp)
         ours = tcplab.run(sc).columns("flows")
         for i, name_ in enumerate(ours["flow"]):
             out["tcplab"].setdefault(name_, []).append(ours["throughput_bps"][i])
@@ -129,13 +131,17 @@ def main() -> int:
     ap.add_argument("--duration", default="60s")
     ap.add_argument("--case", action="append", choices=sorted(CASES), help="run only these cases")
     ap.add_argument("--profile", default="ns2", choices=["ns2", "rfc"], help="tcplab's TCP profile (default ns2)")
+    ap.add_argument("--tcp", action="append", default=[], metavar="KEY=VALUE",
+                    help="a [tcp] key for tcplab only, to switch one rule (TOML value, e.g. ecn_hold=false)")
     a = ap.parse_args()
     if not ns2.available():
         print("ns-2 is not installed (apt-get install ns2)")
         return 1
     print(f"{'case':<16} {'flow':<4} {'tcplab kb/s':>11} {'ns-2 kb/s':>10} {'diff':>7} {'z':>6}   rtx (tcplab/ns-2)  timeouts")
     for name in a.case or CASES:
-        res = run_case(name, a.seeds, a.duration, a.profile)
+        import tomllib
+        tcp = {k: v for item in a.tcp for k, v in tomllib.loads(item).items()}
+        res = run_case(name, a.seeds, a.duration, a.profile, tcp)
         for k, r in enumerate(summarize(res)):
             tail = f"   {res['rtx'][0]:6d}/{res['rtx'][1]:<6d}      {res['timeouts'][0]:4d}/{res['timeouts'][1]:<4d}" \
                 if k == 0 else ""

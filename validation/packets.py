@@ -49,11 +49,14 @@ def ns2_sends(sc: dict, i: int) -> list:
         return out
 
 
-def tcplab_sends(sc: dict, i: int) -> list:
-    """The same from tcplab's trace."""
+def tcplab_sends(sc: dict, i: int, tcp: dict | None = None) -> list:
+    """The same from tcplab's trace; `tcp`: extra [tcp] keys for tcplab only
+    (to switch one rule)."""
     f = sc["flow"][i]
     mss = f.get("packet_size", 1000)
     sc = dict(sc, output={"trace": True})
+    if tcp:
+        sc["tcp"] = dict(tcp)
     t = tcplab.run(sc).trace
     rows = t[(t["flow"] == f.get("name", f"flow{i}")) & t["kind"].isin(["send", "retransmit"])]
     syn = ns2.syn_packet(sc, f)
@@ -102,10 +105,24 @@ def cases():
             yield f"chain {variant} buffer={buffer}", chain(variant, buffer)
 
 
+#: Each ns-2 rule switched alone to the RFC's (the rfc profile's) value.
+RULES = {"loss_window": "flight", "ecn_hold": False, "reno_careful": False, "recovery_exit": "rfc",
+         "sack_recovery": "rfc6675", "sack_option": "rfc2018", "rtt_on_partial_ack": True,
+         "rtt_estimator": "rfc6298", "syn": False}
+
+
 def main() -> int:
     if not ns2.available():
         print("ns-2 is not installed (apt-get install ns2)")
         return 1
+    if "--rules" in sys.argv:
+        # How many cases stay identical with one rule switched to the RFC's.
+        theirs = {name: ns2_sends(sc, 0) for name, sc in cases()}
+        for key, value in RULES.items():
+            same = sum(first_difference(tcplab_sends(sc, 0, {key: value}), theirs[name]) is None
+                       for name, sc in cases())
+            print(f"{key} = {value!r:<10} {same:3d} of {len(theirs)} cases identical")
+        return 0
     for name, sc in cases():
         a, b = tcplab_sends(sc, 0), ns2_sends(sc, 0)
         d = first_difference(a, b)

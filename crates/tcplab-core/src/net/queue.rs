@@ -190,11 +190,8 @@ impl Queue {
                 self.red.count = 1;
             } else if rng.chance(red_spaced(red_probability(p, avg, size), self.red.count, p.wait)) {
                 self.red.count = 0;
-                verdict = if p.ecn && ect && avg < p.max_th {
-                    Verdict::Marked
-                } else {
-                    Verdict::Dropped(DropCause::Red)
-                };
+                verdict =
+                    if p.ecn && ect && avg < p.max_th { Verdict::Marked } else { Verdict::Dropped(DropCause::Red) };
             }
         } else {
             self.red.above = false;

@@ -198,7 +198,9 @@ impl World {
             return Err(RunError::QueueOverflow { at_s: to_secs(self.q.now()), pending: self.q.len() });
         }
         let capture_error = || self.captures.iter().find_map(|c| c.writer.error());
-        if let Some(e) = self.trace.as_ref().and_then(|t| t.error()).or_else(|| self.samples.error()).or_else(capture_error) {
+        if let Some(e) =
+            self.trace.as_ref().and_then(|t| t.error()).or_else(|| self.samples.error()).or_else(capture_error)
+        {
             return Err(RunError::Io(std::io::Error::new(e.kind(), e.to_string())));
         }
         Ok(())

@@ -15,6 +15,8 @@ pub mod tahoe;
 pub mod vegas;
 
 #[cfg(test)]
+mod ns2_tests;
+#[cfg(test)]
 mod tests;
 
 pub use cc::{make_cc, CcState, CongestionControl, Variant};

@@ -191,4 +191,28 @@ mod tests {
         assert_eq!(e.backoff(), 1);
         assert_eq!(e.rto(), 300 * MS);
     }
+
+    /// ns-2's estimator (TcpAgent::rtt_update): 105 ms at a 10 ms tick is
+    /// 10 ticks (SRTT 10, RTTVAR 5: RTO 30 ticks); then 205 ms, 20 ticks:
+    /// 8 SRTT = 90, 4 RTTVAR = 25, RTO = (200 + 90) >> 3 = 36 ticks.
+    #[test]
+    fn ns2_tick_estimator() {
+        let mut e = RtoEstimator::new(3 * SEC, 200 * MS, 60 * SEC, 10 * MS).with_ns2_clock(0);
+        assert_eq!(e.rto(), 3 * SEC);
+        e.sample_timed(0, 105 * MS);
+        assert_eq!(e.rto(), 300 * MS);
+        e.sample_timed(SEC, SEC + 205 * MS);
+        assert_eq!(e.rto(), 360 * MS);
+        // The clock phase decides how many tick boundaries a send-to-ACK
+        // interval crosses: 95 ms from 5 ms before a boundary is 10 ticks.
+        let mut p = RtoEstimator::new(3 * SEC, 0, 60 * SEC, 10 * MS).with_ns2_clock(5 * MS);
+        p.sample_timed(0, 95 * MS);
+        assert_eq!(p.srtt, Some(100 * MS));
+        // Minimum before the backoff, at least two ticks.
+        let mut m = RtoEstimator::new(3 * SEC, 200 * MS, 60 * SEC, 10 * MS).with_ns2_clock(0);
+        m.sample_timed(0, 5 * MS);
+        assert_eq!(m.rto(), 200 * MS);
+        m.back_off();
+        assert_eq!(m.rto(), 400 * MS);
+    }
 }

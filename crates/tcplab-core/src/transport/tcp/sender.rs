@@ -7,9 +7,9 @@
 use super::cc::{AckInfo, CcState, CongestionControl};
 use super::config::TcpConfig;
 use super::recovery::{DupAckRecovery, LossRecovery, SackRecovery};
-use super::sack1::Sack1Recovery;
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
+use super::sack1::Sack1Recovery;
 use crate::engine::Time;
 use crate::packet::{flags, TcpHeader};
 

@@ -1,0 +1,204 @@
+//! Packet-level tests of the ns-2.35 rules (`Ns2Rules`, the ns2 profile),
+//! each against the RFC behaviour it replaces. The numbers are ns-2's, read
+//! from its source (tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc); the
+//! Python suite (tests/test_ns2_packets.py) compares whole runs with ns-2.
+
+use super::cc::{make_cc, Variant};
+use super::config::{Ns2Rules, TcpConfig, TcpProfile};
+use super::sender::{Segment, TcpSender};
+use crate::engine::time::{MS, SEC};
+use crate::engine::Time;
+use crate::packet::{flags, SackBlock, TcpHeader};
+
+const MSS: u64 = 1000;
+
+fn cfg(rules: Ns2Rules, iw: u32) -> TcpConfig {
+    let mut c = TcpConfig::profile(TcpProfile::Rfc);
+    c.rules = rules;
+    c.mss = MSS as u32;
+    c.initial_window = iw;
+    c.rwnd = 1_000_000;
+    c.initial_ssthresh = Some(u64::MAX);
+    c.limited_transmit = false;
+    c.syn = false;
+    c
+}
+
+fn sender(v: Variant, rules: Ns2Rules, iw: u32) -> TcpSender {
+    let c = cfg(rules, iw);
+    let mut s = TcpSender::new(c.clone(), make_cc(v, &c));
+    s.app_write(None);
+    s
+}
+
+fn drain(s: &mut TcpSender, now: Time) -> Vec<Segment> {
+    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+}
+
+fn ack_with(s: &mut TcpSender, now: Time, n: u64, flags_: u8, sack: &[(u64, u64)]) -> Vec<Segment> {
+    let mut h = TcpHeader { ack: n, window: 1_000_000, flags: flags::ACK | flags_, ..Default::default() };
+    for (i, &(a, b)) in sack.iter().enumerate() {
+        h.sack[i] = SackBlock { start: a, end: b };
+    }
+    h.nsack = sack.len() as u8;
+    s.on_ack(now, &h);
+    drain(s, now)
+}
+
+fn ack(s: &mut TcpSender, now: Time, n: u64) -> Vec<Segment> {
+    ack_with(s, now, n, 0, &[])
+}
+
+/// ssthresh from min(cwnd, rwnd)/2 in whole segments, cwnd to the exact
+/// half (ns-2's slowdown()), against RFC 5681's FlightSize/2.
+#[test]
+fn loss_window_from_cwnd() {
+    // cwnd 11 segments, an application that wrote only 6: ns-2 halves the
+    // window (5), RFC 5681 the data in flight (3).
+    for (rules, ssthresh) in [(Ns2Rules::ns2(), 5 * MSS), (Ns2Rules::rfc(), 3 * MSS)] {
+        let c = cfg(rules, 11);
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+        s.app_write(Some(6 * MSS));
+        assert_eq!(drain(&mut s, 0).len(), 6);
+        for _ in 0..3 {
+            ack(&mut s, MS, 0);
+        }
+        assert_eq!(s.w.ssthresh, ssthresh, "{rules:?}");
+    }
+    // The fractional half: cwnd 11 segments -> ns-2 ssthresh 5, cwnd_ 5.5.
+    let mut s = sender(Variant::Reno, Ns2Rules::ns2(), 11);
+    drain(&mut s, 0);
+    for _ in 0..3 {
+        ack(&mut s, MS, 0);
+    }
+    assert_eq!(s.w.ssthresh, 5 * MSS);
+    assert_eq!(s.w.cwnd, 5500 + 3 * MSS, "cwnd_ = 5.5 segments, inflated by 3");
+    // Recovery exit: cwnd_ 5.5 then one congestion-avoidance increase.
+    ack(&mut s, 2 * MS, 11 * MSS);
+    let expect = 5500.0 + 1e6 / 5500.0;
+    assert!((s.w.cwnd_f() - expect).abs() < 1e-6, "{} vs {expect}", s.w.cwnd_f());
+    // RFC 6582/5681: cwnd = ssthresh, no increase.
+    let mut r = sender(Variant::Reno, Ns2Rules::rfc(), 11);
+    drain(&mut r, 0);
+    for _ in 0..3 {
+        ack(&mut r, MS, 0);
+    }
+    ack(&mut r, 2 * MS, 11 * MSS);
+    assert_eq!((r.w.ssthresh, r.w.cwnd), (5500, 5500));
+}
+
+/// A timeout in fast recovery starts from the halved window (ns-2 clears
+/// dupwnd_ first), not from the inflated one.
+#[test]
+fn timeout_in_recovery_uses_the_halved_window() {
+    let mut s = sender(Variant::NewReno, Ns2Rules::ns2(), 12);
+    drain(&mut s, 0);
+    for _ in 0..8 {
+        ack(&mut s, MS, 0);
+    }
+    assert_eq!(s.w.cwnd, 6 * MSS + 8 * MSS, "halved 6 + 3 + 5 inflation");
+    let deadline = s.rto_deadline().unwrap();
+    assert!(s.on_timeout(deadline));
+    assert_eq!(s.w.ssthresh, 3 * MSS, "from cwnd_ = 6, not 14");
+    assert_eq!(s.w.cwnd, MSS);
+}
+
+/// Reno with bugFix_: no second fast retransmit for duplicates of data sent
+/// before the last one; RFC 5681 Reno fast-retransmits again.
+#[test]
+fn reno_careful_refuses_a_second_fast_retransmit() {
+    for (rules, second) in [(Ns2Rules::ns2(), 0), (Ns2Rules::rfc(), 1)] {
+        let mut s = sender(Variant::Reno, rules, 10);
+        drain(&mut s, 0);
+        // Segments 0 and 3 lost: three dupacks for 0, then a partial ACK.
+        for _ in 0..3 {
+            ack(&mut s, MS, 0);
+        }
+        ack(&mut s, 2 * MS, 3 * MSS);
+        let before = s.stats.fast_retransmits;
+        for _ in 0..3 {
+            ack(&mut s, 3 * MS, 3 * MSS);
+        }
+        assert_eq!(s.stats.fast_retransmits - before, second, "{rules:?}");
+    }
+}
+
+/// ns-2's ECN: no increase on any ACK carrying ECE (RFC 3168: only on the one
+/// that cuts), and a fast retransmit in the cut's window does not cut again.
+#[test]
+fn ecn_hold_and_no_second_cut() {
+    let mut c = cfg(Ns2Rules::ns2(), 10);
+    c.ecn = true;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(None);
+    s.w.ssthresh = 20 * MSS;
+    drain(&mut s, 0);
+    ack_with(&mut s, MS, MSS, flags::ECE, &[]);
+    let (ss, cw) = (s.w.ssthresh, s.w.cwnd);
+    assert_eq!(ss, 5 * MSS);
+    // More ACKs with ECE (before CWR is acknowledged): cwnd held.
+    ack_with(&mut s, 2 * MS, 2 * MSS, flags::ECE, &[]);
+    ack_with(&mut s, 3 * MS, 3 * MSS, flags::ECE, &[]);
+    assert_eq!(s.w.cwnd, cw);
+    // A loss in the same window: fast retransmit without a second cut.
+    for _ in 0..3 {
+        ack(&mut s, 4 * MS, 3 * MSS);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(s.w.ssthresh, ss, "ssthresh not cut again");
+}
+
+/// ns-2's Sack1: pipe = outstanding - 3 on entry, every unSACKed hole below
+/// the highest SACK is retransmitted once while pipe < cwnd, and the ACK
+/// that ends recovery leaves cwnd at the half without an increase.
+#[test]
+fn sack1_recovery() {
+    let mut c = cfg(Ns2Rules::ns2(), 10);
+    c.sack = true;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+    s.app_write(None);
+    drain(&mut s, 0);
+    assert_eq!(s.recovery_name(), "sack1");
+    // Segment 0 acknowledged (cwnd 11, segments 10 and 11 out); 1 and 3 lost.
+    ack(&mut s, MS, MSS);
+    ack_with(&mut s, 2 * MS, MSS, 0, &[(2000, 3000)]);
+    ack_with(&mut s, 2 * MS, MSS, 0, &[(4000, 5000), (2000, 3000)]);
+    let out = ack_with(&mut s, 2 * MS, MSS, 0, &[(4000, 6000), (2000, 3000)]);
+    // Third new duplicate: ssthresh 5, cwnd_ 5.5, pipe = 11 - 3 = 8: only
+    // the head goes out.
+    assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![1000]);
+    assert_eq!((s.w.ssthresh, s.w.cwnd), (5 * MSS, 5500));
+    // Each duplicate takes one from pipe; at pipe 4 < 5 the hole 3 goes.
+    for end in [7000, 8000, 9000] {
+        assert!(ack_with(&mut s, 3 * MS, MSS, 0, &[(4000, end), (2000, 3000)]).is_empty());
+    }
+    let out = ack_with(&mut s, 3 * MS, MSS, 0, &[(4000, 10000), (2000, 3000)]);
+    assert_eq!(out.iter().map(|x| (x.seq, x.retransmit)).collect::<Vec<_>>(), vec![(3000, true)]);
+    // The ACK covering everything sent ends recovery; cwnd stays 5.5 segments.
+    ack(&mut s, 4 * MS, 12 * MSS);
+    assert!(!s.in_recovery());
+    assert_eq!(s.w.cwnd, 5500);
+}
+
+/// ns-2's SYN: a header-only segment first, cwnd 1 until its ACK, then the
+/// initial window.
+#[test]
+fn syn_exchange_then_initial_window() {
+    let mut c = cfg(Ns2Rules::ns2(), 2);
+    c.syn = true;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(None);
+    let out = drain(&mut s, 0);
+    assert_eq!(out.iter().map(|x| (x.seq, x.len)).collect::<Vec<_>>(), vec![(0, 0)]);
+    let out = ack(&mut s, 100 * MS, 0);
+    assert_eq!(out.iter().map(|x| (x.seq, x.len)).collect::<Vec<_>>(), vec![(0, 1000), (1000, 1000)]);
+    // A lost SYN: retransmitted by the timer, initial window one segment.
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(None);
+    drain(&mut s, 0);
+    assert!(s.on_timeout(3 * SEC));
+    let out = drain(&mut s, 3 * SEC);
+    assert_eq!(out.iter().map(|x| (x.seq, x.len, x.retransmit)).collect::<Vec<_>>(), vec![(0, 0, true)]);
+    let out = ack(&mut s, 3 * SEC + 100 * MS, 0);
+    assert_eq!(out.len(), 1, "initial window 1 after a lost SYN");
+}

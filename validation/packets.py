@@ -108,7 +108,7 @@ def cases():
 #: Each ns-2 rule switched alone to the RFC's (the rfc profile's) value.
 RULES = {"loss_window": "flight", "ecn_hold": False, "reno_careful": False, "recovery_exit": "rfc",
          "sack_recovery": "rfc6675", "sack_option": "rfc2018", "rtt_on_partial_ack": True,
-         "rtt_estimator": "rfc6298", "syn": False}
+         "rtt_estimator": "rfc6298", "syn": False, "vegas_rates": "paper"}
 
 
 def main() -> int:

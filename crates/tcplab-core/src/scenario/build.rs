@@ -584,6 +584,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.rtt_estimator {
         c.rules.ns2_rtt_estimator = v == RttEstimatorName::Ns2;
     }
+    if let Some(v) = o.vegas_rates {
+        c.rules.ns2_vegas = v == VegasRatesName::Ns2;
+    }
     if let Some(t) = o.newreno_timer {
         c.slow_but_steady = t == NewRenoTimer::SlowButSteady;
     }

@@ -469,6 +469,15 @@ pub struct TcpOptions {
     pub sack_option: Option<SackOptionName>,
     /// RTT estimator: "ns2" (ticks, scaled integers) or "rfc6298".
     pub rtt_estimator: Option<RttEstimatorName>,
+    /// Vegas rate arithmetic: "ns2" (ns-2's agent) or "paper" (data in transit).
+    pub vegas_rates: Option<VegasRatesName>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum VegasRatesName {
+    Ns2,
+    Paper,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -544,6 +553,7 @@ impl TcpOptions {
             syn: self.syn.or(base.syn),
             sack_option: self.sack_option.or(base.sack_option),
             rtt_estimator: self.rtt_estimator.or(base.rtt_estimator),
+            vegas_rates: self.vegas_rates.or(base.vegas_rates),
         }
     }
 }

@@ -87,6 +87,11 @@ pub struct Ns2Rules {
     /// `granularity`, scaled-integer SRTT/RTTVAR) instead of RFC 6298 on
     /// exact times.
     pub ns2_rtt_estimator: bool,
+    /// Vegas computes its rates as ns-2's agent (segments sent in the last
+    /// round trip for Actual, outstanding after the ACK + 1 for Expected,
+    /// the estimator started from the absolute time of the first ACK)
+    /// instead of from the data in transit, as the paper and Linux.
+    pub ns2_vegas: bool,
 }
 
 impl Ns2Rules {
@@ -100,6 +105,7 @@ impl Ns2Rules {
             rtt_on_partial_ack: false,
             ns2_sack_option: true,
             ns2_rtt_estimator: true,
+            ns2_vegas: true,
         }
     }
 
@@ -113,6 +119,7 @@ impl Ns2Rules {
             rtt_on_partial_ack: true,
             ns2_sack_option: false,
             ns2_rtt_estimator: false,
+            ns2_vegas: false,
         }
     }
 }

@@ -20,7 +20,12 @@
 //! * Timeout: ssthresh halved, cwnd = 2 segments.
 //!
 //! The window is kept in segments as a real number, like the original.
-//! One deliberate difference from ns-2: both rates use the data in transit
+//! With the `vegas_rates = "ns2"` rule (the ns2 profile) the rates are
+//! ns-2's: Actual from the segments sent since the last measurement,
+//! Expected from the data outstanding after the ACK plus one (t_seqno_ -
+//! last_ack_), the growth check after the ACK, and the estimator started
+//! from the absolute time of the first ACK (ns-2's firstrecv_, which assumes
+//! a start at time 0). Otherwise (rfc, linux) both rates use the data in transit
 //! when the ACK arrives (the paper's WindowSize; Linux computes the same
 //! diff = W (1 - BaseRTT/RTT)). ns-2 takes the segments sent since the last
 //! measurement for Actual and the data outstanding after the ACK for
@@ -34,6 +39,8 @@ use crate::engine::Time;
 
 pub struct Vegas {
     p: VegasParams,
+    /// ns-2's rate arithmetic (`Ns2Rules::ns2_vegas`).
+    ns2: bool,
     /// cwnd and ssthresh in segments.
     cwnd: f64,
     ssthresh: f64,
@@ -63,9 +70,10 @@ pub struct Vegas {
 }
 
 impl Vegas {
-    pub fn new(p: VegasParams) -> Self {
+    pub fn new(p: VegasParams, ns2: bool) -> Self {
         Vegas {
             p,
+            ns2,
             cwnd: 0.0,
             ssthresh: 0.0,
             started: false,
@@ -142,7 +150,8 @@ impl CongestionControl for Vegas {
         if !self.started {
             self.started = true;
             if let Some((t, _)) = a.acked_seg {
-                let r = to_secs(now - t);
+                // ns-2 starts from the clock itself (firstrecv_ = now).
+                let r = if self.ns2 { to_secs(now) } else { to_secs(now - t) };
                 self.base_rtt = r;
                 self.sa = r * 8.0;
                 self.sd = r;
@@ -161,17 +170,24 @@ impl CongestionControl for Vegas {
             let rtt = if self.cnt_rtt > 0 { self.sum_rtt / self.cnt_rtt as f64 } else { to_secs(now - self.beg_time) };
             self.sum_rtt = 0.0;
             self.cnt_rtt = 0;
-            // Data in transit when this ACK arrived: the paper's WindowSize.
+            // Data in transit when this ACK arrived: the paper's WindowSize;
+            // ns-2: segments sent in the last round trip (rttLen) for Actual,
+            // outstanding after the ACK + 1 for Expected.
             let window = Self::segs(a.flight, mss);
+            let (sent, outstanding) = if self.ns2 {
+                (Self::segs(a.snd_nxt.saturating_sub(self.beg_seq), mss), Self::segs(a.snd_nxt - a.ack, mss) + 1.0)
+            } else {
+                (window, window)
+            };
             if rtt > 0.0 {
-                if rtt < self.base_rtt || window <= 1.0 {
+                if rtt < self.base_rtt || sent <= 1.0 {
                     self.base_rtt = rtt;
                 }
                 // Expected = WindowSize / BaseRTT, Actual = WindowSize / RTT
                 // (the window's worth of data took RTT to be acknowledged),
                 // Diff in segments = (Expected - Actual) x BaseRTT.
-                let expect = window / self.base_rtt;
-                let actual = window / rtt;
+                let expect = outstanding / self.base_rtt;
+                let actual = sent / rtt;
                 let diff = ((expect - actual) * self.base_rtt + 0.5).floor();
                 if self.cwnd < self.ssthresh {
                     self.inc_flag = !self.inc_flag;
@@ -203,7 +219,8 @@ impl CongestionControl for Vegas {
         // idle when this ACK arrived. (ns-2 counts after the ACK, which with
         // delayed ACKs leaves two segments idle at every ACK and freezes the
         // window.)
-        if self.incr > 0.0 && self.cwnd - Self::segs(a.flight, mss) <= 2.0 {
+        let in_use = if self.ns2 { Self::segs(a.snd_nxt - a.ack, mss) + 1.0 } else { Self::segs(a.flight, mss) };
+        if self.incr > 0.0 && self.cwnd - in_use <= 2.0 {
             self.cwnd += self.incr;
         }
         // Fine-grained RTT from a segment sent once.

@@ -2,7 +2,7 @@
 validation/congested.py (different RTTs, two-way traffic, buffers of 3-6
 packets, RED with and without ECN, Vegas against Reno, SACK and Reno at 1 %
 and 3 % loss), 20 seeds of 300 s each. Every flow's mean throughput must be
-within 5 % of ns-2's; measured: within 3.9 %, |z| <= 2.2 (docs/validation.md).
+within 5 % of ns-2's; measured: within 3.6 %, |z| <= 2.2 (docs/validation.md).
 About 90 s in all."""
 import sys
 

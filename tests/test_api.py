@@ -95,6 +95,9 @@ def test_profiles_switch_defaults_together(small_scenario):
     small_scenario["flow"] = small_scenario["flow"][:1]
     small_scenario["link"][1].pop("error")
     ns2 = tcplab.run(small_scenario, sample_interval="10ms").series
+    # ns-2's SYN (syn_, delay_growth_): one segment until the SYN is acknowledged.
+    assert ns2.cwnd_bytes.iloc[0] == 1000
+    ns2 = tcplab.run(small_scenario, sample_interval="10ms", overrides=["tcp.syn=false"]).series
     small_scenario["sim"]["tcp_profile"] = "linux"
     linux = tcplab.run(small_scenario, sample_interval="10ms").series
     assert ns2.cwnd_bytes.iloc[0] == 2 * 1000  # ns-2: windowInit_ 2, packetSize_ 1000

@@ -9,7 +9,8 @@ stored at once so that an interrupted sweep resumes without redoing work.
     table = summarize(runs, ["variant", "loss"], "throughput_bps")
 
 `build(params) -> Scenario | dict` makes the scenario of one grid cell (the
-sweep sets the seed). `metrics` is a list of measure names
+sweep sets the seed; a builder with a parameter named ``seed`` is also given
+it, for inputs drawn per seed such as start-time jitter). `metrics` is a list of measure names
 (:mod:`tcplab.metrics`) or a function whose parameters say by their names
 what it needs: ``flows`` (the run's flow table, a dict of column lists),
 ``summary``, ``trace`` (the time-sequence trace of scenarios that record one,
@@ -184,6 +185,10 @@ class Sweep:
             if k == "seed":
                 raise ScenarioError("grid.seed: the seed is not a grid parameter; use seeds", "grid.seed")
         self.build = build
+        try:
+            self._build_takes_seed = "seed" in inspect.signature(build).parameters
+        except (TypeError, ValueError):
+            self._build_takes_seed = False
         self.grid = {k: list(v) for k, v in grid.items()}
         if isinstance(seeds, bool):
             raise ScenarioError(f"seeds: expected a count or a list of seeds, got {seeds!r}", "seeds")
@@ -207,7 +212,9 @@ class Sweep:
         return [dict(zip(keys, vals)) for vals in itertools.product(*(self.grid[k] for k in keys))]
 
     def _scenario_text(self, params: dict, seed: int) -> str:
-        sc = self.build(params)
+        # A builder with a parameter named `seed` gets the run's seed too (for
+        # inputs a study draws per seed, such as start-time jitter).
+        sc = self.build(params, seed=seed) if self._build_takes_seed else self.build(params)
         if isinstance(sc, dict):
             sc = Scenario(sc)
         sc = sc.with_overrides([], seed=seed)

@@ -30,33 +30,70 @@ QUICK_ERROR_RATES = [0.0, 1e-4, 1e-3, 1e-2, 5e-2]
 N_FLOWS = 5
 
 
+STAGGER = 0.1        # s between the starts of the study's default runs
+QUEUE = 50           # packets waiting at the base station (the bottleneck)
+WINDOW = 10          # receiver window, packets
+JITTER = 0.01        # s: start jitter of the "same start" variants, uniform in [0, JITTER)
+
+
+def _start(x: float) -> str:
+    # The default staggered starts keep their original spelling ("0.3s"), so
+    # the scenarios of the default study (and the stored runs keyed by them)
+    # do not change.
+    return f"{x:.1f}s" if abs(round(x, 1) - x) < 1e-12 else f"{x:.6f}s"
+
+
+def jitter_starts(seed: int, n: int = N_FLOWS, jitter: float = JITTER) -> list:
+    """Start times for "the same start with small random jitter": uniform in
+    [0, jitter) per flow, drawn from the run seed (so each seed is another
+    draw, and the same seed gives the same starts)."""
+    import random
+
+    rng = random.Random(f"basestation-starts-{seed}")
+    return [rng.uniform(0.0, jitter) for _ in range(n)]
+
+
 def scenario(variant: str = "newreno", mechanism: str = "plain", error_rate: float = 0.0,
-             duration: str = "100s", seed: int = 1) -> Scenario:
-    """The network of SPEC 9.1 as a scenario (also usable on its own)."""
+             duration: str = "100s", seed: int = 1, stagger: float = STAGGER, queue: int = QUEUE,
+             window: int = WINDOW, starts: list | None = None, access_delays: list | None = None) -> Scenario:
+    """The network of SPEC 9.1 as a scenario (also usable on its own).
+
+    The keys SPEC 9.1 leaves open, with the study's defaults: `stagger`
+    (seconds between the five starts; `starts` gives each start instead),
+    `queue` (DropTail limit at the base station, packets waiting), `window`
+    (receiver window, packets) and `access_delays` (one-way delay of each
+    fixed host's access link in ms, default 1 ms each: 26 ms end to end)."""
     if variant not in VARIANTS:
         raise ValueError(f"variant: expected one of {', '.join(VARIANTS)}, got {variant!r}")
     if mechanism not in MECHANISMS:
         raise ValueError(f"mechanism: expected one of {', '.join(MECHANISMS)}, got {mechanism!r}")
+    if starts is None:
+        starts = [(i - 1) * stagger for i in range(1, N_FLOWS + 1)]
+    if access_delays is None:
+        access_delays = [1] * N_FLOWS
+    if len(starts) != N_FLOWS or len(access_delays) != N_FLOWS:
+        raise ValueError(f"starts, access_delays: expected {N_FLOWS} values each")
     snoop = "snoop" in mechanism
     eln = "eln" in mechanism
     nodes = [{"name": "edge"}, {"name": "core"}, {"name": "bs", "snoop": snoop}, {"name": "cell"}]
     links = []
     for i in range(1, N_FLOWS + 1):
         nodes += [{"name": f"fh{i}"}, {"name": f"mh{i}"}]
-        links.append({"between": [f"fh{i}", "edge"], "rate": "10Mbps", "delay": "1ms"})
+        d = access_delays[i - 1]
+        links.append({"between": [f"fh{i}", "edge"], "rate": "10Mbps", "delay": f"{d:g}ms"})
     links += [
         {"between": ["edge", "core"], "rate": "10Mbps", "delay": "10ms"},
         {"between": ["core", "bs"], "rate": "10Mbps", "delay": "10ms"},
         {"between": ["bs", "cell"], "rate": "2Mbps", "delay": "4ms",
-         "queue": {"kind": "droptail", "limit": 50},
+         "queue": {"kind": "droptail", "limit": int(queue)},
          "error": {"kind": "uniform", "rate": error_rate, "direction": "both"}},
     ]
     links += [{"between": ["cell", f"mh{i}"], "rate": "100Mbps", "delay": "1ms"} for i in range(1, N_FLOWS + 1)]
     flows = [{
         "name": f"ftp{i}", "from": f"fh{i}", "to": f"mh{i}", "transport": variant,
-        "packet_size": 1000, "window": 10, "eln": eln,
-        # Staggered starts so the five slow starts do not coincide.
-        "app": {"kind": "bulk", "start": f"{(i - 1) * 0.1:.1f}s"},
+        "packet_size": 1000, "window": int(window), "eln": eln,
+        # Default: staggered starts so the five slow starts do not coincide.
+        "app": {"kind": "bulk", "start": _start(starts[i - 1])},
     } for i in range(1, N_FLOWS + 1)]
     return Scenario({"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"},
                      "node": nodes, "link": links, "flow": flows}, source="basestation")
@@ -74,11 +111,177 @@ def make_sweep(out: Path, quick: bool) -> Sweep:
     return Sweep(build, grid, seeds, out, name="basestation")
 
 
+# Variants that answer the study's question beyond its own set-up (issue 12):
+# all start together (small random jitter instead of the 0.1 s stagger), a
+# bottleneck queue that overflows (congestion and corruption losses together),
+# and five different round-trip times.
+RTT_ACCESS_DELAYS = [1, 11, 21, 31, 41]   # ms: one-way 26, 36, 46, 56, 66 ms end to end
+CONGESTED_QUEUE = 10
+EXPERIMENTS = {
+    "same-start": {"jitter": True},
+    "congested": {"jitter": True, "queue": CONGESTED_QUEUE},
+    "rtt": {"jitter": True, "access_delays": RTT_ACCESS_DELAYS},
+}
+
+
+def experiment_scenario(experiment: str, variant: str, mechanism: str, error_rate: float,
+                        duration: str = "100s", seed: int = 1) -> Scenario:
+    e = EXPERIMENTS[experiment]
+    return scenario(variant, mechanism, error_rate, duration, seed,
+                    queue=e.get("queue", QUEUE), window=e.get("window", WINDOW),
+                    starts=jitter_starts(seed) if e.get("jitter") else None,
+                    access_delays=e.get("access_delays"))
+
+
+def per_flow_metrics(flows: dict, summary: dict) -> dict:
+    """The default measures plus each flow's throughput (bit/s)."""
+    from ..sweep import default_metrics
+
+    m = default_metrics(flows, summary)
+    for i, x in enumerate(flows["throughput_bps"], start=1):
+        m[f"throughput_{i}_bps"] = x
+    return m
+
+
+def experiment_sweep(out: Path, experiment: str, quick: bool) -> Sweep:
+    duration = "30s" if quick else "100s"
+    grid = {"experiment": [experiment], "variant": VARIANTS, "mechanism": MECHANISMS,
+            "error_rate": QUICK_ERROR_RATES if quick else ERROR_RATES}
+
+    def build(p: dict, seed: int) -> Scenario:
+        return experiment_scenario(p["experiment"], p["variant"], p["mechanism"], p["error_rate"], duration, seed)
+
+    return Sweep(build, grid, 2 if quick else 5, out / "experiments" / experiment, metrics=per_flow_metrics,
+                 name=f"basestation/{experiment}")
+
+
 def tables(runs):
     by = ["variant", "mechanism", "error_rate"]
     thr = summarize(runs, by, "throughput_bps")
     unf = summarize(runs, by, "unfairness")
     return thr, unf
+
+
+def experiment_tables(runs):
+    by = ["experiment", "variant", "mechanism", "error_rate"]
+    t = summarize(runs, by, "throughput_bps")
+    for col in ["unfairness", "jain", "retransmits", "timeouts"] + [f"throughput_{i}_bps" for i in range(1, N_FLOWS + 1)]:
+        t = t.merge(summarize(runs, by, col), on=by + ["n"])
+    return t
+
+
+# --- Mechanism analyses from traces -------------------------------------------------
+
+def _rtt_samples(t, flow: str):
+    """(ack time, RTT) for every ACK of new data whose segment was sent once
+    (Karn): send time of the segment that ends at the ACK."""
+    d = t[t.flow == flow]
+    sent = {}
+    rtx = set()
+    out = []
+    for time, kind, seq, ln in zip(d.time_s, d.kind, d.seq, d.len):
+        if kind == "send":
+            sent[seq + ln] = time
+        elif kind == "retransmit":
+            rtx.add(seq + ln)
+        elif kind == "ack" and seq in sent and seq not in rtx:
+            out.append((time, time - sent.pop(seq)))
+    return out
+
+
+def vegas_analysis(duration: str = "100s") -> "pandas.DataFrame":
+    """Why Vegas is unfair without loss: per flow of a Vegas run (and a Reno
+    run for contrast) with staggered and with jittered starts: throughput,
+    mean cwnd, BaseRTT (the smallest RTT the flow measured: what Vegas's
+    BaseRTT becomes) and the mean RTT."""
+    import pandas as pd
+
+    import tcplab
+
+    rows = []
+    for variant in ["vegas", "reno"]:
+        for label, starts in [("staggered 0.1 s", None), ("same start, jitter", jitter_starts(1))]:
+            sc = scenario(variant, "plain", 0.0, duration, 1, starts=starts)
+            sc.data["output"] = {"trace": True, "sample_interval": "0.1s"}
+            r = tcplab.run(sc)
+            f, t, ser = r.flows, r.trace, r.series
+            for i, name in enumerate(f["flow"]):
+                rtt = _rtt_samples(t, name)
+                cw = ser[ser.flow == name].cwnd_bytes
+                rows.append({"variant": variant, "starts": label, "flow": name,
+                             "start_s": float(f["start_s"][i]),
+                             "throughput_kbps": float(f["throughput_bps"][i]) / 1e3,
+                             "mean_cwnd_segments": float(cw.mean()) / 1000,
+                             "base_rtt_ms": 1e3 * min(x for _, x in rtt) if rtt else float("nan"),
+                             "mean_rtt_ms": 1e3 * sum(x for _, x in rtt) / len(rtt) if rtt else float("nan"),
+                             "retransmits": int(f["retransmits"][i])})
+    return pd.DataFrame(rows)
+
+
+def snoop_eln_analysis(duration: str = "100s", rates=(0.01, 0.05, 0.1), seed: int = 1):
+    """Why Snoop + ELN equals Snoop: per run, the sender's own
+    retransmissions and how each recovery episode started. Every recovery
+    the sender still makes is classified by the trace of its first
+    retransmitted segment: `air_lost` (the segment was lost on the wireless
+    hop and Snoop was still repairing it locally when the sender's timer
+    fired), `never_lost` (the segment was not dropped: a spurious timeout),
+    and the number of duplicate ACKs that reached the sender between the
+    segment's first loss and the sender's retransmission (the only ACKs ELN
+    can mark; Snoop suppresses the others). Also the sender's ELN
+    retransmissions and timeouts."""
+    import pandas as pd
+
+    import tcplab
+
+    rows, episodes = [], []
+    for variant in ["reno", "vegas"]:
+        for rate in rates:
+            for mech in ["snoop", "snoop+eln"]:
+                sc = scenario(variant, mech, rate, duration, seed)
+                sc.data["output"] = {"trace": True}
+                r = tcplab.run(sc)
+                f, t = r.flows, r.trace
+                kinds = {"air_lost": 0, "never_lost": 0}
+                dup_seen = 0
+                for name in f["flow"]:
+                    d = t[t.flow == name]
+                    una = 0
+                    drops, local, dups = {}, {}, []
+                    in_episode = False
+                    for time, kind, seq in zip(d.time_s, d.kind, d.seq):
+                        if kind == "ack":
+                            una = max(una, seq)
+                            in_episode = False
+                        elif kind == "dupack":
+                            dups.append(time)
+                        elif kind == "drop":
+                            drops.setdefault(seq, time)
+                        elif kind == "local_retransmit":
+                            local[seq] = local.get(seq, 0) + 1
+                        elif kind == "retransmit" and seq == una and not in_episode:
+                            in_episode = True
+                            lost = seq in drops
+                            since = drops.get(seq)
+                            nd = sum(1 for x in dups if since is not None and since <= x <= time)
+                            dup_seen += nd
+                            kinds["air_lost" if lost else "never_lost"] += 1
+                            episodes.append({"variant": variant, "error_rate": rate, "mechanism": mech,
+                                             "flow": name, "time_s": time, "seq": seq, "lost_on_air": lost,
+                                             "s_since_loss": time - since if lost else float("nan"),
+                                             "local_retransmits": local.get(seq, 0),
+                                             "dupacks_to_sender": nd})
+                rows.append({"variant": variant, "error_rate": rate, "mechanism": mech,
+                             "throughput_kbps": float(f["throughput_bps"].mean()) / 1e3,
+                             "sender_retransmits": int(f["retransmits"].sum()),
+                             "sender_timeouts": int(f["timeouts"].sum()),
+                             "fast_retransmits": int(f["fast_retransmits"].sum()),
+                             "eln_retransmits": int(f["eln_retransmits"].sum()),
+                             "snoop_local_retransmits": int(f["snoop_local_retransmits"].sum()),
+                             "snoop_suppressed_dupacks": int(f["snoop_suppressed_dupacks"].sum()),
+                             "episodes_air_lost": kinds["air_lost"],
+                             "episodes_never_lost": kinds["never_lost"],
+                             "dupacks_reaching_sender_in_episodes": dup_seen})
+    return pd.DataFrame(rows), pd.DataFrame(episodes)
 
 
 def _xaxis(ax):
@@ -101,7 +304,22 @@ LABELS = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno", "vegas": "Vega
           "plain": "plain", "eln": "ELN", "snoop": "Snoop", "snoop+eln": "Snoop + ELN"}
 
 
-def figures(thr, unf, out: Path) -> list:
+def _panels(plt, table, col, scale, ylabel, title, ymax=None):
+    """2 x 2 panels, one per variant, one line per mechanism."""
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), sharex=True, sharey=True)
+    for ax, variant in zip(axes.flat, VARIANTS):
+        _lines(ax, table[table.variant == variant], "mechanism", MECHANISMS, LABELS, col, scale)
+        ax.set_title(LABELS[variant])
+        _xaxis(ax)
+        if ymax is not None:
+            ax.set_ylim(0, ymax)
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=8)
+    fig.suptitle(title)
+    return fig
+
+
+def figures(thr, unf, out: Path, exp=None) -> list:
     from .figures import pyplot, save as save_figure
 
     plt = pyplot()
@@ -126,22 +344,52 @@ def figures(thr, unf, out: Path) -> list:
         fig.suptitle("Five TCP flows over a shared 2 Mbit/s lossy wireless hop (mean and 95 % CI)")
         save(fig, name)
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, variant in zip(axes, ["tahoe", "vegas"]):
-        d = unf[(unf.variant == variant) & unf.mechanism.isin(["plain", "snoop"])]
-        _lines(ax, d, "mechanism", ["plain", "snoop"], LABELS, "unfairness", 1)
-        ax.set_title(LABELS[variant])
-        _xaxis(ax)
-        ax.set_ylabel("unfairness (max - min) / min")
-        ax.legend(fontsize=8)
-    fig.suptitle("Unfairness among the five flows (mean and 95 % CI)")
-    save(fig, "unfairness")
+    # Unfairness for every variant and all four mechanisms (SPEC 9.1 names
+    # plain and Snoop for Tahoe and Vegas; ELN and Snoop + ELN are added).
+    save(_panels(plt, unf, "unfairness", 1, "unfairness (max - min) / min",
+                 "Unfairness among the five flows (mean and 95 % CI)"), "unfairness")
+
+    if exp is not None:
+        titles = {"same-start": "all five start together (0-10 ms jitter), queue 50",
+                  "congested": f"same start, bottleneck queue {CONGESTED_QUEUE}: congestion and corruption losses",
+                  "rtt": "same start, one-way delays 26, 36, 46, 56, 66 ms"}
+        for e in EXPERIMENTS:
+            d = exp[exp.experiment == e]
+            if not len(d):
+                continue
+            save(_panels(plt, d, "throughput_bps", 1e3, "average throughput per flow (kbit/s)",
+                         f"{titles[e]} (mean and 95 % CI)", ymax), f"{e}_throughput")
+            save(_panels(plt, d, "unfairness", 1, "unfairness (max - min) / min",
+                         f"Unfairness: {titles[e]} (mean and 95 % CI)"), f"{e}_unfairness")
+        # Per-flow throughput against the flow's round-trip time.
+        d = exp[(exp.experiment == "rtt")]
+        if len(d):
+            fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+            rtts = [2 * (25 + a) for a in RTT_ACCESS_DELAYS]
+            for ax, rate in zip(axes, [0.0, 0.01]):
+                for variant in VARIANTS:
+                    for mech, ls in [("plain", "-"), ("snoop", "--")]:
+                        row = d[(d.variant == variant) & (d.mechanism == mech) & (d.error_rate == rate)]
+                        if not len(row):
+                            continue
+                        ys = [row[f"throughput_{i}_bps"].iloc[0] / 1e3 for i in range(1, N_FLOWS + 1)]
+                        ax.plot(rtts, ys, marker="o", ls=ls, label=f"{LABELS[variant]}, {LABELS[mech]}")
+                ax.set_title(f"packet error rate {rate * 100:g} %")
+                ax.set_xlabel("flow's propagation round-trip time (ms)")
+                ax.set_ylabel("throughput of the flow (kbit/s)")
+                ax.grid(True, alpha=0.3)
+                ax.legend(fontsize=7, ncol=2)
+            fig.suptitle("Five flows with different round-trip times (mean over seeds)")
+            save(fig, "rtt_flows")
     return written
 
 
 def run(out: str | Path = "results/basestation", quick: bool = False, jobs: int | None = None,
         progress: bool = True) -> dict:
-    """Run the sweep (resuming stored runs), write the tables and figures."""
+    """Run the sweeps (resuming stored runs), the trace analyses, and write
+    the tables and figures."""
+    import pandas as pd
+
     from ..io import atomic_write_text
 
     out = Path(out)
@@ -149,8 +397,17 @@ def run(out: str | Path = "results/basestation", quick: bool = False, jobs: int 
     sw = make_sweep(out, quick)
     runs = sw.run(jobs=jobs, progress=progress)
     thr, unf = tables(runs)
-    atomic_write_text(out / "runs.csv", runs.to_csv(index=False))
-    atomic_write_text(out / "throughput.csv", thr.to_csv(index=False))
-    atomic_write_text(out / "unfairness.csv", unf.to_csv(index=False))
-    figs = figures(thr, unf, out)
-    return {"runs": runs, "throughput": thr, "unfairness": unf, "figures": figs}
+    eruns = pd.concat([experiment_sweep(out, e, quick).run(jobs=jobs, progress=progress) for e in EXPERIMENTS],
+                      ignore_index=True)
+    exp = experiment_tables(eruns)
+    duration = "30s" if quick else "100s"
+    vegas = vegas_analysis(duration)
+    snoop_eln, episodes = snoop_eln_analysis(duration)
+    for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("unfairness.csv", unf),
+                        ("experiments_runs.csv", eruns), ("experiments.csv", exp),
+                        ("vegas_unfairness.csv", vegas), ("snoop_eln.csv", snoop_eln),
+                        ("snoop_eln_episodes.csv", episodes)]:
+        atomic_write_text(out / name, table.to_csv(index=False))
+    figs = figures(thr, unf, out, exp)
+    return {"runs": runs, "throughput": thr, "unfairness": unf, "experiments": exp, "vegas": vegas,
+            "snoop_eln": snoop_eln, "figures": figs}

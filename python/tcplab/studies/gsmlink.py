@@ -30,12 +30,40 @@ OPTIMIZATIONS = {
     "newreno-off": {"newreno": False},
     "mss536": {},
 }
-BUFFERS = [3, 5, 7, 10, 20, "unlimited"]
+# The study's grid is 3, 5, 7, 10, 20 and unlimited; 12 and 15 are added
+# because the study reports 3-12 as the best range and a start-up overflow
+# with a 40 s stall at 15 (issue 12).
+BUFFERS = [3, 5, 7, 10, 12, 15, 20, "unlimited"]
 LOSSES = [0.0, 0.02, 0.05, 0.10]
 TRANSFER = 102_400
 FIRST = 15 * 1024
 LINK_BPS = 9600
 PPP = 8
+SEGMENTS = TRANSFER // 256
+
+# Baseline TCP. `linux22` is the study's stack (Linux 2.2/2.4 era): 32696-byte
+# window, first RTO 3 s, and a delayed-ACK timer of 500 ms, which on this link
+# makes the receiver acknowledge every second segment as Linux 2.2's
+# estimator (ato = ato / 2 + inter-arrival time, about twice the 253 ms
+# between segments) does. `modern` is tcplab's linux profile as before
+# (32 KB window, first RTO 1 s, 40 ms delayed-ACK timer: one ACK per
+# segment on this link); the emulated study uses it because a current
+# kernel is what it runs. docs/studies.md lists what else differs.
+BASELINES = {
+    "linux22": {"window_bytes": 32696, "initial_rto": "3s", "delack_timeout": "500ms"},
+    "modern": {"window_bytes": 32768},
+}
+BASELINE = "linux22"
+
+# Queue policies of the router's downlink, by name. RED and DropTail take the
+# buffer as their hard limit; the dual-threshold policies carry their own.
+DUAL = {
+    "dual-5-20": {"soft": 5, "hard": 20},     # tcplab's first choice
+    "dual-10-20": {"soft": 10, "hard": 20},   # the study's example: soft about 10, hard 2-3x
+    "dual-10-25": {"soft": 10, "hard": 25},
+    "dual-10-30": {"soft": 10, "hard": 30},
+}
+DUAL_HOLD = "2s"
 
 
 def line_rate(mss: int = 256) -> float:
@@ -46,10 +74,14 @@ def line_rate(mss: int = 256) -> float:
 def downlink_queue(buffer, kind: str = "droptail") -> dict:
     if kind == "red":
         # Thresholds for a 4-packet/s link; weight from ns-2's automatic rule
-        # 1 - exp(-1/C) with C = link capacity in packets per second.
-        return {"kind": "red", "min_th": 2, "max_th": 6, "max_p": 0.1, "weight": 0.2, "limit": 20}
+        # 1 - exp(-1/C) with C = link capacity in packets per second. The hard
+        # limit is the buffer (20 when no number is given).
+        limit = 20 if buffer == "unlimited" else int(buffer)
+        return {"kind": "red", "min_th": 2, "max_th": 6, "max_p": 0.1, "weight": 0.2, "limit": limit}
     if kind == "dual-threshold":
-        return {"kind": "dual-threshold", "soft": 5, "hard": 20, "hold": "2s"}
+        kind = "dual-5-20"
+    if kind in DUAL:
+        return {"kind": "dual-threshold", **DUAL[kind], "hold": DUAL_HOLD}
     if buffer == "unlimited":
         return {"kind": "unlimited"}
     return {"kind": "droptail", "limit": int(buffer)}
@@ -57,13 +89,15 @@ def downlink_queue(buffer, kind: str = "droptail") -> dict:
 
 def scenario(optimization: str = "baseline", buffer=7, loss: float = 0.0, flows: int = 1,
              queue: str = "droptail", error: dict | None = None, duration: str = "1200s",
-             seed: int = 1) -> Scenario:
-    """One transfer (or `flows` concurrent ones) over the GSM-like link."""
+             seed: int = 1, baseline: str = BASELINE, starts: list | None = None) -> Scenario:
+    """One transfer (or `flows` concurrent ones, started at `starts`) over
+    the GSM-like link."""
     if optimization not in OPTIMIZATIONS:
         raise ValueError(f"optimization: expected one of {', '.join(OPTIMIZATIONS)}, got {optimization!r}")
     mss = 536 if optimization == "mss536" else 256
     tcp = {"initial_window": 2, "sack": False, "timestamps": False, "delayed_ack": True,
            "window_bytes": 32768, "newreno": True}
+    tcp.update(BASELINES[baseline])
     tcp.update(OPTIMIZATIONS[optimization])
     err = error if error is not None else {"kind": "uniform", "rate": loss, "direction": "both"}
     nodes = [{"name": "router"}, {"name": "mobile"}] + [{"name": f"server{i}"} for i in range(1, flows + 1)]
@@ -72,49 +106,103 @@ def scenario(optimization: str = "baseline", buffer=7, loss: float = 0.0, flows:
     links.append({"between": ["router", "mobile"], "rate": f"{LINK_BPS}bps", "delay": "200ms", "framing": "ppp",
                   "forward": {"queue": downlink_queue(buffer, queue)},
                   "reverse": {"queue": {"kind": "unlimited"}}, "error": err})
-    fl = [{"name": f"download{i}", "from": f"server{i}", "to": "mobile", "transport": "newreno",
-           "packet_size": mss, "first_bytes": FIRST, "tcp": dict(tcp),
-           "app": {"kind": "transfer", "bytes": TRANSFER, "write": 256}} for i in range(1, flows + 1)]
+    fl = []
+    for i in range(1, flows + 1):
+        app = {"kind": "transfer", "bytes": TRANSFER, "write": 256}
+        if starts is not None and starts[i - 1]:
+            app["start"] = f"{starts[i - 1]:g}s"
+        fl.append({"name": f"download{i}", "from": f"server{i}", "to": "mobile", "transport": "newreno",
+                   "packet_size": mss, "first_bytes": FIRST, "tcp": dict(tcp), "app": app})
     return Scenario({"sim": {"duration": duration, "seed": seed, "tcp_profile": "linux"},
                      "node": nodes, "link": links, "flow": fl}, source="gsmlink")
 
 
 def metrics(flows: dict, summary: dict) -> dict:
-    """Throughput in bytes/s of the transfer(s) (bytes / completion time),
-    time to the first 15 KB, retransmissions, timeouts, completion."""
+    """Per run: throughput in bytes/s (bytes / completion time, mean over
+    the transfers), time to the first 15 KB, retransmissions, timeouts,
+    completion; with several transfers also the aggregate throughput (all
+    bytes / time from the first start until the last transfer finishes),
+    the completion-time ratio (slowest / fastest) and Jain's index of the
+    per-transfer throughputs."""
     n = len(flows["flow"])
     comp = [c if c is not None and c == c else None for c in flows["completion_s"]]
     done = all(c is not None for c in comp)
     thr = [TRANSFER / c if c else flows["throughput_bps"][i] / 8 for i, c in enumerate(comp)]
     first = [x for x in flows["first_bytes_s"] if x is not None and x == x]
+    starts = [float(x) for x in flows["start_s"]]
+    if done:
+        span = max(s + c for s, c in zip(starts, comp)) - min(starts)
+        aggregate = sum(flows["bytes_acked"]) / span
+        ratio = max(comp) / min(comp)
+    else:
+        aggregate = ratio = float("nan")
+    jain = sum(thr) ** 2 / (n * sum(x * x for x in thr)) if any(thr) else float("nan")
     return {
         "throughput_Bps": sum(thr) / n,
+        "aggregate_Bps": aggregate,
+        "completion_ratio": ratio,
+        "jain": jain,
         "first15k_s": sum(first) / len(first) if len(first) == n else float("nan"),
         "completion_s": max(comp) if done else float("nan"),
         "retransmits": sum(flows["retransmits"]),
         "timeouts": sum(flows["timeouts"]),
+        "fast_retransmits": sum(flows["fast_retransmits"]),
         "completed": done,
     }
 
 
-def _sweep(out: Path, name: str, grid: dict, seeds, build) -> Sweep:
-    return Sweep(build, grid, seeds, out / name, metrics=metrics, name=f"gsmlink/{name}")
+def spurious_retransmits(trace, flow: str = "download1") -> int:
+    """Retransmissions of a segment an earlier copy of which was not lost
+    (it had reached the receiver): the go-back-N resends after a timeout."""
+    if not trace:
+        return 0
+    sent, dropped, n = {}, {}, 0
+    for f, k, seq in zip(trace["flow"], trace["kind"], trace["seq"]):
+        if f != flow:
+            continue
+        if k in ("send", "retransmit"):
+            if k == "retransmit" and sent.get(seq, 0) > dropped.get(seq, 0):
+                n += 1
+            sent[seq] = sent.get(seq, 0) + 1
+        elif k == "drop":
+            dropped[seq] = dropped.get(seq, 0) + 1
+    return n
+
+
+def _traced_metrics(flows, summary, trace):
+    m = metrics(flows, summary)
+    m["spurious_retransmits"] = spurious_retransmits(trace)
+    return m
+
+
+def _sweep(out: Path, name: str, grid: dict, seeds, build, metrics_fn=metrics) -> Sweep:
+    return Sweep(build, grid, seeds, out / name, metrics=metrics_fn, name=f"gsmlink/{name}")
+
+
+def _traced(sc: Scenario) -> Scenario:
+    sc.data["output"] = {"trace": True}
+    return sc
 
 
 def main_grid(out: Path, quick: bool, jobs, progress):
     """Throughput and first-15 KB tables: optimization x loss x buffer.
-    Error-free cells are deterministic: one seed; lossy cells: 20 seeds."""
+    Error-free cells are deterministic: one seed; lossy cells: 20 seeds
+    (traced, to count the spurious retransmissions)."""
     opts = list(OPTIMIZATIONS)
-    buffers = [3, 7, "unlimited"] if quick else BUFFERS
     losses = [0.0, 0.05] if quick else LOSSES
     seeds = 3 if quick else 20
 
     def build(p):
         return scenario(p["optimization"], p["buffer"], p["loss"])
 
-    clean = _sweep(out, "clean", {"optimization": opts, "loss": [0.0], "buffer": buffers}, [1], build)
-    lossy = _sweep(out, "lossy", {"optimization": opts, "loss": [x for x in losses if x > 0], "buffer": buffers},
-                   seeds, build)
+    def build_traced(p):
+        return _traced(build(p))
+
+    # Error-free cells are cheap and deterministic: every buffer even in --quick.
+    clean = _sweep(out, "clean", {"optimization": opts, "loss": [0.0], "buffer": BUFFERS}, [1], build)
+    lossy = _sweep(out, "lossy", {"optimization": opts, "loss": [x for x in losses if x > 0],
+                                  "buffer": [3, 7, "unlimited"] if quick else BUFFERS},
+                   seeds, build_traced, _traced_metrics)
     import pandas as pd
 
     runs = pd.concat([clean.run(jobs=jobs, progress=progress), lossy.run(jobs=jobs, progress=progress)],
@@ -123,20 +211,43 @@ def main_grid(out: Path, quick: bool, jobs, progress):
     return runs
 
 
+# --- Router queue policies, one and two transfers ---------------------------------
+
+QUEUES = ["droptail-7", "droptail-20", "droptail-40", "red-20", "red-40"] + list(DUAL)
+
+
+def queue_scenario(name: str, flows: int = 1, offset: float = 0.0, seed: int = 1, trace: bool = False):
+    if name.startswith("droptail-"):
+        sc = scenario("baseline", int(name.split("-")[1]), flows=flows, seed=seed,
+                      starts=[0.0, offset][:flows])
+    elif name.startswith("red-"):
+        sc = scenario("baseline", int(name.split("-")[1]), flows=flows, queue="red", seed=seed,
+                      starts=[0.0, offset][:flows])
+    else:
+        sc = scenario("baseline", DUAL[name]["hard"], flows=flows, queue=name, seed=seed,
+                      starts=[0.0, offset][:flows])
+    return _traced(sc) if trace else sc
+
+
 def queue_grid(out: Path, quick: bool, jobs, progress):
-    """RED, DropTail (7 and 20 packets) and the dual-threshold policy with one
-    and with two concurrent transfers on an error-free link."""
-    seeds = 2 if quick else 10
-    kinds = ["droptail-7", "droptail-20", "red", "dual-threshold"]
+    """DropTail (7, 20, 40 packets), RED (limits 20 and 40) and the
+    dual-threshold policies with one transfer, and with two transfers the
+    second starting `offset` seconds after the first, on an error-free link."""
+    import pandas as pd
+
+    seeds = 2 if quick else 5
+    offsets = [0.0, 2.0] if quick else [0.0, 0.5, 1.0, 2.0, 5.0, 10.0]
 
     def build(p):
-        kind = p["queue"]
-        if kind.startswith("droptail"):
-            return scenario("baseline", int(kind.split("-")[1]), flows=p["flows"], seed=1)
-        return scenario("baseline", 20, flows=p["flows"], queue=kind)
+        return queue_scenario(p["queue"], p["flows"], p["offset"])
 
-    return _sweep(out, "queues", {"queue": kinds, "flows": [1, 2]}, seeds, build)
+    one = _sweep(out, "queues1", {"queue": QUEUES, "flows": [1], "offset": [0.0]}, seeds, build)
+    two = _sweep(out, "queues2", {"queue": QUEUES, "flows": [2], "offset": offsets}, seeds, build)
+    return pd.concat([one.run(jobs=jobs, progress=progress), two.run(jobs=jobs, progress=progress)],
+                     ignore_index=True)
 
+
+# --- Error bursts -------------------------------------------------------------------
 
 BURST_START = 40.0
 
@@ -144,9 +255,7 @@ BURST_START = 40.0
 def _burst_build(p):
     err = {"kind": "windows", "direction": "both",
            "windows": [{"start": f"{BURST_START}s", "end": f"{BURST_START + p['burst_s']}s", "rate": p["burst_rate"]}]}
-    sc = scenario("baseline", p["buffer"], error=err)
-    sc.data["output"] = {"trace": True}
-    return sc
+    return _traced(scenario("baseline", p["buffer"], error=err))
 
 
 def idle_after(trace, end: float) -> float:
@@ -158,15 +267,204 @@ def idle_after(trace, end: float) -> float:
     return float("nan")
 
 
-def time_sequence(sc: Scenario):
+def burst_measures(trace, start: float, end: float) -> dict:
+    """From the sender's trace: bytes/s acknowledged during the burst, the
+    idle time after it (end of the burst to the first ACK of new data), the
+    retransmissions during the burst and the retransmission timer running
+    when the burst ends (from the last transmission before the end to the
+    next retransmission after it, when no ACK of new data came between: the
+    backed-off RTO the sender waits out)."""
+    nan = float("nan")
+    if not trace:
+        return {"during_burst_Bps": nan, "idle_after_burst_s": nan, "rtx_in_burst": nan, "timer_at_end_s": nan}
+    acked_start = acked_end = 0
+    last_tx, next_rtx, ack_between, rtx = None, None, False, 0
+    for t, k, seq in zip(trace["time_s"], trace["kind"], trace["seq"]):
+        if k == "ack":
+            if t <= start:
+                acked_start = max(acked_start, seq)
+            if t <= end:
+                acked_end = max(acked_end, seq)
+            elif next_rtx is None:
+                ack_between = True
+        elif k in ("send", "retransmit"):
+            if t < end:
+                last_tx = t
+                if k == "retransmit" and t >= start:
+                    rtx += 1
+            elif k == "retransmit" and next_rtx is None and not ack_between:
+                next_rtx = t
+    timer = next_rtx - last_tx if next_rtx is not None and last_tx is not None else nan
+    return {"during_burst_Bps": (acked_end - acked_start) / (end - start),
+            "idle_after_burst_s": idle_after(trace, end), "rtx_in_burst": rtx, "timer_at_end_s": timer}
+
+
+def _burst_trace_metrics(flows, summary, trace, params):
+    """`metrics` plus the measures of the burst (`burst_measures`)."""
+    m = metrics(flows, summary)
+    m.update(burst_measures(trace, BURST_START, BURST_START + params["burst_s"]))
+    return m
+
+
+# --- Single runs analysed from their traces -----------------------------------------
+
+def run_traced(sc: Scenario, sample: str | None = "0.25s"):
     import tcplab
 
     sc = sc.copy()
-    sc.data["output"] = {"trace": True}
-    return tcplab.run(sc).trace
+    sc.data["output"] = {"trace": True, **({"sample_interval": sample} if sample else {})}
+    return tcplab.run(sc)
 
 
-def figures(out: Path, clean_runs, burst, queues, ts) -> list:
+def time_sequence(sc: Scenario):
+    return run_traced(sc, None).trace
+
+
+def _rtt_samples(t, flow="download1"):
+    d = t[t.flow == flow]
+    sent, rtx, out = {}, set(), []
+    for time, kind, seq, ln in zip(d.time_s, d.kind, d.seq, d.len):
+        if kind == "send":
+            sent[seq + ln] = time
+        elif kind == "retransmit":
+            rtx.add(seq + ln)
+        elif kind == "ack":
+            for end in [e for e in sent if e <= seq]:
+                ts = sent.pop(end)
+                if end == seq and end not in rtx:
+                    out.append((time, time - ts))
+    return out
+
+
+def overflow_analysis(buffer, baseline: str = BASELINE, optimization: str = "baseline") -> dict:
+    """The start-up overflow as numbers from one error-free run's trace:
+    the flight size when the first packet is dropped (in segments and as a
+    multiple of the buffer), how many segments the overflow loses and what
+    share of the segments sent in its span that is (0.5 = every second one),
+    the largest RTT measured in it, the RTO when it starts, the longest time
+    without an ACK of new data and the timeouts."""
+    r = run_traced(scenario(optimization, buffer, baseline=baseline))
+    t, ser, f = r.trace, r.series, r.flows
+    mss = 536 if optimization == "mss536" else 256
+    d = t[t.flow == "download1"]
+    acks = d[d.kind == "ack"]
+    new_ack_times = list(acks.time_s)
+    gaps = [b - a for a, b in zip([0.0] + new_ack_times, new_ack_times)]
+    stall = max(gaps) if gaps else float("nan")
+    stall_at = ([0.0] + new_ack_times)[gaps.index(stall)] if gaps else float("nan")
+    row = {"buffer": str(buffer), "baseline": baseline, "throughput_Bps": TRANSFER / float(f.completion_s[0]),
+           "retransmits": int(f.retransmits[0]), "timeouts": int(f.timeouts[0]),
+           "longest_stall_s": stall, "stall_starts_s": stall_at}
+    drops = d[d.kind == "drop"]
+    rtts = _rtt_samples(t)
+    row["max_rtt_s"] = max(x for _, x in rtts) if rtts else float("nan")
+    if not len(drops):
+        return row
+    t0 = float(drops.time_s.iloc[0])
+    before = d[d.time_s <= t0]
+    sent_end = int((before[before.kind.isin(["send", "retransmit"])].seq
+                    + before[before.kind.isin(["send", "retransmit"])].len).max())
+    una = int(before[before.kind == "ack"].seq.max()) if (before.kind == "ack").any() else 0
+    rtx = d[(d.kind == "retransmit") & (d.time_s > t0)]
+    t1 = float(rtx.time_s.iloc[0]) if len(rtx) else float("inf")
+    ep = drops[drops.time_s < t1]
+    lo, hi = int(ep.seq.min()), int(ep.seq.max())
+    span = d[(d.kind == "send") & (d.seq >= lo) & (d.seq <= hi)]
+    rtt_ep = [x for ta, x in rtts if t0 <= ta <= t1 + 60]
+    s0 = ser[ser.time_s <= t0].iloc[-1]
+    row.update({
+        "first_drop_s": t0, "flight_at_drop_segments": (sent_end - una) / mss,
+        "flight_over_buffer": (sent_end - una) / mss / (buffer if buffer != "unlimited" else float("nan")),
+        "cwnd_at_drop_segments": float(s0.cwnd_bytes) / mss,
+        "overflow_drops": len(ep), "overflow_span_segments": len(span),
+        "lost_share": len(ep) / max(len(span), 1),
+        "rtt_in_overflow_max_s": max(rtt_ep) if rtt_ep else float("nan"),
+        "rto_at_drop_s": float(s0.rto_s), "first_retransmit_s": t1 if t1 != float("inf") else float("nan")})
+    return row
+
+
+def last_segments_lost(n: int = 4, baseline: str = BASELINE) -> tuple:
+    """The study's Fig. 6b: an unlimited buffer, the last `n` segments of the
+    transfer lost. No duplicate ACK can follow them, so only the
+    retransmission timer recovers, after the RTO inflated by the queueing
+    delay of the over-sized buffer."""
+    err = {"kind": "pattern", "drop": list(range(SEGMENTS - n + 1, SEGMENTS + 1)), "direction": "forward",
+           "packets": "data"}
+    r = run_traced(scenario("baseline", "unlimited", error=err, baseline=baseline))
+    t, ser, f = r.trace, r.series, r.flows
+    d = t[t.flow == "download1"]
+    drops = d[d.kind == "drop"]
+    rtx = d[d.kind == "retransmit"]
+    last_new_ack = float(d[(d.kind == "ack") & (d.time_s < float(rtx.time_s.iloc[0]))].time_s.max())
+    s = ser[ser.time_s <= last_new_ack].iloc[-1]
+    row = {"case": f"last {n} segments lost", "baseline": baseline,
+           "last_loss_s": float(drops.time_s.max()), "last_new_ack_s": last_new_ack,
+           "retransmit_s": float(rtx.time_s.iloc[0]),
+           "wait_after_last_loss_s": float(rtx.time_s.iloc[0]) - float(drops.time_s.max()),
+           "rto_s": float(s.rto_s), "srtt_s": float(s.srtt_s), "max_rtt_s": max(x for _, x in _rtt_samples(t)),
+           "completion_s": float(f.completion_s[0]), "throughput_Bps": TRANSFER / float(f.completion_s[0]),
+           "timeouts": int(f.timeouts[0]), "retransmits": int(f.retransmits[0])}
+    return row, t
+
+
+def early_loss(buffers=(7, 15, 20), positions=(None, 3, 6, 12), baseline: str = BASELINE):
+    """A single data segment dropped early in slow start (the k-th data
+    packet) against none: does the early window cut avoid the start-up
+    overflow?"""
+    import pandas as pd
+
+    import tcplab
+
+    rows = []
+    for b in buffers:
+        for k in positions:
+            err = ({"kind": "pattern", "drop": [k], "direction": "forward", "packets": "data"} if k
+                   else {"kind": "uniform", "rate": 0.0})
+            f = tcplab.run(scenario("baseline", b, error=err, baseline=baseline)).flows
+            c = float(f.completion_s[0])
+            rows.append({"buffer": b, "dropped_packet": k or "none", "throughput_Bps": TRANSFER / c,
+                         "completion_s": c, "first15k_s": float(f.first_bytes_s[0]),
+                         "retransmits": int(f.retransmits[0]), "timeouts": int(f.timeouts[0])})
+    return pd.DataFrame(rows)
+
+
+def baselines_grid(out: Path, quick: bool, jobs, progress):
+    """The study's Linux 2.2 baseline against tcplab's modern linux values."""
+    def build(p):
+        return scenario("baseline", p["buffer"], p["loss"], baseline=p["baseline"])
+
+    import pandas as pd
+
+    clean = _sweep(out, "baselines-clean", {"baseline": list(BASELINES), "loss": [0.0], "buffer": BUFFERS}, [1],
+                   build)
+    lossy = _sweep(out, "baselines-lossy", {"baseline": list(BASELINES), "loss": [0.05],
+                                            "buffer": [3, 7, "unlimited"] if quick else BUFFERS},
+                   3 if quick else 20, build)
+    runs = pd.concat([clean.run(jobs=jobs, progress=progress), lossy.run(jobs=jobs, progress=progress)],
+                     ignore_index=True)
+    runs["buffer"] = runs["buffer"].astype(str)
+    return runs
+
+
+def _ts_panel(ax, t, title, flows=("download1",), colors=("C0", "C1")):
+    for flow, c in zip(flows, colors):
+        d = t[t.flow == flow]
+        tag = "" if len(flows) == 1 else f" ({flow})"
+        for kind, style in [("send", dict(marker=".", ls="", ms=3, color=c)),
+                            ("retransmit", dict(marker="x", ls="", ms=5, color="C3")),
+                            ("drop", dict(marker="v", ls="", ms=5, color="k")),
+                            ("ack", dict(ls="-", lw=1, color="C2" if len(flows) == 1 else c))]:
+            k = d[d.kind == kind]
+            if len(k):
+                ax.plot(k.time_s, k.seq / 1024, label=kind + tag, **style)
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("sequence number (KB)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early) -> list:
     from .figures import pyplot, save as save_figure
 
     plt = pyplot()
@@ -193,27 +491,18 @@ def figures(out: Path, clean_runs, burst, queues, ts) -> list:
     ax.legend(fontsize=8, ncol=2)
     save(fig, "throughput_vs_buffer")
 
-    # Time-sequence graphs.
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    # Time-sequence graphs: the start-up overflow, the study's Fig. 6b case,
+    # and tcplab's own extra case.
+    fig, axes = plt.subplots(1, len(ts), figsize=(6 * len(ts), 4.5))
     for ax, (title, t) in zip(axes, ts):
-        for kind, style in [("send", dict(marker=".", ls="", ms=3, color="C0")),
-                            ("retransmit", dict(marker="x", ls="", ms=5, color="C3")),
-                            ("drop", dict(marker="v", ls="", ms=5, color="k")),
-                            ("ack", dict(ls="-", lw=1, color="C2"))]:
-            d = t[(t.flow == "download1") & (t.kind == kind)]
-            if len(d):
-                ax.plot(d.time_s, d.seq / 1024, label=kind, **style)
-        ax.set_title(title)
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("sequence number (KB)")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
+        _ts_panel(ax, t, title)
     save(fig, "time_sequence")
 
-    # Error bursts.
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    for ax, col, label in [(axes[0], "throughput_Bps", "throughput (bytes/s)"),
-                           (axes[1], "idle_after_burst_s", "idle time after the burst (s)")]:
+    # Error bursts: throughput over the transfer and during the burst; idle
+    # time after the burst against the retransmission timer running at its end.
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
+    for ax, col, label in [(axes[0], "throughput_Bps", "throughput of the transfer (bytes/s)"),
+                           (axes[1], "during_burst_Bps", "throughput during the burst (bytes/s)")]:
         for (rate, buf), d in burst.groupby(["burst_rate", "buffer"]):
             d = d.sort_values("burst_s")
             ax.errorbar(d.burst_s, d[col], yerr=d[f"{col}_ci95"].fillna(0), marker="o", capsize=2,
@@ -221,25 +510,94 @@ def figures(out: Path, clean_runs, burst, queues, ts) -> list:
         ax.set_xlabel("burst length (s)")
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle("A loss burst 40 s into the transfer (mean and 95 % CI)")
+        ax.legend(fontsize=7)
+    ax = axes[2]
+    for rate, d in burst_runs.groupby("burst_rate"):
+        ax.plot(d.timer_at_end_s, d.idle_after_burst_s, ls="", marker="o", ms=3, label=f"{rate * 100:.0f} % loss")
+    m = float(burst_runs[["timer_at_end_s", "idle_after_burst_s"]].max().max())
+    if m == m:
+        ax.plot([0, m], [0, m], color="k", lw=0.8, ls="--", label="idle = timer")
+    ax.set_xlabel("retransmission timer running when the burst ends (s)")
+    ax.set_ylabel("idle time after the burst (s)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.suptitle("A loss burst 40 s into the transfer (mean and 95 % CI; right: one point per run)")
     save(fig, "error_bursts")
 
-    # Queues.
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    # Queues: aggregate throughput and fairness with one and two transfers.
+    fig, axes = plt.subplots(1, 2, figsize=(14, 4.8))
     kinds = list(dict.fromkeys(queues["queue"]))
     width = 0.38
-    for j, n in enumerate(sorted(set(queues["flows"]))):
-        d = queues[queues.flows == n].set_index("queue").reindex(kinds)
-        ax.bar([i + j * width for i in range(len(kinds))], d["throughput_Bps"], width,
-               yerr=d["throughput_Bps_ci95"].fillna(0), label=f"{n} transfer{'s' if n > 1 else ''}")
-    ax.set_xticks([i + width / 2 for i in range(len(kinds))], kinds)
-    ax.set_ylabel("throughput per transfer (bytes/s)")
-    ax.set_title("Router queue policies on an error-free link")
-    ax.legend()
+    ax = axes[0]
+    for j, n in enumerate([1, 2]):
+        d = queues[queues.flows == n].groupby("queue", sort=False)["aggregate_Bps"].mean().reindex(kinds)
+        ax.bar([i + j * width for i in range(len(kinds))], d, width, label=f"{n} transfer{'s' if n > 1 else ''}")
+    ax.axhline(line_rate(256), color="k", ls="--", lw=1, label="line rate")
+    ax.set_xticks([i + width / 2 for i in range(len(kinds))], kinds, rotation=30, fontsize=8)
+    ax.set_ylim(800, 1050)
+    ax.set_ylabel("aggregate throughput (bytes/s until the last finishes)")
+    ax.set_title("Router queue policies, error-free link (mean over offsets and seeds)")
+    ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
+    ax = axes[1]
+    d2 = queues[queues.flows == 2]
+    for col, mk in [("completion_ratio", "o"), ("jain", "s")]:
+        g = d2.groupby("queue", sort=False)[col]
+        ax.errorbar(range(len(kinds)), g.mean().reindex(kinds),
+                    yerr=[(g.mean() - g.min()).reindex(kinds), (g.max() - g.mean()).reindex(kinds)],
+                    marker=mk, ls="", capsize=3, label=f"{col} (mean, min-max)")
+    ax.set_xticks(range(len(kinds)), kinds, rotation=30, fontsize=8)
+    ax.set_title("Two transfers: completion-time ratio (slowest / fastest) and Jain's index")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
     save(fig, "queues")
+
+    # The most unfair DropTail run with two transfers.
+    title, t = lockout
+    fig, ax = plt.subplots(figsize=(9, 5))
+    _ts_panel(ax, t, title, flows=("download1", "download2"))
+    save(fig, "lockout")
+
+    # A single early loss.
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    pos = list(dict.fromkeys(early["dropped_packet"].astype(str)))
+    bufs = list(dict.fromkeys(early["buffer"]))
+    width = 0.8 / len(pos)
+    for j, k in enumerate(pos):
+        d = early[early["dropped_packet"].astype(str) == k].set_index("buffer").reindex(bufs)
+        ax.bar([i + j * width for i in range(len(bufs))], d["throughput_Bps"], width,
+               label="no loss" if k == "none" else f"data packet {k} lost")
+    ax.set_xticks([i + width * (len(pos) - 1) / 2 for i in range(len(bufs))], [f"buffer {b}" for b in bufs])
+    ax.set_ylim(800, 1020)
+    ax.set_ylabel("throughput (bytes/s)")
+    ax.set_title("One segment lost early in slow start against the start-up overflow")
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    save(fig, "early_loss")
     return written
+
+
+def _summaries(runs, by: list, cols: list):
+    """`summarize` of several columns side by side; `n` is the number of
+    runs of the cell, `COL_n` the runs that have a value of COL (a burst
+    after which no timer was running has no timer value)."""
+    out = None
+    for col in cols:
+        t = summarize(runs, by, col)
+        if out is None:
+            out = t
+        else:
+            out = out.merge(t.rename(columns={"n": f"{col}_n"}), on=by)
+    return out
+
+
+def contradictions(runs):
+    """Per optimization and lossy cell: throughput, timeouts, retransmissions
+    and spurious retransmissions (mean per run), the numbers behind the
+    study's claims tcplab does not reproduce (docs/studies.md)."""
+    lossy = runs[runs.loss > 0]
+    cols = ["throughput_Bps", "timeouts", "retransmits", "fast_retransmits", "spurious_retransmits"]
+    return lossy.groupby(["loss", "buffer", "optimization"], sort=False)[cols].mean().reset_index()
 
 
 def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | None = None,
@@ -255,41 +613,55 @@ def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | No
     thr = summarize(runs, by, "throughput_Bps")
     first = summarize(runs, by, "first15k_s")
 
-    rates = [0.5] if quick else [0.2, 0.5, 1.0]
+    rates = [0.2, 0.5] if quick else [0.2, 0.5, 1.0]
     lengths = [10] if quick else [5, 10, 20]
     bsw = Sweep(_burst_build, {"burst_rate": rates, "burst_s": lengths, "buffer": [3, 20]},
                 3 if quick else 20, out / "burst", metrics=_burst_trace_metrics, name="gsmlink/burst")
     bruns = bsw.run(jobs=jobs, progress=progress)
-    burst = summarize(bruns, ["burst_rate", "burst_s", "buffer"], "throughput_Bps").merge(
-        summarize(bruns, ["burst_rate", "burst_s", "buffer"], "idle_after_burst_s"),
-        on=["burst_rate", "burst_s", "buffer", "n"])
+    bby = ["burst_rate", "burst_s", "buffer"]
+    burst = _summaries(bruns, bby, ["throughput_Bps", "during_burst_Bps", "idle_after_burst_s", "timer_at_end_s",
+                                    "rtx_in_burst"])
 
-    qruns = queue_grid(out, quick, jobs, progress).run(jobs=jobs, progress=progress)
-    queues = summarize(qruns, ["queue", "flows"], "throughput_Bps").merge(
-        summarize(qruns, ["queue", "flows"], "retransmits"), on=["queue", "flows", "n"]).merge(
-        summarize(qruns, ["queue", "flows"], "first15k_s"), on=["queue", "flows", "n"])
+    qruns = queue_grid(out, quick, jobs, progress)
+    qby = ["queue", "flows"]
+    queues = _summaries(qruns, qby, ["aggregate_Bps", "throughput_Bps", "completion_ratio", "jain", "retransmits",
+                                     "timeouts", "first15k_s"])
+    queues = queues.merge(qruns.groupby(qby, sort=False).agg(completion_ratio_max=("completion_ratio", "max"),
+                                                              jain_min=("jain", "min")).reset_index(), on=qby)
 
+    # The most unfair DropTail run with two transfers, traced.
+    dt = qruns[(qruns.flows == 2) & qruns["queue"].str.startswith("droptail")]
+    worst = dt.loc[dt["completion_ratio"].idxmax()]
+    lock_t = time_sequence(queue_scenario(worst["queue"], 2, float(worst["offset"]), int(worst["seed"])))
+    lockout = (f"two transfers, {worst['queue']}, second starts {worst['offset']:g} s later: "
+               f"completion ratio {worst['completion_ratio']:.2f}", lock_t)
+
+    fig6b, fig6b_t = last_segments_lost(4)
+    fig6b_rows = [fig6b, last_segments_lost(4, "modern")[0]]
     ts = [("buffer 7, no errors: start-up overflow", time_sequence(scenario("baseline", 7))),
-          ("unlimited buffer, one late loss",
+          ("study's Fig. 6b: unlimited buffer, last four segments lost", fig6b_t),
+          ("extra (not in the study): unlimited buffer, one mid-transfer loss",
            time_sequence(scenario("baseline", "unlimited",
                                   error={"kind": "pattern", "drop": [300], "direction": "forward",
                                          "packets": "data"})))]
+    overflow = pd.DataFrame([overflow_analysis(b, bl) for bl in BASELINES for b in BUFFERS])
+    early = early_loss()
+    bl_runs = baselines_grid(out, quick, jobs, progress)
+    baselines = summarize(bl_runs, ["baseline", "loss", "buffer"], "throughput_Bps").merge(
+        summarize(bl_runs, ["baseline", "loss", "buffer"], "timeouts"), on=["baseline", "loss", "buffer", "n"])
+    contra = contradictions(runs)
+
     for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("first15k.csv", first),
-                        ("bursts.csv", burst), ("queues.csv", queues)]:
+                        ("bursts.csv", burst), ("burst_runs.csv", bruns), ("queues.csv", queues),
+                        ("queue_runs.csv", qruns), ("startup_overflow.csv", overflow),
+                        ("fig6b.csv", pd.DataFrame(fig6b_rows)), ("early_loss.csv", early),
+                        ("baselines.csv", baselines), ("contradictions.csv", contra)]:
         atomic_write_text(out / name, table.to_csv(index=False))
     clean = runs[runs.loss == 0.0]
-    figs = figures(out, clean, burst, queues, ts)
+    figs = figures(out, clean, bruns, burst, qruns, ts, lockout, early)
     return {"runs": runs, "throughput": thr, "first15k": first, "bursts": burst, "queues": queues,
-            "figures": figs}
-
-
-def _burst_trace_metrics(flows, summary, trace, params):
-    """`metrics` plus the idle time after the burst: from the end of the
-    burst to the first ACK of new data at the sender (after a long burst the
-    backed-off retransmission timer keeps the sender silent)."""
-    m = metrics(flows, summary)
-    m["idle_after_burst_s"] = idle_after(trace, BURST_START + params["burst_s"])
-    return m
+            "overflow": overflow, "fig6b": fig6b_rows, "early_loss": early, "baselines": baselines,
+            "contradictions": contra, "figures": figs}
 
 
 def run_emulated(out: str | Path = "results/gsmlink-emu", quick: bool = False, jobs: int | None = None,

@@ -49,6 +49,20 @@ def test_parallel_and_serial_give_the_same_table(tmp_path):
     pd.testing.assert_frame_equal(a, b)
 
 
+def test_a_builder_with_a_seed_parameter_gets_the_seed(tmp_path):
+    seen = []
+
+    def build(params, seed):
+        seen.append(seed)
+        sc = tiny(params)
+        sc["flow"][0]["app"]["start"] = f"{seed / 10}s"  # an input drawn per seed
+        return sc
+
+    runs = Sweep(build, {"variant": ["reno"], "loss": [0.0]}, seeds=[3, 5], out=tmp_path).run(jobs=1, progress=False)
+    assert sorted(set(seen)) == [3, 5]
+    assert len(runs) == 2 and runs.throughput_bps.iloc[0] != runs.throughput_bps.iloc[1]
+
+
 def test_bad_grid_is_rejected(tmp_path):
     import tcplab
     with pytest.raises(tcplab.ScenarioError, match="grid.loss"):
@@ -99,7 +113,8 @@ def test_interrupted_study_resumes_without_redoing_work(tmp_path):
 def test_quick_study_writes_every_file(tmp_path):
     r = subprocess.run(reproduce(tmp_path), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert "160 runs" in r.stdout
+    # The study's grid (160 runs) and its three added experiments (160 each).
+    assert "640 runs" in r.stdout
     for name in ["throughput.csv", "unfairness.csv", "runs.csv"] + [
             f"{f}.{e}" for f in ("throughput_by_mechanism", "throughput_by_variant", "unfairness")
             for e in ("png", "svg")]:

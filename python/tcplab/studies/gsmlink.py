@@ -270,33 +270,45 @@ def idle_after(trace, end: float) -> float:
 def burst_measures(trace, start: float, end: float) -> dict:
     """From the sender's trace: bytes/s acknowledged during the burst, the
     idle time after it (end of the burst to the first ACK of new data), the
-    retransmissions during the burst and the retransmission timer running
-    when the burst ends (from the last transmission before the end to the
-    next retransmission after it, when no ACK of new data came between: the
-    backed-off RTO the sender waits out)."""
+    retransmissions during the burst, and, when the sender is waiting for
+    its retransmission timer as the burst ends, that timer: the backed-off
+    RTO (`timer_at_end_s`, from the timer's last restart, an ACK of new data
+    or a timeout retransmission, to its expiry) and the part of it still to
+    run after the burst (`timer_remaining_s`). The expiry is recognised as
+    the first retransmission after the burst of the segment at the
+    cumulative ACK point, with no ACK of new data before it."""
     nan = float("nan")
+    out = {"during_burst_Bps": nan, "idle_after_burst_s": nan, "rtx_in_burst": nan, "timer_at_end_s": nan,
+           "timer_remaining_s": nan}
     if not trace:
-        return {"during_burst_Bps": nan, "idle_after_burst_s": nan, "rtx_in_burst": nan, "timer_at_end_s": nan}
-    acked_start = acked_end = 0
-    last_tx, next_rtx, ack_between, rtx = None, None, False, 0
+        return out
+    acked_start = una = 0
+    restart, rtx, decided = 0.0, 0, False
+    acked_end = None
     for t, k, seq in zip(trace["time_s"], trace["kind"], trace["seq"]):
+        if t > end and acked_end is None:
+            acked_end = una
         if k == "ack":
+            if t > end and not decided:
+                decided = True  # an ACK of new data came first: no timer wait
             if t <= start:
                 acked_start = max(acked_start, seq)
-            if t <= end:
-                acked_end = max(acked_end, seq)
-            elif next_rtx is None:
-                ack_between = True
-        elif k in ("send", "retransmit"):
-            if t < end:
-                last_tx = t
-                if k == "retransmit" and t >= start:
-                    rtx += 1
-            elif k == "retransmit" and next_rtx is None and not ack_between:
-                next_rtx = t
-    timer = next_rtx - last_tx if next_rtx is not None and last_tx is not None else nan
-    return {"during_burst_Bps": (acked_end - acked_start) / (end - start),
-            "idle_after_burst_s": idle_after(trace, end), "rtx_in_burst": rtx, "timer_at_end_s": timer}
+            una = max(una, seq)
+            restart = t
+        elif k == "retransmit":
+            if start <= t < end:
+                rtx += 1
+            if seq == una:
+                if t > end and not decided:
+                    decided = True
+                    out["timer_at_end_s"] = t - restart
+                    out["timer_remaining_s"] = t - end
+                restart = t
+    if acked_end is None:
+        acked_end = una
+    out.update({"during_burst_Bps": (acked_end - acked_start) / (end - start),
+                "idle_after_burst_s": idle_after(trace, end), "rtx_in_burst": rtx})
+    return out
 
 
 def _burst_trace_metrics(flows, summary, trace, params):
@@ -513,11 +525,14 @@ def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early
         ax.legend(fontsize=7)
     ax = axes[2]
     for rate, d in burst_runs.groupby("burst_rate"):
-        ax.plot(d.timer_at_end_s, d.idle_after_burst_s, ls="", marker="o", ms=3, label=f"{rate * 100:.0f} % loss")
+        ax.plot(d.timer_at_end_s, d.idle_after_burst_s, ls="", marker="o", ms=3,
+                label=f"{rate * 100:.0f} % loss: idle vs backed-off RTO")
+        ax.plot(d.timer_at_end_s, d.timer_remaining_s, ls="", marker="x", ms=4,
+                label=f"{rate * 100:.0f} % loss: timer left after the burst")
     m = float(burst_runs[["timer_at_end_s", "idle_after_burst_s"]].max().max())
     if m == m:
-        ax.plot([0, m], [0, m], color="k", lw=0.8, ls="--", label="idle = timer")
-    ax.set_xlabel("retransmission timer running when the burst ends (s)")
+        ax.plot([0, m], [0, m], color="k", lw=0.8, ls="--", label="y = x")
+    ax.set_xlabel("backed-off RTO running when the burst ends (s)")
     ax.set_ylabel("idle time after the burst (s)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
@@ -620,7 +635,7 @@ def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | No
     bruns = bsw.run(jobs=jobs, progress=progress)
     bby = ["burst_rate", "burst_s", "buffer"]
     burst = _summaries(bruns, bby, ["throughput_Bps", "during_burst_Bps", "idle_after_burst_s", "timer_at_end_s",
-                                    "rtx_in_burst"])
+                                    "timer_remaining_s", "rtx_in_burst"])
 
     qruns = queue_grid(out, quick, jobs, progress)
     qby = ["queue", "flows"]

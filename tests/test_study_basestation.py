@@ -1,0 +1,97 @@
+"""The basestation study: the study's own set-up unchanged, its open keys,
+the added experiments and the mechanism analyses of `--quick`."""
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from tcplab.studies import basestation as bs
+
+
+def test_default_scenario_is_the_studys():
+    sc = bs.scenario("vegas", "snoop", 0.01).data
+    assert [f["app"]["start"] for f in sc["flow"]] == ["0.0s", "0.1s", "0.2s", "0.3s", "0.4s"]
+    assert sc["link"][7]["queue"] == {"kind": "droptail", "limit": 50}
+    assert all(f["window"] == 10 for f in sc["flow"])
+    assert [link["delay"] for link in sc["link"][:5]] == ["1ms"] * 5
+
+
+def test_keys_change_the_scenario():
+    sc = bs.scenario("reno", "plain", 0.0, queue=10, window=20, starts=bs.jitter_starts(3),
+                     access_delays=bs.RTT_ACCESS_DELAYS).data
+    assert sc["link"][7]["queue"]["limit"] == 10
+    assert all(f["window"] == 20 for f in sc["flow"])
+    starts = [float(f["app"]["start"][:-1]) for f in sc["flow"]]
+    assert all(0 <= s < bs.JITTER for s in starts) and len(set(starts)) == 5
+    assert bs.jitter_starts(3) == bs.jitter_starts(3) != bs.jitter_starts(4)
+    assert [link["delay"] for link in sc["link"][:5]] == ["1ms", "11ms", "21ms", "31ms", "41ms"]
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("basestation")
+    r = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "basestation", "--quick", "--out", str(out),
+                        "-q"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_quick_mode_writes_every_file(quick):
+    figs = ["throughput_by_mechanism", "throughput_by_variant", "unfairness", "rtt_flows"] + [
+        f"{e}_{k}" for e in bs.EXPERIMENTS for k in ("throughput", "unfairness")]
+    for name in ["runs.csv", "throughput.csv", "unfairness.csv", "experiments.csv", "experiments_runs.csv",
+                 "vegas_unfairness.csv", "snoop_eln.csv", "snoop_eln_episodes.csv"] + [
+            f"{f}.{e}" for f in figs for e in ("png", "svg")]:
+        assert (quick / name).stat().st_size > 0, name
+    unf = pd.read_csv(quick / "unfairness.csv")
+    # Unfairness for every variant with all four mechanisms, ELN and Snoop + ELN included.
+    assert set(zip(unf.variant, unf.mechanism)) == {(v, m) for v in bs.VARIANTS for m in bs.MECHANISMS}
+    assert set(pd.read_csv(quick / "experiments.csv").experiment) == set(bs.EXPERIMENTS)
+
+
+def test_congested_variant_has_congestion_losses(quick):
+    e = pd.read_csv(quick / "experiments.csv")
+    clean = e[e.error_rate == 0]
+    # With a 50-packet queue the five 10-packet windows never overflow it;
+    # with a 10-packet queue they do: losses without any corruption.
+    assert (clean[clean.experiment == "same-start"].retransmits == 0).all()
+    assert (clean[clean.experiment == "congested"].retransmits > 0).all()
+    # Aggregate never above the 2 Mbit/s hop.
+    assert (e.throughput_bps * bs.N_FLOWS <= 2e6).all()
+
+
+def test_different_rtts_make_reno_unfair(quick):
+    e = pd.read_csv(quick / "experiments.csv")
+    at0 = e[(e.error_rate == 0) & (e.variant == "reno") & (e.mechanism == "plain")].set_index("experiment")
+    assert at0.loc["rtt", "unfairness"] > 10 * at0.loc["same-start", "unfairness"]
+    # The shortest-RTT flow gets the most.
+    row = at0.loc["rtt"]
+    assert row["throughput_1_bps"] > row["throughput_5_bps"]
+
+
+def test_vegas_unfairness_is_the_alpha_beta_band(quick):
+    v = pd.read_csv(quick / "vegas_unfairness.csv")
+    vegas = v[v.variant == "vegas"]
+    # Every flow's queue share Diff = W (1 - BaseRTT / RTT) lies in Vegas's
+    # [alpha, beta] = [1, 3] band, yet the windows differ by a segment or more:
+    # any window in the band is an equilibrium, with or without the stagger.
+    diff = vegas.mean_cwnd_segments * (1 - vegas.base_rtt_ms / vegas.mean_rtt_ms)
+    assert diff.between(0.9, 3.1).all()
+    for _, g in vegas.groupby("starts"):
+        assert g.mean_cwnd_segments.max() - g.mean_cwnd_segments.min() > 0.8
+    reno = v[v.variant == "reno"]
+    assert (reno.groupby("starts").throughput_kbps.agg(lambda x: x.max() / x.min()) < 1.05).all()
+
+
+def test_snoop_leaves_eln_nothing_to_mark(quick):
+    s = pd.read_csv(quick / "snoop_eln.csv")
+    for (variant, rate), g in s.groupby(["variant", "error_rate"]):
+        g = g.set_index("mechanism")
+        # Snoop + ELN within 1 % of Snoop alone ...
+        assert g.loc["snoop+eln", "throughput_kbps"] == pytest.approx(g.loc["snoop", "throughput_kbps"], rel=0.01)
+        # ... because the sender's remaining recoveries are timeouts with
+        # (almost) no duplicate ACK reaching it: Snoop suppresses them, and
+        # ELN rides on duplicate ACKs.
+        assert g.loc["snoop+eln", "fast_retransmits"] <= 1
+        assert g.loc["snoop+eln", "eln_retransmits"] <= 0.1 * max(g.loc["snoop+eln", "sender_retransmits"], 10)

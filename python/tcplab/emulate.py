@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from . import _core
 from .errors import ScenarioError
@@ -34,7 +34,7 @@ class EmuResult(Result):
     """A Result whose tables come from the real stack; ``emulation`` holds
     the emulator's report (release lateness, handshake times, warnings)."""
 
-    def __init__(self, raw: dict, scenario=None):
+    def __init__(self, raw: Mapping[str, Any], scenario=None):
         super().__init__(raw, scenario)
         self.emulation = json.loads(raw["emulation"])
         self.summary["emulated"] = True
@@ -43,10 +43,10 @@ class EmuResult(Result):
     def warnings(self) -> list:
         return list(self.emulation.get("warnings", []))
 
-    def write(self, out_dir) -> list:
+    def write(self, out_dir, parquet: bool = False) -> list:
         from .io import atomic_write_text
 
-        written = super().write(out_dir)
+        written = super().write(out_dir, parquet=parquet)
         p = Path(out_dir) / "emulation.json"
         atomic_write_text(p, json.dumps(self.emulation, indent=2, sort_keys=True) + "\n")
         return written + [p]

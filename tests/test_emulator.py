@@ -86,6 +86,17 @@ def test_cli_bad_scenario_exits_2(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+def test_reproduce_emulate_rejects_scheduler(tmp_path):
+    """The emulated study runs on this machine: --scheduler is refused in
+    one line naming it, before anything is run or written."""
+    r = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "gsmlink", "--emulate", "--quick",
+                        "--scheduler", "tcp://127.0.0.1:1", "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "--scheduler" in r.stderr and "--emulate" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert r.stdout == "" and list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to drop to an unprivileged user")
 def test_clear_error_when_not_root(tmp_path):
     code = ("import tcplab.emulate as e\n"

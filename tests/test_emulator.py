@@ -97,21 +97,66 @@ def test_reproduce_emulate_rejects_scheduler(tmp_path):
     assert r.stdout == "" and list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to drop to an unprivileged user")
-def test_clear_error_when_not_root(tmp_path):
-    code = ("import tcplab.emulate as e\n"
-            "try:\n    e.emulate({'sim': {'duration': '1s'}, 'node': [{'name': 'a'}, {'name': 'b'}],"
-            " 'link': [{'between': ['a', 'b'], 'rate': '1Mbps', 'delay': '1ms'}],"
-            " 'flow': [{'from': 'a', 'to': 'b', 'transport': 'reno', 'app': {'kind': 'bulk'}}]})\n"
+SMALL = {"sim": {"duration": "1s"}, "node": [{"name": "a"}, {"name": "b"}],
+         "link": [{"between": ["a", "b"], "rate": "1Mbps", "delay": "1ms"}],
+         "flow": [{"from": "a", "to": "b", "transport": "reno", "app": {"kind": "bulk"}}]}
+SMALL_TOML = ('[sim]\nduration = "1s"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
+              '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
+              '[[flow]]\nfrom = "a"\nto = "b"\ntransport = "reno"\napp = { kind = "bulk" }\n')
+API_CODE = ("import json, sys, tcplab.emulate as e\n"
+            "print('REASON', e.unavailable_reason())\n"
+            "try:\n    e.emulate(json.loads(sys.argv[1]))\n"
             "except e.EmulatorUnavailable as x:\n    print('UNAVAILABLE', x)\n")
-    try:
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                           preexec_fn=lambda: (os.setgid(65534), os.setuid(65534)))
-    except PermissionError:
-        pytest.skip("the Python interpreter is not executable by an unprivileged user here")
-    if "UNAVAILABLE" not in r.stdout and "Permission denied" in r.stderr:
-        pytest.skip("the package is not readable by an unprivileged user here")
-    assert "UNAVAILABLE" in r.stdout and "root" in r.stdout, r.stdout + r.stderr
+
+
+def _without(what: str, args: list) -> list:
+    """`args` run with one precondition of the emulator taken away, the
+    interpreter and files staying the same (the venv may live under a
+    directory no other user can read, so dropping to `nobody` cannot run
+    it): "root" runs it in a new user namespace without a uid mapping,
+    where its effective uid is the overflow uid 65534 (nobody), as for an
+    unprivileged user; "tun" runs it in a new mount namespace with an empty
+    tmpfs over /dev/net. Where the precondition is already missing, as is."""
+    if what == "root":
+        if os.geteuid() != 0:
+            return args
+        if subprocess.run(["unshare", "--user", "true"], capture_output=True).returncode != 0:
+            pytest.skip("cannot create a user namespace here (unshare --user)")
+        return ["unshare", "--user", *args]
+    if not os.path.exists("/dev/net/tun"):
+        return args
+    if os.geteuid() != 0:
+        pytest.skip("needs root to hide /dev/net/tun in a mount namespace")
+    hide = "mount -t tmpfs tcplab-test /dev/net || exit 97; exec \"$@\""
+    if subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh", "true"],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount over /dev/net in a mount namespace here")
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh", *args]
+
+
+@pytest.mark.parametrize("what,message", [
+    ("root", "the emulator needs root (CAP_NET_ADMIN): run it as root"),
+    ("tun", "no TUN device: /dev/net/tun does not exist: load the tun module (modprobe tun)"),
+])
+def test_clear_error_when_not_root_or_no_tun(tmp_path, what, message):
+    """Not root, or no TUN device: the API raises EmulatorUnavailable and
+    `tcplab emulate` prints that one line and exits 1, with nothing created
+    (no namespaces: the check comes before them; no output directory)."""
+    import json
+
+    r = subprocess.run(_without(what, [sys.executable, "-c", API_CODE, json.dumps(SMALL)]),
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    reason = {"root": "the emulator needs root", "tun": "no TUN device: /dev/net/tun does not exist"}[what]
+    assert f"REASON {reason}" in r.stdout, r.stdout  # what the tests' skip marks ask
+    assert f"UNAVAILABLE {message}\n" in r.stdout, r.stdout + r.stderr
+    sc = tmp_path / "small.toml"
+    sc.write_text(SMALL_TOML)
+    r = subprocess.run(_without(what, [sys.executable, "-m", "tcplab", "emulate", str(sc), "--out",
+                                       str(tmp_path / "o")]), capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr == f"tcplab: error: {message}\n" and r.stdout == ""
+    assert not (tmp_path / "o").exists()
 
 
 # ---- the emulator itself ---------------------------------------------

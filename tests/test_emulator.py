@@ -228,6 +228,40 @@ def test_tables_have_the_simulators_columns():
         assert real.csv(t).splitlines()[0] == sim.csv(t).splitlines()[0]
 
 
+@needs_emulator
+def test_lateness_over_the_threshold_is_reported(tmp_path):
+    """Real-time slack: with a late threshold of 1 us, which no loop that
+    sleeps until a packet is due meets for every packet, the run says it
+    fell behind: a warning line of `tcplab emulate`, the count in its
+    summary line and in emulation.json; the API's EmuResult.warnings."""
+    import json
+    import re
+
+    sc = tmp_path / "sc.toml"  # two_nodes("10Mbps", "2ms", 20_000)
+    sc.write_text('[sim]\nduration = "60s"\ntcp_profile = "linux"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
+                  '[[link]]\nbetween = ["a", "b"]\nrate = "10Mbps"\ndelay = "2ms"\nqueue = { kind = "unlimited" }\n'
+                  '[[flow]]\nname = "f"\nfrom = "a"\nto = "b"\ntransport = "newreno"\n'
+                  'app = { kind = "transfer", bytes = 20000, write = 8192 }\n')
+    r = subprocess.run([sys.executable, "-m", "tcplab", "emulate", str(sc), "--out", str(tmp_path / "o"), "--no-pcap",
+                        "--late-threshold-us", "1"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    m = json.loads((tmp_path / "o" / "emulation.json").read_text())
+    late, n = m["late_packets"], m["packets_released"]
+    assert m["late_threshold_us"] == 1 and 0 < late <= n
+    assert m["lateness_us"]["max"] > 1
+    warned = [ln for ln in r.stderr.splitlines() if ln.startswith("tcplab: warning: ")]
+    assert len(warned) == 1, r.stderr
+    assert re.search(rf"\b{late} of {n} packets were released more than 1 us late .*fell behind real time", warned[0])
+    assert f"({late} of {n} packets later than 1 us)" in r.stdout, r.stdout
+    assert m["warnings"] == [warned[0].removeprefix("tcplab: warning: ")]
+    res = emulate(two_nodes("10Mbps", "2ms", 5_000), capture=False, late_threshold_us=1)
+    assert res.emulation["late_packets"] > 0
+    assert any("us late" in w and "fell behind real time" in w for w in res.warnings), res.warnings
+    r = subprocess.run([sys.executable, "-m", "tcplab", "emulate", str(sc), "--late-threshold-us", "0"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and "--late-threshold-us" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
 def _netns_inodes_of(pid: int) -> set:
     found = set()
     for task in Path(f"/proc/{pid}/task").iterdir():

@@ -91,6 +91,18 @@ def emulate(scenario, *, seed: int | None = None, overrides: Iterable[str] = (),
 # ---- `tcplab emulate` ---------------------------------------------------
 
 
+def _positive_us(text: str) -> int:
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"--late-threshold-us must be a positive integer, got {text!r}")
+    return v
+
+
 def add_subcommand(sub) -> None:
     e = sub.add_parser("emulate", help="run a scenario's flows with the kernel's TCP through the emulated path "
                                        "(real time, needs root)")
@@ -104,6 +116,9 @@ def add_subcommand(sub) -> None:
     e.add_argument("--rcvbuf", type=int, help="SO_RCVBUF of the receivers (bytes)")
     e.add_argument("--sndbuf", type=int, help="SO_SNDBUF of the senders (bytes)")
     e.add_argument("--no-pcap", action="store_true", help="do not capture the two TUN devices")
+    e.add_argument("--late-threshold-us", type=_positive_us, default=1000, metavar="US",
+                   help="a packet released more than US microseconds after its due time counts as late; "
+                        "late packets make the run warn (default: 1000)")
     e.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     e.set_defaults(func=cmd_emulate)
 
@@ -116,7 +131,7 @@ def cmd_emulate(a) -> int:
     sc = load_scenario(a.scenario)
     try:
         res = emulate(sc, seed=a.seed, overrides=a.overrides, cc=a.cc, rcvbuf=a.rcvbuf, sndbuf=a.sndbuf,
-                      capture=not a.no_pcap)
+                      capture=not a.no_pcap, late_threshold_us=a.late_threshold_us)
     except EmulatorUnavailable as e:
         print(f"tcplab: error: {e}", file=sys.stderr)
         return 1
@@ -131,7 +146,8 @@ def cmd_emulate(a) -> int:
                   f"completion {comp if comp is not None else float('nan'):.3f} s  rtx {c['retransmits'][i]}")
         lat = m["lateness_us"]
         print(f"{m['duration_s']:.1f} s emulated; release lateness p50 {lat['p50']:.0f} us, p99 {lat['p99']:.0f} us, "
-              f"max {lat['max']:.0f} us; tables in {out}/")
+              f"max {lat['max']:.0f} us ({m['late_packets']} of {m['packets_released']} packets later than "
+              f"{m['late_threshold_us']} us); tables in {out}/")
     for w in m.get("warnings", []):
         print(f"tcplab: warning: {w}", file=sys.stderr)
     return 0

@@ -322,7 +322,7 @@ def test_sigkill_leaves_nothing_behind(tmp_path):
 def test_reproduce_gsmlink_emulate_quick(tmp_path):
     """The quick emulated gsmlink grid (8 runs in parallel, about 2 minutes):
     the tables and the side-by-side figure; every real run completes and the
-    error-free unlimited-buffer baseline is near the line rate."""
+    error-free unlimited-buffer baseline carries the study's ~1002 B/s."""
     r = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "gsmlink", "--emulate", "--quick", "-q",
                         "--out", str(tmp_path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -333,8 +333,19 @@ def test_reproduce_gsmlink_emulate_quick(tmp_path):
     runs = pd.read_csv(tmp_path / "runs.csv")
     real = runs[runs["stack"] == "real"]
     assert real["completed"].all()
-    base = real[(real.optimization == "baseline") & (real.loss == 0) & (real.buffer == "unlimited")]
-    assert base["throughput_Bps"].iloc[0] == pytest.approx(gsmlink.line_rate(256), rel=0.03)
+    cell = (runs.optimization == "baseline") & (runs.loss == 0) & (runs.buffer == "unlimited")
+    base = runs[cell & (runs["stack"] == "real")].iloc[0]
+    sim = runs[cell & (runs["stack"] == "simulated")].iloc[0]
+    # Over the whole 100 KB the study measured about 1002 B/s (issue 15);
+    # here 998.8 (docs/studies.md): the line rate of 1010.5 less slow start
+    # and the handshake.
+    assert base["throughput_Bps"] == pytest.approx(1002, rel=0.01)
+    assert base["throughput_Bps"] < gsmlink.line_rate(256)
+    # The real stack is the model plus a handshake (0.50 s here; the
+    # simulator's connections start established): without it the real
+    # transfer takes the simulated time, 102.06 s, within 0.5 % (measured:
+    # 0.04 %; a machine that falls behind by a few ms changes it by < 0.1 %).
+    assert base["completion_s"] - base["connect_s"] == pytest.approx(sim["completion_s"], rel=0.005)
     assert (tmp_path / "sim_vs_real.png").exists()
 
 

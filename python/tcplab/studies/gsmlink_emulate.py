@@ -22,7 +22,8 @@ from typing import Any
 
 from . import gsmlink
 
-QUICK: dict[str, Any] = {"optimization": ["baseline", "sack"], "buffer": [3, "unlimited"], "loss": [0.0, 0.05], "seeds": 1}
+QUICK: dict[str, Any] = {"optimization": ["baseline", "sack"], "buffer": [3, "unlimited"], "loss": [0.0, 0.05],
+                         "seeds": 1}
 FULL_SEEDS = 5
 
 

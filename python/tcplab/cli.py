@@ -192,6 +192,11 @@ def cmd_reproduce(a) -> int:
     from .pools import use_scheduler
     from .studies import get
 
+    if a.emulate and a.scheduler is not None:
+        # The real stack runs in this machine's namespaces: nothing to send
+        # to a cluster, and ignoring the option would hide that.
+        return _fail("--scheduler: not allowed with --emulate (the emulated study runs the kernel's TCP on this "
+                     "machine in real time; use --jobs)")
     out = check_out_dir(a.out if a.out is not None else Path("results") / a.study)
 
     if a.emulate:

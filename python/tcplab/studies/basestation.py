@@ -40,7 +40,7 @@ def scenario(variant: str = "newreno", mechanism: str = "plain", error_rate: flo
     snoop = "snoop" in mechanism
     eln = "eln" in mechanism
     nodes = [{"name": "edge"}, {"name": "core"}, {"name": "bs", "snoop": snoop}, {"name": "cell"}]
-    links = []
+    links: list[dict] = []
     for i in range(1, N_FLOWS + 1):
         nodes += [{"name": f"fh{i}"}, {"name": f"mh{i}"}]
         links.append({"between": [f"fh{i}", "edge"], "rate": "10Mbps", "delay": "1ms"})
@@ -105,7 +105,7 @@ def figures(thr, unf, out: Path) -> list:
     from .figures import pyplot, save as save_figure
 
     plt = pyplot()
-    written = []
+    written: list[Path] = []
 
     def save(fig, name):
         save_figure(fig, out, name, written)

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..scenario import Scenario
 from ..sweep import Sweep, summarize
 
-OPTIMIZATIONS = {
+OPTIMIZATIONS: dict[str, dict[str, object]] = {
     "baseline": {},
     "iw3": {"initial_window": 3},
     "iw4": {"initial_window": 4},
@@ -62,7 +62,7 @@ def scenario(optimization: str = "baseline", buffer=7, loss: float = 0.0, flows:
     if optimization not in OPTIMIZATIONS:
         raise ValueError(f"optimization: expected one of {', '.join(OPTIMIZATIONS)}, got {optimization!r}")
     mss = 536 if optimization == "mss536" else 256
-    tcp = {"initial_window": 2, "sack": False, "timestamps": False, "delayed_ack": True,
+    tcp: dict[str, object] = {"initial_window": 2, "sack": False, "timestamps": False, "delayed_ack": True,
            "window_bytes": 32768, "newreno": True}
     tcp.update(OPTIMIZATIONS[optimization])
     err = error if error is not None else {"kind": "uniform", "rate": loss, "direction": "both"}
@@ -90,7 +90,7 @@ def metrics(flows: dict, summary: dict) -> dict:
     return {
         "throughput_Bps": sum(thr) / n,
         "first15k_s": sum(first) / len(first) if len(first) == n else float("nan"),
-        "completion_s": max(comp) if done else float("nan"),
+        "completion_s": max(c for c in comp if c is not None) if done else float("nan"),
         "retransmits": sum(flows["retransmits"]),
         "timeouts": sum(flows["timeouts"]),
         "completed": done,
@@ -170,7 +170,7 @@ def figures(out: Path, clean_runs, burst, queues, ts) -> list:
     from .figures import pyplot, save as save_figure
 
     plt = pyplot()
-    written = []
+    written: list[Path] = []
 
     def save(fig, name):
         save_figure(fig, out, name, written)

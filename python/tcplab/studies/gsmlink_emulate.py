@@ -18,10 +18,12 @@ import itertools
 from concurrent.futures import ProcessPoolExecutor, as_completed
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import gsmlink
 
-QUICK = {"optimization": ["baseline", "sack"], "buffer": [3, "unlimited"], "loss": [0.0, 0.05], "seeds": 1}
+QUICK: dict[str, Any] = {"optimization": ["baseline", "sack"], "buffer": [3, "unlimited"], "loss": [0.0, 0.05],
+                         "seeds": 1}
 FULL_SEEDS = 5
 
 
@@ -71,7 +73,7 @@ def figure(out: Path, runs) -> list:
     from .figures import pyplot, save as save_figure
 
     plt = pyplot()
-    written = []
+    written: list[Path] = []
     losses = sorted(set(runs["loss"]))
     order = [str(b) for b in gsmlink.BUFFERS if str(b) in set(runs["buffer"])]
     fig, axes = plt.subplots(1, len(losses), figsize=(6 * len(losses), 4.5), squeeze=False)

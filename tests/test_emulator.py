@@ -86,21 +86,77 @@ def test_cli_bad_scenario_exits_2(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to drop to an unprivileged user")
-def test_clear_error_when_not_root(tmp_path):
-    code = ("import tcplab.emulate as e\n"
-            "try:\n    e.emulate({'sim': {'duration': '1s'}, 'node': [{'name': 'a'}, {'name': 'b'}],"
-            " 'link': [{'between': ['a', 'b'], 'rate': '1Mbps', 'delay': '1ms'}],"
-            " 'flow': [{'from': 'a', 'to': 'b', 'transport': 'reno', 'app': {'kind': 'bulk'}}]})\n"
+def test_reproduce_emulate_rejects_scheduler(tmp_path):
+    """The emulated study runs on this machine: --scheduler is refused in
+    one line naming it, before anything is run or written."""
+    r = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "gsmlink", "--emulate", "--quick",
+                        "--scheduler", "tcp://127.0.0.1:1", "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "--scheduler" in r.stderr and "--emulate" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert r.stdout == "" and list(tmp_path.iterdir()) == []
+
+
+SMALL = {"sim": {"duration": "1s"}, "node": [{"name": "a"}, {"name": "b"}],
+         "link": [{"between": ["a", "b"], "rate": "1Mbps", "delay": "1ms"}],
+         "flow": [{"from": "a", "to": "b", "transport": "reno", "app": {"kind": "bulk"}}]}
+SMALL_TOML = ('[sim]\nduration = "1s"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
+              '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
+              '[[flow]]\nfrom = "a"\nto = "b"\ntransport = "reno"\napp = { kind = "bulk" }\n')
+API_CODE = ("import json, sys, tcplab.emulate as e\n"
+            "print('REASON', e.unavailable_reason())\n"
+            "try:\n    e.emulate(json.loads(sys.argv[1]))\n"
             "except e.EmulatorUnavailable as x:\n    print('UNAVAILABLE', x)\n")
-    try:
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                           preexec_fn=lambda: (os.setgid(65534), os.setuid(65534)))
-    except PermissionError:
-        pytest.skip("the Python interpreter is not executable by an unprivileged user here")
-    if "UNAVAILABLE" not in r.stdout and "Permission denied" in r.stderr:
-        pytest.skip("the package is not readable by an unprivileged user here")
-    assert "UNAVAILABLE" in r.stdout and "root" in r.stdout, r.stdout + r.stderr
+
+
+def _without(what: str, args: list) -> list:
+    """`args` run with one precondition of the emulator taken away, the
+    interpreter and files staying the same (the venv may live under a
+    directory no other user can read, so dropping to `nobody` cannot run
+    it): "root" runs it in a new user namespace without a uid mapping,
+    where its effective uid is the overflow uid 65534 (nobody), as for an
+    unprivileged user; "tun" runs it in a new mount namespace with an empty
+    tmpfs over /dev/net. Where the precondition is already missing, as is."""
+    if what == "root":
+        if os.geteuid() != 0:
+            return args
+        if subprocess.run(["unshare", "--user", "true"], capture_output=True).returncode != 0:
+            pytest.skip("cannot create a user namespace here (unshare --user)")
+        return ["unshare", "--user", *args]
+    if not os.path.exists("/dev/net/tun"):
+        return args
+    if os.geteuid() != 0:
+        pytest.skip("needs root to hide /dev/net/tun in a mount namespace")
+    hide = "mount -t tmpfs tcplab-test /dev/net || exit 97; exec \"$@\""
+    if subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh", "true"],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount over /dev/net in a mount namespace here")
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh", *args]
+
+
+@pytest.mark.parametrize("what,message", [
+    ("root", "the emulator needs root (CAP_NET_ADMIN): run it as root"),
+    ("tun", "no TUN device: /dev/net/tun does not exist: load the tun module (modprobe tun)"),
+])
+def test_clear_error_when_not_root_or_no_tun(tmp_path, what, message):
+    """Not root, or no TUN device: the API raises EmulatorUnavailable and
+    `tcplab emulate` prints that one line and exits 1, with nothing created
+    (no namespaces: the check comes before them; no output directory)."""
+    import json
+
+    r = subprocess.run(_without(what, [sys.executable, "-c", API_CODE, json.dumps(SMALL)]),
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    reason = {"root": "the emulator needs root", "tun": "no TUN device: /dev/net/tun does not exist"}[what]
+    assert f"REASON {reason}" in r.stdout, r.stdout  # what the tests' skip marks ask
+    assert f"UNAVAILABLE {message}\n" in r.stdout, r.stdout + r.stderr
+    sc = tmp_path / "small.toml"
+    sc.write_text(SMALL_TOML)
+    r = subprocess.run(_without(what, [sys.executable, "-m", "tcplab", "emulate", str(sc), "--out",
+                                       str(tmp_path / "o")]), capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr == f"tcplab: error: {message}\n" and r.stdout == ""
+    assert not (tmp_path / "o").exists()
 
 
 # ---- the emulator itself ---------------------------------------------
@@ -172,6 +228,40 @@ def test_tables_have_the_simulators_columns():
         assert real.csv(t).splitlines()[0] == sim.csv(t).splitlines()[0]
 
 
+@needs_emulator
+def test_lateness_over_the_threshold_is_reported(tmp_path):
+    """Real-time slack: with a late threshold of 1 us, which no loop that
+    sleeps until a packet is due meets for every packet, the run says it
+    fell behind: a warning line of `tcplab emulate`, the count in its
+    summary line and in emulation.json; the API's EmuResult.warnings."""
+    import json
+    import re
+
+    sc = tmp_path / "sc.toml"  # two_nodes("10Mbps", "2ms", 20_000)
+    sc.write_text('[sim]\nduration = "60s"\ntcp_profile = "linux"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
+                  '[[link]]\nbetween = ["a", "b"]\nrate = "10Mbps"\ndelay = "2ms"\nqueue = { kind = "unlimited" }\n'
+                  '[[flow]]\nname = "f"\nfrom = "a"\nto = "b"\ntransport = "newreno"\n'
+                  'app = { kind = "transfer", bytes = 20000, write = 8192 }\n')
+    r = subprocess.run([sys.executable, "-m", "tcplab", "emulate", str(sc), "--out", str(tmp_path / "o"), "--no-pcap",
+                        "--late-threshold-us", "1"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    m = json.loads((tmp_path / "o" / "emulation.json").read_text())
+    late, n = m["late_packets"], m["packets_released"]
+    assert m["late_threshold_us"] == 1 and 0 < late <= n
+    assert m["lateness_us"]["max"] > 1
+    warned = [ln for ln in r.stderr.splitlines() if ln.startswith("tcplab: warning: ")]
+    assert len(warned) == 1, r.stderr
+    assert re.search(rf"\b{late} of {n} packets were released more than 1 us late .*fell behind real time", warned[0])
+    assert f"({late} of {n} packets later than 1 us)" in r.stdout, r.stdout
+    assert m["warnings"] == [warned[0].removeprefix("tcplab: warning: ")]
+    res = emulate(two_nodes("10Mbps", "2ms", 5_000), capture=False, late_threshold_us=1)
+    assert res.emulation["late_packets"] > 0
+    assert any("us late" in w and "fell behind real time" in w for w in res.warnings), res.warnings
+    r = subprocess.run([sys.executable, "-m", "tcplab", "emulate", str(sc), "--late-threshold-us", "0"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and "--late-threshold-us" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
 def _netns_inodes_of(pid: int) -> set:
     found = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -232,7 +322,7 @@ def test_sigkill_leaves_nothing_behind(tmp_path):
 def test_reproduce_gsmlink_emulate_quick(tmp_path):
     """The quick emulated gsmlink grid (8 runs in parallel, about 2 minutes):
     the tables and the side-by-side figure; every real run completes and the
-    error-free unlimited-buffer baseline is near the line rate."""
+    error-free unlimited-buffer baseline carries the study's ~1002 B/s."""
     r = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "gsmlink", "--emulate", "--quick", "-q",
                         "--out", str(tmp_path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -243,8 +333,19 @@ def test_reproduce_gsmlink_emulate_quick(tmp_path):
     runs = pd.read_csv(tmp_path / "runs.csv")
     real = runs[runs["stack"] == "real"]
     assert real["completed"].all()
-    base = real[(real.optimization == "baseline") & (real.loss == 0) & (real.buffer == "unlimited")]
-    assert base["throughput_Bps"].iloc[0] == pytest.approx(gsmlink.line_rate(256), rel=0.03)
+    cell = (runs.optimization == "baseline") & (runs.loss == 0) & (runs.buffer == "unlimited")
+    base = runs[cell & (runs["stack"] == "real")].iloc[0]
+    sim = runs[cell & (runs["stack"] == "simulated")].iloc[0]
+    # Over the whole 100 KB the study measured about 1002 B/s (issue 15);
+    # here 998.8 (docs/studies.md): the line rate of 1010.5 less slow start
+    # and the handshake.
+    assert base["throughput_Bps"] == pytest.approx(1002, rel=0.01)
+    assert base["throughput_Bps"] < gsmlink.line_rate(256)
+    # The real stack is the model plus a handshake (0.50 s here; the
+    # simulator's connections start established): without it the real
+    # transfer takes the simulated time, 102.06 s, within 0.5 % (measured:
+    # 0.04 %; a machine that falls behind by a few ms changes it by < 0.1 %).
+    assert base["completion_s"] - base["connect_s"] == pytest.approx(sim["completion_s"], rel=0.005)
     assert (tmp_path / "sim_vs_real.png").exists()
 
 

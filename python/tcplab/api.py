@@ -135,7 +135,7 @@ def _pcap_entry(spec: str) -> dict:
         raise ScenarioError(f"--pcap {spec!r}: expected LINK[:forward|reverse] or a node name", "pcap")
     head, _, direction = spec.partition(":")
     if head.isdigit():
-        entry = {"link": int(head)}
+        entry: dict[str, int | str] = {"link": int(head)}
         if direction:
             entry["direction"] = direction
         return entry

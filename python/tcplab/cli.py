@@ -45,13 +45,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"tcplab: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="tcplab", description="Packet-level simulation of TCP over wired and wireless networks.")
-    from . import __version__
-
-    p.add_argument("--version", action="version", version=f"tcplab {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
+def _add_run(sub) -> None:
     r = sub.add_parser("run", help="run a scenario file and write its tables")
     r.add_argument("scenario", help="scenario file (TOML)")
     r.add_argument("--out", help="output directory (default: results/runs/<scenario name>); "
@@ -68,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--parquet", action="store_true", help="also write flows.parquet (needs pyarrow)")
     r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
 
+
+def _add_reproduce(sub) -> None:
     rp = sub.add_parser("reproduce", help="run one of the classic studies and write its tables and figures")
     rp.add_argument("study", choices=["basestation", "gsmlink"], help="the study")
     rp.add_argument("--quick", action="store_true", help="a reduced grid that runs in well under two minutes")
@@ -77,16 +73,22 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--emulate", action="store_true", help="run the study with the kernel's TCP in real time "
                                                            "(gsmlink; needs root, see docs/emulator.md)")
 
+
+def _add_emulate(sub) -> None:
     from .emulate import add_subcommand
 
     add_subcommand(sub)
 
+
+def _add_sweep(sub) -> None:
     sw = sub.add_parser("sweep", help="run a sweep file: a scenario over a grid of values and seeds")
     sw.add_argument("sweep", help="sweep file (TOML)")
     _add_pool_options(sw)
     sw.add_argument("--out", help="output directory (default: results/<sweep file name>)")
     sw.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary line")
 
+
+def _add_plot(sub) -> None:
     pl = sub.add_parser("plot", help="draw a metric of a sweep against a grid key, with 95%% confidence bands")
     pl.add_argument("sweep_out", help="output directory of tcplab sweep")
     pl.add_argument("--x", required=True, metavar="KEY", help="grid key on the x axis")
@@ -97,9 +99,30 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--logx", action="store_true", help="logarithmic x axis (symlog when it includes 0)")
     pl.add_argument("--out", help="figure file, .png, .svg or .pdf (default: SWEEP_OUT/METRIC_vs_KEY.png)")
 
+
+def _add_validate(sub) -> None:
     v = sub.add_parser("validate", help="check a scenario file without running it")
     v.add_argument("scenario")
     v.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+
+
+#: Subcommands in the order `tcplab --help` lists them.
+_COMMANDS = {"run": _add_run, "reproduce": _add_reproduce, "emulate": _add_emulate, "sweep": _add_sweep,
+             "plot": _add_plot, "validate": _add_validate}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; with `only`, just that subcommand (what one call
+    needs: building every subcommand, and importing the emulator's, was a
+    sixth of `tcplab run`'s start-up)."""
+    p = _Parser(prog="tcplab", description="Packet-level simulation of TCP over wired and wireless networks.")
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"tcplab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, add in _COMMANDS.items():
+        if only is None or name == only:
+            add(sub)
     return p
 
 
@@ -169,6 +192,11 @@ def cmd_reproduce(a) -> int:
     from .pools import use_scheduler
     from .studies import get
 
+    if a.emulate and a.scheduler is not None:
+        # The real stack runs in this machine's namespaces: nothing to send
+        # to a cluster, and ignoring the option would hide that.
+        return _fail("--scheduler: not allowed with --emulate (the emulated study runs the kernel's TCP on this "
+                     "machine in real time; use --jobs)")
     out = check_out_dir(a.out if a.out is not None else Path("results") / a.study)
 
     if a.emulate:
@@ -237,7 +265,9 @@ def cmd_validate(a) -> int:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    only = argv[0] if argv and argv[0] in _COMMANDS else None
+    args = build_parser(only).parse_args(argv)
     try:
         if args.command == "run":
             return cmd_run(args)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from . import _core
 from .errors import ScenarioError
@@ -34,7 +34,7 @@ class EmuResult(Result):
     """A Result whose tables come from the real stack; ``emulation`` holds
     the emulator's report (release lateness, handshake times, warnings)."""
 
-    def __init__(self, raw: dict, scenario=None):
+    def __init__(self, raw: Mapping[str, Any], scenario=None):
         super().__init__(raw, scenario)
         self.emulation = json.loads(raw["emulation"])
         self.summary["emulated"] = True
@@ -43,10 +43,10 @@ class EmuResult(Result):
     def warnings(self) -> list:
         return list(self.emulation.get("warnings", []))
 
-    def write(self, out_dir) -> list:
+    def write(self, out_dir, parquet: bool = False) -> list:
         from .io import atomic_write_text
 
-        written = super().write(out_dir)
+        written = super().write(out_dir, parquet=parquet)
         p = Path(out_dir) / "emulation.json"
         atomic_write_text(p, json.dumps(self.emulation, indent=2, sort_keys=True) + "\n")
         return written + [p]
@@ -91,6 +91,18 @@ def emulate(scenario, *, seed: int | None = None, overrides: Iterable[str] = (),
 # ---- `tcplab emulate` ---------------------------------------------------
 
 
+def _positive_us(text: str) -> int:
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"--late-threshold-us must be a positive integer, got {text!r}")
+    return v
+
+
 def add_subcommand(sub) -> None:
     e = sub.add_parser("emulate", help="run a scenario's flows with the kernel's TCP through the emulated path "
                                        "(real time, needs root)")
@@ -104,6 +116,9 @@ def add_subcommand(sub) -> None:
     e.add_argument("--rcvbuf", type=int, help="SO_RCVBUF of the receivers (bytes)")
     e.add_argument("--sndbuf", type=int, help="SO_SNDBUF of the senders (bytes)")
     e.add_argument("--no-pcap", action="store_true", help="do not capture the two TUN devices")
+    e.add_argument("--late-threshold-us", type=_positive_us, default=1000, metavar="US",
+                   help="a packet released more than US microseconds after its due time counts as late; "
+                        "late packets make the run warn (default: 1000)")
     e.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     e.set_defaults(func=cmd_emulate)
 
@@ -116,7 +131,7 @@ def cmd_emulate(a) -> int:
     sc = load_scenario(a.scenario)
     try:
         res = emulate(sc, seed=a.seed, overrides=a.overrides, cc=a.cc, rcvbuf=a.rcvbuf, sndbuf=a.sndbuf,
-                      capture=not a.no_pcap)
+                      capture=not a.no_pcap, late_threshold_us=a.late_threshold_us)
     except EmulatorUnavailable as e:
         print(f"tcplab: error: {e}", file=sys.stderr)
         return 1
@@ -131,7 +146,8 @@ def cmd_emulate(a) -> int:
                   f"completion {comp if comp is not None else float('nan'):.3f} s  rtx {c['retransmits'][i]}")
         lat = m["lateness_us"]
         print(f"{m['duration_s']:.1f} s emulated; release lateness p50 {lat['p50']:.0f} us, p99 {lat['p99']:.0f} us, "
-              f"max {lat['max']:.0f} us; tables in {out}/")
+              f"max {lat['max']:.0f} us ({m['late_packets']} of {m['packets_released']} packets later than "
+              f"{m['late_threshold_us']} us); tables in {out}/")
     for w in m.get("warnings", []):
         print(f"tcplab: warning: {w}", file=sys.stderr)
     return 0

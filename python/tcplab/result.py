@@ -9,6 +9,7 @@ import csv
 import shutil
 import weakref
 from collections.abc import Mapping
+from typing import Any
 
 
 def _parse(types: list):
@@ -47,7 +48,7 @@ class Result:
 
     TABLES = ("flows", "links", "series", "queues", "trace")
 
-    def __init__(self, raw: dict, scenario=None, owned_dir=None):
+    def __init__(self, raw: Mapping[str, Any], scenario=None, owned_dir=None):
         self._raw = raw
         self._frames: dict = {}
         self.scenario = scenario
@@ -75,7 +76,7 @@ class Result:
         """Plain dict of column lists (no pandas needed)."""
         t = self._raw[name]
         if "columns" not in t:
-            cols = {n: [] for n in t["names"]}
+            cols: dict[str, list] = {n: [] for n in t["names"]}
             conv = _parse(t["types"])
             lists = [cols[n] for n in t["names"]]
             with open(t["path"], newline="", encoding="utf-8") as f:

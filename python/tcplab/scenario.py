@@ -12,6 +12,7 @@ import re
 import tomllib
 from pathlib import Path
 from collections.abc import Iterable
+from typing import Any
 
 from . import _core
 from .errors import ScenarioError

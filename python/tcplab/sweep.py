@@ -169,7 +169,7 @@ def _sync_dir(path: Path) -> None:
 
 
 class Sweep:
-    def __init__(self, build: Callable[[dict], Scenario | dict], grid: dict, seeds: Iterable[int] | int,
+    def __init__(self, build: Callable[..., Scenario | dict], grid: dict, seeds: Iterable[int] | int,
                  out: str | Path, metrics: Callable | list | tuple = default_metrics, name: str = "sweep"):
         if not isinstance(grid, dict) or not grid:
             raise ScenarioError("grid: give at least one parameter with a list of values", "grid")

@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..scenario import Scenario
 from ..sweep import Sweep, summarize
+
+if TYPE_CHECKING:
+    import pandas
 
 VARIANTS = ["tahoe", "reno", "newreno", "vegas"]
 MECHANISMS = ["plain", "eln", "snoop", "snoop+eln"]
@@ -76,7 +80,7 @@ def scenario(variant: str = "newreno", mechanism: str = "plain", error_rate: flo
     snoop = "snoop" in mechanism
     eln = "eln" in mechanism
     nodes = [{"name": "edge"}, {"name": "core"}, {"name": "bs", "snoop": snoop}, {"name": "cell"}]
-    links = []
+    links: list[dict] = []
     for i in range(1, N_FLOWS + 1):
         nodes += [{"name": f"fh{i}"}, {"name": f"mh{i}"}]
         d = access_delays[i - 1]
@@ -117,7 +121,7 @@ def make_sweep(out: Path, quick: bool) -> Sweep:
 # and five different round-trip times.
 RTT_ACCESS_DELAYS = [1, 11, 21, 31, 41]   # ms: one-way 26, 36, 46, 56, 66 ms end to end
 CONGESTED_QUEUE = 10
-EXPERIMENTS = {
+EXPERIMENTS: dict[str, dict[str, Any]] = {
     "same-start": {"jitter": True},
     "congested": {"jitter": True, "queue": CONGESTED_QUEUE},
     "rtt": {"jitter": True, "access_delays": RTT_ACCESS_DELAYS},
@@ -246,7 +250,9 @@ def snoop_eln_analysis(duration: str = "100s", rates=(0.01, 0.05, 0.1), seed: in
                 for name in f["flow"]:
                     d = t[t.flow == name]
                     una = 0
-                    drops, local, dups = {}, {}, []
+                    drops: dict[int, float] = {}
+                    local: dict[int, int] = {}
+                    dups: list[float] = []
                     in_episode = False
                     for time, kind, seq in zip(d.time_s, d.kind, d.seq):
                         if kind == "ack":
@@ -325,7 +331,7 @@ def figures(thr, unf, out: Path, exp=None) -> list:
     from .figures import pyplot, save as save_figure
 
     plt = pyplot()
-    written = []
+    written: list[Path] = []
 
     def save(fig, name):
         save_figure(fig, out, name, written)

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..scenario import Scenario
 from ..sweep import Sweep, summarize
 
-OPTIMIZATIONS = {
+OPTIMIZATIONS: dict[str, dict[str, object]] = {
     "baseline": {},
     "iw3": {"initial_window": 3},
     "iw4": {"initial_window": 4},
@@ -52,7 +52,7 @@ SEGMENTS = TRANSFER // 256
 # RTO 1 s, 40 ms delayed-ACK timer: one ACK per segment on this link); the
 # emulated study uses it because a current kernel is what it runs.
 # docs/studies.md lists what else differs.
-BASELINES = {
+BASELINES: dict[str, dict[str, object]] = {
     "linux22": {"window_bytes": 32696, "initial_rto": "3s", "delack_timeout": "500ms", "loss_window": "cwnd",
                 "limited_transmit": False},
     "modern": {"window_bytes": 32768},
@@ -99,7 +99,7 @@ def scenario(optimization: str = "baseline", buffer=7, loss: float = 0.0, flows:
     if optimization not in OPTIMIZATIONS:
         raise ValueError(f"optimization: expected one of {', '.join(OPTIMIZATIONS)}, got {optimization!r}")
     mss = 536 if optimization == "mss536" else 256
-    tcp = {"initial_window": 2, "sack": False, "timestamps": False, "delayed_ack": True,
+    tcp: dict[str, object] = {"initial_window": 2, "sack": False, "timestamps": False, "delayed_ack": True,
            "window_bytes": 32768, "newreno": True}
     tcp.update(BASELINES[baseline])
     tcp.update(OPTIMIZATIONS[optimization])
@@ -134,10 +134,11 @@ def metrics(flows: dict, summary: dict) -> dict:
     thr = [TRANSFER / c if c else flows["throughput_bps"][i] / 8 for i, c in enumerate(comp)]
     first = [x for x in flows["first_bytes_s"] if x is not None and x == x]
     starts = [float(x) for x in flows["start_s"]]
+    finished = [float(c) for c in comp if c is not None]
     if done:
-        span = max(s + c for s, c in zip(starts, comp)) - min(starts)
+        span = max(s + c for s, c in zip(starts, finished)) - min(starts)
         aggregate = sum(flows["bytes_acked"]) / span
-        ratio = max(comp) / min(comp)
+        ratio = max(finished) / min(finished)
     else:
         aggregate = ratio = float("nan")
     jain = sum(thr) ** 2 / (n * sum(x * x for x in thr)) if any(thr) else float("nan")
@@ -147,7 +148,7 @@ def metrics(flows: dict, summary: dict) -> dict:
         "completion_ratio": ratio,
         "jain": jain,
         "first15k_s": sum(first) / len(first) if len(first) == n else float("nan"),
-        "completion_s": max(comp) if done else float("nan"),
+        "completion_s": max(c for c in comp if c is not None) if done else float("nan"),
         "retransmits": sum(flows["retransmits"]),
         "timeouts": sum(flows["timeouts"]),
         "fast_retransmits": sum(flows["fast_retransmits"]),
@@ -160,7 +161,9 @@ def spurious_retransmits(trace, flow: str = "download1") -> int:
     (it had reached the receiver): the go-back-N resends after a timeout."""
     if not trace:
         return 0
-    sent, dropped, n = {}, {}, 0
+    sent: dict[int, int] = {}
+    dropped: dict[int, int] = {}
+    n = 0
     for f, k, seq in zip(trace["flow"], trace["kind"], trace["seq"]):
         if f != flow:
             continue
@@ -529,7 +532,7 @@ def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early
     from .figures import pyplot, save as save_figure
 
     plt = pyplot()
-    written = []
+    written: list[Path] = []
 
     def save(fig, name):
         save_figure(fig, out, name, written)

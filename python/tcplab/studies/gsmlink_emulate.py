@@ -18,14 +18,16 @@ import itertools
 from concurrent.futures import ProcessPoolExecutor, as_completed
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import gsmlink
 
 # The emulated grid keeps the study's own buffers (12 and 15 of the simulated
 # grid would add 224 real-time runs) and tcplab's `modern` baseline: the
 # kernel it runs is a current one, not Linux 2.2.
-BUFFERS = [3, 5, 7, 10, 20, "unlimited"]
-QUICK = {"optimization": ["baseline", "sack"], "buffer": [3, "unlimited"], "loss": [0.0, 0.05], "seeds": 1}
+BUFFERS: list[int | str] = [3, 5, 7, 10, 20, "unlimited"]
+QUICK: dict[str, Any] = {"optimization": ["baseline", "sack"], "buffer": [3, "unlimited"], "loss": [0.0, 0.05],
+                         "seeds": 1}
 FULL_SEEDS = 5
 
 
@@ -75,7 +77,7 @@ def figure(out: Path, runs) -> list:
     from .figures import pyplot, save as save_figure
 
     plt = pyplot()
-    written = []
+    written: list[Path] = []
     losses = sorted(set(runs["loss"]))
     order = [str(b) for b in gsmlink.BUFFERS if str(b) in set(runs["buffer"])]
     fig, axes = plt.subplots(1, len(losses), figsize=(6 * len(losses), 4.5), squeeze=False)

@@ -1,0 +1,83 @@
+"""`tcplab plot` on a small synthetic sweep output (no runs): confidence
+bands are clipped to the metric's valid range and the y axis is fitted to
+the data, not forced down to 0 (issue 16)."""
+import json
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from tcplab.plot import plot  # noqa: E402
+
+KEY = "link[3].error.rate"
+
+
+def sweep_out(tmp_path, rows):
+    """A sweep directory as tcplab sweep writes it: sweep.json and
+    summary.csv with <metric>_mean/_std/_ci95_low/_ci95_high/_n columns."""
+    metrics = sorted({k.rsplit("_", 1)[0] for r in rows for k in r if k.endswith("_mean")})
+    (tmp_path / "sweep.json").write_text(json.dumps(
+        {"name": "synthetic", "grid": {KEY: [r[KEY] for r in rows]}, "metrics": metrics}))
+    table = pd.DataFrame(rows)
+    for m in metrics:
+        table[f"{m}_std"] = 1.0
+        table[f"{m}_n"] = 3
+    table.to_csv(tmp_path / "summary.csv", index=False)
+    return tmp_path
+
+
+@pytest.fixture
+def figures(monkeypatch):
+    """The figures plot() draws, kept open for inspection."""
+    kept = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
+    yield kept
+    for f in kept:
+        close(f)
+
+
+def band_and_line(fig):
+    ax = fig.axes[0]
+    (band,) = ax.collections
+    ys = np.concatenate([p.vertices[:, 1] for p in band.get_paths()])
+    (line,) = ax.get_lines()
+    return ax, ys, np.asarray(line.get_ydata(), dtype=float)
+
+
+def test_band_clipped_at_the_metric_bounds(tmp_path, figures):
+    # retransmits >= 0: few runs, large spread, the 95 % interval dips below 0.
+    rows = [{KEY: 0.0, "retransmits_mean": 1.0, "retransmits_ci95_low": -2.5, "retransmits_ci95_high": 4.5},
+            {KEY: 0.01, "retransmits_mean": 3.0, "retransmits_ci95_low": -1.0, "retransmits_ci95_high": 7.0},
+            {KEY: 0.05, "retransmits_mean": 8.0, "retransmits_ci95_low": 5.0, "retransmits_ci95_high": 11.0}]
+    out = sweep_out(tmp_path, rows)
+    path = plot(out, KEY, "retransmits")
+    assert path.exists()
+    ax, ys, mean = band_and_line(figures[-1])
+    assert ys.min() == 0.0  # clipped, not -2.5
+    assert ys.max() == 11.0 and 5.0 in ys and 4.5 in ys  # the rest of the band as given
+    assert list(mean) == [1.0, 3.0, 8.0]  # the means are not touched
+
+    # Jain's index <= 1: the upper edge of the band stops at 1.
+    rows = [{KEY: 0.0, "jain_mean": 0.97, "jain_ci95_low": 0.9, "jain_ci95_high": 1.04},
+            {KEY: 0.05, "jain_mean": 0.8, "jain_ci95_low": 0.7, "jain_ci95_high": 0.9}]
+    plot(sweep_out(tmp_path, rows), KEY, "jain", out=tmp_path / "jain.svg")
+    ax, ys, mean = band_and_line(figures[-1])
+    assert ys.max() == 1.0 and ys.min() == 0.7
+    assert list(mean) == [0.97, 0.8]
+
+
+def test_y_range_fitted_to_the_data(tmp_path, figures):
+    # Throughputs 900-960 kb/s with narrow bands: the axis shows that range,
+    # not 0 to 1 Mb/s where the differences would vanish.
+    rows = [{KEY: r, "throughput_bps_mean": m, "throughput_bps_ci95_low": m - 5e3,
+             "throughput_bps_ci95_high": m + 5e3} for r, m in [(0.0, 960e3), (0.01, 930e3), (0.05, 900e3)]]
+    plot(sweep_out(tmp_path, rows), KEY, "throughput_bps", out=tmp_path / "t.png")
+    ax, ys, mean = band_and_line(figures[-1])
+    lo, hi = ax.get_ylim()
+    assert 850e3 < lo < 895e3 and 965e3 < hi < 1010e3, (lo, hi)
+    assert ys.min() == 895e3 and ys.max() == 965e3  # within the bound: nothing clipped

@@ -169,8 +169,10 @@ def tables(runs):
 def experiment_tables(runs):
     by = ["experiment", "variant", "mechanism", "error_rate"]
     t = summarize(runs, by, "throughput_bps")
-    for col in ["unfairness", "jain", "retransmits", "timeouts"] + [f"throughput_{i}_bps" for i in range(1, N_FLOWS + 1)]:
-        t = t.merge(summarize(runs, by, col), on=by + ["n"])
+    cols = ["unfairness", "jain", "retransmits", "timeouts"] + [f"throughput_{i}_bps" for i in range(1, N_FLOWS + 1)]
+    for col in cols:
+        # `n` is the runs of the cell; a measure missing in some run has its own count.
+        t = t.merge(summarize(runs, by, col).rename(columns={"n": f"{col}_n"}), on=by)
     return t
 
 

@@ -178,3 +178,25 @@ def test_rows_follow_the_grid_order_not_the_value_order(tmp_path):
     runs = Sweep(tiny, grid, seeds=[3, 1], out=tmp_path).run(jobs=2, progress=False)
     assert list(zip(runs.variant, runs.loss, runs.seed)) == [
         (v, x, s) for v in ["vegas", "reno"] for x in [0.02, 0.0] for s in [3, 1]]
+
+
+def test_a_changed_metrics_function_redoes_the_runs(tmp_path):
+    """Stored records are reused only when measured by the same metrics
+    function: a changed one runs again instead of returning stale values
+    (and an unchanged one, in a new Sweep, reuses them)."""
+    grid = {"variant": ["newreno"], "loss": [0.0]}
+
+    def first(flows):
+        return {"x": 1}
+
+    def second(flows):
+        return {"x": 2, "y": 3}
+
+    a = Sweep(tiny, grid, seeds=2, out=tmp_path, metrics=first).run(jobs=1, progress=False)
+    assert list(a.x) == [1, 1] and "_metrics_fingerprint" not in a.columns
+    b = Sweep(tiny, grid, seeds=2, out=tmp_path, metrics=second).run(jobs=1, progress=False)
+    assert list(b.x) == [2, 2] and list(b.y) == [3, 3]
+    stored = {p: p.stat().st_mtime_ns for p in (tmp_path / "runs").iterdir()}
+    c = Sweep(tiny, grid, seeds=2, out=tmp_path, metrics=second).run(jobs=1, progress=False)
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "runs").iterdir()} == stored
+    pd.testing.assert_frame_equal(b, c)

@@ -62,6 +62,44 @@ def default_metrics(flows: dict, summary: dict) -> dict:
     return Named(DEFAULT)(flows, summary)
 
 
+#: Record field holding the fingerprint of a metrics function (not a column).
+_FINGERPRINT = "_metrics_fingerprint"
+
+
+def _fingerprint(fn: Callable) -> str:
+    """A digest of what a metrics function computes: its bytecode, names and
+    constants, nested functions included, and those of the functions of its
+    closure and defaults. Stable across processes (no addresses, no
+    pickles), so a resumed sweep recognises its own records."""
+    h = hashlib.sha256()
+    seen: set[int] = set()
+
+    def code(c) -> None:
+        h.update(c.co_code)
+        h.update(repr((c.co_names, c.co_varnames)).encode())
+        for k in c.co_consts:
+            code(k) if hasattr(k, "co_code") else h.update(repr(k).encode())
+
+    def walk(f) -> None:
+        if id(f) in seen:
+            return
+        seen.add(id(f))
+        c = getattr(f, "__code__", None)
+        if c is None:  # a callable object: its class's __call__
+            h.update(f"{type(f).__module__}.{type(f).__qualname__}".encode())
+            call = getattr(type(f), "__call__", None)
+            if call is not None and hasattr(call, "__code__"):
+                walk(call)
+            return
+        h.update(f"{f.__module__}.{f.__qualname__}".encode())
+        code(c)
+        for v in [*(f.__defaults__ or ()), *(x.cell_contents for x in (f.__closure__ or ()))]:
+            walk(v) if callable(v) else h.update(repr(v).encode())
+
+    walk(fn)
+    return h.hexdigest()[:16]
+
+
 def _metric_inputs(metrics: Callable) -> list[str]:
     """The inputs a metrics function asks for, by parameter name."""
     try:
@@ -205,6 +243,11 @@ class Sweep:
         self._metric_inputs = _metric_inputs(self.metrics)  # checked now, not in a worker
         # Names a stored record must hold to be reused (known for named metrics).
         self._required = list(self.metrics.names) if isinstance(self.metrics, Named) else []
+        # A stored record is reused only if it was measured by the same
+        # metrics: named metrics are checked by name above, a function by
+        # the fingerprint of its code (a changed function redoes the runs
+        # instead of returning stale values).
+        self._fingerprint = None if isinstance(self.metrics, Named) else _fingerprint(self.metrics)
         self.name = name
 
     def cells(self) -> list[dict]:
@@ -241,7 +284,8 @@ class Sweep:
         except (OSError, ValueError):
             row = None
         if (not isinstance(row, dict) or not isinstance(row.get("seed"), int)
-                or any(k not in row for k in params) or any(m not in row for m in self._required)):
+                or any(k not in row for k in params) or any(m not in row for m in self._required)
+                or row.get(_FINGERPRINT) != self._fingerprint):
             path.unlink(missing_ok=True)
             return None
         return row
@@ -302,7 +346,7 @@ class Sweep:
                         for i, res in results:
                             key = keys[i]
                             for slot in by_key[key]:
-                                slot[3] = self._row(slot[0], slot[1], res)
+                                slot[3] = self._row(slot[0], slot[1], res, self._fingerprint)
                             _write_record(runs_dir / f"{key}.json", by_key[key][0][3])
                             n = len(by_key[key])
                             saved += n
@@ -315,6 +359,7 @@ class Sweep:
         rows = []
         for params, seed, _key, row in slots:
             row = dict(row)
+            row.pop(_FINGERPRINT, None)
             # A record may be shared by two cells whose scenarios coincide:
             # each row shows its own cell.
             row.update({k: _table_value(v) for k, v in params.items()})
@@ -328,11 +373,13 @@ class Sweep:
         return df[order + sorted(c for c in df.columns if c not in order)]
 
     @staticmethod
-    def _row(params: dict, seed: int, res: dict) -> dict:
+    def _row(params: dict, seed: int, res: dict, fingerprint: str | None) -> dict:
         row = {k: _table_value(v) for k, v in params.items()}
         row["seed"] = seed
         row.update(res["metrics"])
         row["events"] = res["events"]
+        if fingerprint is not None:
+            row[_FINGERPRINT] = fingerprint
         # Through JSON and back, so a fresh row equals the one a resumed
         # sweep reads from its record (tuples become lists, and so on).
         return json.loads(json.dumps(row, sort_keys=True))

@@ -15,6 +15,7 @@ pub mod packet;
 pub mod scenario;
 pub mod sim;
 pub mod transport;
+pub mod wireless;
 
 pub use output::RunResult;
 pub use scenario::{Scenario, ScenarioError};

@@ -59,6 +59,9 @@ pub enum DevAction {
 /// the device).
 pub trait DevScheduler {
     fn schedule(&mut self, at: Time, ev: DevEvent);
+    /// An event for another device: a frame on a shared channel reaches
+    /// each station that hears it as an `Arrive` at that station's device.
+    fn schedule_for(&mut self, dev: DevId, at: Time, ev: DevEvent);
 }
 
 /// What a device may touch while handling a call: the packets, its event

@@ -22,6 +22,10 @@ impl DevScheduler for Sched<'_> {
     fn schedule(&mut self, at: Time, ev: DevEvent) {
         self.q.schedule(at, Ev::device(self.dev, ev));
     }
+
+    fn schedule_for(&mut self, dev: DevId, at: Time, ev: DevEvent) {
+        self.q.schedule(at, Ev::device(dev, ev));
+    }
 }
 
 impl World {

@@ -89,7 +89,9 @@ def main() -> int:
     for path in sorted((ROOT / "scenarios").glob("*.toml")):
         data = tcplab.load_scenario(path).data
         # Captures on one link direction and at the first flow's source.
-        data["pcap"] = [{"link": 0, "direction": "reverse"}, {"node": data["flow"][0]["from"]}]
+        # (radio-only scenarios have no link to capture on).
+        data["pcap"] = [{"link": 0, "direction": "reverse"}] if data.get("link") else []
+        data["pcap"].append({"node": data["flow"][0]["from"]})
         record(f"scenario-{path.stem}", case_json(data, trace=True, sample="100ms"))
         n += 1
     for study in ("basestation", "gsmlink"):

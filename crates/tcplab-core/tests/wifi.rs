@@ -314,3 +314,16 @@ fn wired_links_and_radio_together() {
     assert_eq!(r.links.rows(), 2);
     assert_eq!(r.nodes.rows(), 3);
 }
+
+/// The example scenarios parse, validate and run.
+#[test]
+fn example_scenarios_run() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    for name in ["wifi-chain.toml", "hidden-terminal.toml"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let text = text.replace("duration = \"100s\"", "duration = \"10s\"");
+        let r = run_toml(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(total_goodput(&r) > 1e5, "{name}: {}", r.flows.to_csv());
+        assert!(r.nodes.rows() >= 3);
+    }
+}

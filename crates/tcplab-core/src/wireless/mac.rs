@@ -110,6 +110,9 @@ struct Current {
     to: Option<NodeId>,
     size: u32,
     rts: bool,
+    /// Already shown to captures and agents (retransmissions are the MAC's
+    /// business: a capture at the node shows the packet once).
+    reported: bool,
 }
 
 /// Per-station counters (the nodes table).
@@ -292,7 +295,7 @@ impl Dcf {
         if to.is_some() {
             self.stats.data_offered += 1;
         }
-        self.cur = Some(Current { pkt, to, size, rts });
+        self.cur = Some(Current { pkt, to, size, rts, reported: false });
     }
 
     /// The medium just became idle (or a frame arrived while it was): arm
@@ -400,8 +403,11 @@ impl Dcf {
             self.stats.broadcast_sent += 1;
             self.state = State::Tx(Sent::Broadcast);
         }
-        if io.report_transmit {
+        if io.report_transmit && !c.reported {
             io.out.push(DevAction::Transmit(c.pkt));
+        }
+        if let Some(cur) = self.cur.as_mut() {
+            cur.reported = true;
         }
         self.radiate(now, c.pkt, air, io);
     }

@@ -1,6 +1,5 @@
 //! Wireless: radio propagation, the 802.11 PHY's reception rules and the DCF
-//! MAC, as devices on one shared channel (a layer above `net`, below
-//! `transport`).
+//! MAC, as devices on one shared channel (a layer above `net`).
 //!
 //! Shape (docs/architecture.md, "The 802.11 channel"): the channel is not an
 //! object the devices share at run time. For static nodes everything the

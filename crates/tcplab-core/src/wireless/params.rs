@@ -51,8 +51,8 @@ impl PhyParams {
 }
 
 /// MAC header + FCS of a data frame: the standard's three-address header
-/// (24 bytes) and the 4-byte FCS. (ns-2.35 counts a four-address header:
-/// 34 bytes; docs/models.md.)
+/// (24 bytes) and the 4-byte FCS. (ns-2.35's header struct has a fourth
+/// address; docs/models.md.)
 pub const DATA_HDR: u32 = 28;
 /// RTS: frame control, duration, RA, TA, FCS.
 pub const RTS_LEN: u32 = 20;

@@ -327,3 +327,56 @@ fn example_scenarios_run() {
         assert!(r.nodes.rows() >= 3);
     }
 }
+
+/// A capture at a station holds its 802.11 frames (link type 105): RTS,
+/// CTS, data and ACK, each readable by tshark when it is installed.
+#[test]
+fn station_capture_holds_80211_frames() {
+    let sc = chain(2, "2s") + "[[pcap]]\nnode = \"n1\"\n";
+    let r = run_toml(&sc).unwrap();
+    let (name, bytes) = &r.pcaps[0];
+    assert_eq!(name, "node-n1");
+    assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()), 105);
+    // frame-control byte of every record: count by type
+    let (mut off, mut kinds) = (24, std::collections::BTreeMap::new());
+    while off < bytes.len() {
+        let incl = u32::from_le_bytes(bytes[off + 8..off + 12].try_into().unwrap()) as usize;
+        *kinds.entry(bytes[off + 16]).or_insert(0u32) += 1;
+        off += 16 + incl;
+    }
+    for fc in [0x08u8, 0xb4, 0xc4, 0xd4] {
+        assert!(kinds.get(&fc).copied().unwrap_or(0) > 10, "frame control {fc:#x}: {kinds:?}");
+    }
+    if let Ok(out) = std::process::Command::new("tshark").arg("-v").output() {
+        if out.status.success() {
+            let dir = std::env::temp_dir().join(format!("tcplab-wifi-pcap-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("n1.pcap");
+            std::fs::write(&path, bytes).unwrap();
+            let out = std::process::Command::new("tshark")
+                .args([
+                    "-r",
+                    path.to_str().unwrap(),
+                    "-T",
+                    "fields",
+                    "-e",
+                    "wlan.fc.type_subtype",
+                    "-e",
+                    "ip.src",
+                    "-e",
+                    "_ws.malformed",
+                ])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            std::fs::remove_dir_all(&dir).ok();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let lines: Vec<&str> = text.lines().collect();
+            assert!(lines.iter().all(|l| l.split('\t').nth(2).is_none_or(|m| m.is_empty())), "malformed frames");
+            for t in ["0x001b", "0x001c", "0x001d", "0x0020"] {
+                assert!(lines.iter().any(|l| l.starts_with(t)), "no frame of type {t} decoded: {:?}", &lines[..5]);
+            }
+            assert!(lines.iter().any(|l| l.starts_with("0x0020\t10.0.0.1")), "IP inside data frames");
+        }
+    }
+}

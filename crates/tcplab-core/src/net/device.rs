@@ -53,6 +53,10 @@ pub enum DevAction {
     Drop(PktId, DropReason),
     /// The MAC could not reach this neighbour (routing's link-failure hook).
     LinkFailed(NodeId),
+    /// A frame this shared-channel device sent or decoded, for captures of
+    /// link-layer frames (only when `report_transmit`). The device gives the
+    /// world one extra reference to the frame, which the world releases.
+    Frame(PktId),
 }
 
 /// Where a device's own events go (the world's event queue, tagged with

@@ -832,7 +832,11 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         .pcap
         .iter()
         .map(|c| {
+            // A capture at a node with a radio records its 802.11 frames.
             let writer = match &c.node {
+                Some(n) if cfg.node[names[n.as_str()] as usize].position.is_some() && cfg.wireless.is_some() => {
+                    PcapWriter::for_wifi_node(names[n.as_str()])
+                }
                 Some(n) => PcapWriter::for_node(names[n.as_str()]),
                 None => PcapWriter::new(),
             };

@@ -256,7 +256,7 @@ impl Dcf {
     /// reserved. Derived from the frame's kind and the size of the data
     /// frame it announces (RTS and CTS carry that size in `Packet::size`),
     /// as every station runs the same rates.
-    fn duration_of(&self, p: &Packet) -> Time {
+    pub fn duration_of(&self, p: &Packet) -> Time {
         let m = &self.mac;
         let ack = m.ctrl_air(ACK_LEN);
         match p.l2 {
@@ -272,6 +272,20 @@ impl Dcf {
             }
             LinkHeader::Mac { kind: frame::CTS, .. } => 2 * m.sifs + m.data_air(p.size, false) + ack,
             _ => 0,
+        }
+    }
+
+    /// Whether the frame `pkt` on the air from this station is a
+    /// retransmission (for captures).
+    pub fn is_retry(&self, pkt: PktId) -> bool {
+        self.cur.is_some_and(|c| c.pkt == pkt && (self.src > 0 || self.lrc > 0))
+    }
+
+    /// Show a frame to captures (they get their own reference).
+    fn show(pkt: PktId, io: &mut DevIo) {
+        if io.report_transmit {
+            io.pool.share(pkt);
+            io.out.push(DevAction::Frame(pkt));
         }
     }
 
@@ -351,6 +365,7 @@ impl Dcf {
     /// Put a frame on the air: every station in range gets it after its
     /// propagation delay.
     fn radiate(&mut self, now: Time, pkt: PktId, air: Time, io: &mut DevIo) {
+        Self::show(pkt, io);
         for nb in &self.neighbours {
             io.pool.share(pkt);
             io.sched.schedule_for(nb.dev, now + nb.delay, DevEvent::Arrive(pkt));
@@ -506,6 +521,7 @@ impl Dcf {
             if r.ok {
                 self.eifs = false;
                 self.stats.frames_received += 1;
+                Self::show(r.pkt, io);
                 self.receive(now, r.pkt, io);
             } else {
                 if !r.during_tx {

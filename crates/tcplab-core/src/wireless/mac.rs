@@ -46,6 +46,8 @@ pub const PROTO_MAC: u16 = 0x0802;
 // Timer tokens: the kind in the low bits, a generation above it for the
 // timers that can be cancelled (a stale one is recognised and ignored).
 const KIND_BITS: u32 = 3;
+/// Generations wrap within the bits left above the kind.
+const GEN_MASK: u32 = u32::MAX >> KIND_BITS;
 const T_ACCESS: u32 = 0;
 const T_TXEND: u32 = 1;
 const T_TIMEOUT: u32 = 2;
@@ -323,7 +325,7 @@ impl Dcf {
         let start = self.idle_since + ifs;
         let slots = self.backoff.unwrap_or(0);
         let fire = (start + slots as Time * self.mac.slot).max(now);
-        self.access_gen = self.access_gen.wrapping_add(1);
+        self.access_gen = (self.access_gen + 1) & GEN_MASK;
         self.access = Some((start, slots));
         Self::timer(io, fire, T_ACCESS, self.access_gen);
     }
@@ -339,7 +341,7 @@ impl Dcf {
             return;
         }
         self.access = None;
-        self.access_gen = self.access_gen.wrapping_add(1);
+        self.access_gen = (self.access_gen + 1) & GEN_MASK;
         let done = if detected > start { ((detected - start) / slot) as u32 } else { 0 };
         match self.backoff {
             Some(_) => self.backoff = Some(slots - done.min(slots)),
@@ -559,7 +561,7 @@ impl Dcf {
             }
             frame::CTS => {
                 if expects(self, State::WaitCts) {
-                    self.timeout_gen = self.timeout_gen.wrapping_add(1);
+                    self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
                     self.src = 0;
                     self.state = State::Sifs(Reply::Data);
                     Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
@@ -568,7 +570,7 @@ impl Dcf {
             }
             frame::ACK => {
                 if expects(self, State::WaitAck) {
-                    self.timeout_gen = self.timeout_gen.wrapping_add(1);
+                    self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
                     self.finish(true, io);
                 }
                 io.pool.release(pkt);
@@ -626,13 +628,13 @@ impl Dcf {
                 match self.state {
                     State::Tx(Sent::Rts) => {
                         self.state = State::WaitCts;
-                        self.timeout_gen = self.timeout_gen.wrapping_add(1);
+                        self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
                         let at = now + self.mac.sifs + self.mac.ctrl_air(CTS_LEN) + self.mac.slot;
                         Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
                     }
                     State::Tx(Sent::Data) => {
                         self.state = State::WaitAck;
-                        self.timeout_gen = self.timeout_gen.wrapping_add(1);
+                        self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
                         let at = now + self.mac.sifs + self.mac.ctrl_air(ACK_LEN) + self.mac.slot;
                         Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
                     }

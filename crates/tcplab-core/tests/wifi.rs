@@ -380,3 +380,84 @@ fn station_capture_holds_80211_frames() {
         }
     }
 }
+
+/// Log-distance shadowing with beta = 2, d0 = 1 m and sigma = 0 is Friis
+/// free space exactly; with sigma = 6 dB frames fade in and out, links beyond
+/// the mean receive range sometimes work, and the run is still deterministic.
+#[test]
+fn shadowing_without_variance_is_free_space() {
+    let base = chain(3, "10s").replace("two_ray_ground", "free_space");
+    // Free-space ranges are longer: spread the chain so that it stays 3 hops.
+    let base = base
+        .replace("250.0, 0.0", "600.0, 0.0")
+        .replace("500.0, 0.0", "1200.0, 0.0")
+        .replace("750.0, 0.0", "1800.0, 0.0");
+    let fs = run_toml(&base).unwrap();
+    let sh0 = run_toml(&base.replace(
+        "propagation = \"free_space\"",
+        "propagation = \"shadowing\"\nshadowing = { path_loss_exponent = 2.0, sigma_db = 0.0, reference_distance = 1.0 }",
+    ))
+    .unwrap();
+    assert_eq!(fs.flows.to_csv(), sh0.flows.to_csv());
+    assert_eq!(fs.nodes.to_csv(), sh0.nodes.to_csv());
+    let faded = base.replace(
+        "propagation = \"free_space\"",
+        "propagation = \"shadowing\"\nshadowing = { path_loss_exponent = 2.0, sigma_db = 6.0, reference_distance = 1.0 }",
+    );
+    let (a, b) = (run_toml(&faded).unwrap(), run_toml(&faded).unwrap());
+    assert_eq!(a.nodes.to_csv(), b.nodes.to_csv());
+    assert_ne!(a.nodes.to_csv(), fs.nodes.to_csv());
+    assert!(total_goodput(&a) > 0.0);
+}
+
+/// Random static networks: every run finishes, frames are accounted for
+/// (acknowledged + dropped <= offered per station; few packets left in
+/// flight) and a rerun gives the same bytes.
+#[test]
+fn random_networks_run_and_account() {
+    let mut rng = tcplab_core::engine::stream_rng(7, "wifi-random-networks");
+    let mut ran = 0;
+    for case in 0..12 {
+        let n = 3 + (rng.next_u64() % 18) as usize;
+        let side = 200.0 + rng.uniform() * 800.0;
+        let prop = ["free_space", "two_ray_ground", "shadowing"][(rng.next_u64() % 3) as usize];
+        let rts = ["0", "\"off\"", "500"][(rng.next_u64() % 3) as usize];
+        let rate = ["1Mbps", "2Mbps", "5.5Mbps", "11Mbps"][(rng.next_u64() % 4) as usize];
+        let mut s = format!(
+            "[sim]\nduration = \"5s\"\nseed = {case}\n[wireless]\npropagation = \"{prop}\"\ndata_rate = \"{rate}\"\nrts_threshold = {rts}\nifq = {{ kind = \"priqueue\", limit = {} }}\n",
+            5 + rng.next_u64() % 50
+        );
+        // a connected chain backbone plus random extra nodes near it
+        for i in 0..n {
+            let (x, y) =
+                if i < 3 { (200.0 * i as f64, 0.0) } else { (rng.uniform() * side, rng.uniform() * side / 4.0) };
+            s += &format!("[[node]]\nname = \"n{i}\"\nposition = [{x:?}, {y:?}]\n");
+        }
+        s += "[[flow]]\nfrom = \"n0\"\nto = \"n2\"\ntransport = \"newreno\"\napp = { kind = \"bulk\" }\n";
+        for f in 0..(rng.next_u64() % 4) {
+            let (a, b) = (rng.next_u64() % n as u64, rng.next_u64() % n as u64);
+            if a != b {
+                s += &format!(
+                    "[[flow]]\nname = \"u{f}\"\nfrom = \"n{a}\"\nto = \"n{b}\"\ntransport = \"udp\"\napp = {{ kind = \"cbr\", rate = \"500kbps\" }}\n"
+                );
+            }
+        }
+        let sc = match Scenario::from_toml_str(&s) {
+            Ok(sc) => sc,
+            // a random flow between nodes the radio does not connect
+            Err(e) => {
+                assert!(e.to_string().contains("no radio path"), "case {case}: {e}");
+                continue;
+            }
+        };
+        let r = sc.build().run();
+        for i in 0..r.nodes.rows() {
+            let g = |c: &str| r.nodes.get(c, i).unwrap();
+            assert!(g("data_acked") + g("drops_retry_limit") <= g("data_offered"), "case {case}\n{}", r.nodes.to_csv());
+        }
+        assert!(r.summary.packets_in_flight <= (n as u64) * 60, "case {case}: {:?}", r.summary);
+        assert_eq!(r.nodes.to_csv(), sc.build().run().nodes.to_csv(), "case {case}");
+        ran += 1;
+    }
+    assert!(ran >= 6, "only {ran} of 12 random networks were connected");
+}

@@ -103,11 +103,12 @@ fn one_hop_saturation_matches_the_dcf_timing_formula() {
 /// mean backoff slots per frame, Kumar et al. 2007) because the closed form
 /// is 0/0 at p = 1/2, which is where the n = 50 solution lies.
 ///
-/// The collision time is DATA + EIFS: the standard makes the stations that
-/// were not transmitting wait EIFS after the undecodable frames (Bianchi's
-/// paper uses DIFS; the colliding stations themselves resume one slot later
-/// still, after their ACK timeout, which the model does not capture).
-fn bianchi(n: usize, ip: f64, payload: f64, rate: f64) -> f64 {
+/// The collision time is DATA + EIFS (RTS + EIFS with RTS/CTS): the
+/// standard makes the stations that were not transmitting wait EIFS after
+/// the undecodable frames (Bianchi's paper uses DIFS; the colliding stations
+/// themselves resume one slot later still, after their ACK or CTS timeout,
+/// which the model does not capture).
+fn bianchi(n: usize, ip: f64, payload: f64, rate: f64, rts: bool) -> f64 {
     let (w, m) = (32.0f64, 5i32);
     let tau_of = |p: f64| {
         let (mut a, mut b, mut pi) = (0.0, 0.0, 1.0);
@@ -137,39 +138,50 @@ fn bianchi(n: usize, ip: f64, payload: f64, rate: f64) -> f64 {
     let ps = nf * tau * (1.0 - tau).powi(n as i32 - 1) / ptr;
     let delta = 5.0 / 299_792_458.0;
     let eifs = SIFS + ctrl_air(14.0) + DIFS;
-    let ts = data_air(ip, rate) + SIFS + delta + ctrl_air(14.0) + DIFS + delta;
-    let tc = data_air(ip, rate) + eifs + delta;
+    let (rts_air, cts_air) = (ctrl_air(20.0), ctrl_air(14.0));
+    let mut ts = data_air(ip, rate) + SIFS + delta + ctrl_air(14.0) + DIFS + delta;
+    let mut tc = data_air(ip, rate) + eifs + delta;
+    if rts {
+        // RTS/CTS: only the RTS frames collide.
+        ts += rts_air + SIFS + delta + cts_air + SIFS + delta;
+        tc = rts_air + eifs + delta;
+    }
     ps * ptr * payload * 8.0 / ((1.0 - ptr) * SLOT + ptr * ps * ts + ptr * (1.0 - ps) * tc)
 }
 
 #[test]
 fn saturation_throughput_matches_bianchi() {
     let payload = 1000.0;
-    for n in [5usize, 10, 20, 50] {
-        // n senders on a 5 m circle around the sink, all in range of all.
-        let mut nodes = vec![("sink".to_string(), 0.0, 0.0)];
-        let mut flows = String::new();
-        for i in 0..n {
-            let a = i as f64 / n as f64 * std::f64::consts::TAU;
-            nodes.push((format!("s{i}"), 5.0 * a.cos(), 5.0 * a.sin()));
-            flows += &udp(&format!("s{i}"), "sink", "2Mbps", payload as u32, 0.0);
+    for rts in [false, true] {
+        for n in [5usize, 10, 20, 50] {
+            // n senders on a 5 m circle around the sink, all in range of all.
+            let mut nodes = vec![("sink".to_string(), 0.0, 0.0)];
+            let mut flows = String::new();
+            for i in 0..n {
+                let a = i as f64 / n as f64 * std::f64::consts::TAU;
+                nodes.push((format!("s{i}"), 5.0 * a.cos(), 5.0 * a.sin()));
+                flows += &udp(&format!("s{i}"), "sink", "2Mbps", payload as u32, 0.0);
+            }
+            let refs: Vec<(&str, f64, f64)> = nodes.iter().map(|(n, x, y)| (n.as_str(), *x, *y)).collect();
+            let wl = format!(
+                "data_rate = \"2Mbps\"\nbasic_rate = \"1Mbps\"\nrts_threshold = {}",
+                if rts { "0" } else { "\"off\"" }
+            );
+            let r = run_toml(&wifi("60s", &wl, &refs, &flows)).unwrap();
+            let sum = |c: &str| col(&r.nodes, c).iter().sum::<f64>();
+            let attempts = if rts { sum("rts_frames") } else { sum("data_frames") };
+            println!(
+                "rts = {rts}, n = {n}: simulated attempts {attempts}, delivered {}, p = {:.4}, retry-limit drops {}",
+                sum("data_acked"),
+                1.0 - sum("data_acked") / attempts,
+                sum("drops_retry_limit")
+            );
+            let got = total_goodput(&r);
+            let expect = bianchi(n, payload + 28.0, payload, 2e6, rts);
+            let err = got / expect - 1.0;
+            println!("rts = {rts}, n = {n}: Bianchi {expect:.0} bit/s, simulated {got:.0} ({:+.2} %)", err * 100.0);
+            assert!(err.abs() < 0.03, "rts = {rts}, n = {n}: {got} vs Bianchi {expect}");
         }
-        let refs: Vec<(&str, f64, f64)> = nodes.iter().map(|(n, x, y)| (n.as_str(), *x, *y)).collect();
-        let sc = wifi("60s", "data_rate = \"2Mbps\"\nbasic_rate = \"1Mbps\"\nrts_threshold = \"off\"", &refs, &flows);
-        let r = run_toml(&sc).unwrap();
-        let sum = |c: &str| col(&r.nodes, c).iter().sum::<f64>();
-        println!(
-            "n = {n}: simulated attempts {}, acknowledged {}, p = {:.4}, retry-limit drops {}",
-            sum("data_frames"),
-            sum("data_acked"),
-            1.0 - sum("data_acked") / sum("data_frames"),
-            sum("drops_retry_limit")
-        );
-        let got = total_goodput(&r);
-        let expect = bianchi(n, payload + 28.0, payload, 2e6);
-        let err = got / expect - 1.0;
-        println!("n = {n}: Bianchi {expect:.0} bit/s, simulated {got:.0} ({:+.2} %)", err * 100.0);
-        assert!(err.abs() < 0.03, "n = {n}: {got} vs Bianchi {expect}");
     }
 }
 

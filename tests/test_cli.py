@@ -19,6 +19,19 @@ def test_every_example_scenario_runs(name, tmp_path):
     r = tcplab("run", SCENARIOS / name, "--out", tmp_path, "--quiet", "--set", "sim.duration=20s")
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "flows.csv").exists()
+    # nodes.csv exactly when the scenario has 802.11 stations
+    assert (tmp_path / "nodes.csv").exists() == ("[wireless]" in (SCENARIOS / name).read_text())
+
+
+def test_bad_wireless_input_is_one_line_exit_2(tmp_path):
+    sc = (SCENARIOS / "wifi-chain.toml").read_text().replace("position = [1000.0, 0.0]", "position = [1300.0, 0.0]")
+    path = tmp_path / "gap.toml"
+    path.write_text(sc)
+    r = tcplab("run", path, "--out", tmp_path / "out")
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0, r.stderr
+    assert "flow[0].to" in r.stderr and '"n3" - "n4", 550.0 m apart' in r.stderr and "250.0 m" in r.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_run_writes_all_outputs(tmp_path):

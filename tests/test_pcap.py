@@ -90,3 +90,22 @@ def test_node_capture_lists_forwarded_packets_once():
     assert len(recs) > 100
     ip_headers = [r[:20] for r in recs]  # includes the IP ID (the packet's uid)
     assert len(set(ip_headers)) == len(ip_headers)
+
+
+def test_station_capture_is_80211(tmp_path):
+    """A capture at a node with a radio holds 802.11 frames (link type 105)."""
+    sc = tcplab.load_scenario(SCENARIOS / "wifi-chain.toml").with_overrides(["sim.duration=2s"])
+    res = tcplab.run(sc, pcap=["n1"])
+    data = res.pcaps["node-n1"]
+    assert struct.unpack("<I", data[20:24])[0] == 105
+    kinds, off = set(), 24
+    while off < len(data):
+        incl = struct.unpack("<I", data[off + 8:off + 12])[0]
+        kinds.add(data[off + 16])
+        off += 16 + incl
+    assert {0x08, 0xB4, 0xC4, 0xD4} <= kinds  # data, RTS, CTS, ACK
+    if TSHARK:
+        path = tmp_path / "n1.pcap"
+        path.write_bytes(data)
+        out = tshark(path, "-T", "fields", "-e", "wlan.fc.type_subtype")
+        assert {"0x001b", "0x001c", "0x001d", "0x0020"} <= set(out.split())

@@ -17,7 +17,9 @@ import tempfile
 from pathlib import Path
 
 #: Files a run writes (besides NAME.pcap captures).
-RESULT_FILES = ("flows.csv", "links.csv", "series.csv", "queues.csv", "trace.csv", "flows.parquet", "summary.json")
+RESULT_FILES = (
+    "flows.csv", "links.csv", "nodes.csv", "series.csv", "queues.csv", "trace.csv", "flows.parquet", "summary.json",
+)
 
 
 class OutputError(OSError):
@@ -177,19 +179,19 @@ def write_parquet(path: Path, table: dict) -> None:
 
 def write_files(result, out: Path, parquet: bool = False) -> list:
     """Write a run's files into the directory `out` (normally a staging
-    directory): flows.csv, links.csv, summary.json; series.csv and
-    queues.csv when sampling was on; trace.csv when tracing was on;
+    directory): flows.csv, links.csv, summary.json; nodes.csv when the
+    scenario has 802.11 nodes; series.csv and queues.csv when sampling was on; trace.csv when tracing was on;
     NAME.pcap per capture; flows.parquet when asked for. Tables the core
     already streamed into `out` stay where they are; others are copied."""
     out = Path(out)
     written = []
-    for name in ("flows", "links", "series", "queues", "trace"):
+    for name in ("flows", "links", "nodes", "series", "queues", "trace"):
         p = out / f"{name}.csv"
         src = result.file(name)
         if src is not None:
             if Path(src).resolve() != p.resolve():
                 shutil.copyfile(src, p)
-        elif name in ("series", "queues", "trace") and result.rows(name) == 0:
+        elif name in ("nodes", "series", "queues", "trace") and result.rows(name) == 0:
             continue
         else:
             p.write_text(result.csv(name), encoding="utf-8")

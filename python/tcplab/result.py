@@ -43,10 +43,10 @@ class _Captures(Mapping):
 
 
 class Result:
-    """``flows``, ``links``, ``series``, ``queues`` and ``trace`` are pandas
+    """``flows``, ``links``, ``nodes``, ``series``, ``queues`` and ``trace`` are pandas
     DataFrames; ``summary`` is a dict (seed, duration_s, events, wall_s ...)."""
 
-    TABLES = ("flows", "links", "series", "queues", "trace")
+    TABLES = ("flows", "links", "nodes", "series", "queues", "trace")
 
     def __init__(self, raw: Mapping[str, Any], scenario=None, owned_dir=None):
         self._raw = raw
@@ -112,6 +112,11 @@ class Result:
     @property
     def links(self):
         return self._frame("links")
+
+    @property
+    def nodes(self):
+        """One row per node with an 802.11 device (empty without [wireless])."""
+        return self._frame("nodes")
 
     @property
     def series(self):

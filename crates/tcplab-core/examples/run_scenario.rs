@@ -28,11 +28,18 @@ fn main() {
     let r = last.unwrap();
     let thr: Vec<String> =
         (0..r.flows.rows()).map(|i| format!("{}", r.flows.get("throughput_bps", i).unwrap())).collect();
+    // 802.11 frames put on the air (all kinds), for the cost per transmission.
+    let frames: f64 = ["data_frames", "rts_frames", "cts_frames", "ack_frames", "broadcast_frames"]
+        .iter()
+        .flat_map(|c| (0..r.nodes.rows()).map(move |i| (c, i)))
+        .map(|(c, i)| r.nodes.get(c, i).unwrap_or(0.0))
+        .sum();
     println!(
-        "{{\"events\": {}, \"best_wall_s\": {}, \"events_per_s\": {}, \"throughput_bps\": [{}]}}",
+        "{{\"events\": {}, \"best_wall_s\": {}, \"events_per_s\": {}, \"mac_frames\": {}, \"throughput_bps\": [{}]}}",
         r.summary.events,
         best,
         r.summary.events as f64 / best,
+        frames,
         thr.join(", ")
     );
 }

@@ -3,7 +3,8 @@
 //!
 //! Layers, lowest first; a module only uses the ones above it in this list:
 //! `engine` (time, events, RNG) -> `packet` (headers, sizes) -> `net` (links,
-//! queues, error models, routing) -> `transport` (TCP, UDP, applications) ->
+//! queues, error models, routing) -> `wireless` (radio propagation, 802.11
+//! PHY and DCF MAC) -> `transport` (TCP, UDP, applications) ->
 //! `sim` (the world that wires them to the event queue) -> `scenario`
 //! (config structs, defaults, validation, builder) -> `output` (tables).
 
@@ -15,6 +16,7 @@ pub mod packet;
 pub mod scenario;
 pub mod sim;
 pub mod transport;
+pub mod wireless;
 
 pub use output::RunResult;
 pub use scenario::{Scenario, ScenarioError};

@@ -1,8 +1,9 @@
 //! Golden outputs: every example scenario and every run of both studies'
 //! quick modes, recorded by `scripts/make_golden.py`, must come out byte for
-//! byte the same (flows and links tables in full; trace, series, queues and
-//! captures by SHA-256). A refactoring that changes a byte here changes
-//! results; an intended change re-records the files in its own commit.
+//! byte the same (flows and links tables in full, and the nodes table of
+//! 802.11 scenarios; trace, series, queues and captures by SHA-256). A
+//! refactoring that changes a byte here changes results; an intended change
+//! re-records the files in its own commit.
 
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -36,6 +37,9 @@ fn every_golden_case_is_reproduced_exactly() {
         };
         check("flows", r.flows.to_csv());
         check("links", r.links.to_csv());
+        if expect.get("nodes").is_some() {
+            check("nodes", r.nodes.to_csv());
+        }
         check("trace_sha256", hex(r.trace.to_csv().as_bytes()));
         check("series_sha256", hex(r.series.to_csv().as_bytes()));
         check("queues_sha256", hex(r.queues.to_csv().as_bytes()));

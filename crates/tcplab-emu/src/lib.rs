@@ -244,6 +244,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     let result = RunResult {
         flows,
         links,
+        nodes: Table::new(),
         series: Table::new(),
         queues: Table::new(),
         trace: Table::new(),

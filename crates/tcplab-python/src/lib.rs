@@ -81,6 +81,7 @@ fn result<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("flows", table(py, &r.flows)?)?;
     d.set_item("links", table(py, &r.links)?)?;
+    d.set_item("nodes", table(py, &r.nodes)?)?;
     d.set_item("series", table(py, &r.series)?)?;
     d.set_item("queues", table(py, &r.queues)?)?;
     d.set_item("trace", table(py, &r.trace)?)?;

@@ -53,12 +53,19 @@ pub enum DevAction {
     Drop(PktId, DropReason),
     /// The MAC could not reach this neighbour (routing's link-failure hook).
     LinkFailed(NodeId),
+    /// A frame this shared-channel device sent or decoded, for captures of
+    /// link-layer frames (only when `report_transmit`). The device gives the
+    /// world one extra reference to the frame, which the world releases.
+    Frame(PktId),
 }
 
 /// Where a device's own events go (the world's event queue, tagged with
 /// the device).
 pub trait DevScheduler {
     fn schedule(&mut self, at: Time, ev: DevEvent);
+    /// An event for another device: a frame on a shared channel reaches
+    /// each station that hears it as an `Arrive` at that station's device.
+    fn schedule_for(&mut self, dev: DevId, at: Time, ev: DevEvent);
 }
 
 /// What a device may touch while handling a call: the packets, its event

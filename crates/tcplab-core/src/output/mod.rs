@@ -34,6 +34,8 @@ pub struct RunResult {
     pub flows: Table,
     /// One row per link direction.
     pub links: Table,
+    /// One row per node with an 802.11 device (empty without `[wireless]`).
+    pub nodes: Table,
     /// Flow time series (empty unless a sampling interval was set).
     pub series: Table,
     /// Queue-length time series per link direction (same condition).

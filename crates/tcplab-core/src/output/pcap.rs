@@ -14,6 +14,8 @@
 use crate::packet::{Ecn, Packet, Transport};
 
 pub const LINKTYPE_RAW: u32 = 101;
+/// IEEE 802.11 frames without radiotap header or FCS.
+pub const LINKTYPE_IEEE802_11: u32 = 105;
 
 /// A capture file, in memory or written to disk in chunks as it grows.
 #[derive(Debug)]
@@ -29,6 +31,8 @@ pub struct PcapWriter {
     node: Option<u32>,
     /// uids of transit packets recorded on arrival and not yet seen leaving.
     in_transit: std::collections::HashSet<u64>,
+    /// An 802.11 capture (`for_wifi_node`): records frames, not IP packets.
+    wifi: bool,
 }
 
 impl Default for PcapWriter {
@@ -67,7 +71,7 @@ impl PcapWriter {
         buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
         buf.extend_from_slice(&65535u32.to_le_bytes()); // snaplen
         buf.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
-        PcapWriter { buf, node: None, in_transit: Default::default(), file: None, error: None }
+        PcapWriter { buf, node: None, in_transit: Default::default(), file: None, error: None, wifi: false }
     }
 
     /// Write the capture to `path` (created now) in chunks of
@@ -111,9 +115,43 @@ impl PcapWriter {
         PcapWriter { node: Some(n), ..Self::new() }
     }
 
+    /// A capture of the 802.11 frames node `n`'s radio sends and decodes (as
+    /// a monitor-mode interface sees them): data, RTS, CTS and ACK frames,
+    /// link type IEEE802_11 (no radiotap header, no FCS).
+    pub fn for_wifi_node(n: u32) -> Self {
+        let mut w = PcapWriter { node: Some(n), wifi: true, ..Self::new() };
+        w.buf[20..24].copy_from_slice(&LINKTYPE_IEEE802_11.to_le_bytes());
+        w
+    }
+
+    pub fn is_wifi(&self) -> bool {
+        self.wifi
+    }
+
+    /// Append one 802.11 frame seen at `now_ns` (`duration_us`: its
+    /// duration field; `retry`: a retransmission by this station).
+    pub fn record_frame(&mut self, now_ns: u64, p: &Packet, duration_us: u16, retry: bool) {
+        let (bytes, orig) = wifi_frame(p, duration_us, retry);
+        self.push_record(now_ns, &bytes, orig);
+    }
+
+    fn push_record(&mut self, now_ns: u64, bytes: &[u8], orig_len: u32) {
+        self.buf.extend_from_slice(&((now_ns / 1_000_000_000) as u32).to_le_bytes());
+        self.buf.extend_from_slice(&((now_ns % 1_000_000_000) as u32).to_le_bytes());
+        self.buf.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        self.buf.extend_from_slice(&orig_len.to_le_bytes());
+        self.buf.extend_from_slice(bytes);
+        if self.file.is_some() && self.buf.len() >= super::stream::CHUNK_BYTES {
+            self.flush();
+        }
+    }
+
     /// Append one packet seen at `now_ns` (a node capture lists a packet it
-    /// forwards once, on arrival).
+    /// forwards once, on arrival). An 802.11 capture ignores IP packets.
     pub fn record(&mut self, now_ns: u64, p: &Packet) {
+        if self.wifi {
+            return;
+        }
         if let Some(n) = self.node {
             if p.ip.src != n && p.ip.dst != n && !self.in_transit.insert(p.uid) {
                 self.in_transit.remove(&p.uid);
@@ -121,15 +159,55 @@ impl PcapWriter {
             }
         }
         let hdr = packet_headers(p);
-        self.buf.extend_from_slice(&((now_ns / 1_000_000_000) as u32).to_le_bytes());
-        self.buf.extend_from_slice(&((now_ns % 1_000_000_000) as u32).to_le_bytes());
-        self.buf.extend_from_slice(&(hdr.len() as u32).to_le_bytes());
-        self.buf.extend_from_slice(&p.size.to_le_bytes());
-        self.buf.extend_from_slice(&hdr);
-        if self.file.is_some() && self.buf.len() >= super::stream::CHUNK_BYTES {
-            self.flush();
-        }
+        self.push_record(now_ns, &hdr, p.size);
     }
+}
+
+/// The MAC address of node `n`: locally administered, 02:00:00 and n + 1.
+pub fn mac_addr(n: u32) -> [u8; 6] {
+    if n == crate::packet::BROADCAST {
+        return [0xff; 6];
+    }
+    let x = n + 1;
+    [0x02, 0, 0, (x >> 16) as u8, (x >> 8) as u8, x as u8]
+}
+
+/// The bytes of an 802.11 frame (no FCS) and its length on the air without
+/// the FCS. Data frames carry an LLC/SNAP header (IPv4) and the packet's IP
+/// and transport headers; the payload is not simulated, so the captured
+/// length is shorter than the original one. Ad hoc (IBSS) addressing: the
+/// BSSID is 02:00:00:00:00:00.
+pub fn wifi_frame(p: &Packet, duration_us: u16, retry: bool) -> (Vec<u8>, u32) {
+    use crate::wireless::mac::frame;
+    let crate::packet::LinkHeader::Mac { tx, rx, kind, .. } = p.l2 else {
+        return (Vec::new(), 0);
+    };
+    // Frame control: protocol 0, type (2 bits) and subtype (4 bits) in the
+    // first byte; flags in the second (0x08 = retry).
+    let fc0: u8 = match kind {
+        frame::RTS => 0xb4,
+        frame::CTS => 0xc4,
+        frame::ACK => 0xd4,
+        _ => 0x08,
+    };
+    let mut f = vec![fc0, if retry { 0x08 } else { 0 }];
+    f.extend_from_slice(&duration_us.to_le_bytes());
+    f.extend_from_slice(&mac_addr(rx));
+    match kind {
+        frame::CTS | frame::ACK => return (f.clone(), f.len() as u32),
+        frame::RTS => {
+            f.extend_from_slice(&mac_addr(tx));
+            return (f.clone(), f.len() as u32);
+        }
+        _ => {}
+    }
+    f.extend_from_slice(&mac_addr(tx));
+    f.extend_from_slice(&[0x02, 0, 0, 0, 0, 0]);
+    f.extend_from_slice(&(((p.uid & 0xfff) as u16) << 4).to_le_bytes());
+    f.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00]);
+    let head = f.len() as u32;
+    f.extend_from_slice(&packet_headers(p));
+    (f, head + p.size)
 }
 
 /// The IPv4 and transport header bytes of a packet.

@@ -206,6 +206,14 @@ impl Packet {
         }
     }
 
+    /// The transmitter of a frame carrying a MAC header.
+    pub fn l2_tx(&self) -> Option<NodeId> {
+        match self.l2 {
+            LinkHeader::Mac { tx, .. } => Some(tx),
+            LinkHeader::None => None,
+        }
+    }
+
     pub fn is_ect(&self) -> bool {
         matches!(self.ip.ecn, Ecn::Ect0 | Ecn::Ect1)
     }

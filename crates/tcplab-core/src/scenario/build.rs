@@ -3,6 +3,7 @@
 
 use super::config::*;
 use super::units::Dur;
+use super::wireless::Radio;
 use super::ScenarioError;
 use crate::engine::{stream_rng, Time, TimerSlot};
 use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
@@ -246,7 +247,9 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         }
     }
     validate_tcp("tcp", &cfg.tcp)?;
-    let dirs = dir_pairs(cfg);
+    super::wireless::validate(cfg)?;
+    let radio = super::wireless::radio(cfg, 2 * cfg.link.len() as DevId);
+    let (dirs, _) = route_graph(cfg, radio.as_ref());
     let routes = shortest_paths_to(cfg.node.len(), &dirs, &flow_endpoints(cfg));
     let mut flow_names = HashMap::new();
     for (i, f) in cfg.flow.iter().enumerate() {
@@ -257,7 +260,12 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             return err(format!("{k}.to"), "must differ from `from`");
         }
         if routes.next(a, b).is_none() || routes.next(b, a).is_none() {
-            return err(format!("{k}.to"), format!("no route between {:?} and {:?}", f.from, f.to));
+            let why = radio.as_ref().and_then(|r| {
+                let x = if routes.next(a, b).is_none() { a } else { b };
+                super::wireless::gap(cfg, r, &reachable_from(cfg.node.len(), &dirs, x))
+            });
+            let why = why.map(|w| format!(": {w}")).unwrap_or_default();
+            return err(format!("{k}.to"), format!("no route between {:?} and {:?}{why}", f.from, f.to));
         }
         let name = flow_name(i, f);
         if name.is_empty() {
@@ -425,6 +433,42 @@ fn flow_endpoints(cfg: &ScenarioCfg) -> Vec<NodeId> {
 
 fn flow_name(i: usize, f: &FlowCfg) -> String {
     f.name.clone().unwrap_or_else(|| format!("flow{i}"))
+}
+
+/// Nodes reachable from `a` over the directed graph `dirs`.
+fn reachable_from(n: usize, dirs: &[(NodeId, NodeId)], a: NodeId) -> Vec<bool> {
+    let mut out: Vec<Vec<NodeId>> = vec![Vec::new(); n];
+    for &(x, y) in dirs {
+        out[x as usize].push(y);
+    }
+    let mut seen = vec![false; n];
+    seen[a as usize] = true;
+    let mut stack = vec![a];
+    while let Some(v) = stack.pop() {
+        for &w in &out[v as usize] {
+            if !seen[w as usize] {
+                seen[w as usize] = true;
+                stack.push(w);
+            }
+        }
+    }
+    seen
+}
+
+/// The graph static routing runs over: every link direction (direction i
+/// is device i), then every radio link between stations within receive
+/// range (through the sender's 802.11 device). Returns the (from, to) pairs
+/// and the device of each.
+fn route_graph(cfg: &ScenarioCfg, radio: Option<&Radio>) -> (Vec<(NodeId, NodeId)>, Vec<DevId>) {
+    let mut pairs = dir_pairs(cfg);
+    let mut devs: Vec<DevId> = (0..pairs.len() as DevId).collect();
+    if let Some(r) = radio {
+        for (a, b, d) in r.routing_dirs() {
+            pairs.push((a, b));
+            devs.push(d);
+        }
+    }
+    (pairs, devs)
 }
 
 /// (from, to) of every link direction: link i gives 2i (forward) and 2i+1.
@@ -679,11 +723,17 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
     let seed = cfg.sim.seed;
     let pairs = dir_pairs(cfg);
     let names = node_index(cfg);
-    // Point-to-point devices: link i gives device 2i (forward) and 2i+1.
-    let devices: Vec<Device> = link_dirs(cfg).into_iter().map(Device::P2p).collect();
+    // Point-to-point devices: link i gives device 2i (forward) and 2i+1;
+    // then one 802.11 device per node with a position.
+    let mut devices: Vec<Device> = link_dirs(cfg).into_iter().map(Device::P2p).collect();
+    let radio = super::wireless::radio(cfg, devices.len() as DevId);
+    if let Some(r) = &radio {
+        devices.extend(r.devices(seed).into_iter().map(|d| Device::Other(Box::new(d))));
+    }
     // Static routing: each node's row of the next-hop table towards the
     // nodes packets are addressed to (the flows' endpoints).
-    let routes = shortest_paths_to(cfg.node.len(), &pairs, &flow_endpoints(cfg));
+    let (graph, graph_dev) = route_graph(cfg, radio.as_ref());
+    let routes = shortest_paths_to(cfg.node.len(), &graph, &flow_endpoints(cfg));
     let columns = Arc::new(routes.slot_of().to_vec());
     let mut nodes: Vec<Node> = cfg
         .node
@@ -693,13 +743,16 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             let row = routes
                 .row(n as NodeId)
                 .iter()
-                .map(|&dev| (dev != u32::MAX).then(|| (dev, pairs[dev as usize].1)))
+                .map(|&dir| (dir != u32::MAX).then(|| (graph_dev[dir as usize], graph[dir as usize].1)))
                 .collect();
             Node::new(c.name.clone(), Router::Static(StaticRouting::with_columns(columns.clone(), row)))
         })
         .collect();
     for (d, &(from, _)) in pairs.iter().enumerate() {
         nodes[from as usize].devices.push(d as DevId);
+    }
+    for s in radio.iter().flat_map(|r| &r.stations) {
+        nodes[s.node as usize].devices.push(s.dev);
     }
     let mut sockets = Vec::with_capacity(2 * cfg.flow.len());
     let mut flows = Vec::with_capacity(cfg.flow.len());
@@ -779,7 +832,11 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         .pcap
         .iter()
         .map(|c| {
+            // A capture at a node with a radio records its 802.11 frames.
             let writer = match &c.node {
+                Some(n) if cfg.node[names[n.as_str()] as usize].position.is_some() && cfg.wireless.is_some() => {
+                    PcapWriter::for_wifi_node(names[n.as_str()])
+                }
                 Some(n) => PcapWriter::for_node(names[n.as_str()]),
                 None => PcapWriter::new(),
             };

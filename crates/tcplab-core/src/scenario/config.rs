@@ -14,6 +14,9 @@ pub struct ScenarioCfg {
     /// TCP options applied to every TCP flow (a flow's own `tcp` table wins).
     #[serde(default)]
     pub tcp: TcpOptions,
+    /// The shared 802.11 radio channel of the nodes that have a position.
+    #[serde(default)]
+    pub wireless: Option<WirelessCfg>,
     #[serde(default)]
     pub node: Vec<NodeCfg>,
     #[serde(default)]
@@ -75,6 +78,99 @@ pub struct NodeCfg {
     /// TCP connections this node forwards (a base station).
     #[serde(default)]
     pub snoop: bool,
+    /// Position in metres; a node with a position has an 802.11 device on
+    /// the `[wireless]` channel.
+    pub position: Option<[f64; 2]>,
+}
+
+/// `[wireless]`: the radio channel, its PHY and MAC (defaults: ns-2.35's
+/// WaveLAN and 802.11 DSSS values, `wireless::params`).
+#[derive(Clone, Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct WirelessCfg {
+    #[serde(default)]
+    pub propagation: PropagationName,
+    /// Rate of data frames: 1, 2, 5.5 or 11 Mbit/s (default 2 Mbit/s).
+    pub data_rate: Option<super::units::Rate>,
+    /// Rate of RTS, CTS, ACK and broadcast frames (default 1 Mbit/s).
+    pub basic_rate: Option<super::units::Rate>,
+    /// Bytes; MAC frames longer than this use RTS/CTS; "off" disables.
+    /// Default 0 (ns-2.35's RTSThreshold_: every unicast data frame).
+    pub rts_threshold: Option<RtsThresholdCfg>,
+    #[serde(default)]
+    pub routing: WirelessRouting,
+    #[serde(default, deserialize_with = "tagged_opt")]
+    pub ifq: Option<IfqCfg>,
+    pub phy: Option<PhyCfg>,
+    pub mac: Option<MacCfg>,
+    pub shadowing: Option<ShadowingCfg>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PropagationName {
+    FreeSpace,
+    #[default]
+    TwoRayGround,
+    Shadowing,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum WirelessRouting {
+    /// Shortest hop paths over the radio graph (nodes within receive range).
+    #[default]
+    Static,
+}
+
+/// A byte count or a word ("off"); checked in validation.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum RtsThresholdCfg {
+    Bytes(f64),
+    Word(String),
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum IfqCfg {
+    /// ns-2's PriQueue: a drop-tail queue whose control packets (routing
+    /// messages) go to the head.
+    Priqueue { limit: Option<u32> },
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PhyCfg {
+    pub tx_power_w: Option<f64>,
+    pub frequency_hz: Option<f64>,
+    pub rx_threshold_w: Option<f64>,
+    pub cs_threshold_w: Option<f64>,
+    pub capture_threshold_db: Option<f64>,
+    pub antenna_height_m: Option<f64>,
+    pub system_loss: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MacCfg {
+    pub cw_min: Option<u32>,
+    pub cw_max: Option<u32>,
+    pub slot: Option<Dur>,
+    pub sifs: Option<Dur>,
+    pub short_retry_limit: Option<u32>,
+    pub long_retry_limit: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ShadowingCfg {
+    /// Path-loss exponent beta (default 2.0, ns-2's pathlossExp_).
+    pub path_loss_exponent: Option<f64>,
+    /// Standard deviation of the shadowing term in dB (default 4.0).
+    pub sigma_db: Option<f64>,
+    /// Reference distance d0 in metres (default 1.0).
+    pub reference_distance: Option<f64>,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -4,6 +4,7 @@ pub mod build;
 pub mod config;
 pub mod tagged;
 pub mod units;
+pub mod wireless;
 
 pub use config::ScenarioCfg;
 use std::fmt;

@@ -22,6 +22,10 @@ impl DevScheduler for Sched<'_> {
     fn schedule(&mut self, at: Time, ev: DevEvent) {
         self.q.schedule(at, Ev::device(self.dev, ev));
     }
+
+    fn schedule_for(&mut self, dev: DevId, at: Time, ev: DevEvent) {
+        self.q.schedule(at, Ev::device(dev, ev));
+    }
 }
 
 impl World {
@@ -313,6 +317,10 @@ impl World {
                 DevAction::Transmit(id) => self.dev_transmit(now, dev, id),
                 DevAction::Deliver(to, id) => self.dev_deliver(now, to, id),
                 DevAction::Drop(id, reason) => self.dev_drop(now, dev, id, reason),
+                DevAction::Frame(id) => {
+                    self.capture_frame(now, dev, id);
+                    self.pool.release(id);
+                }
                 DevAction::LinkFailed(neighbor) => {
                     let n = self.dev_node[dev as usize];
                     let mut out = Vec::new();
@@ -363,6 +371,25 @@ impl World {
             }
         }
         self.trace_drop(now, &p);
+    }
+
+    /// An 802.11 frame sent or decoded by a station: its node's 802.11
+    /// captures record it with the duration field and retry flag the MAC
+    /// gives it.
+    fn capture_frame(&mut self, now: Time, dev: DevId, id: PktId) {
+        let n = self.dev_node[dev as usize];
+        if !self.captures.iter().any(|c| c.node == Some(n) && c.writer.is_wifi()) {
+            return;
+        }
+        let Some(mac) = self.devices[dev as usize].as_dyn().as_any().downcast_ref::<crate::wireless::Dcf>() else {
+            return;
+        };
+        let p = self.pool.get(id);
+        let dur = (mac.duration_of(p).div_ceil(1000)).min(32767) as u16;
+        let retry = p.l2_tx() == Some(n) && mac.is_retry(id);
+        for c in self.captures.iter_mut().filter(|c| c.node == Some(n) && c.writer.is_wifi()) {
+            c.writer.record_frame(now, p, dur, retry);
+        }
     }
 
     fn capture(&mut self, now: Time, id: PktId, wants: impl Fn(&super::Capture) -> bool) {

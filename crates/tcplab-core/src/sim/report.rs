@@ -10,6 +10,7 @@ use crate::net::PointToPoint;
 use crate::output::{Cell, ColType, Column, RowSink, RunResult, SinkOutput, StreamedTable, Summary, Table};
 use crate::transport::app::App;
 use crate::transport::socket::SocketKind;
+use crate::wireless::Dcf;
 use std::path::Path;
 
 /// The sampled time series: one row per TCP flow and one per link direction
@@ -349,9 +350,64 @@ pub fn link_dirs_table<'a>(
     t
 }
 
+/// The nodes table: one row per node with an 802.11 device, its MAC's
+/// frames by type, retries, losses and drops.
+fn nodes_table(w: &World) -> Table {
+    const INTS: [&str; 14] = [
+        "data_frames",
+        "rts_frames",
+        "cts_frames",
+        "ack_frames",
+        "broadcast_frames",
+        "retries",
+        "collisions",
+        "drops_ifq",
+        "drops_retry_limit",
+        "link_failures",
+        "data_offered",
+        "data_acked",
+        "duplicates",
+        "frames_received",
+    ];
+    let mut names = Vec::new();
+    let mut ints: Vec<Vec<i64>> = vec![Vec::new(); INTS.len()];
+    let mut prob = Vec::new();
+    for d in w.devices.iter().filter_map(|d| d.as_dyn().as_any().downcast_ref::<Dcf>()) {
+        let s = &d.stats;
+        names.push(w.nodes[d.node as usize].name.clone());
+        for (v, x) in ints.iter_mut().zip([
+            s.data_sent,
+            s.rts_sent,
+            s.cts_sent,
+            s.ack_sent,
+            s.broadcast_sent,
+            s.retries,
+            s.collisions,
+            s.drops_ifq,
+            s.drops_retry,
+            s.link_failures,
+            s.data_offered,
+            s.data_acked,
+            s.duplicates,
+            s.frames_received,
+        ]) {
+            v.push(x as i64);
+        }
+        prob.push(s.drop_probability());
+    }
+    let mut t = Table::new();
+    t.push("node", Column::Str(names));
+    for (n, v) in INTS.iter().zip(ints) {
+        t.push(n, Column::I64(v));
+    }
+    t.push("drop_probability", Column::F64(prob));
+    t
+}
+
 pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
     let flows = flows_table(w);
     let links = links_table(w);
+    let nodes = nodes_table(w);
     let mut streamed = Vec::new();
     let Samples { flows: fs, queues: qs } = std::mem::take(&mut w.samples);
     let series = close(fs, "series", &mut streamed)?;
@@ -370,6 +426,7 @@ pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
     Ok(RunResult {
         flows,
         links,
+        nodes,
         series,
         queues,
         trace,

@@ -1,0 +1,100 @@
+"""Speed benchmark for the 802.11 model: the 7-hop chain with one NewReno
+flow for 100 s (scenarios/wifi-chain.toml's setting, 8 nodes) in tcplab and,
+when installed, ns-2.35; and static grids of growing size with the same
+traffic density, to show that the cost of a transmission depends on the
+neighbourhood, not on the number of nodes.
+
+    python benchmarks/wifi.py [--repeats 5] [--grids 50,200,800]
+
+tcplab is timed as the Rust core alone (examples/run_scenario, best of N
+runs in one process) and as a whole process; ns-2 as the whole `ns`
+process. No assertion here: timings are for people, not for CI.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from validation import ns2  # noqa: E402
+from validation.wifi_chain_ns2 import tcl as chain_tcl  # noqa: E402
+
+
+def toml_chain(hops: int, duration: float) -> str:
+    s = (f'[sim]\nduration = "{duration + 1}s"\nseed = 1\n[wireless]\nrts_threshold = 0\n'
+         'ifq = { kind = "priqueue", limit = 50 }\n')
+    for i in range(hops + 1):
+        s += f'[[node]]\nname = "n{i}"\nposition = [{250.0 * i}, 0.0]\n'
+    s += (f'[[flow]]\nfrom = "n0"\nto = "n{hops}"\ntransport = "newreno"\npacket_size = 1460\nwindow = 32\n'
+          'app = { kind = "bulk", start = 1.0 }\n')
+    return s
+
+
+def toml_grid(n: int, duration: float) -> str:
+    """n nodes on a square grid 200 m apart; every tenth node sends 100
+    kbit/s of UDP to its right-hand neighbour."""
+    side = math.ceil(math.sqrt(n))
+    s = f'[sim]\nduration = "{duration}s"\nseed = 1\n[wireless]\nrts_threshold = 0\n'
+    for i in range(n):
+        s += f'[[node]]\nname = "g{i}"\nposition = [{200.0 * (i % side)}, {200.0 * (i // side)}]\n'
+    for i in range(0, n, 10):
+        j = i + 1 if (i + 1) % side and i + 1 < n else i - 1
+        s += (f'[[flow]]\nfrom = "g{i}"\nto = "g{j}"\ntransport = "udp"\npacket_size = 1000\n'
+              'app = { kind = "cbr", rate = "100kbps" }\n')
+    return s
+
+
+def core(exe: Path, text: str, repeats: int) -> dict:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "s.toml"
+        path.write_text(text)
+        m = ns2.measure([str(exe), str(path), str(repeats)])
+        if m["returncode"] != 0:
+            raise RuntimeError(m["stderr"][-300:])
+        out = json.loads(m["stdout"])
+        out["maxrss_kb"] = m["maxrss_kb"]
+        one = ns2.measure([str(exe), str(path), "1"])
+        out["process_wall_s"], out["process_cpu_s"] = one["wall_s"], one["cpu_s"]
+        return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--grids", default="50,200,800")
+    a = ap.parse_args()
+    subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario"], cwd=ROOT, check=True)
+    exe = ROOT / "target" / "release" / "examples" / "run_scenario"
+
+    r = core(exe, toml_chain(7, 100.0), a.repeats)
+    print("7-hop chain, one NewReno flow, 100 s")
+    print(f"  tcplab core: {r['best_wall_s'] * 1e3:.1f} ms (best of {a.repeats}), {r['events']} events, "
+          f"{r['events_per_s'] / 1e6:.2f} M events/s; whole process {r['process_wall_s'] * 1e3:.0f} ms wall, "
+          f"{r['process_cpu_s'] * 1e3:.0f} ms CPU, peak {r['maxrss_kb'] / 1024 if r['maxrss_kb'] else float('nan'):.1f} MiB; "
+          f"goodput {r['throughput_bps'][0] / 1e3:.0f} kbit/s")
+    if ns2.available():
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "chain.tcl"
+            path.write_text(chain_tcl(7, 1, 100.0))
+            m = ns2.measure(["ns", str(path)], cwd=d)
+        rss = f"{m['maxrss_kb'] / 1024:.1f} MiB" if m["maxrss_kb"] else "n/a"
+        print(f"  ns-2.35 (AODV): {m['wall_s'] * 1e3:.0f} ms wall, {m['cpu_s'] * 1e3:.0f} ms CPU, peak {rss}; "
+              f"core speed-up {m['cpu_s'] / r['best_wall_s']:.0f}x")
+    print("static grids, 200 m spacing, one 100 kbit/s UDP flow per 10 nodes, 20 s")
+    print("| nodes | MAC frames | events | core wall (ms) | us per frame | events per frame |")
+    print("|---|---|---|---|---|---|")
+    for n in (int(x) for x in a.grids.split(",")):
+        g = core(exe, toml_grid(n, 20.0), a.repeats)
+        print(f"| {n} | {g['mac_frames']:.0f} | {g['events']} | {g['best_wall_s'] * 1e3:.1f} "
+              f"| {g['best_wall_s'] / g['mac_frames'] * 1e6:.2f} | {g['events'] / g['mac_frames']:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

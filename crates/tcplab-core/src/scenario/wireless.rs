@@ -1,0 +1,310 @@
+//! The `[wireless]` table and node positions: validation, the resolved
+//! radio parameters, the stations with their neighbour lists, and the radio
+//! graph static routing runs over.
+
+use super::config::*;
+use super::ScenarioError;
+use crate::engine::stream_rng;
+use crate::net::{DevId, Queue, QueuePolicy};
+use crate::packet::NodeId;
+use crate::wireless::channel::{distance, Station};
+use crate::wireless::{neighbour_lists, Dcf, MacParams, Neighbour, PhyParams, Propagation};
+
+type R<T> = Result<T, ScenarioError>;
+
+fn err<T>(key: impl Into<String>, msg: impl Into<String>) -> R<T> {
+    Err(ScenarioError::new(key, msg))
+}
+
+/// The 802.11b/DSSS rates (bit/s).
+const RATES: [f64; 4] = [1e6, 2e6, 5.5e6, 11e6];
+
+/// Default interface-queue limit (ns-2's ifqlen 50).
+const IFQ_LIMIT: u32 = 50;
+
+/// Everything the builder needs about the radio channel.
+pub struct Radio {
+    pub prop: Propagation,
+    pub phy: PhyParams,
+    pub mac: MacParams,
+    pub ifq_limit: u32,
+    /// The nodes with a position, in node order; device `first_dev + k`.
+    pub stations: Vec<Station>,
+    pub lists: Vec<Vec<Neighbour>>,
+}
+
+impl Radio {
+    /// Distance of reliable reception (mean power at the receive threshold).
+    pub fn rx_range(&self) -> f64 {
+        self.prop.range(&self.phy, self.phy.rx_threshold_w)
+    }
+
+    /// Links of the radio graph static routing uses: (from, to, device of
+    /// `from`) for every pair whose mean power reaches the receive threshold.
+    pub fn routing_dirs(&self) -> Vec<(NodeId, NodeId, DevId)> {
+        let mut v = Vec::new();
+        for (s, list) in self.stations.iter().zip(&self.lists) {
+            for nb in list.iter().filter(|nb| nb.power_w >= self.phy.rx_threshold_w) {
+                v.push((s.node, nb.node, s.dev));
+            }
+        }
+        v
+    }
+
+    /// One 802.11 device per station, in station order.
+    pub fn devices(&self, seed: u64) -> Vec<Dcf> {
+        self.stations
+            .iter()
+            .zip(&self.lists)
+            .map(|(s, list)| {
+                let n = s.node;
+                Dcf::new(
+                    n,
+                    self.mac,
+                    self.phy,
+                    self.prop,
+                    list.clone(),
+                    Queue::new(
+                        QueuePolicy::DropTail { limit_packets: Some(self.ifq_limit), limit_bytes: None },
+                        self.mac.data_rate_bps,
+                    ),
+                    stream_rng(seed, &format!("node{n}.wifi.queue")),
+                    stream_rng(seed, &format!("node{n}.wifi.backoff")),
+                    stream_rng(seed, &format!("node{n}.wifi.shadowing")),
+                )
+            })
+            .collect()
+    }
+}
+
+fn positive(key: String, v: Option<f64>) -> R<()> {
+    match v {
+        Some(x) if !(x.is_finite() && x > 0.0) => err(key, format!("must be a positive number, got {x}")),
+        _ => Ok(()),
+    }
+}
+
+fn rate_of(key: &str, r: Option<super::units::Rate>, default: f64) -> R<u64> {
+    let v = r.map_or(default, |r| r.0);
+    if !RATES.iter().any(|x| (x - v).abs() < 1.0) {
+        return err(
+            key,
+            format!("unknown 802.11 rate {} Mbit/s; use \"1Mbps\", \"2Mbps\", \"5.5Mbps\" or \"11Mbps\"", v / 1e6),
+        );
+    }
+    Ok(v.round() as u64)
+}
+
+/// Check the `[wireless]` table and the node positions.
+pub fn validate(cfg: &ScenarioCfg) -> R<()> {
+    let Some(w) = &cfg.wireless else {
+        if let Some(i) = cfg.node.iter().position(|n| n.position.is_some()) {
+            return err(
+                format!("node[{i}].position"),
+                "a position puts the node on a radio channel: add a [wireless] table",
+            );
+        }
+        return Ok(());
+    };
+    rate_of("wireless.data_rate", w.data_rate, 2e6)?;
+    rate_of("wireless.basic_rate", w.basic_rate, 1e6)?;
+    match &w.rts_threshold {
+        Some(RtsThresholdCfg::Bytes(b)) if !(b.is_finite() && *b >= 0.0 && b.fract() == 0.0 && *b < 1e9) => {
+            return err("wireless.rts_threshold", format!("must be a whole number of bytes >= 0 or \"off\", got {b}"));
+        }
+        Some(RtsThresholdCfg::Word(s)) if s != "off" => {
+            return err(
+                "wireless.rts_threshold",
+                format!("must be a whole number of bytes >= 0 or \"off\", got {s:?}"),
+            );
+        }
+        _ => {}
+    }
+    if let Some(IfqCfg::Priqueue { limit: Some(0) }) = w.ifq {
+        return err("wireless.ifq.limit", "must be at least 1 packet");
+    }
+    if let Some(p) = &w.phy {
+        for (k, v) in [
+            ("tx_power_w", p.tx_power_w),
+            ("frequency_hz", p.frequency_hz),
+            ("rx_threshold_w", p.rx_threshold_w),
+            ("cs_threshold_w", p.cs_threshold_w),
+            ("antenna_height_m", p.antenna_height_m),
+        ] {
+            positive(format!("wireless.phy.{k}"), v)?;
+        }
+        if let Some(c) = p.capture_threshold_db {
+            if !(c.is_finite() && c >= 0.0) {
+                return err("wireless.phy.capture_threshold_db", format!("must be a number of dB >= 0, got {c}"));
+            }
+        }
+        if let Some(l) = p.system_loss {
+            if !(l.is_finite() && l >= 1.0) {
+                return err("wireless.phy.system_loss", format!("must be a number >= 1, got {l}"));
+            }
+        }
+    }
+    let phy = phy_params(w);
+    if phy.cs_threshold_w > phy.rx_threshold_w {
+        return err(
+            "wireless.phy.cs_threshold_w",
+            format!(
+                "must not exceed rx_threshold_w ({:e} W): a frame strong enough to decode is also sensed",
+                phy.rx_threshold_w
+            ),
+        );
+    }
+    if let Some(m) = &w.mac {
+        if m.cw_min == Some(0) {
+            return err("wireless.mac.cw_min", "must be at least 1");
+        }
+        let mp = MacParams::default();
+        let (lo, hi) = (m.cw_min.unwrap_or(mp.cw_min), m.cw_max.unwrap_or(mp.cw_max));
+        if hi < lo || hi > 1 << 20 {
+            return err("wireless.mac.cw_max", format!("must be cw_min ({lo}) .. 1048576, got {hi}"));
+        }
+        for (k, v) in [("slot", m.slot), ("sifs", m.sifs)] {
+            if v.map(|d| d.0) == Some(0) {
+                return err(format!("wireless.mac.{k}"), "must be greater than 0");
+            }
+        }
+        for (k, v) in [("short_retry_limit", m.short_retry_limit), ("long_retry_limit", m.long_retry_limit)] {
+            if v == Some(0) {
+                return err(format!("wireless.mac.{k}"), "must be at least 1 attempt");
+            }
+        }
+    }
+    if let Some(s) = &w.shadowing {
+        if w.propagation != PropagationName::Shadowing {
+            return err("wireless.shadowing", "needs propagation = \"shadowing\"");
+        }
+        positive("wireless.shadowing.path_loss_exponent".into(), s.path_loss_exponent)?;
+        positive("wireless.shadowing.reference_distance".into(), s.reference_distance)?;
+        if let Some(x) = s.sigma_db {
+            if !(x.is_finite() && x >= 0.0) {
+                return err("wireless.shadowing.sigma_db", format!("must be a number of dB >= 0, got {x}"));
+            }
+        }
+    }
+    let mut linked = vec![false; cfg.node.len()];
+    let names: std::collections::HashMap<&str, usize> =
+        cfg.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+    for l in &cfg.link {
+        for n in &l.between {
+            if let Some(&i) = names.get(n.as_str()) {
+                linked[i] = true;
+            }
+        }
+    }
+    for (i, n) in cfg.node.iter().enumerate() {
+        match n.position {
+            Some(p) if !(p[0].is_finite() && p[1].is_finite()) => {
+                return err(
+                    format!("node[{i}].position"),
+                    format!("must be two finite numbers (metres), got [{}, {}]", p[0], p[1]),
+                );
+            }
+            None if !linked[i] => {
+                return err(
+                    format!("node[{i}].position"),
+                    format!("node {:?} has neither a position on the radio channel nor a [[link]]", n.name),
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn phy_params(w: &WirelessCfg) -> PhyParams {
+    let mut phy = PhyParams::default();
+    if let Some(p) = &w.phy {
+        let set = |dst: &mut f64, v: Option<f64>| {
+            if let Some(v) = v {
+                *dst = v;
+            }
+        };
+        set(&mut phy.tx_power_w, p.tx_power_w);
+        set(&mut phy.frequency_hz, p.frequency_hz);
+        set(&mut phy.rx_threshold_w, p.rx_threshold_w);
+        set(&mut phy.cs_threshold_w, p.cs_threshold_w);
+        set(&mut phy.capture_threshold_db, p.capture_threshold_db);
+        set(&mut phy.antenna_height_m, p.antenna_height_m);
+        set(&mut phy.system_loss, p.system_loss);
+    }
+    phy
+}
+
+/// The radio channel of a validated scenario (None without `[wireless]`);
+/// its devices are numbered from `first_dev`.
+pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
+    let w = cfg.wireless.as_ref()?;
+    let phy = phy_params(w);
+    let prop = match w.propagation {
+        PropagationName::FreeSpace => Propagation::FreeSpace,
+        PropagationName::TwoRayGround => Propagation::TwoRayGround,
+        PropagationName::Shadowing => {
+            let s = w.shadowing.unwrap_or_default();
+            Propagation::Shadowing {
+                path_loss_exponent: s.path_loss_exponent.unwrap_or(2.0),
+                sigma_db: s.sigma_db.unwrap_or(4.0),
+                reference_distance: s.reference_distance.unwrap_or(1.0),
+            }
+        }
+    };
+    let mut mac = MacParams {
+        data_rate_bps: rate_of("", w.data_rate, 2e6).ok()?,
+        basic_rate_bps: rate_of("", w.basic_rate, 1e6).ok()?,
+        rts_threshold: match &w.rts_threshold {
+            None => Some(0),
+            Some(RtsThresholdCfg::Bytes(b)) => Some(*b as u32),
+            Some(RtsThresholdCfg::Word(_)) => None,
+        },
+        ..MacParams::default()
+    };
+    if let Some(m) = &w.mac {
+        mac.cw_min = m.cw_min.unwrap_or(mac.cw_min);
+        mac.cw_max = m.cw_max.unwrap_or(mac.cw_max);
+        mac.slot = m.slot.map_or(mac.slot, |d| d.0);
+        mac.sifs = m.sifs.map_or(mac.sifs, |d| d.0);
+        mac.short_retry_limit = m.short_retry_limit.unwrap_or(mac.short_retry_limit);
+        mac.long_retry_limit = m.long_retry_limit.unwrap_or(mac.long_retry_limit);
+    }
+    let ifq_limit = match w.ifq {
+        Some(IfqCfg::Priqueue { limit: Some(l) }) => l,
+        _ => IFQ_LIMIT,
+    };
+    let stations: Vec<Station> = cfg
+        .node
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| n.position.map(|p| (i, p)))
+        .enumerate()
+        .map(|(k, (i, pos))| Station { node: i as NodeId, dev: first_dev + k as DevId, pos })
+        .collect();
+    let lists = neighbour_lists(&stations, &prop, &phy);
+    Some(Radio { prop, phy, mac, ifq_limit, stations, lists })
+}
+
+/// Why two nodes have no path, when the radio is to blame: the closest
+/// pair of stations, one reachable from `from` and one not, their distance
+/// and the receive range.
+pub fn gap(cfg: &ScenarioCfg, radio: &Radio, reachable: &[bool]) -> Option<String> {
+    let mut best: Option<(f64, usize, usize)> = None;
+    for a in radio.stations.iter().filter(|s| reachable[s.node as usize]) {
+        for b in radio.stations.iter().filter(|s| !reachable[s.node as usize]) {
+            let d = distance(a.pos, b.pos);
+            if best.is_none_or(|(bd, _, _)| d < bd) {
+                best = Some((d, a.node as usize, b.node as usize));
+            }
+        }
+    }
+    let (d, a, b) = best?;
+    Some(format!(
+        "no radio path: the nearest gap is {:?} - {:?}, {:.1} m apart against a receive range of {:.1} m",
+        cfg.node[a].name,
+        cfg.node[b].name,
+        d,
+        radio.rx_range()
+    ))
+}

@@ -1,0 +1,747 @@
+//! The 802.11 DCF MAC with its PHY's reception rules, as one station's
+//! device. Sans-IO like every device: it schedules its own timers and the
+//! `Arrive` events of its frames at the stations that hear them, and
+//! returns `DevAction`s.
+//!
+//! PHY, per receiver: a frame arrives with a power (from the channel's
+//! neighbour list, with a shadowing draw if that model is on). Below the
+//! carrier-sense threshold it is ignored. Above it, it keeps the medium
+//! busy until its last bit. It is decoded when its power reaches the receive
+//! threshold, the station is not transmitting during it, and every frame
+//! overlapping it at this receiver is at least the capture ratio weaker; an
+//! overlapping frame that is not that much weaker destroys it (a collision
+//! at this receiver). A frame sensed but not decoded makes the next wait
+//! EIFS instead of DIFS.
+//!
+//! MAC (IEEE 802.11-2016 section 10.3): a frame that finds the medium idle
+//! for DIFS goes at once; otherwise a backoff of [0, CW] slots counts down
+//! while the medium is idle after DIFS (or EIFS) and freezes while it is
+//! busy, physically or by the NAV. Unicast frames longer than the RTS
+//! threshold are preceded by RTS/CTS; unicast data is acknowledged; a
+//! missing CTS or ACK doubles CW and retries until the short (7) or long (4)
+//! retry limit, then the frame is dropped and routing told the neighbour is
+//! unreachable. After every exchange the station draws a new backoff
+//! (post-backoff), so back-to-back frames of one station contend.
+
+use super::channel::Neighbour;
+use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, DATA_HDR, RTS_LEN};
+use super::propagation::Propagation;
+use crate::engine::{Rng, Time};
+use crate::net::{DevAction, DevEvent, DevIo, DropCause, DropReason, NetDevice, Queue, Verdict};
+use crate::packet::{ControlHeader, LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW};
+use smallvec::SmallVec;
+use std::any::Any;
+
+/// Frame kinds in `LinkHeader::Mac::kind`.
+pub mod frame {
+    pub const DATA: u8 = 0;
+    pub const RTS: u8 = 1;
+    pub const CTS: u8 = 2;
+    pub const ACK: u8 = 3;
+}
+
+/// `ControlHeader::proto` of MAC control frames (never seen above the MAC).
+pub const PROTO_MAC: u16 = 0x0802;
+
+// Timer tokens: the kind in the low bits, a generation above it for the
+// timers that can be cancelled (a stale one is recognised and ignored).
+const KIND_BITS: u32 = 3;
+/// Generations wrap within the bits left above the kind.
+const GEN_MASK: u32 = u32::MAX >> KIND_BITS;
+const T_ACCESS: u32 = 0;
+const T_TXEND: u32 = 1;
+const T_TIMEOUT: u32 = 2;
+const T_SIFS: u32 = 3;
+const T_RXEND: u32 = 4;
+const T_NAV: u32 = 5;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sent {
+    Rts,
+    Data,
+    Broadcast,
+    Cts,
+    Ack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reply {
+    /// A CTS to `to` for a data frame carrying `size` bytes of IP packet.
+    Cts {
+        to: NodeId,
+        size: u32,
+    },
+    Ack {
+        to: NodeId,
+    },
+    /// Our data frame, after the CTS.
+    Data,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// No exchange of ours under way (the station may be deferring or
+    /// counting down its backoff).
+    Idle,
+    /// Transmitting.
+    Tx(Sent),
+    WaitCts,
+    WaitAck,
+    /// SIFS before a response or the data after a CTS.
+    Sifs(Reply),
+}
+
+/// A frame on the air at this receiver.
+struct Incoming {
+    pkt: PktId,
+    power: f64,
+    end: Time,
+    /// Still decodable.
+    ok: bool,
+    /// A decodable frame destroyed by an overlapping one.
+    hit: bool,
+    /// It reached us while we were transmitting (half duplex: never
+    /// received, and its end is no reception error).
+    during_tx: bool,
+}
+
+/// The head-of-line frame being sent.
+#[derive(Clone, Copy, Debug)]
+struct Current {
+    pkt: PktId,
+    to: Option<NodeId>,
+    size: u32,
+    rts: bool,
+    /// Already shown to captures and agents (retransmissions are the MAC's
+    /// business: a capture at the node shows the packet once).
+    reported: bool,
+}
+
+/// Per-station counters (the nodes table).
+#[derive(Clone, Debug, Default)]
+pub struct WifiStats {
+    /// Unicast data frames put on the air (retransmissions included).
+    pub data_sent: u64,
+    pub rts_sent: u64,
+    pub cts_sent: u64,
+    pub ack_sent: u64,
+    pub broadcast_sent: u64,
+    /// Retransmissions (of a data frame, or of its RTS) after a missing
+    /// CTS or ACK.
+    pub retries: u64,
+    /// Decodable frames lost at this receiver to an overlapping frame.
+    pub collisions: u64,
+    pub drops_ifq: u64,
+    pub drops_retry: u64,
+    pub link_failures: u64,
+    /// Unicast data frames the MAC started to send (each counted once).
+    pub data_offered: u64,
+    pub data_acked: u64,
+    /// Frames decoded at this station (any kind, any address).
+    pub frames_received: u64,
+    /// Retransmitted data frames recognised and not delivered twice.
+    pub duplicates: u64,
+}
+
+impl WifiStats {
+    /// Data frames dropped after all retries / data frames offered.
+    pub fn drop_probability(&self) -> f64 {
+        if self.data_offered == 0 {
+            0.0
+        } else {
+            self.drops_retry as f64 / self.data_offered as f64
+        }
+    }
+}
+
+pub struct Dcf {
+    pub node: NodeId,
+    pub mac: MacParams,
+    pub phy: PhyParams,
+    prop: Propagation,
+    capture_ratio: f64,
+    /// Stations that hear us (and that we hear), sorted by node.
+    pub neighbours: Vec<Neighbour>,
+    /// Interface queue (ns-2's PriQueue: control packets go to its head).
+    pub queue: Queue,
+    queue_rng: Rng,
+    backoff_rng: Rng,
+    shadow_rng: Rng,
+    cur: Option<Current>,
+    /// Short and long retry counters of the current frame.
+    src: u32,
+    lrc: u32,
+    cw: u32,
+    /// Backoff slots still to count (None: no backoff pending).
+    backoff: Option<u32>,
+    /// The armed access timer: (when the slot count starts, slots).
+    access: Option<(Time, u32)>,
+    access_gen: u32,
+    timeout_gen: u32,
+    state: State,
+    rx: SmallVec<[Incoming; 4]>,
+    nav_until: Time,
+    /// The last frame sensed ended undecoded: the next wait is EIFS.
+    eifs: bool,
+    /// Medium idle as the backoff sees it, and since when.
+    idle: bool,
+    idle_since: Time,
+    /// Last data frame (uid) seen from each transmitter, to drop duplicates.
+    last_seen: Vec<(NodeId, u64)>,
+    /// Our control frame on the air (our reference is released at its end).
+    ctrl_on_air: Option<PktId>,
+    pub stats: WifiStats,
+}
+
+impl Dcf {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        node: NodeId,
+        mac: MacParams,
+        phy: PhyParams,
+        prop: Propagation,
+        neighbours: Vec<Neighbour>,
+        queue: Queue,
+        queue_rng: Rng,
+        backoff_rng: Rng,
+        shadow_rng: Rng,
+    ) -> Self {
+        Dcf {
+            node,
+            capture_ratio: phy.capture_ratio(),
+            mac,
+            phy,
+            prop,
+            neighbours,
+            queue,
+            queue_rng,
+            backoff_rng,
+            shadow_rng,
+            cur: None,
+            src: 0,
+            lrc: 0,
+            cw: mac.cw_min,
+            backoff: None,
+            access: None,
+            access_gen: 0,
+            timeout_gen: 0,
+            state: State::Idle,
+            rx: SmallVec::new(),
+            nav_until: 0,
+            eifs: false,
+            idle: true,
+            idle_since: 0,
+            last_seen: Vec::new(),
+            ctrl_on_air: None,
+            stats: WifiStats::default(),
+        }
+    }
+
+    fn timer(io: &mut DevIo, at: Time, kind: u32, gen: u32) {
+        io.sched.schedule(at, DevEvent::Timer(kind | (gen << KIND_BITS)));
+    }
+
+    fn draw(&mut self) -> u32 {
+        (self.backoff_rng.next_u64() % (self.cw as u64 + 1)) as u32
+    }
+
+    /// Airtime of a frame on the air.
+    fn air_of(&self, p: &Packet) -> Time {
+        match p.l2 {
+            LinkHeader::Mac { kind: frame::DATA, rx, .. } => self.mac.data_air(p.size, rx == BROADCAST),
+            LinkHeader::Mac { len, .. } => self.mac.ctrl_air(len as u32),
+            LinkHeader::None => unreachable!("a frame without a MAC header on the air"),
+        }
+    }
+
+    /// The frame's duration field: how long after its end the medium stays
+    /// reserved. Derived from the frame's kind and the size of the data
+    /// frame it announces (RTS and CTS carry that size in `Packet::size`),
+    /// as every station runs the same rates.
+    pub fn duration_of(&self, p: &Packet) -> Time {
+        let m = &self.mac;
+        let ack = m.ctrl_air(ACK_LEN);
+        match p.l2 {
+            LinkHeader::Mac { kind: frame::DATA, rx, .. } => {
+                if rx == BROADCAST {
+                    0
+                } else {
+                    m.sifs + ack
+                }
+            }
+            LinkHeader::Mac { kind: frame::RTS, .. } => {
+                3 * m.sifs + m.ctrl_air(CTS_LEN) + m.data_air(p.size, false) + ack
+            }
+            LinkHeader::Mac { kind: frame::CTS, .. } => 2 * m.sifs + m.data_air(p.size, false) + ack,
+            _ => 0,
+        }
+    }
+
+    /// Whether the frame `pkt` on the air from this station is a
+    /// retransmission (for captures).
+    pub fn is_retry(&self, pkt: PktId) -> bool {
+        self.cur.is_some_and(|c| c.pkt == pkt && (self.src > 0 || self.lrc > 0))
+    }
+
+    /// Show a frame to captures (they get their own reference).
+    fn show(pkt: PktId, io: &mut DevIo) {
+        if io.report_transmit {
+            io.pool.share(pkt);
+            io.out.push(DevAction::Frame(pkt));
+        }
+    }
+
+    fn medium_idle(&self, now: Time) -> bool {
+        self.state == State::Idle && self.rx.is_empty() && self.nav_until <= now
+    }
+
+    /// Take the next frame from the interface queue if none is being sent.
+    fn load(&mut self, now: Time, io: &mut DevIo) {
+        if self.cur.is_some() {
+            return;
+        }
+        let Some(pkt) = self.queue.dequeue(now) else { return };
+        let p = io.pool.get(pkt);
+        let to = match p.l2 {
+            LinkHeader::Mac { rx, .. } if rx != BROADCAST => Some(rx),
+            _ => None,
+        };
+        let size = p.size;
+        let rts = to.is_some() && self.mac.uses_rts(size);
+        if to.is_some() {
+            self.stats.data_offered += 1;
+        }
+        self.cur = Some(Current { pkt, to, size, rts, reported: false });
+    }
+
+    /// The medium just became idle (or a frame arrived while it was): arm
+    /// the access timer for DIFS/EIFS plus the pending backoff.
+    fn arm(&mut self, now: Time, io: &mut DevIo) {
+        self.load(now, io);
+        if (self.cur.is_none() && self.backoff.is_none()) || self.access.is_some() {
+            return;
+        }
+        let ifs = if self.eifs { self.mac.eifs() } else { self.mac.difs() };
+        let start = self.idle_since + ifs;
+        let slots = self.backoff.unwrap_or(0);
+        let fire = (start + slots as Time * self.mac.slot).max(now);
+        self.access_gen = (self.access_gen + 1) & GEN_MASK;
+        self.access = Some((start, slots));
+        Self::timer(io, fire, T_ACCESS, self.access_gen);
+    }
+
+    /// The medium just became busy at `now`: stop the count at the slots
+    /// completed before the carrier could be detected. A station whose
+    /// count ends before it could detect the carrier transmits anyway.
+    fn freeze(&mut self, now: Time) {
+        let Some((start, slots)) = self.access else { return };
+        let slot = self.mac.slot;
+        let detected = now + self.mac.cca_time;
+        if start + slots as Time * slot <= detected {
+            return;
+        }
+        self.access = None;
+        self.access_gen = (self.access_gen + 1) & GEN_MASK;
+        let done = if detected > start { ((detected - start) / slot) as u32 } else { 0 };
+        match self.backoff {
+            Some(_) => self.backoff = Some(slots - done.min(slots)),
+            // Deferring for DIFS without a backoff and the medium got busy:
+            // the frame now needs a random backoff.
+            None => self.backoff = Some(self.draw()),
+        }
+    }
+
+    /// Compare the medium state with what the backoff last saw.
+    fn settle(&mut self, now: Time, io: &mut DevIo) {
+        let idle = self.medium_idle(now);
+        if idle && !self.idle {
+            self.idle = true;
+            self.idle_since = now;
+            self.arm(now, io);
+        } else if !idle && self.idle {
+            self.idle = false;
+            self.freeze(now);
+        }
+    }
+
+    /// Put a frame on the air: every station in range gets it after its
+    /// propagation delay.
+    fn radiate(&mut self, now: Time, pkt: PktId, air: Time, io: &mut DevIo) {
+        Self::show(pkt, io);
+        for nb in &self.neighbours {
+            io.pool.share(pkt);
+            io.sched.schedule_for(nb.dev, now + nb.delay, DevEvent::Arrive(pkt));
+        }
+        // Half duplex: what we were receiving is lost.
+        for r in self.rx.iter_mut() {
+            r.ok = false;
+            r.during_tx = true;
+        }
+        Self::timer(io, now + air, T_TXEND, 0);
+    }
+
+    fn send_ctrl(&mut self, now: Time, kind: u8, to: NodeId, size: u32, io: &mut DevIo) {
+        let (len, sent) = match kind {
+            frame::RTS => (RTS_LEN, Sent::Rts),
+            frame::CTS => (CTS_LEN, Sent::Cts),
+            _ => (ACK_LEN, Sent::Ack),
+        };
+        let mut p = Packet::new(
+            NO_FLOW,
+            self.node,
+            to,
+            Transport::Control(ControlHeader { proto: PROTO_MAC, kind: kind as u16, len: 0, blob: None }),
+            0,
+            0,
+            now,
+        );
+        p.size = size;
+        p.l2 = LinkHeader::Mac { tx: self.node, rx: to, kind, len: len as u16 };
+        // Not a network packet: stored without a uid of its own, so the
+        // run's packet accounting is about IP packets only.
+        let id = io.pool.insert_copy(p);
+        match sent {
+            Sent::Rts => self.stats.rts_sent += 1,
+            Sent::Cts => self.stats.cts_sent += 1,
+            _ => self.stats.ack_sent += 1,
+        }
+        self.state = State::Tx(sent);
+        self.ctrl_on_air = Some(id);
+        self.radiate(now, id, self.mac.ctrl_air(len), io);
+    }
+
+    fn send_data(&mut self, now: Time, io: &mut DevIo) {
+        let c = self.cur.expect("data to send");
+        let air = self.mac.data_air(c.size, c.to.is_none());
+        if c.to.is_some() {
+            self.stats.data_sent += 1;
+            self.state = State::Tx(Sent::Data);
+        } else {
+            self.stats.broadcast_sent += 1;
+            self.state = State::Tx(Sent::Broadcast);
+        }
+        if io.report_transmit && !c.reported {
+            io.out.push(DevAction::Transmit(c.pkt));
+        }
+        if let Some(cur) = self.cur.as_mut() {
+            cur.reported = true;
+        }
+        self.radiate(now, c.pkt, air, io);
+    }
+
+    fn start_exchange(&mut self, now: Time, io: &mut DevIo) {
+        let c = self.cur.expect("a frame to send");
+        match c.to {
+            Some(to) if c.rts => self.send_ctrl(now, frame::RTS, to, c.size, io),
+            _ => self.send_data(now, io),
+        }
+    }
+
+    /// The current frame is done with: delivered (or broadcast), or dropped
+    /// at the retry limit. Either way CW resets and a new backoff is drawn.
+    fn finish(&mut self, delivered: bool, io: &mut DevIo) {
+        let c = self.cur.take().expect("a current frame");
+        if delivered {
+            if c.to.is_some() {
+                self.stats.data_acked += 1;
+            }
+            io.pool.release(c.pkt);
+        } else {
+            self.stats.drops_retry += 1;
+            io.out.push(DevAction::Drop(c.pkt, DropReason::RetryLimit));
+            if let Some(to) = c.to {
+                self.stats.link_failures += 1;
+                io.out.push(DevAction::LinkFailed(to));
+            }
+        }
+        self.src = 0;
+        self.lrc = 0;
+        self.cw = self.mac.cw_min;
+        self.backoff = Some(self.draw());
+        self.state = State::Idle;
+    }
+
+    fn on_timeout(&mut self) -> bool {
+        let c = self.cur.expect("a frame awaiting its response");
+        let (count, limit) = if self.state == State::WaitCts || !c.rts {
+            self.src += 1;
+            (self.src, self.mac.short_retry_limit)
+        } else {
+            self.lrc += 1;
+            (self.lrc, self.mac.long_retry_limit)
+        };
+        if count >= limit {
+            return false;
+        }
+        self.stats.retries += 1;
+        self.cw = (2 * self.cw + 1).min(self.mac.cw_max);
+        self.backoff = Some(self.draw());
+        self.state = State::Idle;
+        true
+    }
+
+    fn on_arrive(&mut self, now: Time, pkt: PktId, io: &mut DevIo) {
+        let p = io.pool.get(pkt);
+        let LinkHeader::Mac { tx, .. } = p.l2 else {
+            io.pool.release(pkt);
+            return;
+        };
+        let Ok(i) = self.neighbours.binary_search_by_key(&tx, |n| n.node) else {
+            io.pool.release(pkt);
+            return;
+        };
+        let power = self.prop.sample_power(self.neighbours[i].power_w, &mut self.shadow_rng);
+        if power < self.phy.cs_threshold_w {
+            io.pool.release(pkt);
+            return;
+        }
+        let end = now + self.air_of(p);
+        let decodable = power >= self.phy.rx_threshold_w;
+        let transmitting = matches!(self.state, State::Tx(_));
+        let mut ok = decodable && !transmitting;
+        let mut hit = false;
+        for r in self.rx.iter_mut() {
+            if r.power < power * self.capture_ratio && r.ok {
+                r.ok = false;
+                r.hit = true;
+            }
+            if power < r.power * self.capture_ratio && ok {
+                ok = false;
+                hit = true;
+            }
+        }
+        self.rx.push(Incoming { pkt, power, end, ok, hit, during_tx: transmitting });
+        Self::timer(io, end, T_RXEND, 0);
+    }
+
+    fn on_rx_end(&mut self, now: Time, io: &mut DevIo) {
+        while let Some(i) = self.rx.iter().position(|r| r.end <= now) {
+            let r = self.rx.remove(i);
+            if r.hit {
+                self.stats.collisions += 1;
+            }
+            if r.ok {
+                self.eifs = false;
+                self.stats.frames_received += 1;
+                Self::show(r.pkt, io);
+                self.receive(now, r.pkt, io);
+            } else {
+                if !r.during_tx {
+                    self.eifs = true;
+                }
+                io.pool.release(r.pkt);
+            }
+        }
+    }
+
+    /// A frame decoded at this station.
+    fn receive(&mut self, now: Time, pkt: PktId, io: &mut DevIo) {
+        let p = *io.pool.get(pkt);
+        let LinkHeader::Mac { tx, rx, kind, .. } = p.l2 else { unreachable!() };
+        if rx != self.node && rx != BROADCAST {
+            // Someone else's exchange: honour its reservation.
+            let nav = now + self.duration_of(&p);
+            if nav > self.nav_until {
+                self.nav_until = nav;
+                Self::timer(io, nav, T_NAV, 0);
+            }
+            io.pool.release(pkt);
+            return;
+        }
+        let expects = |s: &Self, st: State| s.state == st && s.cur.is_some_and(|c| c.to == Some(tx));
+        match kind {
+            frame::RTS => {
+                // Answer only with the medium free by our NAV and no
+                // exchange of our own under way.
+                if self.state == State::Idle && self.nav_until <= now {
+                    self.state = State::Sifs(Reply::Cts { to: tx, size: p.size });
+                    Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
+                }
+                io.pool.release(pkt);
+            }
+            frame::CTS => {
+                if expects(self, State::WaitCts) {
+                    self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
+                    self.src = 0;
+                    self.state = State::Sifs(Reply::Data);
+                    Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
+                }
+                io.pool.release(pkt);
+            }
+            frame::ACK => {
+                if expects(self, State::WaitAck) {
+                    self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
+                    self.finish(true, io);
+                }
+                io.pool.release(pkt);
+            }
+            _ => {
+                if rx != BROADCAST {
+                    if self.state == State::Idle {
+                        self.state = State::Sifs(Reply::Ack { to: tx });
+                        Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
+                    }
+                    // A retransmission whose ACK was lost: acknowledge it
+                    // again but do not deliver it twice.
+                    let uid = p.uid;
+                    match self.last_seen.iter_mut().find(|e| e.0 == tx) {
+                        Some(e) if e.1 == uid => {
+                            self.stats.duplicates += 1;
+                            io.pool.release(pkt);
+                            return;
+                        }
+                        Some(e) => e.1 = uid,
+                        None => self.last_seen.push((tx, uid)),
+                    }
+                }
+                // The receiver's own copy, without the MAC header.
+                let mut q = io.pool.take(pkt);
+                q.l2 = LinkHeader::None;
+                let id = io.pool.insert_copy(q);
+                io.out.push(DevAction::Deliver(self.node, id));
+            }
+        }
+    }
+
+    fn on_timer(&mut self, now: Time, token: u32, io: &mut DevIo) {
+        let gen = token >> KIND_BITS;
+        match token & ((1 << KIND_BITS) - 1) {
+            T_ACCESS => {
+                if gen != self.access_gen || self.access.is_none() {
+                    return;
+                }
+                self.access = None;
+                self.backoff = None;
+                self.load(now, io);
+                if self.cur.is_some() {
+                    if self.state == State::Idle {
+                        self.start_exchange(now, io);
+                    } else {
+                        self.backoff = Some(self.draw());
+                    }
+                }
+            }
+            T_TXEND => {
+                if let Some(f) = self.ctrl_on_air.take() {
+                    io.pool.release(f);
+                }
+                match self.state {
+                    State::Tx(Sent::Rts) => {
+                        self.state = State::WaitCts;
+                        self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
+                        let at = now + self.mac.sifs + self.mac.ctrl_air(CTS_LEN) + self.mac.slot;
+                        Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
+                    }
+                    State::Tx(Sent::Data) => {
+                        self.state = State::WaitAck;
+                        self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
+                        let at = now + self.mac.sifs + self.mac.ctrl_air(ACK_LEN) + self.mac.slot;
+                        Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
+                    }
+                    State::Tx(Sent::Broadcast) => self.finish(true, io),
+                    State::Tx(Sent::Cts) | State::Tx(Sent::Ack) => self.state = State::Idle,
+                    _ => {}
+                }
+            }
+            T_TIMEOUT => {
+                if gen != self.timeout_gen || !matches!(self.state, State::WaitCts | State::WaitAck) {
+                    return;
+                }
+                if !self.on_timeout() {
+                    self.finish(false, io);
+                }
+            }
+            T_SIFS => match self.state {
+                State::Sifs(Reply::Cts { to, size }) => self.send_ctrl(now, frame::CTS, to, size, io),
+                State::Sifs(Reply::Ack { to }) => self.send_ctrl(now, frame::ACK, to, 0, io),
+                State::Sifs(Reply::Data) => self.send_data(now, io),
+                _ => {}
+            },
+            T_RXEND => self.on_rx_end(now, io),
+            _ => {} // T_NAV: `settle` looks at the NAV
+        }
+    }
+
+    /// Offer a packet: into the interface queue, then access if the MAC is quiet.
+    fn offer(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, first: bool, io: &mut DevIo) {
+        let p = io.pool.get_mut(pkt);
+        p.l2 = LinkHeader::Mac {
+            tx: self.node,
+            rx: next_hop.unwrap_or(BROADCAST),
+            kind: frame::DATA,
+            len: DATA_HDR as u16,
+        };
+        let (size, ect, control) = (p.size, p.is_ect(), matches!(p.l4, Transport::Control(_)));
+        if first || control {
+            // Routing messages (and local retransmissions) go ahead of the
+            // queued data, as ns-2's PriQueue puts them; a full queue still
+            // refuses them.
+            if self.queue.has_room() {
+                self.queue.enqueue_front(pkt, size);
+            } else {
+                self.stats.drops_ifq += 1;
+                io.out.push(DevAction::Drop(pkt, DropReason::Queue(DropCause::Overflow)));
+                return;
+            }
+        } else {
+            match self.queue.enqueue(now, pkt, size, ect, &mut self.queue_rng) {
+                Verdict::Dropped(cause) => {
+                    self.stats.drops_ifq += 1;
+                    io.out.push(DevAction::Drop(pkt, DropReason::Queue(cause)));
+                    return;
+                }
+                Verdict::Marked => io.pool.get_mut(pkt).ip.ecn = crate::packet::Ecn::Ce,
+                Verdict::Enqueued => {}
+            }
+        }
+        if self.cur.is_none() {
+            if self.idle && self.access.is_none() {
+                self.arm(now, io);
+            } else if !self.idle && self.backoff.is_none() {
+                // The medium is busy as the frame comes: it will back off.
+                self.backoff = Some(self.draw());
+            }
+        }
+    }
+}
+
+impl NetDevice for Dcf {
+    fn node(&self) -> NodeId {
+        self.node
+    }
+
+    fn send(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, io: &mut DevIo) {
+        self.offer(now, pkt, next_hop, false, io);
+        self.settle(now, io);
+    }
+
+    fn send_first(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, io: &mut DevIo) {
+        self.offer(now, pkt, next_hop, true, io);
+        self.settle(now, io);
+    }
+
+    fn on_event(&mut self, now: Time, ev: DevEvent, io: &mut DevIo) {
+        match ev {
+            DevEvent::Arrive(pkt) => self.on_arrive(now, pkt, io),
+            DevEvent::Timer(token) => self.on_timer(now, token, io),
+            DevEvent::TxDone => {}
+        }
+        self.settle(now, io);
+    }
+
+    fn has_room(&self) -> bool {
+        self.queue.has_room()
+    }
+
+    fn queue(&self) -> &Queue {
+        &self.queue
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

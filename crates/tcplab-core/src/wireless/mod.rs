@@ -1,0 +1,24 @@
+//! Wireless: radio propagation, the 802.11 PHY's reception rules and the DCF
+//! MAC, as devices on one shared channel (a layer above `net`).
+//!
+//! Shape (docs/architecture.md, "The 802.11 channel"): the channel is not an
+//! object the devices share at run time. For static nodes everything the
+//! channel knows - who hears whom and how strongly, and after what
+//! propagation delay - is fixed when the world is built, so it is computed
+//! once (`channel::neighbour_lists`, a grid search) and each station's
+//! device keeps its own list. A transmission is then one `Arrive` event per
+//! station in carrier-sense range, scheduled by the sender for the receiver's
+//! device (`DevScheduler::schedule_for`) and carrying a shared reference to
+//! one pool slot; each receiver's PHY state (frames on the air at that
+//! receiver, NAV, EIFS) lives in its own device. No shared mutable state,
+//! and the cost of a frame grows with its neighbourhood, not the network.
+
+pub mod channel;
+pub mod mac;
+pub mod params;
+pub mod propagation;
+
+pub use channel::{neighbour_lists, Neighbour};
+pub use mac::{Dcf, WifiStats};
+pub use params::{MacParams, PhyParams};
+pub use propagation::Propagation;

@@ -1,0 +1,154 @@
+//! The radio's and the MAC's parameters with their defaults, kept in this
+//! one place. PHY defaults are ns-2.35's (tcl/lib/ns-default.tcl and the
+//! WaveLAN values its examples set); MAC defaults are 802.11b DSSS's, which
+//! are also ns-2.35's Mac/802_11 defaults.
+
+use crate::engine::time::{tx_time, Time, US};
+
+/// Radio parameters (the scenario's `[wireless] phy` table).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PhyParams {
+    /// Transmit power Pt in watts. 0.28183815 W is the Lucent WaveLAN
+    /// (24.5 dBm) that ns-2's examples use.
+    pub tx_power_w: f64,
+    /// Carrier frequency (914 MHz WaveLAN).
+    pub frequency_hz: f64,
+    /// Receive threshold RXThresh: 3.652e-10 W is the two-ray-ground power
+    /// at 250 m with the defaults here.
+    pub rx_threshold_w: f64,
+    /// Carrier-sense threshold CSThresh: 1.559e-11 W, the power at 550 m.
+    pub cs_threshold_w: f64,
+    /// Capture: a frame survives an overlapping one this many dB weaker.
+    pub capture_threshold_db: f64,
+    /// Height of every antenna above the ground (two-ray ground).
+    pub antenna_height_m: f64,
+    /// System loss L (>= 1).
+    pub system_loss: f64,
+    /// Antenna gains Gt = Gr (not a scenario key: ns-2's omni antenna).
+    pub antenna_gain: f64,
+}
+
+impl Default for PhyParams {
+    fn default() -> Self {
+        PhyParams {
+            tx_power_w: 0.281_838_15,
+            frequency_hz: 914e6,
+            rx_threshold_w: 3.652e-10,
+            cs_threshold_w: 1.559e-11,
+            capture_threshold_db: 10.0,
+            antenna_height_m: 1.5,
+            system_loss: 1.0,
+            antenna_gain: 1.0,
+        }
+    }
+}
+
+impl PhyParams {
+    /// The capture threshold as a power ratio.
+    pub fn capture_ratio(&self) -> f64 {
+        10f64.powf(self.capture_threshold_db / 10.0)
+    }
+}
+
+/// MAC header + FCS of a data frame: the standard's three-address header
+/// (24 bytes) and the 4-byte FCS. (ns-2.35's header struct has a fourth
+/// address; docs/models.md.)
+pub const DATA_HDR: u32 = 28;
+/// RTS: frame control, duration, RA, TA, FCS.
+pub const RTS_LEN: u32 = 20;
+/// CTS and ACK: frame control, duration, RA, FCS.
+pub const CTS_LEN: u32 = 14;
+pub const ACK_LEN: u32 = 14;
+
+/// MAC timing and retry parameters (the scenario's `[wireless] mac` table,
+/// plus the rates and the RTS threshold from `[wireless]`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MacParams {
+    pub cw_min: u32,
+    pub cw_max: u32,
+    pub slot: Time,
+    pub sifs: Time,
+    /// dot11ShortRetryLimit: attempts of a frame sent without RTS, and of an RTS.
+    pub short_retry_limit: u32,
+    /// dot11LongRetryLimit: attempts of a data frame sent after RTS/CTS.
+    pub long_retry_limit: u32,
+    /// Rate of data frames' MAC part (bit/s).
+    pub data_rate_bps: u64,
+    /// Rate of RTS, CTS, ACK and broadcast frames.
+    pub basic_rate_bps: u64,
+    /// Unicast data frames whose MAC frame is longer than this use RTS/CTS;
+    /// None: never.
+    pub rts_threshold: Option<u32>,
+    /// PLCP preamble and header: 144 + 48 bits at 1 Mbit/s (long preamble).
+    pub plcp: Time,
+    /// How long after a frame's energy reaches a station its clear-channel
+    /// assessment reports the medium busy (aCCATime of the DSSS PHY, at
+    /// most 15 us). A station whose backoff ends within this time of another
+    /// station's frame reaching it cannot have noticed it and transmits too:
+    /// "the same slot" of the slotted model.
+    pub cca_time: Time,
+}
+
+impl Default for MacParams {
+    fn default() -> Self {
+        MacParams {
+            cw_min: 31,
+            cw_max: 1023,
+            slot: 20 * US,
+            sifs: 10 * US,
+            short_retry_limit: 7,
+            long_retry_limit: 4,
+            data_rate_bps: 2_000_000,
+            basic_rate_bps: 1_000_000,
+            rts_threshold: Some(0),
+            plcp: 192 * US,
+            cca_time: 15 * US,
+        }
+    }
+}
+
+impl MacParams {
+    /// DIFS = SIFS + 2 slots.
+    pub fn difs(&self) -> Time {
+        self.sifs + 2 * self.slot
+    }
+
+    /// EIFS = SIFS + an ACK at the basic rate + DIFS: after a frame that
+    /// could not be decoded the station leaves room for its ACK.
+    pub fn eifs(&self) -> Time {
+        self.sifs + self.ctrl_air(ACK_LEN) + self.difs()
+    }
+
+    /// Airtime of a control frame of `len` bytes (basic rate).
+    pub fn ctrl_air(&self, len: u32) -> Time {
+        self.plcp + tx_time(len as u64, self.basic_rate_bps)
+    }
+
+    /// Airtime of a data frame carrying an IP packet of `size` bytes.
+    pub fn data_air(&self, size: u32, broadcast: bool) -> Time {
+        let rate = if broadcast { self.basic_rate_bps } else { self.data_rate_bps };
+        self.plcp + tx_time((DATA_HDR + size) as u64, rate)
+    }
+
+    /// Whether a unicast data frame for an IP packet of `size` bytes is
+    /// preceded by RTS/CTS.
+    pub fn uses_rts(&self, size: u32) -> bool {
+        self.rts_threshold.is_some_and(|t| DATA_HDR + size > t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn airtimes() {
+        let m = MacParams::default();
+        assert_eq!(m.ctrl_air(ACK_LEN), 304 * US);
+        assert_eq!(m.ctrl_air(RTS_LEN), 352 * US);
+        assert_eq!(m.difs(), 50 * US);
+        assert_eq!(m.eifs(), 364 * US);
+        // 1500-byte IP packet at 2 Mbit/s: 192 us + 1528 * 4 us
+        assert_eq!(m.data_air(1500, false), 192 * US + 6112 * US);
+    }
+}

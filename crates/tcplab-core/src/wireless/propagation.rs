@@ -1,0 +1,161 @@
+//! Radio propagation: the mean power a receiver gets at distance d, and the
+//! distance at which that power falls to a threshold (the receive and
+//! carrier-sense ranges). Formulas as in Rappaport, "Wireless
+//! Communications", which ns-2's models follow.
+
+use super::params::PhyParams;
+use crate::engine::Rng;
+use std::f64::consts::PI;
+
+pub const SPEED_OF_LIGHT: f64 = 299_792_458.0;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Propagation {
+    /// Friis free space: Pr = Pt Gt Gr lambda^2 / ((4 pi d)^2 L).
+    FreeSpace,
+    /// Two-ray ground reflection: Friis up to the crossover distance
+    /// dc = 4 pi ht hr / lambda, Pt Gt Gr ht^2 hr^2 / (d^4 L) beyond (where
+    /// the direct and the reflected ray interfere destructively on average).
+    TwoRayGround,
+    /// Log-distance path loss with log-normal shadowing: Friis at the
+    /// reference distance d0, falling with exponent beta, plus a Gaussian
+    /// term of sigma dB drawn per frame and receiver.
+    Shadowing { path_loss_exponent: f64, sigma_db: f64, reference_distance: f64 },
+}
+
+impl Propagation {
+    fn lambda(phy: &PhyParams) -> f64 {
+        SPEED_OF_LIGHT / phy.frequency_hz
+    }
+
+    fn friis(phy: &PhyParams, d: f64) -> f64 {
+        let l = Self::lambda(phy);
+        let g = phy.antenna_gain * phy.antenna_gain;
+        phy.tx_power_w * g * l * l / ((4.0 * PI * d).powi(2) * phy.system_loss)
+    }
+
+    /// The two-ray crossover distance.
+    pub fn crossover(phy: &PhyParams) -> f64 {
+        4.0 * PI * phy.antenna_height_m * phy.antenna_height_m / Self::lambda(phy)
+    }
+
+    /// Mean received power (W) at distance `d` metres. A receiver at the
+    /// transmitter's very position (d = 0) gets the transmit power.
+    pub fn mean_power(&self, phy: &PhyParams, d: f64) -> f64 {
+        if d <= 0.0 {
+            return phy.tx_power_w;
+        }
+        match *self {
+            Propagation::FreeSpace => Self::friis(phy, d).min(phy.tx_power_w),
+            Propagation::TwoRayGround => {
+                if d < Self::crossover(phy) {
+                    Self::friis(phy, d).min(phy.tx_power_w)
+                } else {
+                    let h2 = phy.antenna_height_m * phy.antenna_height_m;
+                    let g = phy.antenna_gain * phy.antenna_gain;
+                    phy.tx_power_w * g * h2 * h2 / (d.powi(4) * phy.system_loss)
+                }
+            }
+            Propagation::Shadowing { path_loss_exponent, reference_distance, .. } => {
+                let p0 = Self::friis(phy, reference_distance);
+                (p0 * (reference_distance / d).powf(path_loss_exponent)).min(phy.tx_power_w)
+            }
+        }
+    }
+
+    /// The power of one frame at one receiver: the mean, with a shadowing
+    /// draw from `rng` for the shadowing model.
+    pub fn sample_power(&self, mean: f64, rng: &mut Rng) -> f64 {
+        match *self {
+            Propagation::Shadowing { sigma_db, .. } if sigma_db > 0.0 => {
+                mean * 10f64.powf(sigma_db * gaussian(rng) / 10.0)
+            }
+            _ => mean,
+        }
+    }
+
+    /// Distance at which the mean power falls to `threshold` W.
+    pub fn range(&self, phy: &PhyParams, threshold: f64) -> f64 {
+        if threshold <= 0.0 {
+            return f64::INFINITY;
+        }
+        let g = phy.antenna_gain * phy.antenna_gain;
+        let l = Self::lambda(phy);
+        let friis_d = (phy.tx_power_w * g * l * l / (threshold * phy.system_loss)).sqrt() / (4.0 * PI);
+        match *self {
+            Propagation::FreeSpace => friis_d,
+            Propagation::TwoRayGround => {
+                let dc = Self::crossover(phy);
+                if friis_d < dc {
+                    friis_d
+                } else {
+                    let h2 = phy.antenna_height_m * phy.antenna_height_m;
+                    (phy.tx_power_w * g * h2 * h2 / (threshold * phy.system_loss)).powf(0.25)
+                }
+            }
+            Propagation::Shadowing { path_loss_exponent, reference_distance, .. } => {
+                let p0 = Self::friis(phy, reference_distance);
+                reference_distance * (p0 / threshold).powf(1.0 / path_loss_exponent)
+            }
+        }
+    }
+
+    /// The distance beyond which no frame is ever sensed: the carrier-sense
+    /// range, widened for shadowing to where a draw 5 sigma above the mean
+    /// still reaches the threshold (a chance below 3e-7 per frame).
+    pub fn reach(&self, phy: &PhyParams) -> f64 {
+        match *self {
+            Propagation::Shadowing { sigma_db, .. } => {
+                self.range(phy, phy.cs_threshold_w * 10f64.powf(-5.0 * sigma_db / 10.0))
+            }
+            _ => self.range(phy, phy.cs_threshold_w),
+        }
+    }
+
+    /// Propagation delay over `d` metres, in nanoseconds.
+    pub fn delay_ns(d: f64) -> u64 {
+        (d / SPEED_OF_LIGHT * 1e9).round() as u64
+    }
+}
+
+/// A standard normal draw (Box-Muller, one of the pair).
+fn gaussian(rng: &mut Rng) -> f64 {
+    let u1 = 1.0 - rng.uniform(); // (0, 1]
+    let u2 = rng.uniform();
+    (-2.0 * u1.ln()).sqrt() * (2.0 * PI * u2).cos()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ns2_wavelan_ranges() {
+        let phy = PhyParams::default();
+        let p = Propagation::TwoRayGround;
+        assert!((Propagation::crossover(&phy) - 86.20).abs() < 0.01, "{}", Propagation::crossover(&phy));
+        assert!((p.range(&phy, phy.rx_threshold_w) - 250.0).abs() < 0.1);
+        assert!((p.range(&phy, phy.cs_threshold_w) - 550.0).abs() < 0.1);
+        assert!(p.mean_power(&phy, 549.0) >= phy.cs_threshold_w);
+        assert!(p.mean_power(&phy, 551.0) < phy.cs_threshold_w);
+        assert!(p.mean_power(&phy, 250.0) >= phy.rx_threshold_w);
+        // Friis and the fourth-power law meet at the crossover distance
+        let dc = Propagation::crossover(&phy);
+        let (a, b) = (p.mean_power(&phy, dc * 0.999), p.mean_power(&phy, dc * 1.001));
+        assert!((a / b - 1.0).abs() < 0.01, "{a} {b}");
+    }
+
+    #[test]
+    fn free_space_and_shadowing_means() {
+        let phy = PhyParams::default();
+        let fs = Propagation::FreeSpace;
+        let d = fs.range(&phy, phy.rx_threshold_w);
+        assert!((fs.mean_power(&phy, d) / phy.rx_threshold_w - 1.0).abs() < 1e-9);
+        let sh = Propagation::Shadowing { path_loss_exponent: 2.0, sigma_db: 4.0, reference_distance: 1.0 };
+        assert!((sh.mean_power(&phy, 100.0) / fs.mean_power(&phy, 100.0) - 1.0).abs() < 1e-9);
+        let mut rng = crate::engine::stream_rng(1, "t");
+        let n = 20_000;
+        let mean_db: f64 = (0..n).map(|_| 10.0 * (sh.sample_power(1.0, &mut rng)).log10()).sum::<f64>() / n as f64;
+        assert!(mean_db.abs() < 0.1, "{mean_db}");
+    }
+}

@@ -1,0 +1,475 @@
+//! 802.11 on a shared channel: DCF timing, Bianchi's saturation model,
+//! hidden terminals, carrier sense, TCP over multi-hop chains, scenario
+//! validation and determinism. Expected values come from the standard's
+//! timing and from analytic models, never from earlier runs.
+
+use tcplab_core::output::Table;
+use tcplab_core::{run_toml, RunResult, Scenario};
+
+const US: f64 = 1e-6;
+const SLOT: f64 = 20.0 * US;
+const SIFS: f64 = 10.0 * US;
+const DIFS: f64 = SIFS + 2.0 * SLOT;
+const PLCP: f64 = 192.0 * US;
+/// MAC header + FCS of a data frame (bytes).
+const DATA_HDR: f64 = 28.0;
+
+fn ctrl_air(len: f64) -> f64 {
+    PLCP + len * 8.0 / 1e6
+}
+
+fn data_air(ip_bytes: f64, rate: f64) -> f64 {
+    PLCP + (DATA_HDR + ip_bytes) * 8.0 / rate
+}
+
+fn col(t: &Table, name: &str) -> Vec<f64> {
+    (0..t.rows()).map(|i| t.get(name, i).unwrap_or_else(|| panic!("column {name}"))).collect()
+}
+
+fn node_stat(r: &RunResult, node: &str, stat: &str) -> f64 {
+    let names = match r.nodes.column("node") {
+        Some(tcplab_core::output::Column::Str(v)) => v.clone(),
+        _ => panic!("nodes table without node names"),
+    };
+    let i = names.iter().position(|n| n == node).unwrap_or_else(|| panic!("no node {node}"));
+    r.nodes.get(stat, i).unwrap()
+}
+
+fn total_goodput(r: &RunResult) -> f64 {
+    col(&r.flows, "goodput_bps").iter().sum()
+}
+
+/// Nodes (name, x, y) and the [wireless] lines.
+fn wifi(duration: &str, wireless: &str, nodes: &[(&str, f64, f64)], flows: &str) -> String {
+    let mut s = format!("[sim]\nduration = \"{duration}\"\nseed = 1\n[wireless]\n{wireless}\n");
+    for (n, x, y) in nodes {
+        s += &format!("[[node]]\nname = \"{n}\"\nposition = [{x:?}, {y:?}]\n");
+    }
+    s + flows
+}
+
+fn udp(from: &str, to: &str, rate: &str, payload: u32, start: f64) -> String {
+    format!(
+        "[[flow]]\nfrom = \"{from}\"\nto = \"{to}\"\ntransport = \"udp\"\npacket_size = {payload}\n\
+         app = {{ kind = \"cbr\", rate = \"{rate}\", start = {start} }}\n"
+    )
+}
+
+/// One saturated sender, one receiver 100 m away: the DCF cycle per frame is
+/// DIFS + mean backoff (CWmin / 2 slots) + [RTS + SIFS + CTS + SIFS] + DATA
+/// + SIFS + ACK, plus a propagation delay per frame.
+#[test]
+fn one_hop_saturation_matches_the_dcf_timing_formula() {
+    let payload = 1000.0;
+    let ip = payload + 28.0;
+    let prop = 100.0 / 299_792_458.0;
+    for rate_mbps in [1.0, 2.0, 11.0] {
+        for rts in [false, true] {
+            let rate = rate_mbps * 1e6;
+            let mut cycle = DIFS + 15.5 * SLOT + data_air(ip, rate) + SIFS + ctrl_air(14.0) + 2.0 * prop;
+            if rts {
+                cycle += ctrl_air(20.0) + SIFS + ctrl_air(14.0) + SIFS + 2.0 * prop;
+            }
+            let expect = payload * 8.0 / cycle;
+            let sc = wifi(
+                "30s",
+                &format!(
+                    "data_rate = \"{rate_mbps}Mbps\"\nbasic_rate = \"1Mbps\"\nrts_threshold = {}",
+                    if rts { "0" } else { "\"off\"" }
+                ),
+                &[("a", 0.0, 0.0), ("b", 100.0, 0.0)],
+                &udp("a", "b", "12Mbps", payload as u32, 0.0),
+            );
+            let r = run_toml(&sc).unwrap();
+            let got = total_goodput(&r);
+            let err = got / expect - 1.0;
+            println!(
+                "{rate_mbps} Mbit/s rts={rts}: formula {expect:.0} bit/s, simulated {got:.0} ({:+.2} %)",
+                err * 100.0
+            );
+            assert!(err.abs() < 0.01, "{rate_mbps} Mbit/s rts={rts}: {got} vs {expect}");
+            assert_eq!(node_stat(&r, "a", "retries"), 0.0);
+            assert_eq!(node_stat(&r, "b", "collisions"), 0.0);
+            assert_eq!(node_stat(&r, "a", "rts_frames") > 0.0, rts);
+        }
+    }
+}
+
+/// Bianchi (2000): the saturation throughput of n stations in one cell,
+/// basic access, W = CWmin + 1 = 32, m = 5 doubling stages (CWmax 1023),
+/// unlimited retries. The attempt probability per slot is Bianchi's
+/// tau(p) = 2(1-2p) / ((1-2p)(W+1) + pW(1-(2p)^m)), written as the
+/// equivalent renewal ratio A / (A + B) (A: mean attempts per frame, B:
+/// mean backoff slots per frame, Kumar et al. 2007) because the closed form
+/// is 0/0 at p = 1/2, which is where the n = 50 solution lies.
+///
+/// The collision time is DATA + EIFS (RTS + EIFS with RTS/CTS): the
+/// standard makes the stations that were not transmitting wait EIFS after
+/// the undecodable frames (Bianchi's paper uses DIFS; the colliding stations
+/// themselves resume one slot later still, after their ACK or CTS timeout,
+/// which the model does not capture).
+fn bianchi(n: usize, ip: f64, payload: f64, rate: f64, rts: bool) -> f64 {
+    let (w, m) = (32.0f64, 5i32);
+    let tau_of = |p: f64| {
+        let (mut a, mut b, mut pi) = (0.0, 0.0, 1.0);
+        for i in 0..2000 {
+            let wi = w * 2f64.powi(i.min(m));
+            a += pi;
+            b += pi * (wi - 1.0) / 2.0;
+            pi *= p;
+        }
+        a / (a + b)
+    };
+    // p = 1 - (1 - tau(p))^(n-1): bisection on the monotone difference.
+    let (mut lo, mut hi) = (1e-9, 0.99);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        let f = mid - (1.0 - (1.0 - tau_of(mid)).powi(n as i32 - 1));
+        if f > 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let tau = tau_of(0.5 * (lo + hi));
+    println!("Bianchi n = {n}: p = {:.4}, tau = {tau:.5}", 0.5 * (lo + hi));
+    let nf = n as f64;
+    let ptr = 1.0 - (1.0 - tau).powi(n as i32);
+    let ps = nf * tau * (1.0 - tau).powi(n as i32 - 1) / ptr;
+    let delta = 5.0 / 299_792_458.0;
+    let eifs = SIFS + ctrl_air(14.0) + DIFS;
+    let (rts_air, cts_air) = (ctrl_air(20.0), ctrl_air(14.0));
+    let mut ts = data_air(ip, rate) + SIFS + delta + ctrl_air(14.0) + DIFS + delta;
+    let mut tc = data_air(ip, rate) + eifs + delta;
+    if rts {
+        // RTS/CTS: only the RTS frames collide.
+        ts += rts_air + SIFS + delta + cts_air + SIFS + delta;
+        tc = rts_air + eifs + delta;
+    }
+    ps * ptr * payload * 8.0 / ((1.0 - ptr) * SLOT + ptr * ps * ts + ptr * (1.0 - ps) * tc)
+}
+
+#[test]
+fn saturation_throughput_matches_bianchi() {
+    let payload = 1000.0;
+    for rts in [false, true] {
+        for n in [5usize, 10, 20, 50] {
+            // n senders on a 5 m circle around the sink, all in range of all.
+            let mut nodes = vec![("sink".to_string(), 0.0, 0.0)];
+            let mut flows = String::new();
+            for i in 0..n {
+                let a = i as f64 / n as f64 * std::f64::consts::TAU;
+                nodes.push((format!("s{i}"), 5.0 * a.cos(), 5.0 * a.sin()));
+                flows += &udp(&format!("s{i}"), "sink", "2Mbps", payload as u32, 0.0);
+            }
+            let refs: Vec<(&str, f64, f64)> = nodes.iter().map(|(n, x, y)| (n.as_str(), *x, *y)).collect();
+            let wl = format!(
+                "data_rate = \"2Mbps\"\nbasic_rate = \"1Mbps\"\nrts_threshold = {}",
+                if rts { "0" } else { "\"off\"" }
+            );
+            let r = run_toml(&wifi("60s", &wl, &refs, &flows)).unwrap();
+            let sum = |c: &str| col(&r.nodes, c).iter().sum::<f64>();
+            let attempts = if rts { sum("rts_frames") } else { sum("data_frames") };
+            println!(
+                "rts = {rts}, n = {n}: simulated attempts {attempts}, delivered {}, p = {:.4}, retry-limit drops {}",
+                sum("data_acked"),
+                1.0 - sum("data_acked") / attempts,
+                sum("drops_retry_limit")
+            );
+            let got = total_goodput(&r);
+            let expect = bianchi(n, payload + 28.0, payload, 2e6, rts);
+            let err = got / expect - 1.0;
+            println!("rts = {rts}, n = {n}: Bianchi {expect:.0} bit/s, simulated {got:.0} ({:+.2} %)", err * 100.0);
+            assert!(err.abs() < 0.03, "rts = {rts}, n = {n}: {got} vs Bianchi {expect}");
+        }
+    }
+}
+
+/// A -> B <- C with A and C outside each other's carrier-sense range (the
+/// sensing threshold raised to the receive threshold, so sensing reaches
+/// 250 m): without RTS/CTS their data frames collide at B; with it only the
+/// short RTS frames can, and the CTS silences the other sender.
+#[test]
+fn hidden_terminals_collide_without_rts_far_less_with() {
+    let run = |rts: &str| {
+        let sc = wifi(
+            "30s",
+            &format!("rts_threshold = {rts}\nphy = {{ cs_threshold_w = 3.652e-10 }}"),
+            &[("A", 0.0, 0.0), ("B", 200.0, 0.0), ("C", 400.0, 0.0)],
+            &(udp("A", "B", "2Mbps", 1000, 0.0) + &udp("C", "B", "2Mbps", 1000, 0.0)),
+        );
+        run_toml(&sc).unwrap()
+    };
+    let (off, on) = (run("\"off\""), run("0"));
+    let (c_off, c_on) = (node_stat(&off, "B", "collisions"), node_stat(&on, "B", "collisions"));
+    let (g_off, g_on) = (total_goodput(&off), total_goodput(&on));
+    println!("collisions at B: {c_off} without RTS/CTS, {c_on} with; goodput {g_off:.0} vs {g_on:.0} bit/s");
+    assert!(c_off > 1000.0, "{c_off}");
+    // Only the short RTS frames (352 us against 4.4 ms of data) remain
+    // exposed to the hidden sender.
+    assert!(c_on * 3.0 < c_off, "{c_on} vs {c_off}");
+    assert!(g_on > 2.0 * g_off, "{g_on} vs {g_off}");
+}
+
+/// Two senders, each with its receiver 100 m away on the far side: at 549 m
+/// they sense each other and share the medium; at 551 m they do not and
+/// both send at full speed.
+#[test]
+fn carrier_sense_reaches_549_m_not_551_m() {
+    let run = |d: f64| {
+        let sc = wifi(
+            "20s",
+            "rts_threshold = \"off\"",
+            &[("r1", -100.0, 0.0), ("s1", 0.0, 0.0), ("s2", d, 0.0), ("r2", d + 100.0, 0.0)],
+            &(udp("s1", "r1", "3Mbps", 1000, 0.0) + &udp("s2", "r2", "3Mbps", 1000, 0.0)),
+        );
+        run_toml(&sc).unwrap()
+    };
+    let (near, far) = (run(549.0), run(551.0));
+    let one = 1000.0 * 8.0 / (DIFS + 15.5 * SLOT + data_air(1028.0, 2e6) + SIFS + ctrl_air(14.0));
+    let (gn, gf) = (total_goodput(&near), total_goodput(&far));
+    println!("549 m: {gn:.0} bit/s, 551 m: {gf:.0} bit/s; one sender alone {one:.0}");
+    assert!(gn < 1.15 * one, "sharing at 549 m: {gn} vs {one}");
+    assert!(gf > 1.95 * one, "independent at 551 m: {gf} vs {one}");
+    assert_eq!(node_stat(&far, "r1", "collisions"), 0.0);
+}
+
+fn chain(hops: usize, duration: &str) -> String {
+    let nodes: Vec<(String, f64, f64)> = (0..=hops).map(|i| (format!("n{i}"), 250.0 * i as f64, 0.0)).collect();
+    let refs: Vec<(&str, f64, f64)> = nodes.iter().map(|(n, x, y)| (n.as_str(), *x, *y)).collect();
+    let flow = format!(
+        "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"newreno\"\npacket_size = 1460\nwindow = 32\n\
+         app = {{ kind = \"bulk\" }}\n"
+    );
+    wifi(
+        duration,
+        "propagation = \"two_ray_ground\"\ndata_rate = \"2Mbps\"\nbasic_rate = \"1Mbps\"\nrts_threshold = 0\n\
+         routing = \"static\"\nifq = { kind = \"priqueue\", limit = 50 }",
+        &refs,
+        &flow,
+    )
+}
+
+#[test]
+fn tcp_goodput_falls_with_the_hop_count() {
+    let mut g = Vec::new();
+    for hops in 1..=7 {
+        let r = run_toml(&chain(hops, "60s")).unwrap();
+        let gp = total_goodput(&r);
+        let rtx = r.flows.get("retransmits", 0).unwrap();
+        println!("{hops} hops: goodput {gp:.0} bit/s, retransmits {rtx}");
+        g.push(gp);
+    }
+    assert!(g[0] > 1.0e6, "one hop: {}", g[0]);
+    for h in 1..g.len() {
+        assert!(g[h] < g[h - 1] * 1.05, "{} hops {} vs {} hops {}", h + 1, g[h], h, g[h - 1]);
+    }
+    assert!(g[6] < g[0] / 3.0, "{g:?}");
+}
+
+#[test]
+fn same_seed_same_bytes() {
+    let sc = chain(4, "20s");
+    let (a, b) = (run_toml(&sc).unwrap(), run_toml(&sc).unwrap());
+    assert_eq!(a.flows.to_csv(), b.flows.to_csv());
+    assert_eq!(a.nodes.to_csv(), b.nodes.to_csv());
+    assert_eq!(a.summary.events, b.summary.events);
+    let other = run_toml(&sc.replace("seed = 1", "seed = 2")).unwrap();
+    assert_ne!(a.nodes.to_csv(), other.nodes.to_csv(), "the seed drives the backoff");
+}
+
+fn error_of(sc: &str) -> String {
+    match Scenario::from_toml_str(sc) {
+        Ok(_) => panic!("accepted:\n{sc}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn bad_wireless_input_is_one_line_naming_the_key() {
+    let base = chain(2, "1s");
+    let cases = [
+        (base.replace("position = [250.0, 0.0]\n", ""), "node[1].position"),
+        (base.replace("position = [250.0, 0.0]", "position = [nan, 0.0]"), "node[1].position"),
+        (base.replace("data_rate = \"2Mbps\"", "data_rate = \"3Mbps\""), "wireless.data_rate"),
+        (base.replace("basic_rate = \"1Mbps\"", "basic_rate = \"7Mbps\""), "wireless.basic_rate"),
+        (base.replace("rts_threshold = 0", "rts_threshold = -1"), "wireless.rts_threshold"),
+        (
+            base.replace("rts_threshold = 0", "rts_threshold = 0\nphy = { rx_threshold_w = -1e-10 }"),
+            "wireless.phy.rx_threshold_w",
+        ),
+        (
+            base.replace("rts_threshold = 0", "rts_threshold = 0\nphy = { cs_threshold_w = -1.0 }"),
+            "wireless.phy.cs_threshold_w",
+        ),
+        (base.replace("propagation = \"two_ray_ground\"", "propagation = \"ray_tracing\""), "wireless.propagation"),
+        (base.replace("position = [500.0, 0.0]", "position = [560.0, 0.0]"), "flow[0].to"),
+    ];
+    for (sc, key) in cases {
+        let e = error_of(&sc);
+        println!("{e}");
+        assert!(e.starts_with(&format!("{key}:")), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+    let gap = error_of(&base.replace("position = [500.0, 0.0]", "position = [560.0, 0.0]"));
+    assert!(gap.contains("\"n1\" - \"n2\", 310.0 m apart") && gap.contains("receive range of 250.0 m"), "{gap}");
+}
+
+#[test]
+fn wired_links_and_radio_together() {
+    // A wired host behind base station n0 reaching the far end of a 2-hop chain.
+    let sc = chain(2, "10s")
+        .replace("from = \"n0\"", "from = \"host\"")
+        .replace("[[flow]]", "[[node]]\nname = \"host\"\n[[link]]\nbetween = [\"host\", \"n0\"]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n[[flow]]");
+    let r = run_toml(&sc).unwrap();
+    assert!(total_goodput(&r) > 2e5, "{}", r.flows.to_csv());
+    assert_eq!(r.links.rows(), 2);
+    assert_eq!(r.nodes.rows(), 3);
+}
+
+/// The example scenarios parse, validate and run.
+#[test]
+fn example_scenarios_run() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    for name in ["wifi-chain.toml", "hidden-terminal.toml"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let text = text.replace("duration = \"100s\"", "duration = \"10s\"");
+        let r = run_toml(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(total_goodput(&r) > 1e5, "{name}: {}", r.flows.to_csv());
+        assert!(r.nodes.rows() >= 3);
+    }
+}
+
+/// A capture at a station holds its 802.11 frames (link type 105): RTS,
+/// CTS, data and ACK, each readable by tshark when it is installed.
+#[test]
+fn station_capture_holds_80211_frames() {
+    let sc = chain(2, "2s") + "[[pcap]]\nnode = \"n1\"\n";
+    let r = run_toml(&sc).unwrap();
+    let (name, bytes) = &r.pcaps[0];
+    assert_eq!(name, "node-n1");
+    assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()), 105);
+    // frame-control byte of every record: count by type
+    let (mut off, mut kinds) = (24, std::collections::BTreeMap::new());
+    while off < bytes.len() {
+        let incl = u32::from_le_bytes(bytes[off + 8..off + 12].try_into().unwrap()) as usize;
+        *kinds.entry(bytes[off + 16]).or_insert(0u32) += 1;
+        off += 16 + incl;
+    }
+    for fc in [0x08u8, 0xb4, 0xc4, 0xd4] {
+        assert!(kinds.get(&fc).copied().unwrap_or(0) > 10, "frame control {fc:#x}: {kinds:?}");
+    }
+    if let Ok(out) = std::process::Command::new("tshark").arg("-v").output() {
+        if out.status.success() {
+            let dir = std::env::temp_dir().join(format!("tcplab-wifi-pcap-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("n1.pcap");
+            std::fs::write(&path, bytes).unwrap();
+            let out = std::process::Command::new("tshark")
+                .args([
+                    "-r",
+                    path.to_str().unwrap(),
+                    "-T",
+                    "fields",
+                    "-e",
+                    "wlan.fc.type_subtype",
+                    "-e",
+                    "ip.src",
+                    "-e",
+                    "_ws.malformed",
+                ])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            std::fs::remove_dir_all(&dir).ok();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let lines: Vec<&str> = text.lines().collect();
+            assert!(lines.iter().all(|l| l.split('\t').nth(2).is_none_or(|m| m.is_empty())), "malformed frames");
+            for t in ["0x001b", "0x001c", "0x001d", "0x0020"] {
+                assert!(lines.iter().any(|l| l.starts_with(t)), "no frame of type {t} decoded: {:?}", &lines[..5]);
+            }
+            assert!(lines.iter().any(|l| l.starts_with("0x0020\t10.0.0.1")), "IP inside data frames");
+        }
+    }
+}
+
+/// Log-distance shadowing with beta = 2, d0 = 1 m and sigma = 0 is Friis
+/// free space exactly; with sigma = 6 dB frames fade in and out, links beyond
+/// the mean receive range sometimes work, and the run is still deterministic.
+#[test]
+fn shadowing_without_variance_is_free_space() {
+    let base = chain(3, "10s").replace("two_ray_ground", "free_space");
+    // Free-space ranges are longer: spread the chain so that it stays 3 hops.
+    let base = base
+        .replace("250.0, 0.0", "600.0, 0.0")
+        .replace("500.0, 0.0", "1200.0, 0.0")
+        .replace("750.0, 0.0", "1800.0, 0.0");
+    let fs = run_toml(&base).unwrap();
+    let sh0 = run_toml(&base.replace(
+        "propagation = \"free_space\"",
+        "propagation = \"shadowing\"\nshadowing = { path_loss_exponent = 2.0, sigma_db = 0.0, reference_distance = 1.0 }",
+    ))
+    .unwrap();
+    assert_eq!(fs.flows.to_csv(), sh0.flows.to_csv());
+    assert_eq!(fs.nodes.to_csv(), sh0.nodes.to_csv());
+    let faded = base.replace(
+        "propagation = \"free_space\"",
+        "propagation = \"shadowing\"\nshadowing = { path_loss_exponent = 2.0, sigma_db = 6.0, reference_distance = 1.0 }",
+    );
+    let (a, b) = (run_toml(&faded).unwrap(), run_toml(&faded).unwrap());
+    assert_eq!(a.nodes.to_csv(), b.nodes.to_csv());
+    assert_ne!(a.nodes.to_csv(), fs.nodes.to_csv());
+    assert!(total_goodput(&a) > 0.0);
+}
+
+/// Random static networks: every run finishes, frames are accounted for
+/// (acknowledged + dropped <= offered per station; few packets left in
+/// flight) and a rerun gives the same bytes.
+#[test]
+fn random_networks_run_and_account() {
+    let mut rng = tcplab_core::engine::stream_rng(7, "wifi-random-networks");
+    let mut ran = 0;
+    for case in 0..12 {
+        let n = 3 + (rng.next_u64() % 18) as usize;
+        let side = 200.0 + rng.uniform() * 800.0;
+        let prop = ["free_space", "two_ray_ground", "shadowing"][(rng.next_u64() % 3) as usize];
+        let rts = ["0", "\"off\"", "500"][(rng.next_u64() % 3) as usize];
+        let rate = ["1Mbps", "2Mbps", "5.5Mbps", "11Mbps"][(rng.next_u64() % 4) as usize];
+        let mut s = format!(
+            "[sim]\nduration = \"5s\"\nseed = {case}\n[wireless]\npropagation = \"{prop}\"\ndata_rate = \"{rate}\"\nrts_threshold = {rts}\nifq = {{ kind = \"priqueue\", limit = {} }}\n",
+            5 + rng.next_u64() % 50
+        );
+        // a connected chain backbone plus random extra nodes near it
+        for i in 0..n {
+            let (x, y) =
+                if i < 3 { (200.0 * i as f64, 0.0) } else { (rng.uniform() * side, rng.uniform() * side / 4.0) };
+            s += &format!("[[node]]\nname = \"n{i}\"\nposition = [{x:?}, {y:?}]\n");
+        }
+        s += "[[flow]]\nfrom = \"n0\"\nto = \"n2\"\ntransport = \"newreno\"\napp = { kind = \"bulk\" }\n";
+        for f in 0..(rng.next_u64() % 4) {
+            let (a, b) = (rng.next_u64() % n as u64, rng.next_u64() % n as u64);
+            if a != b {
+                s += &format!(
+                    "[[flow]]\nname = \"u{f}\"\nfrom = \"n{a}\"\nto = \"n{b}\"\ntransport = \"udp\"\napp = {{ kind = \"cbr\", rate = \"500kbps\" }}\n"
+                );
+            }
+        }
+        let sc = match Scenario::from_toml_str(&s) {
+            Ok(sc) => sc,
+            // a random flow between nodes the radio does not connect
+            Err(e) => {
+                assert!(e.to_string().contains("no radio path"), "case {case}: {e}");
+                continue;
+            }
+        };
+        let r = sc.build().run();
+        for i in 0..r.nodes.rows() {
+            let g = |c: &str| r.nodes.get(c, i).unwrap();
+            assert!(g("data_acked") + g("drops_retry_limit") <= g("data_offered"), "case {case}\n{}", r.nodes.to_csv());
+        }
+        assert!(r.summary.packets_in_flight <= (n as u64) * 60, "case {case}: {:?}", r.summary);
+        assert_eq!(r.nodes.to_csv(), sc.build().run().nodes.to_csv(), "case {case}");
+        ran += 1;
+    }
+    assert!(ran >= 6, "only {ran} of 12 random networks were connected");
+}

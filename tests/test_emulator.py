@@ -61,10 +61,10 @@ def two_nodes(rate: str, delay: str, bytes_: int, **extra) -> dict:
 
 def test_rejects_what_it_cannot_emulate():
     with pytest.raises(ScenarioError) as e:
-        check(gsmlink.scenario("newreno-off", 7, 0.0))
+        check(gsmlink.scenario("newreno-off", 7, 0.0, baseline="modern"))
     assert e.value.key == "flow[0].tcp.newreno"
     with pytest.raises(ScenarioError) as e:  # two servers: not one path
-        check(gsmlink.scenario("baseline", 7, 0.0, flows=2))
+        check(gsmlink.scenario("baseline", 7, 0.0, flows=2, baseline="modern"))
     assert e.value.key.startswith("node[")
     sc = two_nodes("1Mbps", "1ms", 1000)
     sc["flow"][0]["transport"] = "udp"
@@ -168,7 +168,7 @@ def test_line_rate_of_ppp_framed_segments():
     window keeps the link busy, segments arrive at the line rate of
     9600/8 x 256/(256 + 40 + 8) = 1010.5 B/s; over a whole transfer the
     rate is lower by the start-up (the study's 100 KB gives about 1002)."""
-    sc = gsmlink.scenario("baseline", "unlimited", 0.0)
+    sc = gsmlink.scenario("baseline", "unlimited", 0.0, baseline="modern")
     sc.data["flow"][0]["app"]["bytes"] = 40 * 256
     sc.data["flow"][0]["first_bytes"] = 5 * 256
     res = emulate(sc)

@@ -25,6 +25,7 @@ def test_stubs_match_the_compiled_core(tmp_path):
     # The stub from the source tree, the compiled module from wherever it
     # is imported (site-packages, or a copy next to the sources).
     env = dict(os.environ, MYPYPATH=str(ROOT / "python"))
-    r = subprocess.run([sys.executable, "-m", "mypy.stubtest", "tcplab._core", "--allowlist", str(allow)],
+    r = subprocess.run([sys.executable, "-m", "mypy.stubtest", "tcplab._core", "--allowlist", str(allow),
+                        "--mypy-config-file", str(ROOT / "pyproject.toml")],
                        cwd=tmp_path, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -161,6 +161,15 @@ pub enum QueueCfg {
         /// ns-2's wait_: no early drop while count * p_b < 1.
         #[serde(default = "yes")]
         wait: bool,
+        /// No early drop while at most one packet waits (ns-2's REDQueue).
+        /// Default: the profile's (ns2 and linux on, rfc off).
+        #[serde(default)]
+        spare_short_queue: Option<bool>,
+        /// The first arrival after the average crosses min_th only starts
+        /// the count, without the drop test (ns-2's REDQueue). Default: the
+        /// profile's (ns2 and linux on, rfc off).
+        #[serde(default)]
+        spare_first_crossing: Option<bool>,
     },
     /// Drop one arrival above `soft` packets, then one more only after
     /// `hold` if the queue has not shrunk; drop all arrivals at `hard`.

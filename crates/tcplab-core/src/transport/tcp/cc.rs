@@ -98,6 +98,9 @@ pub struct AckInfo {
     pub acked_seg: Option<(crate::engine::Time, u32)>,
     /// (send time, transmissions) of the first unacknowledged segment.
     pub head_seg: Option<(crate::engine::Time, u32)>,
+    /// When the first data segment was last sent (ns-2's firstsent_, the
+    /// origin of its Vegas clock); kept only with the per-segment log.
+    pub first_sent: Option<crate::engine::Time>,
 }
 
 /// Response to a new (cumulative) ACK.

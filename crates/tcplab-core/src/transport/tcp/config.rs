@@ -89,7 +89,9 @@ pub struct Ns2Rules {
     pub ns2_rtt_estimator: bool,
     /// Vegas computes its rates as ns-2's agent (segments sent in the last
     /// round trip for Actual, outstanding after the ACK + 1 for Expected,
-    /// the estimator started from the absolute time of the first ACK)
+    /// the estimator started on ns-2's Vegas clock, which runs from the
+    /// first data segment's send: firstrecv_, v_begtime_ 0, no sample from
+    /// a segment sent at that instant)
     /// instead of from the data in transit, as the paper and Linux.
     pub ns2_vegas: bool,
 }

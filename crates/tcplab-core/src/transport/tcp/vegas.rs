@@ -16,16 +16,21 @@
 //! * Decrease cwnd for a loss only if the lost segment was sent after the
 //!   last decrease: by a quarter (by half for a segment already
 //!   retransmitted, to 2 below 4 segments); inflate by the duplicate ACKs
-//!   and deflate to the decreased value on the next new ACK.
+//!   beyond the threshold and deflate to the decreased value on the next
+//!   new ACK if still beyond it, with ns-2's duplicate count (dupacks_,
+//!   set to the threshold after retransmitting a segment sent once).
 //! * Timeout: ssthresh halved, cwnd = 2 segments.
 //!
 //! The window is kept in segments as a real number, like the original.
 //! With the `vegas_rates = "ns2"` rule (the ns2 profile) the rates are
 //! ns-2's: Actual from the segments sent since the last measurement,
 //! Expected from the data outstanding after the ACK plus one (t_seqno_ -
-//! last_ack_), the growth check after the ACK, and the estimator started
-//! from the absolute time of the first ACK (ns-2's firstrecv_, which assumes
-//! a start at time 0). Otherwise (rfc, linux) both rates use the data in transit
+//! last_ack_), the growth check after the ACK, and ns-2's Vegas clock
+//! (vegastime(): the time since the first data segment was sent,
+//! firstsent_): the estimator starts from the first ACK's time on that
+//! clock (firstrecv_, i.e. the first round trip), the first measurement
+//! runs from its origin, and a segment sent at the origin gives no
+//! fine-grained sample (ns-2 tests `sendTime != 0.`). Otherwise (rfc, linux) both rates use the data in transit
 //! when the ACK arrives (the paper's WindowSize; Linux computes the same
 //! diff = W (1 - BaseRTT/RTT)). ns-2 takes the segments sent since the last
 //! measurement for Actual and the data outstanding after the ACK for
@@ -62,7 +67,13 @@ pub struct Vegas {
     worried: u32,
     /// cwnd decided at the last loss, before inflation.
     new_cwnd: f64,
-    inflating: bool,
+    /// ns-2's dupacks_ as its Vegas agent keeps it: duplicates since the
+    /// last new ACK, set to the threshold after a retransmission of a
+    /// segment sent once (so that the next duplicate inflates). cwnd is
+    /// inflated only beyond the threshold and deflated on a new ACK only
+    /// if it is still beyond it.
+    dups: u32,
+    dupthresh: u32,
     /// When cwnd was last decreased for a loss (None: never).
     cwnd_changed_at: Option<Time>,
     recover: Option<u64>,
@@ -89,7 +100,8 @@ impl Vegas {
             incr: 0.0,
             worried: 0,
             new_cwnd: 0.0,
-            inflating: false,
+            dups: 0,
+            dupthresh: 3,
             cwnd_changed_at: None,
             recover: None,
             last_was_timeout: false,
@@ -150,21 +162,31 @@ impl CongestionControl for Vegas {
         if !self.started {
             self.started = true;
             if let Some((t, _)) = a.acked_seg {
-                // ns-2 starts from the clock itself (firstrecv_ = now).
-                let r = if self.ns2 { to_secs(now) } else { to_secs(now - t) };
+                // ns-2's Vegas clock (vegastime()) runs from firstsent_, the
+                // time the first data segment was sent: firstrecv_ is the
+                // time since then, and the first measurement's start
+                // (v_begtime_ = 0) is that instant.
+                let r = match (self.ns2, a.first_sent) {
+                    (true, Some(t0)) => {
+                        self.beg_time = t0;
+                        to_secs(now - t0)
+                    }
+                    _ => to_secs(now - t),
+                };
                 self.base_rtt = r;
                 self.sa = r * 8.0;
                 self.sd = r;
                 self.fine_timeout = (self.sa / 4.0 + self.sd) / 2.0;
             }
         }
-        if self.inflating {
-            self.inflating = false;
-            if self.cwnd > self.new_cwnd {
-                self.cwnd = self.new_cwnd;
-                self.ssthresh = 2.0; // Vegas uses ssthresh only in slow start
-            }
+        // Deflate only if inflated beyond the threshold (ns-2:
+        // dupacks_ > numdupacks_; a retransmission with no duplicate after
+        // it leaves dupacks_ at the threshold and cwnd as it is).
+        if self.dups > w.dupthresh && self.cwnd > self.new_cwnd {
+            self.cwnd = self.new_cwnd;
+            self.ssthresh = 2.0; // Vegas uses ssthresh only in slow start
         }
+        self.dups = 0;
         // Once per round trip: compare expected and actual rates.
         if a.ack > self.beg_seq {
             let rtt = if self.cnt_rtt > 0 { self.sum_rtt / self.cnt_rtt as f64 } else { to_secs(now - self.beg_time) };
@@ -223,8 +245,11 @@ impl CongestionControl for Vegas {
         if self.incr > 0.0 && self.cwnd - in_use <= 2.0 {
             self.cwnd += self.incr;
         }
-        // Fine-grained RTT from a segment sent once.
-        if let Some((t, 1)) = a.acked_seg {
+        // Fine-grained RTT from a segment sent once; ns-2 skips a segment
+        // whose send time on its Vegas clock is 0 (`sendTime != 0.`): one
+        // sent at firstsent_.
+        let clock_zero = self.ns2 && a.first_sent.is_some() && a.acked_seg.map(|(t, _)| t) == a.first_sent;
+        if let (Some((t, 1)), false) = (a.acked_seg, clock_zero) {
             let r = to_secs(now - t);
             self.sum_rtt += r;
             self.cnt_rtt += 1;
@@ -246,7 +271,7 @@ impl CongestionControl for Vegas {
             if self.head_expired(a) {
                 // ns-2 sets dupacks_ = numdupacks_: the duplicates that
                 // follow inflate the window instead of retransmitting again.
-                self.inflating = true;
+                self.dups = w.dupthresh;
                 return AckResponse { retransmit_head: true, restart_timer: true };
             }
             self.worried = 0;
@@ -256,11 +281,14 @@ impl CongestionControl for Vegas {
 
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {
         self.sync_in(w);
+        self.dupthresh = w.dupthresh;
+        self.dups += 1;
         let expired = self.head_expired(a);
-        // After a fast retransmit the later duplicates count as beyond the
-        // threshold (ns-2 sets dupacks_ = numdupacks_): the third duplicate
-        // ACK must not trigger a second retransmission of the same segment.
-        let third = a.dupacks == w.dupthresh && !self.inflating;
+        // After a retransmission of a segment sent once the later
+        // duplicates count as beyond the threshold (ns-2 sets dupacks_ =
+        // numdupacks_): the third duplicate ACK must not trigger a second
+        // retransmission of the same segment.
+        let third = self.dups == w.dupthresh;
         if expired || third {
             let (sent, transmits) = a.head_seg.unwrap_or((a.now, 1));
             if self.recover.is_none_or(|r| a.ack > r) || !self.last_was_timeout {
@@ -282,14 +310,16 @@ impl CongestionControl for Vegas {
                         win -= win >> 2;
                     }
                     self.new_cwnd = win as f64;
-                    self.cwnd = self.new_cwnd + a.dupacks as f64;
+                    self.cwnd = self.new_cwnd + self.dups as f64;
                     self.cwnd_changed_at = Some(a.now);
                 }
-                self.inflating = transmits == 1 || a.dupacks >= w.dupthresh;
+                if transmits == 1 {
+                    self.dups = w.dupthresh;
+                }
                 self.sync_out(w);
                 return DupResponse::FastRetransmit;
             }
-        } else if self.inflating {
+        } else if self.dups > w.dupthresh {
             self.cwnd += 1.0;
             self.sync_out(w);
         }
@@ -303,7 +333,7 @@ impl CongestionControl for Vegas {
         self.ssthresh = (w.halve(a.flight) / w.mss) as f64;
         self.cwnd = 2.0;
         self.new_cwnd = 0.0;
-        self.inflating = false;
+        self.dups = 0;
         self.worried = 0;
         self.cwnd_changed_at = Some(a.now);
         self.sync_out(w);
@@ -319,7 +349,7 @@ impl CongestionControl for Vegas {
     }
 
     fn in_recovery(&self) -> bool {
-        self.inflating
+        self.dups >= self.dupthresh
     }
 
     fn allows_sack_recovery(&self) -> bool {

@@ -480,6 +480,16 @@ pub struct TcpOptions {
     pub rtt_estimator: Option<RttEstimatorName>,
     /// Vegas rate arithmetic: "ns2" (ns-2's agent) or "paper" (data in transit).
     pub vegas_rates: Option<VegasRatesName>,
+    /// Vegas send-time records: "ns2" (ns-2's slots modulo the window, with
+    /// its clearing loop) or "exact" (each segment's own).
+    pub vegas_send_times: Option<VegasSendTimesName>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum VegasSendTimesName {
+    Ns2,
+    Exact,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -563,6 +573,7 @@ impl TcpOptions {
             sack_option: self.sack_option.or(base.sack_option),
             rtt_estimator: self.rtt_estimator.or(base.rtt_estimator),
             vegas_rates: self.vegas_rates.or(base.vegas_rates),
+            vegas_send_times: self.vegas_send_times.or(base.vegas_send_times),
         }
     }
 }

@@ -274,3 +274,43 @@ fn rtt_on_partial_ack_rule() {
     let (d, _) = newreno_two_losses(Ns2Rules { rtt_on_partial_ack: false, ..Ns2Rules::rfc() });
     assert_eq!(c, d);
 }
+
+/// `vegas_send_times`: window 8, segments 7 and 8 acknowledged by one ACK
+/// (ns-2's clearing loop starts at slot 7 > 8 % 8 and does nothing), so
+/// 15 and 16, sent into slots 7 and 0, count as sent twice under ns-2's
+/// slots. When 15 is lost, the window is halved (a segment "already
+/// retransmitted") instead of cut by a quarter. Returns (window in segments
+/// before the cut, after it, duplicates fed).
+fn vegas_loss_of_15(rules: Ns2Rules) -> (u64, u64, u64) {
+    let mut c = cfg(rules, 8);
+    c.rwnd = 8 * MSS;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::Vegas, &c));
+    s.app_write(None);
+    assert_eq!(drain(&mut s, 0).len(), 8);
+    for k in 1..=7 {
+        ack(&mut s, 100 * MS + k * MS, k * MSS);
+    }
+    ack(&mut s, 108 * MS, 9 * MSS);
+    for k in 10..=15 {
+        ack(&mut s, 200 * MS + k * MS, k * MSS);
+    }
+    let before = s.w.cwnd / MSS;
+    for d in 1..=3 {
+        ack(&mut s, 216 * MS + d * MS, 15 * MSS);
+        if s.stats.fast_retransmits == 1 {
+            return (before, s.w.cwnd / MSS, d);
+        }
+    }
+    panic!("no fast retransmit");
+}
+
+#[test]
+fn vegas_send_times_rule() {
+    let slots = Ns2Rules { ns2_vegas_slots: true, ..Ns2Rules::ns2() };
+    let (w, after, d) = vegas_loss_of_15(slots);
+    assert!(w > 3, "window {w}");
+    assert_eq!(after, (w >> 1) + d, "ns-2's slots: halved");
+    let (w2, after2, d2) = vegas_loss_of_15(Ns2Rules::ns2());
+    assert_eq!(w2, w);
+    assert_eq!(after2, w - (w >> 2) + d2, "each segment's own count: a quarter");
+}

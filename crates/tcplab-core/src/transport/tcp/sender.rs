@@ -440,6 +440,9 @@ impl TcpSender {
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
         self.log_send(now, seq, len);
+        if len > 0 {
+            self.cc.on_send(&self.w, seq, len, now);
+        }
         let ect = self.cfg.ecn && !retransmit;
         let cwr = ect && std::mem::take(&mut self.pending_cwr);
         self.stats.segments_sent += 1;

@@ -46,6 +46,8 @@ pub struct Vegas {
     p: VegasParams,
     /// ns-2's rate arithmetic (`Ns2Rules::ns2_vegas`).
     ns2: bool,
+    /// ns-2's send-time slots (`Ns2Rules::ns2_vegas_slots`).
+    ns2_slots: bool,
     /// cwnd and ssthresh in segments.
     cwnd: f64,
     ssthresh: f64,
@@ -78,13 +80,21 @@ pub struct Vegas {
     cwnd_changed_at: Option<Time>,
     recover: Option<u64>,
     last_was_timeout: bool,
+    /// ns-2's v_sendtime_ / v_transmits_ (the `vegas_send_times = "ns2"`
+    /// rule): one slot per packet number modulo the window (v_maxwnd_),
+    /// send times on the Vegas clock (-1 when cleared).
+    slots: Option<Vec<(f64, u32)>>,
+    /// ns-2's firstsent_ and last_ack_ (packet number, -1 before any ACK).
+    first_sent: Time,
+    last_ack_pkt: i64,
 }
 
 impl Vegas {
-    pub fn new(p: VegasParams, ns2: bool) -> Self {
+    pub fn new(p: VegasParams, ns2: bool, ns2_slots: bool) -> Self {
         Vegas {
             p,
             ns2,
+            ns2_slots,
             cwnd: 0.0,
             ssthresh: 0.0,
             started: false,
@@ -105,6 +115,9 @@ impl Vegas {
             cwnd_changed_at: None,
             recover: None,
             last_was_timeout: false,
+            slots: None,
+            first_sent: 0,
+            last_ack_pkt: -1,
         }
     }
 
@@ -140,6 +153,25 @@ impl Vegas {
     fn head_expired(&self, a: &AckInfo) -> bool {
         a.head_seg.is_some_and(|(t, _)| to_secs(a.now - t) >= self.fine_timeout)
     }
+
+    /// ns-2's vegastime(): seconds since firstsent_.
+    fn vegastime(&self, now: Time) -> f64 {
+        to_secs(now - self.first_sent)
+    }
+
+    /// ns-2's slot of packet `pkt` (send time on the Vegas clock,
+    /// transmissions).
+    fn slot(&self, pkt: i64) -> Option<(f64, u32)> {
+        let s = self.slots.as_ref()?;
+        Some(s[pkt.rem_euclid(s.len() as i64) as usize])
+    }
+
+    /// ns-2's vegas_expire() for the packet after `acked` (its last
+    /// acknowledged packet): the slot's age against the fine timeout. A
+    /// slot that was cleared reads -1, i.e. always expired.
+    fn slot_expired(&self, acked: i64, now: Time) -> bool {
+        self.slot(acked + 1).is_some_and(|(t, _)| self.vegastime(now) - t >= self.fine_timeout)
+    }
 }
 
 impl CongestionControl for Vegas {
@@ -149,6 +181,26 @@ impl CongestionControl for Vegas {
 
     fn backs_off_on_fast_retransmit(&self) -> bool {
         true
+    }
+
+    fn on_send(&mut self, w: &CcState, seq: u64, _len: u32, now: Time) {
+        if !self.ns2_slots {
+            return;
+        }
+        let pkt = (seq / w.mss) as i64;
+        if pkt == 0 {
+            // ns-2's output() of packet 0 (re)allocates the slots, one per
+            // packet of the window (wnd_); send_much() took firstsent_.
+            self.first_sent = now;
+            self.slots = Some(vec![(-1.0, 0); ((w.rwnd / w.mss) as usize).max(1)]);
+        }
+        let t = self.vegastime(now);
+        if let Some(s) = self.slots.as_mut() {
+            let n = s.len() as i64;
+            let e = &mut s[pkt.rem_euclid(n) as usize];
+            e.0 = t;
+            e.1 += 1;
+        }
     }
 
     fn name(&self) -> &'static str {
@@ -248,9 +300,31 @@ impl CongestionControl for Vegas {
         // Fine-grained RTT from a segment sent once; ns-2 skips a segment
         // whose send time on its Vegas clock is 0 (`sendTime != 0.`): one
         // sent at firstsent_.
-        let clock_zero = self.ns2 && a.first_sent.is_some() && a.acked_seg.map(|(t, _)| t) == a.first_sent;
-        if let (Some((t, 1)), false) = (a.acked_seg, clock_zero) {
-            let r = to_secs(now - t);
+        let sample = if self.slots.is_some() {
+            // ns-2: the acknowledged packet's slot, then its loop clearing
+            // the slots this ACK covers, which does nothing when they
+            // straddle the wrap (k starts above seqno % v_maxwnd_).
+            let seqno = (a.ack / mss) as i64 - 1;
+            let (sent, transmits) = self.slot(seqno).unwrap_or((-1.0, 0));
+            if let Some(s) = self.slots.as_mut() {
+                let m = s.len() as i64;
+                let (mut k, mut range) = ((self.last_ack_pkt + 1).rem_euclid(m), seqno - self.last_ack_pkt);
+                while k <= seqno.rem_euclid(m) && range > 0 {
+                    s[k as usize] = (-1.0, 0);
+                    k = (k + 1) % m;
+                    range -= 1;
+                }
+            }
+            self.last_ack_pkt = seqno;
+            (sent != 0.0 && transmits == 1).then(|| self.vegastime(now) - sent)
+        } else {
+            let clock_zero = self.ns2 && a.first_sent.is_some() && a.acked_seg.map(|(t, _)| t) == a.first_sent;
+            match (a.acked_seg, clock_zero) {
+                (Some((t, 1)), false) => Some(to_secs(now - t)),
+                _ => None,
+            }
+        };
+        if let Some(r) = sample {
             self.sum_rtt += r;
             self.cnt_rtt += 1;
             if r > 0.0 {
@@ -268,7 +342,15 @@ impl CongestionControl for Vegas {
         // segment expired as well?
         if self.worried > 0 {
             self.worried -= 1;
-            if self.head_expired(a) {
+            // With the slots, the head's slot (ns-2's vegas_expire()); with
+            // nothing outstanding ns-2 reads a cleared or stale slot and
+            // sends the next segment twice, which tcplab does not copy.
+            let expired = if self.slots.is_some() {
+                a.snd_nxt > a.ack && self.slot_expired(self.last_ack_pkt, now)
+            } else {
+                self.head_expired(a)
+            };
+            if expired {
                 // ns-2 sets dupacks_ = numdupacks_: the duplicates that
                 // follow inflate the window instead of retransmitting again.
                 self.dups = w.dupthresh;
@@ -283,14 +365,24 @@ impl CongestionControl for Vegas {
         self.sync_in(w);
         self.dupthresh = w.dupthresh;
         self.dups += 1;
-        let expired = self.head_expired(a);
+        let expired =
+            if self.slots.is_some() { self.slot_expired(self.last_ack_pkt, a.now) } else { self.head_expired(a) };
         // After a retransmission of a segment sent once the later
         // duplicates count as beyond the threshold (ns-2 sets dupacks_ =
         // numdupacks_): the third duplicate ACK must not trigger a second
         // retransmission of the same segment.
         let third = self.dups == w.dupthresh;
         if expired || third {
-            let (sent, transmits) = a.head_seg.unwrap_or((a.now, 1));
+            // The head's send time (on the Vegas clock with the slots, whose
+            // count may be stale) and transmissions.
+            let (sent, transmits) = match self.slot(self.last_ack_pkt + 1) {
+                Some(slot) => slot,
+                None => a.head_seg.map_or((f64::INFINITY, 1), |(t, n)| (to_secs(t), n)),
+            };
+            let changed = match (&self.slots, self.cwnd_changed_at) {
+                (Some(_), c) => c.map_or(0.0, |c| self.vegastime(c)),
+                (None, c) => c.map_or(f64::NEG_INFINITY, to_secs),
+            };
             if self.recover.is_none_or(|r| a.ack > r) || !self.last_was_timeout {
                 self.last_was_timeout = false;
                 self.recover = Some(a.snd_max);
@@ -300,7 +392,7 @@ impl CongestionControl for Vegas {
                 } else {
                     self.fine_timeout += self.fine_timeout / 8.0;
                 }
-                if self.cwnd_changed_at.is_none_or(|c| c < sent) {
+                if changed < sent {
                     let mut win = self.cwnd.floor() as i64;
                     if win <= 3 {
                         win = 2;

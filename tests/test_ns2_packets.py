@@ -19,13 +19,9 @@ pytestmark = pytest.mark.skipif(not ns2.available(), reason="ns-2 not installed 
 
 CASES = dict(cases())
 NS2_VEGAS_DOUBLE_SEND = "fall-floyd vegas drops=2"
-#: From 3.72 s ns-2's Vegas window reaches ten segments one ACK earlier
-#: (docs/validation.md): open.
-OPEN = {"fall-floyd vegas drops=3"}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="open difference"))
-                                  if n in OPEN else n for n in sorted(CASES)])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_sends_equal_ns2_packet_for_packet(name):
     sc = CASES[name]
     ours, theirs = tcplab_sends(sc, 0), ns2_sends(sc, 0)

@@ -2,7 +2,10 @@
 by side: mean throughput of the five flows and unfairness, for each variant
 at a few error rates, averaged over seeds.
 
-    python validation/basestation_ns2.py [--seeds 3]
+    python validation/basestation_ns2.py [--seeds 3] [--timeouts]
+
+With --timeouts each row also gives the timeouts and retransmissions summed
+over the flows and seeds, tcplab / ns-2.
 
 Snoop is not compared: ns-2.35 has it only as a LAN link layer (LL/LLSnoop)
 over an 802.3 MAC, a different channel from the point-to-point wireless hop
@@ -29,6 +32,7 @@ def unfairness(values):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--timeouts", action="store_true", help="add timeouts and retransmissions (tcplab / ns-2)")
     a = ap.parse_args()
     if not ns2.available():
         print("ns-2 is not installed (apt-get install ns2)")
@@ -38,17 +42,25 @@ def main() -> int:
     for variant in ["tahoe", "reno", "newreno", "vegas"]:
         for rate in [0.0, 0.001, 0.01, 0.05, 0.1]:
             ours, theirs, uo, ut = [], [], [], []
+            counts = [0, 0, 0, 0]
             for seed in range(1, a.seeds + 1):
                 sc = scenario(variant, "plain", rate, seed=seed).data
-                thr = tcplab.run(sc).columns("flows")["throughput_bps"]
+                flows = tcplab.run(sc).columns("flows")
+                thr = flows["throughput_bps"]
                 ours.append(statistics.mean(thr))
                 uo.append(unfairness(thr))
-                n = [f["throughput_bps"] for f in ns2.run(sc)["flows"].values()]
+                nf = ns2.run(sc)["flows"].values()
+                n = [f["throughput_bps"] for f in nf]
+                counts[0] += sum(flows["timeouts"])
+                counts[1] += sum(f["timeouts"] for f in nf)
+                counts[2] += sum(flows["retransmits"])
+                counts[3] += sum(f["retransmits"] for f in nf)
                 theirs.append(statistics.mean(n))
                 ut.append(unfairness(n))
             o, t = statistics.mean(ours), statistics.mean(theirs)
             print(f"{variant:<8} {rate * 100:>8.2f} {o / 1e3:12.1f} {t / 1e3:10.1f} {100 * (o - t) / t:+6.1f}% "
-                  f"{statistics.mean(uo):13.3f} {statistics.mean(ut):11.3f}")
+                  f"{statistics.mean(uo):13.3f} {statistics.mean(ut):11.3f}"
+                  + (f"   timeouts {counts[0]}/{counts[1]} rtx {counts[2]}/{counts[3]}" if a.timeouts else ""))
     return 0
 
 

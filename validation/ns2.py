@@ -153,8 +153,17 @@ def queue_limit(q: dict) -> int:
     return q.get("limit", 50) + 1
 
 
+#: tcplab's RED defaults (crates/tcplab-core/src/scenario/config.rs) where
+#: the translator must state them: mean_pktsize as ns-2.35's Queue/RED
+#: default (500 bytes), wait as ns-2's wait_ (on).
+RED_MEAN_PKTSIZE = 500
+RED_WAIT = True
+
+
 def red_queue(q: dict) -> list:
-    """Queue/RED defaults for a tcplab RED queue in packet mode."""
+    """Queue/RED defaults for a tcplab RED queue in packet mode. Every key
+    tcplab's RED reads is stated, with tcplab's default where the scenario
+    leaves it out, so ns-2's own defaults never stand in for tcplab's."""
     return [
         "Queue/RED set bytes_ false",
         "Queue/RED set queue_in_bytes_ false",
@@ -164,7 +173,8 @@ def red_queue(q: dict) -> list:
         f"Queue/RED set q_weight_ {q.get('weight', 0.002)}",
         f"Queue/RED set gentle_ {'true' if q.get('gentle', True) else 'false'}",
         f"Queue/RED set setbit_ {'true' if q.get('ecn') else 'false'}",
-        f"Queue/RED set mean_pktsize_ {q.get('mean_pktsize', 1000)}",
+        f"Queue/RED set mean_pktsize_ {q.get('mean_pktsize', RED_MEAN_PKTSIZE)}",
+        f"Queue/RED set wait_ {'true' if q.get('wait', RED_WAIT) else 'false'}",
     ]
 
 

@@ -8,9 +8,11 @@
 //!   probability rising linearly from 0 at min_th to max_p at max_th, spaced
 //!   out by the count since the last drop; gentle mode rising to 1 at
 //!   2 max_th; idle-time correction; packet or byte mode. As ns-2.35's
-//!   REDQueue: every arrival counts; no early drop while at most one packet
-//!   waits; the first arrival after the average crosses min_th is never
-//!   dropped early; with `wait` (ns-2's wait_, on by default) drops are
+//!   REDQueue: every arrival counts; with `spare_short_queue` no early drop
+//!   while at most one packet waits; with `spare_first_crossing` the first
+//!   arrival after the average crosses min_th is never dropped early (both
+//!   on in the ns2 profile, off in rfc: Floyd & Jacobson have neither);
+//!   with `wait` (ns-2's wait_, on by default) drops are
 //!   spaced more evenly: p_a = 0 while count * p_b < 1, then
 //!   p_b / (2 - count * p_b), instead of p_b / (1 - count * p_b).
 //! * Dual threshold: above a soft limit drop one arrival, then another only
@@ -59,6 +61,14 @@ pub struct RedParams {
     pub mean_pktsize: u32,
     /// ns-2's wait_: no drop while count * p_b < 1 (spaces drops evenly).
     pub wait: bool,
+    /// ns-2's REDQueue: no early drop while at most one packet waits
+    /// (`qlen > 1` in its enque()); Floyd & Jacobson's RED has no such test.
+    pub spare_short_queue: bool,
+    /// ns-2's REDQueue: the first arrival after the average crosses min_th
+    /// only starts the count (`old == 0`: count = 1, no drop); Floyd &
+    /// Jacobson's count goes from -1 to 0 and that arrival may be dropped
+    /// with probability p_b.
+    pub spare_first_crossing: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -183,12 +193,16 @@ impl Queue {
         self.red.count += 1;
         let waiting = if p.byte_mode { self.bytes } else { self.buf.len() as u64 };
         let mut verdict = Verdict::Enqueued;
-        if avg >= p.min_th && waiting > 1 {
-            if !self.red.above {
-                // Just crossed min_th: start counting, no drop yet.
+        if avg >= p.min_th && (waiting > 1 || !p.spare_short_queue) {
+            let crossing = !self.red.above;
+            if crossing {
+                // Just crossed min_th: start counting (ns-2: count 1, no
+                // drop; Floyd & Jacobson: count 0 and the drop test).
                 self.red.above = true;
-                self.red.count = 1;
-            } else if rng.chance(red_spaced(red_probability(p, avg, size), self.red.count, p.wait)) {
+                self.red.count = if p.spare_first_crossing { 1 } else { 0 };
+            }
+            let tested = !(crossing && p.spare_first_crossing);
+            if tested && rng.chance(red_spaced(red_probability(p, avg, size), self.red.count, p.wait)) {
                 self.red.count = 0;
                 verdict =
                     if p.ecn && ect && avg < p.max_th { Verdict::Marked } else { Verdict::Dropped(DropCause::Red) };
@@ -342,6 +356,8 @@ mod tests {
             limit: 1000,
             mean_pktsize: 1000,
             wait: true,
+            spare_short_queue: true,
+            spare_first_crossing: true,
         }
     }
 
@@ -441,24 +457,71 @@ mod tests {
         assert_eq!(red_spaced(0.05, 40, true), 1.0);
     }
 
-    /// No early drop while at most one packet waits, and none for the first
-    /// arrival after the average crosses min_th (ns-2's REDQueue).
+    /// `spare_short_queue` alone: with one packet waiting at every arrival
+    /// and the average near max_th, ns-2's REDQueue never drops early (and
+    /// never counts the average as crossed); Floyd & Jacobson's RED does.
     #[test]
-    fn red_spares_a_short_queue_and_the_first_crossing() {
-        let mut q = Queue::new(QueuePolicy::Red(RedParams { weight: 1e-12, ..red(false, false) }), 1_000_000);
-        q.red.avg = 14.9;
-        q.red.idle_since = None;
-        let mut rng = stream_rng(5, "red");
-        for i in 0..1000 {
-            assert_eq!(q.enqueue(0, PktId(i), 1000, false, &mut rng), Verdict::Enqueued);
-            q.dequeue(0);
+    fn red_spare_short_queue_rule() {
+        for spare in [true, false] {
+            let p = RedParams { weight: 1e-12, wait: false, spare_short_queue: spare, ..red(false, false) };
+            let mut q = Queue::new(QueuePolicy::Red(p), 1_000_000);
+            let mut rng = stream_rng(5, "red");
+            q.enqueue(0, PktId(0), 1000, false, &mut rng);
+            q.red.avg = 14.9;
+            let mut drops = 0;
+            for i in 1..1000 {
+                assert_eq!(q.len(), 1, "one packet waits at each arrival");
+                match q.enqueue(0, PktId(i), 1000, false, &mut rng) {
+                    Verdict::Dropped(DropCause::Red) => drops += 1,
+                    Verdict::Enqueued => {
+                        q.dequeue(0);
+                    }
+                    v => panic!("{v:?}"),
+                }
+            }
+            if spare {
+                assert_eq!(drops, 0);
+                assert!(!q.red.above, "at most one packet waited: not crossed");
+            } else {
+                // p_b = 0.099, p_a = p_b / (1 - count p_b): a drop at least
+                // every 11 arrivals.
+                assert!(drops >= 90, "{drops} drops");
+            }
         }
-        q.enqueue(0, PktId(5000), 1000, false, &mut rng);
-        q.enqueue(0, PktId(5001), 1000, false, &mut rng);
-        assert!(!q.red.above, "at most one packet waited");
-        // Two wait: the average counts as crossed now, without a drop.
-        assert_eq!(q.enqueue(0, PktId(5002), 1000, false, &mut rng), Verdict::Enqueued);
-        assert!(q.red.above && q.red.count == 1);
+        // Two waiting: both versions test the arrival.
+        let p = RedParams { weight: 1e-12, ..red(false, false) };
+        let mut q = Queue::new(QueuePolicy::Red(p), 1_000_000);
+        let mut rng = stream_rng(5, "red");
+        q.enqueue(0, PktId(0), 1000, false, &mut rng);
+        q.enqueue(0, PktId(1), 1000, false, &mut rng);
+        q.red.avg = 14.9;
+        assert_eq!(q.enqueue(0, PktId(2), 1000, false, &mut rng), Verdict::Enqueued);
+        assert!(q.red.above, "two waited: the average counts as crossed");
+    }
+
+    /// `spare_first_crossing` alone: the first arrival after the average
+    /// crosses min_th only starts the count in ns-2 (count 1, no drop); in
+    /// Floyd & Jacobson's RED the count starts at 0 and the arrival is
+    /// dropped with p_a = p_b (here 0.999).
+    #[test]
+    fn red_spare_first_crossing_rule() {
+        for spare in [true, false] {
+            let p =
+                RedParams { weight: 1e-12, max_p: 1.0, wait: false, spare_first_crossing: spare, ..red(false, false) };
+            let mut q = Queue::new(QueuePolicy::Red(p), 1_000_000);
+            let mut rng = stream_rng(5, "red");
+            q.enqueue(0, PktId(0), 1000, false, &mut rng);
+            q.enqueue(0, PktId(1), 1000, false, &mut rng);
+            q.red.avg = 14.99;
+            assert!(!q.red.above);
+            let v = q.enqueue(0, PktId(2), 1000, false, &mut rng);
+            assert!(q.red.above, "crossed");
+            if spare {
+                assert_eq!((v, q.red.count), (Verdict::Enqueued, 1));
+            } else {
+                assert_eq!((v, q.red.count), (Verdict::Dropped(DropCause::Red), 0));
+            }
+        }
     }
 
     #[test]

@@ -484,7 +484,11 @@ fn dir_pairs(cfg: &ScenarioCfg) -> Vec<(NodeId, NodeId)> {
     v
 }
 
-fn queue_policy(q: Option<&QueueCfg>) -> QueuePolicy {
+/// A queue's policy; `profile` resolves the RED rules a scenario leaves
+/// unset (ns-2's REDQueue tests in the ns2 and linux profiles, Floyd &
+/// Jacobson's RED in rfc).
+fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
+    let ns2_red = !matches!(profile, ProfileName::Rfc);
     match q {
         None => QueuePolicy::DropTail { limit_packets: Some(50), limit_bytes: None },
         Some(QueueCfg::Unlimited {}) => QueuePolicy::DropTail { limit_packets: None, limit_bytes: None },
@@ -494,20 +498,33 @@ fn queue_policy(q: Option<&QueueCfg>) -> QueuePolicy {
         Some(QueueCfg::Droptail { limit, limit_bytes }) => {
             QueuePolicy::DropTail { limit_packets: *limit, limit_bytes: *limit_bytes }
         }
-        Some(QueueCfg::Red { min_th, max_th, max_p, weight, gentle, byte_mode, ecn, limit, mean_pktsize, wait }) => {
-            QueuePolicy::Red(RedParams {
-                min_th: *min_th,
-                max_th: *max_th,
-                max_p: *max_p,
-                weight: *weight,
-                gentle: *gentle,
-                byte_mode: *byte_mode,
-                ecn: *ecn,
-                limit: *limit,
-                mean_pktsize: *mean_pktsize,
-                wait: *wait,
-            })
-        }
+        Some(QueueCfg::Red {
+            min_th,
+            max_th,
+            max_p,
+            weight,
+            gentle,
+            byte_mode,
+            ecn,
+            limit,
+            mean_pktsize,
+            wait,
+            spare_short_queue,
+            spare_first_crossing,
+        }) => QueuePolicy::Red(RedParams {
+            min_th: *min_th,
+            max_th: *max_th,
+            max_p: *max_p,
+            weight: *weight,
+            gentle: *gentle,
+            byte_mode: *byte_mode,
+            ecn: *ecn,
+            limit: *limit,
+            mean_pktsize: *mean_pktsize,
+            wait: *wait,
+            spare_short_queue: spare_short_queue.unwrap_or(ns2_red),
+            spare_first_crossing: spare_first_crossing.unwrap_or(ns2_red),
+        }),
         Some(QueueCfg::DualThreshold { soft, hard, hold }) => {
             QueuePolicy::DualThreshold { soft: *soft, hard: *hard, hold: hold.0 }
         }
@@ -631,6 +648,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.vegas_rates {
         c.rules.ns2_vegas = v == VegasRatesName::Ns2;
     }
+    if let Some(v) = o.vegas_send_times {
+        c.rules.ns2_vegas_slots = v == VegasSendTimesName::Ns2;
+    }
     if let Some(t) = o.newreno_timer {
         c.slow_but_steady = t == NewRenoTimer::SlowButSteady;
     }
@@ -702,7 +722,7 @@ pub fn link_dirs(cfg: &ScenarioCfg) -> Vec<PointToPoint> {
                 rate_bps,
                 over.delay.unwrap_or(l.delay).0,
                 l.framing.bytes(),
-                Queue::new(queue_policy(over.queue.as_ref().or(l.queue.as_ref())), rate_bps),
+                Queue::new(queue_policy(over.queue.as_ref().or(l.queue.as_ref()), cfg.sim.tcp_profile), rate_bps),
                 error,
                 stream_rng(seed, &format!("link{i}.{dname}.error")),
                 stream_rng(seed, &format!("link{i}.{dname}.queue")),

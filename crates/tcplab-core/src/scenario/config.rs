@@ -257,6 +257,15 @@ pub enum QueueCfg {
         /// ns-2's wait_: no early drop while count * p_b < 1.
         #[serde(default = "yes")]
         wait: bool,
+        /// No early drop while at most one packet waits (ns-2's REDQueue).
+        /// Default: the profile's (ns2 and linux on, rfc off).
+        #[serde(default)]
+        spare_short_queue: Option<bool>,
+        /// The first arrival after the average crosses min_th only starts
+        /// the count, without the drop test (ns-2's REDQueue). Default: the
+        /// profile's (ns2 and linux on, rfc off).
+        #[serde(default)]
+        spare_first_crossing: Option<bool>,
     },
     /// Drop one arrival above `soft` packets, then one more only after
     /// `hold` if the queue has not shrunk; drop all arrivals at `hard`.
@@ -567,6 +576,16 @@ pub struct TcpOptions {
     pub rtt_estimator: Option<RttEstimatorName>,
     /// Vegas rate arithmetic: "ns2" (ns-2's agent) or "paper" (data in transit).
     pub vegas_rates: Option<VegasRatesName>,
+    /// Vegas send-time records: "ns2" (ns-2's slots modulo the window, with
+    /// its clearing loop) or "exact" (each segment's own).
+    pub vegas_send_times: Option<VegasSendTimesName>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum VegasSendTimesName {
+    Ns2,
+    Exact,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -650,6 +669,7 @@ impl TcpOptions {
             sack_option: self.sack_option.or(base.sack_option),
             rtt_estimator: self.rtt_estimator.or(base.rtt_estimator),
             vegas_rates: self.vegas_rates.or(base.vegas_rates),
+            vegas_send_times: self.vegas_send_times.or(base.vegas_send_times),
         }
     }
 }

@@ -98,6 +98,9 @@ pub struct AckInfo {
     pub acked_seg: Option<(crate::engine::Time, u32)>,
     /// (send time, transmissions) of the first unacknowledged segment.
     pub head_seg: Option<(crate::engine::Time, u32)>,
+    /// When the first data segment was last sent (ns-2's firstsent_, the
+    /// origin of its Vegas clock); kept only with the per-segment log.
+    pub first_sent: Option<crate::engine::Time>,
 }
 
 /// Response to a new (cumulative) ACK.
@@ -160,6 +163,9 @@ pub trait CongestionControl: Send {
             w.cwnd = w.ssthresh.max(w.mss);
         }
     }
+    /// A data segment [seq, seq + len) is put on the wire at `now` (new or
+    /// again). Vegas keeps ns-2's send-time slots from it.
+    fn on_send(&mut self, _w: &CcState, _seq: u64, _len: u32, _now: crate::engine::Time) {}
     /// Whether the policy uses per-segment send times (`AckInfo::acked_seg`,
     /// `head_seg`); the sender keeps that log only for policies that do.
     fn times_segments(&self) -> bool {
@@ -196,6 +202,6 @@ pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn Congestion
         Variant::Tahoe => Box::new(super::tahoe::Tahoe::default()),
         Variant::Reno => Box::new(super::reno::Reno::new(cfg.rules)),
         Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg.slow_but_steady, cfg.rules)),
-        Variant::Vegas => Box::new(super::vegas::Vegas::new(cfg.vegas, cfg.rules.ns2_vegas)),
+        Variant::Vegas => Box::new(super::vegas::Vegas::new(cfg.vegas, cfg.rules.ns2_vegas, cfg.rules.ns2_vegas_slots)),
     }
 }

@@ -202,3 +202,115 @@ fn syn_exchange_then_initial_window() {
     let out = ack(&mut s, 3 * SEC + 100 * MS, 0);
     assert_eq!(out.len(), 1, "initial window 1 after a lost SYN");
 }
+
+/// Segments 0 and 9 of a ten-segment window lost, seven duplicate ACKs (the
+/// ACKs of 1..7; 8's is lost), then the partial ACK of the retransmitted 0
+/// and the full ACK of the retransmitted 9 (10..12 lost too). Returns the
+/// sends after each step and the sender.
+fn newreno_two_losses(rules: Ns2Rules) -> (Vec<Vec<(u64, bool)>>, TcpSender) {
+    let mut s = sender(Variant::NewReno, rules, 10);
+    let seqs = |v: Vec<Segment>| v.iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>();
+    let mut steps = vec![seqs(drain(&mut s, 0))];
+    let mut dups = Vec::new();
+    for _ in 0..7 {
+        dups.extend(seqs(ack(&mut s, 100 * MS, 0)));
+    }
+    steps.push(dups);
+    steps.push(seqs(ack(&mut s, 200 * MS, 9 * MSS)));
+    steps.push(seqs(ack(&mut s, 300 * MS, 10 * MSS)));
+    (steps, s)
+}
+
+/// `recovery_exit`, packet by packet: the same NewReno recovery until the
+/// ACK that ends it. ns-2 leaves cwnd_ without the inflation still counted
+/// in dupwnd_ (here below the halved window: the partial ACK of nine
+/// segments deflated past it) and opens it once (slow start: + 1 segment);
+/// RFC 6582 sets cwnd = ssthresh. One segment fewer goes out.
+#[test]
+fn recovery_exit_rule() {
+    let ns2 = Ns2Rules::ns2();
+    let rfc_exit = Ns2Rules { ns2_recovery_exit: false, ..Ns2Rules::ns2() };
+    let (a, s) = newreno_two_losses(ns2);
+    let (b, r) = newreno_two_losses(rfc_exit);
+    // Identical until the full ACK: 0..9 sent; 0 retransmitted on the third
+    // duplicate, cwnd 5 + 3 + 4 = 12 segments lets 10 and 11 out; the
+    // partial ACK (9 segments) deflates to 12 - 9 + 1 = 4: 9 again and 12.
+    let common = [
+        (0..10).map(|k| (k, false)).collect::<Vec<_>>(),
+        vec![(0, true), (10, false), (11, false)],
+        vec![(9, true), (12, false)],
+    ];
+    assert_eq!(a[..3], common[..]);
+    assert_eq!(b[..3], common[..]);
+    // ns-2: cwnd_ = 4 - dupwnd_ 1 = 3 segments, opencwnd() -> 4: with 10..12
+    // outstanding only 13 goes. RFC: cwnd = ssthresh = 5: 13 and 14.
+    assert_eq!(s.w.ssthresh, 5 * MSS);
+    assert_eq!(s.w.cwnd, 4 * MSS);
+    assert_eq!(a[3], vec![(13, false)]);
+    assert_eq!(r.w.cwnd, 5 * MSS);
+    assert_eq!(b[3], vec![(13, false), (14, false)]);
+    assert!(!s.in_recovery() && !r.in_recovery());
+}
+
+/// `rtt_on_partial_ack`, packet by packet, on the same recovery: no
+/// difference, in sends or in the timer. The rule decides what a partial
+/// ACK does to a running RTT measurement, but none is running then: the
+/// fast retransmit ends any measurement that covers the retransmitted
+/// segment (Karn here; ns-2's reset_rtx_timer() clears rtt_active_), and
+/// the next one starts on new data above `recover`, which no partial ACK
+/// reaches. Both simulators carry the rule; neither can show it.
+#[test]
+fn rtt_on_partial_ack_rule() {
+    let ns2 = Ns2Rules::ns2();
+    let sample = Ns2Rules { rtt_on_partial_ack: true, ..Ns2Rules::ns2() };
+    let (a, s) = newreno_two_losses(ns2);
+    let (b, r) = newreno_two_losses(sample);
+    assert_eq!(a, b);
+    assert_eq!((s.w.cwnd, s.w.ssthresh), (r.w.cwnd, r.w.ssthresh));
+    assert_eq!(s.rto_deadline(), r.rto_deadline());
+    assert_eq!((s.rto.rto(), s.rto.backoff()), (r.rto.rto(), r.rto.backoff()));
+    // The same with the RFC rules around it.
+    let (c, _) = newreno_two_losses(Ns2Rules::rfc());
+    let (d, _) = newreno_two_losses(Ns2Rules { rtt_on_partial_ack: false, ..Ns2Rules::rfc() });
+    assert_eq!(c, d);
+}
+
+/// `vegas_send_times`: window 8, segments 7 and 8 acknowledged by one ACK
+/// (ns-2's clearing loop starts at slot 7 > 8 % 8 and does nothing), so
+/// 15 and 16, sent into slots 7 and 0, count as sent twice under ns-2's
+/// slots. When 15 is lost, the window is halved (a segment "already
+/// retransmitted") instead of cut by a quarter. Returns (window in segments
+/// before the cut, after it, duplicates fed).
+fn vegas_loss_of_15(rules: Ns2Rules) -> (u64, u64, u64) {
+    let mut c = cfg(rules, 8);
+    c.rwnd = 8 * MSS;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::Vegas, &c));
+    s.app_write(None);
+    assert_eq!(drain(&mut s, 0).len(), 8);
+    for k in 1..=7 {
+        ack(&mut s, 100 * MS + k * MS, k * MSS);
+    }
+    ack(&mut s, 108 * MS, 9 * MSS);
+    for k in 10..=15 {
+        ack(&mut s, 200 * MS + k * MS, k * MSS);
+    }
+    let before = s.w.cwnd / MSS;
+    for d in 1..=3 {
+        ack(&mut s, 216 * MS + d * MS, 15 * MSS);
+        if s.stats.fast_retransmits == 1 {
+            return (before, s.w.cwnd / MSS, d);
+        }
+    }
+    panic!("no fast retransmit");
+}
+
+#[test]
+fn vegas_send_times_rule() {
+    let slots = Ns2Rules { ns2_vegas_slots: true, ..Ns2Rules::ns2() };
+    let (w, after, d) = vegas_loss_of_15(slots);
+    assert!(w > 3, "window {w}");
+    assert_eq!(after, (w >> 1) + d, "ns-2's slots: halved");
+    let (w2, after2, d2) = vegas_loss_of_15(Ns2Rules::ns2());
+    assert_eq!(w2, w);
+    assert_eq!(after2, w - (w >> 2) + d2, "each segment's own count: a quarter");
+}

@@ -183,15 +183,17 @@ impl LossRecovery for Sack1Recovery {
             Self::after_new_ack(s, now);
         } else if ack > s.snd_una {
             // Partial ACK: one more out of the pipe (ns-2 without
-            // partial_ack_), timer restarted, backoff cleared.
+            // partial_ack_), timer restarted, then the backoff cleared:
+            // ns-2 runs newtimer() before t_backoff_ = 1, so the restarted
+            // timer still carries the backoff of an earlier timeout.
             s.advance_una_partial(now, h);
-            s.rto.clear_backoff();
             if let Some(sb) = s.sb.as_mut() {
                 sb.update(ack, blocks);
             }
             self.retransmitted.retain(|&q| q >= ack);
             self.pipe -= 1;
             s.restart_timer(now);
+            s.rto.clear_backoff();
         } else if ack == s.snd_una && !self.timed_out {
             s.stats.dupacks_received += 1;
             if let Some(sb) = s.sb.as_mut() {

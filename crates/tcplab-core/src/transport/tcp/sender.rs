@@ -103,6 +103,9 @@ pub struct TcpSender {
     sent: std::collections::VecDeque<SentSeg>,
     log_segments: bool,
     last_acked_seg: Option<(Time, u32)>,
+    /// When the first data segment (sequence 0) was last sent, with the
+    /// per-segment log (ns-2's firstsent_).
+    first_sent: Option<Time>,
     /// Time of the event being handled (for AckInfo).
     pub(super) now: Time,
     /// No new ECN reduction until snd_una passes this (once per window).
@@ -160,6 +163,7 @@ impl TcpSender {
             sent: Default::default(),
             log_segments: cc.times_segments(),
             last_acked_seg: None,
+            first_sent: None,
             now: 0,
             ecn_guard: None,
             ecn_action: None,
@@ -271,6 +275,7 @@ impl TcpSender {
             snd_nxt: self.snd_nxt,
             acked_seg: self.last_acked_seg,
             head_seg: self.sent.front().map(|s| (s.time, s.transmits)),
+            first_sent: self.first_sent,
         }
     }
 
@@ -279,6 +284,9 @@ impl TcpSender {
     fn log_send(&mut self, now: Time, seq: u64, len: u32) {
         if !self.log_segments {
             return;
+        }
+        if seq == 0 && len > 0 {
+            self.first_sent = Some(now);
         }
         let end = seq + len as u64;
         match self.sent.back() {
@@ -432,6 +440,9 @@ impl TcpSender {
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
         self.log_send(now, seq, len);
+        if len > 0 {
+            self.cc.on_send(&self.w, seq, len, now);
+        }
         let ect = self.cfg.ecn && !retransmit;
         let cwr = ect && std::mem::take(&mut self.pending_cwr);
         self.stats.segments_sent += 1;

@@ -16,16 +16,21 @@
 //! * Decrease cwnd for a loss only if the lost segment was sent after the
 //!   last decrease: by a quarter (by half for a segment already
 //!   retransmitted, to 2 below 4 segments); inflate by the duplicate ACKs
-//!   and deflate to the decreased value on the next new ACK.
+//!   beyond the threshold and deflate to the decreased value on the next
+//!   new ACK if still beyond it, with ns-2's duplicate count (dupacks_,
+//!   set to the threshold after retransmitting a segment sent once).
 //! * Timeout: ssthresh halved, cwnd = 2 segments.
 //!
 //! The window is kept in segments as a real number, like the original.
 //! With the `vegas_rates = "ns2"` rule (the ns2 profile) the rates are
 //! ns-2's: Actual from the segments sent since the last measurement,
 //! Expected from the data outstanding after the ACK plus one (t_seqno_ -
-//! last_ack_), the growth check after the ACK, and the estimator started
-//! from the absolute time of the first ACK (ns-2's firstrecv_, which assumes
-//! a start at time 0). Otherwise (rfc, linux) both rates use the data in transit
+//! last_ack_), the growth check after the ACK, and ns-2's Vegas clock
+//! (vegastime(): the time since the first data segment was sent,
+//! firstsent_): the estimator starts from the first ACK's time on that
+//! clock (firstrecv_, i.e. the first round trip), the first measurement
+//! runs from its origin, and a segment sent at the origin gives no
+//! fine-grained sample (ns-2 tests `sendTime != 0.`). Otherwise (rfc, linux) both rates use the data in transit
 //! when the ACK arrives (the paper's WindowSize; Linux computes the same
 //! diff = W (1 - BaseRTT/RTT)). ns-2 takes the segments sent since the last
 //! measurement for Actual and the data outstanding after the ACK for
@@ -41,6 +46,8 @@ pub struct Vegas {
     p: VegasParams,
     /// ns-2's rate arithmetic (`Ns2Rules::ns2_vegas`).
     ns2: bool,
+    /// ns-2's send-time slots (`Ns2Rules::ns2_vegas_slots`).
+    ns2_slots: bool,
     /// cwnd and ssthresh in segments.
     cwnd: f64,
     ssthresh: f64,
@@ -62,18 +69,32 @@ pub struct Vegas {
     worried: u32,
     /// cwnd decided at the last loss, before inflation.
     new_cwnd: f64,
-    inflating: bool,
+    /// ns-2's dupacks_ as its Vegas agent keeps it: duplicates since the
+    /// last new ACK, set to the threshold after a retransmission of a
+    /// segment sent once (so that the next duplicate inflates). cwnd is
+    /// inflated only beyond the threshold and deflated on a new ACK only
+    /// if it is still beyond it.
+    dups: u32,
+    dupthresh: u32,
     /// When cwnd was last decreased for a loss (None: never).
     cwnd_changed_at: Option<Time>,
     recover: Option<u64>,
     last_was_timeout: bool,
+    /// ns-2's v_sendtime_ / v_transmits_ (the `vegas_send_times = "ns2"`
+    /// rule): one slot per packet number modulo the window (v_maxwnd_),
+    /// send times on the Vegas clock (-1 when cleared).
+    slots: Option<Vec<(f64, u32)>>,
+    /// ns-2's firstsent_ and last_ack_ (packet number, -1 before any ACK).
+    first_sent: Time,
+    last_ack_pkt: i64,
 }
 
 impl Vegas {
-    pub fn new(p: VegasParams, ns2: bool) -> Self {
+    pub fn new(p: VegasParams, ns2: bool, ns2_slots: bool) -> Self {
         Vegas {
             p,
             ns2,
+            ns2_slots,
             cwnd: 0.0,
             ssthresh: 0.0,
             started: false,
@@ -89,10 +110,14 @@ impl Vegas {
             incr: 0.0,
             worried: 0,
             new_cwnd: 0.0,
-            inflating: false,
+            dups: 0,
+            dupthresh: 3,
             cwnd_changed_at: None,
             recover: None,
             last_was_timeout: false,
+            slots: None,
+            first_sent: 0,
+            last_ack_pkt: -1,
         }
     }
 
@@ -128,6 +153,25 @@ impl Vegas {
     fn head_expired(&self, a: &AckInfo) -> bool {
         a.head_seg.is_some_and(|(t, _)| to_secs(a.now - t) >= self.fine_timeout)
     }
+
+    /// ns-2's vegastime(): seconds since firstsent_.
+    fn vegastime(&self, now: Time) -> f64 {
+        to_secs(now - self.first_sent)
+    }
+
+    /// ns-2's slot of packet `pkt` (send time on the Vegas clock,
+    /// transmissions).
+    fn slot(&self, pkt: i64) -> Option<(f64, u32)> {
+        let s = self.slots.as_ref()?;
+        Some(s[pkt.rem_euclid(s.len() as i64) as usize])
+    }
+
+    /// ns-2's vegas_expire() for the packet after `acked` (its last
+    /// acknowledged packet): the slot's age against the fine timeout. A
+    /// slot that was cleared reads -1, i.e. always expired.
+    fn slot_expired(&self, acked: i64, now: Time) -> bool {
+        self.slot(acked + 1).is_some_and(|(t, _)| self.vegastime(now) - t >= self.fine_timeout)
+    }
 }
 
 impl CongestionControl for Vegas {
@@ -137,6 +181,26 @@ impl CongestionControl for Vegas {
 
     fn backs_off_on_fast_retransmit(&self) -> bool {
         true
+    }
+
+    fn on_send(&mut self, w: &CcState, seq: u64, _len: u32, now: Time) {
+        if !self.ns2_slots {
+            return;
+        }
+        let pkt = (seq / w.mss) as i64;
+        if pkt == 0 {
+            // ns-2's output() of packet 0 (re)allocates the slots, one per
+            // packet of the window (wnd_); send_much() took firstsent_.
+            self.first_sent = now;
+            self.slots = Some(vec![(-1.0, 0); ((w.rwnd / w.mss) as usize).max(1)]);
+        }
+        let t = self.vegastime(now);
+        if let Some(s) = self.slots.as_mut() {
+            let n = s.len() as i64;
+            let e = &mut s[pkt.rem_euclid(n) as usize];
+            e.0 = t;
+            e.1 += 1;
+        }
     }
 
     fn name(&self) -> &'static str {
@@ -150,21 +214,31 @@ impl CongestionControl for Vegas {
         if !self.started {
             self.started = true;
             if let Some((t, _)) = a.acked_seg {
-                // ns-2 starts from the clock itself (firstrecv_ = now).
-                let r = if self.ns2 { to_secs(now) } else { to_secs(now - t) };
+                // ns-2's Vegas clock (vegastime()) runs from firstsent_, the
+                // time the first data segment was sent: firstrecv_ is the
+                // time since then, and the first measurement's start
+                // (v_begtime_ = 0) is that instant.
+                let r = match (self.ns2, a.first_sent) {
+                    (true, Some(t0)) => {
+                        self.beg_time = t0;
+                        to_secs(now - t0)
+                    }
+                    _ => to_secs(now - t),
+                };
                 self.base_rtt = r;
                 self.sa = r * 8.0;
                 self.sd = r;
                 self.fine_timeout = (self.sa / 4.0 + self.sd) / 2.0;
             }
         }
-        if self.inflating {
-            self.inflating = false;
-            if self.cwnd > self.new_cwnd {
-                self.cwnd = self.new_cwnd;
-                self.ssthresh = 2.0; // Vegas uses ssthresh only in slow start
-            }
+        // Deflate only if inflated beyond the threshold (ns-2:
+        // dupacks_ > numdupacks_; a retransmission with no duplicate after
+        // it leaves dupacks_ at the threshold and cwnd as it is).
+        if self.dups > w.dupthresh && self.cwnd > self.new_cwnd {
+            self.cwnd = self.new_cwnd;
+            self.ssthresh = 2.0; // Vegas uses ssthresh only in slow start
         }
+        self.dups = 0;
         // Once per round trip: compare expected and actual rates.
         if a.ack > self.beg_seq {
             let rtt = if self.cnt_rtt > 0 { self.sum_rtt / self.cnt_rtt as f64 } else { to_secs(now - self.beg_time) };
@@ -223,9 +297,34 @@ impl CongestionControl for Vegas {
         if self.incr > 0.0 && self.cwnd - in_use <= 2.0 {
             self.cwnd += self.incr;
         }
-        // Fine-grained RTT from a segment sent once.
-        if let Some((t, 1)) = a.acked_seg {
-            let r = to_secs(now - t);
+        // Fine-grained RTT from a segment sent once; ns-2 skips a segment
+        // whose send time on its Vegas clock is 0 (`sendTime != 0.`): one
+        // sent at firstsent_.
+        let sample = if self.slots.is_some() {
+            // ns-2: the acknowledged packet's slot, then its loop clearing
+            // the slots this ACK covers, which does nothing when they
+            // straddle the wrap (k starts above seqno % v_maxwnd_).
+            let seqno = (a.ack / mss) as i64 - 1;
+            let (sent, transmits) = self.slot(seqno).unwrap_or((-1.0, 0));
+            if let Some(s) = self.slots.as_mut() {
+                let m = s.len() as i64;
+                let (mut k, mut range) = ((self.last_ack_pkt + 1).rem_euclid(m), seqno - self.last_ack_pkt);
+                while k <= seqno.rem_euclid(m) && range > 0 {
+                    s[k as usize] = (-1.0, 0);
+                    k = (k + 1) % m;
+                    range -= 1;
+                }
+            }
+            self.last_ack_pkt = seqno;
+            (sent != 0.0 && transmits == 1).then(|| self.vegastime(now) - sent)
+        } else {
+            let clock_zero = self.ns2 && a.first_sent.is_some() && a.acked_seg.map(|(t, _)| t) == a.first_sent;
+            match (a.acked_seg, clock_zero) {
+                (Some((t, 1)), false) => Some(to_secs(now - t)),
+                _ => None,
+            }
+        };
+        if let Some(r) = sample {
             self.sum_rtt += r;
             self.cnt_rtt += 1;
             if r > 0.0 {
@@ -243,10 +342,18 @@ impl CongestionControl for Vegas {
         // segment expired as well?
         if self.worried > 0 {
             self.worried -= 1;
-            if self.head_expired(a) {
+            // With the slots, the head's slot (ns-2's vegas_expire()); with
+            // nothing outstanding ns-2 reads a cleared or stale slot and
+            // sends the next segment twice, which tcplab does not copy.
+            let expired = if self.slots.is_some() {
+                a.snd_nxt > a.ack && self.slot_expired(self.last_ack_pkt, now)
+            } else {
+                self.head_expired(a)
+            };
+            if expired {
                 // ns-2 sets dupacks_ = numdupacks_: the duplicates that
                 // follow inflate the window instead of retransmitting again.
-                self.inflating = true;
+                self.dups = w.dupthresh;
                 return AckResponse { retransmit_head: true, restart_timer: true };
             }
             self.worried = 0;
@@ -256,13 +363,26 @@ impl CongestionControl for Vegas {
 
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {
         self.sync_in(w);
-        let expired = self.head_expired(a);
-        // After a fast retransmit the later duplicates count as beyond the
-        // threshold (ns-2 sets dupacks_ = numdupacks_): the third duplicate
-        // ACK must not trigger a second retransmission of the same segment.
-        let third = a.dupacks == w.dupthresh && !self.inflating;
+        self.dupthresh = w.dupthresh;
+        self.dups += 1;
+        let expired =
+            if self.slots.is_some() { self.slot_expired(self.last_ack_pkt, a.now) } else { self.head_expired(a) };
+        // After a retransmission of a segment sent once the later
+        // duplicates count as beyond the threshold (ns-2 sets dupacks_ =
+        // numdupacks_): the third duplicate ACK must not trigger a second
+        // retransmission of the same segment.
+        let third = self.dups == w.dupthresh;
         if expired || third {
-            let (sent, transmits) = a.head_seg.unwrap_or((a.now, 1));
+            // The head's send time (on the Vegas clock with the slots, whose
+            // count may be stale) and transmissions.
+            let (sent, transmits) = match self.slot(self.last_ack_pkt + 1) {
+                Some(slot) => slot,
+                None => a.head_seg.map_or((f64::INFINITY, 1), |(t, n)| (to_secs(t), n)),
+            };
+            let changed = match (&self.slots, self.cwnd_changed_at) {
+                (Some(_), c) => c.map_or(0.0, |c| self.vegastime(c)),
+                (None, c) => c.map_or(f64::NEG_INFINITY, to_secs),
+            };
             if self.recover.is_none_or(|r| a.ack > r) || !self.last_was_timeout {
                 self.last_was_timeout = false;
                 self.recover = Some(a.snd_max);
@@ -272,7 +392,7 @@ impl CongestionControl for Vegas {
                 } else {
                     self.fine_timeout += self.fine_timeout / 8.0;
                 }
-                if self.cwnd_changed_at.is_none_or(|c| c < sent) {
+                if changed < sent {
                     let mut win = self.cwnd.floor() as i64;
                     if win <= 3 {
                         win = 2;
@@ -282,14 +402,16 @@ impl CongestionControl for Vegas {
                         win -= win >> 2;
                     }
                     self.new_cwnd = win as f64;
-                    self.cwnd = self.new_cwnd + a.dupacks as f64;
+                    self.cwnd = self.new_cwnd + self.dups as f64;
                     self.cwnd_changed_at = Some(a.now);
                 }
-                self.inflating = transmits == 1 || a.dupacks >= w.dupthresh;
+                if transmits == 1 {
+                    self.dups = w.dupthresh;
+                }
                 self.sync_out(w);
                 return DupResponse::FastRetransmit;
             }
-        } else if self.inflating {
+        } else if self.dups > w.dupthresh {
             self.cwnd += 1.0;
             self.sync_out(w);
         }
@@ -303,7 +425,7 @@ impl CongestionControl for Vegas {
         self.ssthresh = (w.halve(a.flight) / w.mss) as f64;
         self.cwnd = 2.0;
         self.new_cwnd = 0.0;
-        self.inflating = false;
+        self.dups = 0;
         self.worried = 0;
         self.cwnd_changed_at = Some(a.now);
         self.sync_out(w);
@@ -319,7 +441,7 @@ impl CongestionControl for Vegas {
     }
 
     fn in_recovery(&self) -> bool {
-        self.inflating
+        self.dups >= self.dupthresh
     }
 
     fn allows_sack_recovery(&self) -> bool {

@@ -748,6 +748,17 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             Node::new(c.name.clone(), Router::Static(StaticRouting::with_columns(columns.clone(), row)))
         })
         .collect();
+    // An ad hoc routing protocol replaces static routing on every station.
+    if let (Some(w), Some(r)) = (&cfg.wireless, &radio) {
+        if w.routing == WirelessRouting::Aodv {
+            let params = super::wireless::aodv_params(w);
+            for s in &r.stations {
+                let rng = stream_rng(seed, &format!("node{}.aodv.jitter", s.node));
+                nodes[s.node as usize].routing =
+                    Router::Other(Box::new(crate::net::routing::Aodv::new(s.node, s.dev, params, rng)));
+            }
+        }
+    }
     for (d, &(from, _)) in pairs.iter().enumerate() {
         nodes[from as usize].devices.push(d as DevId);
     }

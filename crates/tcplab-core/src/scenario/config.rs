@@ -104,6 +104,32 @@ pub struct WirelessCfg {
     pub phy: Option<PhyCfg>,
     pub mac: Option<MacCfg>,
     pub shadowing: Option<ShadowingCfg>,
+    /// `[wireless.aodv]`: AODV's parameters (routing = "aodv").
+    pub aodv: Option<AodvCfg>,
+}
+
+/// `[wireless.aodv]` (defaults: ns-2.35's aodv.h and aodv_rqueue.h).
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AodvCfg {
+    /// Hops a network-wide route request may travel (default 30 as ns-2.35
+    /// hard-codes; the multihop study sets 64 for chains beyond 30 hops).
+    pub net_diameter: Option<u32>,
+    pub active_route_timeout: Option<Dur>,
+    pub my_route_timeout: Option<Dur>,
+    pub node_traversal_time: Option<Dur>,
+    pub rreq_retries: Option<u32>,
+    pub ttl_start: Option<u32>,
+    pub ttl_increment: Option<u32>,
+    pub ttl_threshold: Option<u32>,
+    /// Packets waiting for a route (default 64) and their longest wait (30 s).
+    pub buffer_len: Option<u32>,
+    pub buffer_timeout: Option<Dur>,
+    /// Broadcast jitter bound (default 10 ms).
+    pub jitter: Option<Dur>,
+    /// HELLO messages (default off, as ns-2.35) and their interval (1 s).
+    pub hello: Option<bool>,
+    pub hello_interval: Option<Dur>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -121,6 +147,8 @@ pub enum WirelessRouting {
     /// Shortest hop paths over the radio graph (nodes within receive range).
     #[default]
     Static,
+    /// AODV (RFC 3561), `[wireless.aodv]`.
+    Aodv,
 }
 
 /// A byte count or a word ("off"); checked in validation.

@@ -186,6 +186,44 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             }
         }
     }
+    if w.aodv.is_some() && w.routing != WirelessRouting::Aodv {
+        return err("wireless.aodv", "needs routing = \"aodv\"");
+    }
+    if w.routing != WirelessRouting::Static {
+        if !cfg.link.is_empty() {
+            return err(
+                "wireless.routing",
+                "an ad hoc routing protocol runs over the radio only: remove the [[link]]s or use routing = \"static\"",
+            );
+        }
+        if let Some(a) = &w.aodv {
+            for (k, v, lo, hi) in [
+                ("net_diameter", a.net_diameter, 1, 255),
+                ("ttl_start", a.ttl_start, 1, 255),
+                ("ttl_increment", a.ttl_increment, 1, 255),
+                ("ttl_threshold", a.ttl_threshold, 1, 255),
+                ("buffer_len", a.buffer_len, 1, 1 << 20),
+                ("rreq_retries", a.rreq_retries, 0, 100),
+            ] {
+                if let Some(x) = v {
+                    if x < lo || x > hi {
+                        return err(format!("wireless.aodv.{k}"), format!("must be {lo} .. {hi}, got {x}"));
+                    }
+                }
+            }
+            for (k, v) in [
+                ("active_route_timeout", a.active_route_timeout),
+                ("my_route_timeout", a.my_route_timeout),
+                ("node_traversal_time", a.node_traversal_time),
+                ("buffer_timeout", a.buffer_timeout),
+                ("hello_interval", a.hello_interval),
+            ] {
+                if v.map(|d| d.0) == Some(0) {
+                    return err(format!("wireless.aodv.{k}"), "must be greater than 0");
+                }
+            }
+        }
+    }
     let mut linked = vec![false; cfg.node.len()];
     let names: std::collections::HashMap<&str, usize> =
         cfg.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
@@ -307,4 +345,43 @@ pub fn gap(cfg: &ScenarioCfg, radio: &Radio, reachable: &[bool]) -> Option<Strin
         d,
         radio.rx_range()
     ))
+}
+
+/// AODV's parameters from `[wireless.aodv]` over ns-2.35's defaults.
+pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
+    let mut p = crate::net::routing::AodvParams::default();
+    let Some(a) = &w.aodv else { return p };
+    let set_t = |dst: &mut crate::engine::Time, v: Option<super::units::Dur>| {
+        if let Some(d) = v {
+            *dst = d.0;
+        }
+    };
+    if let Some(x) = a.net_diameter {
+        p.net_diameter = x as u8;
+    }
+    if let Some(x) = a.ttl_start {
+        p.ttl_start = x as u8;
+    }
+    if let Some(x) = a.ttl_increment {
+        p.ttl_increment = x as u8;
+    }
+    if let Some(x) = a.ttl_threshold {
+        p.ttl_threshold = x as u8;
+    }
+    if let Some(x) = a.rreq_retries {
+        p.rreq_retries = x;
+    }
+    if let Some(x) = a.buffer_len {
+        p.buffer_len = x as usize;
+    }
+    if let Some(x) = a.hello {
+        p.hello = x;
+    }
+    set_t(&mut p.active_route_timeout, a.active_route_timeout);
+    set_t(&mut p.my_route_timeout, a.my_route_timeout);
+    set_t(&mut p.node_traversal_time, a.node_traversal_time);
+    set_t(&mut p.buffer_timeout, a.buffer_timeout);
+    set_t(&mut p.jitter, a.jitter);
+    set_t(&mut p.hello_interval, a.hello_interval);
+    p
 }

@@ -15,6 +15,9 @@ pub struct NodeStats {
     pub drops_ttl: u64,
     /// Packets addressed here that no socket was bound to.
     pub drops_no_socket: u64,
+    /// Link failures the MAC reported for a neighbour that was within
+    /// receive range by geometry, its radio on (false route failures).
+    pub false_link_failures: u64,
 }
 
 pub struct Node {

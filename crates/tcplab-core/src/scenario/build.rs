@@ -750,12 +750,17 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         .collect();
     // An ad hoc routing protocol replaces static routing on every station.
     if let (Some(w), Some(r)) = (&cfg.wireless, &radio) {
-        if w.routing == WirelessRouting::Aodv {
-            let params = super::wireless::aodv_params(w);
-            for s in &r.stations {
-                let rng = stream_rng(seed, &format!("node{}.aodv.jitter", s.node));
-                nodes[s.node as usize].routing =
-                    Router::Other(Box::new(crate::net::routing::Aodv::new(s.node, s.dev, params, rng)));
+        use crate::net::routing::{Aodv, Dsdv, Routing};
+        let (aodv, dsdv) = (super::wireless::aodv_params(w), super::wireless::dsdv_params(w));
+        for s in &r.stations {
+            let rng = |name: &str| stream_rng(seed, &format!("node{}.{name}.jitter", s.node));
+            let proto: Option<Box<dyn Routing>> = match w.routing {
+                WirelessRouting::Static => None,
+                WirelessRouting::Aodv => Some(Box::new(Aodv::new(s.node, s.dev, aodv, rng("aodv")))),
+                WirelessRouting::Dsdv => Some(Box::new(Dsdv::new(s.node, s.dev, dsdv, rng("dsdv")))),
+            };
+            if let Some(p) = proto {
+                nodes[s.node as usize].routing = Router::Other(p);
             }
         }
     }

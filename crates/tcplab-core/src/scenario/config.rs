@@ -106,6 +106,24 @@ pub struct WirelessCfg {
     pub shadowing: Option<ShadowingCfg>,
     /// `[wireless.aodv]`: AODV's parameters (routing = "aodv").
     pub aodv: Option<AodvCfg>,
+    /// `[wireless.dsdv]`: DSDV's parameters (routing = "dsdv").
+    pub dsdv: Option<DsdvCfg>,
+}
+
+/// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DsdvCfg {
+    /// Full dumps every this long (default 15 s, each drawn in [0.75, 1] of it).
+    pub periodic_update_interval: Option<Dur>,
+    /// Periodic intervals without news before a neighbour is gone (3).
+    pub min_update_periods: Option<u32>,
+    /// A MAC retry-limit failure breaks the link (default true; ns-2.35: false).
+    pub use_mac_failures: Option<bool>,
+    /// Settling time before one is measured (6 s).
+    pub initial_settling_time: Option<Dur>,
+    pub buffer_len: Option<u32>,
+    pub buffer_timeout: Option<Dur>,
 }
 
 /// `[wireless.aodv]` (defaults: ns-2.35's aodv.h and aodv_rqueue.h).
@@ -149,6 +167,8 @@ pub enum WirelessRouting {
     Static,
     /// AODV (RFC 3561), `[wireless.aodv]`.
     Aodv,
+    /// DSDV (Perkins & Bhagwat), `[wireless.dsdv]`.
+    Dsdv,
 }
 
 /// A byte count or a word ("off"); checked in validation.

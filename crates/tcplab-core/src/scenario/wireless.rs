@@ -189,6 +189,26 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     if w.aodv.is_some() && w.routing != WirelessRouting::Aodv {
         return err("wireless.aodv", "needs routing = \"aodv\"");
     }
+    if w.dsdv.is_some() && w.routing != WirelessRouting::Dsdv {
+        return err("wireless.dsdv", "needs routing = \"dsdv\"");
+    }
+    if let Some(d) = &w.dsdv {
+        if d.min_update_periods == Some(0) {
+            return err("wireless.dsdv.min_update_periods", "must be at least 1");
+        }
+        if d.buffer_len == Some(0) {
+            return err("wireless.dsdv.buffer_len", "must be at least 1 packet");
+        }
+        for (k, v) in [
+            ("periodic_update_interval", d.periodic_update_interval),
+            ("initial_settling_time", d.initial_settling_time),
+            ("buffer_timeout", d.buffer_timeout),
+        ] {
+            if v.map(|d| d.0) == Some(0) {
+                return err(format!("wireless.dsdv.{k}"), "must be greater than 0");
+            }
+        }
+    }
     if w.routing != WirelessRouting::Static {
         if !cfg.link.is_empty() {
             return err(
@@ -383,5 +403,30 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     set_t(&mut p.buffer_timeout, a.buffer_timeout);
     set_t(&mut p.jitter, a.jitter);
     set_t(&mut p.hello_interval, a.hello_interval);
+    p
+}
+
+/// DSDV's parameters from `[wireless.dsdv]` over the defaults.
+pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
+    let mut p = crate::net::routing::DsdvParams::default();
+    let Some(d) = &w.dsdv else { return p };
+    if let Some(x) = d.periodic_update_interval {
+        p.periodic_update_interval = x.0;
+    }
+    if let Some(x) = d.min_update_periods {
+        p.min_update_periods = x;
+    }
+    if let Some(x) = d.use_mac_failures {
+        p.use_mac_failures = x;
+    }
+    if let Some(x) = d.initial_settling_time {
+        p.initial_settling_time = x.0;
+    }
+    if let Some(x) = d.buffer_len {
+        p.buffer_len = x as usize;
+    }
+    if let Some(x) = d.buffer_timeout {
+        p.buffer_timeout = x.0;
+    }
     p
 }

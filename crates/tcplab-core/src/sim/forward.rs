@@ -336,8 +336,25 @@ impl World {
                         &mut RoutingIo { pool: &mut self.pool, out: &mut out },
                     );
                     self.routing_actions(now, n, out);
+                    if self.nodes[n as usize].routing.as_dyn().flushes_on_link_failure() {
+                        self.flush_link(now, dev, n, neighbor);
+                    }
                 }
             }
+        }
+    }
+
+    /// Drop the packets queued at 802.11 device `dev` for `neighbor`.
+    fn flush_link(&mut self, now: Time, dev: DevId, n: NodeId, neighbor: NodeId) {
+        let pool = &self.pool;
+        let Some(mac) = self.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<crate::wireless::Dcf>()
+        else {
+            return;
+        };
+        for id in mac.take_queued_to(now, neighbor, pool) {
+            self.nodes[n as usize].stats.drops_link_broken += 1;
+            let p = self.pool.take(id);
+            self.trace_drop(now, &p);
         }
     }
 

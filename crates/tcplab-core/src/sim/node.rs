@@ -18,6 +18,9 @@ pub struct NodeStats {
     /// Link failures the MAC reported for a neighbour that was within
     /// receive range by geometry, its radio on (false route failures).
     pub false_link_failures: u64,
+    /// Packets taken out of the interface queue because their next hop's
+    /// link failed (protocols that do so, as ns-2's AODV).
+    pub drops_link_broken: u64,
 }
 
 pub struct Node {

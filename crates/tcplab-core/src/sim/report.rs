@@ -404,13 +404,13 @@ fn nodes_table(w: &World) -> Table {
     t.push("drop_probability", Column::F64(prob));
     // With an ad hoc routing protocol: its counters per node (static
     // routing sends nothing, and its tables keep their columns).
-    let routed: Vec<(Option<&RoutingStats>, u64)> = w
+    let routed: Vec<(Option<&RoutingStats>, [u64; 2])> = w
         .devices
         .iter()
         .filter_map(|d| d.as_dyn().as_any().downcast_ref::<Dcf>())
         .map(|d| {
             let n = &w.nodes[d.node as usize];
-            (n.routing.as_dyn().stats(), n.stats.false_link_failures)
+            (n.routing.as_dyn().stats(), [n.stats.false_link_failures, n.stats.drops_link_broken])
         })
         .collect();
     let Some(kinds) = routed.iter().find_map(|r| r.0.map(|s| s.kinds)) else { return t };
@@ -429,7 +429,8 @@ fn nodes_table(w: &World) -> Table {
     t.push("drops_no_route_timeout", get(&|s| s.drops_buffer_timeout));
     t.push("drops_no_route_discovery_failed", get(&|s| s.drops_discovery_failed));
     t.push("drops_no_route_forwarding", get(&|s| s.drops_no_route));
-    t.push("false_route_failures", Column::I64(routed.iter().map(|r| r.1 as i64).collect()));
+    t.push("drops_link_broken", Column::I64(routed.iter().map(|r| r.1[1] as i64).collect()));
+    t.push("false_route_failures", Column::I64(routed.iter().map(|r| r.1[0] as i64).collect()));
     t
 }
 

@@ -241,6 +241,12 @@ impl Dcf {
         }
     }
 
+    /// Take the queued frames addressed to `nb` out of the interface queue
+    /// (the frame being sent stays: it is the MAC's until it is done).
+    pub fn take_queued_to(&mut self, now: Time, nb: NodeId, pool: &crate::packet::PacketPool) -> Vec<PktId> {
+        self.queue.remove_where(now, |id| matches!(pool.get(id).l2, LinkHeader::Mac { rx, .. } if rx == nb))
+    }
+
     /// Whether the radio is on at `now`.
     pub fn on(&self, now: Time) -> bool {
         now < self.off_from
@@ -609,10 +615,14 @@ impl Dcf {
                         None => self.last_seen.push((tx, uid)),
                     }
                 }
-                // The receiver's own copy, without the MAC header.
-                let mut q = io.pool.take(pkt);
+                // The receiver's own copy, without the MAC header. The copy
+                // is stored before the shared frame is let go: a routing
+                // message's body lives as long as a packet names it, and
+                // the last receiver's `take` would otherwise free it first.
+                let mut q = *io.pool.get(pkt);
                 q.l2 = LinkHeader::None;
                 let id = io.pool.insert_copy(q);
+                io.pool.release(pkt);
                 io.out.push(DevAction::Deliver(self.node, id));
             }
         }

@@ -530,6 +530,39 @@ impl Aodv {
         let pkt = self.message(now, BROADCAST, (kind::HELLO, RREP_LEN), 1, Box::new(rp), io);
         self.send(now, pkt, None, 0, io);
     }
+
+    /// A message of this protocol delivered here.
+    fn handle(&mut self, now: Time, p: &Packet, io: &mut RoutingIo) {
+        let Transport::Control(c) = p.l4 else { return };
+        if c.proto != PROTO_AODV {
+            return;
+        }
+        let Some(blob) = c.blob else { return };
+        let from = p.ip.src;
+        // Every message comes from a neighbour: keep it alive as one.
+        if self.p.hello {
+            self.neighbours.insert(from, after(now, self.hello_life()));
+        }
+        match c.kind {
+            kind::RREQ => {
+                if let Some(rq) = io.pool.blob::<Rreq>(blob).copied() {
+                    self.on_rreq(now, from, p.ip.ttl, rq, io);
+                }
+            }
+            kind::RREP | kind::HELLO => {
+                if let Some(rp) = io.pool.blob::<Rrep>(blob).copied() {
+                    self.on_rrep(now, from, rp, io);
+                }
+            }
+            kind::RERR => {
+                if let Some(re) = io.pool.blob::<Rerr>(blob).cloned() {
+                    self.on_rerr(now, from, &re, io);
+                }
+            }
+            _ => {}
+        }
+        self.seen.retain(|_, t| *t > now);
+    }
 }
 
 impl Routing for Aodv {
@@ -566,36 +599,11 @@ impl Routing for Aodv {
     }
 
     fn on_control(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {
-        let p = io.pool.take(pkt);
-        let Transport::Control(c) = p.l4 else { return };
-        if c.proto != PROTO_AODV {
-            return;
-        }
-        let Some(blob) = c.blob else { return };
-        let from = p.ip.src;
-        // Every message comes from a neighbour: keep it alive as one.
-        if self.p.hello {
-            self.neighbours.insert(from, after(now, self.hello_life()));
-        }
-        match c.kind {
-            kind::RREQ => {
-                if let Some(rq) = io.pool.blob::<Rreq>(blob).copied() {
-                    self.on_rreq(now, from, p.ip.ttl, rq, io);
-                }
-            }
-            kind::RREP | kind::HELLO => {
-                if let Some(rp) = io.pool.blob::<Rrep>(blob).copied() {
-                    self.on_rrep(now, from, rp, io);
-                }
-            }
-            kind::RERR => {
-                if let Some(re) = io.pool.blob::<Rerr>(blob).cloned() {
-                    self.on_rerr(now, from, &re, io);
-                }
-            }
-            _ => {}
-        }
-        self.seen.retain(|_, t| *t > now);
+        // Read the message before letting the packet go: the last holder's
+        // release frees its body.
+        let p = *io.pool.get(pkt);
+        self.handle(now, &p, io);
+        io.pool.release(pkt);
     }
 
     fn on_link_failure(&mut self, now: Time, _dev: DevId, neighbor: NodeId, io: &mut RoutingIo) {
@@ -678,6 +686,10 @@ impl Routing for Aodv {
                 self.link_broken(now, nb, io);
             }
         }
+    }
+
+    fn flushes_on_link_failure(&self) -> bool {
+        true
     }
 
     fn stats(&self) -> Option<&RoutingStats> {

@@ -5,13 +5,15 @@
 //! send and when it wants its timer, and never touches the event queue.
 //!
 //! Static shortest-path routing (`static_routes`) and the ad hoc protocols
-//! (`aodv`) implement the same trait.
+//! (`aodv`, `dsdv`) implement the same trait.
 
 pub mod aodv;
+pub mod dsdv;
 pub mod shortest;
 pub mod static_routes;
 
 pub use aodv::{Aodv, AodvParams};
+pub use dsdv::{Dsdv, DsdvParams};
 pub use shortest::{shortest_paths, shortest_paths_to};
 pub use static_routes::StaticRouting;
 
@@ -108,6 +110,11 @@ pub trait Routing: Any + Send {
         None
     }
     fn on_timer(&mut self, _now: Time, _io: &mut RoutingIo) {}
+    /// Whether a link failure also discards the packets queued at the
+    /// interface for that neighbour (ns-2's AODV does, with local repair off).
+    fn flushes_on_link_failure(&self) -> bool {
+        false
+    }
     /// The protocol's counters (None: static routing sends no messages).
     fn stats(&self) -> Option<&RoutingStats> {
         None

@@ -462,3 +462,14 @@ fn dsdv_repairs_a_route_through_a_node_switched_off() {
     let (_, after_slow) = outcome("[wireless.dsdv]\nuse_mac_failures = false");
     assert!(after_slow > 100_000.0, "{after_slow}");
 }
+
+/// The AODV example scenario parses, validates and runs.
+#[test]
+fn aodv_example_scenario_runs() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let text = std::fs::read_to_string(dir.join("aodv-chain.toml")).unwrap();
+    let r = run_toml(&text.replace("duration = \"100s\"", "duration = \"10s\"")).unwrap();
+    assert!(col_sum(&r.flows, "goodput_bps") > 50_000.0, "{}", r.flows.to_csv());
+    assert_eq!(r.nodes.rows(), 8);
+    assert!(col_sum(&r.nodes, "rreq_sent") >= 1.0);
+}

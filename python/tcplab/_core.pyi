@@ -1,7 +1,7 @@
 """Type stubs of the compiled core (crates/tcplab-python). Scenarios go in
 as JSON text; results come out as plain dicts."""
 from os import PathLike
-from typing import Any, TypedDict, overload
+from typing import Any, NotRequired, TypedDict, overload
 
 __all__ = ["validate_json", "run_json", "emulate_json", "emulate_check_json", "EmulatorUnavailable",
            "CoreScenarioError", "CoreRunError", "__version__"]
@@ -45,6 +45,8 @@ class Summary(TypedDict):
     drops_ttl: int
     drops_no_socket: int
     packets_in_flight: int
+    routing_bytes: NotRequired[int]
+    routing_overhead: NotRequired[float]
 
 class RunOutput(TypedDict):
     """Without stream_dir: every table in memory, no capture files."""

@@ -244,6 +244,27 @@ impl Queue {
         Some(id)
     }
 
+    /// Take out every queued packet `pick` chooses, in queue order (a
+    /// routing protocol pulls back the packets for a neighbour it lost).
+    pub fn remove_where(&mut self, now: Time, mut pick: impl FnMut(PktId) -> bool) -> Vec<PktId> {
+        let mut taken = Vec::new();
+        let mut bytes = self.bytes;
+        self.buf.retain(|&(id, size)| {
+            if pick(id) {
+                taken.push(id);
+                bytes -= size as u64;
+                false
+            } else {
+                true
+            }
+        });
+        self.bytes = bytes;
+        if self.buf.is_empty() && !taken.is_empty() {
+            self.red.idle_since = Some(now);
+        }
+        taken
+    }
+
     /// RED's current average queue (0 for other policies).
     pub fn red_avg(&self) -> f64 {
         self.red.avg

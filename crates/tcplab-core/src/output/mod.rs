@@ -25,6 +25,11 @@ pub struct Summary {
     pub drops_ttl: u64,
     pub drops_no_socket: u64,
     pub packets_in_flight: u64,
+    /// With an ad hoc routing protocol: IP bytes of its control packets
+    /// sent by all nodes, and those bytes per byte of data delivered to the
+    /// flows' receivers (routing overhead). None with static routing.
+    pub routing_bytes: Option<u64>,
+    pub routing_overhead: Option<f64>,
 }
 
 /// Everything a run produces.

@@ -105,7 +105,10 @@ impl PacketPool {
     }
 
     /// Give up one reference and get the packet by value: at the end of its
-    /// life for the last holder, a private copy for the others.
+    /// life for the last holder, a private copy for the others. The last
+    /// holder's take also releases the message body (`blob`): to keep a
+    /// changed copy with its body, `insert_copy` it before letting the
+    /// original go.
     pub fn take(&mut self, id: PktId) -> Packet {
         let s = self.slots[id.0 as usize].as_mut().expect("packet slot is empty");
         let p = s.pkt;
@@ -201,5 +204,17 @@ mod tests {
         assert!(pool.blob::<Vec<u32>>(b).is_some(), "the copy still carries it");
         pool.release(c);
         assert!(pool.blob::<Vec<u32>>(b).is_none());
+    }
+
+    #[test]
+    fn a_copy_stored_before_the_last_release_keeps_the_body() {
+        let mut pool = PacketPool::new();
+        let b = pool.insert_blob(Box::new(7u8));
+        let a = pool.insert(ctl(Some(b)));
+        let copy = pool.insert_copy(*pool.get(a));
+        pool.release(a);
+        assert_eq!(pool.blob::<u8>(b), Some(&7));
+        pool.release(copy);
+        assert!(pool.blob::<u8>(b).is_none());
     }
 }

@@ -768,6 +768,22 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             Node::new(c.name.clone(), Router::Static(StaticRouting::with_columns(columns.clone(), row)))
         })
         .collect();
+    // An ad hoc routing protocol replaces static routing on every station.
+    if let (Some(w), Some(r)) = (&cfg.wireless, &radio) {
+        use crate::net::routing::{Aodv, Dsdv, Routing};
+        let (aodv, dsdv) = (super::wireless::aodv_params(w), super::wireless::dsdv_params(w));
+        for s in &r.stations {
+            let rng = |name: &str| stream_rng(seed, &format!("node{}.{name}.jitter", s.node));
+            let proto: Option<Box<dyn Routing>> = match w.routing {
+                WirelessRouting::Static => None,
+                WirelessRouting::Aodv => Some(Box::new(Aodv::new(s.node, s.dev, aodv, rng("aodv")))),
+                WirelessRouting::Dsdv => Some(Box::new(Dsdv::new(s.node, s.dev, dsdv, rng("dsdv")))),
+            };
+            if let Some(p) = proto {
+                nodes[s.node as usize].routing = Router::Other(p);
+            }
+        }
+    }
     for (d, &(from, _)) in pairs.iter().enumerate() {
         nodes[from as usize].devices.push(d as DevId);
     }

@@ -104,6 +104,50 @@ pub struct WirelessCfg {
     pub phy: Option<PhyCfg>,
     pub mac: Option<MacCfg>,
     pub shadowing: Option<ShadowingCfg>,
+    /// `[wireless.aodv]`: AODV's parameters (routing = "aodv").
+    pub aodv: Option<AodvCfg>,
+    /// `[wireless.dsdv]`: DSDV's parameters (routing = "dsdv").
+    pub dsdv: Option<DsdvCfg>,
+}
+
+/// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DsdvCfg {
+    /// Full dumps every this long (default 15 s, each drawn in [0.75, 1] of it).
+    pub periodic_update_interval: Option<Dur>,
+    /// Periodic intervals without news before a neighbour is gone (3).
+    pub min_update_periods: Option<u32>,
+    /// A MAC retry-limit failure breaks the link (default true; ns-2.35: false).
+    pub use_mac_failures: Option<bool>,
+    /// Settling time before one is measured (6 s).
+    pub initial_settling_time: Option<Dur>,
+    pub buffer_len: Option<u32>,
+    pub buffer_timeout: Option<Dur>,
+}
+
+/// `[wireless.aodv]` (defaults: ns-2.35's aodv.h and aodv_rqueue.h).
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AodvCfg {
+    /// Hops a network-wide route request may travel (default 30 as ns-2.35
+    /// hard-codes; the multihop study sets 64 for chains beyond 30 hops).
+    pub net_diameter: Option<u32>,
+    pub active_route_timeout: Option<Dur>,
+    pub my_route_timeout: Option<Dur>,
+    pub node_traversal_time: Option<Dur>,
+    pub rreq_retries: Option<u32>,
+    pub ttl_start: Option<u32>,
+    pub ttl_increment: Option<u32>,
+    pub ttl_threshold: Option<u32>,
+    /// Packets waiting for a route (default 64) and their longest wait (30 s).
+    pub buffer_len: Option<u32>,
+    pub buffer_timeout: Option<Dur>,
+    /// Broadcast jitter bound (default 10 ms).
+    pub jitter: Option<Dur>,
+    /// HELLO messages (default off, as ns-2.35) and their interval (1 s).
+    pub hello: Option<bool>,
+    pub hello_interval: Option<Dur>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -121,6 +165,10 @@ pub enum WirelessRouting {
     /// Shortest hop paths over the radio graph (nodes within receive range).
     #[default]
     Static,
+    /// AODV (RFC 3561), `[wireless.aodv]`.
+    Aodv,
+    /// DSDV (Perkins & Bhagwat), `[wireless.dsdv]`.
+    Dsdv,
 }
 
 /// A byte count or a word ("off"); checked in validation.

@@ -186,6 +186,64 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             }
         }
     }
+    if w.aodv.is_some() && w.routing != WirelessRouting::Aodv {
+        return err("wireless.aodv", "needs routing = \"aodv\"");
+    }
+    if w.dsdv.is_some() && w.routing != WirelessRouting::Dsdv {
+        return err("wireless.dsdv", "needs routing = \"dsdv\"");
+    }
+    if let Some(d) = &w.dsdv {
+        if d.min_update_periods == Some(0) {
+            return err("wireless.dsdv.min_update_periods", "must be at least 1");
+        }
+        if d.buffer_len == Some(0) {
+            return err("wireless.dsdv.buffer_len", "must be at least 1 packet");
+        }
+        for (k, v) in [
+            ("periodic_update_interval", d.periodic_update_interval),
+            ("initial_settling_time", d.initial_settling_time),
+            ("buffer_timeout", d.buffer_timeout),
+        ] {
+            if v.map(|d| d.0) == Some(0) {
+                return err(format!("wireless.dsdv.{k}"), "must be greater than 0");
+            }
+        }
+    }
+    if w.routing != WirelessRouting::Static {
+        if !cfg.link.is_empty() {
+            return err(
+                "wireless.routing",
+                "an ad hoc routing protocol runs over the radio only: remove the [[link]]s or use routing = \"static\"",
+            );
+        }
+        if let Some(a) = &w.aodv {
+            for (k, v, lo, hi) in [
+                ("net_diameter", a.net_diameter, 1, 255),
+                ("ttl_start", a.ttl_start, 1, 255),
+                ("ttl_increment", a.ttl_increment, 1, 255),
+                ("ttl_threshold", a.ttl_threshold, 1, 255),
+                ("buffer_len", a.buffer_len, 1, 1 << 20),
+                ("rreq_retries", a.rreq_retries, 0, 100),
+            ] {
+                if let Some(x) = v {
+                    if x < lo || x > hi {
+                        return err(format!("wireless.aodv.{k}"), format!("must be {lo} .. {hi}, got {x}"));
+                    }
+                }
+            }
+            for (k, v) in [
+                ("active_route_timeout", a.active_route_timeout),
+                ("my_route_timeout", a.my_route_timeout),
+                ("node_traversal_time", a.node_traversal_time),
+                ("buffer_timeout", a.buffer_timeout),
+                ("hello_interval", a.hello_interval),
+            ] {
+                if v.map(|d| d.0) == Some(0) {
+                    return err(format!("wireless.aodv.{k}"), "must be greater than 0");
+                }
+            }
+        }
+    }
     let mut linked = vec![false; cfg.node.len()];
     let names: std::collections::HashMap<&str, usize> =
         cfg.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
@@ -307,4 +365,68 @@ pub fn gap(cfg: &ScenarioCfg, radio: &Radio, reachable: &[bool]) -> Option<Strin
         d,
         radio.rx_range()
     ))
+}
+
+/// AODV's parameters from `[wireless.aodv]` over ns-2.35's defaults.
+pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
+    let mut p = crate::net::routing::AodvParams::default();
+    let Some(a) = &w.aodv else { return p };
+    let set_t = |dst: &mut crate::engine::Time, v: Option<super::units::Dur>| {
+        if let Some(d) = v {
+            *dst = d.0;
+        }
+    };
+    if let Some(x) = a.net_diameter {
+        p.net_diameter = x as u8;
+    }
+    if let Some(x) = a.ttl_start {
+        p.ttl_start = x as u8;
+    }
+    if let Some(x) = a.ttl_increment {
+        p.ttl_increment = x as u8;
+    }
+    if let Some(x) = a.ttl_threshold {
+        p.ttl_threshold = x as u8;
+    }
+    if let Some(x) = a.rreq_retries {
+        p.rreq_retries = x;
+    }
+    if let Some(x) = a.buffer_len {
+        p.buffer_len = x as usize;
+    }
+    if let Some(x) = a.hello {
+        p.hello = x;
+    }
+    set_t(&mut p.active_route_timeout, a.active_route_timeout);
+    set_t(&mut p.my_route_timeout, a.my_route_timeout);
+    set_t(&mut p.node_traversal_time, a.node_traversal_time);
+    set_t(&mut p.buffer_timeout, a.buffer_timeout);
+    set_t(&mut p.jitter, a.jitter);
+    set_t(&mut p.hello_interval, a.hello_interval);
+    p
+}
+
+/// DSDV's parameters from `[wireless.dsdv]` over the defaults.
+pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
+    let mut p = crate::net::routing::DsdvParams::default();
+    let Some(d) = &w.dsdv else { return p };
+    if let Some(x) = d.periodic_update_interval {
+        p.periodic_update_interval = x.0;
+    }
+    if let Some(x) = d.min_update_periods {
+        p.min_update_periods = x;
+    }
+    if let Some(x) = d.use_mac_failures {
+        p.use_mac_failures = x;
+    }
+    if let Some(x) = d.initial_settling_time {
+        p.initial_settling_time = x.0;
+    }
+    if let Some(x) = d.buffer_len {
+        p.buffer_len = x as usize;
+    }
+    if let Some(x) = d.buffer_timeout {
+        p.buffer_timeout = x.0;
+    }
+    p
 }

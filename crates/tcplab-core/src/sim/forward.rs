@@ -9,7 +9,7 @@ use crate::net::{
     DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, NetDevice, Offer, PointToPoint,
 };
 use crate::packet::Ecn;
-use crate::packet::{NodeId, Packet, PktId, Transport};
+use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
 
 /// The event queue as a device's scheduler: events tagged with the device.
 struct Sched<'a> {
@@ -38,7 +38,8 @@ impl World {
             return;
         }
         let p = self.pool.get(id);
-        if p.ip.dst == n {
+        // A routing message broadcast to the neighbours is for this node too.
+        if p.ip.dst == n || (p.ip.dst == BROADCAST && matches!(p.l4, Transport::Control(_))) {
             if let Transport::Control(_) = p.l4 {
                 self.deliver_control(now, n, id);
             } else {
@@ -107,7 +108,7 @@ impl World {
         self.sync_routing_timer(n);
     }
 
-    fn sync_routing_timer(&mut self, n: NodeId) {
+    pub(super) fn sync_routing_timer(&mut self, n: NodeId) {
         let node = &mut self.nodes[n as usize];
         if let Some(at) = node.routing_timer.arm(node.routing.deadline()) {
             self.q.schedule(at, Ev::Routing(n));
@@ -323,6 +324,9 @@ impl World {
                 }
                 DevAction::LinkFailed(neighbor) => {
                     let n = self.dev_node[dev as usize];
+                    if self.in_reach(now, dev, neighbor) {
+                        self.nodes[n as usize].stats.false_link_failures += 1;
+                    }
                     let mut out = Vec::new();
                     let node = &mut self.nodes[n as usize];
                     node.routing.on_link_failure(
@@ -332,9 +336,39 @@ impl World {
                         &mut RoutingIo { pool: &mut self.pool, out: &mut out },
                     );
                     self.routing_actions(now, n, out);
+                    if self.nodes[n as usize].routing.as_dyn().flushes_on_link_failure() {
+                        self.flush_link(now, dev, n, neighbor);
+                    }
                 }
             }
         }
+    }
+
+    /// Drop the packets queued at 802.11 device `dev` for `neighbor`.
+    fn flush_link(&mut self, now: Time, dev: DevId, n: NodeId, neighbor: NodeId) {
+        let pool = &self.pool;
+        let Some(mac) = self.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<crate::wireless::Dcf>()
+        else {
+            return;
+        };
+        for id in mac.take_queued_to(now, neighbor, pool) {
+            self.nodes[n as usize].stats.drops_link_broken += 1;
+            let p = self.pool.take(id);
+            self.trace_drop(now, &p);
+        }
+    }
+
+    /// Whether `neighbor` was, at `now`, within receive range of the 802.11
+    /// device `dev` by geometry (mean power at the receive threshold) with
+    /// its radio on: a link failure the MAC reports then is a false one
+    /// (collisions or a busy receiver, not distance).
+    fn in_reach(&self, now: Time, dev: DevId, neighbor: NodeId) -> bool {
+        use crate::wireless::Dcf;
+        let dcf = |d: DevId| self.devices[d as usize].as_dyn().as_any().downcast_ref::<Dcf>();
+        let Some(mac) = dcf(dev) else { return false };
+        let Ok(i) = mac.neighbours.binary_search_by_key(&neighbor, |nb| nb.node) else { return false };
+        let nb = &mac.neighbours[i];
+        nb.power_w >= mac.phy.rx_threshold_w && dcf(nb.dev).is_some_and(|d| d.on(now))
     }
 
     /// A packet started on a device's medium: captures and the agents of

@@ -107,6 +107,8 @@ pub struct World {
     /// carries them out (nested calls append and clear after them) and
     /// truncates back, so steady state allocates nothing.
     agent_actions: Vec<AgentAction>,
+    /// The applications and timers are scheduled (`prime` ran).
+    primed: bool,
 }
 
 impl World {
@@ -144,11 +146,21 @@ impl World {
             delivered: 0,
             consumed: 0,
             agent_actions: Vec::new(),
+            primed: false,
         }
     }
 
     /// Schedule the applications and the sampler; call once before `run`.
     fn prime(&mut self) {
+        if std::mem::replace(&mut self.primed, true) {
+            return;
+        }
+        // Routing protocols with periodic messages start their timers.
+        for n in 0..self.nodes.len() {
+            if !matches!(self.nodes[n].routing, crate::net::routing::Router::Static(_)) {
+                self.sync_routing_timer(n as NodeId);
+            }
+        }
         for i in 0..self.flows.len() {
             let f = &self.flows[i];
             self.q.schedule(f.app.start(), Ev::AppStart(i as FlowId));
@@ -190,6 +202,16 @@ impl World {
         self.q.advance_to(self.duration);
         let wall = t0.elapsed().as_secs_f64();
         report::build(&mut self, wall).map_err(RunError::Io)
+    }
+
+    /// Run the events before `until` (at most to the configured duration)
+    /// and stop there, so a test can look at the nodes (routing tables) in
+    /// the middle of a run; `run` carries on from there.
+    pub fn run_until(&mut self, until: Time) {
+        self.prime();
+        while let Some((now, ev)) = self.q.pop_until(until.min(self.duration)) {
+            self.handle(now, ev);
+        }
     }
 
     /// Stop early on a refused event or a failed result file.

@@ -15,6 +15,12 @@ pub struct NodeStats {
     pub drops_ttl: u64,
     /// Packets addressed here that no socket was bound to.
     pub drops_no_socket: u64,
+    /// Link failures the MAC reported for a neighbour that was within
+    /// receive range by geometry, its radio on (false route failures).
+    pub false_link_failures: u64,
+    /// Packets taken out of the interface queue because their next hop's
+    /// link failed (protocols that do so, as ns-2's AODV).
+    pub drops_link_broken: u64,
 }
 
 pub struct Node {

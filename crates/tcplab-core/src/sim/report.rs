@@ -6,6 +6,7 @@ use crate::engine::time::to_secs;
 use crate::engine::Time;
 use crate::mechanisms::snoop::SnoopConn;
 use crate::mechanisms::SnoopAgent;
+use crate::net::routing::RoutingStats;
 use crate::net::PointToPoint;
 use crate::output::{Cell, ColType, Column, RowSink, RunResult, SinkOutput, StreamedTable, Summary, Table};
 use crate::transport::app::App;
@@ -401,13 +402,57 @@ fn nodes_table(w: &World) -> Table {
         t.push(n, Column::I64(v));
     }
     t.push("drop_probability", Column::F64(prob));
+    // With an ad hoc routing protocol: its counters per node (static
+    // routing sends nothing, and its tables keep their columns).
+    let routed: Vec<(Option<&RoutingStats>, [u64; 2])> = w
+        .devices
+        .iter()
+        .filter_map(|d| d.as_dyn().as_any().downcast_ref::<Dcf>())
+        .map(|d| {
+            let n = &w.nodes[d.node as usize];
+            (n.routing.as_dyn().stats(), [n.stats.false_link_failures, n.stats.drops_link_broken])
+        })
+        .collect();
+    let Some(kinds) = routed.iter().find_map(|r| r.0.map(|s| s.kinds)) else { return t };
+    let get = |f: &dyn Fn(&RoutingStats) -> u64| -> Column {
+        Column::I64(routed.iter().map(|r| r.0.map_or(0, f) as i64).collect())
+    };
+    t.push("routing_packets", get(&|s| s.control_packets()));
+    t.push("routing_bytes", get(&|s| s.control_bytes()));
+    for (k, name) in kinds.iter().enumerate() {
+        t.push(&format!("{name}_sent"), get(&|s| s.sent.get(k).copied().unwrap_or(0)));
+        t.push(&format!("{name}_bytes"), get(&|s| s.bytes.get(k).copied().unwrap_or(0)));
+    }
+    t.push("route_discoveries", get(&|s| s.discoveries));
+    t.push("route_errors", get(&|s| s.route_errors));
+    t.push("drops_no_route_buffer_full", get(&|s| s.drops_buffer_full));
+    t.push("drops_no_route_timeout", get(&|s| s.drops_buffer_timeout));
+    t.push("drops_no_route_discovery_failed", get(&|s| s.drops_discovery_failed));
+    t.push("drops_no_route_forwarding", get(&|s| s.drops_no_route));
+    t.push("drops_link_broken", Column::I64(routed.iter().map(|r| r.1[1] as i64).collect()));
+    t.push("false_route_failures", Column::I64(routed.iter().map(|r| r.1[0] as i64).collect()));
     t
+}
+
+/// Control bytes of the nodes' routing protocols (None: static routing).
+fn routing_bytes(w: &World) -> Option<u64> {
+    let mut any = false;
+    let mut sum = 0;
+    for n in &w.nodes {
+        if let Some(s) = n.routing.as_dyn().stats() {
+            any = true;
+            sum += s.control_bytes();
+        }
+    }
+    any.then_some(sum)
 }
 
 pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
     let flows = flows_table(w);
     let links = links_table(w);
     let nodes = nodes_table(w);
+    let routing_bytes = routing_bytes(w);
+    let data_bytes: f64 = (0..flows.rows()).filter_map(|i| flows.get("bytes_delivered", i)).sum();
     let mut streamed = Vec::new();
     let Samples { flows: fs, queues: qs } = std::mem::take(&mut w.samples);
     let series = close(fs, "series", &mut streamed)?;
@@ -444,6 +489,9 @@ pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
             drops_ttl: w.nodes.iter().map(|n| n.stats.drops_ttl).sum(),
             drops_no_socket: w.nodes.iter().map(|n| n.stats.drops_no_socket).sum(),
             packets_in_flight: w.pool.live() as u64,
+            routing_bytes,
+            routing_overhead: routing_bytes
+                .map(|b| if data_bytes > 0.0 { b as f64 / data_bytes } else { f64::INFINITY }),
         },
         streamed,
     })

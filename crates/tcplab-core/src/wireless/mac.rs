@@ -168,6 +168,9 @@ pub struct Dcf {
     backoff_rng: Rng,
     shadow_rng: Rng,
     cur: Option<Current>,
+    /// From this time on the station's radio is off: it hears nothing and
+    /// nothing it sends reaches anyone (a node switched off; tests).
+    pub off_from: Time,
     /// Short and long retry counters of the current frame.
     src: u32,
     lrc: u32,
@@ -234,7 +237,19 @@ impl Dcf {
             last_seen: Vec::new(),
             ctrl_on_air: None,
             stats: WifiStats::default(),
+            off_from: Time::MAX,
         }
+    }
+
+    /// Take the queued frames addressed to `nb` out of the interface queue
+    /// (the frame being sent stays: it is the MAC's until it is done).
+    pub fn take_queued_to(&mut self, now: Time, nb: NodeId, pool: &crate::packet::PacketPool) -> Vec<PktId> {
+        self.queue.remove_where(now, |id| matches!(pool.get(id).l2, LinkHeader::Mac { rx, .. } if rx == nb))
+    }
+
+    /// Whether the radio is on at `now`.
+    pub fn on(&self, now: Time) -> bool {
+        now < self.off_from
     }
 
     fn timer(io: &mut DevIo, at: Time, kind: u32, gen: u32) {
@@ -368,7 +383,9 @@ impl Dcf {
     /// propagation delay.
     fn radiate(&mut self, now: Time, pkt: PktId, air: Time, io: &mut DevIo) {
         Self::show(pkt, io);
-        for nb in &self.neighbours {
+        // A radio switched off keeps its MAC's timing but reaches no one.
+        let reach = if self.on(now) { &self.neighbours[..] } else { &[] };
+        for nb in reach {
             io.pool.share(pkt);
             io.sched.schedule_for(nb.dev, now + nb.delay, DevEvent::Arrive(pkt));
         }
@@ -481,6 +498,10 @@ impl Dcf {
     }
 
     fn on_arrive(&mut self, now: Time, pkt: PktId, io: &mut DevIo) {
+        if !self.on(now) {
+            io.pool.release(pkt);
+            return;
+        }
         let p = io.pool.get(pkt);
         let LinkHeader::Mac { tx, .. } = p.l2 else {
             io.pool.release(pkt);
@@ -594,10 +615,14 @@ impl Dcf {
                         None => self.last_seen.push((tx, uid)),
                     }
                 }
-                // The receiver's own copy, without the MAC header.
-                let mut q = io.pool.take(pkt);
+                // The receiver's own copy, without the MAC header. The copy
+                // is stored before the shared frame is let go: a routing
+                // message's body lives as long as a packet names it, and
+                // the last receiver's `take` would otherwise free it first.
+                let mut q = *io.pool.get(pkt);
                 q.l2 = LinkHeader::None;
                 let id = io.pool.insert_copy(q);
+                io.pool.release(pkt);
                 io.out.push(DevAction::Deliver(self.node, id));
             }
         }

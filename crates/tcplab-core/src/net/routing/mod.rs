@@ -4,12 +4,16 @@
 //! timer). Like devices, a routing protocol is sans-IO: it returns what to
 //! send and when it wants its timer, and never touches the event queue.
 //!
-//! Today's implementation is static shortest-path routing (`static_routes`);
-//! DSDV, AODV, DSR and OLSR are further implementations of the same trait.
+//! Static shortest-path routing (`static_routes`) and the ad hoc protocols
+//! (`aodv`, `dsdv`) implement the same trait.
 
+pub mod aodv;
+pub mod dsdv;
 pub mod shortest;
 pub mod static_routes;
 
+pub use aodv::{Aodv, AodvParams};
+pub use dsdv::{Dsdv, DsdvParams};
 pub use shortest::{shortest_paths, shortest_paths_to};
 pub use static_routes::StaticRouting;
 
@@ -17,6 +21,47 @@ use super::device::DevId;
 use crate::engine::Time;
 use crate::packet::{NodeId, PacketPool, PktId};
 use std::any::Any;
+
+/// A protocol's counters (the nodes table): control packets and their IP
+/// bytes sent by message type, route discoveries started, route errors
+/// sent, and packets dropped for want of a route by cause.
+#[derive(Clone, Debug, Default)]
+pub struct RoutingStats {
+    /// Message type names, in the protocol's order (column names).
+    pub kinds: &'static [&'static str],
+    pub sent: Vec<u64>,
+    pub bytes: Vec<u64>,
+    pub discoveries: u64,
+    pub route_errors: u64,
+    /// A packet waiting for a route pushed out of the full buffer.
+    pub drops_buffer_full: u64,
+    /// A packet that waited for a route longer than the buffer keeps one.
+    pub drops_buffer_timeout: u64,
+    /// A packet whose route discovery gave up after its retries.
+    pub drops_discovery_failed: u64,
+    /// A packet to forward with no route (not the source: no discovery).
+    pub drops_no_route: u64,
+}
+
+impl RoutingStats {
+    pub fn new(kinds: &'static [&'static str]) -> Self {
+        RoutingStats { kinds, sent: vec![0; kinds.len()], bytes: vec![0; kinds.len()], ..Default::default() }
+    }
+
+    /// One message of type number `k` with `size` IP bytes sent.
+    pub fn count(&mut self, k: usize, size: u32) {
+        self.sent[k] += 1;
+        self.bytes[k] += size as u64;
+    }
+
+    pub fn control_packets(&self) -> u64 {
+        self.sent.iter().sum()
+    }
+
+    pub fn control_bytes(&self) -> u64 {
+        self.bytes.iter().sum()
+    }
+}
 
 /// Where a packet goes from this node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +110,15 @@ pub trait Routing: Any + Send {
         None
     }
     fn on_timer(&mut self, _now: Time, _io: &mut RoutingIo) {}
+    /// Whether a link failure also discards the packets queued at the
+    /// interface for that neighbour (ns-2's AODV does, with local repair off).
+    fn flushes_on_link_failure(&self) -> bool {
+        false
+    }
+    /// The protocol's counters (None: static routing sends no messages).
+    fn stats(&self) -> Option<&RoutingStats> {
+        None
+    }
     fn as_any(&self) -> &dyn Any;
 }
 

@@ -1,0 +1,702 @@
+//! AODV (RFC 3561) as ns-2.35 runs it by default: on-demand route
+//! discovery by flooded route requests with an expanding ring search, route
+//! replies from the destination or from an intermediate node with a fresh
+//! enough route, route errors to precursors, destination sequence numbers,
+//! route lifetimes, link breakage learnt from the MAC (the retry limit),
+//! local repair off and HELLO messages off (both options).
+//!
+//! Messages travel one hop at a time as real control packets (UDP port 654
+//! in the RFC): a request is broadcast and re-broadcast by every node that
+//! has not seen it; a reply is unicast to the next hop towards the
+//! originator, which processes it and sends its own copy on. So every
+//! message goes through the same interface queue (at its head, as ns-2's
+//! PriQueue), MAC and collisions as the data.
+//!
+//! Differences from ns-2.35 (docs/models.md, "AODV"): a request is retried
+//! when its wait runs out rather than at ns-2's next 0.5 s purge tick; the
+//! per-hop time is NODE_TRAVERSAL_TIME (ns-2 adapts it to measured
+//! discovery latencies, which start at the same value); wire sizes are the
+//! RFC's message lengths plus the UDP header (ns-2 leaves UDP out).
+
+use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
+use crate::engine::time::{MS, SEC};
+use crate::engine::{Rng, Time};
+use crate::net::device::DevId;
+use crate::packet::{ControlHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW, UDP_HEADER};
+use std::any::Any;
+use std::collections::{BTreeMap, VecDeque};
+
+/// `ControlHeader::proto` of AODV messages (its UDP port).
+pub const PROTO_AODV: u16 = 654;
+
+/// Message types (RFC 3561 section 5) and the names of the counters.
+pub mod kind {
+    pub const RREQ: u16 = 1;
+    pub const RREP: u16 = 2;
+    pub const RERR: u16 = 3;
+    /// A HELLO is an RREP with TTL 1 about the sender itself; counted apart.
+    pub const HELLO: u16 = 4;
+}
+const KIND_NAMES: &[&str] = &["rreq", "rrep", "rerr", "hello"];
+
+/// RFC 3561 message lengths (bytes after the UDP header).
+const RREQ_LEN: u32 = 24;
+const RREP_LEN: u32 = 20;
+const RERR_HEAD: u32 = 4;
+const RERR_PER_DST: u32 = 8;
+
+/// AODV's parameters, ns-2.35's defaults (aodv.h, aodv_rqueue.h).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AodvParams {
+    /// Hops a network-wide request may travel. ns-2.35 hard-codes 30, which
+    /// makes chains longer than 30 hops unreachable; the multihop study sets 64.
+    pub net_diameter: u8,
+    pub active_route_timeout: Time,
+    pub my_route_timeout: Time,
+    pub rev_route_life: Time,
+    /// How long a (originator, request id) pair is remembered.
+    pub bcast_id_save: Time,
+    pub node_traversal_time: Time,
+    /// Network-wide retries after the ring search (ns-2: 3).
+    pub rreq_retries: u32,
+    pub max_rreq_timeout: Time,
+    pub ttl_start: u8,
+    pub ttl_increment: u8,
+    pub ttl_threshold: u8,
+    /// Packets waiting for a route: buffer length and longest wait (ns-2's
+    /// rqueue: 64 packets, 30 s; a full buffer drops its oldest packet).
+    pub buffer_len: usize,
+    pub buffer_timeout: Time,
+    /// Broadcasts forwarded (and route errors) wait a uniform delay in
+    /// [0, jitter) so neighbours that got the same broadcast do not all
+    /// send at once (ns-2: 10 ms).
+    pub jitter: Time,
+    /// HELLO messages every `hello_interval` (off by default as in ns-2.35,
+    /// which learns neighbours from MAC failures instead).
+    pub hello: bool,
+    pub hello_interval: Time,
+    pub allowed_hello_loss: u32,
+}
+
+impl Default for AodvParams {
+    fn default() -> Self {
+        AodvParams {
+            net_diameter: 30,
+            active_route_timeout: 10 * SEC,
+            my_route_timeout: 10 * SEC,
+            rev_route_life: 6 * SEC,
+            bcast_id_save: 6 * SEC,
+            node_traversal_time: 30 * MS,
+            rreq_retries: 3,
+            max_rreq_timeout: 10 * SEC,
+            ttl_start: 5,
+            ttl_increment: 2,
+            ttl_threshold: 7,
+            buffer_len: 64,
+            buffer_timeout: 30 * SEC,
+            jitter: 10 * MS,
+            hello: false,
+            hello_interval: SEC,
+            allowed_hello_loss: 3,
+        }
+    }
+}
+
+/// A route request (RFC 3561 5.1). `hops` counts the hops from the originator
+/// to the node that sent this copy.
+#[derive(Clone, Copy, Debug)]
+pub struct Rreq {
+    pub id: u32,
+    pub orig: NodeId,
+    pub orig_seq: u32,
+    pub dst: NodeId,
+    pub dst_seq: u32,
+    /// The originator knows no sequence number for the destination.
+    pub unknown_seq: bool,
+    pub hops: u8,
+}
+
+/// A route reply (5.2): the route to `dst`, `hops` from the node that sent
+/// this copy, for the originator `orig` of the request.
+#[derive(Clone, Copy, Debug)]
+pub struct Rrep {
+    pub dst: NodeId,
+    pub dst_seq: u32,
+    pub orig: NodeId,
+    pub hops: u8,
+    pub lifetime: Time,
+}
+
+/// A route error (5.3): destinations unreachable through its sender.
+#[derive(Clone, Debug)]
+pub struct Rerr {
+    pub unreachable: Vec<(NodeId, u32)>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Entry {
+    seq: u32,
+    valid_seq: bool,
+    hops: u8,
+    next_hop: NodeId,
+    /// Valid (up) until `expire`; a route marked down keeps its sequence
+    /// number for later requests.
+    up: bool,
+    expire: Time,
+    /// Neighbours that route through us towards this destination (they get
+    /// our route errors).
+    precursors: Vec<NodeId>,
+    /// Hop count of the last route known (the ring search starts there).
+    last_hops: u8,
+}
+
+/// A route discovery under way for one destination.
+#[derive(Clone, Copy, Debug)]
+struct Discovery {
+    /// Network-wide attempts so far.
+    count: u32,
+    last_ttl: u8,
+    /// No new request before this time; a retry (or giving up) at it.
+    timeout: Time,
+}
+
+pub struct Aodv {
+    me: NodeId,
+    dev: DevId,
+    p: AodvParams,
+    seq: u32,
+    rreq_id: u32,
+    table: BTreeMap<NodeId, Entry>,
+    discoveries: BTreeMap<NodeId, Discovery>,
+    /// Requests seen: (originator, id) -> forget at.
+    seen: BTreeMap<(NodeId, u32), Time>,
+    /// Packets waiting for a route, oldest first: (packet, destination, since).
+    buffer: VecDeque<(PktId, NodeId, Time)>,
+    /// Messages waiting out their jitter: (send at, packet, next hop).
+    delayed: Vec<(Time, PktId, Option<NodeId>)>,
+    /// Neighbours heard (HELLO option): neighbour -> expires at.
+    neighbours: BTreeMap<NodeId, Time>,
+    next_hello: Option<Time>,
+    rng: Rng,
+    pub stats: RoutingStats,
+}
+
+fn after(now: Time, d: Time) -> Time {
+    now.saturating_add(d)
+}
+
+impl Aodv {
+    pub fn new(me: NodeId, dev: DevId, p: AodvParams, rng: Rng) -> Self {
+        Aodv {
+            me,
+            dev,
+            p,
+            seq: 0,
+            rreq_id: 0,
+            table: BTreeMap::new(),
+            discoveries: BTreeMap::new(),
+            seen: BTreeMap::new(),
+            buffer: VecDeque::new(),
+            delayed: Vec::new(),
+            neighbours: BTreeMap::new(),
+            // The first HELLO after a random fraction of the interval, so
+            // the nodes' HELLOs do not start in step.
+            next_hello: None,
+            rng,
+            stats: RoutingStats::new(KIND_NAMES),
+        }
+    }
+
+    /// A valid route to `dst` at `now`.
+    pub fn valid(&self, dst: NodeId, now: Time) -> Option<(NodeId, u8)> {
+        self.table.get(&dst).filter(|e| e.up && e.expire > now).map(|e| (e.next_hop, e.hops))
+    }
+
+    /// The routing table as (destination, next hop, hops) of routes marked
+    /// up (tests compare it with the shortest paths).
+    pub fn routes(&self) -> Vec<(NodeId, NodeId, u8)> {
+        self.table.iter().filter(|(_, e)| e.up).map(|(&d, e)| (d, e.next_hop, e.hops)).collect()
+    }
+
+    fn jitter(&mut self) -> Time {
+        (self.rng.uniform() * self.p.jitter as f64) as Time
+    }
+
+    /// Build a message packet from this node to `to` (a neighbour or
+    /// BROADCAST), `(kind, len)` its type and message length, and count it.
+    fn message(
+        &mut self,
+        now: Time,
+        to: NodeId,
+        (kind, len): (u16, u32),
+        ttl: u8,
+        body: Box<dyn Any + Send>,
+        io: &mut RoutingIo,
+    ) -> PktId {
+        let blob = io.pool.insert_blob(body);
+        let l4 = len + UDP_HEADER;
+        let mut p = Packet::new(
+            NO_FLOW,
+            self.me,
+            to,
+            Transport::Control(ControlHeader { proto: PROTO_AODV, kind, len: l4, blob: Some(blob) }),
+            l4,
+            0,
+            now,
+        );
+        p.ip.ttl = ttl;
+        self.stats.count(kind as usize - 1, p.size);
+        io.pool.insert(p)
+    }
+
+    fn send(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, delay: Time, io: &mut RoutingIo) {
+        if delay == 0 {
+            io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop });
+        } else {
+            self.delayed.push((now + delay, pkt, next_hop));
+        }
+    }
+
+    fn entry(&mut self, dst: NodeId) -> &mut Entry {
+        self.table.entry(dst).or_default()
+    }
+
+    /// Held packets for `dst` go out now that a route exists.
+    fn release(&mut self, now: Time, dst: NodeId, io: &mut RoutingIo) {
+        let Some((next_hop, _)) = self.valid(dst, now) else { return };
+        let mut kept = VecDeque::with_capacity(self.buffer.len());
+        for (pkt, d, since) in self.buffer.drain(..) {
+            if d == dst {
+                io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: Some(next_hop) });
+            } else {
+                kept.push_back((pkt, d, since));
+            }
+        }
+        self.buffer = kept;
+        self.discoveries.remove(&dst);
+        self.touch(now, dst);
+    }
+
+    /// A route in use lives at least ACTIVE_ROUTE_TIMEOUT more (RFC 6.2).
+    fn touch(&mut self, now: Time, dst: NodeId) {
+        let t = after(now, self.p.active_route_timeout);
+        if let Some(e) = self.table.get_mut(&dst).filter(|e| e.up) {
+            e.expire = e.expire.max(t);
+        }
+    }
+
+    /// Send (or repeat) a route request for `dst`, or give up after the
+    /// retries and drop what waits for it.
+    fn request(&mut self, now: Time, dst: NodeId, io: &mut RoutingIo) {
+        let d = self.discoveries.get(&dst).copied();
+        if d.is_some_and(|d| d.timeout > now) {
+            return;
+        }
+        let mut d = d.unwrap_or(Discovery { count: 0, last_ttl: 0, timeout: 0 });
+        if d.count > self.p.rreq_retries {
+            self.discoveries.remove(&dst);
+            let mut kept = VecDeque::with_capacity(self.buffer.len());
+            for (pkt, x, since) in self.buffer.drain(..) {
+                if x == dst {
+                    self.stats.drops_discovery_failed += 1;
+                    io.out.push(RoutingAction::DropHeld(pkt));
+                } else {
+                    kept.push_back((pkt, x, since));
+                }
+            }
+            self.buffer = kept;
+            return;
+        }
+        if d.count == 0 && d.last_ttl == 0 {
+            self.stats.discoveries += 1;
+        }
+        // Expanding ring: start a little beyond the last known distance, grow
+        // by TTL_INCREMENT, then go network-wide.
+        let (known_seq, last_hops) = match self.table.get(&dst) {
+            Some(e) => (e.valid_seq.then_some(e.seq), e.last_hops),
+            None => (None, 0),
+        };
+        let start = d.last_ttl.max(last_hops);
+        let ttl = if start == 0 {
+            self.p.ttl_start
+        } else if start < self.p.ttl_threshold {
+            start + self.p.ttl_increment
+        } else {
+            d.count += 1;
+            self.p.net_diameter
+        };
+        d.last_ttl = ttl;
+        let mut wait = 2 * ttl as Time * self.p.node_traversal_time;
+        if d.count > 0 {
+            wait *= d.count as Time;
+        }
+        d.timeout = now + wait.min(self.p.max_rreq_timeout);
+        self.discoveries.insert(dst, d);
+        self.seq += 2; // ns-2 keeps its own sequence numbers even
+        self.rreq_id += 1;
+        let rq = Rreq {
+            id: self.rreq_id,
+            orig: self.me,
+            orig_seq: self.seq,
+            dst,
+            dst_seq: known_seq.unwrap_or(0),
+            unknown_seq: known_seq.is_none(),
+            hops: 0,
+        };
+        self.seen.insert((self.me, rq.id), after(now, self.p.bcast_id_save));
+        let pkt = self.message(now, BROADCAST, (kind::RREQ, RREQ_LEN), ttl, Box::new(rq), io);
+        // The originator's request goes at once (ns-2 schedules it with no delay).
+        self.send(now, pkt, None, 0, io);
+    }
+
+    /// Update the route to `dst` through neighbour `via` if the news is
+    /// fresher (higher sequence number) or as fresh and shorter (RFC 6.2).
+    /// Returns whether it changed.
+    fn offer(&mut self, now: Time, dst: NodeId, seq: Option<u32>, hops: u8, via: NodeId, life: Time) -> bool {
+        let e = self.entry(dst);
+        let better = match seq {
+            Some(s) => {
+                !e.valid_seq
+                    || (s.wrapping_sub(e.seq) as i32) > 0
+                    || (s == e.seq && (!e.up || e.expire <= now || hops < e.hops))
+            }
+            None => !e.up || e.expire <= now,
+        };
+        if !better {
+            return false;
+        }
+        if let Some(s) = seq {
+            e.seq = s;
+            e.valid_seq = true;
+        }
+        e.hops = hops;
+        e.last_hops = hops;
+        e.next_hop = via;
+        e.up = true;
+        e.expire = e.expire.max(after(now, life));
+        true
+    }
+
+    fn on_rreq(&mut self, now: Time, from: NodeId, ttl: u8, rq: Rreq, io: &mut RoutingIo) {
+        if rq.orig == self.me {
+            return; // our own request, heard back
+        }
+        if self.seen.contains_key(&(rq.orig, rq.id)) {
+            return;
+        }
+        self.seen.insert((rq.orig, rq.id), after(now, self.p.bcast_id_save));
+        let hops = rq.hops.saturating_add(1);
+        // Reverse route to the originator through the neighbour it came from.
+        self.offer(now, rq.orig, Some(rq.orig_seq), hops, from, self.p.rev_route_life);
+        if let Some(e) = self.table.get_mut(&rq.orig) {
+            e.expire = e.expire.max(after(now, self.p.rev_route_life));
+        }
+        self.release(now, rq.orig, io);
+        if rq.dst == self.me {
+            // The destination answers, with a sequence number at least the
+            // one asked for (kept even as ns-2 does).
+            if !rq.unknown_seq && (rq.dst_seq.wrapping_sub(self.seq) as i32) > 0 {
+                self.seq = rq.dst_seq;
+            }
+            self.seq += 1;
+            if self.seq % 2 == 1 {
+                self.seq += 1;
+            }
+            let rp =
+                Rrep { dst: self.me, dst_seq: self.seq, orig: rq.orig, hops: 0, lifetime: self.p.my_route_timeout };
+            let pkt = self.message(now, from, (kind::RREP, RREP_LEN), 64, Box::new(rp), io);
+            self.send(now, pkt, Some(from), 0, io);
+            return;
+        }
+        // An intermediate node with a valid route at least as fresh as the
+        // one asked for answers in the destination's place.
+        if let Some(e) = self.table.get(&rq.dst).filter(|e| e.up && e.expire > now && e.valid_seq) {
+            if rq.unknown_seq || (e.seq.wrapping_sub(rq.dst_seq) as i32) >= 0 {
+                let rp = Rrep { dst: rq.dst, dst_seq: e.seq, orig: rq.orig, hops: e.hops, lifetime: e.expire - now };
+                let next = e.next_hop;
+                self.add_precursor(rq.dst, from);
+                self.add_precursor(rq.orig, next);
+                let pkt = self.message(now, from, (kind::RREP, RREP_LEN), 64, Box::new(rp), io);
+                self.send(now, pkt, Some(from), 0, io);
+                return;
+            }
+        }
+        if ttl <= 1 {
+            return; // the ring ends here
+        }
+        let mut fwd = rq;
+        fwd.hops = hops;
+        if let Some(e) = self.table.get(&rq.dst).filter(|e| e.valid_seq) {
+            if fwd.unknown_seq || (e.seq.wrapping_sub(fwd.dst_seq) as i32) > 0 {
+                fwd.dst_seq = e.seq;
+                fwd.unknown_seq = false;
+            }
+        }
+        let pkt = self.message(now, BROADCAST, (kind::RREQ, RREQ_LEN), ttl - 1, Box::new(fwd), io);
+        let j = self.jitter();
+        self.send(now, pkt, None, j, io);
+    }
+
+    fn add_precursor(&mut self, dst: NodeId, nb: NodeId) {
+        if let Some(e) = self.table.get_mut(&dst) {
+            if !e.precursors.contains(&nb) {
+                e.precursors.push(nb);
+            }
+        }
+    }
+
+    fn on_rrep(&mut self, now: Time, from: NodeId, rp: Rrep, io: &mut RoutingIo) {
+        let hops = rp.hops.saturating_add(1);
+        self.offer(now, rp.dst, Some(rp.dst_seq), hops, from, rp.lifetime);
+        if rp.dst == from {
+            self.neighbours.insert(from, after(now, self.hello_life()));
+        }
+        if rp.orig == self.me {
+            self.release(now, rp.dst, io);
+            return;
+        }
+        if rp.orig == BROADCAST {
+            return; // a HELLO
+        }
+        // Pass it on towards the originator along the reverse route.
+        let Some((next, _)) = self.valid(rp.orig, now) else { return };
+        self.add_precursor(rp.dst, next);
+        self.add_precursor(rp.orig, from);
+        self.touch(now, rp.orig);
+        let fwd = Rrep { hops, ..rp };
+        let pkt = self.message(now, next, (kind::RREP, RREP_LEN), 64, Box::new(fwd), io);
+        self.send(now, pkt, Some(next), 0, io);
+        self.release(now, rp.dst, io);
+    }
+
+    fn hello_life(&self) -> Time {
+        self.p.hello_interval * self.p.allowed_hello_loss as Time
+    }
+
+    fn on_rerr(&mut self, now: Time, from: NodeId, re: &Rerr, io: &mut RoutingIo) {
+        let mut onward = Vec::new();
+        for &(dst, seq) in &re.unreachable {
+            if let Some(e) = self.table.get_mut(&dst) {
+                if e.up && e.next_hop == from {
+                    e.up = false;
+                    e.seq = seq;
+                    e.valid_seq = true;
+                    e.expire = after(now, self.p.active_route_timeout); // ns-2's DELETE_PERIOD wait
+                    if !e.precursors.is_empty() {
+                        onward.push((dst, seq));
+                    }
+                    e.precursors.clear();
+                }
+            }
+        }
+        if !onward.is_empty() {
+            self.send_rerr(now, onward, true, io);
+        }
+    }
+
+    /// Broadcast a route error to the neighbours (TTL 1; ns-2 broadcasts it
+    /// whatever the number of precursors).
+    fn send_rerr(&mut self, now: Time, unreachable: Vec<(NodeId, u32)>, jitter: bool, io: &mut RoutingIo) {
+        self.stats.route_errors += 1;
+        let len = RERR_HEAD + RERR_PER_DST * unreachable.len() as u32;
+        let pkt = self.message(now, BROADCAST, (kind::RERR, len), 1, Box::new(Rerr { unreachable }), io);
+        let j = if jitter { self.jitter() } else { 0 };
+        self.send(now, pkt, None, j, io);
+    }
+
+    /// Every route through `nb` breaks: mark them down with their sequence
+    /// number raised and tell the precursors.
+    fn link_broken(&mut self, now: Time, nb: NodeId, io: &mut RoutingIo) {
+        self.neighbours.remove(&nb);
+        let mut lost = Vec::new();
+        for (&dst, e) in self.table.iter_mut() {
+            if e.up && e.next_hop == nb {
+                e.up = false;
+                e.seq = e.seq.wrapping_add(1);
+                e.expire = after(now, self.p.active_route_timeout);
+                if !e.precursors.is_empty() {
+                    lost.push((dst, e.seq));
+                }
+                e.precursors.clear();
+            }
+        }
+        if !lost.is_empty() {
+            self.send_rerr(now, lost, false, io);
+        }
+    }
+
+    fn hello(&mut self, now: Time, io: &mut RoutingIo) {
+        let rp = Rrep { dst: self.me, dst_seq: self.seq, orig: BROADCAST, hops: 0, lifetime: self.hello_life() };
+        let pkt = self.message(now, BROADCAST, (kind::HELLO, RREP_LEN), 1, Box::new(rp), io);
+        self.send(now, pkt, None, 0, io);
+    }
+
+    /// A message of this protocol delivered here.
+    fn handle(&mut self, now: Time, p: &Packet, io: &mut RoutingIo) {
+        let Transport::Control(c) = p.l4 else { return };
+        if c.proto != PROTO_AODV {
+            return;
+        }
+        let Some(blob) = c.blob else { return };
+        let from = p.ip.src;
+        // Every message comes from a neighbour: keep it alive as one.
+        if self.p.hello {
+            self.neighbours.insert(from, after(now, self.hello_life()));
+        }
+        match c.kind {
+            kind::RREQ => {
+                if let Some(rq) = io.pool.blob::<Rreq>(blob).copied() {
+                    self.on_rreq(now, from, p.ip.ttl, rq, io);
+                }
+            }
+            kind::RREP | kind::HELLO => {
+                if let Some(rp) = io.pool.blob::<Rrep>(blob).copied() {
+                    self.on_rrep(now, from, rp, io);
+                }
+            }
+            kind::RERR => {
+                if let Some(re) = io.pool.blob::<Rerr>(blob).cloned() {
+                    self.on_rerr(now, from, &re, io);
+                }
+            }
+            _ => {}
+        }
+        self.seen.retain(|_, t| *t > now);
+    }
+}
+
+impl Routing for Aodv {
+    fn route(&mut self, now: Time, id: PktId, io: &mut RoutingIo) -> Route {
+        let p = io.pool.get(id);
+        let (src, dst) = (p.ip.src, p.ip.dst);
+        if let Some((next_hop, _)) = self.valid(dst, now) {
+            self.touch(now, dst);
+            self.touch(now, src);
+            return Route::Forward { dev: self.dev, next_hop };
+        }
+        if src != self.me {
+            // A forwarder without a route: the packet is lost and the
+            // upstream nodes learn the destination is unreachable.
+            self.stats.drops_no_route += 1;
+            let seq = self.table.get(&dst).map_or(0, |e| e.seq);
+            self.send_rerr(now, vec![(dst, seq)], false, io);
+            return Route::Drop;
+        }
+        if self.buffer.len() >= self.p.buffer_len {
+            let (old, _, _) = self.buffer.pop_front().expect("a full buffer");
+            self.stats.drops_buffer_full += 1;
+            io.out.push(RoutingAction::DropHeld(old));
+        }
+        self.buffer.push_back((id, dst, now));
+        self.request(now, dst, io);
+        Route::Hold
+    }
+
+    fn known_route(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
+        // Without the clock: a route marked up (lifetimes are checked when
+        // a packet is actually routed).
+        self.table.get(&dst).filter(|e| e.up).map(|e| (self.dev, e.next_hop))
+    }
+
+    fn on_control(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {
+        // Read the message before letting the packet go: the last holder's
+        // release frees its body.
+        let p = *io.pool.get(pkt);
+        self.handle(now, &p, io);
+        io.pool.release(pkt);
+    }
+
+    fn on_link_failure(&mut self, now: Time, _dev: DevId, neighbor: NodeId, io: &mut RoutingIo) {
+        self.link_broken(now, neighbor, io);
+    }
+
+    fn deadline(&self) -> Option<Time> {
+        let mut d = self.delayed.iter().map(|x| x.0).min();
+        let mut at = |t: Time| d = Some(d.map_or(t, |x| x.min(t)));
+        // A discovery waits for its reply only while packets wait for it.
+        for (dst, disc) in &self.discoveries {
+            if self.buffer.iter().any(|b| b.1 == *dst) {
+                at(disc.timeout);
+            }
+        }
+        if let Some(&(_, _, since)) = self.buffer.front() {
+            at(after(since, self.p.buffer_timeout));
+        }
+        if self.p.hello {
+            at(self.next_hello.unwrap_or(0));
+            if let Some(t) = self.neighbours.values().min() {
+                at(*t);
+            }
+        }
+        d
+    }
+
+    fn on_timer(&mut self, now: Time, io: &mut RoutingIo) {
+        // Messages whose jitter ran out, in the order they were made.
+        let mut due: Vec<(Time, PktId, Option<NodeId>)> = Vec::new();
+        self.delayed.retain(|x| {
+            if x.0 <= now {
+                due.push(*x);
+                false
+            } else {
+                true
+            }
+        });
+        due.sort_by_key(|x| x.0);
+        for (_, pkt, next_hop) in due {
+            io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop });
+        }
+        // Packets that waited too long for a route.
+        while let Some(&(pkt, _, since)) = self.buffer.front() {
+            if after(since, self.p.buffer_timeout) > now {
+                break;
+            }
+            self.buffer.pop_front();
+            self.stats.drops_buffer_timeout += 1;
+            io.out.push(RoutingAction::DropHeld(pkt));
+        }
+        // Requests whose wait ran out: try again (or give up).
+        let waiting: Vec<NodeId> = self
+            .discoveries
+            .iter()
+            .filter(|(dst, d)| d.timeout <= now && self.buffer.iter().any(|b| b.1 == **dst))
+            .map(|(&dst, _)| dst)
+            .collect();
+        for dst in waiting {
+            if self.valid(dst, now).is_some() {
+                self.release(now, dst, io);
+            } else {
+                self.request(now, dst, io);
+            }
+        }
+        if self.p.hello {
+            match self.next_hello {
+                None => {
+                    let first = (self.rng.uniform() * self.p.hello_interval as f64) as Time;
+                    self.next_hello = Some(now + first);
+                }
+                Some(t) if t <= now => {
+                    self.hello(now, io);
+                    self.next_hello = Some(now + self.p.hello_interval);
+                }
+                _ => {}
+            }
+            let gone: Vec<NodeId> = self.neighbours.iter().filter(|(_, &t)| t <= now).map(|(&n, _)| n).collect();
+            for nb in gone {
+                self.link_broken(now, nb, io);
+            }
+        }
+    }
+
+    fn flushes_on_link_failure(&self) -> bool {
+        true
+    }
+
+    fn stats(&self) -> Option<&RoutingStats> {
+        Some(&self.stats)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,412 @@
+//! DSDV (Perkins & Bhagwat 1994), with ns-2.35's timing: every node
+//! broadcasts its whole table (a full dump) every periodic interval (15 s,
+//! drawn in [0.75, 1] of it as ns-2 does), and a triggered incremental update
+//! with the changed entries when its table changes. Each destination
+//! stamps its own entry with an even sequence number it raises by 2 at
+//! each dump; a broken route is advertised with the next odd number and an
+//! infinite metric, which newer news from the destination overrides.
+//! Routes with a newer sequence number are taken at once; a better metric
+//! under the same sequence number too, but its advertisement waits for the
+//! destination's settling time (a weighted average of how long the best
+//! route took to arrive after the first one of a sequence number), so that
+//! the first, often longer, route of a round is not flooded.
+//!
+//! Link breakage: a neighbour not heard for `min_update_periods` periodic
+//! intervals is gone; with `use_mac_failures` (default on) a MAC retry-limit
+//! failure breaks the link at once. ns-2.35 ignores MAC failures by default
+//! (use_mac_ 0) and then keeps sending into a broken link until the
+//! neighbour times out; here it is a parameter, on by default (the choice
+//! documented in docs/models.md).
+//!
+//! DSDV has no route discovery: packets to a destination without a route
+//! wait in the route buffer (64 packets, 30 s) until one is advertised.
+
+use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
+use crate::engine::time::{MS, SEC};
+use crate::engine::{Rng, Time};
+use crate::net::device::DevId;
+use crate::packet::{ControlHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW};
+use std::any::Any;
+use std::collections::{BTreeMap, VecDeque};
+
+/// `ControlHeader::proto` of DSDV messages.
+pub const PROTO_DSDV: u16 = 0xd5d7;
+
+pub mod kind {
+    pub const FULL: u16 = 1;
+    pub const INCREMENTAL: u16 = 2;
+}
+const KIND_NAMES: &[&str] = &["dsdv_full", "dsdv_incremental"];
+
+/// Message header (type, count) and bytes per advertised route
+/// (destination, metric, sequence number; 4 bytes each).
+const HEAD_LEN: u32 = 4;
+const ENTRY_LEN: u32 = 12;
+/// The infinite metric.
+pub const INFINITY: u8 = 250;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DsdvParams {
+    pub periodic_update_interval: Time,
+    /// Periodic intervals without news from a neighbour before its link
+    /// counts as broken (ns-2: 3).
+    pub min_update_periods: u32,
+    /// Take a MAC retry-limit failure as a broken link (ns-2.35: off).
+    pub use_mac_failures: bool,
+    /// Settling time before anything is measured (ns-2's wst0_: 6 s) and the
+    /// weight of the past in its running average (alpha_: 0.875).
+    pub initial_settling_time: Time,
+    pub settling_alpha: f64,
+    pub buffer_len: usize,
+    pub buffer_timeout: Time,
+    /// Triggered updates wait a uniform delay in [0, jitter).
+    pub jitter: Time,
+}
+
+impl Default for DsdvParams {
+    fn default() -> Self {
+        DsdvParams {
+            periodic_update_interval: 15 * SEC,
+            min_update_periods: 3,
+            use_mac_failures: true,
+            initial_settling_time: 6 * SEC,
+            settling_alpha: 0.875,
+            buffer_len: 64,
+            buffer_timeout: 30 * SEC,
+            jitter: 10 * MS,
+        }
+    }
+}
+
+/// One advertised route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Advert {
+    pub dst: NodeId,
+    pub metric: u8,
+    pub seq: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Update {
+    pub routes: Vec<Advert>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    next_hop: NodeId,
+    metric: u8,
+    seq: u32,
+    /// Changed since the last advertisement, and may be advertised from
+    /// this time on (settling).
+    pending: Option<Time>,
+    /// When the first route of the current sequence number arrived.
+    seq_heard: Time,
+    /// Weighted settling time of this destination.
+    settle: Time,
+}
+
+pub struct Dsdv {
+    me: NodeId,
+    dev: DevId,
+    p: DsdvParams,
+    seq: u32,
+    table: BTreeMap<NodeId, Entry>,
+    /// Neighbours and when each was last heard.
+    heard: BTreeMap<NodeId, Time>,
+    next_full: Option<Time>,
+    next_incremental: Option<Time>,
+    buffer: VecDeque<(PktId, NodeId, Time)>,
+    rng: Rng,
+    pub stats: RoutingStats,
+}
+
+fn newer(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
+impl Dsdv {
+    pub fn new(me: NodeId, dev: DevId, p: DsdvParams, rng: Rng) -> Self {
+        Dsdv {
+            me,
+            dev,
+            p,
+            seq: 0,
+            table: BTreeMap::new(),
+            heard: BTreeMap::new(),
+            next_full: None,
+            next_incremental: None,
+            buffer: VecDeque::new(),
+            rng,
+            stats: RoutingStats::new(KIND_NAMES),
+        }
+    }
+
+    /// Routes with a finite metric: (destination, next hop, hops).
+    pub fn routes(&self) -> Vec<(NodeId, NodeId, u8)> {
+        self.table.iter().filter(|(_, e)| e.metric < INFINITY).map(|(&d, e)| (d, e.next_hop, e.metric)).collect()
+    }
+
+    fn next_hop(&self, dst: NodeId) -> Option<NodeId> {
+        self.table.get(&dst).filter(|e| e.metric < INFINITY).map(|e| e.next_hop)
+    }
+
+    fn period(&mut self) -> Time {
+        let f = 0.75 + 0.25 * self.rng.uniform();
+        (self.p.periodic_update_interval as f64 * f) as Time
+    }
+
+    fn send_update(&mut self, now: Time, kind: u16, routes: Vec<Advert>, io: &mut RoutingIo) {
+        let len = HEAD_LEN + ENTRY_LEN * routes.len() as u32;
+        let blob = io.pool.insert_blob(Box::new(Update { routes }));
+        let mut p = Packet::new(
+            NO_FLOW,
+            self.me,
+            BROADCAST,
+            Transport::Control(ControlHeader { proto: PROTO_DSDV, kind, len, blob: Some(blob) }),
+            len,
+            0,
+            now,
+        );
+        p.ip.ttl = 1;
+        self.stats.count(kind as usize - 1, p.size);
+        let pkt = io.pool.insert(p);
+        io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: None });
+    }
+
+    fn own(&self) -> Advert {
+        Advert { dst: self.me, metric: 0, seq: self.seq }
+    }
+
+    /// The full table, our own entry first; every pending change is sent.
+    fn full_dump(&mut self, now: Time, io: &mut RoutingIo) {
+        self.seq += 2;
+        let mut routes = vec![self.own()];
+        for (&dst, e) in self.table.iter_mut() {
+            routes.push(Advert { dst, metric: e.metric, seq: e.seq });
+            e.pending = None;
+        }
+        self.next_incremental = None;
+        self.send_update(now, kind::FULL, routes, io);
+    }
+
+    /// The entries whose changes have settled.
+    fn incremental(&mut self, now: Time, io: &mut RoutingIo) {
+        let mut routes = vec![self.own()];
+        for (&dst, e) in self.table.iter_mut() {
+            if e.pending.is_some_and(|t| t <= now) {
+                routes.push(Advert { dst, metric: e.metric, seq: e.seq });
+                e.pending = None;
+            }
+        }
+        if routes.len() > 1 {
+            self.send_update(now, kind::INCREMENTAL, routes, io);
+        }
+    }
+
+    /// Schedule a triggered update for a change that may go out at `at`.
+    fn trigger(&mut self, at: Time) {
+        let j = (self.rng.uniform() * self.p.jitter as f64) as Time;
+        let t = at + j;
+        self.next_incremental = Some(self.next_incremental.map_or(t, |x| x.min(t)));
+    }
+
+    fn break_link(&mut self, now: Time, nb: NodeId) {
+        self.heard.remove(&nb);
+        let mut any = false;
+        for e in self.table.values_mut() {
+            if e.next_hop == nb && e.metric < INFINITY {
+                e.metric = INFINITY;
+                e.seq = e.seq.wrapping_add(1); // odd: broken, as only we know
+                e.pending = Some(now);
+                any = true;
+            }
+        }
+        if any {
+            self.trigger(now);
+        }
+    }
+
+    fn on_update(&mut self, now: Time, from: NodeId, up: &Update) {
+        self.heard.insert(from, now);
+        let mut earliest: Option<Time> = None;
+        for a in &up.routes {
+            if a.dst == self.me {
+                // Someone advertises us broken with a newer number: answer
+                // with a newer even number of our own in the next update.
+                if newer(a.seq, self.seq) {
+                    self.seq = (a.seq + 1) & !1;
+                    earliest = Some(now);
+                }
+                continue;
+            }
+            let metric = if a.metric >= INFINITY { INFINITY } else { a.metric + 1 };
+            if metric >= INFINITY && !self.table.contains_key(&a.dst) {
+                continue; // a broken route to somewhere we never reached
+            }
+            let settle0 = self.p.initial_settling_time;
+            let e = self.table.entry(a.dst).or_insert(Entry {
+                next_hop: from,
+                metric: INFINITY,
+                seq: a.seq.wrapping_sub(2),
+                pending: None,
+                seq_heard: now,
+                settle: settle0,
+            });
+            let fresher = newer(a.seq, e.seq);
+            let better = a.seq == e.seq && metric < e.metric;
+            // The current next hop's own news about a route it carries.
+            let from_next = a.seq == e.seq && e.next_hop == from && metric != e.metric;
+            if !(fresher || better || from_next) {
+                continue;
+            }
+            if fresher {
+                e.seq_heard = now;
+            } else if better && metric < INFINITY {
+                // A better route for the same number came later: the
+                // settling time of this destination grows towards it.
+                let waited = (now - e.seq_heard) as f64;
+                e.settle = (self.p.settling_alpha * e.settle as f64 + (1.0 - self.p.settling_alpha) * waited) as Time;
+            }
+            let was = e.metric;
+            e.seq = a.seq;
+            e.metric = metric;
+            e.next_hop = from;
+            // A broken route or a newly reachable destination goes out at
+            // once; a changed metric after the settling time.
+            let at = if metric >= INFINITY || was >= INFINITY {
+                now
+            } else if metric != was {
+                now + 2 * e.settle
+            } else {
+                continue;
+            };
+            e.pending = Some(e.pending.map_or(at, |x| x.min(at)));
+            earliest = Some(earliest.map_or(at, |x| x.min(at)));
+        }
+        if let Some(at) = earliest {
+            self.trigger(at);
+        }
+    }
+
+    fn release(&mut self, io: &mut RoutingIo) {
+        let mut kept = VecDeque::with_capacity(self.buffer.len());
+        for (pkt, dst, since) in std::mem::take(&mut self.buffer) {
+            match self.next_hop(dst) {
+                Some(nh) => io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: Some(nh) }),
+                None => kept.push_back((pkt, dst, since)),
+            }
+        }
+        self.buffer = kept;
+    }
+
+    fn neighbour_life(&self) -> Time {
+        self.p.periodic_update_interval * self.p.min_update_periods as Time
+    }
+
+    /// A message of this protocol delivered here.
+    fn handle(&mut self, now: Time, p: &Packet, io: &mut RoutingIo) {
+        let Transport::Control(c) = p.l4 else { return };
+        if c.proto != PROTO_DSDV {
+            return;
+        }
+        if let Some(up) = c.blob.and_then(|b| io.pool.blob::<Update>(b)).cloned() {
+            self.on_update(now, p.ip.src, &up);
+            self.release(io);
+        }
+    }
+}
+
+impl Routing for Dsdv {
+    fn route(&mut self, now: Time, id: PktId, io: &mut RoutingIo) -> Route {
+        let dst = io.pool.get(id).ip.dst;
+        if let Some(next_hop) = self.next_hop(dst) {
+            return Route::Forward { dev: self.dev, next_hop };
+        }
+        if self.buffer.len() >= self.p.buffer_len {
+            let (old, _, _) = self.buffer.pop_front().expect("a full buffer");
+            self.stats.drops_buffer_full += 1;
+            io.out.push(RoutingAction::DropHeld(old));
+        }
+        self.buffer.push_back((id, dst, now));
+        Route::Hold
+    }
+
+    fn known_route(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
+        self.next_hop(dst).map(|n| (self.dev, n))
+    }
+
+    fn on_control(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {
+        // Read the message before letting the packet go: the last holder's
+        // release frees its body.
+        let p = *io.pool.get(pkt);
+        self.handle(now, &p, io);
+        io.pool.release(pkt);
+    }
+
+    fn on_link_failure(&mut self, now: Time, _dev: DevId, neighbor: NodeId, _io: &mut RoutingIo) {
+        if self.p.use_mac_failures {
+            self.break_link(now, neighbor);
+        }
+    }
+
+    fn deadline(&self) -> Option<Time> {
+        let mut d = Some(self.next_full.unwrap_or(0));
+        let mut at = |t: Time| d = Some(d.map_or(t, |x: Time| x.min(t)));
+        if let Some(t) = self.next_incremental {
+            at(t);
+        }
+        if let Some(&(_, _, since)) = self.buffer.front() {
+            at(since.saturating_add(self.p.buffer_timeout));
+        }
+        if let Some(t) = self.heard.values().min() {
+            at(t + self.neighbour_life());
+        }
+        d
+    }
+
+    fn on_timer(&mut self, now: Time, io: &mut RoutingIo) {
+        let life = self.neighbour_life();
+        let gone: Vec<NodeId> = self.heard.iter().filter(|(_, &t)| t + life <= now).map(|(&n, _)| n).collect();
+        for nb in gone {
+            self.break_link(now, nb);
+        }
+        match self.next_full {
+            // The first dump at a random point of the first interval, so the
+            // nodes do not all start together.
+            None => {
+                let first = (self.rng.uniform() * self.p.periodic_update_interval as f64) as Time;
+                self.next_full = Some(now + first);
+            }
+            Some(t) if t <= now => {
+                self.full_dump(now, io);
+                let next = now + self.period();
+                self.next_full = Some(next);
+            }
+            _ => {}
+        }
+        if self.next_incremental.is_some_and(|t| t <= now) {
+            self.next_incremental = None;
+            self.incremental(now, io);
+            // Changes still settling go out later.
+            if let Some(t) = self.table.values().filter_map(|e| e.pending).min() {
+                self.trigger(t.max(now));
+            }
+        }
+        while let Some(&(pkt, _, since)) = self.buffer.front() {
+            if since.saturating_add(self.p.buffer_timeout) > now {
+                break;
+            }
+            self.buffer.pop_front();
+            self.stats.drops_buffer_timeout += 1;
+            io.out.push(RoutingAction::DropHeld(pkt));
+        }
+    }
+
+    fn stats(&self) -> Option<&RoutingStats> {
+        Some(&self.stats)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -5,7 +5,7 @@
 //! 3561), never from earlier runs.
 
 use tcplab_core::engine::time::SEC;
-use tcplab_core::net::routing::{Aodv, Dsdv};
+use tcplab_core::net::routing::{Aodv, Dsdv, Dsr};
 use tcplab_core::output::{Column, Table};
 use tcplab_core::sim::World;
 use tcplab_core::wireless::Dcf;
@@ -74,7 +74,10 @@ fn routes(w: &World, n: usize) -> Vec<(u32, u32, u8)> {
     if let Some(a) = any.downcast_ref::<Aodv>() {
         return a.routes();
     }
-    any.downcast_ref::<Dsdv>().expect("an ad hoc routing protocol").routes()
+    if let Some(d) = any.downcast_ref::<Dsdv>() {
+        return d.routes();
+    }
+    any.downcast_ref::<Dsr>().expect("an ad hoc routing protocol").routes()
 }
 
 fn node_stat(r: &RunResult, node: &str, stat: &str) -> f64 {
@@ -472,4 +475,88 @@ fn aodv_example_scenario_runs() {
     assert!(col_sum(&r.flows, "goodput_bps") > 50_000.0, "{}", r.flows.to_csv());
     assert_eq!(r.nodes.rows(), 8);
     assert!(col_sum(&r.nodes, "rreq_sent") >= 1.0);
+}
+
+// ---- DSR ----------------------------------------------------------------
+
+/// The source finds the chain route on demand and every packet follows it;
+/// TCP runs over it.
+#[test]
+fn dsr_finds_the_chain_route_on_demand_and_carries_tcp() {
+    let hops = 7;
+    let mut w = build(&scenario("5s", "dsr", "", &chain_nodes(hops), &probe("n0", "n7", 0.0)));
+    w.run_until(3 * SEC);
+    let r = routes(&w, 0);
+    let to_dst = r.iter().find(|e| e.0 == hops as u32).unwrap_or_else(|| panic!("no route: {r:?}"));
+    assert_eq!((to_dst.1, to_dst.2 as usize), (1, hops));
+    let back = routes(&w, hops);
+    assert!(back.iter().any(|e| e.0 == 0 && e.1 == hops as u32 - 1 && e.2 as usize == hops), "{back:?}");
+    let r = w.run();
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() > 0.0);
+    assert!(node_stat(&r, "n0", "route_discoveries") >= 1.0);
+    let r = run_toml(&chain(hops, "30s", "dsr", "")).unwrap();
+    let gp = col_sum(&r.flows, "goodput_bps");
+    println!(
+        "7 hops DSR: goodput {gp:.0} bit/s, retransmits {}, routing packets {}, overhead {:.4}, route errors {}, \
+         false route failures {}",
+        col_sum(&r.flows, "retransmits"),
+        col_sum(&r.nodes, "routing_packets"),
+        r.summary.routing_overhead.unwrap(),
+        col_sum(&r.nodes, "route_errors"),
+        col_sum(&r.nodes, "false_route_failures"),
+    );
+    assert!(gp > 0.0);
+    assert_eq!(r.summary.drops_ttl, 0, "no routing loop");
+}
+
+/// Routes longer than `max_route_len` nodes are never found.
+#[test]
+fn dsr_max_route_len_bounds_the_route() {
+    let nodes = chain_nodes(6);
+    let flow = probe("n0", "n6", 0.0);
+    let ok = run_toml(&scenario("10s", "dsr", "[wireless.dsr]\nmax_route_len = 7", &nodes, &flow)).unwrap();
+    let short = run_toml(&scenario("10s", "dsr", "[wireless.dsr]\nmax_route_len = 6", &nodes, &flow)).unwrap();
+    assert!(ok.flows.get("bytes_delivered", 0).unwrap() > 0.0);
+    assert_eq!(short.flows.get("bytes_delivered", 0).unwrap(), 0.0);
+}
+
+/// A node on the route goes dark: route errors, salvaging or a new
+/// discovery, and TCP carries on around it.
+#[test]
+fn dsr_repairs_a_route_through_a_node_switched_off() {
+    let (gw, gh) = (6, 2);
+    let nodes = grid_nodes(gw, gh);
+    let sc = scenario("45s", "dsr", "", &nodes, &tcp("g0_0", "g5_0"));
+    let dst = 5u32;
+    let off_at = 15 * SEC;
+    let mut w = build(&sc);
+    w.run_until(off_at - 1);
+    let r0 = routes(&w, 0);
+    let first = r0.iter().find(|e| e.0 == dst).expect("a route").1;
+    // The node after the first hop on the source's route.
+    let Some(path) = w.nodes[0].routing.as_dyn().as_any().downcast_ref::<Dsr>().unwrap().cached(dst) else {
+        panic!("no cached route")
+    };
+    assert_eq!(path[1], first);
+    let victim = path[2];
+    assert_ne!(victim, dst);
+    let dev = w.nodes[victim as usize].devices[0];
+    w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+    let r = w.run();
+    let by_15 = run_toml(&sc.replace("duration = \"45s\"", "duration = \"15s\""))
+        .unwrap()
+        .flows
+        .get("bytes_delivered", 0)
+        .unwrap();
+    let total = r.flows.get("bytes_delivered", 0).unwrap();
+    println!(
+        "DSR switched off {}: {by_15} bytes by 15 s, {total} by 45 s; route errors {}, discoveries {}",
+        nodes[victim as usize].0,
+        col_sum(&r.nodes, "route_errors"),
+        col_sum(&r.nodes, "route_discoveries"),
+    );
+    assert!(by_15 > 100_000.0);
+    assert!(total - by_15 > 200_000.0, "TCP recovers: {} bytes after the break", total - by_15);
+    assert!(col_sum(&r.nodes, "route_errors") >= 1.0);
+    assert_eq!(r.summary.drops_ttl, 0, "no routing loop");
 }

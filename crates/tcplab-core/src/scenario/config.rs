@@ -108,6 +108,18 @@ pub struct WirelessCfg {
     pub aodv: Option<AodvCfg>,
     /// `[wireless.dsdv]`: DSDV's parameters (routing = "dsdv").
     pub dsdv: Option<DsdvCfg>,
+    /// `[wireless.dsr]`: DSR's parameters (routing = "dsr").
+    pub dsr: Option<DsrCfg>,
+}
+
+/// `[wireless.dsr]` (defaults: ns-2.35's DSR).
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DsrCfg {
+    /// Longest source route in nodes (default 16, ns-2.35's MAX_SR_LEN).
+    pub max_route_len: Option<u32>,
+    pub buffer_len: Option<u32>,
+    pub buffer_timeout: Option<Dur>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).
@@ -169,6 +181,8 @@ pub enum WirelessRouting {
     Aodv,
     /// DSDV (Perkins & Bhagwat), `[wireless.dsdv]`.
     Dsdv,
+    /// DSR (RFC 4728), `[wireless.dsr]`.
+    Dsr,
 }
 
 /// A byte count or a word ("off"); checked in validation.

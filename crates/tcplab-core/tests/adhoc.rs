@@ -5,7 +5,7 @@
 //! 3561), never from earlier runs.
 
 use tcplab_core::engine::time::SEC;
-use tcplab_core::net::routing::{Aodv, Dsdv, Dsr};
+use tcplab_core::net::routing::{Aodv, Dsdv, Dsr, Olsr};
 use tcplab_core::output::{Column, Table};
 use tcplab_core::sim::World;
 use tcplab_core::wireless::Dcf;
@@ -77,7 +77,10 @@ fn routes(w: &World, n: usize) -> Vec<(u32, u32, u8)> {
     if let Some(d) = any.downcast_ref::<Dsdv>() {
         return d.routes();
     }
-    any.downcast_ref::<Dsr>().expect("an ad hoc routing protocol").routes()
+    if let Some(d) = any.downcast_ref::<Dsr>() {
+        return d.routes();
+    }
+    any.downcast_ref::<Olsr>().expect("an ad hoc routing protocol").routes()
 }
 
 fn node_stat(r: &RunResult, node: &str, stat: &str) -> f64 {
@@ -558,5 +561,100 @@ fn dsr_repairs_a_route_through_a_node_switched_off() {
     assert!(by_15 > 100_000.0);
     assert!(total - by_15 > 200_000.0, "TCP recovers: {} bytes after the break", total - by_15);
     assert!(col_sum(&r.nodes, "route_errors") >= 1.0);
+    assert_eq!(r.summary.drops_ttl, 0, "no routing loop");
+}
+
+// ---- OLSR ---------------------------------------------------------------
+
+/// After its HELLOs and TCs have gone round, every node's table holds the
+/// shortest hop path to every other node: on a chain and on a grid (OLSR
+/// computes shortest paths over the links it knows, and MPR links are
+/// enough for them).
+#[test]
+fn olsr_converges_to_shortest_paths_on_a_chain_and_a_grid() {
+    let hops = 7;
+    let mut w = build(&scenario("35s", "olsr", "", &chain_nodes(hops), &probe("n0", "n7", 30.0)));
+    w.run_until(30 * SEC);
+    for i in 0..=hops {
+        let r = routes(&w, i);
+        assert_eq!(r.len(), hops, "n{i}: {r:?}");
+        for &(d, next, h) in &r {
+            let d = d as usize;
+            let expect_next = if d > i { i + 1 } else { i - 1 };
+            assert_eq!((next as usize, h as usize), (expect_next, d.abs_diff(i)), "n{i} towards n{d}");
+        }
+    }
+    assert!(w.run().flows.get("bytes_delivered", 0).unwrap() > 0.0);
+    let (gw, gh) = (4, 4);
+    let mut w = build(&scenario("35s", "olsr", "", &grid_nodes(gw, gh), &probe("g0_0", "g3_3", 30.0)));
+    w.run_until(30 * SEC);
+    let xy = |n: usize| (n % gw, n / gw);
+    let dist = |a: usize, b: usize| {
+        let ((ax, ay), (bx, by)) = (xy(a), xy(b));
+        ax.abs_diff(bx) + ay.abs_diff(by)
+    };
+    for n in 0..gw * gh {
+        let r = routes(&w, n);
+        assert_eq!(r.len(), gw * gh - 1, "node {n}: {r:?}");
+        for &(d, next, h) in &r {
+            assert_eq!(h as usize, dist(n, d as usize), "hops {n} -> {d}");
+            assert_eq!(dist(next as usize, d as usize) + 1, dist(n, d as usize), "{n} -> {next} towards {d}");
+        }
+    }
+    let r = w.run();
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() > 0.0);
+    assert!(col_sum(&r.nodes, "olsr_tc_sent") > 0.0);
+}
+
+#[test]
+fn olsr_carries_tcp_and_repairs_a_route_through_a_node_switched_off() {
+    let r = run_toml(&chain(7, "30s", "olsr", "")).unwrap();
+    let gp = col_sum(&r.flows, "goodput_bps");
+    println!(
+        "7 hops OLSR: goodput {gp:.0} bit/s, retransmits {}, routing packets {}, overhead {:.4}",
+        col_sum(&r.flows, "retransmits"),
+        col_sum(&r.nodes, "routing_packets"),
+        r.summary.routing_overhead.unwrap(),
+    );
+    assert!(gp > 0.0);
+    assert_eq!(r.summary.drops_ttl, 0);
+    let (gw, gh) = (6, 2);
+    let nodes = grid_nodes(gw, gh);
+    let sc = scenario("60s", "olsr", "", &nodes, &tcp("g0_0", "g5_0"));
+    let dst = 5u32;
+    let off_at = 20 * SEC;
+    let next = |w: &World, at: u32| routes(w, at as usize).into_iter().find(|e| e.0 == dst).map(|e| e.1);
+    let mut w = build(&sc);
+    w.run_until(off_at - 1);
+    let first = next(&w, 0).expect("a route");
+    let victim = next(&w, first).expect("a route");
+    assert_ne!(victim, dst);
+    let dev = w.nodes[victim as usize].devices[0];
+    w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+    w.run_until(59 * SEC);
+    let mut path = vec![0u32];
+    while *path.last().unwrap() != dst {
+        let hop = next(&w, *path.last().unwrap()).unwrap_or_else(|| panic!("no route on from {path:?}"));
+        assert!(path.len() < nodes.len(), "a loop: {path:?}");
+        path.push(hop);
+    }
+    assert!(!path.contains(&victim), "{path:?} still through {victim}");
+    // Around a dead node of the bottom row: up, along, down: 5 + 2 hops.
+    if victim < gw as u32 {
+        assert_eq!(path.len() - 1, 7, "the shortest way around: {path:?}");
+    }
+    let r = w.run();
+    let by_off = run_toml(&sc.replace("duration = \"60s\"", "duration = \"20s\""))
+        .unwrap()
+        .flows
+        .get("bytes_delivered", 0)
+        .unwrap();
+    let after = r.flows.get("bytes_delivered", 0).unwrap() - by_off;
+    println!(
+        "OLSR switched off {}: {by_off} bytes by 20 s, {after} after; route then {path:?}",
+        nodes[victim as usize].0
+    );
+    assert!(by_off > 100_000.0);
+    assert!(after > 200_000.0, "TCP recovers: {after} bytes after the break");
     assert_eq!(r.summary.drops_ttl, 0, "no routing loop");
 }

@@ -110,6 +110,20 @@ pub struct WirelessCfg {
     pub dsdv: Option<DsdvCfg>,
     /// `[wireless.dsr]`: DSR's parameters (routing = "dsr").
     pub dsr: Option<DsrCfg>,
+    /// `[wireless.olsr]`: OLSR's parameters (routing = "olsr").
+    pub olsr: Option<OlsrCfg>,
+}
+
+/// `[wireless.olsr]` (defaults: RFC 3626).
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OlsrCfg {
+    /// HELLO every this long (default 2 s); neighbour hold time 3 x.
+    pub hello_interval: Option<Dur>,
+    /// TC every this long (default 5 s); topology hold time 3 x.
+    pub tc_interval: Option<Dur>,
+    pub buffer_len: Option<u32>,
+    pub buffer_timeout: Option<Dur>,
 }
 
 /// `[wireless.dsr]` (defaults: ns-2.35's DSR).
@@ -183,6 +197,8 @@ pub enum WirelessRouting {
     Dsdv,
     /// DSR (RFC 4728), `[wireless.dsr]`.
     Dsr,
+    /// OLSR (RFC 3626), `[wireless.olsr]`.
+    Olsr,
 }
 
 /// A byte count or a word ("off"); checked in validation.

@@ -5,17 +5,19 @@
 //! send and when it wants its timer, and never touches the event queue.
 //!
 //! Static shortest-path routing (`static_routes`) and the ad hoc protocols
-//! (`aodv`, `dsdv`, `dsr`) implement the same trait.
+//! (`aodv`, `dsdv`, `dsr`, `olsr`) implement the same trait.
 
 pub mod aodv;
 pub mod dsdv;
 pub mod dsr;
+pub mod olsr;
 pub mod shortest;
 pub mod static_routes;
 
 pub use aodv::{Aodv, AodvParams};
 pub use dsdv::{Dsdv, DsdvParams};
 pub use dsr::{Dsr, DsrParams, SharedHeaders};
+pub use olsr::{Olsr, OlsrParams};
 pub use shortest::{shortest_paths, shortest_paths_to};
 pub use static_routes::StaticRouting;
 

@@ -302,12 +302,16 @@ fn aodv_keys_are_validated() {
 }
 
 /// The chains of validation/wifi_chain_ns2.py (250 m apart, the flow from
-/// 1 s, 100 s measured) with AODV, per hop count and seed: the tcplab side
-/// of the ns-2.35 comparison in docs/validation.md.
-/// `cargo test --release --test adhoc -- --ignored --nocapture`
+/// 1 s, 100 s measured) with AODV (or the protocol in TCPLAB_ROUTING), per
+/// hop count and seed: the tcplab side of the ns-2.35 comparison in
+/// docs/validation.md.
+/// `cargo test --release --test adhoc chain_table -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn aodv_chain_table_for_the_ns2_comparison() {
+    let routing = std::env::var("TCPLAB_ROUTING").unwrap_or_else(|_| "aodv".into());
+    // More TOML for [wireless], e.g. "[wireless.dsdv]\nuse_mac_failures = false".
+    let extra = std::env::var("TCPLAB_EXTRA").unwrap_or_default().replace("\\n", "\n");
     for hops in 1..=7 {
         for seed in 1..=3 {
             let nodes: Vec<(String, f64, f64)> = (0..=hops).map(|i| (format!("n{i}"), 250.0 * i as f64, 0.0)).collect();
@@ -315,7 +319,7 @@ fn aodv_chain_table_for_the_ns2_comparison() {
                 "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"newreno\"\npacket_size = 1460\nwindow = 32\n\
                  app = {{ kind = \"bulk\", start = 1.0 }}\n"
             );
-            let sc = scenario("101s", "aodv", "", &nodes, &flow).replace("seed = 1", &format!("seed = {seed}"));
+            let sc = scenario("101s", &routing, &extra, &nodes, &flow).replace("seed = 1", &format!("seed = {seed}"));
             let r = run_toml(&sc).unwrap();
             println!(
                 "hops {hops} seed {seed} goodput_bps {:.0} retransmits {} timeouts {} routing_packets {} mac_drops {} \

@@ -11,7 +11,9 @@ window, started at 1 s and measured for `duration` seconds.
 
 ns-2.35 has no static routing for wireless nodes, so its chains run AODV
 (routes are found once at the start; a MAC retry-limit drop breaks the route
-and starts a repair). tcplab runs static shortest-hop routing.
+and starts a repair). tcplab runs static shortest-hop routing by default;
+`--routing aodv|dsdv|dsr` runs that protocol on both sides (ns-2's DSR with
+its CMUPriQueue interface queue, as ns-2 requires).
 """
 from __future__ import annotations
 
@@ -29,12 +31,12 @@ from validation.ns2 import available, measure  # noqa: E402
 SEGMENT = 1460
 
 
-def scenario(hops: int, seed: int, duration: float) -> dict:
+def scenario(hops: int, seed: int, duration: float, routing: str = "static") -> dict:
     return {
         "sim": {"duration": f"{duration + 1}s", "seed": seed},
         "wireless": {
             "propagation": "two_ray_ground", "data_rate": "2Mbps", "basic_rate": "1Mbps",
-            "rts_threshold": 0, "routing": "static", "ifq": {"kind": "priqueue", "limit": 50},
+            "rts_threshold": 0, "routing": routing, "ifq": {"kind": "priqueue", "limit": 50},
         },
         "node": [{"name": f"n{i}", "position": [250.0 * i, 0.0]} for i in range(hops + 1)],
         "flow": [{
@@ -44,8 +46,10 @@ def scenario(hops: int, seed: int, duration: float) -> dict:
     }
 
 
-def tcl(hops: int, seed: int, duration: float) -> str:
+def tcl(hops: int, seed: int, duration: float, routing: str = "static") -> str:
     nn = hops + 1
+    proto = "AODV" if routing == "static" else routing.upper()
+    ifq = "CMUPriQueue" if proto == "DSR" else "Queue/DropTail/PriQueue"
     return f"""
 set ns [new Simulator]
 ns-random 0
@@ -59,8 +63,8 @@ set chan [new Channel/WirelessChannel]
 Mac/802_11 set dataRate_ 2Mb
 Mac/802_11 set basicRate_ 1Mb
 Mac/802_11 set RTSThreshold_ 0
-$ns node-config -adhocRouting AODV -llType LL -macType Mac/802_11 \\
-  -ifqType Queue/DropTail/PriQueue -ifqLen 50 -antType Antenna/OmniAntenna \\
+$ns node-config -adhocRouting {proto} -llType LL -macType Mac/802_11 \\
+  -ifqType {ifq} -ifqLen 50 -antType Antenna/OmniAntenna \\
   -propType Propagation/TwoRayGround -phyType Phy/WirelessPhy -channel $chan \\
   -topoInstance $topo -agentTrace OFF -routerTrace OFF -macTrace OFF -movementTrace OFF
 for {{set i 0}} {{$i < {nn}}} {{incr i}} {{
@@ -90,10 +94,10 @@ $ns run
 """
 
 
-def run_ns2(hops: int, seed: int, duration: float) -> dict:
+def run_ns2(hops: int, seed: int, duration: float, routing: str = "static") -> dict:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "chain.tcl"
-        path.write_text(tcl(hops, seed, duration))
+        path.write_text(tcl(hops, seed, duration, routing))
         m = measure(["ns", str(path)], cwd=d)
     if m["returncode"] != 0:
         raise RuntimeError(f"ns failed: {m['stderr'].strip()[-500:]}")
@@ -104,8 +108,8 @@ def run_ns2(hops: int, seed: int, duration: float) -> dict:
             "cpu_s": m["cpu_s"]}
 
 
-def run_tcplab(hops: int, seed: int, duration: float) -> dict:
-    r = tcplab.run(scenario(hops, seed, duration))
+def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static") -> dict:
+    r = tcplab.run(scenario(hops, seed, duration, routing))
     f = r.columns("flows")
     n = r.columns("nodes")
     return {"goodput_bps": f["goodput_bps"][0], "retransmits": f["retransmits"][0], "timeouts": f["timeouts"][0],
@@ -117,6 +121,7 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--duration", type=float, default=100.0)
     ap.add_argument("--hops", type=int, default=7)
+    ap.add_argument("--routing", choices=["static", "aodv", "dsdv", "dsr"], default="static")
     a = ap.parse_args()
     if not available():
         print("ns (ns-2.35) is not installed", file=sys.stderr)
@@ -125,8 +130,8 @@ def main() -> int:
           "| tcplab timeouts | ns-2 timeouts | tcplab MAC drops |")
     print("|---|---|---|---|---|---|---|---|")
     for hops in range(1, a.hops + 1):
-        ours = [run_tcplab(hops, s, a.duration) for s in range(1, a.seeds + 1)]
-        theirs = [run_ns2(hops, s, a.duration) for s in range(1, a.seeds + 1)]
+        ours = [run_tcplab(hops, s, a.duration, a.routing) for s in range(1, a.seeds + 1)]
+        theirs = [run_ns2(hops, s, a.duration, a.routing) for s in range(1, a.seeds + 1)]
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
         print(f"| {hops} | {mean(ours, 'goodput_bps') / 1e3:.0f} | {mean(theirs, 'goodput_bps') / 1e3:.0f} "
               f"| {mean(ours, 'retransmits'):.1f} | {mean(theirs, 'retransmits'):.1f} "

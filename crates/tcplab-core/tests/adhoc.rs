@@ -5,7 +5,7 @@
 //! 3561), never from earlier runs.
 
 use tcplab_core::engine::time::SEC;
-use tcplab_core::net::routing::{Aodv, Dsdv};
+use tcplab_core::net::routing::{Aodv, Dsdv, Dsr, Olsr};
 use tcplab_core::output::{Column, Table};
 use tcplab_core::sim::World;
 use tcplab_core::wireless::Dcf;
@@ -74,7 +74,13 @@ fn routes(w: &World, n: usize) -> Vec<(u32, u32, u8)> {
     if let Some(a) = any.downcast_ref::<Aodv>() {
         return a.routes();
     }
-    any.downcast_ref::<Dsdv>().expect("an ad hoc routing protocol").routes()
+    if let Some(d) = any.downcast_ref::<Dsdv>() {
+        return d.routes();
+    }
+    if let Some(d) = any.downcast_ref::<Dsr>() {
+        return d.routes();
+    }
+    any.downcast_ref::<Olsr>().expect("an ad hoc routing protocol").routes()
 }
 
 fn node_stat(r: &RunResult, node: &str, stat: &str) -> f64 {
@@ -296,12 +302,16 @@ fn aodv_keys_are_validated() {
 }
 
 /// The chains of validation/wifi_chain_ns2.py (250 m apart, the flow from
-/// 1 s, 100 s measured) with AODV, per hop count and seed: the tcplab side
-/// of the ns-2.35 comparison in docs/validation.md.
-/// `cargo test --release --test adhoc -- --ignored --nocapture`
+/// 1 s, 100 s measured) with AODV (or the protocol in TCPLAB_ROUTING), per
+/// hop count and seed: the tcplab side of the ns-2.35 comparison in
+/// docs/validation.md.
+/// `cargo test --release --test adhoc chain_table -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn aodv_chain_table_for_the_ns2_comparison() {
+    let routing = std::env::var("TCPLAB_ROUTING").unwrap_or_else(|_| "aodv".into());
+    // More TOML for [wireless], e.g. "[wireless.dsdv]\nuse_mac_failures = false".
+    let extra = std::env::var("TCPLAB_EXTRA").unwrap_or_default().replace("\\n", "\n");
     for hops in 1..=7 {
         for seed in 1..=3 {
             let nodes: Vec<(String, f64, f64)> = (0..=hops).map(|i| (format!("n{i}"), 250.0 * i as f64, 0.0)).collect();
@@ -309,7 +319,7 @@ fn aodv_chain_table_for_the_ns2_comparison() {
                 "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"newreno\"\npacket_size = 1460\nwindow = 32\n\
                  app = {{ kind = \"bulk\", start = 1.0 }}\n"
             );
-            let sc = scenario("101s", "aodv", "", &nodes, &flow).replace("seed = 1", &format!("seed = {seed}"));
+            let sc = scenario("101s", &routing, &extra, &nodes, &flow).replace("seed = 1", &format!("seed = {seed}"));
             let r = run_toml(&sc).unwrap();
             println!(
                 "hops {hops} seed {seed} goodput_bps {:.0} retransmits {} timeouts {} routing_packets {} mac_drops {} \
@@ -472,4 +482,229 @@ fn aodv_example_scenario_runs() {
     assert!(col_sum(&r.flows, "goodput_bps") > 50_000.0, "{}", r.flows.to_csv());
     assert_eq!(r.nodes.rows(), 8);
     assert!(col_sum(&r.nodes, "rreq_sent") >= 1.0);
+}
+
+// ---- DSR ----------------------------------------------------------------
+
+/// The source finds the chain route on demand and every packet follows it;
+/// TCP runs over it.
+#[test]
+fn dsr_finds_the_chain_route_on_demand_and_carries_tcp() {
+    let hops = 7;
+    let mut w = build(&scenario("5s", "dsr", "", &chain_nodes(hops), &probe("n0", "n7", 0.0)));
+    w.run_until(3 * SEC);
+    let r = routes(&w, 0);
+    let to_dst = r.iter().find(|e| e.0 == hops as u32).unwrap_or_else(|| panic!("no route: {r:?}"));
+    assert_eq!((to_dst.1, to_dst.2 as usize), (1, hops));
+    let back = routes(&w, hops);
+    assert!(back.iter().any(|e| e.0 == 0 && e.1 == hops as u32 - 1 && e.2 as usize == hops), "{back:?}");
+    let r = w.run();
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() > 0.0);
+    assert!(node_stat(&r, "n0", "route_discoveries") >= 1.0);
+    let r = run_toml(&chain(hops, "30s", "dsr", "")).unwrap();
+    let gp = col_sum(&r.flows, "goodput_bps");
+    println!(
+        "7 hops DSR: goodput {gp:.0} bit/s, retransmits {}, routing packets {}, overhead {:.4}, route errors {}, \
+         false route failures {}",
+        col_sum(&r.flows, "retransmits"),
+        col_sum(&r.nodes, "routing_packets"),
+        r.summary.routing_overhead.unwrap(),
+        col_sum(&r.nodes, "route_errors"),
+        col_sum(&r.nodes, "false_route_failures"),
+    );
+    assert!(gp > 0.0);
+    assert_eq!(r.summary.drops_ttl, 0, "no routing loop");
+}
+
+/// Routes longer than `max_route_len` nodes are never found.
+#[test]
+fn dsr_max_route_len_bounds_the_route() {
+    let nodes = chain_nodes(6);
+    let flow = probe("n0", "n6", 0.0);
+    let ok = run_toml(&scenario("10s", "dsr", "[wireless.dsr]\nmax_route_len = 7", &nodes, &flow)).unwrap();
+    let short = run_toml(&scenario("10s", "dsr", "[wireless.dsr]\nmax_route_len = 6", &nodes, &flow)).unwrap();
+    assert!(ok.flows.get("bytes_delivered", 0).unwrap() > 0.0);
+    assert_eq!(short.flows.get("bytes_delivered", 0).unwrap(), 0.0);
+}
+
+/// A node on the route goes dark: route errors, salvaging or a new
+/// discovery, and TCP carries on around it.
+#[test]
+fn dsr_repairs_a_route_through_a_node_switched_off() {
+    let (gw, gh) = (6, 2);
+    let nodes = grid_nodes(gw, gh);
+    let sc = scenario("45s", "dsr", "", &nodes, &tcp("g0_0", "g5_0"));
+    let dst = 5u32;
+    let off_at = 15 * SEC;
+    let mut w = build(&sc);
+    w.run_until(off_at - 1);
+    let r0 = routes(&w, 0);
+    let first = r0.iter().find(|e| e.0 == dst).expect("a route").1;
+    // The node after the first hop on the source's route.
+    let Some(path) = w.nodes[0].routing.as_dyn().as_any().downcast_ref::<Dsr>().unwrap().cached(dst) else {
+        panic!("no cached route")
+    };
+    assert_eq!(path[1], first);
+    let victim = path[2];
+    assert_ne!(victim, dst);
+    let dev = w.nodes[victim as usize].devices[0];
+    w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+    let r = w.run();
+    let by_15 = run_toml(&sc.replace("duration = \"45s\"", "duration = \"15s\""))
+        .unwrap()
+        .flows
+        .get("bytes_delivered", 0)
+        .unwrap();
+    let total = r.flows.get("bytes_delivered", 0).unwrap();
+    println!(
+        "DSR switched off {}: {by_15} bytes by 15 s, {total} by 45 s; route errors {}, discoveries {}",
+        nodes[victim as usize].0,
+        col_sum(&r.nodes, "route_errors"),
+        col_sum(&r.nodes, "route_discoveries"),
+    );
+    assert!(by_15 > 100_000.0);
+    assert!(total - by_15 > 200_000.0, "TCP recovers: {} bytes after the break", total - by_15);
+    assert!(col_sum(&r.nodes, "route_errors") >= 1.0);
+    assert_eq!(r.summary.drops_ttl, 0, "no routing loop");
+}
+
+// ---- OLSR ---------------------------------------------------------------
+
+/// After its HELLOs and TCs have gone round, every node's table holds the
+/// shortest hop path to every other node: on a chain and on a grid (OLSR
+/// computes shortest paths over the links it knows, and MPR links are
+/// enough for them).
+#[test]
+fn olsr_converges_to_shortest_paths_on_a_chain_and_a_grid() {
+    let hops = 7;
+    let mut w = build(&scenario("35s", "olsr", "", &chain_nodes(hops), &probe("n0", "n7", 30.0)));
+    w.run_until(30 * SEC);
+    for i in 0..=hops {
+        let r = routes(&w, i);
+        assert_eq!(r.len(), hops, "n{i}: {r:?}");
+        for &(d, next, h) in &r {
+            let d = d as usize;
+            let expect_next = if d > i { i + 1 } else { i - 1 };
+            assert_eq!((next as usize, h as usize), (expect_next, d.abs_diff(i)), "n{i} towards n{d}");
+        }
+    }
+    assert!(w.run().flows.get("bytes_delivered", 0).unwrap() > 0.0);
+    let (gw, gh) = (4, 4);
+    let mut w = build(&scenario("35s", "olsr", "", &grid_nodes(gw, gh), &probe("g0_0", "g3_3", 30.0)));
+    w.run_until(30 * SEC);
+    let xy = |n: usize| (n % gw, n / gw);
+    let dist = |a: usize, b: usize| {
+        let ((ax, ay), (bx, by)) = (xy(a), xy(b));
+        ax.abs_diff(bx) + ay.abs_diff(by)
+    };
+    for n in 0..gw * gh {
+        let r = routes(&w, n);
+        assert_eq!(r.len(), gw * gh - 1, "node {n}: {r:?}");
+        for &(d, next, h) in &r {
+            assert_eq!(h as usize, dist(n, d as usize), "hops {n} -> {d}");
+            assert_eq!(dist(next as usize, d as usize) + 1, dist(n, d as usize), "{n} -> {next} towards {d}");
+        }
+    }
+    let r = w.run();
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() > 0.0);
+    assert!(col_sum(&r.nodes, "olsr_tc_sent") > 0.0);
+}
+
+#[test]
+fn olsr_carries_tcp_and_repairs_a_route_through_a_node_switched_off() {
+    let r = run_toml(&chain(7, "30s", "olsr", "")).unwrap();
+    let gp = col_sum(&r.flows, "goodput_bps");
+    println!(
+        "7 hops OLSR: goodput {gp:.0} bit/s, retransmits {}, routing packets {}, overhead {:.4}",
+        col_sum(&r.flows, "retransmits"),
+        col_sum(&r.nodes, "routing_packets"),
+        r.summary.routing_overhead.unwrap(),
+    );
+    assert!(gp > 0.0);
+    assert_eq!(r.summary.drops_ttl, 0);
+    let (gw, gh) = (6, 2);
+    let nodes = grid_nodes(gw, gh);
+    let sc = scenario("60s", "olsr", "", &nodes, &tcp("g0_0", "g5_0"));
+    let dst = 5u32;
+    let off_at = 20 * SEC;
+    let next = |w: &World, at: u32| routes(w, at as usize).into_iter().find(|e| e.0 == dst).map(|e| e.1);
+    let mut w = build(&sc);
+    w.run_until(off_at - 1);
+    let first = next(&w, 0).expect("a route");
+    let victim = next(&w, first).expect("a route");
+    assert_ne!(victim, dst);
+    let dev = w.nodes[victim as usize].devices[0];
+    w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+    w.run_until(59 * SEC);
+    let mut path = vec![0u32];
+    while *path.last().unwrap() != dst {
+        let hop = next(&w, *path.last().unwrap()).unwrap_or_else(|| panic!("no route on from {path:?}"));
+        assert!(path.len() < nodes.len(), "a loop: {path:?}");
+        path.push(hop);
+    }
+    assert!(!path.contains(&victim), "{path:?} still through {victim}");
+    // Around a dead node of the bottom row: up, along, down: 5 + 2 hops.
+    if victim < gw as u32 {
+        assert_eq!(path.len() - 1, 7, "the shortest way around: {path:?}");
+    }
+    let r = w.run();
+    let by_off = run_toml(&sc.replace("duration = \"60s\"", "duration = \"20s\""))
+        .unwrap()
+        .flows
+        .get("bytes_delivered", 0)
+        .unwrap();
+    let after = r.flows.get("bytes_delivered", 0).unwrap() - by_off;
+    println!(
+        "OLSR switched off {}: {by_off} bytes by 20 s, {after} after; route then {path:?}",
+        nodes[victim as usize].0
+    );
+    assert!(by_off > 100_000.0);
+    assert!(after > 200_000.0, "TCP recovers: {after} bytes after the break");
+    assert_eq!(r.summary.drops_ttl, 0, "no routing loop");
+}
+
+/// DSR on a grid: both flows' sources find routes on demand, every cached
+/// route followed hop by hop reaches its destination without a loop and is
+/// no shorter than the grid distance, and the data arrives.
+#[test]
+fn dsr_finds_routes_on_a_grid() {
+    let (gw, gh) = (4, 4);
+    let nodes = grid_nodes(gw, gh);
+    let flows = probe("g0_0", "g3_3", 0.0) + &probe("g3_0", "g0_2", 1.0);
+    let mut w = build(&scenario("4s", "dsr", "", &nodes, &flows));
+    w.run_until(3 * SEC);
+    let dist = |a: usize, b: usize| (a % gw).abs_diff(b % gw) + (a / gw).abs_diff(b / gw);
+    for (src, dst) in [(0usize, 15usize), (3, 8)] {
+        let dsr = w.nodes[src].routing.as_dyn().as_any().downcast_ref::<Dsr>().unwrap();
+        let path = dsr.cached(dst as u32).unwrap_or_else(|| panic!("{src} has no route to {dst}"));
+        assert!(path.len() > dist(src, dst), "no shorter than the grid distance: {path:?}");
+        for pair in path.windows(2) {
+            assert_eq!(dist(pair[0] as usize, pair[1] as usize), 1, "{path:?} hops between grid neighbours");
+        }
+        let mut sorted = path.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), path.len(), "a loop: {path:?}");
+        println!("DSR grid route {src} -> {dst}: {path:?} (grid distance {})", dist(src, dst));
+    }
+    let r = w.run();
+    for f in 0..2 {
+        assert!(r.flows.get("bytes_delivered", f).unwrap() > 0.0, "flow {f}");
+    }
+    assert_eq!(r.summary.drops_ttl, 0);
+}
+
+/// Same seed, same bytes, for every protocol (their jitter comes from
+/// per-node streams of the run seed); another seed, another run.
+#[test]
+fn every_protocol_is_deterministic() {
+    for routing in ["aodv", "dsdv", "dsr", "olsr"] {
+        let sc = chain(3, "20s", routing, "");
+        let a = run_toml(&sc).unwrap();
+        let b = run_toml(&sc).unwrap();
+        assert_eq!(a.nodes.to_csv(), b.nodes.to_csv(), "{routing}");
+        assert_eq!(a.flows.to_csv(), b.flows.to_csv(), "{routing}");
+        let c = run_toml(&sc.replace("seed = 1", "seed = 2")).unwrap();
+        assert_ne!(a.nodes.to_csv(), c.nodes.to_csv(), "{routing}: the seed matters");
+    }
 }

@@ -770,14 +770,20 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         .collect();
     // An ad hoc routing protocol replaces static routing on every station.
     if let (Some(w), Some(r)) = (&cfg.wireless, &radio) {
-        use crate::net::routing::{Aodv, Dsdv, Routing};
-        let (aodv, dsdv) = (super::wireless::aodv_params(w), super::wireless::dsdv_params(w));
+        use crate::net::routing::{Aodv, Dsdv, Dsr, Olsr, Routing, SharedHeaders};
+        let olsr = super::wireless::olsr_params(w);
+        let (aodv, dsdv, dsr) =
+            (super::wireless::aodv_params(w), super::wireless::dsdv_params(w), super::wireless::dsr_params(w));
+        // DSR's source routes, carried with the packets: one store per run.
+        let headers = SharedHeaders::default();
         for s in &r.stations {
             let rng = |name: &str| stream_rng(seed, &format!("node{}.{name}.jitter", s.node));
             let proto: Option<Box<dyn Routing>> = match w.routing {
                 WirelessRouting::Static => None,
                 WirelessRouting::Aodv => Some(Box::new(Aodv::new(s.node, s.dev, aodv, rng("aodv")))),
                 WirelessRouting::Dsdv => Some(Box::new(Dsdv::new(s.node, s.dev, dsdv, rng("dsdv")))),
+                WirelessRouting::Dsr => Some(Box::new(Dsr::new(s.node, s.dev, dsr, headers.clone(), rng("dsr")))),
+                WirelessRouting::Olsr => Some(Box::new(Olsr::new(s.node, s.dev, olsr, rng("olsr")))),
             };
             if let Some(p) = proto {
                 nodes[s.node as usize].routing = Router::Other(p);

@@ -108,6 +108,32 @@ pub struct WirelessCfg {
     pub aodv: Option<AodvCfg>,
     /// `[wireless.dsdv]`: DSDV's parameters (routing = "dsdv").
     pub dsdv: Option<DsdvCfg>,
+    /// `[wireless.dsr]`: DSR's parameters (routing = "dsr").
+    pub dsr: Option<DsrCfg>,
+    /// `[wireless.olsr]`: OLSR's parameters (routing = "olsr").
+    pub olsr: Option<OlsrCfg>,
+}
+
+/// `[wireless.olsr]` (defaults: RFC 3626).
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OlsrCfg {
+    /// HELLO every this long (default 2 s); neighbour hold time 3 x.
+    pub hello_interval: Option<Dur>,
+    /// TC every this long (default 5 s); topology hold time 3 x.
+    pub tc_interval: Option<Dur>,
+    pub buffer_len: Option<u32>,
+    pub buffer_timeout: Option<Dur>,
+}
+
+/// `[wireless.dsr]` (defaults: ns-2.35's DSR).
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DsrCfg {
+    /// Longest source route in nodes (default 16, ns-2.35's MAX_SR_LEN).
+    pub max_route_len: Option<u32>,
+    pub buffer_len: Option<u32>,
+    pub buffer_timeout: Option<Dur>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).
@@ -169,6 +195,10 @@ pub enum WirelessRouting {
     Aodv,
     /// DSDV (Perkins & Bhagwat), `[wireless.dsdv]`.
     Dsdv,
+    /// DSR (RFC 4728), `[wireless.dsr]`.
+    Dsr,
+    /// OLSR (RFC 3626), `[wireless.olsr]`.
+    Olsr,
 }
 
 /// A byte count or a word ("off"); checked in validation.

@@ -209,6 +209,37 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             }
         }
     }
+    if w.dsr.is_some() && w.routing != WirelessRouting::Dsr {
+        return err("wireless.dsr", "needs routing = \"dsr\"");
+    }
+    if let Some(d) = &w.dsr {
+        if let Some(x) = d.max_route_len {
+            if !(2..=255).contains(&x) {
+                return err("wireless.dsr.max_route_len", format!("must be 2 .. 255 nodes, got {x}"));
+            }
+        }
+        if d.buffer_len == Some(0) {
+            return err("wireless.dsr.buffer_len", "must be at least 1 packet");
+        }
+        if d.buffer_timeout.map(|d| d.0) == Some(0) {
+            return err("wireless.dsr.buffer_timeout", "must be greater than 0");
+        }
+    }
+    if w.olsr.is_some() && w.routing != WirelessRouting::Olsr {
+        return err("wireless.olsr", "needs routing = \"olsr\"");
+    }
+    if let Some(o) = &w.olsr {
+        if o.buffer_len == Some(0) {
+            return err("wireless.olsr.buffer_len", "must be at least 1 packet");
+        }
+        for (k, v) in
+            [("hello_interval", o.hello_interval), ("tc_interval", o.tc_interval), ("buffer_timeout", o.buffer_timeout)]
+        {
+            if v.map(|d| d.0) == Some(0) {
+                return err(format!("wireless.olsr.{k}"), "must be greater than 0");
+            }
+        }
+    }
     if w.routing != WirelessRouting::Static {
         if !cfg.link.is_empty() {
             return err(
@@ -426,6 +457,43 @@ pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
         p.buffer_len = x as usize;
     }
     if let Some(x) = d.buffer_timeout {
+        p.buffer_timeout = x.0;
+    }
+    p
+}
+
+/// DSR's parameters from `[wireless.dsr]` over the defaults.
+pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
+    let mut p = crate::net::routing::DsrParams::default();
+    let Some(d) = &w.dsr else { return p };
+    if let Some(x) = d.max_route_len {
+        p.max_route_len = x as usize;
+    }
+    if let Some(x) = d.buffer_len {
+        p.buffer_len = x as usize;
+    }
+    if let Some(x) = d.buffer_timeout {
+        p.buffer_timeout = x.0;
+    }
+    p
+}
+
+/// OLSR's parameters from `[wireless.olsr]` over RFC 3626's defaults.
+pub fn olsr_params(w: &WirelessCfg) -> crate::net::routing::OlsrParams {
+    let mut p = crate::net::routing::OlsrParams::default();
+    let Some(o) = &w.olsr else { return p };
+    if let Some(x) = o.hello_interval {
+        p.hello_interval = x.0;
+        p.neighb_hold = 3 * x.0;
+    }
+    if let Some(x) = o.tc_interval {
+        p.tc_interval = x.0;
+        p.top_hold = 3 * x.0;
+    }
+    if let Some(x) = o.buffer_len {
+        p.buffer_len = x as usize;
+    }
+    if let Some(x) = o.buffer_timeout {
         p.buffer_timeout = x.0;
     }
     p

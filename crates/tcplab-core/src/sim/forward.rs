@@ -351,7 +351,17 @@ impl World {
         else {
             return;
         };
-        for id in mac.take_queued_to(now, neighbor, pool) {
+        let pkts = mac.take_queued_to(now, neighbor, pool);
+        if pkts.is_empty() {
+            return;
+        }
+        if self.nodes[n as usize].routing.as_dyn().salvages() {
+            let mut out = Vec::new();
+            let node = &mut self.nodes[n as usize];
+            node.routing.as_dyn_mut().take_back(now, pkts, &mut RoutingIo { pool: &mut self.pool, out: &mut out });
+            return self.routing_actions(now, n, out);
+        }
+        for id in pkts {
             self.nodes[n as usize].stats.drops_link_broken += 1;
             let p = self.pool.take(id);
             self.trace_drop(now, &p);

@@ -5,15 +5,19 @@
 //! send and when it wants its timer, and never touches the event queue.
 //!
 //! Static shortest-path routing (`static_routes`) and the ad hoc protocols
-//! (`aodv`, `dsdv`) implement the same trait.
+//! (`aodv`, `dsdv`, `dsr`, `olsr`) implement the same trait.
 
 pub mod aodv;
 pub mod dsdv;
+pub mod dsr;
+pub mod olsr;
 pub mod shortest;
 pub mod static_routes;
 
 pub use aodv::{Aodv, AodvParams};
 pub use dsdv::{Dsdv, DsdvParams};
+pub use dsr::{Dsr, DsrParams, SharedHeaders};
+pub use olsr::{Olsr, OlsrParams};
 pub use shortest::{shortest_paths, shortest_paths_to};
 pub use static_routes::StaticRouting;
 
@@ -114,6 +118,17 @@ pub trait Routing: Any + Send {
     /// interface for that neighbour (ns-2's AODV does, with local repair off).
     fn flushes_on_link_failure(&self) -> bool {
         false
+    }
+    /// With `flushes_on_link_failure`: whether the protocol takes the
+    /// flushed packets back (`take_back`: DSR salvages them) instead of the
+    /// world dropping them.
+    fn salvages(&self) -> bool {
+        false
+    }
+    /// Packets pulled out of the interface queue after a link failure,
+    /// handed back to the protocol (which sends or drops each).
+    fn take_back(&mut self, _now: Time, pkts: Vec<PktId>, io: &mut RoutingIo) {
+        io.out.extend(pkts.into_iter().map(RoutingAction::DropHeld));
     }
     /// The protocol's counters (None: static routing sends no messages).
     fn stats(&self) -> Option<&RoutingStats> {

@@ -27,7 +27,7 @@ use super::channel::Neighbour;
 use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, DATA_HDR, RTS_LEN};
 use super::propagation::Propagation;
 use crate::engine::{Rng, Time};
-use crate::net::{DevAction, DevEvent, DevIo, DropCause, DropReason, NetDevice, Queue, Verdict};
+use crate::net::{DevAction, DevEvent, DevIo, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict};
 use crate::packet::{ControlHeader, LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW};
 use smallvec::SmallVec;
 use std::any::Any;
@@ -162,6 +162,10 @@ pub struct Dcf {
     capture_ratio: f64,
     /// Stations that hear us (and that we hear), sorted by node.
     pub neighbours: Vec<Neighbour>,
+    /// The same stations as a frame's receivers: sorted by (delay, rank),
+    /// rank being the position in `neighbours` (the order in which their
+    /// arrivals are numbered).
+    fan: Vec<FanOut>,
     /// Interface queue (ns-2's PriQueue: control packets go to its head).
     pub queue: Queue,
     queue_rng: Rng,
@@ -206,7 +210,14 @@ impl Dcf {
         backoff_rng: Rng,
         shadow_rng: Rng,
     ) -> Self {
+        let mut fan: Vec<FanOut> = neighbours
+            .iter()
+            .enumerate()
+            .map(|(i, nb)| FanOut { dev: nb.dev, delay: nb.delay, rank: i as u32 })
+            .collect();
+        fan.sort_by_key(|f| (f.delay, f.rank));
         Dcf {
+            fan,
             node,
             capture_ratio: phy.capture_ratio(),
             mac,
@@ -368,10 +379,10 @@ impl Dcf {
     /// propagation delay.
     fn radiate(&mut self, now: Time, pkt: PktId, air: Time, io: &mut DevIo) {
         Self::show(pkt, io);
-        for nb in &self.neighbours {
+        for _ in 0..self.fan.len() {
             io.pool.share(pkt);
-            io.sched.schedule_for(nb.dev, now + nb.delay, DevEvent::Arrive(pkt));
         }
+        io.sched.fan_out(now, pkt, &self.fan);
         // Half duplex: what we were receiving is lost.
         for r in self.rx.iter_mut() {
             r.ok = false;
@@ -511,7 +522,7 @@ impl Dcf {
             }
         }
         self.rx.push(Incoming { pkt, power, end, ok, hit, during_tx: transmitting });
-        Self::timer(io, end, T_RXEND, 0);
+        io.sched.schedule_frame_end(pkt, end, DevEvent::Timer(T_RXEND));
     }
 
     fn on_rx_end(&mut self, now: Time, io: &mut DevIo) {

@@ -547,11 +547,14 @@ impl Dcf {
 
     /// A frame decoded at this station.
     fn receive(&mut self, now: Time, pkt: PktId, io: &mut DevIo) {
-        let p = *io.pool.get(pkt);
+        // The fields needed, not a copy of the packet (most frames decoded
+        // are control frames or someone else's).
+        let p = io.pool.get(pkt);
         let LinkHeader::Mac { tx, rx, kind, .. } = p.l2 else { unreachable!() };
+        let (size, uid) = (p.size, p.uid);
         if rx != self.node && rx != BROADCAST {
             // Someone else's exchange: honour its reservation.
-            let nav = now + self.duration_of(&p);
+            let nav = now + self.duration_of(p);
             if nav > self.nav_until {
                 self.nav_until = nav;
                 Self::timer(io, nav, T_NAV, 0);
@@ -565,7 +568,7 @@ impl Dcf {
                 // Answer only with the medium free by our NAV and no
                 // exchange of our own under way.
                 if self.state == State::Idle && self.nav_until <= now {
-                    self.state = State::Sifs(Reply::Cts { to: tx, size: p.size });
+                    self.state = State::Sifs(Reply::Cts { to: tx, size });
                     Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
                 }
                 io.pool.release(pkt);
@@ -594,7 +597,6 @@ impl Dcf {
                     }
                     // A retransmission whose ACK was lost: acknowledge it
                     // again but do not deliver it twice.
-                    let uid = p.uid;
                     match self.last_seen.iter_mut().find(|e| e.0 == tx) {
                         Some(e) if e.1 == uid => {
                             self.stats.duplicates += 1;

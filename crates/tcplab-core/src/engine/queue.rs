@@ -136,8 +136,42 @@ impl<E: Copy> EventQueue<E> {
     /// be scheduled no earlier than the line's previous one (debug builds
     /// check it). Overflow as in `schedule`.
     pub fn schedule_fifo(&mut self, line: u32, at: Time, ev: E) {
+        if self.seq >> (64 - SLOT_BITS) != 0 {
+            self.overflow = true;
+            return;
+        }
+        let seq = self.seq;
+        self.seq += 1;
+        self.push_line(line, at, seq, ev);
+    }
+
+    /// Take `n` consecutive insertion numbers now, for events scheduled
+    /// with `schedule_fifo_at` (the first is returned). Overflow as in
+    /// `schedule`: the numbers are then never used.
+    pub fn reserve(&mut self, n: u64) -> u64 {
+        let first = self.seq;
+        if (self.seq + n) >> (64 - SLOT_BITS) != 0 {
+            self.overflow = true;
+        } else {
+            self.seq += n;
+        }
+        first
+    }
+
+    /// Schedule `ev` at `at` on FIFO line `line` with an insertion number
+    /// taken earlier with `reserve`: it comes out exactly where it would
+    /// have, had it been scheduled with `schedule` when the number was
+    /// taken. Within a line, (time, number) must not decrease.
+    pub fn schedule_fifo_at(&mut self, line: u32, at: Time, seq: u64, ev: E) {
+        if self.overflow {
+            return;
+        }
+        self.push_line(line, at, seq, ev);
+    }
+
+    fn push_line(&mut self, line: u32, at: Time, seq: u64, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
-        if self.seq >> (64 - SLOT_BITS) != 0 || line as usize >= Self::CAPACITY {
+        if line as usize >= Self::CAPACITY {
             self.overflow = true;
             return;
         }
@@ -147,9 +181,7 @@ impl<E: Copy> EventQueue<E> {
             self.lines.resize_with(l + 1, VecDeque::new);
         }
         let q = &mut self.lines[l];
-        debug_assert!(q.back().is_none_or(|b| b.0 <= at), "FIFO line {line} scheduled out of order");
-        let seq = self.seq;
-        self.seq += 1;
+        debug_assert!(q.back().is_none_or(|b| (b.0, b.1) < (at, seq)), "FIFO line {line} scheduled out of order");
         q.push_back((at, seq, ev));
         if q.len() == 1 {
             self.heap.push(Self::key(at, seq, LINE_FLAG | line as u64));
@@ -216,6 +248,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Pop the next event if it is due at or before `until`; advances the clock.
+    #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
         let top = *self.heap.first()?;
         let at = (top >> 64) as Time;
@@ -354,6 +387,44 @@ mod tests {
                 }
             } else if let Some((t, e)) = q.pop_until(u64::MAX) {
                 a.push((t, e));
+                b.push(plain.pop_until(u64::MAX).unwrap());
+            }
+            assert_eq!(q.len(), plain.len());
+        }
+        assert_eq!(a, b);
+        assert!(a.len() > 10_000);
+    }
+
+    /// Reserved insertion numbers on a line (a frame's arrivals, numbered
+    /// in one order and queued in time order) give the order of plain
+    /// scheduling in the numbering order.
+    #[test]
+    fn reserved_numbers_on_lines_keep_the_order_of_plain_scheduling() {
+        let mut r = stream_rng(5, "queue-fanout");
+        let (mut q, mut plain) = (EventQueue::new(), EventQueue::new());
+        let (mut a, mut b) = (vec![], vec![]);
+        let mut line = 0u32;
+        for id in 0..50_000u64 {
+            if r.uniform() < 0.5 {
+                // a fan-out of 1..6 events with delays on a coarse grid
+                let n = 1 + (r.next_u64() % 6);
+                let delays: Vec<u64> = (0..n).map(|_| (r.next_u64() % 3) * 1000).collect();
+                let first = q.reserve(n);
+                let mut order: Vec<u64> = (0..n).collect();
+                order.sort_by_key(|&i| (delays[i as usize], i));
+                for &i in &order {
+                    q.schedule_fifo_at(line, q.now() + delays[i as usize], first + i, id * 10 + i);
+                }
+                for i in 0..n {
+                    plain.schedule(plain.now() + delays[i as usize], id * 10 + i);
+                }
+                line += 1;
+            } else if r.uniform() < 0.5 {
+                let dt = (r.next_u64() % 3) * 1000;
+                q.schedule(q.now() + dt, id * 10);
+                plain.schedule(plain.now() + dt, id * 10);
+            } else if let Some(e) = q.pop_until(u64::MAX) {
+                a.push(e);
                 b.push(plain.pop_until(u64::MAX).unwrap());
             }
             assert_eq!(q.len(), plain.len());

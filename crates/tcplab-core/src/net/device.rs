@@ -66,6 +66,27 @@ pub trait DevScheduler {
     /// An event for another device: a frame on a shared channel reaches
     /// each station that hears it as an `Arrive` at that station's device.
     fn schedule_for(&mut self, dev: DevId, at: Time, ev: DevEvent);
+    /// A frame on a shared channel reaching several stations at once:
+    /// `Arrive(frame)` at each target's device after its delay. The events
+    /// come out exactly as if scheduled one by one with `schedule_for` in
+    /// the order of the targets' `rank` (0, 1, ...), but wait in one queue
+    /// line keyed by the frame, so only the next of them is in the heap.
+    /// `targets` is sorted by (delay, rank).
+    fn fan_out(&mut self, now: Time, frame: PktId, targets: &[FanOut]);
+    /// An event for this device on the queue line of frame `frame`'s
+    /// receptions ends (one line per frame, shared by all its receivers):
+    /// the same order as `schedule`, but only the line's head is in the
+    /// heap. Each call must be no earlier than the line's previous one.
+    fn schedule_frame_end(&mut self, frame: PktId, at: Time, ev: DevEvent);
+}
+
+/// One receiver of a frame on a shared channel (see `DevScheduler::fan_out`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FanOut {
+    pub dev: DevId,
+    pub delay: Time,
+    /// Position in the order the arrivals are scheduled in.
+    pub rank: u32,
 }
 
 /// What a device may touch while handling a call: the packets, its event

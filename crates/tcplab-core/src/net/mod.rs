@@ -6,7 +6,7 @@ pub mod p2p;
 pub mod queue;
 pub mod routing;
 
-pub use device::{DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, NetDevice};
+pub use device::{DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, NetDevice};
 pub use error::{ErrorModel, PacketClass};
 pub use p2p::{DirStats, Offer, PointToPoint};
 /// A link direction: the point-to-point device (the emulator's name for it).

@@ -123,9 +123,20 @@ impl PacketPool {
         p
     }
 
-    /// Give up one reference without looking at the packet.
+    /// Give up one reference without looking at the packet (no copy: a
+    /// shared frame is released by every receiver that does not decode it).
+    #[inline]
     pub fn release(&mut self, id: PktId) {
-        self.take(id);
+        let s = self.slots[id.0 as usize].as_mut().expect("packet slot is empty");
+        s.refs -= 1;
+        if s.refs == 0 {
+            let blob = blob_of(&s.pkt);
+            self.slots[id.0 as usize] = None;
+            self.free.push(id.0);
+            if let Some(b) = blob {
+                self.release_blob(b);
+            }
+        }
     }
 
     /// Store a message body; the packets that carry its id keep it alive.

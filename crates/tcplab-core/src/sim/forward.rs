@@ -6,7 +6,8 @@ use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, Router, RoutingAction, RoutingIo};
 use crate::net::{
-    DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, NetDevice, Offer, PointToPoint,
+    DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, NetDevice, Offer,
+    PointToPoint,
 };
 use crate::packet::Ecn;
 use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
@@ -15,6 +16,10 @@ use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
 struct Sched<'a> {
     q: &'a mut EventQueue<Ev>,
     dev: DevId,
+    /// The first queue line above the point-to-point devices' lines: a
+    /// frame's arrivals go on line `frames + 2 * frame`, the ends of its
+    /// receptions on the next.
+    frames: u32,
 }
 
 impl DevScheduler for Sched<'_> {
@@ -25,6 +30,18 @@ impl DevScheduler for Sched<'_> {
 
     fn schedule_for(&mut self, dev: DevId, at: Time, ev: DevEvent) {
         self.q.schedule(at, Ev::device(dev, ev));
+    }
+
+    fn fan_out(&mut self, now: Time, frame: PktId, targets: &[FanOut]) {
+        let first = self.q.reserve(targets.len() as u64);
+        let line = self.frames + 2 * frame.0;
+        for t in targets {
+            self.q.schedule_fifo_at(line, now + t.delay, first + t.rank as u64, Ev::DevArrive(t.dev, frame));
+        }
+    }
+
+    fn schedule_frame_end(&mut self, frame: PktId, at: Time, ev: DevEvent) {
+        self.q.schedule_fifo(self.frames + 2 * frame.0 + 1, at, Ev::device(self.dev, ev));
     }
 }
 
@@ -227,7 +244,7 @@ impl World {
 
     /// Call a device through `NetDevice` and carry out the actions it returns.
     fn with_device(&mut self, now: Time, dev: DevId, f: impl FnOnce(&mut dyn NetDevice, &mut DevIo)) {
-        let mut sched = Sched { q: &mut self.q, dev };
+        let mut sched = Sched { q: &mut self.q, dev, frames: self.devices.len() as u32 };
         let report_transmit = self.dev_watched[dev as usize];
         let mut out = DevActions::new();
         let mut io: DevIo = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: &mut out };

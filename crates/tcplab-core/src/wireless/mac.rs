@@ -27,7 +27,7 @@ use super::channel::Neighbour;
 use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, DATA_HDR, RTS_LEN};
 use super::propagation::Propagation;
 use crate::engine::{Rng, Time};
-use crate::net::{DevAction, DevEvent, DevIo, DropCause, DropReason, NetDevice, Queue, Verdict};
+use crate::net::{DevAction, DevEvent, DevIo, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict};
 use crate::packet::{ControlHeader, LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW};
 use smallvec::SmallVec;
 use std::any::Any;
@@ -162,6 +162,10 @@ pub struct Dcf {
     capture_ratio: f64,
     /// Stations that hear us (and that we hear), sorted by node.
     pub neighbours: Vec<Neighbour>,
+    /// The same stations as a frame's receivers: sorted by (delay, rank),
+    /// rank being the position in `neighbours` (the order in which their
+    /// arrivals are numbered).
+    fan: Vec<FanOut>,
     /// Interface queue (ns-2's PriQueue: control packets go to its head).
     pub queue: Queue,
     queue_rng: Rng,
@@ -209,7 +213,14 @@ impl Dcf {
         backoff_rng: Rng,
         shadow_rng: Rng,
     ) -> Self {
+        let mut fan: Vec<FanOut> = neighbours
+            .iter()
+            .enumerate()
+            .map(|(i, nb)| FanOut { dev: nb.dev, delay: nb.delay, rank: i as u32 })
+            .collect();
+        fan.sort_by_key(|f| (f.delay, f.rank));
         Dcf {
+            fan,
             node,
             capture_ratio: phy.capture_ratio(),
             mac,
@@ -384,10 +395,11 @@ impl Dcf {
     fn radiate(&mut self, now: Time, pkt: PktId, air: Time, io: &mut DevIo) {
         Self::show(pkt, io);
         // A radio switched off keeps its MAC's timing but reaches no one.
-        let reach = if self.on(now) { &self.neighbours[..] } else { &[] };
-        for nb in reach {
-            io.pool.share(pkt);
-            io.sched.schedule_for(nb.dev, now + nb.delay, DevEvent::Arrive(pkt));
+        if self.on(now) {
+            for _ in 0..self.fan.len() {
+                io.pool.share(pkt);
+            }
+            io.sched.fan_out(now, pkt, &self.fan);
         }
         // Half duplex: what we were receiving is lost.
         for r in self.rx.iter_mut() {
@@ -532,7 +544,7 @@ impl Dcf {
             }
         }
         self.rx.push(Incoming { pkt, power, end, ok, hit, during_tx: transmitting });
-        Self::timer(io, end, T_RXEND, 0);
+        io.sched.schedule_frame_end(pkt, end, DevEvent::Timer(T_RXEND));
     }
 
     fn on_rx_end(&mut self, now: Time, io: &mut DevIo) {
@@ -557,11 +569,14 @@ impl Dcf {
 
     /// A frame decoded at this station.
     fn receive(&mut self, now: Time, pkt: PktId, io: &mut DevIo) {
-        let p = *io.pool.get(pkt);
+        // The fields needed, not a copy of the packet (most frames decoded
+        // are control frames or someone else's).
+        let p = io.pool.get(pkt);
         let LinkHeader::Mac { tx, rx, kind, .. } = p.l2 else { unreachable!() };
+        let (size, uid) = (p.size, p.uid);
         if rx != self.node && rx != BROADCAST {
             // Someone else's exchange: honour its reservation.
-            let nav = now + self.duration_of(&p);
+            let nav = now + self.duration_of(p);
             if nav > self.nav_until {
                 self.nav_until = nav;
                 Self::timer(io, nav, T_NAV, 0);
@@ -575,7 +590,7 @@ impl Dcf {
                 // Answer only with the medium free by our NAV and no
                 // exchange of our own under way.
                 if self.state == State::Idle && self.nav_until <= now {
-                    self.state = State::Sifs(Reply::Cts { to: tx, size: p.size });
+                    self.state = State::Sifs(Reply::Cts { to: tx, size });
                     Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
                 }
                 io.pool.release(pkt);
@@ -604,7 +619,6 @@ impl Dcf {
                     }
                     // A retransmission whose ACK was lost: acknowledge it
                     // again but do not deliver it twice.
-                    let uid = p.uid;
                     match self.last_seen.iter_mut().find(|e| e.0 == tx) {
                         Some(e) if e.1 == uid => {
                             self.stats.duplicates += 1;

@@ -7,11 +7,14 @@
 //! propagation delay - is fixed when the world is built, so it is computed
 //! once (`channel::neighbour_lists`, a grid search) and each station's
 //! device keeps its own list. A transmission is then one `Arrive` event per
-//! station in carrier-sense range, scheduled by the sender for the receiver's
-//! device (`DevScheduler::schedule_for`) and carrying a shared reference to
-//! one pool slot; each receiver's PHY state (frames on the air at that
-//! receiver, NAV, EIFS) lives in its own device. No shared mutable state,
-//! and the cost of a frame grows with its neighbourhood, not the network.
+//! station in carrier-sense range, scheduled by the sender for the receivers'
+//! devices on one queue line per frame (`DevScheduler::fan_out`, each event
+//! keeping the insertion number it would have had alone) and carrying a
+//! shared reference to one pool slot; the ends of the receptions share a
+//! second line (`DevScheduler::schedule_frame_end`). Each receiver's PHY
+//! state (frames on the air at that receiver, NAV, EIFS) lives in its own
+//! device. No shared mutable state, and the cost of a frame grows with its
+//! neighbourhood, not the network.
 
 pub mod channel;
 pub mod mac;

@@ -22,7 +22,7 @@ use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};
 use crate::engine::{Rng, Time};
 use crate::net::device::DevId;
-use crate::packet::{ControlHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW, UDP_HEADER};
+use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST, UDP_HEADER};
 use std::any::Any;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -233,20 +233,7 @@ impl Aodv {
         body: Box<dyn Any + Send>,
         io: &mut RoutingIo,
     ) -> PktId {
-        let blob = io.pool.insert_blob(body);
-        let l4 = len + UDP_HEADER;
-        let mut p = Packet::new(
-            NO_FLOW,
-            self.me,
-            to,
-            Transport::Control(ControlHeader { proto: PROTO_AODV, kind, len: l4, blob: Some(blob) }),
-            l4,
-            0,
-            now,
-        );
-        p.ip.ttl = ttl;
-        self.stats.count(kind as usize - 1, p.size);
-        io.pool.insert(p)
+        self.stats.message(io.pool, now, (self.me, to), (PROTO_AODV, kind), len + UDP_HEADER, ttl, body)
     }
 
     fn send(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, delay: Time, io: &mut RoutingIo) {

@@ -25,7 +25,7 @@ use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};
 use crate::engine::{Rng, Time};
 use crate::net::device::DevId;
-use crate::packet::{ControlHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW};
+use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
 use std::any::Any;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -157,19 +157,8 @@ impl Dsdv {
 
     fn send_update(&mut self, now: Time, kind: u16, routes: Vec<Advert>, io: &mut RoutingIo) {
         let len = HEAD_LEN + ENTRY_LEN * routes.len() as u32;
-        let blob = io.pool.insert_blob(Box::new(Update { routes }));
-        let mut p = Packet::new(
-            NO_FLOW,
-            self.me,
-            BROADCAST,
-            Transport::Control(ControlHeader { proto: PROTO_DSDV, kind, len, blob: Some(blob) }),
-            len,
-            0,
-            now,
-        );
-        p.ip.ttl = 1;
-        self.stats.count(kind as usize - 1, p.size);
-        let pkt = io.pool.insert(p);
+        let body = Box::new(Update { routes });
+        let pkt = self.stats.message(io.pool, now, (self.me, BROADCAST), (PROTO_DSDV, kind), len, 1, body);
         io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: None });
     }
 

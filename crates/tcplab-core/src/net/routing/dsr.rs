@@ -22,7 +22,7 @@ use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};
 use crate::engine::{Rng, Time};
 use crate::net::device::DevId;
-use crate::packet::{ControlHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW};
+use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -233,20 +233,7 @@ impl Dsr {
         body: Box<dyn Any + Send>,
         io: &mut RoutingIo,
     ) -> PktId {
-        let blob = io.pool.insert_blob(body);
-        let len = FIXED + len;
-        let mut p = Packet::new(
-            NO_FLOW,
-            self.me,
-            to,
-            Transport::Control(ControlHeader { proto: PROTO_DSR, kind, len, blob: Some(blob) }),
-            len,
-            0,
-            now,
-        );
-        p.ip.ttl = ttl;
-        self.stats.count(kind as usize - 1, p.size);
-        io.pool.insert(p)
+        self.stats.message(io.pool, now, (self.me, to), (PROTO_DSR, kind), FIXED + len, ttl, body)
     }
 
     fn send_request(&mut self, now: Time, target: NodeId, ttl: u8, io: &mut RoutingIo) {

@@ -52,6 +52,30 @@ impl RoutingStats {
         RoutingStats { kinds, sent: vec![0; kinds.len()], bytes: vec![0; kinds.len()], ..Default::default() }
     }
 
+    /// A routing message from `from` to `to` (a neighbour or BROADCAST) as
+    /// a packet in the pool: its body in the blob store, `l4` bytes above IP
+    /// on the wire, the given TTL; counted as message type `kind` (1-based).
+    /// The one place the four protocols build their control packets.
+    #[allow(clippy::too_many_arguments)]
+    pub fn message(
+        &mut self,
+        pool: &mut PacketPool,
+        now: Time,
+        (from, to): (NodeId, NodeId),
+        (proto, kind): (u16, u16),
+        l4: u32,
+        ttl: u8,
+        body: Box<dyn Any + Send>,
+    ) -> PktId {
+        use crate::packet::{ControlHeader, Packet, Transport, NO_FLOW};
+        let blob = pool.insert_blob(body);
+        let header = ControlHeader { proto, kind, len: l4, blob: Some(blob) };
+        let mut p = Packet::new(NO_FLOW, from, to, Transport::Control(header), l4, 0, now);
+        p.ip.ttl = ttl;
+        self.count(kind as usize - 1, p.size);
+        pool.insert(p)
+    }
+
     /// One message of type number `k` with `size` IP bytes sent.
     pub fn count(&mut self, k: usize, size: u32) {
         self.sent[k] += 1;

@@ -16,7 +16,7 @@ use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::SEC;
 use crate::engine::{Rng, Time};
 use crate::net::device::DevId;
-use crate::packet::{ControlHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW, UDP_HEADER};
+use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST, UDP_HEADER};
 use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -240,20 +240,15 @@ impl Olsr {
         body: Box<dyn Any + Send>,
         io: &mut RoutingIo,
     ) -> PktId {
-        let blob = io.pool.insert_blob(body);
-        let l4 = UDP_HEADER + HEADERS + len;
-        let mut p = Packet::new(
-            NO_FLOW,
-            self.me,
-            BROADCAST,
-            Transport::Control(ControlHeader { proto: PROTO_OLSR, kind, len: l4, blob: Some(blob) }),
-            l4,
-            0,
+        self.stats.message(
+            io.pool,
             now,
-        );
-        p.ip.ttl = ttl;
-        self.stats.count(kind as usize - 1, p.size);
-        io.pool.insert(p)
+            (self.me, BROADCAST),
+            (PROTO_OLSR, kind),
+            UDP_HEADER + HEADERS + len,
+            ttl,
+            body,
+        )
     }
 
     fn hello(&mut self, now: Time, io: &mut RoutingIo) {

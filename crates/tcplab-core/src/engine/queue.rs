@@ -248,7 +248,6 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Pop the next event if it is due at or before `until`; advances the clock.
-    #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
         let top = *self.heap.first()?;
         let at = (top >> 64) as Time;

@@ -620,28 +620,12 @@ impl Routing for Aodv {
 
     fn on_timer(&mut self, now: Time, io: &mut RoutingIo) {
         // Messages whose jitter ran out, in the order they were made.
-        let mut due: Vec<(Time, PktId, Option<NodeId>)> = Vec::new();
-        self.delayed.retain(|x| {
-            if x.0 <= now {
-                due.push(*x);
-                false
-            } else {
-                true
-            }
-        });
-        due.sort_by_key(|x| x.0);
+        let due = super::take_due(&mut self.delayed, now, |x| x.0);
         for (_, pkt, next_hop) in due {
             io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop });
         }
         // Packets that waited too long for a route.
-        while let Some(&(pkt, _, since)) = self.buffer.front() {
-            if after(since, self.p.buffer_timeout) > now {
-                break;
-            }
-            self.buffer.pop_front();
-            self.stats.drops_buffer_timeout += 1;
-            io.out.push(RoutingAction::DropHeld(pkt));
-        }
+        super::expire_held(&mut self.buffer, now, self.p.buffer_timeout, &mut self.stats, io.out);
         // Requests whose wait ran out: try again (or give up).
         let waiting: Vec<NodeId> = self
             .discoveries

@@ -381,14 +381,7 @@ impl Routing for Dsdv {
                 self.trigger(t.max(now));
             }
         }
-        while let Some(&(pkt, _, since)) = self.buffer.front() {
-            if since.saturating_add(self.p.buffer_timeout) > now {
-                break;
-            }
-            self.buffer.pop_front();
-            self.stats.drops_buffer_timeout += 1;
-            io.out.push(RoutingAction::DropHeld(pkt));
-        }
+        super::expire_held(&mut self.buffer, now, self.p.buffer_timeout, &mut self.stats, io.out);
     }
 
     fn stats(&self) -> Option<&RoutingStats> {

@@ -212,3 +212,42 @@ impl Router {
         self.as_dyn_mut().on_link_failure(now, dev, neighbor, io)
     }
 }
+
+/// A packet waiting for a route: (packet, destination, since when).
+pub type Held = (PktId, NodeId, Time);
+
+/// Drop, counted, the held packets that waited for a route longer than
+/// `timeout` (the buffer is in arrival order, so only its front can be due).
+/// Every protocol with a route buffer does this on its timer.
+pub fn expire_held(
+    buffer: &mut std::collections::VecDeque<Held>,
+    now: Time,
+    timeout: Time,
+    stats: &mut RoutingStats,
+    out: &mut Vec<RoutingAction>,
+) {
+    while let Some(&(pkt, _, since)) = buffer.front() {
+        if since.saturating_add(timeout) > now {
+            break;
+        }
+        buffer.pop_front();
+        stats.drops_buffer_timeout += 1;
+        out.push(RoutingAction::DropHeld(pkt));
+    }
+}
+
+/// Take the jittered messages whose time (`at`) has come, in time order;
+/// messages due at the same time keep the order they were made in.
+pub fn take_due<T: Copy>(delayed: &mut Vec<T>, now: Time, at: impl Fn(&T) -> Time) -> Vec<T> {
+    let mut due = Vec::new();
+    delayed.retain(|x| {
+        if at(x) <= now {
+            due.push(*x);
+            false
+        } else {
+            true
+        }
+    });
+    due.sort_by_key(|x| at(x));
+    due
+}

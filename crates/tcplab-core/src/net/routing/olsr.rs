@@ -404,16 +404,7 @@ impl Routing for Olsr {
     }
 
     fn on_timer(&mut self, now: Time, io: &mut RoutingIo) {
-        let mut due: Vec<(Time, PktId)> = Vec::new();
-        self.delayed.retain(|x| {
-            if x.0 <= now {
-                due.push(*x);
-                false
-            } else {
-                true
-            }
-        });
-        due.sort_by_key(|x| x.0);
+        let due = super::take_due(&mut self.delayed, now, |x| x.0);
         for (_, pkt) in due {
             io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: None });
         }
@@ -438,14 +429,7 @@ impl Routing for Olsr {
             self.tc(now, io);
             self.next_tc = Some(now + self.p.tc_interval - self.jitter());
         }
-        while let Some(&(pkt, _, since)) = self.buffer.front() {
-            if since.saturating_add(self.p.buffer_timeout) > now {
-                break;
-            }
-            self.buffer.pop_front();
-            self.stats.drops_buffer_timeout += 1;
-            io.out.push(RoutingAction::DropHeld(pkt));
-        }
+        super::expire_held(&mut self.buffer, now, self.p.buffer_timeout, &mut self.stats, io.out);
     }
 
     fn stats(&self) -> Option<&RoutingStats> {

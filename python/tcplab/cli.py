@@ -30,14 +30,19 @@ def _seed(text: str) -> int:
     return v
 
 
-def _jobs(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        v = 0
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"--jobs must be a positive integer, got {text!r}")
-    return v
+def positive_int(option: str):
+    """An argparse type: a positive integer, refused in one line naming `option`."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = 0
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{option} must be a positive integer, got {text!r}")
+        return v
+
+    return parse
 
 
 class _Parser(argparse.ArgumentParser):
@@ -128,7 +133,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _add_pool_options(p) -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--jobs", type=_jobs, help="parallel local runs (default: all cores)")
+    g.add_argument("--jobs", type=positive_int("--jobs"), help="parallel local runs (default: all cores)")
     g.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://10.0.0.5:8786 (docs/sweeps.md)")
 

@@ -91,19 +91,10 @@ def emulate(scenario, *, seed: int | None = None, overrides: Iterable[str] = (),
 # ---- `tcplab emulate` ---------------------------------------------------
 
 
-def _positive_us(text: str) -> int:
-    import argparse
-
-    try:
-        v = int(text)
-    except ValueError:
-        v = 0
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"--late-threshold-us must be a positive integer, got {text!r}")
-    return v
-
 
 def add_subcommand(sub) -> None:
+    from .cli import positive_int
+
     e = sub.add_parser("emulate", help="run a scenario's flows with the kernel's TCP through the emulated path "
                                        "(real time, needs root)")
     e.add_argument("scenario", help="scenario file (TOML) with one path of links between two end nodes")
@@ -116,7 +107,7 @@ def add_subcommand(sub) -> None:
     e.add_argument("--rcvbuf", type=int, help="SO_RCVBUF of the receivers (bytes)")
     e.add_argument("--sndbuf", type=int, help="SO_SNDBUF of the senders (bytes)")
     e.add_argument("--no-pcap", action="store_true", help="do not capture the two TUN devices")
-    e.add_argument("--late-threshold-us", type=_positive_us, default=1000, metavar="US",
+    e.add_argument("--late-threshold-us", type=positive_int("--late-threshold-us"), default=1000, metavar="US",
                    help="a packet released more than US microseconds after its due time counts as late; "
                         "late packets make the run warn (default: 1000)")
     e.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")

@@ -225,3 +225,26 @@ def pool_for(jobs: int | None, scheduler: str | None):
         yield active
         return
     yield LocalPool(jobs or os.cpu_count() or 1)
+
+
+def local_jobs(jobs: int | None) -> int:
+    """Processes on this machine for a study's own work (trace analyses,
+    figures), which writes local files and so never goes to a cluster:
+    `jobs`, or one per core."""
+    return jobs if jobs else (os.cpu_count() or 1)
+
+
+def _call(fn: Callable, args: tuple):
+    return fn(*args)
+
+
+def run_local(calls: Sequence[tuple[Callable, tuple]], jobs: int) -> list:
+    """`fn(*args)` for every (fn, args) in `calls`, in up to `jobs` local
+    worker processes (in this one with one job or one call); the results
+    in the order of `calls`. Functions and arguments must pickle."""
+    if jobs <= 1 or len(calls) <= 1:
+        return [fn(*args) for fn, args in calls]
+    results: list = [None] * len(calls)
+    for i, r in LocalPool(jobs).imap(_call, list(calls)):
+        results[i] = r
+    return results

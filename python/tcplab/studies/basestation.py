@@ -329,69 +329,76 @@ def _panels(plt, table, col, scale, ylabel, title, ymax=None):
     return fig
 
 
-def figures(thr, unf, out: Path, exp=None) -> list:
-    from .figures import pyplot, save as save_figure
+def _throughput_panels(plt, thr, group: str, lines: str, ymax: float):
+    panels = MECHANISMS if group == "mechanism" else VARIANTS
+    values = VARIANTS if lines == "variant" else MECHANISMS
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), sharex=True, sharey=True)
+    for ax, panel in zip(axes.flat, panels):
+        _lines(ax, thr[thr[group] == panel], lines, values, LABELS, "throughput_bps", 1e3)
+        ax.set_title(LABELS[panel])
+        _xaxis(ax)
+        ax.set_ylim(0, ymax)
+        ax.set_ylabel("average throughput per flow (kbit/s)")
+        ax.legend(fontsize=8)
+    fig.suptitle("Five TCP flows over a shared 2 Mbit/s lossy wireless hop (mean and 95 % CI)")
+    return fig
 
-    plt = pyplot()
-    written: list[Path] = []
 
-    def save(fig, name):
-        save_figure(fig, out, name, written)
+def _rtt_flows(plt, d):
+    """Per-flow throughput against the flow's round-trip time."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    rtts = [2 * (25 + a) for a in RTT_ACCESS_DELAYS]
+    for ax, rate in zip(axes, [0.0, 0.01]):
+        for variant in VARIANTS:
+            for mech, ls in [("plain", "-"), ("snoop", "--")]:
+                row = d[(d.variant == variant) & (d.mechanism == mech) & (d.error_rate == rate)]
+                if not len(row):
+                    continue
+                ys = [row[f"throughput_{i}_bps"].iloc[0] / 1e3 for i in range(1, N_FLOWS + 1)]
+                ax.plot(rtts, ys, marker="o", ls=ls, label=f"{LABELS[variant]}, {LABELS[mech]}")
+        ax.set_title(f"packet error rate {rate * 100:g} %")
+        ax.set_xlabel("flow's propagation round-trip time (ms)")
+        ax.set_ylabel("throughput of the flow (kbit/s)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+    fig.suptitle("Five flows with different round-trip times (mean over seeds)")
+    return fig
 
+
+def figure_tasks(thr, unf, exp=None) -> list:
+    """The study's figures as (name, function(plt, *args) -> figure, args):
+    independent, so they are drawn in parallel (`figures.draw_all`)."""
     ymax = thr["throughput_bps"].max() / 1e3 * 1.08
-    for group, lines, name in [("mechanism", "variant", "throughput_by_mechanism"),
-                               ("variant", "mechanism", "throughput_by_variant")]:
-        panels = MECHANISMS if group == "mechanism" else VARIANTS
-        values = VARIANTS if lines == "variant" else MECHANISMS
-        fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), sharex=True, sharey=True)
-        for ax, panel in zip(axes.flat, panels):
-            _lines(ax, thr[thr[group] == panel], lines, values, LABELS, "throughput_bps", 1e3)
-            ax.set_title(LABELS[panel])
-            _xaxis(ax)
-            ax.set_ylim(0, ymax)
-            ax.set_ylabel("average throughput per flow (kbit/s)")
-            ax.legend(fontsize=8)
-        fig.suptitle("Five TCP flows over a shared 2 Mbit/s lossy wireless hop (mean and 95 % CI)")
-        save(fig, name)
+    tasks = [("throughput_by_mechanism", _throughput_panels, (thr, "mechanism", "variant", ymax)),
+             ("throughput_by_variant", _throughput_panels, (thr, "variant", "mechanism", ymax)),
+             # Unfairness for every variant and all four mechanisms (SPEC 9.1
+             # names plain and Snoop for Tahoe and Vegas; ELN and Snoop + ELN
+             # are added).
+             ("unfairness", _panels, (unf, "unfairness", 1, "unfairness (max - min) / min",
+                                      "Unfairness among the five flows (mean and 95 % CI)"))]
+    if exp is None:
+        return tasks
+    titles = {"same-start": "all five start together (0-10 ms jitter), queue 50",
+              "congested": f"same start, bottleneck queue {CONGESTED_QUEUE}: congestion and corruption losses",
+              "rtt": "same start, one-way delays 26, 36, 46, 56, 66 ms"}
+    for e in EXPERIMENTS:
+        d = exp[exp.experiment == e]
+        if not len(d):
+            continue
+        tasks.append((f"{e}_throughput", _panels, (d, "throughput_bps", 1e3, "average throughput per flow (kbit/s)",
+                                                   f"{titles[e]} (mean and 95 % CI)", ymax)))
+        tasks.append((f"{e}_unfairness", _panels, (d, "unfairness", 1, "unfairness (max - min) / min",
+                                                   f"Unfairness: {titles[e]} (mean and 95 % CI)")))
+    d = exp[(exp.experiment == "rtt")]
+    if len(d):
+        tasks.append(("rtt_flows", _rtt_flows, (d,)))
+    return tasks
 
-    # Unfairness for every variant and all four mechanisms (SPEC 9.1 names
-    # plain and Snoop for Tahoe and Vegas; ELN and Snoop + ELN are added).
-    save(_panels(plt, unf, "unfairness", 1, "unfairness (max - min) / min",
-                 "Unfairness among the five flows (mean and 95 % CI)"), "unfairness")
 
-    if exp is not None:
-        titles = {"same-start": "all five start together (0-10 ms jitter), queue 50",
-                  "congested": f"same start, bottleneck queue {CONGESTED_QUEUE}: congestion and corruption losses",
-                  "rtt": "same start, one-way delays 26, 36, 46, 56, 66 ms"}
-        for e in EXPERIMENTS:
-            d = exp[exp.experiment == e]
-            if not len(d):
-                continue
-            save(_panels(plt, d, "throughput_bps", 1e3, "average throughput per flow (kbit/s)",
-                         f"{titles[e]} (mean and 95 % CI)", ymax), f"{e}_throughput")
-            save(_panels(plt, d, "unfairness", 1, "unfairness (max - min) / min",
-                         f"Unfairness: {titles[e]} (mean and 95 % CI)"), f"{e}_unfairness")
-        # Per-flow throughput against the flow's round-trip time.
-        d = exp[(exp.experiment == "rtt")]
-        if len(d):
-            fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-            rtts = [2 * (25 + a) for a in RTT_ACCESS_DELAYS]
-            for ax, rate in zip(axes, [0.0, 0.01]):
-                for variant in VARIANTS:
-                    for mech, ls in [("plain", "-"), ("snoop", "--")]:
-                        row = d[(d.variant == variant) & (d.mechanism == mech) & (d.error_rate == rate)]
-                        if not len(row):
-                            continue
-                        ys = [row[f"throughput_{i}_bps"].iloc[0] / 1e3 for i in range(1, N_FLOWS + 1)]
-                        ax.plot(rtts, ys, marker="o", ls=ls, label=f"{LABELS[variant]}, {LABELS[mech]}")
-                ax.set_title(f"packet error rate {rate * 100:g} %")
-                ax.set_xlabel("flow's propagation round-trip time (ms)")
-                ax.set_ylabel("throughput of the flow (kbit/s)")
-                ax.grid(True, alpha=0.3)
-                ax.legend(fontsize=7, ncol=2)
-            fig.suptitle("Five flows with different round-trip times (mean over seeds)")
-            save(fig, "rtt_flows")
-    return written
+def figures(thr, unf, out: Path, exp=None, jobs: int | None = 1) -> list:
+    from .figures import draw_all
+
+    return draw_all(figure_tasks(thr, unf, exp), out, jobs)
 
 
 def run(out: str | Path = "results/basestation", quick: bool = False, jobs: int | None = None,
@@ -411,13 +418,22 @@ def run(out: str | Path = "results/basestation", quick: bool = False, jobs: int 
                       ignore_index=True)
     exp = experiment_tables(eruns)
     duration = "30s" if quick else "100s"
-    vegas = vegas_analysis(duration)
-    snoop_eln, episodes = snoop_eln_analysis(duration)
+    # The trace analyses and the figures are independent of each other: they
+    # run side by side in local processes (`jobs` of them) instead of one
+    # after the other in this one, where they were a fifth of the study's
+    # time with one job.
+    from ..pools import local_jobs, run_local
+    from .figures import draw_task
+
+    figs_tasks = figure_tasks(thr, unf, exp)
+    done = run_local([(vegas_analysis, (duration,)), (snoop_eln_analysis, (duration,))]
+                     + [(draw_task, (t, out)) for t in figs_tasks], local_jobs(jobs))
+    vegas, (snoop_eln, episodes) = done[0], done[1]
+    figs = [Path(p) for paths in done[2:] for p in paths]
     for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("unfairness.csv", unf),
                         ("experiments_runs.csv", eruns), ("experiments.csv", exp),
                         ("vegas_unfairness.csv", vegas), ("snoop_eln.csv", snoop_eln),
                         ("snoop_eln_episodes.csv", episodes)]:
         atomic_write_text(out / name, table.to_csv(index=False))
-    figs = figures(thr, unf, out, exp)
     return {"runs": runs, "throughput": thr, "unfairness": unf, "experiments": exp, "vegas": vegas,
             "snoop_eln": snoop_eln, "figures": figs}

@@ -31,3 +31,20 @@ def save(fig, out: Path, name: str, written: list) -> None:
         atomic_write(p, lambda tmp: fig.savefig(tmp, dpi=150, format=ext, metadata=meta))
         written.append(p)
     plt.close(fig)
+
+
+def draw_task(task: tuple, out: Path) -> list[str]:
+    """Draw one figure task, (name, function(plt, *args) -> figure, args),
+    into `out`; the paths written. Module-level so worker processes can run it."""
+    name, fn, args = task
+    written: list[Path] = []
+    save(fn(pyplot(), *args), out, name, written)
+    return [str(p) for p in written]
+
+
+def draw_all(tasks: list, out: Path, jobs: int | None = 1) -> list[Path]:
+    """Draw independent figure tasks, in up to `jobs` local processes."""
+    from ..pools import local_jobs, run_local
+
+    done = run_local([(draw_task, (t, out)) for t in tasks], local_jobs(jobs))
+    return [Path(p) for paths in done for p in paths]

@@ -699,27 +699,34 @@ def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | No
                                                               overlap_share_min=("overlap_share", "min"),
                                                               ).reset_index(), on=qby)
 
+    bl_runs = baselines_grid(out, quick, jobs, progress)
+    baselines = summarize(bl_runs, ["baseline", "loss", "buffer"], "throughput_Bps").merge(
+        summarize(bl_runs, ["baseline", "loss", "buffer"], "timeouts"), on=["baseline", "loss", "buffer", "n"])
+
+    # The traced single runs below are independent of each other: they run
+    # side by side in local processes instead of one after the other here.
+    from ..pools import local_jobs, run_local
+
     # The DropTail run with two transfers closest to a lock-out (the smallest
     # share while both run), traced.
     dt = qruns[(qruns.flows == 2) & qruns["queue"].str.startswith("droptail")]
     worst = dt.loc[dt["overlap_share"].idxmin()]
-    lock_t = time_sequence(queue_scenario(worst["queue"], 2, float(worst["offset"]), int(worst["seed"])))
+    mid_loss = {"kind": "pattern", "drop": [300], "direction": "forward", "packets": "data"}
+    calls = [(time_sequence, (queue_scenario(worst["queue"], 2, float(worst["offset"]), int(worst["seed"])),)),
+             (last_segments_lost, (4,)), (last_segments_lost, (4, "modern")),
+             (time_sequence, (scenario("baseline", 7),)),
+             (time_sequence, (scenario("baseline", "unlimited", error=mid_loss),)),
+             (early_loss, ())]
+    calls += [(overflow_analysis, (b, bl)) for bl in BASELINES for b in BUFFERS]
+    done = run_local(calls, local_jobs(jobs))
+    lock_t, (fig6b, fig6b_t), (fig6b_modern, _), start_t, mid_t, early = done[:6]
     lockout = (f"two transfers, {worst['queue']}, second starts {worst['offset']:g} s later: while both run the "
                f"starved one gets {worst['overlap_share']:.2f} of the other's bytes", lock_t)
-
-    fig6b, fig6b_t = last_segments_lost(4)
-    fig6b_rows = [fig6b, last_segments_lost(4, "modern")[0]]
-    ts = [("buffer 7, no errors: start-up overflow", time_sequence(scenario("baseline", 7))),
+    fig6b_rows = [fig6b, fig6b_modern]
+    ts = [("buffer 7, no errors: start-up overflow", start_t),
           ("study's Fig. 6b: unlimited buffer, last four segments lost", fig6b_t),
-          ("extra (not in the study): unlimited buffer, one mid-transfer loss",
-           time_sequence(scenario("baseline", "unlimited",
-                                  error={"kind": "pattern", "drop": [300], "direction": "forward",
-                                         "packets": "data"})))]
-    overflow = pd.DataFrame([overflow_analysis(b, bl) for bl in BASELINES for b in BUFFERS])
-    early = early_loss()
-    bl_runs = baselines_grid(out, quick, jobs, progress)
-    baselines = summarize(bl_runs, ["baseline", "loss", "buffer"], "throughput_Bps").merge(
-        summarize(bl_runs, ["baseline", "loss", "buffer"], "timeouts"), on=["baseline", "loss", "buffer", "n"])
+          ("extra (not in the study): unlimited buffer, one mid-transfer loss", mid_t)]
+    overflow = pd.DataFrame(done[6:])
     contra = contradictions(runs)
 
     for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("first15k.csv", first),

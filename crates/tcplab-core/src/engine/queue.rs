@@ -264,7 +264,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Put a key where its bucket says: the sorted current list, a wheel
     /// bucket or the far heap.
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, k: Key) {
         let b = bucket_of(k);
         if b <= self.cur {

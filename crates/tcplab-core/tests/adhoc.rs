@@ -708,3 +708,113 @@ fn every_protocol_is_deterministic() {
         assert_ne!(a.nodes.to_csv(), c.nodes.to_csv(), "{routing}: the seed matters");
     }
 }
+
+// ---- DSR: route shortening and salvaging ---------------------------------
+
+fn dsr(w: &World, n: usize) -> &Dsr {
+    w.nodes[n].routing.as_dyn().as_any().downcast_ref::<Dsr>().expect("a DSR node")
+}
+
+fn dsr_mut(w: &mut World, n: usize) -> &mut Dsr {
+    w.nodes[n].routing.as_dyn_mut().as_any_mut().downcast_mut::<Dsr>().expect("a DSR node")
+}
+
+/// A line of four stations 120 m apart (each hears the stations up to two
+/// places away: 240 m, not 360 m), and a source that knows only the route
+/// through every station (3 hops): n2 overhears n0's frames to n1, and n3
+/// overhears n1's frames to n2; each is later in the route than the frame's
+/// next hop, so each sends the source a gratuitous reply with the hop cut
+/// out, and the source's route shrinks to 2 hops, the shortest (n0 does not
+/// hear n3). With gratuitous replies off it keeps the long route.
+#[test]
+fn dsr_gratuitous_replies_shorten_a_long_route() {
+    let nodes: Vec<(String, f64, f64)> = (0..=3).map(|i| (format!("n{i}"), 120.0 * i as f64, 0.0)).collect();
+    let flow = "[[flow]]\nfrom = \"n0\"\nto = \"n3\"\ntransport = \"udp\"\npacket_size = 512\n\
+                app = { kind = \"cbr\", rate = \"40kbps\", start = 0.5, stop = 9.5 }\n";
+    let run = |extra: &str| {
+        let mut w = build(&scenario("10s", "dsr", extra, &nodes, flow));
+        let long: Vec<u32> = (0..=3).collect();
+        dsr_mut(&mut w, 0).add_route(long.clone());
+        assert_eq!(dsr(&w, 0).cached(3), Some(long));
+        w.run_until(9 * SEC);
+        let route = dsr(&w, 0).cached(3).expect("a route");
+        (route, w.run())
+    };
+    let (route, r) = run("");
+    let grat = col_sum(&r.nodes, "dsr_gratuitous_replies");
+    println!("DSR route shortening: n0's route {route:?}, {grat} gratuitous replies");
+    assert_eq!(route.len(), 3, "2 hops, the shortest: {route:?}");
+    assert!(route.windows(2).all(|w| w[0].abs_diff(w[1]) <= 2), "hops no longer than 240 m: {route:?}");
+    // Only stations that overhear a hop they may skip send them, one each
+    // (the route is short before their hold-off of 1 s is over).
+    assert_eq!(node_stat(&r, "n2", "dsr_gratuitous_replies"), 1.0);
+    assert_eq!(node_stat(&r, "n3", "dsr_gratuitous_replies"), 1.0);
+    assert_eq!(grat, 2.0);
+    assert_eq!(col_sum(&r.nodes, "route_discoveries"), 0.0, "no discovery was needed");
+    let sent = r.flows.get("packets_sent", 0).unwrap();
+    assert_eq!(r.flows.get("bytes_delivered", 0).unwrap(), 512.0 * sent, "every packet arrives");
+    let (route, r) = run("[wireless.dsr]\ngratuitous_replies = false");
+    assert_eq!(route, (0..=3).collect::<Vec<u32>>(), "without them the route stays long");
+    assert_eq!(col_sum(&r.nodes, "dsr_gratuitous_replies"), 0.0);
+    // Same seed, same run.
+    let (_, again) = run("");
+    assert_eq!(again.nodes.to_csv(), run("").1.nodes.to_csv());
+}
+
+/// The frame the MAC gives up on is salvaged: S -> X -> A -> D with a
+/// second way X -> B -> D in X's cache; A goes dark, X's MAC fails on the
+/// next packet, and X sends that very packet on through B (its salvage
+/// count raised) while S learns of the break from the route error. With
+/// `max_salvage_count = 0` that packet is lost.
+#[test]
+fn dsr_salvages_the_frame_whose_transmission_failed() {
+    let nodes = vec![
+        ("s".to_string(), 0.0, 0.0),
+        ("x".to_string(), 200.0, 0.0),
+        ("a".to_string(), 400.0, 100.0),
+        ("b".to_string(), 400.0, -100.0),
+        ("d".to_string(), 600.0, 0.0),
+    ];
+    let flow = "[[flow]]\nfrom = \"s\"\nto = \"d\"\ntransport = \"udp\"\npacket_size = 512\n\
+                app = { kind = \"cbr\", rate = \"8kbps\", start = 0.5, stop = 9.0 }\n";
+    let off_at = 5 * SEC + SEC / 4;
+    let run = |extra: &str| {
+        let mut w = build(&scenario("10s", "dsr", extra, &nodes, flow));
+        dsr_mut(&mut w, 0).add_route(vec![0, 1, 2, 4]);
+        dsr_mut(&mut w, 1).add_route(vec![1, 2, 4]);
+        dsr_mut(&mut w, 1).add_route(vec![1, 3, 4]);
+        let dev = w.nodes[2].devices[0];
+        w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+        w.run()
+    };
+    let r = run("");
+    let sent = r.flows.get("packets_sent", 0).unwrap();
+    let got = r.flows.get("bytes_delivered", 0).unwrap();
+    println!(
+        "DSR salvage: {got} of {} bytes; x salvaged {}, x MAC drops {}, route errors {}",
+        512.0 * sent,
+        node_stat(&r, "x", "dsr_salvaged"),
+        node_stat(&r, "x", "drops_retry_limit"),
+        col_sum(&r.nodes, "route_errors")
+    );
+    assert!(node_stat(&r, "x", "drops_retry_limit") >= 1.0, "x's MAC gave up on a frame for a");
+    assert!(node_stat(&r, "x", "dsr_salvaged") >= 1.0);
+    assert!(node_stat(&r, "x", "route_errors") >= 1.0, "the source hears of the break");
+    assert_eq!(got, 512.0 * sent, "every packet arrives, the failed one through b");
+    let r = run("[wireless.dsr]\nmax_salvage_count = 0");
+    assert_eq!(node_stat(&r, "x", "dsr_salvaged"), 0.0);
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() < 512.0 * sent, "without salvaging the failed frame is lost");
+}
+
+#[test]
+fn dsr_keys_are_validated() {
+    for (extra, key) in [
+        ("max_salvage_count = 16", "wireless.dsr.max_salvage_count"),
+        ("grat_reply_holdoff = \"0s\"", "wireless.dsr.grat_reply_holdoff"),
+        ("gratuitous_replys = true", "gratuitous_replys"),
+    ] {
+        let bad = chain(2, "1s", "dsr", &format!("[wireless.dsr]\n{extra}"));
+        let Err(e) = Scenario::from_toml_str(&bad) else { panic!("{extra} accepted") };
+        assert!(e.to_string().contains(key), "{extra}: {e}");
+    }
+}

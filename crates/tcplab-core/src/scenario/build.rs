@@ -786,6 +786,11 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                 WirelessRouting::Olsr => Some(Box::new(Olsr::new(s.node, s.dev, olsr, rng("olsr")))),
             };
             if let Some(p) = proto {
+                // A protocol that listens in (DSR's route shortening) hears
+                // the data frames its station overhears.
+                if p.listens() {
+                    devices[s.dev as usize].as_dyn_mut().set_promiscuous(true);
+                }
                 nodes[s.node as usize].routing = Router::Other(p);
             }
         }

@@ -134,6 +134,14 @@ pub struct DsrCfg {
     pub max_route_len: Option<u32>,
     pub buffer_len: Option<u32>,
     pub buffer_timeout: Option<Dur>,
+    /// Times a data packet may be salvaged after a link failure (default
+    /// 15, RFC 4728's MAX_SALVAGE_COUNT; 0 turns salvaging off).
+    pub max_salvage_count: Option<u32>,
+    /// Route shortening by gratuitous replies (default true, as ns-2.35).
+    pub gratuitous_replies: Option<bool>,
+    /// Hold-off between gratuitous replies for one (source, transmitter)
+    /// (default 1 s, RFC 4728's GRAT_REPLY_HOLDOFF).
+    pub grat_reply_holdoff: Option<Dur>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).

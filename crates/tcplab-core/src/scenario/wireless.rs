@@ -224,6 +224,14 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if d.buffer_timeout.map(|d| d.0) == Some(0) {
             return err("wireless.dsr.buffer_timeout", "must be greater than 0");
         }
+        if let Some(x) = d.max_salvage_count {
+            if x > 15 {
+                return err("wireless.dsr.max_salvage_count", format!("must be 0 .. 15 (a 4-bit field), got {x}"));
+            }
+        }
+        if d.grat_reply_holdoff.map(|d| d.0) == Some(0) {
+            return err("wireless.dsr.grat_reply_holdoff", "must be greater than 0");
+        }
     }
     if w.olsr.is_some() && w.routing != WirelessRouting::Olsr {
         return err("wireless.olsr", "needs routing = \"olsr\"");
@@ -474,6 +482,15 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     }
     if let Some(x) = d.buffer_timeout {
         p.buffer_timeout = x.0;
+    }
+    if let Some(x) = d.max_salvage_count {
+        p.max_salvage = x as u8;
+    }
+    if let Some(x) = d.gratuitous_replies {
+        p.grat_replies = x;
+    }
+    if let Some(x) = d.grat_reply_holdoff {
+        p.grat_holdoff = x.0;
     }
     p
 }

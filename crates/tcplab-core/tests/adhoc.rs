@@ -818,3 +818,75 @@ fn dsr_keys_are_validated() {
         assert!(e.to_string().contains(key), "{extra}: {e}");
     }
 }
+
+// ---- OLSR willingness -----------------------------------------------------
+
+fn olsr(w: &World, n: usize) -> &Olsr {
+    w.nodes[n].routing.as_dyn().as_any().downcast_ref::<Olsr>().expect("an OLSR node")
+}
+
+/// On a 4 x 4 grid, a node with WILL_NEVER (g1_1) is nobody's MPR, and a
+/// node with WILL_ALWAYS (g2_2) is every neighbour's. Every node still has
+/// a route to every other, the unwilling node included, of the shortest
+/// length that does not relay through the unwilling node (it carries no
+/// traffic for others, RFC 3626 10), and data flows.
+#[test]
+fn olsr_willingness_steers_mpr_selection() {
+    let (gw, gh) = (4, 4);
+    let (never, always) = (gw + 1, 2 * gw + 2);
+    let extra = "[wireless.olsr]\nnode_willingness = { g1_1 = 0, g2_2 = 7 }";
+    let mut w = build(&scenario("35s", "olsr", extra, &grid_nodes(gw, gh), &probe("g0_0", "g3_3", 30.0)));
+    w.run_until(30 * SEC);
+    let xy = |n: usize| (n % gw, n / gw);
+    let dist = |a: usize, b: usize| {
+        let ((ax, ay), (bx, by)) = (xy(a), xy(b));
+        ax.abs_diff(bx) + ay.abs_diff(by)
+    };
+    let mut chose_always = 0;
+    for n in 0..gw * gh {
+        let mprs = olsr(&w, n).mprs();
+        assert!(!mprs.contains(&(never as u32)), "node {n} chose the unwilling node: {mprs:?}");
+        if dist(n, always) == 1 {
+            assert!(mprs.contains(&(always as u32)), "node {n} did not choose the willing node: {mprs:?}");
+            chose_always += 1;
+        }
+        // Hop counts on the grid without relaying through `never`.
+        let mut hops = vec![usize::MAX; gw * gh];
+        hops[n] = 0;
+        let mut frontier = vec![n];
+        while let Some(a) = frontier.pop() {
+            if a == never && a != n {
+                continue;
+            }
+            for b in (0..gw * gh).filter(|&b| dist(a, b) == 1) {
+                if hops[a] + 1 < hops[b] {
+                    hops[b] = hops[a] + 1;
+                    frontier.push(b);
+                }
+            }
+        }
+        let r = routes(&w, n);
+        assert_eq!(r.len(), gw * gh - 1, "node {n}: {r:?}");
+        for &(d, next, h) in &r {
+            assert_eq!(h as usize, hops[d as usize], "hops {n} -> {d}");
+            assert!(next as usize != never || d as usize == never, "{n} relays through {never} towards {d}");
+        }
+    }
+    assert_eq!(chose_always, 4);
+    let r = w.run();
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() > 0.0);
+    // The global key, and bad values named.
+    let all_never = "[wireless.olsr]\nwillingness = 0";
+    let mut w = build(&scenario("12s", "olsr", all_never, &grid_nodes(gw, gh), ""));
+    w.run_until(12 * SEC);
+    assert!((0..gw * gh).all(|n| olsr(&w, n).mprs().is_empty()), "nobody relays");
+    for (extra, key) in [
+        ("willingness = 8", "wireless.olsr.willingness"),
+        ("node_willingness = { g9_9 = 1 }", "wireless.olsr.node_willingness.g9_9"),
+        ("node_willingness = { g0_0 = 9 }", "wireless.olsr.node_willingness.g0_0"),
+    ] {
+        let text = scenario("1s", "olsr", &format!("[wireless.olsr]\n{extra}"), &grid_nodes(2, 2), "");
+        let Err(e) = Scenario::from_toml_str(&text) else { panic!("{extra} accepted") };
+        assert!(e.to_string().contains(key), "{extra}: {e}");
+    }
+}

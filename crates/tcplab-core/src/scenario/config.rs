@@ -115,7 +115,7 @@ pub struct WirelessCfg {
 }
 
 /// `[wireless.olsr]` (defaults: RFC 3626).
-#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OlsrCfg {
     /// HELLO every this long (default 2 s); neighbour hold time 3 x.
@@ -124,6 +124,11 @@ pub struct OlsrCfg {
     pub tc_interval: Option<Dur>,
     pub buffer_len: Option<u32>,
     pub buffer_timeout: Option<Dur>,
+    /// Every node's willingness to relay, 0 (WILL_NEVER) .. 7 (WILL_ALWAYS)
+    /// (default 3, WILL_DEFAULT).
+    pub willingness: Option<u32>,
+    /// Per-node willingness over `willingness`: node name -> 0 .. 7.
+    pub node_willingness: Option<std::collections::BTreeMap<String, u32>>,
 }
 
 /// `[wireless.dsr]` (defaults: ns-2.35's DSR).

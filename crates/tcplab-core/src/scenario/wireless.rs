@@ -240,6 +240,18 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if o.buffer_len == Some(0) {
             return err("wireless.olsr.buffer_len", "must be at least 1 packet");
         }
+        if let Some(x) = o.willingness.filter(|&x| x > 7) {
+            return err("wireless.olsr.willingness", format!("must be 0 (never) .. 7 (always), got {x}"));
+        }
+        for (name, &x) in o.node_willingness.iter().flatten() {
+            let key = format!("wireless.olsr.node_willingness.{name}");
+            if !cfg.node.iter().any(|n| &n.name == name) {
+                return err(key, "no node of that name");
+            }
+            if x > 7 {
+                return err(key, format!("must be 0 (never) .. 7 (always), got {x}"));
+            }
+        }
         for (k, v) in
             [("hello_interval", o.hello_interval), ("tc_interval", o.tc_interval), ("buffer_timeout", o.buffer_timeout)]
         {
@@ -513,5 +525,18 @@ pub fn olsr_params(w: &WirelessCfg) -> crate::net::routing::OlsrParams {
     if let Some(x) = o.buffer_timeout {
         p.buffer_timeout = x.0;
     }
+    if let Some(x) = o.willingness {
+        p.willingness = x as u8;
+    }
     p
+}
+
+/// A node's OLSR willingness: its `node_willingness` entry, else the
+/// parameters' (validated: 0 .. 7).
+pub fn olsr_willingness(w: &WirelessCfg, node: &str, p: &crate::net::routing::OlsrParams) -> u8 {
+    w.olsr
+        .as_ref()
+        .and_then(|o| o.node_willingness.as_ref())
+        .and_then(|m| m.get(node))
+        .map_or(p.willingness, |&x| x as u8)
 }

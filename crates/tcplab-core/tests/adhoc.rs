@@ -811,6 +811,9 @@ fn dsr_keys_are_validated() {
     for (extra, key) in [
         ("max_salvage_count = 16", "wireless.dsr.max_salvage_count"),
         ("grat_reply_holdoff = \"0s\"", "wireless.dsr.grat_reply_holdoff"),
+        ("request_period = \"0s\"", "wireless.dsr.request_period"),
+        ("request_period = \"20s\"", "wireless.dsr.max_request_period"),
+        ("rebuffer_own = 1", "rebuffer_own"),
         ("gratuitous_replys = true", "gratuitous_replys"),
     ] {
         let bad = chain(2, "1s", "dsr", &format!("[wireless.dsr]\n{extra}"));
@@ -889,4 +892,37 @@ fn olsr_willingness_steers_mpr_selection() {
         let Err(e) = Scenario::from_toml_str(&text) else { panic!("{extra} accepted") };
         assert!(e.to_string().contains(key), "{extra}: {e}");
     }
+}
+
+/// A source whose own packet fails and that knows no other route keeps
+/// it in its send buffer and discovers a new route (as ns-2.35's DSR):
+/// s -> a -> d with a going dark, s finds s -> b -> d and the packet
+/// arrives; with `rebuffer_own = false` it is lost.
+#[test]
+fn dsr_source_rebuffers_its_failed_packet_for_a_new_discovery() {
+    let nodes = vec![
+        ("s".to_string(), 0.0, 0.0),
+        ("a".to_string(), 200.0, 100.0),
+        ("b".to_string(), 200.0, -100.0),
+        ("d".to_string(), 400.0, 0.0),
+    ];
+    let flow = "[[flow]]\nfrom = \"s\"\nto = \"d\"\ntransport = \"udp\"\npacket_size = 512\n\
+                app = { kind = \"cbr\", rate = \"8kbps\", start = 0.5, stop = 9.0 }\n";
+    let run = |extra: &str| {
+        let mut w = build(&scenario("10s", "dsr", extra, &nodes, flow));
+        dsr_mut(&mut w, 0).add_route(vec![0, 1, 3]);
+        let dev = w.nodes[1].devices[0];
+        w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = 5 * SEC + SEC / 4;
+        w.run_until(9 * SEC);
+        let route = dsr(&w, 0).cached(3);
+        (w.run(), route)
+    };
+    let (r, route) = run("");
+    let sent = r.flows.get("packets_sent", 0).unwrap();
+    assert!(node_stat(&r, "s", "drops_retry_limit") >= 1.0, "s's MAC gave up on a frame for a");
+    assert!(node_stat(&r, "s", "route_discoveries") >= 1.0);
+    assert_eq!(route, Some(vec![0, 2, 3]), "the new route through b");
+    assert_eq!(r.flows.get("bytes_delivered", 0).unwrap(), 512.0 * sent, "every packet arrives");
+    let (r, _) = run("[wireless.dsr]\nrebuffer_own = false");
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() < 512.0 * sent, "the failed packet is lost");
 }

@@ -147,6 +147,15 @@ pub struct DsrCfg {
     /// Hold-off between gratuitous replies for one (source, transmitter)
     /// (default 1 s, RFC 4728's GRAT_REPLY_HOLDOFF).
     pub grat_reply_holdoff: Option<Dur>,
+    /// After a link failure, own packets without another route wait for a
+    /// new discovery (default true, as ns-2.35) instead of being dropped.
+    pub rebuffer_own: Option<bool>,
+    /// Wait for the answer to the non-propagating request (30 ms).
+    pub nonprop_timeout: Option<Dur>,
+    /// First wait between propagating requests (0.5 s), doubled up to
+    /// `max_request_period` (10 s).
+    pub request_period: Option<Dur>,
+    pub max_request_period: Option<Dur>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).

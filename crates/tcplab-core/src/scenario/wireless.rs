@@ -229,8 +229,23 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                 return err("wireless.dsr.max_salvage_count", format!("must be 0 .. 15 (a 4-bit field), got {x}"));
             }
         }
-        if d.grat_reply_holdoff.map(|d| d.0) == Some(0) {
-            return err("wireless.dsr.grat_reply_holdoff", "must be greater than 0");
+        for (k, v) in [
+            ("grat_reply_holdoff", d.grat_reply_holdoff),
+            ("nonprop_timeout", d.nonprop_timeout),
+            ("request_period", d.request_period),
+            ("max_request_period", d.max_request_period),
+        ] {
+            if v.map(|d| d.0) == Some(0) {
+                return err(format!("wireless.dsr.{k}"), "must be greater than 0");
+            }
+        }
+        let p = crate::net::routing::DsrParams::default();
+        let (lo, hi) = (
+            d.request_period.map_or(p.request_period, |x| x.0),
+            d.max_request_period.map_or(p.max_request_period, |x| x.0),
+        );
+        if hi < lo {
+            return err("wireless.dsr.max_request_period", "must be at least request_period");
         }
     }
     if w.olsr.is_some() && w.routing != WirelessRouting::Olsr {
@@ -503,6 +518,18 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     }
     if let Some(x) = d.grat_reply_holdoff {
         p.grat_holdoff = x.0;
+    }
+    if let Some(x) = d.rebuffer_own {
+        p.rebuffer_own = x;
+    }
+    if let Some(x) = d.nonprop_timeout {
+        p.nonprop_timeout = x.0;
+    }
+    if let Some(x) = d.request_period {
+        p.request_period = x.0;
+    }
+    if let Some(x) = d.max_request_period {
+        p.max_request_period = x.0;
     }
     p
 }

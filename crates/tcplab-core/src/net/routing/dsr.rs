@@ -80,6 +80,10 @@ pub struct DsrParams {
     /// Least time between two gratuitous replies for the same (source,
     /// transmitter) (RFC 4728's GRAT_REPLY_HOLDOFF, 1 s).
     pub grat_holdoff: Time,
+    /// After a link failure, this node's own data packets without another
+    /// route go back to the send buffer and a discovery starts (ns-2.35's
+    /// DSR does so); false: they are dropped.
+    pub rebuffer_own: bool,
 }
 
 impl Default for DsrParams {
@@ -96,6 +100,7 @@ impl Default for DsrParams {
             jitter: 10 * MS,
             grat_replies: true,
             grat_holdoff: SEC,
+            rebuffer_own: true,
         }
     }
 }
@@ -315,6 +320,18 @@ impl Dsr {
         next
     }
 
+    /// Keep a packet of this node's own in the send buffer (the oldest
+    /// goes when it is full) and discover a route to `dst`.
+    fn hold(&mut self, now: Time, id: PktId, dst: NodeId, io: &mut RoutingIo) {
+        if self.buffer.len() >= self.p.buffer_len {
+            let (old, _, _) = self.buffer.pop_front().expect("a full buffer");
+            self.stats.drops_buffer_full += 1;
+            io.out.push(RoutingAction::DropHeld(old));
+        }
+        self.buffer.push_back((id, dst, now));
+        self.discover(now, dst, io);
+    }
+
     fn note_via(&mut self, next: NodeId, route: &[NodeId]) {
         if let Some(i) = route.iter().position(|&n| n == self.me) {
             let mut back = route[..=i].to_vec();
@@ -445,13 +462,7 @@ impl Routing for Dsr {
                 let next_hop = self.attach(now, id, route, 0, io);
                 return Route::Forward { dev: self.dev, next_hop };
             }
-            if self.buffer.len() >= self.p.buffer_len {
-                let (old, _, _) = self.buffer.pop_front().expect("a full buffer");
-                self.stats.drops_buffer_full += 1;
-                io.out.push(RoutingAction::DropHeld(old));
-            }
-            self.buffer.push_back((id, dst, now));
-            self.discover(now, dst, io);
+            self.hold(now, id, dst, io);
             return Route::Hold;
         }
         // A forwarder follows the source route in the packet.
@@ -504,9 +515,9 @@ impl Routing for Dsr {
     fn take_back(&mut self, now: Time, failed: Option<PktId>, queued: Vec<PktId>, io: &mut RoutingIo) {
         let pkts = failed.map(|f| (f, true)).into_iter().chain(queued.into_iter().map(|q| (q, false)));
         for (id, was_failed) in pkts {
-            let (dst, uid, data) = {
+            let (src, dst, uid, data) = {
                 let p = io.pool.get(id);
-                (p.ip.dst, p.uid, !matches!(p.l4, Transport::Control(_)))
+                (p.ip.src, p.ip.dst, p.uid, !matches!(p.l4, Transport::Control(_)))
             };
             let salvaged = self.headers.lock().expect("DSR header store").map.get(&uid).map_or(0, |h| h.salvaged);
             // Salvage a data packet: on over another cached route (the
@@ -518,6 +529,9 @@ impl Routing for Dsr {
                     self.stats.extra[SALVAGED] += 1;
                     io.out.push(RoutingAction::Send { pkt: id, dev: self.dev, next_hop: Some(next) });
                 }
+                // A packet of this node's own without another route waits
+                // in the send buffer for a new discovery (ns-2.35 as well).
+                None if data && src == self.me && self.p.rebuffer_own => self.hold(now, id, dst, io),
                 _ if was_failed => io.out.push(RoutingAction::DropFailed(id)),
                 _ => io.out.push(RoutingAction::DropBroken(id)),
             }

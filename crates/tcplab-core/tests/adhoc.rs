@@ -926,3 +926,59 @@ fn dsr_source_rebuffers_its_failed_packet_for_a_new_discovery() {
     let (r, _) = run("[wireless.dsr]\nrebuffer_own = false");
     assert!(r.flows.get("bytes_delivered", 0).unwrap() < 512.0 * sent, "the failed packet is lost");
 }
+
+/// Link hysteresis (RFC 3626 14): a link is used only once its quality is
+/// above 0.8 (three HELLOs from nothing: 0.5, 0.75, 0.875), so routes come
+/// later than without it, but they come, and are the shortest; a node that
+/// goes dark is dropped after two missed HELLOs (0.875 -> 0.44 -> 0.22,
+/// below 0.3). Off by default: the default run has no link qualities.
+#[test]
+fn olsr_link_hysteresis_delays_and_drops_links_by_quality() {
+    let hops = 4;
+    let sc = |extra: &str| scenario("40s", "olsr", extra, &chain_nodes(hops), &probe("n0", "n4", 30.0));
+    let first_route = |extra: &str| {
+        let mut w = build(&sc(extra));
+        let mut t = 0;
+        while t < 30 * SEC {
+            t += SEC / 10;
+            w.run_until(t);
+            if let Some(q) = olsr(&w, 0).link_quality(1) {
+                // Usable only above the high threshold.
+                if routes(&w, 0).iter().any(|e| e.1 == 1) {
+                    assert!(q.quality > 0.8 || !q.pending, "{q:?}");
+                }
+            }
+            if routes(&w, 0).iter().any(|e| e.0 == hops as u32) {
+                return (t, w);
+            }
+        }
+        panic!("no route to n{hops} by 30 s ({extra})");
+    };
+    let (plain, w) = first_route("");
+    assert!(olsr(&w, 0).link_quality(1).is_none(), "no hysteresis by default");
+    let (hyst, mut w) = first_route("[wireless.olsr]\nhysteresis = true");
+    println!("OLSR first route to n{hops}: {plain} ns without hysteresis, {hyst} ns with it");
+    assert!(hyst > plain, "hysteresis delays the first route: {hyst} vs {plain}");
+    w.run_until(30 * SEC);
+    for (d, next, h) in routes(&w, 0) {
+        assert_eq!((next, h as u32), (1, d), "shortest routes along the chain");
+    }
+    assert!(olsr(&w, 0).link_quality(1).unwrap().quality > 0.8);
+    // n1 goes dark at 30 s: n0 drops it after two missed HELLOs (each
+    // missed when none came within 2.5 s), by 30 + 2 + 2 x 2.5 s.
+    let dev = w.nodes[1].devices[0];
+    w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = 30 * SEC;
+    w.run_until(37 * SEC);
+    let q = olsr(&w, 0).link_quality(1);
+    assert!(q.is_none_or(|q| q.lost), "{q:?}");
+    assert!(routes(&w, 0).is_empty(), "{:?}", routes(&w, 0));
+    for (extra, key) in [
+        ("hyst_threshold_high = 1.5", "wireless.olsr.hyst_threshold_high"),
+        ("hyst_threshold_low = 0.9", "wireless.olsr.hyst_threshold_low"),
+        ("hyst_scaling = 1.0", "wireless.olsr.hyst_scaling"),
+    ] {
+        let text = scenario("1s", "olsr", &format!("[wireless.olsr]\n{extra}"), &chain_nodes(1), "");
+        let Err(e) = Scenario::from_toml_str(&text) else { panic!("{extra} accepted") };
+        assert!(e.to_string().contains(key), "{extra}: {e}");
+    }
+}

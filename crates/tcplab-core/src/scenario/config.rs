@@ -129,6 +129,12 @@ pub struct OlsrCfg {
     pub willingness: Option<u32>,
     /// Per-node willingness over `willingness`: node name -> 0 .. 7.
     pub node_willingness: Option<std::collections::BTreeMap<String, u32>>,
+    /// Link hysteresis, RFC 3626 14 (default false, as ns-3).
+    pub hysteresis: Option<bool>,
+    /// HYST_THRESHOLD_HIGH (0.8), HYST_THRESHOLD_LOW (0.3), HYST_SCALING (0.5).
+    pub hyst_threshold_high: Option<f64>,
+    pub hyst_threshold_low: Option<f64>,
+    pub hyst_scaling: Option<f64>,
 }
 
 /// `[wireless.dsr]` (defaults: ns-2.35's DSR).

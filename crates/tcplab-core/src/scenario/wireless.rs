@@ -255,6 +255,22 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if o.buffer_len == Some(0) {
             return err("wireless.olsr.buffer_len", "must be at least 1 packet");
         }
+        let d = crate::net::routing::OlsrParams::default();
+        for (k, v) in [("hyst_threshold_high", o.hyst_threshold_high), ("hyst_threshold_low", o.hyst_threshold_low)] {
+            if let Some(x) = v.filter(|x| !(*x > 0.0 && *x <= 1.0)) {
+                return err(format!("wireless.olsr.{k}"), format!("must be in (0, 1], got {x}"));
+            }
+        }
+        if let Some(x) = o.hyst_scaling.filter(|x| !(*x > 0.0 && *x < 1.0)) {
+            return err("wireless.olsr.hyst_scaling", format!("must be in (0, 1), got {x}"));
+        }
+        let (hi, lo) = (o.hyst_threshold_high.unwrap_or(d.hyst_high), o.hyst_threshold_low.unwrap_or(d.hyst_low));
+        if lo >= hi {
+            return err(
+                "wireless.olsr.hyst_threshold_low",
+                format!("must be below hyst_threshold_high ({hi}), got {lo}"),
+            );
+        }
         if let Some(x) = o.willingness.filter(|&x| x > 7) {
             return err("wireless.olsr.willingness", format!("must be 0 (never) .. 7 (always), got {x}"));
         }
@@ -554,6 +570,18 @@ pub fn olsr_params(w: &WirelessCfg) -> crate::net::routing::OlsrParams {
     }
     if let Some(x) = o.willingness {
         p.willingness = x as u8;
+    }
+    if let Some(x) = o.hysteresis {
+        p.hysteresis = x;
+    }
+    if let Some(x) = o.hyst_threshold_high {
+        p.hyst_high = x;
+    }
+    if let Some(x) = o.hyst_threshold_low {
+        p.hyst_low = x;
+    }
+    if let Some(x) = o.hyst_scaling {
+        p.hyst_scaling = x;
     }
     p
 }

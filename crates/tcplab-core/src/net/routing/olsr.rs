@@ -13,7 +13,10 @@
 //! failures are not used, as in ns-3's OLSR by default). Every HELLO
 //! carries its node's willingness to relay (RFC 3626 8.3.1): a neighbour
 //! with WILL_NEVER is never chosen as MPR, one with WILL_ALWAYS always, and
-//! otherwise the more willing neighbour is chosen first.
+//! otherwise the more willing neighbour is chosen first. Link hysteresis
+//! (RFC 3626 14, off by default as in ns-3) makes a link usable only once
+//! its quality, raised by every HELLO and lowered by every missed one, is
+//! above a high threshold, and drops it when it falls below a low one.
 
 use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::SEC;
@@ -56,6 +59,12 @@ pub struct OlsrParams {
     /// This node's willingness, 0 (WILL_NEVER) .. 7 (WILL_ALWAYS);
     /// WILL_DEFAULT 3.
     pub willingness: u8,
+    /// Link hysteresis (RFC 3626 14): off by default.
+    pub hysteresis: bool,
+    /// HYST_THRESHOLD_HIGH, HYST_THRESHOLD_LOW, HYST_SCALING (0.8, 0.3, 0.5).
+    pub hyst_high: f64,
+    pub hyst_low: f64,
+    pub hyst_scaling: f64,
 }
 
 impl Default for OlsrParams {
@@ -68,6 +77,10 @@ impl Default for OlsrParams {
             buffer_len: 64,
             buffer_timeout: 30 * SEC,
             willingness: will::DEFAULT,
+            hysteresis: false,
+            hyst_high: 0.8,
+            hyst_low: 0.3,
+            hyst_scaling: 0.5,
         }
     }
 }
@@ -141,6 +154,17 @@ pub fn select_mprs(
     mprs
 }
 
+/// A link's quality under hysteresis (RFC 3626 14.1: L_link_quality,
+/// L_link_pending, L_LOST_LINK_time as a flag).
+#[derive(Clone, Copy, Debug)]
+pub struct LinkQuality {
+    pub quality: f64,
+    pub pending: bool,
+    pub lost: bool,
+    /// When the next HELLO is due; each interval without one lowers the quality.
+    expect: Time,
+}
+
 pub struct Olsr {
     me: NodeId,
     dev: DevId,
@@ -151,6 +175,8 @@ pub struct Olsr {
     two_hop: BTreeMap<NodeId, (BTreeSet<NodeId>, Time)>,
     /// Neighbours' willingness, from their last HELLO.
     willing: BTreeMap<NodeId, u8>,
+    /// With hysteresis: every link's quality.
+    quality: BTreeMap<NodeId, LinkQuality>,
     /// MPR selectors -> until.
     selectors: BTreeMap<NodeId, Time>,
     mprs: BTreeSet<NodeId>,
@@ -179,6 +205,7 @@ impl Olsr {
             links: BTreeMap::new(),
             two_hop: BTreeMap::new(),
             willing: BTreeMap::new(),
+            quality: BTreeMap::new(),
             selectors: BTreeMap::new(),
             mprs: BTreeSet::new(),
             topology: BTreeMap::new(),
@@ -213,13 +240,60 @@ impl Olsr {
         (self.rng.uniform() * self.max_jitter() as f64) as Time
     }
 
+    /// A link's quality (with hysteresis).
+    pub fn link_quality(&self, n: NodeId) -> Option<LinkQuality> {
+        self.quality.get(&n).copied()
+    }
+
+    /// Whether hysteresis lets the link to `n` be used (always without it).
+    fn usable(&self, n: NodeId) -> bool {
+        !self.p.hysteresis || self.quality.get(&n).is_some_and(|h| !h.pending && !h.lost)
+    }
+
+    fn is_sym(&self, n: NodeId, now: Time) -> bool {
+        self.links.get(&n).is_some_and(|l| l.1 > now) && self.usable(n)
+    }
+
     fn sym(&self, now: Time) -> BTreeSet<NodeId> {
-        self.links.iter().filter(|(_, l)| l.1 > now).map(|(&n, _)| n).collect()
+        self.links.iter().filter(|(n, l)| l.1 > now && self.usable(**n)).map(|(&n, _)| n).collect()
+    }
+
+    /// The quality of the link to `n` after a HELLO (`heard`) or after a
+    /// missed one, and its state against the thresholds (RFC 3626 14.2).
+    fn hyst_update(&mut self, n: NodeId, heard: bool, now: Time) {
+        let p = self.p;
+        // A HELLO is missed when none came within the interval plus the
+        // largest jitter (HELLO_INTERVAL + MAXJITTER).
+        let tolerance = p.hello_interval + p.hello_interval / 4;
+        let h = self.quality.entry(n).or_insert(LinkQuality { quality: 0.0, pending: true, lost: false, expect: 0 });
+        if heard {
+            h.quality = (1.0 - p.hyst_scaling) * h.quality + p.hyst_scaling;
+            h.expect = now + tolerance;
+        } else {
+            h.quality *= 1.0 - p.hyst_scaling;
+            h.expect += tolerance;
+        }
+        if h.quality > p.hyst_high {
+            h.pending = false;
+            h.lost = false;
+        } else if h.quality < p.hyst_low && !h.pending {
+            h.lost = true;
+        }
     }
 
     /// MPRs and the routing table from the current sets (RFC 8.3, 10).
     fn recompute(&mut self, now: Time) {
+        if self.p.hysteresis {
+            let due: Vec<NodeId> = self.quality.iter().filter(|(_, h)| h.expect <= now).map(|(&n, _)| n).collect();
+            for n in due {
+                while self.quality[&n].expect <= now {
+                    self.hyst_update(n, false, now);
+                }
+            }
+        }
         self.links.retain(|_, l| l.0 > now || l.1 > now);
+        let links = &self.links;
+        self.quality.retain(|n, _| links.contains_key(n));
         self.two_hop.retain(|_, t| t.1 > now);
         self.selectors.retain(|_, t| *t > now);
         self.topology.retain(|_, t| t.2 > now);
@@ -289,8 +363,12 @@ impl Olsr {
 
     fn hello(&mut self, now: Time, io: &mut RoutingIo) {
         let sym = self.sym(now);
-        let heard: Vec<NodeId> =
-            self.links.iter().filter(|(n, l)| l.0 > now && !sym.contains(n)).map(|(&n, _)| n).collect();
+        let heard: Vec<NodeId> = self
+            .links
+            .iter()
+            .filter(|(n, l)| l.0 > now && !sym.contains(n) && self.usable(**n))
+            .map(|(&n, _)| n)
+            .collect();
         let mpr: Vec<NodeId> = self.mprs.iter().copied().collect();
         let sym: Vec<NodeId> = sym.into_iter().filter(|n| !self.mprs.contains(n)).collect();
         // HELLO: 4 bytes, then per link-code group 4 bytes and 4 per address.
@@ -321,6 +399,9 @@ impl Olsr {
     fn on_hello(&mut self, now: Time, from: NodeId, h: &Hello) {
         let hold = self.p.neighb_hold;
         self.willing.insert(from, h.willingness);
+        if self.p.hysteresis {
+            self.hyst_update(from, true, now);
+        }
         let l = self.links.entry(from).or_insert((0, 0));
         l.0 = now + hold;
         let lists_me = h.heard.contains(&self.me) || h.sym.contains(&self.me) || h.mpr.contains(&self.me);
@@ -343,7 +424,7 @@ impl Olsr {
             return;
         }
         // Only from a symmetric neighbour (RFC 9.5).
-        if self.links.get(&from).is_none_or(|l| l.1 <= now) {
+        if !self.is_sym(from, now) {
             return;
         }
         self.seen.insert((tc.orig, tc.seq), now + 30 * SEC);

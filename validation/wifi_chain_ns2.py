@@ -19,7 +19,9 @@ and starts a repair). tcplab runs static shortest-hop routing by default;
 its CMUPriQueue interface queue, as ns-2 requires). `--net-diameter` sets
 tcplab's `[wireless.aodv] net_diameter` (ns-2.35 hard-codes 30);
 `--dsdv-no-mac-failures` makes tcplab's DSDV ignore MAC failures as
-ns-2.35's does.
+ns-2.35's does; `--aodv-no-new-ring` makes tcplab's AODV search a
+destination it never reached network-wide at once, as ns-2.35 does in
+effect.
 
 ns-2's router-level trace goes to a temporary file (or `--trace-dir`) and is
 read for the routing packets sent (`s` and `f` lines of AODV, DSDV's
@@ -148,10 +150,15 @@ def run_ns2(hops: int, seed: int, duration: float, routing: str = "static", trac
 
 
 def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
-               net_diameter: int | None = None, dsdv_mac_failures: bool = True) -> dict:
+               net_diameter: int | None = None, dsdv_mac_failures: bool = True,
+               new_destination_ring: bool = True) -> dict:
     sc = scenario(hops, seed, duration, routing)
-    if net_diameter is not None and routing == "aodv":
-        sc["wireless"]["aodv"] = {"net_diameter": net_diameter}
+    if routing == "aodv":
+        aodv = {} if net_diameter is None else {"net_diameter": net_diameter}
+        if not new_destination_ring:
+            aodv["new_destination_ring"] = False
+        if aodv:
+            sc["wireless"]["aodv"] = aodv
     if not dsdv_mac_failures and routing == "dsdv":
         sc["wireless"]["dsdv"] = {"use_mac_failures": False}
     r = tcplab.run(sc)
@@ -188,6 +195,9 @@ def main() -> int:
     ap.add_argument("--routing", choices=["static", "aodv", "dsdv", "dsr"], default="static")
     ap.add_argument("--net-diameter", type=int, default=None,
                     help="tcplab's [wireless.aodv] net_diameter (ns-2.35: 30, fixed)")
+    ap.add_argument("--aodv-no-new-ring", action="store_true",
+                    help="tcplab's AODV searches new destinations network-wide at once, as ns-2.35 "
+                         "(new_destination_ring = false)")
     ap.add_argument("--dsdv-no-mac-failures", action="store_true",
                     help="tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)")
     ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
@@ -201,8 +211,8 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for hops in a.hops:
         seeds = range(1, a.seeds + 1)
-        ours = [run_tcplab(hops, s, a.duration, a.routing, a.net_diameter, not a.dsdv_no_mac_failures)
-                for s in seeds]
+        ours = [run_tcplab(hops, s, a.duration, a.routing, a.net_diameter, not a.dsdv_no_mac_failures,
+                          not a.aodv_no_new_ring) for s in seeds]
         theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir) for s in seeds]
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
         opt = lambda rs, k: "-" if rs[0][k] is None else f"{mean(rs, k):.1f}"  # noqa: E731

@@ -982,3 +982,29 @@ fn olsr_link_hysteresis_delays_and_drops_links_by_quality() {
         assert!(e.to_string().contains(key), "{extra}: {e}");
     }
 }
+
+/// ns-2.35 never uses AODV's expanding ring for a destination it has not
+/// reached (its entry's last hop count starts at INFINITY2):
+/// `new_destination_ring = false` does the same. On a 31-hop chain, with a
+/// diameter of 30, the destination is never found; every request is
+/// network-wide, one discovery being 1 + 3 floods of 30 sends each (the
+/// originator and 29 nodes that pass it on), as ns-2's trace shows (330
+/// routing packets in 100 s: 11 floods of 30). With the ring (the default)
+/// each discovery first sends the 5- and 7-hop rings: 5 + 7 + 4 x 30.
+#[test]
+fn aodv_without_the_ring_for_new_destinations_floods_as_ns2() {
+    let hops = 31;
+    let nodes = chain_nodes(hops);
+    let flow = format!(
+        "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"udp\"\npacket_size = 512\n\
+         app = {{ kind = \"cbr\", rate = \"8kbps\", start = 0.0, stop = 0.1 }}\n"
+    );
+    let one_discovery = |extra: &str| {
+        let r = run_toml(&scenario("25s", "aodv", extra, &nodes, &flow)).unwrap();
+        assert_eq!(node_stat(&r, "n0", "route_discoveries"), 1.0);
+        assert_eq!(r.flows.get("bytes_delivered", 0).unwrap(), 0.0);
+        (node_stat(&r, "n0", "rreq_sent"), col_sum(&r.nodes, "rreq_sent"))
+    };
+    assert_eq!(one_discovery("[wireless.aodv]\nnew_destination_ring = false"), (4.0, 4.0 * 30.0));
+    assert_eq!(one_discovery(""), (6.0, 5.0 + 7.0 + 4.0 * 30.0));
+}

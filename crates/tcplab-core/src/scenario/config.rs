@@ -202,6 +202,9 @@ pub struct AodvCfg {
     /// HELLO messages (default off, as ns-2.35) and their interval (1 s).
     pub hello: Option<bool>,
     pub hello_interval: Option<Dur>,
+    /// Expanding ring for destinations never reached (default true, RFC
+    /// 3561; false: network-wide at once, as ns-2.35 in effect).
+    pub new_destination_ring: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

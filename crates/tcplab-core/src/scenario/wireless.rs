@@ -479,6 +479,9 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     if let Some(x) = a.hello {
         p.hello = x;
     }
+    if let Some(x) = a.new_destination_ring {
+        p.new_destination_ring = x;
+    }
     set_t(&mut p.active_route_timeout, a.active_route_timeout);
     set_t(&mut p.my_route_timeout, a.my_route_timeout);
     set_t(&mut p.node_traversal_time, a.node_traversal_time);

@@ -1,19 +1,33 @@
-"""TCP over 1..7-hop 802.11 chains in tcplab and in ns-2.35's wireless model,
-side by side (docs/validation.md, "802.11 chains").
+"""TCP over 802.11 chains in tcplab and in ns-2.35's wireless model, side
+by side (docs/validation.md, "802.11 chains").
 
-    python validation/wifi_chain_ns2.py [--seeds 3] [--duration 100]
+    python validation/wifi_chain_ns2.py [--seeds 3] [--duration 100] [--hops 7]
+    python validation/wifi_chain_ns2.py --routing aodv --hops 2,4,8,16,32 --duration 50
+    python validation/wifi_chain_ns2.py --routing aodv --hops 32 --net-diameter 64
 
 The chain: nodes 250 m apart on a line, two-ray ground, ns-2.35's WaveLAN
 radio (250 m receive, 550 m carrier-sense range), 2 Mbit/s data, 1 Mbit/s
 basic rate, RTS/CTS on every data frame, interface queue 50, one NewReno
 flow from the first node to the last with 1460-byte segments and a 32-packet
-window, started at 1 s and measured for `duration` seconds.
+window, started at 1 s and measured for `duration` seconds. `--hops N` runs
+1..N hops, `--hops 2,4,8` those hop counts, `--hops 2-8` that range.
 
 ns-2.35 has no static routing for wireless nodes, so its chains run AODV
 (routes are found once at the start; a MAC retry-limit drop breaks the route
 and starts a repair). tcplab runs static shortest-hop routing by default;
 `--routing aodv|dsdv|dsr` runs that protocol on both sides (ns-2's DSR with
-its CMUPriQueue interface queue, as ns-2 requires).
+its CMUPriQueue interface queue, as ns-2 requires). `--net-diameter` sets
+tcplab's `[wireless.aodv] net_diameter` (ns-2.35 hard-codes 30);
+`--dsdv-no-mac-failures` makes tcplab's DSDV ignore MAC failures as
+ns-2.35's does; `--aodv-no-new-ring` makes tcplab's AODV search a
+destination it never reached network-wide at once, as ns-2.35 does in
+effect.
+
+ns-2's router-level trace goes to a temporary file (or `--trace-dir`) and is
+read for the routing packets sent (`s` and `f` lines of AODV, DSDV's
+`message` or DSR packets at RTR) and the data packets (TCP segments and
+ACKs) the routing layer dropped, by reason (CBK: the MAC's link-failure
+callback, NRTE: no route, ...).
 """
 from __future__ import annotations
 
@@ -46,15 +60,16 @@ def scenario(hops: int, seed: int, duration: float, routing: str = "static") -> 
     }
 
 
-def tcl(hops: int, seed: int, duration: float, routing: str = "static") -> str:
+def tcl(hops: int, seed: int, duration: float, routing: str = "static", trace: str = "/dev/null") -> str:
     nn = hops + 1
     proto = "AODV" if routing == "static" else routing.upper()
     ifq = "CMUPriQueue" if proto == "DSR" else "Queue/DropTail/PriQueue"
+    rtr = "OFF" if trace == "/dev/null" else "ON"
     return f"""
 set ns [new Simulator]
 ns-random 0
 $defaultRNG seed {seed + 1}
-set tr [open /dev/null w]
+set tr [open {trace} w]
 $ns trace-all $tr
 set topo [new Topography]
 $topo load_flatgrid {250 * nn + 100} 100
@@ -66,7 +81,7 @@ Mac/802_11 set RTSThreshold_ 0
 $ns node-config -adhocRouting {proto} -llType LL -macType Mac/802_11 \\
   -ifqType {ifq} -ifqLen 50 -antType Antenna/OmniAntenna \\
   -propType Propagation/TwoRayGround -phyType Phy/WirelessPhy -channel $chan \\
-  -topoInstance $topo -agentTrace OFF -routerTrace OFF -macTrace OFF -movementTrace OFF
+  -topoInstance $topo -agentTrace OFF -routerTrace {rtr} -macTrace OFF -movementTrace OFF
 for {{set i 0}} {{$i < {nn}}} {{incr i}} {{
   set n($i) [$ns node]
   $n($i) random-motion 0
@@ -85,8 +100,9 @@ set ftp [new Application/FTP]
 $ftp attach-agent $tcp
 $ns at 1.0 "$ftp start"
 proc finish {{}} {{
-  global tcp
+  global tcp tr
   puts "flow [$tcp set ack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_]"
+  close $tr
   exit 0
 }}
 $ns at {duration + 1} "finish"
@@ -94,48 +110,120 @@ $ns run
 """
 
 
-def run_ns2(hops: int, seed: int, duration: float, routing: str = "static") -> dict:
+# ns-2's packet type names of the routing protocols' own packets.
+NS2_ROUTING_TYPES = {"AODV", "message", "DSR"}
+
+
+def read_ns2_trace(path: Path) -> dict:
+    """Routing packets sent and data packets dropped at the routing layer,
+    from an ns-2 wireless trace (old format: `s|r|f|D time _node_ RTR ...`)."""
+    sent = 0
+    drops: dict[str, int] = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) < 7 or parts[3] != "RTR":
+                continue
+            ev, kind = parts[0], parts[6]
+            if ev in ("s", "f") and kind in NS2_ROUTING_TYPES:
+                sent += 1
+            elif ev == "D" and kind in ("tcp", "ack"):
+                drops[parts[4]] = drops.get(parts[4], 0) + 1
+    return {"routing_packets": sent, "rtr_drops": drops}
+
+
+def run_ns2(hops: int, seed: int, duration: float, routing: str = "static", trace_dir: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory() as d:
+        where = trace_dir if trace_dir is not None else Path(d)
+        trace = where / f"chain-{routing}-{hops}h-s{seed}.tr"
         path = Path(d) / "chain.tcl"
-        path.write_text(tcl(hops, seed, duration, routing))
+        path.write_text(tcl(hops, seed, duration, routing, str(trace)))
         m = measure(["ns", str(path)], cwd=d)
-    if m["returncode"] != 0:
-        raise RuntimeError(f"ns failed: {m['stderr'].strip()[-500:]}")
+        if m["returncode"] != 0:
+            raise RuntimeError(f"ns failed: {m['stderr'].strip()[-500:]}")
+        counts = read_ns2_trace(trace)
     line = next(ln for ln in m["stdout"].splitlines() if ln.startswith("flow "))
     ack, rtx, timeouts = (int(x) for x in line.split()[1:4])
     # ack_ is the last packet acknowledged; packet 0 is the SYN (syn_ on).
     return {"goodput_bps": max(ack, 0) * SEGMENT * 8 / duration, "retransmits": rtx, "timeouts": timeouts,
-            "cpu_s": m["cpu_s"]}
+            "cpu_s": m["cpu_s"], **counts}
 
 
-def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static") -> dict:
-    r = tcplab.run(scenario(hops, seed, duration, routing))
+def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
+               net_diameter: int | None = None, dsdv_mac_failures: bool = True,
+               new_destination_ring: bool = True) -> dict:
+    sc = scenario(hops, seed, duration, routing)
+    if routing == "aodv":
+        aodv = {} if net_diameter is None else {"net_diameter": net_diameter}
+        if not new_destination_ring:
+            aodv["new_destination_ring"] = False
+        if aodv:
+            sc["wireless"]["aodv"] = aodv
+    if not dsdv_mac_failures and routing == "dsdv":
+        sc["wireless"]["dsdv"] = {"use_mac_failures": False}
+    r = tcplab.run(sc)
     f = r.columns("flows")
     n = r.columns("nodes")
     return {"goodput_bps": f["goodput_bps"][0], "retransmits": f["retransmits"][0], "timeouts": f["timeouts"][0],
-            "mac_drops": sum(n["drops_retry_limit"]), "wall_s": r.summary["wall_s"]}
+            "mac_drops": sum(n["drops_retry_limit"]), "wall_s": r.summary["wall_s"],
+            "routing_packets": sum(n["routing_packets"]) if "routing_packets" in n else None,
+            "link_broken": sum(n["drops_link_broken"]) if "drops_link_broken" in n else None}
+
+
+def hop_list(spec: str) -> list[int]:
+    """`7` -> 1..7, `2,4,8` -> those, `2-8` -> 2..8."""
+    try:
+        if "," in spec:
+            hops = [int(x) for x in spec.split(",")]
+        elif "-" in spec:
+            lo, hi = (int(x) for x in spec.split("-"))
+            hops = list(range(lo, hi + 1))
+        else:
+            hops = list(range(1, int(spec) + 1))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--hops: expected N, a,b,c or a-b, got {spec!r}") from None
+    if not hops or min(hops) < 1:
+        raise argparse.ArgumentTypeError(f"--hops: hop counts must be >= 1, got {spec!r}")
+    return hops
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--duration", type=float, default=100.0)
-    ap.add_argument("--hops", type=int, default=7)
+    ap.add_argument("--hops", type=hop_list, default=hop_list("7"), help="N (1..N), a,b,c or a-b")
     ap.add_argument("--routing", choices=["static", "aodv", "dsdv", "dsr"], default="static")
+    ap.add_argument("--net-diameter", type=int, default=None,
+                    help="tcplab's [wireless.aodv] net_diameter (ns-2.35: 30, fixed)")
+    ap.add_argument("--aodv-no-new-ring", action="store_true",
+                    help="tcplab's AODV searches new destinations network-wide at once, as ns-2.35 "
+                         "(new_destination_ring = false)")
+    ap.add_argument("--dsdv-no-mac-failures", action="store_true",
+                    help="tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)")
+    ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
     a = ap.parse_args()
     if not available():
         print("ns (ns-2.35) is not installed", file=sys.stderr)
         return 1
     print("| hops | tcplab goodput (kbit/s) | ns-2 goodput (kbit/s) | tcplab rtx | ns-2 rtx "
-          "| tcplab timeouts | ns-2 timeouts | tcplab MAC drops |")
-    print("|---|---|---|---|---|---|---|---|")
-    for hops in range(1, a.hops + 1):
-        ours = [run_tcplab(hops, s, a.duration, a.routing) for s in range(1, a.seeds + 1)]
-        theirs = [run_ns2(hops, s, a.duration, a.routing) for s in range(1, a.seeds + 1)]
+          "| tcplab timeouts | ns-2 timeouts | tcplab routing pkts | ns-2 routing pkts "
+          "| tcplab MAC drops | tcplab link-broken drops | ns-2 RTR data drops |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for hops in a.hops:
+        seeds = range(1, a.seeds + 1)
+        ours = [run_tcplab(hops, s, a.duration, a.routing, a.net_diameter, not a.dsdv_no_mac_failures,
+                          not a.aodv_no_new_ring) for s in seeds]
+        theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir) for s in seeds]
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
+        opt = lambda rs, k: "-" if rs[0][k] is None else f"{mean(rs, k):.1f}"  # noqa: E731
+        reasons = sorted({k for r in theirs for k in r["rtr_drops"]})
+        drops = ", ".join(f"{k} {statistics.mean(r['rtr_drops'].get(k, 0) for r in theirs):.1f}"
+                          for k in reasons) or "0"
         print(f"| {hops} | {mean(ours, 'goodput_bps') / 1e3:.0f} | {mean(theirs, 'goodput_bps') / 1e3:.0f} "
               f"| {mean(ours, 'retransmits'):.1f} | {mean(theirs, 'retransmits'):.1f} "
-              f"| {mean(ours, 'timeouts'):.1f} | {mean(theirs, 'timeouts'):.1f} | {mean(ours, 'mac_drops'):.1f} |",
+              f"| {mean(ours, 'timeouts'):.1f} | {mean(theirs, 'timeouts'):.1f} "
+              f"| {opt(ours, 'routing_packets')} | {mean(theirs, 'routing_packets'):.1f} "
+              f"| {mean(ours, 'mac_drops'):.1f} | {opt(ours, 'link_broken')} | {drops} |",
               flush=True)
     return 0
 

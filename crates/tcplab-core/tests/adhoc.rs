@@ -708,3 +708,303 @@ fn every_protocol_is_deterministic() {
         assert_ne!(a.nodes.to_csv(), c.nodes.to_csv(), "{routing}: the seed matters");
     }
 }
+
+// ---- DSR: route shortening and salvaging ---------------------------------
+
+fn dsr(w: &World, n: usize) -> &Dsr {
+    w.nodes[n].routing.as_dyn().as_any().downcast_ref::<Dsr>().expect("a DSR node")
+}
+
+fn dsr_mut(w: &mut World, n: usize) -> &mut Dsr {
+    w.nodes[n].routing.as_dyn_mut().as_any_mut().downcast_mut::<Dsr>().expect("a DSR node")
+}
+
+/// A line of four stations 120 m apart (each hears the stations up to two
+/// places away: 240 m, not 360 m), and a source that knows only the route
+/// through every station (3 hops): n2 overhears n0's frames to n1, and n3
+/// overhears n1's frames to n2; each is later in the route than the frame's
+/// next hop, so each sends the source a gratuitous reply with the hop cut
+/// out, and the source's route shrinks to 2 hops, the shortest (n0 does not
+/// hear n3). With gratuitous replies off it keeps the long route.
+#[test]
+fn dsr_gratuitous_replies_shorten_a_long_route() {
+    let nodes: Vec<(String, f64, f64)> = (0..=3).map(|i| (format!("n{i}"), 120.0 * i as f64, 0.0)).collect();
+    let flow = "[[flow]]\nfrom = \"n0\"\nto = \"n3\"\ntransport = \"udp\"\npacket_size = 512\n\
+                app = { kind = \"cbr\", rate = \"40kbps\", start = 0.5, stop = 9.5 }\n";
+    let run = |extra: &str| {
+        let mut w = build(&scenario("10s", "dsr", extra, &nodes, flow));
+        let long: Vec<u32> = (0..=3).collect();
+        dsr_mut(&mut w, 0).add_route(long.clone());
+        assert_eq!(dsr(&w, 0).cached(3), Some(long));
+        w.run_until(9 * SEC);
+        let route = dsr(&w, 0).cached(3).expect("a route");
+        (route, w.run())
+    };
+    let (route, r) = run("");
+    let grat = col_sum(&r.nodes, "dsr_gratuitous_replies");
+    println!("DSR route shortening: n0's route {route:?}, {grat} gratuitous replies");
+    assert_eq!(route.len(), 3, "2 hops, the shortest: {route:?}");
+    assert!(route.windows(2).all(|w| w[0].abs_diff(w[1]) <= 2), "hops no longer than 240 m: {route:?}");
+    // Only stations that overhear a hop they may skip send them, one each
+    // (the route is short before their hold-off of 1 s is over).
+    assert_eq!(node_stat(&r, "n2", "dsr_gratuitous_replies"), 1.0);
+    assert_eq!(node_stat(&r, "n3", "dsr_gratuitous_replies"), 1.0);
+    assert_eq!(grat, 2.0);
+    assert_eq!(col_sum(&r.nodes, "route_discoveries"), 0.0, "no discovery was needed");
+    let sent = r.flows.get("packets_sent", 0).unwrap();
+    assert_eq!(r.flows.get("bytes_delivered", 0).unwrap(), 512.0 * sent, "every packet arrives");
+    let (route, r) = run("[wireless.dsr]\ngratuitous_replies = false");
+    assert_eq!(route, (0..=3).collect::<Vec<u32>>(), "without them the route stays long");
+    assert_eq!(col_sum(&r.nodes, "dsr_gratuitous_replies"), 0.0);
+    // Same seed, same run.
+    let (_, again) = run("");
+    assert_eq!(again.nodes.to_csv(), run("").1.nodes.to_csv());
+}
+
+/// The frame the MAC gives up on is salvaged: S -> X -> A -> D with a
+/// second way X -> B -> D in X's cache; A goes dark, X's MAC fails on the
+/// next packet, and X sends that very packet on through B (its salvage
+/// count raised) while S learns of the break from the route error. With
+/// `max_salvage_count = 0` that packet is lost.
+#[test]
+fn dsr_salvages_the_frame_whose_transmission_failed() {
+    let nodes = vec![
+        ("s".to_string(), 0.0, 0.0),
+        ("x".to_string(), 200.0, 0.0),
+        ("a".to_string(), 400.0, 100.0),
+        ("b".to_string(), 400.0, -100.0),
+        ("d".to_string(), 600.0, 0.0),
+    ];
+    let flow = "[[flow]]\nfrom = \"s\"\nto = \"d\"\ntransport = \"udp\"\npacket_size = 512\n\
+                app = { kind = \"cbr\", rate = \"8kbps\", start = 0.5, stop = 9.0 }\n";
+    let off_at = 5 * SEC + SEC / 4;
+    let run = |extra: &str| {
+        let mut w = build(&scenario("10s", "dsr", extra, &nodes, flow));
+        dsr_mut(&mut w, 0).add_route(vec![0, 1, 2, 4]);
+        dsr_mut(&mut w, 1).add_route(vec![1, 2, 4]);
+        dsr_mut(&mut w, 1).add_route(vec![1, 3, 4]);
+        let dev = w.nodes[2].devices[0];
+        w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+        w.run()
+    };
+    let r = run("");
+    let sent = r.flows.get("packets_sent", 0).unwrap();
+    let got = r.flows.get("bytes_delivered", 0).unwrap();
+    println!(
+        "DSR salvage: {got} of {} bytes; x salvaged {}, x MAC drops {}, route errors {}",
+        512.0 * sent,
+        node_stat(&r, "x", "dsr_salvaged"),
+        node_stat(&r, "x", "drops_retry_limit"),
+        col_sum(&r.nodes, "route_errors")
+    );
+    assert!(node_stat(&r, "x", "drops_retry_limit") >= 1.0, "x's MAC gave up on a frame for a");
+    assert!(node_stat(&r, "x", "dsr_salvaged") >= 1.0);
+    assert!(node_stat(&r, "x", "route_errors") >= 1.0, "the source hears of the break");
+    assert_eq!(got, 512.0 * sent, "every packet arrives, the failed one through b");
+    let r = run("[wireless.dsr]\nmax_salvage_count = 0");
+    assert_eq!(node_stat(&r, "x", "dsr_salvaged"), 0.0);
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() < 512.0 * sent, "without salvaging the failed frame is lost");
+}
+
+#[test]
+fn dsr_keys_are_validated() {
+    for (extra, key) in [
+        ("max_salvage_count = 16", "wireless.dsr.max_salvage_count"),
+        ("grat_reply_holdoff = \"0s\"", "wireless.dsr.grat_reply_holdoff"),
+        ("request_period = \"0s\"", "wireless.dsr.request_period"),
+        ("request_period = \"20s\"", "wireless.dsr.max_request_period"),
+        ("rebuffer_own = 1", "rebuffer_own"),
+        ("gratuitous_replys = true", "gratuitous_replys"),
+    ] {
+        let bad = chain(2, "1s", "dsr", &format!("[wireless.dsr]\n{extra}"));
+        let Err(e) = Scenario::from_toml_str(&bad) else { panic!("{extra} accepted") };
+        assert!(e.to_string().contains(key), "{extra}: {e}");
+    }
+}
+
+// ---- OLSR willingness -----------------------------------------------------
+
+fn olsr(w: &World, n: usize) -> &Olsr {
+    w.nodes[n].routing.as_dyn().as_any().downcast_ref::<Olsr>().expect("an OLSR node")
+}
+
+/// On a 4 x 4 grid, a node with WILL_NEVER (g1_1) is nobody's MPR, and a
+/// node with WILL_ALWAYS (g2_2) is every neighbour's. Every node still has
+/// a route to every other, the unwilling node included, of the shortest
+/// length that does not relay through the unwilling node (it carries no
+/// traffic for others, RFC 3626 10), and data flows.
+#[test]
+fn olsr_willingness_steers_mpr_selection() {
+    let (gw, gh) = (4, 4);
+    let (never, always) = (gw + 1, 2 * gw + 2);
+    let extra = "[wireless.olsr]\nnode_willingness = { g1_1 = 0, g2_2 = 7 }";
+    let mut w = build(&scenario("35s", "olsr", extra, &grid_nodes(gw, gh), &probe("g0_0", "g3_3", 30.0)));
+    w.run_until(30 * SEC);
+    let xy = |n: usize| (n % gw, n / gw);
+    let dist = |a: usize, b: usize| {
+        let ((ax, ay), (bx, by)) = (xy(a), xy(b));
+        ax.abs_diff(bx) + ay.abs_diff(by)
+    };
+    let mut chose_always = 0;
+    for n in 0..gw * gh {
+        let mprs = olsr(&w, n).mprs();
+        assert!(!mprs.contains(&(never as u32)), "node {n} chose the unwilling node: {mprs:?}");
+        if dist(n, always) == 1 {
+            assert!(mprs.contains(&(always as u32)), "node {n} did not choose the willing node: {mprs:?}");
+            chose_always += 1;
+        }
+        // Hop counts on the grid without relaying through `never`.
+        let mut hops = vec![usize::MAX; gw * gh];
+        hops[n] = 0;
+        let mut frontier = vec![n];
+        while let Some(a) = frontier.pop() {
+            if a == never && a != n {
+                continue;
+            }
+            for b in (0..gw * gh).filter(|&b| dist(a, b) == 1) {
+                if hops[a] + 1 < hops[b] {
+                    hops[b] = hops[a] + 1;
+                    frontier.push(b);
+                }
+            }
+        }
+        let r = routes(&w, n);
+        assert_eq!(r.len(), gw * gh - 1, "node {n}: {r:?}");
+        for &(d, next, h) in &r {
+            assert_eq!(h as usize, hops[d as usize], "hops {n} -> {d}");
+            assert!(next as usize != never || d as usize == never, "{n} relays through {never} towards {d}");
+        }
+    }
+    assert_eq!(chose_always, 4);
+    let r = w.run();
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() > 0.0);
+    // The global key, and bad values named.
+    let all_never = "[wireless.olsr]\nwillingness = 0";
+    let mut w = build(&scenario("12s", "olsr", all_never, &grid_nodes(gw, gh), ""));
+    w.run_until(12 * SEC);
+    assert!((0..gw * gh).all(|n| olsr(&w, n).mprs().is_empty()), "nobody relays");
+    for (extra, key) in [
+        ("willingness = 8", "wireless.olsr.willingness"),
+        ("node_willingness = { g9_9 = 1 }", "wireless.olsr.node_willingness.g9_9"),
+        ("node_willingness = { g0_0 = 9 }", "wireless.olsr.node_willingness.g0_0"),
+    ] {
+        let text = scenario("1s", "olsr", &format!("[wireless.olsr]\n{extra}"), &grid_nodes(2, 2), "");
+        let Err(e) = Scenario::from_toml_str(&text) else { panic!("{extra} accepted") };
+        assert!(e.to_string().contains(key), "{extra}: {e}");
+    }
+}
+
+/// A source whose own packet fails and that knows no other route keeps
+/// it in its send buffer and discovers a new route (as ns-2.35's DSR):
+/// s -> a -> d with a going dark, s finds s -> b -> d and the packet
+/// arrives; with `rebuffer_own = false` it is lost.
+#[test]
+fn dsr_source_rebuffers_its_failed_packet_for_a_new_discovery() {
+    let nodes = vec![
+        ("s".to_string(), 0.0, 0.0),
+        ("a".to_string(), 200.0, 100.0),
+        ("b".to_string(), 200.0, -100.0),
+        ("d".to_string(), 400.0, 0.0),
+    ];
+    let flow = "[[flow]]\nfrom = \"s\"\nto = \"d\"\ntransport = \"udp\"\npacket_size = 512\n\
+                app = { kind = \"cbr\", rate = \"8kbps\", start = 0.5, stop = 9.0 }\n";
+    let run = |extra: &str| {
+        let mut w = build(&scenario("10s", "dsr", extra, &nodes, flow));
+        dsr_mut(&mut w, 0).add_route(vec![0, 1, 3]);
+        let dev = w.nodes[1].devices[0];
+        w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = 5 * SEC + SEC / 4;
+        w.run_until(9 * SEC);
+        let route = dsr(&w, 0).cached(3);
+        (w.run(), route)
+    };
+    let (r, route) = run("");
+    let sent = r.flows.get("packets_sent", 0).unwrap();
+    assert!(node_stat(&r, "s", "drops_retry_limit") >= 1.0, "s's MAC gave up on a frame for a");
+    assert!(node_stat(&r, "s", "route_discoveries") >= 1.0);
+    assert_eq!(route, Some(vec![0, 2, 3]), "the new route through b");
+    assert_eq!(r.flows.get("bytes_delivered", 0).unwrap(), 512.0 * sent, "every packet arrives");
+    let (r, _) = run("[wireless.dsr]\nrebuffer_own = false");
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() < 512.0 * sent, "the failed packet is lost");
+}
+
+/// Link hysteresis (RFC 3626 14): a link is used only once its quality is
+/// above 0.8 (three HELLOs from nothing: 0.5, 0.75, 0.875), so routes come
+/// later than without it, but they come, and are the shortest; a node that
+/// goes dark is dropped after two missed HELLOs (0.875 -> 0.44 -> 0.22,
+/// below 0.3). Off by default: the default run has no link qualities.
+#[test]
+fn olsr_link_hysteresis_delays_and_drops_links_by_quality() {
+    let hops = 4;
+    let sc = |extra: &str| scenario("40s", "olsr", extra, &chain_nodes(hops), &probe("n0", "n4", 30.0));
+    let first_route = |extra: &str| {
+        let mut w = build(&sc(extra));
+        let mut t = 0;
+        while t < 30 * SEC {
+            t += SEC / 10;
+            w.run_until(t);
+            if let Some(q) = olsr(&w, 0).link_quality(1) {
+                // Usable only above the high threshold.
+                if routes(&w, 0).iter().any(|e| e.1 == 1) {
+                    assert!(q.quality > 0.8 || !q.pending, "{q:?}");
+                }
+            }
+            if routes(&w, 0).iter().any(|e| e.0 == hops as u32) {
+                return (t, w);
+            }
+        }
+        panic!("no route to n{hops} by 30 s ({extra})");
+    };
+    let (plain, w) = first_route("");
+    assert!(olsr(&w, 0).link_quality(1).is_none(), "no hysteresis by default");
+    let (hyst, mut w) = first_route("[wireless.olsr]\nhysteresis = true");
+    println!("OLSR first route to n{hops}: {plain} ns without hysteresis, {hyst} ns with it");
+    assert!(hyst > plain, "hysteresis delays the first route: {hyst} vs {plain}");
+    w.run_until(30 * SEC);
+    for (d, next, h) in routes(&w, 0) {
+        assert_eq!((next, h as u32), (1, d), "shortest routes along the chain");
+    }
+    assert!(olsr(&w, 0).link_quality(1).unwrap().quality > 0.8);
+    // n1 goes dark at 30 s: n0 drops it after two missed HELLOs (each
+    // missed when none came within 2.5 s), by 30 + 2 + 2 x 2.5 s.
+    let dev = w.nodes[1].devices[0];
+    w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = 30 * SEC;
+    w.run_until(37 * SEC);
+    let q = olsr(&w, 0).link_quality(1);
+    assert!(q.is_none_or(|q| q.lost), "{q:?}");
+    assert!(routes(&w, 0).is_empty(), "{:?}", routes(&w, 0));
+    for (extra, key) in [
+        ("hyst_threshold_high = 1.5", "wireless.olsr.hyst_threshold_high"),
+        ("hyst_threshold_low = 0.9", "wireless.olsr.hyst_threshold_low"),
+        ("hyst_scaling = 1.0", "wireless.olsr.hyst_scaling"),
+    ] {
+        let text = scenario("1s", "olsr", &format!("[wireless.olsr]\n{extra}"), &chain_nodes(1), "");
+        let Err(e) = Scenario::from_toml_str(&text) else { panic!("{extra} accepted") };
+        assert!(e.to_string().contains(key), "{extra}: {e}");
+    }
+}
+
+/// ns-2.35 never uses AODV's expanding ring for a destination it has not
+/// reached (its entry's last hop count starts at INFINITY2):
+/// `new_destination_ring = false` does the same. On a 31-hop chain, with a
+/// diameter of 30, the destination is never found; every request is
+/// network-wide, one discovery being 1 + 3 floods of 30 sends each (the
+/// originator and 29 nodes that pass it on), as ns-2's trace shows (330
+/// routing packets in 100 s: 11 floods of 30). With the ring (the default)
+/// each discovery first sends the 5- and 7-hop rings: 5 + 7 + 4 x 30.
+#[test]
+fn aodv_without_the_ring_for_new_destinations_floods_as_ns2() {
+    let hops = 31;
+    let nodes = chain_nodes(hops);
+    let flow = format!(
+        "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"udp\"\npacket_size = 512\n\
+         app = {{ kind = \"cbr\", rate = \"8kbps\", start = 0.0, stop = 0.1 }}\n"
+    );
+    let one_discovery = |extra: &str| {
+        let r = run_toml(&scenario("25s", "aodv", extra, &nodes, &flow)).unwrap();
+        assert_eq!(node_stat(&r, "n0", "route_discoveries"), 1.0);
+        assert_eq!(r.flows.get("bytes_delivered", 0).unwrap(), 0.0);
+        (node_stat(&r, "n0", "rreq_sent"), col_sum(&r.nodes, "rreq_sent"))
+    };
+    assert_eq!(one_discovery("[wireless.aodv]\nnew_destination_ring = false"), (4.0, 4.0 * 30.0));
+    assert_eq!(one_discovery(""), (6.0, 5.0 + 7.0 + 4.0 * 30.0));
+}

@@ -51,8 +51,16 @@ pub enum DevAction {
     Deliver(NodeId, PktId),
     /// The device dropped the packet; the world counts and frees it.
     Drop(PktId, DropReason),
-    /// The MAC could not reach this neighbour (routing's link-failure hook).
-    LinkFailed(NodeId),
+    /// The MAC gave up on frame `failed` for `neighbor` at its retry limit:
+    /// the neighbour could not be reached (routing's link-failure hook).
+    /// The frame is the world's: dropped as a retry-limit drop, unless the
+    /// routing protocol takes it back to salvage it (DSR).
+    LinkFailed { neighbor: NodeId, failed: PktId },
+    /// A data frame addressed to another station that this one decoded
+    /// (promiscuous mode, for routing protocols that listen in: DSR's route
+    /// shortening). The device gives the world one extra reference to the
+    /// frame, which the world releases.
+    Overheard(PktId),
     /// A frame this shared-channel device sent or decoded, for captures of
     /// link-layer frames (only when `report_transmit`). The device gives the
     /// world one extra reference to the frame, which the world releases.
@@ -117,6 +125,32 @@ pub trait NetDevice: Any + Send {
     fn has_room(&self) -> bool;
     /// The interface queue, for samples and reports.
     fn queue(&self) -> &Queue;
+    /// Take the packets queued for `neighbor` out of the interface queue
+    /// (after a link failure: routing drops or salvages them). A device
+    /// without per-neighbour frames has none.
+    fn take_queued_to(&mut self, _now: Time, _neighbor: NodeId, _pool: &PacketPool) -> Vec<PktId> {
+        Vec::new()
+    }
+    /// The device of `neighbor` if it is within this device's receive range
+    /// by geometry (mean power at the receive threshold): whether a link
+    /// failure to it is a false one. None for devices without a radio.
+    fn in_range(&self, _neighbor: NodeId) -> Option<DevId> {
+        None
+    }
+    /// Whether the device's radio is on at `now` (a switched-off station).
+    fn radio_on(&self, _now: Time) -> bool {
+        true
+    }
+    /// Report data frames decoded for other stations (`Overheard`); off
+    /// unless a routing protocol asks for it. Devices without a shared
+    /// medium hear nothing of the kind.
+    fn set_promiscuous(&mut self, _on: bool) {}
+    /// For captures of link-layer frames: the duration field (ns) of the
+    /// frame `p` and whether frame `pkt` on the air from this station is a
+    /// retransmission.
+    fn frame_fields(&self, _pkt: PktId, _p: &crate::packet::Packet) -> (Time, bool) {
+        (0, false)
+    }
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }

@@ -770,7 +770,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         .collect();
     // An ad hoc routing protocol replaces static routing on every station.
     if let (Some(w), Some(r)) = (&cfg.wireless, &radio) {
-        use crate::net::routing::{Aodv, Dsdv, Dsr, Olsr, Routing, SharedHeaders};
+        use crate::net::routing::{Aodv, Dsdv, Dsr, Olsr, OlsrParams, Routing, SharedHeaders};
         let olsr = super::wireless::olsr_params(w);
         let (aodv, dsdv, dsr) =
             (super::wireless::aodv_params(w), super::wireless::dsdv_params(w), super::wireless::dsr_params(w));
@@ -783,9 +783,18 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                 WirelessRouting::Aodv => Some(Box::new(Aodv::new(s.node, s.dev, aodv, rng("aodv")))),
                 WirelessRouting::Dsdv => Some(Box::new(Dsdv::new(s.node, s.dev, dsdv, rng("dsdv")))),
                 WirelessRouting::Dsr => Some(Box::new(Dsr::new(s.node, s.dev, dsr, headers.clone(), rng("dsr")))),
-                WirelessRouting::Olsr => Some(Box::new(Olsr::new(s.node, s.dev, olsr, rng("olsr")))),
+                WirelessRouting::Olsr => {
+                    let name = &cfg.node[s.node as usize].name;
+                    let p = OlsrParams { willingness: super::wireless::olsr_willingness(w, name, &olsr), ..olsr };
+                    Some(Box::new(Olsr::new(s.node, s.dev, p, rng("olsr"))))
+                }
             };
             if let Some(p) = proto {
+                // A protocol that listens in (DSR's route shortening) hears
+                // the data frames its station overhears.
+                if p.listens() {
+                    devices[s.dev as usize].as_dyn_mut().set_promiscuous(true);
+                }
                 nodes[s.node as usize].routing = Router::Other(p);
             }
         }

@@ -115,7 +115,7 @@ pub struct WirelessCfg {
 }
 
 /// `[wireless.olsr]` (defaults: RFC 3626).
-#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OlsrCfg {
     /// HELLO every this long (default 2 s); neighbour hold time 3 x.
@@ -124,6 +124,17 @@ pub struct OlsrCfg {
     pub tc_interval: Option<Dur>,
     pub buffer_len: Option<u32>,
     pub buffer_timeout: Option<Dur>,
+    /// Every node's willingness to relay, 0 (WILL_NEVER) .. 7 (WILL_ALWAYS)
+    /// (default 3, WILL_DEFAULT).
+    pub willingness: Option<u32>,
+    /// Per-node willingness over `willingness`: node name -> 0 .. 7.
+    pub node_willingness: Option<std::collections::BTreeMap<String, u32>>,
+    /// Link hysteresis, RFC 3626 14 (default false, as ns-3).
+    pub hysteresis: Option<bool>,
+    /// HYST_THRESHOLD_HIGH (0.8), HYST_THRESHOLD_LOW (0.3), HYST_SCALING (0.5).
+    pub hyst_threshold_high: Option<f64>,
+    pub hyst_threshold_low: Option<f64>,
+    pub hyst_scaling: Option<f64>,
 }
 
 /// `[wireless.dsr]` (defaults: ns-2.35's DSR).
@@ -134,6 +145,23 @@ pub struct DsrCfg {
     pub max_route_len: Option<u32>,
     pub buffer_len: Option<u32>,
     pub buffer_timeout: Option<Dur>,
+    /// Times a data packet may be salvaged after a link failure (default
+    /// 15, RFC 4728's MAX_SALVAGE_COUNT; 0 turns salvaging off).
+    pub max_salvage_count: Option<u32>,
+    /// Route shortening by gratuitous replies (default true, as ns-2.35).
+    pub gratuitous_replies: Option<bool>,
+    /// Hold-off between gratuitous replies for one (source, transmitter)
+    /// (default 1 s, RFC 4728's GRAT_REPLY_HOLDOFF).
+    pub grat_reply_holdoff: Option<Dur>,
+    /// After a link failure, own packets without another route wait for a
+    /// new discovery (default true, as ns-2.35) instead of being dropped.
+    pub rebuffer_own: Option<bool>,
+    /// Wait for the answer to the non-propagating request (30 ms).
+    pub nonprop_timeout: Option<Dur>,
+    /// First wait between propagating requests (0.5 s), doubled up to
+    /// `max_request_period` (10 s).
+    pub request_period: Option<Dur>,
+    pub max_request_period: Option<Dur>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).
@@ -174,6 +202,9 @@ pub struct AodvCfg {
     /// HELLO messages (default off, as ns-2.35) and their interval (1 s).
     pub hello: Option<bool>,
     pub hello_interval: Option<Dur>,
+    /// Expanding ring for destinations never reached (default true, RFC
+    /// 3561; false: network-wide at once, as ns-2.35 in effect).
+    pub new_destination_ring: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

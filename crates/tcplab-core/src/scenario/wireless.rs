@@ -224,6 +224,29 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if d.buffer_timeout.map(|d| d.0) == Some(0) {
             return err("wireless.dsr.buffer_timeout", "must be greater than 0");
         }
+        if let Some(x) = d.max_salvage_count {
+            if x > 15 {
+                return err("wireless.dsr.max_salvage_count", format!("must be 0 .. 15 (a 4-bit field), got {x}"));
+            }
+        }
+        for (k, v) in [
+            ("grat_reply_holdoff", d.grat_reply_holdoff),
+            ("nonprop_timeout", d.nonprop_timeout),
+            ("request_period", d.request_period),
+            ("max_request_period", d.max_request_period),
+        ] {
+            if v.map(|d| d.0) == Some(0) {
+                return err(format!("wireless.dsr.{k}"), "must be greater than 0");
+            }
+        }
+        let p = crate::net::routing::DsrParams::default();
+        let (lo, hi) = (
+            d.request_period.map_or(p.request_period, |x| x.0),
+            d.max_request_period.map_or(p.max_request_period, |x| x.0),
+        );
+        if hi < lo {
+            return err("wireless.dsr.max_request_period", "must be at least request_period");
+        }
     }
     if w.olsr.is_some() && w.routing != WirelessRouting::Olsr {
         return err("wireless.olsr", "needs routing = \"olsr\"");
@@ -231,6 +254,34 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     if let Some(o) = &w.olsr {
         if o.buffer_len == Some(0) {
             return err("wireless.olsr.buffer_len", "must be at least 1 packet");
+        }
+        let d = crate::net::routing::OlsrParams::default();
+        for (k, v) in [("hyst_threshold_high", o.hyst_threshold_high), ("hyst_threshold_low", o.hyst_threshold_low)] {
+            if let Some(x) = v.filter(|x| !(*x > 0.0 && *x <= 1.0)) {
+                return err(format!("wireless.olsr.{k}"), format!("must be in (0, 1], got {x}"));
+            }
+        }
+        if let Some(x) = o.hyst_scaling.filter(|x| !(*x > 0.0 && *x < 1.0)) {
+            return err("wireless.olsr.hyst_scaling", format!("must be in (0, 1), got {x}"));
+        }
+        let (hi, lo) = (o.hyst_threshold_high.unwrap_or(d.hyst_high), o.hyst_threshold_low.unwrap_or(d.hyst_low));
+        if lo >= hi {
+            return err(
+                "wireless.olsr.hyst_threshold_low",
+                format!("must be below hyst_threshold_high ({hi}), got {lo}"),
+            );
+        }
+        if let Some(x) = o.willingness.filter(|&x| x > 7) {
+            return err("wireless.olsr.willingness", format!("must be 0 (never) .. 7 (always), got {x}"));
+        }
+        for (name, &x) in o.node_willingness.iter().flatten() {
+            let key = format!("wireless.olsr.node_willingness.{name}");
+            if !cfg.node.iter().any(|n| &n.name == name) {
+                return err(key, "no node of that name");
+            }
+            if x > 7 {
+                return err(key, format!("must be 0 (never) .. 7 (always), got {x}"));
+            }
         }
         for (k, v) in
             [("hello_interval", o.hello_interval), ("tc_interval", o.tc_interval), ("buffer_timeout", o.buffer_timeout)]
@@ -428,6 +479,9 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     if let Some(x) = a.hello {
         p.hello = x;
     }
+    if let Some(x) = a.new_destination_ring {
+        p.new_destination_ring = x;
+    }
     set_t(&mut p.active_route_timeout, a.active_route_timeout);
     set_t(&mut p.my_route_timeout, a.my_route_timeout);
     set_t(&mut p.node_traversal_time, a.node_traversal_time);
@@ -475,6 +529,27 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     if let Some(x) = d.buffer_timeout {
         p.buffer_timeout = x.0;
     }
+    if let Some(x) = d.max_salvage_count {
+        p.max_salvage = x as u8;
+    }
+    if let Some(x) = d.gratuitous_replies {
+        p.grat_replies = x;
+    }
+    if let Some(x) = d.grat_reply_holdoff {
+        p.grat_holdoff = x.0;
+    }
+    if let Some(x) = d.rebuffer_own {
+        p.rebuffer_own = x;
+    }
+    if let Some(x) = d.nonprop_timeout {
+        p.nonprop_timeout = x.0;
+    }
+    if let Some(x) = d.request_period {
+        p.request_period = x.0;
+    }
+    if let Some(x) = d.max_request_period {
+        p.max_request_period = x.0;
+    }
     p
 }
 
@@ -496,5 +571,30 @@ pub fn olsr_params(w: &WirelessCfg) -> crate::net::routing::OlsrParams {
     if let Some(x) = o.buffer_timeout {
         p.buffer_timeout = x.0;
     }
+    if let Some(x) = o.willingness {
+        p.willingness = x as u8;
+    }
+    if let Some(x) = o.hysteresis {
+        p.hysteresis = x;
+    }
+    if let Some(x) = o.hyst_threshold_high {
+        p.hyst_high = x;
+    }
+    if let Some(x) = o.hyst_threshold_low {
+        p.hyst_low = x;
+    }
+    if let Some(x) = o.hyst_scaling {
+        p.hyst_scaling = x;
+    }
     p
+}
+
+/// A node's OLSR willingness: its `node_willingness` entry, else the
+/// parameters' (validated: 0 .. 7).
+pub fn olsr_willingness(w: &WirelessCfg, node: &str, p: &crate::net::routing::OlsrParams) -> u8 {
+    w.olsr
+        .as_ref()
+        .and_then(|o| o.node_willingness.as_ref())
+        .and_then(|m| m.get(node))
+        .map_or(p.willingness, |&x| x as u8)
 }

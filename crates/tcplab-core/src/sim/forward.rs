@@ -120,6 +120,15 @@ impl World {
                     self.nodes[n as usize].stats.drops_no_route += 1;
                     self.pool.release(pkt);
                 }
+                RoutingAction::DropBroken(pkt) => {
+                    self.nodes[n as usize].stats.drops_link_broken += 1;
+                    let p = self.pool.take(pkt);
+                    self.trace_drop(now, &p);
+                }
+                RoutingAction::DropFailed(pkt) => {
+                    let p = self.pool.take(pkt);
+                    self.trace_drop(now, &p);
+                }
             }
         }
         self.sync_routing_timer(n);
@@ -339,8 +348,26 @@ impl World {
                     self.capture_frame(now, dev, id);
                     self.pool.release(id);
                 }
-                DevAction::LinkFailed(neighbor) => {
+                DevAction::Overheard(id) => {
                     let n = self.dev_node[dev as usize];
+                    let mut out = Vec::new();
+                    let node = &mut self.nodes[n as usize];
+                    node.routing.as_dyn_mut().on_overheard(
+                        now,
+                        id,
+                        &mut RoutingIo { pool: &mut self.pool, out: &mut out },
+                    );
+                    self.pool.release(id);
+                    self.routing_actions(now, n, out);
+                }
+                DevAction::LinkFailed { neighbor, failed } => {
+                    let n = self.dev_node[dev as usize];
+                    // A protocol that salvages takes the failed frame back;
+                    // for the others it is a retry-limit drop.
+                    let salvages = self.nodes[n as usize].routing.as_dyn().salvages();
+                    if !salvages {
+                        self.dev_drop(now, dev, failed, DropReason::RetryLimit);
+                    }
                     if self.in_reach(now, dev, neighbor) {
                         self.nodes[n as usize].stats.false_link_failures += 1;
                     }
@@ -353,29 +380,31 @@ impl World {
                         &mut RoutingIo { pool: &mut self.pool, out: &mut out },
                     );
                     self.routing_actions(now, n, out);
-                    if self.nodes[n as usize].routing.as_dyn().flushes_on_link_failure() {
-                        self.flush_link(now, dev, n, neighbor);
-                    }
+                    let flushes = self.nodes[n as usize].routing.as_dyn().flushes_on_link_failure();
+                    self.flush_link(now, dev, n, neighbor, flushes, salvages.then_some(failed));
                 }
             }
         }
     }
 
-    /// Drop the packets queued at 802.11 device `dev` for `neighbor`.
-    fn flush_link(&mut self, now: Time, dev: DevId, n: NodeId, neighbor: NodeId) {
-        let pool = &self.pool;
-        let Some(mac) = self.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<crate::wireless::Dcf>()
-        else {
-            return;
+    /// After a link failure: with `flushes`, take the packets queued at
+    /// device `dev` for `neighbor` out of its queue; hand them, after the
+    /// failed frame `failed` if the protocol salvages, back to the routing
+    /// protocol, or drop them (`drops_link_broken`).
+    fn flush_link(&mut self, now: Time, dev: DevId, n: NodeId, neighbor: NodeId, flushes: bool, failed: Option<PktId>) {
+        let pkts = if flushes {
+            self.devices[dev as usize].as_dyn_mut().take_queued_to(now, neighbor, &self.pool)
+        } else {
+            vec![]
         };
-        let pkts = mac.take_queued_to(now, neighbor, pool);
-        if pkts.is_empty() {
+        if pkts.is_empty() && failed.is_none() {
             return;
         }
         if self.nodes[n as usize].routing.as_dyn().salvages() {
             let mut out = Vec::new();
             let node = &mut self.nodes[n as usize];
-            node.routing.as_dyn_mut().take_back(now, pkts, &mut RoutingIo { pool: &mut self.pool, out: &mut out });
+            let mut io = RoutingIo { pool: &mut self.pool, out: &mut out };
+            node.routing.as_dyn_mut().take_back(now, failed, pkts, &mut io);
             return self.routing_actions(now, n, out);
         }
         for id in pkts {
@@ -385,17 +414,13 @@ impl World {
         }
     }
 
-    /// Whether `neighbor` was, at `now`, within receive range of the 802.11
-    /// device `dev` by geometry (mean power at the receive threshold) with
-    /// its radio on: a link failure the MAC reports then is a false one
+    /// Whether `neighbor` was, at `now`, within receive range of device
+    /// `dev` by geometry (mean power at the receive threshold) with its
+    /// radio on: a link failure the MAC reports then is a false one
     /// (collisions or a busy receiver, not distance).
     fn in_reach(&self, now: Time, dev: DevId, neighbor: NodeId) -> bool {
-        use crate::wireless::Dcf;
-        let dcf = |d: DevId| self.devices[d as usize].as_dyn().as_any().downcast_ref::<Dcf>();
-        let Some(mac) = dcf(dev) else { return false };
-        let Ok(i) = mac.neighbours.binary_search_by_key(&neighbor, |nb| nb.node) else { return false };
-        let nb = &mac.neighbours[i];
-        nb.power_w >= mac.phy.rx_threshold_w && dcf(nb.dev).is_some_and(|d| d.on(now))
+        let Some(theirs) = self.devices[dev as usize].as_dyn().in_range(neighbor) else { return false };
+        self.devices[theirs as usize].as_dyn().radio_on(now)
     }
 
     /// A packet started on a device's medium: captures and the agents of
@@ -442,12 +467,10 @@ impl World {
         if !self.captures.iter().any(|c| c.node == Some(n) && c.writer.is_wifi()) {
             return;
         }
-        let Some(mac) = self.devices[dev as usize].as_dyn().as_any().downcast_ref::<crate::wireless::Dcf>() else {
-            return;
-        };
         let p = self.pool.get(id);
-        let dur = (mac.duration_of(p).div_ceil(1000)).min(32767) as u16;
-        let retry = p.l2_tx() == Some(n) && mac.is_retry(id);
+        let (dur, retry) = self.devices[dev as usize].as_dyn().frame_fields(id, p);
+        let dur = (dur.div_ceil(1000)).min(32767) as u16;
+        let retry = p.l2_tx() == Some(n) && retry;
         for c in self.captures.iter_mut().filter(|c| c.node == Some(n) && c.writer.is_wifi()) {
             c.writer.record_frame(now, p, dur, retry);
         }

@@ -431,6 +431,12 @@ fn nodes_table(w: &World) -> Table {
     t.push("drops_no_route_forwarding", get(&|s| s.drops_no_route));
     t.push("drops_link_broken", Column::I64(routed.iter().map(|r| r.1[1] as i64).collect()));
     t.push("false_route_failures", Column::I64(routed.iter().map(|r| r.1[0] as i64).collect()));
+    // The protocol's own counters (DSR: salvaged packets, gratuitous replies).
+    if let Some(extra) = routed.iter().find_map(|r| r.0.map(|s| s.extra_kinds)) {
+        for (k, name) in extra.iter().enumerate() {
+            t.push(name, get(&|s| s.extra.get(k).copied().unwrap_or(0)));
+        }
+    }
     t
 }
 

@@ -27,7 +27,7 @@ use super::channel::Neighbour;
 use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, DATA_HDR, RTS_LEN};
 use super::propagation::Propagation;
 use crate::engine::{Rng, Time};
-use crate::net::{DevAction, DevEvent, DevIo, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict};
+use crate::net::{DevAction, DevEvent, DevId, DevIo, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict};
 use crate::packet::{ControlHeader, LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW};
 use smallvec::SmallVec;
 use std::any::Any;
@@ -197,6 +197,8 @@ pub struct Dcf {
     last_seen: Vec<(NodeId, u64)>,
     /// Our control frame on the air (our reference is released at its end).
     ctrl_on_air: Option<PktId>,
+    /// Report data frames decoded for other stations (`Overheard`).
+    promiscuous: bool,
     pub stats: WifiStats,
 }
 
@@ -247,15 +249,10 @@ impl Dcf {
             idle_since: 0,
             last_seen: Vec::new(),
             ctrl_on_air: None,
+            promiscuous: false,
             stats: WifiStats::default(),
             off_from: Time::MAX,
         }
-    }
-
-    /// Take the queued frames addressed to `nb` out of the interface queue
-    /// (the frame being sent stays: it is the MAC's until it is done).
-    pub fn take_queued_to(&mut self, now: Time, nb: NodeId, pool: &crate::packet::PacketPool) -> Vec<PktId> {
-        self.queue.remove_where(now, |id| matches!(pool.get(id).l2, LinkHeader::Mac { rx, .. } if rx == nb))
     }
 
     /// Whether the radio is on at `now`.
@@ -477,10 +474,12 @@ impl Dcf {
             io.pool.release(c.pkt);
         } else {
             self.stats.drops_retry += 1;
-            io.out.push(DevAction::Drop(c.pkt, DropReason::RetryLimit));
-            if let Some(to) = c.to {
-                self.stats.link_failures += 1;
-                io.out.push(DevAction::LinkFailed(to));
+            match c.to {
+                Some(to) => {
+                    self.stats.link_failures += 1;
+                    io.out.push(DevAction::LinkFailed { neighbor: to, failed: c.pkt });
+                }
+                None => io.out.push(DevAction::Drop(c.pkt, DropReason::RetryLimit)),
             }
         }
         self.src = 0;
@@ -580,6 +579,10 @@ impl Dcf {
             if nav > self.nav_until {
                 self.nav_until = nav;
                 Self::timer(io, nav, T_NAV, 0);
+            }
+            if self.promiscuous && kind == frame::DATA {
+                io.pool.share(pkt);
+                io.out.push(DevAction::Overheard(pkt));
             }
             io.pool.release(pkt);
             return;
@@ -774,6 +777,30 @@ impl NetDevice for Dcf {
 
     fn queue(&self) -> &Queue {
         &self.queue
+    }
+
+    /// The queued frames addressed to `nb` (the frame being sent stays: it
+    /// is the MAC's until it is done).
+    fn take_queued_to(&mut self, now: Time, nb: NodeId, pool: &crate::packet::PacketPool) -> Vec<PktId> {
+        self.queue.remove_where(now, |id| matches!(pool.get(id).l2, LinkHeader::Mac { rx, .. } if rx == nb))
+    }
+
+    fn in_range(&self, nb: NodeId) -> Option<DevId> {
+        let i = self.neighbours.binary_search_by_key(&nb, |n| n.node).ok()?;
+        let n = &self.neighbours[i];
+        (n.power_w >= self.phy.rx_threshold_w).then_some(n.dev)
+    }
+
+    fn radio_on(&self, now: Time) -> bool {
+        self.on(now)
+    }
+
+    fn set_promiscuous(&mut self, on: bool) {
+        self.promiscuous = on;
+    }
+
+    fn frame_fields(&self, pkt: PktId, p: &Packet) -> (Time, bool) {
+        (self.duration_of(p), self.is_retry(pkt))
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -76,6 +76,12 @@ pub struct AodvParams {
     pub hello: bool,
     pub hello_interval: Time,
     pub allowed_hello_loss: u32,
+    /// A destination never reached is searched with the expanding ring
+    /// (RFC 3561). false: network-wide at once, every request counted
+    /// against `rreq_retries`, as ns-2.35 does in effect (its route entry's
+    /// `rt_last_hop_count` starts at INFINITY2, which its ring test reads
+    /// as "beyond the threshold").
+    pub new_destination_ring: bool,
 }
 
 impl Default for AodvParams {
@@ -98,6 +104,7 @@ impl Default for AodvParams {
             hello: false,
             hello_interval: SEC,
             allowed_hello_loss: 3,
+            new_destination_ring: true,
         }
     }
 }
@@ -303,6 +310,7 @@ impl Aodv {
             Some(e) => (e.valid_seq.then_some(e.seq), e.last_hops),
             None => (None, 0),
         };
+        let last_hops = if last_hops == 0 && !self.p.new_destination_ring { u8::MAX } else { last_hops };
         let start = d.last_ttl.max(last_hops);
         let ttl = if start == 0 {
             self.p.ttl_start
@@ -668,6 +676,10 @@ impl Routing for Aodv {
     }
 
     fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
 }

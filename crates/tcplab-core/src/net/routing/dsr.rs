@@ -9,20 +9,27 @@
 //! while packets wait (64 packets, 30 s). Every node keeps a path cache of
 //! routes it learnt from requests, replies and the source routes it
 //! forwards. A MAC failure removes the link from the cache, sends a route
-//! error back to the sources that used it, and the packets queued for the
-//! lost neighbour are salvaged: sent on over another cached route if there
-//! is one (at most 15 times per packet), dropped otherwise.
+//! error back to the sources that used it, and the data packet the MAC gave
+//! up on and those queued for the lost neighbour are salvaged: sent on over
+//! another cached route if there is one (at most `max_salvage` times per
+//! packet, RFC 4728's MAX_SALVAGE_COUNT 15), dropped otherwise.
+//!
+//! Route shortening (RFC 4728 3.4.3, ns-2's "gratuitous replies"): the
+//! station listens to the data frames it overhears; a node that hears a
+//! source-routed packet from a transmitter it appears after by more than
+//! one hop sends the source a gratuitous route reply with the hops between
+//! them cut out, at most once per (source, transmitter) in a hold-off time
+//! (GRAT_REPLY_HOLDOFF, 1 s).
 //!
 //! The source route travels with the packet in a header store shared by the
 //! nodes' DSR instances, keyed by the packet's uid (a `Packet` is a fixed
-//! size value; `options_len` counts the bytes on the wire). Not built:
-//! gratuitous route shortening and automatic route shortening.
+//! size value; `options_len` counts the bytes on the wire).
 
 use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};
 use crate::engine::{Rng, Time};
 use crate::net::device::DevId;
-use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
+use crate::packet::{LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST};
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -35,6 +42,11 @@ pub mod kind {
     pub const RERR: u16 = 3;
 }
 const KIND_NAMES: &[&str] = &["dsr_rreq", "dsr_rrep", "dsr_rerr"];
+/// DSR's own counters (nodes table columns): data packets sent on over
+/// another route after a link failure, and gratuitous replies sent.
+const EXTRA_NAMES: &[&str] = &["dsr_salvaged", "dsr_gratuitous_replies"];
+const SALVAGED: usize = 0;
+const GRAT_REPLIES: usize = 1;
 
 /// DSR fixed header and a source-route option's header (RFC 4728 6.1, 6.7).
 const FIXED: u32 = 4;
@@ -58,8 +70,20 @@ pub struct DsrParams {
     pub buffer_timeout: Time,
     /// Paths a node's cache keeps (oldest go first).
     pub cache_paths: usize,
+    /// Times a data packet may be salvaged (RFC 4728's MAX_SALVAGE_COUNT,
+    /// 15; 0: never, the packets of a failed link are dropped).
     pub max_salvage: u8,
     pub jitter: Time,
+    /// Route shortening by gratuitous replies from overheard packets
+    /// (ns-2.35: on).
+    pub grat_replies: bool,
+    /// Least time between two gratuitous replies for the same (source,
+    /// transmitter) (RFC 4728's GRAT_REPLY_HOLDOFF, 1 s).
+    pub grat_holdoff: Time,
+    /// After a link failure, this node's own data packets without another
+    /// route go back to the send buffer and a discovery starts (ns-2.35's
+    /// DSR does so); false: they are dropped.
+    pub rebuffer_own: bool,
 }
 
 impl Default for DsrParams {
@@ -74,6 +98,9 @@ impl Default for DsrParams {
             cache_paths: 64,
             max_salvage: 15,
             jitter: 10 * MS,
+            grat_replies: true,
+            grat_holdoff: SEC,
+            rebuffer_own: true,
         }
     }
 }
@@ -139,6 +166,8 @@ pub struct Dsr {
     /// The route back to the source of the last packet sent to each neighbour
     /// (for a route error when that link fails).
     last_via: BTreeMap<NodeId, Vec<NodeId>>,
+    /// When this node last sent a gratuitous reply for (source, transmitter).
+    grat_sent: BTreeMap<(NodeId, NodeId), Time>,
     rng: Rng,
     pub stats: RoutingStats,
 }
@@ -157,8 +186,9 @@ impl Dsr {
             buffer: VecDeque::new(),
             delayed: Vec::new(),
             last_via: BTreeMap::new(),
+            grat_sent: BTreeMap::new(),
             rng,
-            stats: RoutingStats::new(KIND_NAMES),
+            stats: RoutingStats::new(KIND_NAMES).with_extra(EXTRA_NAMES),
         }
     }
 
@@ -182,6 +212,12 @@ impl Dsr {
             }
         }
         best.map(|b| b.to_vec())
+    }
+
+    /// Put a path starting at this node into its cache, as if learnt from
+    /// a reply (tests: a route known before the run; ignored if it loops).
+    pub fn add_route(&mut self, path: Vec<NodeId>) {
+        self.learn(path);
     }
 
     /// Learn a path starting at this node (ignored if it loops).
@@ -282,6 +318,18 @@ impl Dsr {
         }
         h.map.insert(uid, SrcRoute { route, salvaged, born: now });
         next
+    }
+
+    /// Keep a packet of this node's own in the send buffer (the oldest
+    /// goes when it is full) and discover a route to `dst`.
+    fn hold(&mut self, now: Time, id: PktId, dst: NodeId, io: &mut RoutingIo) {
+        if self.buffer.len() >= self.p.buffer_len {
+            let (old, _, _) = self.buffer.pop_front().expect("a full buffer");
+            self.stats.drops_buffer_full += 1;
+            io.out.push(RoutingAction::DropHeld(old));
+        }
+        self.buffer.push_back((id, dst, now));
+        self.discover(now, dst, io);
     }
 
     fn note_via(&mut self, next: NodeId, route: &[NodeId]) {
@@ -414,13 +462,7 @@ impl Routing for Dsr {
                 let next_hop = self.attach(now, id, route, 0, io);
                 return Route::Forward { dev: self.dev, next_hop };
             }
-            if self.buffer.len() >= self.p.buffer_len {
-                let (old, _, _) = self.buffer.pop_front().expect("a full buffer");
-                self.stats.drops_buffer_full += 1;
-                io.out.push(RoutingAction::DropHeld(old));
-            }
-            self.buffer.push_back((id, dst, now));
-            self.discover(now, dst, io);
+            self.hold(now, id, dst, io);
             return Route::Hold;
         }
         // A forwarder follows the source route in the packet.
@@ -470,25 +512,64 @@ impl Routing for Dsr {
         true
     }
 
-    fn take_back(&mut self, now: Time, pkts: Vec<PktId>, io: &mut RoutingIo) {
-        for id in pkts {
-            let (dst, uid) = {
+    fn take_back(&mut self, now: Time, failed: Option<PktId>, queued: Vec<PktId>, io: &mut RoutingIo) {
+        let pkts = failed.map(|f| (f, true)).into_iter().chain(queued.into_iter().map(|q| (q, false)));
+        for (id, was_failed) in pkts {
+            let (src, dst, uid, data) = {
                 let p = io.pool.get(id);
-                (p.ip.dst, p.uid)
+                (p.ip.src, p.ip.dst, p.uid, !matches!(p.l4, Transport::Control(_)))
             };
             let salvaged = self.headers.lock().expect("DSR header store").map.get(&uid).map_or(0, |h| h.salvaged);
-            // Salvage: on over another cached route, keeping the way so far.
+            // Salvage a data packet: on over another cached route (the
+            // broken link is already forgotten), its salvage count raised.
+            // Route replies and errors are not salvaged (ns-2 neither).
             match self.cached(dst) {
-                Some(route) if salvaged < self.p.max_salvage => {
+                Some(route) if data && salvaged < self.p.max_salvage => {
                     let next = self.attach(now, id, route, salvaged + 1, io);
+                    self.stats.extra[SALVAGED] += 1;
                     io.out.push(RoutingAction::Send { pkt: id, dev: self.dev, next_hop: Some(next) });
                 }
-                _ => {
-                    self.stats.drops_no_route += 1;
-                    io.out.push(RoutingAction::DropHeld(id));
-                }
+                // A packet of this node's own without another route waits
+                // in the send buffer for a new discovery (ns-2.35 as well).
+                None if data && src == self.me && self.p.rebuffer_own => self.hold(now, id, dst, io),
+                _ if was_failed => io.out.push(RoutingAction::DropFailed(id)),
+                _ => io.out.push(RoutingAction::DropBroken(id)),
             }
         }
+    }
+
+    fn listens(&self) -> bool {
+        self.p.grat_replies
+    }
+
+    fn on_overheard(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {
+        let p = io.pool.get(pkt);
+        let (LinkHeader::Mac { tx, .. }, false) = (p.l2, matches!(p.l4, Transport::Control(_))) else { return };
+        let uid = p.uid;
+        let route = self.headers.lock().expect("DSR header store").map.get(&uid).map(|h| h.route.clone());
+        let Some(route) = route else { return };
+        let (Some(t), Some(m)) = (route.iter().position(|&n| n == tx), route.iter().position(|&n| n == self.me)) else {
+            return;
+        };
+        // Only a node the transmitter's next hop has still to reach.
+        if m <= t + 1 {
+            return;
+        }
+        let key = (route[0], tx);
+        if self.grat_sent.get(&key).is_some_and(|&at| now < at + self.p.grat_holdoff) {
+            return;
+        }
+        self.grat_sent.insert(key, now);
+        self.grat_sent.retain(|_, at| now < *at + self.p.grat_holdoff);
+        // The route with the hops between the transmitter and this node
+        // cut out, back to the source along its first part.
+        let mut short = route[..=t].to_vec();
+        short.extend_from_slice(&route[m..]);
+        self.learn_around(&short);
+        self.stats.extra[GRAT_REPLIES] += 1;
+        let len = 4 + PER_ADDR * short.len() as u32;
+        let reply = self.message(now, tx, (kind::RREP, len), 255, Box::new(Rrep { route: short }), io);
+        io.out.push(RoutingAction::Send { pkt: reply, dev: self.dev, next_hop: Some(tx) });
     }
 
     fn deadline(&self) -> Option<Time> {
@@ -530,6 +611,10 @@ impl Routing for Dsr {
     }
 
     fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
 }

@@ -45,11 +45,22 @@ pub struct RoutingStats {
     pub drops_discovery_failed: u64,
     /// A packet to forward with no route (not the source: no discovery).
     pub drops_no_route: u64,
+    /// Counters of this protocol only (column names), e.g. DSR's salvaged
+    /// packets; `extra` holds their values.
+    pub extra_kinds: &'static [&'static str],
+    pub extra: Vec<u64>,
 }
 
 impl RoutingStats {
     pub fn new(kinds: &'static [&'static str]) -> Self {
         RoutingStats { kinds, sent: vec![0; kinds.len()], bytes: vec![0; kinds.len()], ..Default::default() }
+    }
+
+    /// With counters of the protocol's own (`extra_kinds`, all zero).
+    pub fn with_extra(mut self, extra_kinds: &'static [&'static str]) -> Self {
+        self.extra_kinds = extra_kinds;
+        self.extra = vec![0; extra_kinds.len()];
+        self
     }
 
     /// A routing message from `from` to `to` (a neighbour or BROADCAST) as
@@ -111,6 +122,12 @@ pub enum RoutingAction {
     Send { pkt: PktId, dev: DevId, next_hop: Option<NodeId> },
     /// Drop a held packet (its wait in the buffer ran out, or the buffer is full).
     DropHeld(PktId),
+    /// Drop a packet taken out of the interface queue after its next hop's
+    /// link failed (counted in `drops_link_broken`).
+    DropBroken(PktId),
+    /// Drop the frame the MAC gave up on (already counted by the MAC as a
+    /// retry-limit drop).
+    DropFailed(PktId),
 }
 
 /// What a routing protocol may touch while handling a call.
@@ -143,22 +160,33 @@ pub trait Routing: Any + Send {
     fn flushes_on_link_failure(&self) -> bool {
         false
     }
-    /// With `flushes_on_link_failure`: whether the protocol takes the
-    /// flushed packets back (`take_back`: DSR salvages them) instead of the
-    /// world dropping them.
+    /// Whether the protocol takes back the frame the MAC gave up on and,
+    /// with `flushes_on_link_failure`, the packets flushed from the queue
+    /// (`take_back`: DSR salvages them) instead of the world dropping them.
     fn salvages(&self) -> bool {
         false
     }
-    /// Packets pulled out of the interface queue after a link failure,
-    /// handed back to the protocol (which sends or drops each).
-    fn take_back(&mut self, _now: Time, pkts: Vec<PktId>, io: &mut RoutingIo) {
-        io.out.extend(pkts.into_iter().map(RoutingAction::DropHeld));
+    /// Packets handed back after a link failure: the frame the MAC gave up
+    /// on (if any) and those pulled out of the interface queue; the
+    /// protocol sends or drops each.
+    fn take_back(&mut self, _now: Time, failed: Option<PktId>, queued: Vec<PktId>, io: &mut RoutingIo) {
+        io.out.extend(failed.map(RoutingAction::DropFailed));
+        io.out.extend(queued.into_iter().map(RoutingAction::DropBroken));
     }
+    /// Whether the protocol listens to data frames its station overhears
+    /// (the device is put in promiscuous mode at build time).
+    fn listens(&self) -> bool {
+        false
+    }
+    /// A data frame for another station that this station decoded (with
+    /// `listens`); the packet (with its MAC header) stays the world's.
+    fn on_overheard(&mut self, _now: Time, _pkt: PktId, _io: &mut RoutingIo) {}
     /// The protocol's counters (None: static routing sends no messages).
     fn stats(&self) -> Option<&RoutingStats> {
         None
     }
     fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 /// A node's routing protocol: static routing stored inline so the

@@ -10,7 +10,13 @@
 //! MAXJITTER (HELLO interval / 4) early and forwarded ones wait up to it
 //! (RFC 3626 section 3.5). Information expires after its hold time (3
 //! intervals); a lost neighbour is noticed when its link times out (MAC
-//! failures are not used, as in ns-3's OLSR by default).
+//! failures are not used, as in ns-3's OLSR by default). Every HELLO
+//! carries its node's willingness to relay (RFC 3626 8.3.1): a neighbour
+//! with WILL_NEVER is never chosen as MPR, one with WILL_ALWAYS always, and
+//! otherwise the more willing neighbour is chosen first. Link hysteresis
+//! (RFC 3626 14, off by default as in ns-3) makes a link usable only once
+//! its quality, raised by every HELLO and lowered by every missed one, is
+//! above a high threshold, and drops it when it falls below a low one.
 
 use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::SEC;
@@ -29,6 +35,15 @@ pub mod kind {
 }
 const KIND_NAMES: &[&str] = &["olsr_hello", "olsr_tc"];
 
+/// Willingness to carry traffic for others (RFC 3626 18.8).
+pub mod will {
+    pub const NEVER: u8 = 0;
+    pub const LOW: u8 = 1;
+    pub const DEFAULT: u8 = 3;
+    pub const HIGH: u8 = 6;
+    pub const ALWAYS: u8 = 7;
+}
+
 /// Packet header 4 + message header 12 (RFC 3626 3.3).
 const HEADERS: u32 = 16;
 
@@ -41,6 +56,15 @@ pub struct OlsrParams {
     pub top_hold: Time,
     pub buffer_len: usize,
     pub buffer_timeout: Time,
+    /// This node's willingness, 0 (WILL_NEVER) .. 7 (WILL_ALWAYS);
+    /// WILL_DEFAULT 3.
+    pub willingness: u8,
+    /// Link hysteresis (RFC 3626 14): off by default.
+    pub hysteresis: bool,
+    /// HYST_THRESHOLD_HIGH, HYST_THRESHOLD_LOW, HYST_SCALING (0.8, 0.3, 0.5).
+    pub hyst_high: f64,
+    pub hyst_low: f64,
+    pub hyst_scaling: f64,
 }
 
 impl Default for OlsrParams {
@@ -52,16 +76,23 @@ impl Default for OlsrParams {
             top_hold: 15 * SEC,
             buffer_len: 64,
             buffer_timeout: 30 * SEC,
+            willingness: will::DEFAULT,
+            hysteresis: false,
+            hyst_high: 0.8,
+            hyst_low: 0.3,
+            hyst_scaling: 0.5,
         }
     }
 }
 
-/// A HELLO: the neighbours heard (asymmetric), symmetric, and chosen as MPR.
+/// A HELLO: the neighbours heard (asymmetric), symmetric, and chosen as
+/// MPR, and the sender's willingness (in the HELLO's 4-byte header).
 #[derive(Clone, Debug, Default)]
 pub struct Hello {
     pub heard: Vec<NodeId>,
     pub sym: Vec<NodeId>,
     pub mpr: Vec<NodeId>,
+    pub willingness: u8,
 }
 
 /// A TC: `orig`'s MPR selectors, numbered `ansn`; `seq` identifies the message.
@@ -75,16 +106,27 @@ pub struct Tc {
 
 /// The RFC 3626 (8.3.1) MPR heuristic: `n1` the symmetric neighbours,
 /// `reach[y]` the symmetric neighbours of neighbour `y` (`me` and nodes of
-/// `n1` are not two-hop neighbours). First the neighbours that alone reach
-/// some two-hop neighbour, then repeatedly the one reaching most uncovered
-/// two-hop neighbours (ties: more neighbours, then the lower id).
-pub fn select_mprs(me: NodeId, n1: &BTreeSet<NodeId>, reach: &BTreeMap<NodeId, BTreeSet<NodeId>>) -> BTreeSet<NodeId> {
+/// `n1` are not two-hop neighbours), `willing[y]` neighbour `y`'s
+/// willingness (absent: WILL_DEFAULT). Neighbours with WILL_NEVER are left
+/// out (and so are the two-hop neighbours only they reach); first every
+/// neighbour with WILL_ALWAYS and those that alone reach some two-hop
+/// neighbour, then repeatedly the one reaching some uncovered two-hop
+/// neighbour with the highest willingness, then reaching most of them
+/// (ties: more two-hop neighbours, then the lower id).
+pub fn select_mprs(
+    me: NodeId,
+    n1: &BTreeSet<NodeId>,
+    reach: &BTreeMap<NodeId, BTreeSet<NodeId>>,
+    willing: &BTreeMap<NodeId, u8>,
+) -> BTreeSet<NodeId> {
+    let will_of = |y: &NodeId| willing.get(y).copied().unwrap_or(will::DEFAULT);
     let two_hop = |y: &NodeId| -> BTreeSet<NodeId> {
         reach.get(y).map_or_else(BTreeSet::new, |s| s.iter().copied().filter(|z| *z != me && !n1.contains(z)).collect())
     };
-    let cover: BTreeMap<NodeId, BTreeSet<NodeId>> = n1.iter().map(|y| (*y, two_hop(y))).collect();
+    let cover: BTreeMap<NodeId, BTreeSet<NodeId>> =
+        n1.iter().filter(|y| will_of(y) != will::NEVER).map(|y| (*y, two_hop(y))).collect();
     let mut uncovered: BTreeSet<NodeId> = cover.values().flatten().copied().collect();
-    let mut mprs = BTreeSet::new();
+    let mut mprs: BTreeSet<NodeId> = cover.keys().copied().filter(|y| will_of(y) == will::ALWAYS).collect();
     for z in uncovered.clone() {
         let via: Vec<NodeId> = cover.iter().filter(|(_, c)| c.contains(&z)).map(|(y, _)| *y).collect();
         if via.len() == 1 {
@@ -99,17 +141,28 @@ pub fn select_mprs(me: NodeId, n1: &BTreeSet<NodeId>, reach: &BTreeMap<NodeId, B
     while !uncovered.is_empty() {
         let best = cover
             .iter()
-            .filter(|(y, _)| !mprs.contains(*y))
-            .map(|(y, c)| (c.intersection(&uncovered).count(), c.len(), std::cmp::Reverse(*y)))
+            .filter(|(y, c)| !mprs.contains(*y) && !c.is_disjoint(&uncovered))
+            .map(|(y, c)| (will_of(y), c.intersection(&uncovered).count(), c.len(), std::cmp::Reverse(*y)))
             .max()
             .expect("an uncovered two-hop neighbour is reached by some neighbour");
-        let y = best.2 .0;
+        let y = best.3 .0;
         mprs.insert(y);
         for z in &cover[&y] {
             uncovered.remove(z);
         }
     }
     mprs
+}
+
+/// A link's quality under hysteresis (RFC 3626 14.1: L_link_quality,
+/// L_link_pending, L_LOST_LINK_time as a flag).
+#[derive(Clone, Copy, Debug)]
+pub struct LinkQuality {
+    pub quality: f64,
+    pub pending: bool,
+    pub lost: bool,
+    /// When the next HELLO is due; each interval without one lowers the quality.
+    expect: Time,
 }
 
 pub struct Olsr {
@@ -120,6 +173,10 @@ pub struct Olsr {
     links: BTreeMap<NodeId, (Time, Time)>,
     /// Two-hop set: neighbour -> (its symmetric neighbours, until).
     two_hop: BTreeMap<NodeId, (BTreeSet<NodeId>, Time)>,
+    /// Neighbours' willingness, from their last HELLO.
+    willing: BTreeMap<NodeId, u8>,
+    /// With hysteresis: every link's quality.
+    quality: BTreeMap<NodeId, LinkQuality>,
     /// MPR selectors -> until.
     selectors: BTreeMap<NodeId, Time>,
     mprs: BTreeSet<NodeId>,
@@ -147,6 +204,8 @@ impl Olsr {
             p,
             links: BTreeMap::new(),
             two_hop: BTreeMap::new(),
+            willing: BTreeMap::new(),
+            quality: BTreeMap::new(),
             selectors: BTreeMap::new(),
             mprs: BTreeSet::new(),
             topology: BTreeMap::new(),
@@ -181,23 +240,74 @@ impl Olsr {
         (self.rng.uniform() * self.max_jitter() as f64) as Time
     }
 
+    /// A link's quality (with hysteresis).
+    pub fn link_quality(&self, n: NodeId) -> Option<LinkQuality> {
+        self.quality.get(&n).copied()
+    }
+
+    /// Whether hysteresis lets the link to `n` be used (always without it).
+    fn usable(&self, n: NodeId) -> bool {
+        !self.p.hysteresis || self.quality.get(&n).is_some_and(|h| !h.pending && !h.lost)
+    }
+
+    fn is_sym(&self, n: NodeId, now: Time) -> bool {
+        self.links.get(&n).is_some_and(|l| l.1 > now) && self.usable(n)
+    }
+
     fn sym(&self, now: Time) -> BTreeSet<NodeId> {
-        self.links.iter().filter(|(_, l)| l.1 > now).map(|(&n, _)| n).collect()
+        self.links.iter().filter(|(n, l)| l.1 > now && self.usable(**n)).map(|(&n, _)| n).collect()
+    }
+
+    /// The quality of the link to `n` after a HELLO (`heard`) or after a
+    /// missed one, and its state against the thresholds (RFC 3626 14.2).
+    fn hyst_update(&mut self, n: NodeId, heard: bool, now: Time) {
+        let p = self.p;
+        // A HELLO is missed when none came within the interval plus the
+        // largest jitter (HELLO_INTERVAL + MAXJITTER).
+        let tolerance = p.hello_interval + p.hello_interval / 4;
+        let h = self.quality.entry(n).or_insert(LinkQuality { quality: 0.0, pending: true, lost: false, expect: 0 });
+        if heard {
+            h.quality = (1.0 - p.hyst_scaling) * h.quality + p.hyst_scaling;
+            h.expect = now + tolerance;
+        } else {
+            h.quality *= 1.0 - p.hyst_scaling;
+            h.expect += tolerance;
+        }
+        if h.quality > p.hyst_high {
+            h.pending = false;
+            h.lost = false;
+        } else if h.quality < p.hyst_low && !h.pending {
+            h.lost = true;
+        }
     }
 
     /// MPRs and the routing table from the current sets (RFC 8.3, 10).
     fn recompute(&mut self, now: Time) {
+        if self.p.hysteresis {
+            let due: Vec<NodeId> = self.quality.iter().filter(|(_, h)| h.expect <= now).map(|(&n, _)| n).collect();
+            for n in due {
+                while self.quality[&n].expect <= now {
+                    self.hyst_update(n, false, now);
+                }
+            }
+        }
         self.links.retain(|_, l| l.0 > now || l.1 > now);
+        let links = &self.links;
+        self.quality.retain(|n, _| links.contains_key(n));
         self.two_hop.retain(|_, t| t.1 > now);
         self.selectors.retain(|_, t| *t > now);
         self.topology.retain(|_, t| t.2 > now);
+        let links = &self.links;
+        self.willing.retain(|n, _| links.contains_key(n));
         let n1 = self.sym(now);
         let reach: BTreeMap<NodeId, BTreeSet<NodeId>> =
             self.two_hop.iter().filter(|(y, _)| n1.contains(y)).map(|(&y, t)| (y, t.0.clone())).collect();
-        self.mprs = select_mprs(self.me, &n1, &reach);
-        // Breadth first over neighbours, two-hop links, then TC links.
+        self.mprs = select_mprs(self.me, &n1, &reach, &self.willing);
+        // Breadth first over neighbours, two-hop links (not through a
+        // neighbour with WILL_NEVER, RFC 3626 10 (3)), then TC links.
         let mut table: BTreeMap<NodeId, (NodeId, u8)> = n1.iter().map(|&n| (n, (n, 1))).collect();
-        for (&y, set) in &reach {
+        let relays = reach.iter().filter(|(y, _)| self.willing.get(*y).is_none_or(|&w| w != will::NEVER));
+        for (&y, set) in relays {
             for &z in set {
                 if z != self.me && !table.contains_key(&z) {
                     table.insert(z, (y, 2));
@@ -253,14 +363,19 @@ impl Olsr {
 
     fn hello(&mut self, now: Time, io: &mut RoutingIo) {
         let sym = self.sym(now);
-        let heard: Vec<NodeId> =
-            self.links.iter().filter(|(n, l)| l.0 > now && !sym.contains(n)).map(|(&n, _)| n).collect();
+        let heard: Vec<NodeId> = self
+            .links
+            .iter()
+            .filter(|(n, l)| l.0 > now && !sym.contains(n) && self.usable(**n))
+            .map(|(&n, _)| n)
+            .collect();
         let mpr: Vec<NodeId> = self.mprs.iter().copied().collect();
         let sym: Vec<NodeId> = sym.into_iter().filter(|n| !self.mprs.contains(n)).collect();
         // HELLO: 4 bytes, then per link-code group 4 bytes and 4 per address.
         let groups = [heard.len(), sym.len(), mpr.len()].iter().filter(|&&n| n > 0).count() as u32;
         let len = 4 + 4 * groups + 4 * (heard.len() + sym.len() + mpr.len()) as u32;
-        let pkt = self.message(now, kind::HELLO, len, 1, Box::new(Hello { heard, sym, mpr }), io);
+        let hello = Hello { heard, sym, mpr, willingness: self.p.willingness };
+        let pkt = self.message(now, kind::HELLO, len, 1, Box::new(hello), io);
         io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: None });
     }
 
@@ -283,6 +398,10 @@ impl Olsr {
 
     fn on_hello(&mut self, now: Time, from: NodeId, h: &Hello) {
         let hold = self.p.neighb_hold;
+        self.willing.insert(from, h.willingness);
+        if self.p.hysteresis {
+            self.hyst_update(from, true, now);
+        }
         let l = self.links.entry(from).or_insert((0, 0));
         l.0 = now + hold;
         let lists_me = h.heard.contains(&self.me) || h.sym.contains(&self.me) || h.mpr.contains(&self.me);
@@ -305,7 +424,7 @@ impl Olsr {
             return;
         }
         // Only from a symmetric neighbour (RFC 9.5).
-        if self.links.get(&from).is_none_or(|l| l.1 <= now) {
+        if !self.is_sym(from, now) {
             return;
         }
         self.seen.insert((tc.orig, tc.seq), now + 30 * SEC);
@@ -439,6 +558,10 @@ impl Routing for Olsr {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
 }
 
 #[cfg(test)]
@@ -467,9 +590,32 @@ mod tests {
             for me in 0..n {
                 let n1 = adj[me].clone();
                 let reach: BTreeMap<NodeId, BTreeSet<NodeId>> = n1.iter().map(|&y| (y, adj[y as usize].clone())).collect();
-                let mprs = select_mprs(me as NodeId, &n1, &reach);
+                let mprs = select_mprs(me as NodeId, &n1, &reach, &BTreeMap::new());
                 prop_assert!(mprs.is_subset(&n1));
                 let two_hop: BTreeSet<NodeId> = n1.iter().flat_map(|&y| adj[y as usize].iter().copied())
+                    .filter(|&z| z != me as NodeId && !n1.contains(&z)).collect();
+                let covered: BTreeSet<NodeId> = mprs.iter().flat_map(|&y| adj[y as usize].iter().copied()).collect();
+                prop_assert!(two_hop.is_subset(&covered), "node {}: two-hop {:?}, MPRs {:?}", me, two_hop, mprs);
+            }
+        }
+
+        /// With any willingness: no WILL_NEVER neighbour is an MPR, every
+        /// WILL_ALWAYS neighbour is, and the MPRs cover every two-hop
+        /// neighbour that some willing neighbour reaches.
+        #[test]
+        fn mprs_respect_willingness(n in 2usize..30, edges in proptest::collection::vec((0usize..30, 0usize..30), 0..120),
+                                    wills in proptest::collection::vec(0u8..8, 30)) {
+            let adj = graph(n, &edges);
+            let willing: BTreeMap<NodeId, u8> = (0..n).map(|i| (i as NodeId, wills[i])).collect();
+            for me in 0..n {
+                let n1 = adj[me].clone();
+                let reach: BTreeMap<NodeId, BTreeSet<NodeId>> = n1.iter().map(|&y| (y, adj[y as usize].clone())).collect();
+                let mprs = select_mprs(me as NodeId, &n1, &reach, &willing);
+                prop_assert!(mprs.is_subset(&n1));
+                prop_assert!(mprs.iter().all(|y| willing[y] != will::NEVER), "node {}: MPRs {:?}", me, mprs);
+                prop_assert!(n1.iter().filter(|y| willing[*y] == will::ALWAYS).all(|y| mprs.contains(y)));
+                let two_hop: BTreeSet<NodeId> = n1.iter().filter(|y| willing[*y] != will::NEVER)
+                    .flat_map(|&y| adj[y as usize].iter().copied())
                     .filter(|&z| z != me as NodeId && !n1.contains(&z)).collect();
                 let covered: BTreeSet<NodeId> = mprs.iter().flat_map(|&y| adj[y as usize].iter().copied()).collect();
                 prop_assert!(two_hop.is_subset(&covered), "node {}: two-hop {:?}, MPRs {:?}", me, two_hop, mprs);
@@ -482,6 +628,28 @@ mod tests {
         // 0 - 1 - 2 and 0 - 3 - 2, 3 - 4: 3 alone reaches 4.
         let adj = graph(5, &[(0, 1), (1, 2), (0, 3), (3, 2), (3, 4)]);
         let reach: BTreeMap<NodeId, BTreeSet<NodeId>> = adj[0].iter().map(|&y| (y, adj[y as usize].clone())).collect();
-        assert_eq!(select_mprs(0, &adj[0], &reach), BTreeSet::from([3]));
+        assert_eq!(select_mprs(0, &adj[0], &reach, &BTreeMap::new()), BTreeSet::from([3]));
+        // 3 unwilling: 4 is not reachable through an MPR, 1 covers 2.
+        let never = BTreeMap::from([(3, will::NEVER)]);
+        assert_eq!(select_mprs(0, &adj[0], &reach, &never), BTreeSet::from([1]));
+        // 1 always: chosen although 3 covers everything.
+        let always = BTreeMap::from([(1, will::ALWAYS)]);
+        assert_eq!(select_mprs(0, &adj[0], &reach, &always), BTreeSet::from([1, 3]));
+    }
+
+    /// Several neighbours reach the same two-hop neighbours: the more
+    /// willing one is chosen, whatever its id or reach.
+    #[test]
+    fn the_more_willing_neighbour_is_chosen() {
+        // 0 - 1 - {3, 4}, 0 - 2 - {3, 4}, 0 - 5 - 3.
+        let adj = graph(6, &[(0, 1), (0, 2), (0, 5), (1, 3), (1, 4), (2, 3), (2, 4), (5, 3)]);
+        let reach: BTreeMap<NodeId, BTreeSet<NodeId>> = adj[0].iter().map(|&y| (y, adj[y as usize].clone())).collect();
+        assert_eq!(select_mprs(0, &adj[0], &reach, &BTreeMap::new()), BTreeSet::from([1]));
+        let w = BTreeMap::from([(2, will::HIGH)]);
+        assert_eq!(select_mprs(0, &adj[0], &reach, &w), BTreeSet::from([2]));
+        // 5 is the most willing but reaches only 3: it goes first, then 1
+        // for 4.
+        let w = BTreeMap::from([(5, will::HIGH)]);
+        assert_eq!(select_mprs(0, &adj[0], &reach, &w), BTreeSet::from([1, 5]));
     }
 }

@@ -1,0 +1,51 @@
+"""validation/wifi_chain_ns2.py: hop lists, the ns-2 trace reader, and the
+AODV network diameter on both sides (ns-2.35 hard-codes 30 hops: a 31-hop
+chain is never found by either with the default; tcplab with
+net_diameter 64 reaches 32 hops). The ns-2 runs are skipped when `ns` is
+absent."""
+import argparse
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT))
+from validation import ns2  # noqa: E402
+from validation.wifi_chain_ns2 import hop_list, read_ns2_trace, run_ns2, run_tcplab  # noqa: E402
+
+
+def test_hop_lists():
+    assert hop_list("3") == [1, 2, 3]
+    assert hop_list("2,4,8,16,32") == [2, 4, 8, 16, 32]
+    assert hop_list("30-32") == [30, 31, 32]
+    for bad in ("", "x", "0", "2,-1", "4-"):
+        with pytest.raises(argparse.ArgumentTypeError, match="--hops"):
+            hop_list(bad)
+
+
+def test_trace_reader_counts_routing_sends_and_data_drops(tmp_path):
+    trace = tmp_path / "t.tr"
+    trace.write_text(
+        "s 1.0 _0_ RTR  --- 0 AODV 48 [0 0 0 0] ------- [0:255 -1:255 30 0] (REQUEST)\n"
+        "r 1.1 _1_ RTR  --- 0 AODV 48 [0 ffffffff 0 800] ------- [0:255 -1:255 30 0] (REQUEST)\n"
+        "f 1.2 _1_ RTR  --- 1 AODV 44 [0 0 0 0] ------- [2:255 0:255 30 0] (REPLY)\n"
+        "s 2.0 _0_ RTR  --- 2 message 32 [0 0 0 0] ------- [0:255 -1:255 32 0]\n"
+        "f 3.0 _1_ RTR  --- 3 tcp 1520 [0 0 0 0] ------- [0:0 2:0 31 2] [1 0] 0 0\n"
+        "D 4.0 _1_ RTR  CBK 4 tcp 1520 [0 0 0 0] ------- [0:0 2:0 31 2] [2 0] 0 0\n"
+        "D 4.0 _1_ RTR  CBK 5 ack 60 [0 0 0 0] ------- [2:0 0:0 31 0] [2 0] 0 0\n"
+        "D 5.0 _0_ RTR  NRTE 6 tcp 40 [0 0 0 0] ------- [0:0 2:0 30 0] [0 0] 0 0\n"
+        "D 5.0 _0_ RTR  NRTE 7 AODV 48 [0 0 0 0] ------- [0:255 -1:255 30 0] (REQUEST)\n"
+        "s 6.0 _0_ MAC  --- 8 AODV 100 [0 0 0 0] ------- [0:255 -1:255 30 0] (REQUEST)\n"
+    )
+    assert read_ns2_trace(trace) == {"routing_packets": 3, "rtr_drops": {"CBK": 2, "NRTE": 1}}
+
+
+@pytest.mark.skipif(not ns2.available(), reason="ns-2 not installed (apt-get install ns2)")
+def test_aodv_network_diameter_on_both_sides():
+    dur = 30.0
+    assert run_ns2(31, 1, dur, "aodv")["goodput_bps"] == 0.0
+    assert run_tcplab(31, 1, dur, "aodv")["goodput_bps"] == 0.0
+    assert run_tcplab(32, 1, dur, "aodv", net_diameter=64)["goodput_bps"] > 50e3
+    assert run_ns2(30, 1, dur, "aodv")["goodput_bps"] > 0.0
+    assert run_tcplab(30, 1, dur, "aodv")["goodput_bps"] > 0.0

@@ -569,6 +569,11 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Node `x`'s neighbours with each one's own neighbours.
+    fn reach_of(adj: &[BTreeSet<NodeId>], x: usize) -> BTreeMap<NodeId, BTreeSet<NodeId>> {
+        adj[x].iter().map(|&y| (y, adj[y as usize].clone())).collect()
+    }
+
     fn graph(n: usize, edges: &[(usize, usize)]) -> Vec<BTreeSet<NodeId>> {
         let mut adj = vec![BTreeSet::new(); n];
         for &(a, b) in edges {
@@ -589,7 +594,7 @@ mod tests {
             let adj = graph(n, &edges);
             for me in 0..n {
                 let n1 = adj[me].clone();
-                let reach: BTreeMap<NodeId, BTreeSet<NodeId>> = n1.iter().map(|&y| (y, adj[y as usize].clone())).collect();
+                let reach = reach_of(&adj, me);
                 let mprs = select_mprs(me as NodeId, &n1, &reach, &BTreeMap::new());
                 prop_assert!(mprs.is_subset(&n1));
                 let two_hop: BTreeSet<NodeId> = n1.iter().flat_map(|&y| adj[y as usize].iter().copied())
@@ -609,7 +614,7 @@ mod tests {
             let willing: BTreeMap<NodeId, u8> = (0..n).map(|i| (i as NodeId, wills[i])).collect();
             for me in 0..n {
                 let n1 = adj[me].clone();
-                let reach: BTreeMap<NodeId, BTreeSet<NodeId>> = n1.iter().map(|&y| (y, adj[y as usize].clone())).collect();
+                let reach = reach_of(&adj, me);
                 let mprs = select_mprs(me as NodeId, &n1, &reach, &willing);
                 prop_assert!(mprs.is_subset(&n1));
                 prop_assert!(mprs.iter().all(|y| willing[y] != will::NEVER), "node {}: MPRs {:?}", me, mprs);
@@ -627,7 +632,7 @@ mod tests {
     fn a_sole_path_neighbour_is_an_mpr() {
         // 0 - 1 - 2 and 0 - 3 - 2, 3 - 4: 3 alone reaches 4.
         let adj = graph(5, &[(0, 1), (1, 2), (0, 3), (3, 2), (3, 4)]);
-        let reach: BTreeMap<NodeId, BTreeSet<NodeId>> = adj[0].iter().map(|&y| (y, adj[y as usize].clone())).collect();
+        let reach = reach_of(&adj, 0);
         assert_eq!(select_mprs(0, &adj[0], &reach, &BTreeMap::new()), BTreeSet::from([3]));
         // 3 unwilling: 4 is not reachable through an MPR, 1 covers 2.
         let never = BTreeMap::from([(3, will::NEVER)]);
@@ -643,7 +648,7 @@ mod tests {
     fn the_more_willing_neighbour_is_chosen() {
         // 0 - 1 - {3, 4}, 0 - 2 - {3, 4}, 0 - 5 - 3.
         let adj = graph(6, &[(0, 1), (0, 2), (0, 5), (1, 3), (1, 4), (2, 3), (2, 4), (5, 3)]);
-        let reach: BTreeMap<NodeId, BTreeSet<NodeId>> = adj[0].iter().map(|&y| (y, adj[y as usize].clone())).collect();
+        let reach = reach_of(&adj, 0);
         assert_eq!(select_mprs(0, &adj[0], &reach, &BTreeMap::new()), BTreeSet::from([1]));
         let w = BTreeMap::from([(2, will::HIGH)]);
         assert_eq!(select_mprs(0, &adj[0], &reach, &w), BTreeSet::from([2]));

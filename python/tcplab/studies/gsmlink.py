@@ -16,6 +16,7 @@ The same scenario builder is meant to drive the emulator later.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Callable
 
 from ..scenario import Scenario
 from ..sweep import Sweep, summarize
@@ -712,11 +713,12 @@ def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | No
     dt = qruns[(qruns.flows == 2) & qruns["queue"].str.startswith("droptail")]
     worst = dt.loc[dt["overlap_share"].idxmin()]
     mid_loss = {"kind": "pattern", "drop": [300], "direction": "forward", "packets": "data"}
-    calls = [(time_sequence, (queue_scenario(worst["queue"], 2, float(worst["offset"]), int(worst["seed"])),)),
-             (last_segments_lost, (4,)), (last_segments_lost, (4, "modern")),
-             (time_sequence, (scenario("baseline", 7),)),
-             (time_sequence, (scenario("baseline", "unlimited", error=mid_loss),)),
-             (early_loss, ())]
+    calls: list[tuple[Callable[..., Any], tuple]] = [
+        (time_sequence, (queue_scenario(worst["queue"], 2, float(worst["offset"]), int(worst["seed"])),)),
+        (last_segments_lost, (4,)), (last_segments_lost, (4, "modern")),
+        (time_sequence, (scenario("baseline", 7),)),
+        (time_sequence, (scenario("baseline", "unlimited", error=mid_loss),)),
+        (early_loss, ())]
     calls += [(overflow_analysis, (b, bl)) for bl in BASELINES for b in BUFFERS]
     done = run_local(calls, local_jobs(jobs))
     lock_t, (fig6b, fig6b_t), (fig6b_modern, _), start_t, mid_t, early = done[:6]

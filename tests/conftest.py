@@ -1,9 +1,18 @@
+import signal
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
+
+# A test run started in the background by a non-interactive shell
+# (`bash .ci/run &`) inherits SIGINT ignored, and so would every process it
+# starts: the Ctrl-C tests would fail without testing anything. With
+# Python's own handler here, this process raises KeyboardInterrupt and the
+# processes it starts begin with the default action (a caught signal is
+# reset on exec, an ignored one is not).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

@@ -224,13 +224,13 @@ def pool_for(jobs: int | None, scheduler: str | None):
     if active is not None:
         yield active
         return
-    yield LocalPool(jobs or os.cpu_count() or 1)
+    yield LocalPool(local_jobs(jobs))
 
 
 def local_jobs(jobs: int | None) -> int:
-    """Processes on this machine for a study's own work (trace analyses,
-    figures), which writes local files and so never goes to a cluster:
-    `jobs`, or one per core."""
+    """Worker processes on this machine: `jobs`, or one per core. (A
+    study's own work, trace analyses and figures, writes local files and so
+    always runs here, even when its sweeps go to a cluster.)"""
     return jobs if jobs else (os.cpu_count() or 1)
 
 

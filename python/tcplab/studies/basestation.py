@@ -367,7 +367,7 @@ def _rtt_flows(plt, d):
 
 def figure_tasks(thr, unf, exp=None) -> list:
     """The study's figures as (name, function(plt, *args) -> figure, args):
-    independent, so they are drawn in parallel (`figures.draw_all`)."""
+    independent, so `run` draws them in parallel (`figures.draw_task`)."""
     ymax = thr["throughput_bps"].max() / 1e3 * 1.08
     tasks = [("throughput_by_mechanism", _throughput_panels, (thr, "mechanism", "variant", ymax)),
              ("throughput_by_variant", _throughput_panels, (thr, "variant", "mechanism", ymax)),
@@ -393,12 +393,6 @@ def figure_tasks(thr, unf, exp=None) -> list:
     if len(d):
         tasks.append(("rtt_flows", _rtt_flows, (d,)))
     return tasks
-
-
-def figures(thr, unf, out: Path, exp=None, jobs: int | None = 1) -> list:
-    from .figures import draw_all
-
-    return draw_all(figure_tasks(thr, unf, exp), out, jobs)
 
 
 def run(out: str | Path = "results/basestation", quick: bool = False, jobs: int | None = None,

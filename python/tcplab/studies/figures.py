@@ -41,10 +41,3 @@ def draw_task(task: tuple, out: Path) -> list[str]:
     save(fn(pyplot(), *args), out, name, written)
     return [str(p) for p in written]
 
-
-def draw_all(tasks: list, out: Path, jobs: int | None = 1) -> list[Path]:
-    """Draw independent figure tasks, in up to `jobs` local processes."""
-    from ..pools import local_jobs, run_local
-
-    done = run_local([(draw_task, (t, out)) for t in tasks], local_jobs(jobs))
-    return [Path(p) for paths in done for p in paths]

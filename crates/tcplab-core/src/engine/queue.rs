@@ -149,8 +149,6 @@ pub struct EventQueue<E> {
     /// `summary` when word w is non-zero.
     bits: [u64; WORDS],
     summary: u64,
-    /// Keys in wheel buckets.
-    in_wheel: usize,
     /// Keys of buckets cur+WHEEL and later.
     far: Heap4,
     slab: Vec<Option<E>>,
@@ -186,7 +184,6 @@ impl<E: Copy> EventQueue<E> {
             free_nodes: Vec::new(),
             bits: [0; WORDS],
             summary: 0,
-            in_wheel: 0,
             far: Heap4::default(),
             slab: Vec::with_capacity(1024),
             free: Vec::new(),
@@ -211,7 +208,8 @@ impl<E: Copy> EventQueue<E> {
 
     /// Pending events.
     pub fn len(&self) -> usize {
-        self.current.len() + self.in_wheel + self.far.v.len() + self.behind_heads
+        let in_wheel = self.nodes.len() - self.free_nodes.len();
+        self.current.len() + in_wheel + self.far.v.len() + self.behind_heads
     }
 
     pub fn is_empty(&self) -> bool {
@@ -286,7 +284,6 @@ impl<E: Copy> EventQueue<E> {
             };
             self.bits[i / 64] |= 1 << (i % 64);
             self.summary |= 1 << (i / 64);
-            self.in_wheel += 1;
         } else {
             self.far.push(k);
         }
@@ -330,7 +327,6 @@ impl<E: Copy> EventQueue<E> {
                 let node = self.nodes[n as usize];
                 self.current.push(node.key);
                 self.free_nodes.push(n);
-                self.in_wheel -= 1;
                 n = node.next;
             }
             self.bits[i / 64] &= !(1 << (i % 64));

@@ -1,4 +1,5 @@
 //! Simulated time, the event queue and the random number streams.
+pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod time;

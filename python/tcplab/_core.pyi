@@ -3,8 +3,8 @@ as JSON text; results come out as plain dicts."""
 from os import PathLike
 from typing import Any, NotRequired, TypedDict, overload
 
-__all__ = ["validate_json", "run_json", "emulate_json", "emulate_check_json", "EmulatorUnavailable",
-           "CoreScenarioError", "CoreRunError", "__version__"]
+__all__ = ["validate_json", "run_json", "emulate_json", "emulate_check_json", "toml_loads", "exchange_dirs",
+           "EmulatorUnavailable", "CoreScenarioError", "CoreRunError", "__version__"]
 
 __version__: str
 
@@ -105,3 +105,13 @@ def emulate_json(
 def emulate_check_json(text: str, cc: str | None) -> None:
     """Check that the emulator can run the scenario (JSON text) without
     running it: CoreScenarioError if not, RuntimeError for other problems."""
+
+
+def toml_loads(text: str) -> dict[str, Any]:
+    """TOML text as Python values, as tomllib.loads but for dates and times
+    (returned as their TOML text); ValueError on bad TOML or nesting deeper
+    than 32 levels ("nested too deeply")."""
+
+def exchange_dirs(a: str | PathLike[str], b: str | PathLike[str]) -> bool:
+    """Swap two directories atomically (Linux renameat2); False where the
+    system cannot."""

@@ -1,10 +1,7 @@
 """The Python API: run a scenario, get tables back."""
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-from collections.abc import Iterable
+import os
 
 from . import _core
 from .errors import ScenarioError
@@ -12,11 +9,17 @@ from .io import OutputError
 from .result import Result
 from .scenario import Scenario, load_scenario
 
+# Seen by type checkers only (start-up time; annotations are strings here).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
 
 def _as_scenario(scenario) -> Scenario:
     if isinstance(scenario, Scenario):
         return scenario
-    if isinstance(scenario, (str, Path)):
+    if isinstance(scenario, (str, os.PathLike)):
         return load_scenario(scenario)
     if isinstance(scenario, dict):
         return Scenario(scenario)
@@ -85,6 +88,8 @@ def run_prepared(sc: Scenario, stream_dir=None) -> Result:
         out = sc.data.get("output", {})
         if isinstance(out, dict) and (out.get("trace") or out.get("sample_interval") is not None) \
                 or sc.data.get("pcap"):
+            import tempfile
+
             owned = stream_dir = tempfile.mkdtemp(prefix="tcplab-run-")
     try:
         raw = _core.run_json(sc.to_json(), None if stream_dir is None else str(stream_dir))
@@ -104,6 +109,8 @@ def run_prepared(sc: Scenario, stream_dir=None) -> Result:
 
 def _cleanup(d) -> None:
     if d is not None:
+        import shutil
+
         shutil.rmtree(d, ignore_errors=True)
 
 

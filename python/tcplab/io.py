@@ -12,9 +12,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
+
+from . import _core
 
 #: Files a run writes (besides NAME.pcap captures).
 RESULT_FILES = (
@@ -42,6 +42,8 @@ def atomic_write(path: Path, write) -> None:
     """Call `write(tmp)` to fill a temporary file beside `path`, then give it
     ordinary permissions and rename it into place; on any failure remove the
     temporary file and leave `path` as it was."""
+    import tempfile
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -82,22 +84,35 @@ def _is_result_dir(d: Path) -> bool:
     return all(e.is_file() and (e.name in RESULT_FILES or e.name.endswith(".pcap")) for e in d.iterdir())
 
 
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
+def _new_dir(parent: Path, prefix: str) -> Path:
+    """A new empty directory `parent/prefix<random>`, mode 0700, as
+    tempfile.mkdtemp makes it (without importing tempfile and random, which
+    were a tenth of `tcplab run`'s start-up)."""
+    for _ in range(100):
+        d = parent / f"{prefix}{os.urandom(6).hex()}"
+        try:
+            os.mkdir(d, 0o700)
+            return d
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{parent}: no free name for a temporary directory {prefix}*")
 
 
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap two directories in one step (Linux renameat2); False where the
-    system cannot."""
-    import ctypes
-
+def _remove_dir(d: Path) -> None:
+    """Remove a directory of a run's files (flat: a run writes no
+    subdirectories) without importing shutil; anything else, or an error,
+    goes to shutil.rmtree. Errors are ignored, as rmtree(ignore_errors)."""
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    return fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
+        with os.scandir(d) as it:
+            for e in it:
+                if e.is_dir(follow_symlinks=False):
+                    raise IsADirectoryError(e.path)
+                os.unlink(e.path)
+        os.rmdir(d)
+    except OSError:
+        import shutil
+
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def _commit(stage: Path, out: Path) -> None:
@@ -110,15 +125,18 @@ def _commit(stage: Path, out: Path) -> None:
     user's): the run's files are moved in one by one after the earlier run's
     files that this run does not write are removed, and the user's files are
     left alone."""
-    os.chmod(stage, 0o777 & ~_umask())  # mkdtemp made it 0700
+    os.chmod(stage, 0o777 & ~_umask())  # _new_dir made it 0700
     if not out.exists():
         os.rename(stage, out)
         return
     if _is_result_dir(out):
-        if _exchange(stage, out):
-            shutil.rmtree(stage, ignore_errors=True)
+        # Swap the two directories in one step (Linux renameat2).
+        if _core.exchange_dirs(stage, out):
+            _remove_dir(stage)
             return
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        import shutil
+
+        old = _new_dir(out.parent, f".{out.name}.old-")
         os.rename(out, old / "d")
         os.rename(stage, out)
         shutil.rmtree(old, ignore_errors=True)
@@ -129,7 +147,7 @@ def _commit(stage: Path, out: Path) -> None:
             e.unlink()
     for name in sorted(new):
         os.replace(stage / name, out / name)
-    shutil.rmtree(stage, ignore_errors=True)
+    _remove_dir(stage)
 
 
 @contextlib.contextmanager
@@ -140,14 +158,14 @@ def staged_dir(out):
     out = check_out_dir(out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        stage = _new_dir(out.parent, f".{out.name}.tmp-")
     except OSError as e:
         raise OutputError(f"--out {out}: cannot create the directory: {e.strerror or e}") from None
     try:
         yield stage
         _commit(stage, out)
     except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
+        _remove_dir(stage)
         raise
 
 
@@ -190,6 +208,8 @@ def write_files(result, out: Path, parquet: bool = False) -> list:
         src = result.file(name)
         if src is not None:
             if Path(src).resolve() != p.resolve():
+                import shutil
+
                 shutil.copyfile(src, p)
         elif name in ("nodes", "series", "queues", "trace") and result.rows(name) == 0:
             continue
@@ -202,6 +222,8 @@ def write_files(result, out: Path, parquet: bool = False) -> list:
         if src is None:
             p.write_bytes(result.pcaps[name])
         elif Path(src).resolve() != p.resolve():
+            import shutil
+
             shutil.copyfile(src, p)
         written.append(p)
     if parquet:

@@ -5,11 +5,12 @@ files while it runs (so its memory stays flat) and they are read from there
 only when asked for. Small tables come over in memory."""
 from __future__ import annotations
 
-import csv
-import shutil
-import weakref
 from collections.abc import Mapping
-from typing import Any
+
+# Seen by type checkers only (importing typing costs start-up time).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _parse(types: list):
@@ -60,6 +61,9 @@ class Result:
         # A temporary directory holding streamed tables lives as long as
         # this object.
         if owned_dir is not None:
+            import shutil
+            import weakref
+
             self._cleanup = weakref.finalize(self, shutil.rmtree, owned_dir, ignore_errors=True)
 
     def file(self, name: str):
@@ -76,6 +80,8 @@ class Result:
         """Plain dict of column lists (no pandas needed)."""
         t = self._raw[name]
         if "columns" not in t:
+            import csv
+
             cols: dict[str, list] = {n: [] for n in t["names"]}
             conv = _parse(t["types"])
             lists = [cols[n] for n in t["names"]]

@@ -5,17 +5,20 @@ ranges); this module only reads files and edits dicts.
 """
 from __future__ import annotations
 
-import copy
 import json
-import numbers
+import os
 import re
-import tomllib
-from pathlib import Path
-from collections.abc import Iterable
-from typing import Any
 
 from . import _core
 from .errors import ScenarioError
+
+# Seen by type checkers only (importing typing and collections.abc costs
+# `tcplab run` start-up time; annotations are strings here).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from os import PathLike
+    from typing import Any
 
 _INDEX = re.compile(r"^(\w[\w-]*)\[(\d+|\*)\]$")
 
@@ -30,6 +33,8 @@ class Scenario:
         self.source = source
 
     def copy(self) -> "Scenario":
+        import copy
+
         try:
             return Scenario(copy.deepcopy(self.data), self.source)
         except RecursionError:
@@ -90,8 +95,8 @@ def _plain(v: object, key: str, depth: int = 0) -> object:
         return [_plain(x, f"{key}[{i}]", depth + 1) for i, x in enumerate(v)]
     if isinstance(v, str):
         return v
-    if isinstance(v, (numbers.Integral, numbers.Real)) and not isinstance(v, (int, float)):
-        v = v.item() if hasattr(v, "item") else (int(v) if isinstance(v, numbers.Integral) else float(v))
+    if not isinstance(v, (int, float)):
+        v = _builtin_number(v)
     if isinstance(v, float):
         if v != v or v in (float("inf"), float("-inf")):
             raise ScenarioError(f"{where}: {v} is not allowed; give a finite number", where)
@@ -103,32 +108,44 @@ def _plain(v: object, key: str, depth: int = 0) -> object:
         "(use a string, number, boolean, list or table)", where)
 
 
-def load_scenario(path: str | Path) -> Scenario:
+def _builtin_number(v: object) -> object:
+    """A numpy (or other numbers.Number) scalar as int or float; anything
+    else unchanged. (numpy's float64 is a float already.)"""
+    import numbers
+
+    if isinstance(v, (numbers.Integral, numbers.Real)):
+        return v.item() if hasattr(v, "item") else (int(v) if isinstance(v, numbers.Integral) else float(v))
+    return v
+
+
+def load_scenario(path: str | PathLike) -> Scenario:
     """Read a TOML scenario file (not yet validated: ``run`` validates)."""
-    p = Path(path)
+    # os.path rather than pathlib, and the core's TOML parser rather than
+    # tomllib: importing both was a quarter of `tcplab run`'s start-up. The
+    # path is normalised as pathlib would print it ("./a.toml" -> "a.toml").
+    p = os.path.normpath(os.fspath(path))
     try:
-        text = p.read_text(encoding="utf-8")
+        with open(p, encoding="utf-8") as f:
+            text = f.read()
     except FileNotFoundError:
         raise ScenarioError(f"{p}: no such scenario file", "scenario") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ScenarioError(f"{p}: cannot read scenario file: {e}", "scenario") from None
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+        data = _core.toml_loads(text)
+    except ValueError as e:
         raise ScenarioError(f"{p}: invalid TOML: {e}", "scenario") from None
-    except RecursionError:
-        raise ScenarioError(f"{p}: invalid TOML: nested too deeply", "scenario") from None
-    return Scenario(data, str(p))
+    return Scenario(data, p)
 
 
 def _parse_value(text: str) -> object:
     """A TOML value (number, bool, string, array, inline table); bare words are strings."""
     try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+        return _core.toml_loads(f"v = {text}")["v"]
+    except ValueError as e:
+        if str(e) == "nested too deeply":  # the core's message for it
+            raise ScenarioError("nested too deeply") from None
         return text
-    except RecursionError:
-        raise ScenarioError("nested too deeply") from None
 
 
 def apply_override(data: dict, override: str) -> None:

@@ -1,5 +1,5 @@
 //! PyO3 bindings: thin. Scenarios come in as JSON text (the Python side reads
-//! TOML with tomllib and applies --set overrides on the dict); results go out
+//! TOML with `toml_loads` below and applies --set overrides on the dict); results go out
 //! as plain dicts of column lists plus the CSV text the core renders, so the
 //! CLI can write files without importing pandas.
 
@@ -207,12 +207,88 @@ fn emulate_check_json(text: &str, cc: Option<String>) -> PyResult<()> {
     })
 }
 
+/// TOML text as Python values (dict, list, str, int, float, bool), as
+/// `tomllib.loads` returns them but for dates and times, which come back as
+/// their TOML text (no scenario key takes one: the core refuses them with
+/// the key's name). Parsed here because importing tomllib was a sixth of
+/// `tcplab run`'s start-up. ValueError with the parser's message on bad
+/// TOML or nesting deeper than any scenario needs.
+#[pyfunction]
+fn toml_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        // The parser's own depth limit reads as ours: one message for both.
+        PyValueError::new_err(if e.message().contains("recursion") { TOO_DEEP.to_string() } else { e.to_string() })
+    })?;
+    toml_to_py(py, &toml::Value::Table(table), 0)
+}
+
+/// The message for nesting deeper than `MAX_TOML_DEPTH` (Python checks
+/// for it: an override value nested this deep is refused, not taken as a
+/// bare word).
+const TOO_DEEP: &str = "nested too deeply";
+
+/// Deeper than this is refused (Python's side uses the same bound).
+const MAX_TOML_DEPTH: usize = 32;
+
+fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value, depth: usize) -> PyResult<Bound<'py, PyAny>> {
+    if depth > MAX_TOML_DEPTH {
+        return Err(PyValueError::new_err(TOO_DEEP));
+    }
+    Ok(match v {
+        toml::Value::String(s) => s.into_pyobject(py)?.into_any(),
+        toml::Value::Integer(i) => i.into_pyobject(py)?.into_any(),
+        toml::Value::Float(f) => f.into_pyobject(py)?.into_any(),
+        toml::Value::Boolean(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        toml::Value::Datetime(d) => d.to_string().into_pyobject(py)?.into_any(),
+        toml::Value::Array(a) => {
+            let items = a.iter().map(|x| toml_to_py(py, x, depth + 1)).collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        toml::Value::Table(t) => {
+            let d = PyDict::new(py);
+            for (k, x) in t {
+                d.set_item(k, toml_to_py(py, x, depth + 1)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
+/// Swap two directories in one step (Linux `renameat2` with
+/// `RENAME_EXCHANGE`): a rerun's results replace the old ones atomically.
+/// False where the system or file system cannot (the caller falls back to
+/// two renames).
+#[pyfunction]
+fn exchange_dirs(a: std::path::PathBuf, b: std::path::PathBuf) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let (Ok(ca), Ok(cb)) =
+            (std::ffi::CString::new(a.as_os_str().as_bytes()), std::ffi::CString::new(b.as_os_str().as_bytes()))
+        else {
+            return false;
+        };
+        // SAFETY: both paths are valid NUL-terminated strings that outlive
+        // the call; renameat2 reads them and touches no other memory.
+        let r =
+            unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
+        r == 0
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (a, b);
+        false
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_check_json, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_loads, m)?)?;
+    m.add_function(wrap_pyfunction!(exchange_dirs, m)?)?;
     m.add("EmulatorUnavailable", m.py().get_type::<EmulatorUnavailable>())?;
     m.add("CoreScenarioError", m.py().get_type::<CoreScenarioError>())?;
     m.add("CoreRunError", m.py().get_type::<CoreRunError>())?;

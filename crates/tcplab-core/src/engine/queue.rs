@@ -20,11 +20,12 @@
 //! insertion number) either way: outputs are unchanged.
 //!
 //! FIFO lines: events that one source schedules in non-decreasing time
-//! order (the arrivals of a fixed-delay link: packets leave a link in the
-//! order they entered it) wait in a per-line queue with only the line's head
-//! among the keys, which keeps the far heap and the slab small. Each event
-//! keeps the insertion number it got when scheduled, so simultaneous events
-//! come out exactly as they would without lines.
+//! order (the receptions of one 802.11 frame, whose insertion numbers are
+//! reserved when it goes on the air) wait in a per-line queue with only the
+//! line's head among the keys. Each event keeps the insertion number it got
+//! (or reserved) when scheduled, so simultaneous events come out exactly as
+//! they would without lines. (Point-to-point links used lines too, until the
+//! wheel made a plain insertion cheaper than a line's bookkeeping.)
 
 use super::time::Time;
 use std::collections::VecDeque;

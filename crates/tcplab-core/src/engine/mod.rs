@@ -1,5 +1,4 @@
 //! Simulated time, the event queue and the random number streams.
-pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod time;

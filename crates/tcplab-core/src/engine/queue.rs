@@ -453,21 +453,6 @@ impl<E: Copy> EventQueue<E> {
         Some((at, ev))
     }
 
-    /// The event `pop_until` would return after `ahead` others (0: the
-    /// next), when it is already sorted into the bucket being drained (None
-    /// otherwise): cheap enough to ask after every pop, for prefetching.
-    /// (An event scheduled meanwhile may still come before it.)
-    #[inline]
-    pub fn peek_ahead(&self, ahead: usize) -> Option<&E> {
-        let i = self.current.len().checked_sub(1 + ahead)?;
-        let slot = self.current[i] as u64 & SLOT_MASK;
-        if slot & LINE_FLAG != 0 {
-            self.lines[(slot & !LINE_FLAG) as usize].front().map(|(_, _, e)| e)
-        } else {
-            self.slab[slot as usize].as_ref()
-        }
-    }
-
     /// Move the clock forward without an event (end of run).
     pub fn advance_to(&mut self, t: Time) {
         if t > self.now {

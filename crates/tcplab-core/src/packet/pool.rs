@@ -81,13 +81,6 @@ impl PacketPool {
         self.slots[id.0 as usize].as_ref().expect("packet slot is empty")
     }
 
-    /// The slot of a packet id, without checking that it holds a packet
-    /// (None past the end): for prefetching, where any address will do.
-    #[inline]
-    pub fn slot_ref(&self, id: PktId) -> Option<&impl Sized> {
-        self.slots.get(id.0 as usize)
-    }
-
     pub fn get(&self, id: PktId) -> &Packet {
         &self.slot(id).pkt
     }

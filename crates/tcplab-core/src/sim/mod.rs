@@ -13,7 +13,6 @@ pub use node::{Node, NodeStats};
 pub use report::{link_dirs_table, trace_sink, Samples};
 pub use trace::{Capture, TraceKind};
 
-use crate::engine::prefetch::prefetch;
 use crate::engine::time::to_secs;
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{AgentAction, ConnKey};
@@ -189,7 +188,6 @@ impl World {
         self.prime();
         let mut countdown = CHECK_EVERY;
         while let Some((now, ev)) = self.q.pop_until(self.duration) {
-            self.prefetch_next();
             self.handle(now, ev);
             countdown -= 1;
             if countdown == 0 {
@@ -228,29 +226,6 @@ impl World {
             return Err(RunError::Io(std::io::Error::new(e.kind(), e.to_string())));
         }
         Ok(())
-    }
-
-    /// Start loading what the next two events will touch (device and
-    /// packet, or socket) while this one runs; see `engine::prefetch`.
-    #[inline]
-    fn prefetch_next(&self) {
-        self.prefetch_for(0);
-        self.prefetch_for(1);
-    }
-
-    #[inline(always)]
-    fn prefetch_for(&self, ahead: usize) {
-        match self.q.peek_ahead(ahead) {
-            Some(&Ev::DevArrive(d, p)) => {
-                prefetch(&self.devices[d as usize], 2);
-                if let Some(pkt) = self.pool.slot_ref(p) {
-                    prefetch(pkt, 3);
-                }
-            }
-            Some(&Ev::DevTxDone(d)) => prefetch(&self.devices[d as usize], 2),
-            Some(&Ev::Socket(s)) => prefetch(&self.sockets[s as usize], 2),
-            _ => {}
-        }
     }
 
     fn handle(&mut self, now: Time, ev: Ev) {

@@ -1,4 +1,5 @@
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -102,3 +103,31 @@ def test_profiles_switch_defaults_together(small_scenario):
     linux = tcplab.run(small_scenario, sample_interval="10ms").series
     assert ns2.cwnd_bytes.iloc[0] == 2 * 1000  # ns-2: windowInit_ 2, packetSize_ 1000
     assert linux.cwnd_bytes.iloc[0] == 10 * 1448  # Linux: IW10, MSS 1448
+
+
+def test_scenario_toml_read_by_the_core(tmp_path):
+    """Scenario files are parsed by the core's TOML reader (not tomllib):
+    key order kept, values typed as tomllib gives them, a date refused by
+    validation with its key, bad TOML and deep nesting in one line each."""
+    from tcplab import _core
+
+    d = _core.toml_loads('b = 1\na = [1.5, "x", true]\n[t]\nz = { q = -2 }\ny = inf\n')
+    assert list(d) == ["b", "a", "t"] and list(d["t"]) == ["z", "y"]
+    assert d["a"] == [1.5, "x", True] and isinstance(d["b"], int) and d["t"]["z"] == {"q": -2}
+    assert d["t"]["y"] == math.inf
+    src = (SCENARIOS / "dumbbell.toml").read_text()
+    assert tcplab.load_scenario(SCENARIOS / "dumbbell.toml").data == _core.toml_loads(src)
+
+    dated = tmp_path / "dated.toml"
+    dated.write_text(re.sub(r"(?m)^duration = .*$", "duration = 1979-05-27", src, count=1))
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(dated)
+    assert e.value.key == "sim.duration" and "1979-05-27" in str(e.value)
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[sim\n")
+    with pytest.raises(tcplab.ScenarioError, match="invalid TOML"):
+        tcplab.load_scenario(bad)
+    bad.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(tcplab.ScenarioError, match="nested too deeply"):
+        tcplab.load_scenario(bad)

@@ -26,6 +26,15 @@ pub fn tx_time(bytes: u64, rate_bps: u64) -> Time {
     (bytes * 8 * SEC + rate_bps / 2) / rate_bps
 }
 
+/// The serialisation time of one byte at `rate_bps` when it is a whole
+/// number of nanoseconds (8e9 divisible by the rate, as for 1, 2, 10, 100 or
+/// 1000 Mbit/s), else None. Then `bytes * ns` is exactly `tx_time`: a
+/// multiplication where the division took tens of cycles on every packet.
+pub fn whole_ns_per_byte(rate_bps: u64) -> Option<u32> {
+    let bit_ns = 8 * SEC;
+    (rate_bps > 0 && bit_ns % rate_bps == 0).then(|| bit_ns / rate_bps).and_then(|n| u32::try_from(n).ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -34,5 +43,18 @@ mod tests {
         assert_eq!(tx_time(1040, 2_000_000), 4_160_000);
         assert_eq!(tx_time(304, 9600), 253_333_333);
         assert_eq!(tx_time(1, 3), 2_666_666_667);
+    }
+
+    #[test]
+    fn whole_ns_per_byte_matches_tx_time() {
+        for rate in [2u64, 8, 1_000_000, 2_000_000, 10_000_000, 100_000_000, 1_000_000_000, 8_000_000_000] {
+            let ns = whole_ns_per_byte(rate).expect("whole") as u64;
+            for bytes in [0u64, 1, 40, 1040, 1500, 65_535] {
+                assert_eq!(bytes * ns, tx_time(bytes, rate), "{rate} bit/s, {bytes} bytes");
+            }
+        }
+        for rate in [1u64, 3, 9600, 11_000_000, 16_000_000_000] {
+            assert_eq!(whole_ns_per_byte(rate), None, "{rate}");
+        }
     }
 }

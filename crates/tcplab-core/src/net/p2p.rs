@@ -13,7 +13,8 @@
 
 use super::device::{DevAction, DevEvent, DevIo, DevScheduler, DropReason, NetDevice};
 use super::{DropCause, ErrorModel, Queue, Verdict};
-use crate::engine::{time::tx_time, Rng, Time};
+use crate::engine::time::{tx_time, whole_ns_per_byte};
+use crate::engine::{Rng, Time};
 use crate::packet::{Ecn, NodeId, PktId};
 use std::any::Any;
 
@@ -62,6 +63,9 @@ pub struct PointToPoint {
     /// Per-packet framing overhead in bytes (PPP: 8).
     pub framing: u32,
     pub to: NodeId,
+    /// `time::whole_ns_per_byte(rate_bps)`, 0 where the rate has none:
+    /// then `tx_time` divides.
+    ns_per_byte: u32,
     /// A `TxDone` event is pending to start the next queued packet; true
     /// exactly when packets wait in the queue (so `idle` need not look at
     /// the queue, further down the struct).
@@ -110,6 +114,7 @@ impl PointToPoint {
             error,
             rng,
             queue_rng,
+            ns_per_byte: whole_ns_per_byte(rate_bps).unwrap_or(0),
             busy_until: 0,
             tx_event: false,
             stats: DirStats::default(),
@@ -117,8 +122,13 @@ impl PointToPoint {
     }
 
     /// Time to put a packet of IP size `size` on this link.
+    #[inline]
     pub fn tx_time(&self, size: u32) -> Time {
-        tx_time((size + self.framing) as u64, self.rate_bps)
+        let bytes = (size + self.framing) as u64;
+        match self.ns_per_byte {
+            0 => tx_time(bytes, self.rate_bps),
+            ns => bytes * ns as u64,
+        }
     }
 
     /// Nothing being serialised and nothing waiting: a new packet starts at

@@ -32,7 +32,7 @@ pub fn tx_time(bytes: u64, rate_bps: u64) -> Time {
 /// multiplication where the division took tens of cycles on every packet.
 pub fn whole_ns_per_byte(rate_bps: u64) -> Option<u32> {
     let bit_ns = 8 * SEC;
-    (rate_bps > 0 && bit_ns % rate_bps == 0).then(|| bit_ns / rate_bps).and_then(|n| u32::try_from(n).ok())
+    (rate_bps > 0 && bit_ns.is_multiple_of(rate_bps)).then(|| bit_ns / rate_bps).and_then(|n| u32::try_from(n).ok())
 }
 
 #[cfg(test)]

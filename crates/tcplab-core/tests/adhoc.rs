@@ -1008,3 +1008,54 @@ fn aodv_without_the_ring_for_new_destinations_floods_as_ns2() {
     assert_eq!(one_discovery("[wireless.aodv]\nnew_destination_ring = false"), (4.0, 4.0 * 30.0));
     assert_eq!(one_discovery(""), (6.0, 5.0 + 7.0 + 4.0 * 30.0));
 }
+
+/// ns-2.35 holds a destination down for MAX_RREQ_TIMEOUT (10 s) after a
+/// discovery gives up: `discovery_hold_down = "10s"` does the same. A
+/// 31-hop chain (diameter 30: the destination is never found), one 540-byte
+/// packet (512 + UDP/IP headers at 8 kbit/s) every 0.54 s from 0 s, every request network-wide: a discovery
+/// waits 1.8 + 3.6 + 5.4 + 7.2 s (2 x 30 hops x 30 ms times the attempt)
+/// and gives up at 18 s. Without the hold-down (the default, RFC 3561) the
+/// next packet (18.36 s) starts the second discovery; with it the packets
+/// sent from 18.36 s wait in the buffer and the second discovery starts
+/// when the hold-down ends, at 28 s, and finds them still there.
+#[test]
+fn aodv_discovery_hold_down_after_a_failed_discovery_as_ns2() {
+    let hops = 31;
+    let nodes = chain_nodes(hops);
+    let flow = format!(
+        "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"udp\"\npacket_size = 512\n\
+         app = {{ kind = \"cbr\", rate = \"8kbps\", start = 0.0 }}\n"
+    );
+    let discoveries = |extra: &str, at: &[f64]| -> Vec<(u64, f64, f64)> {
+        let text = format!("[wireless.aodv]\nnew_destination_ring = false\n{extra}");
+        let mut w = build(&scenario("40s", "aodv", &text, &nodes, &flow));
+        at.iter()
+            .map(|&t| {
+                w.run_until((t * SEC as f64) as u64);
+                let s = &aodv(&w, 0).stats;
+                (s.discoveries, s.drops_discovery_failed as f64, s.sent[0] as f64)
+            })
+            .collect()
+    };
+    let at = [17.9, 18.5, 27.9, 28.1, 39.9];
+    // Without: the second discovery with the packet of 18.36 s, the third
+    // with the first packet after 36.36 s (18 s later).
+    let plain = discoveries("", &at);
+    assert_eq!(plain.iter().map(|x| x.0).collect::<Vec<_>>(), [1, 2, 2, 2, 3]);
+    // With: nothing new between 18 and 28 s, then one discovery; the packets
+    // held meanwhile were not dropped at the give-up.
+    let held = discoveries("discovery_hold_down = \"10s\"", &at);
+    assert_eq!(held.iter().map(|x| x.0).collect::<Vec<_>>(), [1, 1, 1, 2, 2]);
+    // Requests sent by n0: 4 per discovery; none during the hold-down.
+    assert_eq!(held[1].2, 4.0);
+    assert_eq!(held[2].2, 4.0);
+    assert_eq!(held[3].2, 5.0);
+    // Both give up at 18 s with the 34 packets sent before (0 .. 17.82 s).
+    assert_eq!(plain[1].1, 34.0);
+    assert_eq!(held[1].1, 34.0);
+    // The 18 packets held down from 18.36 s went into the second discovery
+    // (still buffered at 28.1 s, not dropped).
+    assert_eq!(held[3].1, 34.0);
+    let text = scenario("1s", "aodv", "[wireless.aodv]\ndiscovery_hold_down = \"10s\"", &chain_nodes(1), "");
+    assert_eq!(Scenario::from_toml_str(&text).unwrap().build().nodes.len(), 2);
+}

@@ -205,6 +205,9 @@ pub struct AodvCfg {
     /// Expanding ring for destinations never reached (default true, RFC
     /// 3561; false: network-wide at once, as ns-2.35 in effect).
     pub new_destination_ring: Option<bool>,
+    /// No new discovery for a destination this long after one gave up
+    /// (default 0: none, RFC 3561; ns-2.35: 10 s, its MAX_RREQ_TIMEOUT).
+    pub discovery_hold_down: Option<Dur>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

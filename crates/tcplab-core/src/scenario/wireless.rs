@@ -488,6 +488,7 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     set_t(&mut p.buffer_timeout, a.buffer_timeout);
     set_t(&mut p.jitter, a.jitter);
     set_t(&mut p.hello_interval, a.hello_interval);
+    set_t(&mut p.discovery_hold_down, a.discovery_hold_down);
     p
 }
 

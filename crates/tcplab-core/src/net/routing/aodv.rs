@@ -16,7 +16,9 @@
 //! when its wait runs out rather than at ns-2's next 0.5 s purge tick; the
 //! per-hop time is NODE_TRAVERSAL_TIME (ns-2 adapts it to measured
 //! discovery latencies, which start at the same value); wire sizes are the
-//! RFC's message lengths plus the UDP header (ns-2 leaves UDP out).
+//! RFC's message lengths plus the UDP header (ns-2 leaves UDP out); no
+//! hold-down after a failed discovery unless `discovery_hold_down` is set
+//! (RFC 3561 has none; ns-2 waits MAX_RREQ_TIMEOUT, 10 s).
 
 use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};
@@ -82,6 +84,13 @@ pub struct AodvParams {
     /// `rt_last_hop_count` starts at INFINITY2, which its ring test reads
     /// as "beyond the threshold").
     pub new_destination_ring: bool,
+    /// After a discovery gives up (RREQ_RETRIES network-wide attempts
+    /// unanswered), no new discovery for that destination for this long;
+    /// packets sent meanwhile wait in the buffer and the next discovery
+    /// starts when it ends. 0 (the default): none, as RFC 3561 (its
+    /// backoff is within a discovery; a source may start a new one with
+    /// the next packet). ns-2.35 holds down for MAX_RREQ_TIMEOUT (10 s).
+    pub discovery_hold_down: Time,
 }
 
 impl Default for AodvParams {
@@ -105,6 +114,7 @@ impl Default for AodvParams {
             hello_interval: SEC,
             allowed_hello_loss: 3,
             new_destination_ring: true,
+            discovery_hold_down: 0,
         }
     }
 }
@@ -288,7 +298,14 @@ impl Aodv {
         }
         let mut d = d.unwrap_or(Discovery { count: 0, last_ttl: 0, timeout: 0 });
         if d.count > self.p.rreq_retries {
-            self.discoveries.remove(&dst);
+            if self.p.discovery_hold_down > 0 {
+                // Held down: a fresh discovery (ring and retries from the
+                // start) when the hold-down ends, if packets wait for it.
+                let timeout = after(now, self.p.discovery_hold_down);
+                self.discoveries.insert(dst, Discovery { count: 0, last_ttl: 0, timeout });
+            } else {
+                self.discoveries.remove(&dst);
+            }
             let mut kept = VecDeque::with_capacity(self.buffer.len());
             for (pkt, x, since) in self.buffer.drain(..) {
                 if x == dst {

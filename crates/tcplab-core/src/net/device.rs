@@ -109,6 +109,14 @@ pub struct DevIo<'a, S: DevScheduler + ?Sized + 'a = dyn DevScheduler + 'a> {
     pub out: &'a mut DevActions,
 }
 
+impl<'a, S: DevScheduler + 'a> DevIo<'a, S> {
+    /// The same I/O with the scheduler behind `dyn`, for a device called
+    /// through `NetDevice`.
+    pub fn as_dyn(&mut self) -> DevIo<'_> {
+        DevIo { pool: self.pool, sched: self.sched, report_transmit: self.report_transmit, out: self.out }
+    }
+}
+
 /// The actions of one device call, on the caller's stack.
 pub type DevActions = SmallVec<[DevAction; 4]>;
 
@@ -156,13 +164,15 @@ pub trait NetDevice: Any + Send {
 }
 
 /// A device slot of the world: the point-to-point device, stored inline so
-/// the simulator's hottest path is compiled without dynamic calls, or any
-/// other `NetDevice` (802.11, ...) behind the trait. (The variants differ in
-/// size on purpose: boxing the point-to-point device would add a pointer
-/// chase to every hop.)
+/// the simulator's hottest path is compiled without dynamic calls, the
+/// 802.11 station (boxed: it is large, and a wireless run spends most of its
+/// events in it, so its calls are static too), or any other `NetDevice`
+/// behind the trait. (The variants differ in size on purpose: boxing the
+/// point-to-point device would add a pointer chase to every hop.)
 #[allow(clippy::large_enum_variant)]
 pub enum Device {
     P2p(super::p2p::PointToPoint),
+    Wifi(Box<crate::wireless::Dcf>),
     Other(Box<dyn NetDevice>),
 }
 
@@ -170,6 +180,7 @@ impl Device {
     pub fn as_dyn(&self) -> &dyn NetDevice {
         match self {
             Device::P2p(d) => d,
+            Device::Wifi(d) => d.as_ref(),
             Device::Other(d) => d.as_ref(),
         }
     }
@@ -177,6 +188,7 @@ impl Device {
     pub fn as_dyn_mut(&mut self) -> &mut dyn NetDevice {
         match self {
             Device::P2p(d) => d,
+            Device::Wifi(d) => d.as_mut(),
             Device::Other(d) => d.as_mut(),
         }
     }

@@ -6,8 +6,7 @@ use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, Router, RoutingAction, RoutingIo};
 use crate::net::{
-    DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, NetDevice, Offer,
-    PointToPoint,
+    DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, Offer, PointToPoint,
 };
 use crate::packet::Ecn;
 use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
@@ -234,12 +233,10 @@ impl World {
         if let Device::P2p(_) = self.devices[dev as usize] {
             return self.p2p_send(now, dev, id, first);
         }
-        self.with_device(now, dev, |d, io| {
-            if first {
-                d.send_first(now, id, next_hop, io);
-            } else {
-                d.send(now, id, next_hop, io);
-            }
+        self.with_device(now, dev, |d, io| match d {
+            Device::Wifi(w) => w.send_on(now, id, next_hop, first, io),
+            d if first => d.as_dyn_mut().send_first(now, id, next_hop, &mut io.as_dyn()),
+            d => d.as_dyn_mut().send(now, id, next_hop, &mut io.as_dyn()),
         });
     }
 
@@ -248,16 +245,22 @@ impl World {
         if let Device::P2p(_) = self.devices[dev as usize] {
             return self.p2p_event(now, dev, ev);
         }
-        self.with_device(now, dev, |d, io| d.on_event(now, ev, io));
+        self.with_device(now, dev, |d, io| match d {
+            Device::Wifi(w) => w.on_event_on(now, ev, io),
+            d => d.as_dyn_mut().on_event(now, ev, &mut io.as_dyn()),
+        });
     }
 
-    /// Call a device through `NetDevice` and carry out the actions it returns.
-    fn with_device(&mut self, now: Time, dev: DevId, f: impl FnOnce(&mut dyn NetDevice, &mut DevIo)) {
+    /// Call a device with its I/O and carry out the actions it returns.
+    /// The scheduler's type is known here, so the 802.11 device (called
+    /// directly) schedules its events without dynamic calls.
+    #[inline]
+    fn with_device(&mut self, now: Time, dev: DevId, f: impl FnOnce(&mut Device, &mut DevIo<Sched>)) {
         let mut sched = Sched { q: &mut self.q, dev, frames: self.devices.len() as u32 };
         let report_transmit = self.dev_watched[dev as usize];
         let mut out = DevActions::new();
-        let mut io: DevIo = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: &mut out };
-        f(self.devices[dev as usize].as_dyn_mut(), &mut io);
+        let mut io = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: &mut out };
+        f(&mut self.devices[dev as usize], &mut io);
         if !out.is_empty() {
             self.dev_actions_run(now, dev, &out);
         }
@@ -272,7 +275,7 @@ impl World {
     fn p2p(&mut self, dev: DevId) -> &mut PointToPoint {
         match &mut self.devices[dev as usize] {
             Device::P2p(d) => d,
-            Device::Other(_) => unreachable!("not a point-to-point device"),
+            _ => unreachable!("not a point-to-point device"),
         }
     }
 

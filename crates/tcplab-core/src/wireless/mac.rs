@@ -27,7 +27,9 @@ use super::channel::Neighbour;
 use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, DATA_HDR, RTS_LEN};
 use super::propagation::Propagation;
 use crate::engine::{Rng, Time};
-use crate::net::{DevAction, DevEvent, DevId, DevIo, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict};
+use crate::net::{
+    DevAction, DevEvent, DevId, DevIo, DevScheduler, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict,
+};
 use crate::packet::{ControlHeader, LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW};
 use smallvec::SmallVec;
 use std::any::Any;
@@ -260,7 +262,7 @@ impl Dcf {
         now < self.off_from
     }
 
-    fn timer(io: &mut DevIo, at: Time, kind: u32, gen: u32) {
+    fn timer<S: DevScheduler + ?Sized>(io: &mut DevIo<S>, at: Time, kind: u32, gen: u32) {
         io.sched.schedule(at, DevEvent::Timer(kind | (gen << KIND_BITS)));
     }
 
@@ -307,7 +309,7 @@ impl Dcf {
     }
 
     /// Show a frame to captures (they get their own reference).
-    fn show(pkt: PktId, io: &mut DevIo) {
+    fn show<S: DevScheduler + ?Sized>(pkt: PktId, io: &mut DevIo<S>) {
         if io.report_transmit {
             io.pool.share(pkt);
             io.out.push(DevAction::Frame(pkt));
@@ -319,7 +321,7 @@ impl Dcf {
     }
 
     /// Take the next frame from the interface queue if none is being sent.
-    fn load(&mut self, now: Time, io: &mut DevIo) {
+    fn load<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         if self.cur.is_some() {
             return;
         }
@@ -339,7 +341,7 @@ impl Dcf {
 
     /// The medium just became idle (or a frame arrived while it was): arm
     /// the access timer for DIFS/EIFS plus the pending backoff.
-    fn arm(&mut self, now: Time, io: &mut DevIo) {
+    fn arm<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         self.load(now, io);
         if (self.cur.is_none() && self.backoff.is_none()) || self.access.is_some() {
             return;
@@ -375,7 +377,7 @@ impl Dcf {
     }
 
     /// Compare the medium state with what the backoff last saw.
-    fn settle(&mut self, now: Time, io: &mut DevIo) {
+    fn settle<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         let idle = self.medium_idle(now);
         if idle && !self.idle {
             self.idle = true;
@@ -389,7 +391,7 @@ impl Dcf {
 
     /// Put a frame on the air: every station in range gets it after its
     /// propagation delay.
-    fn radiate(&mut self, now: Time, pkt: PktId, air: Time, io: &mut DevIo) {
+    fn radiate<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, air: Time, io: &mut DevIo<S>) {
         Self::show(pkt, io);
         // A radio switched off keeps its MAC's timing but reaches no one.
         if self.on(now) {
@@ -406,7 +408,7 @@ impl Dcf {
         Self::timer(io, now + air, T_TXEND, 0);
     }
 
-    fn send_ctrl(&mut self, now: Time, kind: u8, to: NodeId, size: u32, io: &mut DevIo) {
+    fn send_ctrl<S: DevScheduler + ?Sized>(&mut self, now: Time, kind: u8, to: NodeId, size: u32, io: &mut DevIo<S>) {
         let (len, sent) = match kind {
             frame::RTS => (RTS_LEN, Sent::Rts),
             frame::CTS => (CTS_LEN, Sent::Cts),
@@ -436,7 +438,7 @@ impl Dcf {
         self.radiate(now, id, self.mac.ctrl_air(len), io);
     }
 
-    fn send_data(&mut self, now: Time, io: &mut DevIo) {
+    fn send_data<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         let c = self.cur.expect("data to send");
         let air = self.mac.data_air(c.size, c.to.is_none());
         if c.to.is_some() {
@@ -455,7 +457,7 @@ impl Dcf {
         self.radiate(now, c.pkt, air, io);
     }
 
-    fn start_exchange(&mut self, now: Time, io: &mut DevIo) {
+    fn start_exchange<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         let c = self.cur.expect("a frame to send");
         match c.to {
             Some(to) if c.rts => self.send_ctrl(now, frame::RTS, to, c.size, io),
@@ -465,7 +467,7 @@ impl Dcf {
 
     /// The current frame is done with: delivered (or broadcast), or dropped
     /// at the retry limit. Either way CW resets and a new backoff is drawn.
-    fn finish(&mut self, delivered: bool, io: &mut DevIo) {
+    fn finish<S: DevScheduler + ?Sized>(&mut self, delivered: bool, io: &mut DevIo<S>) {
         let c = self.cur.take().expect("a current frame");
         if delivered {
             if c.to.is_some() {
@@ -508,7 +510,7 @@ impl Dcf {
         true
     }
 
-    fn on_arrive(&mut self, now: Time, pkt: PktId, io: &mut DevIo) {
+    fn on_arrive<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, io: &mut DevIo<S>) {
         if !self.on(now) {
             io.pool.release(pkt);
             return;
@@ -546,7 +548,7 @@ impl Dcf {
         io.sched.schedule_frame_end(pkt, end, DevEvent::Timer(T_RXEND));
     }
 
-    fn on_rx_end(&mut self, now: Time, io: &mut DevIo) {
+    fn on_rx_end<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         while let Some(i) = self.rx.iter().position(|r| r.end <= now) {
             let r = self.rx.remove(i);
             if r.hit {
@@ -567,7 +569,7 @@ impl Dcf {
     }
 
     /// A frame decoded at this station.
-    fn receive(&mut self, now: Time, pkt: PktId, io: &mut DevIo) {
+    fn receive<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, io: &mut DevIo<S>) {
         // The fields needed, not a copy of the packet (most frames decoded
         // are control frames or someone else's).
         let p = io.pool.get(pkt);
@@ -645,7 +647,7 @@ impl Dcf {
         }
     }
 
-    fn on_timer(&mut self, now: Time, token: u32, io: &mut DevIo) {
+    fn on_timer<S: DevScheduler + ?Sized>(&mut self, now: Time, token: u32, io: &mut DevIo<S>) {
         let gen = token >> KIND_BITS;
         match token & ((1 << KIND_BITS) - 1) {
             T_ACCESS => {
@@ -705,7 +707,14 @@ impl Dcf {
     }
 
     /// Offer a packet: into the interface queue, then access if the MAC is quiet.
-    fn offer(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, first: bool, io: &mut DevIo) {
+    fn offer<S: DevScheduler + ?Sized>(
+        &mut self,
+        now: Time,
+        pkt: PktId,
+        next_hop: Option<NodeId>,
+        first: bool,
+        io: &mut DevIo<S>,
+    ) {
         let p = io.pool.get_mut(pkt);
         p.l2 = LinkHeader::Mac {
             tx: self.node,
@@ -747,28 +756,48 @@ impl Dcf {
     }
 }
 
-impl NetDevice for Dcf {
-    fn node(&self) -> NodeId {
-        self.node
-    }
-
-    fn send(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, io: &mut DevIo) {
-        self.offer(now, pkt, next_hop, false, io);
+/// The entry points with the scheduler's type known: the world calls these
+/// directly (no dynamic call per event or per scheduled timer); the
+/// `NetDevice` methods are the same with a `dyn` scheduler.
+impl Dcf {
+    /// Offer a packet (`first`: ahead of the queued data).
+    pub fn send_on<S: DevScheduler + ?Sized>(
+        &mut self,
+        now: Time,
+        pkt: PktId,
+        next_hop: Option<NodeId>,
+        first: bool,
+        io: &mut DevIo<S>,
+    ) {
+        self.offer(now, pkt, next_hop, first, io);
         self.settle(now, io);
     }
 
-    fn send_first(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, io: &mut DevIo) {
-        self.offer(now, pkt, next_hop, true, io);
-        self.settle(now, io);
-    }
-
-    fn on_event(&mut self, now: Time, ev: DevEvent, io: &mut DevIo) {
+    pub fn on_event_on<S: DevScheduler + ?Sized>(&mut self, now: Time, ev: DevEvent, io: &mut DevIo<S>) {
         match ev {
             DevEvent::Arrive(pkt) => self.on_arrive(now, pkt, io),
             DevEvent::Timer(token) => self.on_timer(now, token, io),
             DevEvent::TxDone => {}
         }
         self.settle(now, io);
+    }
+}
+
+impl NetDevice for Dcf {
+    fn node(&self) -> NodeId {
+        self.node
+    }
+
+    fn send(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, io: &mut DevIo) {
+        self.send_on(now, pkt, next_hop, false, io);
+    }
+
+    fn send_first(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, io: &mut DevIo) {
+        self.send_on(now, pkt, next_hop, true, io);
+    }
+
+    fn on_event(&mut self, now: Time, ev: DevEvent, io: &mut DevIo) {
+        self.on_event_on(now, ev, io);
     }
 
     fn has_room(&self) -> bool {

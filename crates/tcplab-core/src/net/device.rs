@@ -4,8 +4,8 @@
 //! `DevIo::sched` and answers with `DevAction`s (a packet went on the medium,
 //! a packet reached a node, a packet was dropped, a neighbour could not be
 //! reached). The world only carries these out; it holds no link or MAC
-//! logic. The actions of one call live on the stack (no allocation per
-//! event); a device that reaches many receivers at once spills to the heap.
+//! logic. The actions of one call go on a list the world keeps and reuses
+//! (no allocation per event).
 //!
 //! Today's device is the point-to-point link direction (`p2p`); an 802.11
 //! interface on a shared channel is another implementation of the same trait.
@@ -13,7 +13,6 @@
 use super::queue::{DropCause, Queue};
 use crate::engine::Time;
 use crate::packet::{NodeId, PacketPool, PktId};
-use smallvec::SmallVec;
 use std::any::Any;
 
 /// Index of a device in the world's device table.
@@ -117,8 +116,11 @@ impl<'a, S: DevScheduler + 'a> DevIo<'a, S> {
     }
 }
 
-/// The actions of one device call, on the caller's stack.
-pub type DevActions = SmallVec<[DevAction; 4]>;
+/// Where a device call appends its actions. The world uses one list as a
+/// stack: a call's actions are those past the length it had before the
+/// call (nested calls, made while carrying them out, add theirs above and
+/// truncate back), so a device must only push.
+pub type DevActions = Vec<DevAction>;
 
 pub trait NetDevice: Any + Send {
     /// The node that owns the device (it sends through it).

@@ -5,9 +5,7 @@ use super::{Ev, TraceKind, World};
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, Router, RoutingAction, RoutingIo};
-use crate::net::{
-    DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, Offer, PointToPoint,
-};
+use crate::net::{DevAction, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, Offer, PointToPoint};
 use crate::packet::Ecn;
 use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
 
@@ -258,11 +256,11 @@ impl World {
     fn with_device(&mut self, now: Time, dev: DevId, f: impl FnOnce(&mut Device, &mut DevIo<Sched>)) {
         let mut sched = Sched { q: &mut self.q, dev, frames: self.devices.len() as u32 };
         let report_transmit = self.dev_watched[dev as usize];
-        let mut out = DevActions::new();
-        let mut io = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: &mut out };
+        let start = self.dev_actions.len();
+        let mut io = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: &mut self.dev_actions };
         f(&mut self.devices[dev as usize], &mut io);
-        if !out.is_empty() {
-            self.dev_actions_run(now, dev, &out);
+        if self.dev_actions.len() > start {
+            self.dev_actions_run(now, dev, start);
         }
     }
 
@@ -340,10 +338,12 @@ impl World {
         }
     }
 
-    /// Carry out, in order, the actions a device call returned.
-    fn dev_actions_run(&mut self, now: Time, dev: DevId, out: &[DevAction]) {
-        for &a in out {
-            match a {
+    /// Carry out, in order, the actions a device call appended to
+    /// `dev_actions` past `start`, then take them off.
+    fn dev_actions_run(&mut self, now: Time, dev: DevId, start: usize) {
+        let end = self.dev_actions.len();
+        for i in start..end {
+            match self.dev_actions[i] {
                 DevAction::Transmit(id) => self.dev_transmit(now, dev, id),
                 DevAction::Deliver(to, id) => self.dev_deliver(now, to, id),
                 DevAction::Drop(id, reason) => self.dev_drop(now, dev, id, reason),
@@ -388,6 +388,7 @@ impl World {
                 }
             }
         }
+        self.dev_actions.truncate(start);
     }
 
     /// After a link failure: with `flushes`, take the packets queued at

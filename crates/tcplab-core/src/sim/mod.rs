@@ -16,7 +16,7 @@ pub use trace::{Capture, TraceKind};
 use crate::engine::time::to_secs;
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{AgentAction, ConnKey};
-use crate::net::{DevEvent, DevId, Device};
+use crate::net::{DevActions, DevEvent, DevId, Device};
 use crate::output::{RowSink, RunError, RunResult};
 use crate::packet::{FlowId, NodeId, PacketPool};
 use crate::transport::app::App;
@@ -107,6 +107,9 @@ pub struct World {
     /// carries them out (nested calls append and clear after them) and
     /// truncates back, so steady state allocates nothing.
     agent_actions: Vec<AgentAction>,
+    /// Action list of devices, used as a stack the same way (most device
+    /// events return no action: then it costs two length reads).
+    dev_actions: DevActions,
     /// The applications and timers are scheduled (`prime` ran).
     primed: bool,
 }
@@ -146,6 +149,7 @@ impl World {
             delivered: 0,
             consumed: 0,
             agent_actions: Vec::new(),
+            dev_actions: Vec::new(),
             primed: false,
         }
     }

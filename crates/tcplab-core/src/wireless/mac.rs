@@ -26,6 +26,7 @@
 use super::channel::Neighbour;
 use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, DATA_HDR, RTS_LEN};
 use super::propagation::Propagation;
+use crate::engine::time::{tx_time, SEC};
 use crate::engine::{Rng, Time};
 use crate::net::{
     DevAction, DevEvent, DevId, DevIo, DevScheduler, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict,
@@ -119,6 +120,80 @@ struct Current {
     reported: bool,
 }
 
+/// Serialising at one rate: nanoseconds per byte when that is a whole
+/// number (then `tx_time` is exactly this product, no division), else the
+/// rate to divide by.
+#[derive(Clone, Copy, Debug)]
+enum Rate {
+    PerByte(Time),
+    Bps(u64),
+}
+
+impl Rate {
+    fn new(bps: u64) -> Rate {
+        // tx_time = (b * 8e9 + bps / 2) / bps = b * k exactly when
+        // 8e9 = k * bps (the rounding term is below one bps).
+        if (8 * SEC) % bps == 0 {
+            Rate::PerByte(8 * SEC / bps)
+        } else {
+            Rate::Bps(bps)
+        }
+    }
+
+    fn time(self, bytes: u64) -> Time {
+        match self {
+            Rate::PerByte(ns) => bytes * ns,
+            Rate::Bps(bps) => tx_time(bytes, bps),
+        }
+    }
+}
+
+/// The airtimes and interframe spaces every frame needs, computed once from
+/// the MAC's parameters (each `MacParams` method is a 64-bit division per
+/// call, and a station computes several per frame it senses). Equal to
+/// `MacParams`' methods: `airtimes_match_mac_params` checks it.
+#[derive(Clone, Copy, Debug)]
+struct Air {
+    plcp: Time,
+    rts: Time,
+    cts: Time,
+    ack: Time,
+    difs: Time,
+    eifs: Time,
+    data: Rate,
+    basic: Rate,
+}
+
+impl Air {
+    fn new(m: &MacParams) -> Air {
+        Air {
+            plcp: m.plcp,
+            rts: m.ctrl_air(RTS_LEN),
+            cts: m.ctrl_air(CTS_LEN),
+            ack: m.ctrl_air(ACK_LEN),
+            difs: m.difs(),
+            eifs: m.eifs(),
+            data: Rate::new(m.data_rate_bps),
+            basic: Rate::new(m.basic_rate_bps),
+        }
+    }
+
+    /// `MacParams::ctrl_air`.
+    fn ctrl(&self, len: u32) -> Time {
+        match len {
+            RTS_LEN => self.rts,
+            CTS_LEN => self.cts,
+            _ => self.plcp + self.basic.time(len as u64),
+        }
+    }
+
+    /// `MacParams::data_air`.
+    fn data(&self, size: u32, broadcast: bool) -> Time {
+        let rate = if broadcast { self.basic } else { self.data };
+        self.plcp + rate.time((DATA_HDR + size) as u64)
+    }
+}
+
 /// Per-station counters (the nodes table).
 #[derive(Clone, Debug, Default)]
 pub struct WifiStats {
@@ -158,7 +233,10 @@ impl WifiStats {
 
 pub struct Dcf {
     pub node: NodeId,
+    /// The MAC's parameters (fixed once the station is built: `air` is
+    /// derived from them).
     pub mac: MacParams,
+    air: Air,
     pub phy: PhyParams,
     prop: Propagation,
     capture_ratio: f64,
@@ -227,6 +305,7 @@ impl Dcf {
             fan,
             node,
             capture_ratio: phy.capture_ratio(),
+            air: Air::new(&mac),
             mac,
             phy,
             prop,
@@ -273,8 +352,8 @@ impl Dcf {
     /// Airtime of a frame on the air.
     fn air_of(&self, p: &Packet) -> Time {
         match p.l2 {
-            LinkHeader::Mac { kind: frame::DATA, rx, .. } => self.mac.data_air(p.size, rx == BROADCAST),
-            LinkHeader::Mac { len, .. } => self.mac.ctrl_air(len as u32),
+            LinkHeader::Mac { kind: frame::DATA, rx, .. } => self.air.data(p.size, rx == BROADCAST),
+            LinkHeader::Mac { len, .. } => self.air.ctrl(len as u32),
             LinkHeader::None => unreachable!("a frame without a MAC header on the air"),
         }
     }
@@ -284,8 +363,8 @@ impl Dcf {
     /// frame it announces (RTS and CTS carry that size in `Packet::size`),
     /// as every station runs the same rates.
     pub fn duration_of(&self, p: &Packet) -> Time {
-        let m = &self.mac;
-        let ack = m.ctrl_air(ACK_LEN);
+        let (m, a) = (&self.mac, &self.air);
+        let ack = a.ack;
         match p.l2 {
             LinkHeader::Mac { kind: frame::DATA, rx, .. } => {
                 if rx == BROADCAST {
@@ -294,10 +373,8 @@ impl Dcf {
                     m.sifs + ack
                 }
             }
-            LinkHeader::Mac { kind: frame::RTS, .. } => {
-                3 * m.sifs + m.ctrl_air(CTS_LEN) + m.data_air(p.size, false) + ack
-            }
-            LinkHeader::Mac { kind: frame::CTS, .. } => 2 * m.sifs + m.data_air(p.size, false) + ack,
+            LinkHeader::Mac { kind: frame::RTS, .. } => 3 * m.sifs + a.cts + a.data(p.size, false) + ack,
+            LinkHeader::Mac { kind: frame::CTS, .. } => 2 * m.sifs + a.data(p.size, false) + ack,
             _ => 0,
         }
     }
@@ -346,7 +423,7 @@ impl Dcf {
         if (self.cur.is_none() && self.backoff.is_none()) || self.access.is_some() {
             return;
         }
-        let ifs = if self.eifs { self.mac.eifs() } else { self.mac.difs() };
+        let ifs = if self.eifs { self.air.eifs } else { self.air.difs };
         let start = self.idle_since + ifs;
         let slots = self.backoff.unwrap_or(0);
         let fire = (start + slots as Time * self.mac.slot).max(now);
@@ -435,12 +512,12 @@ impl Dcf {
         }
         self.state = State::Tx(sent);
         self.ctrl_on_air = Some(id);
-        self.radiate(now, id, self.mac.ctrl_air(len), io);
+        self.radiate(now, id, self.air.ctrl(len), io);
     }
 
     fn send_data<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         let c = self.cur.expect("data to send");
-        let air = self.mac.data_air(c.size, c.to.is_none());
+        let air = self.air.data(c.size, c.to.is_none());
         if c.to.is_some() {
             self.stats.data_sent += 1;
             self.state = State::Tx(Sent::Data);
@@ -550,7 +627,8 @@ impl Dcf {
 
     fn on_rx_end<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         while let Some(i) = self.rx.iter().position(|r| r.end <= now) {
-            let r = self.rx.remove(i);
+            // Usually the only (or last) frame: no shift of the others.
+            let r = if i + 1 == self.rx.len() { self.rx.pop().expect("frame on the air") } else { self.rx.remove(i) };
             if r.hit {
                 self.stats.collisions += 1;
             }
@@ -673,13 +751,13 @@ impl Dcf {
                     State::Tx(Sent::Rts) => {
                         self.state = State::WaitCts;
                         self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.mac.ctrl_air(CTS_LEN) + self.mac.slot;
+                        let at = now + self.mac.sifs + self.air.cts + self.mac.slot;
                         Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
                     }
                     State::Tx(Sent::Data) => {
                         self.state = State::WaitAck;
                         self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.mac.ctrl_air(ACK_LEN) + self.mac.slot;
+                        let at = now + self.mac.sifs + self.air.ack + self.mac.slot;
                         Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
                     }
                     State::Tx(Sent::Broadcast) => self.finish(true, io),
@@ -838,5 +916,29 @@ impl NetDevice for Dcf {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::time::US;
+
+    #[test]
+    fn airtimes_match_mac_params() {
+        // whole nanoseconds per byte (1 and 2 Mbit/s) and not (5.5, 11, 0.3)
+        for (data, basic) in [(2_000_000, 1_000_000), (11_000_000, 5_500_000), (300_000, 7)] {
+            let m = MacParams { data_rate_bps: data, basic_rate_bps: basic, sifs: 16 * US, ..MacParams::default() };
+            let a = Air::new(&m);
+            for len in [RTS_LEN, CTS_LEN, ACK_LEN, 1, 33] {
+                assert_eq!(a.ctrl(len), m.ctrl_air(len), "{data} {basic} {len}");
+            }
+            for size in [0, 1, 40, 1460, 1500, 65_535] {
+                for bc in [false, true] {
+                    assert_eq!(a.data(size, bc), m.data_air(size, bc), "{data} {basic} {size} {bc}");
+                }
+            }
+            assert_eq!((a.difs, a.eifs), (m.difs(), m.eifs()));
+        }
     }
 }

@@ -78,7 +78,9 @@ pub trait DevScheduler {
     /// come out exactly as if scheduled one by one with `schedule_for` in
     /// the order of the targets' `rank` (0, 1, ...), but wait in one queue
     /// line keyed by the frame, so only the next of them is in the heap.
-    /// `targets` is sorted by (delay, rank).
+    /// `targets` is sorted by (delay, rank), and is the device's
+    /// `NetDevice::fan_targets` (the arrivals due at one time may travel as
+    /// one event that names the sender and the first of them).
     fn fan_out(&mut self, now: Time, frame: PktId, targets: &[FanOut]);
     /// An event for this device on the queue line of frame `frame`'s
     /// receptions ends (one line per frame, shared by all its receivers):
@@ -146,6 +148,11 @@ pub trait NetDevice: Any + Send {
     /// failure to it is a false one. None for devices without a radio.
     fn in_range(&self, _neighbor: NodeId) -> Option<DevId> {
         None
+    }
+    /// The receivers of every frame the device puts on a shared channel,
+    /// as it passes them to `DevScheduler::fan_out` (fixed for the run).
+    fn fan_targets(&self) -> &[FanOut] {
+        &[]
     }
     /// Whether the device's radio is on at `now` (a switched-off station).
     fn radio_on(&self, _now: Time) -> bool {

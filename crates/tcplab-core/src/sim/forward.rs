@@ -5,7 +5,9 @@ use super::{Ev, TraceKind, World};
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, Router, RoutingAction, RoutingIo};
-use crate::net::{DevAction, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, Offer, PointToPoint};
+use crate::net::{
+    DevAction, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, NetDevice, Offer, PointToPoint,
+};
 use crate::packet::Ecn;
 use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
 
@@ -32,8 +34,21 @@ impl DevScheduler for Sched<'_> {
     fn fan_out(&mut self, now: Time, frame: PktId, targets: &[FanOut]) {
         let first = self.q.reserve(targets.len() as u64);
         let line = self.frames + 2 * frame.0;
-        for t in targets {
-            self.q.schedule_fifo_at(line, now + t.delay, first + t.rank as u64, Ev::DevArrive(t.dev, frame));
+        let mut i = 0;
+        while i < targets.len() {
+            let t = targets[i];
+            let same = targets[i..].iter().take_while(|u| u.delay == t.delay).count();
+            // The arrivals at one time come out one right after the other:
+            // every insertion number between theirs is from this block,
+            // and the block's other events are at other times. So one
+            // event, numbered as the first of them, carries them all.
+            let ev = if same > 1 && i <= u16::MAX as usize {
+                Ev::FanArrive(self.dev, frame, i as u16)
+            } else {
+                Ev::DevArrive(t.dev, frame)
+            };
+            self.q.schedule_fifo_at(line, now + t.delay, first + t.rank as u64, ev);
+            i += if matches!(ev, Ev::FanArrive(..)) { same } else { 1 };
         }
     }
 
@@ -236,6 +251,28 @@ impl World {
             d if first => d.as_dyn_mut().send_first(now, id, next_hop, &mut io.as_dyn()),
             d => d.as_dyn_mut().send(now, id, next_hop, &mut io.as_dyn()),
         });
+    }
+
+    /// The receiver `i` of device `sender`'s frames (`NetDevice::fan_targets`).
+    fn fan_target(&self, sender: DevId, i: usize) -> Option<FanOut> {
+        match &self.devices[sender as usize] {
+            Device::Wifi(d) => d.fan_targets().get(i).copied(),
+            d => d.as_dyn().fan_targets().get(i).copied(),
+        }
+    }
+
+    /// The arrivals a `FanArrive` stands for: device `sender`'s receivers
+    /// from `first` on with the same delay, in order, as separate events
+    /// would have delivered them.
+    pub(super) fn fan_arrive(&mut self, now: Time, sender: DevId, frame: PktId, first: u16) {
+        let first = first as usize;
+        let delay = self.fan_target(sender, first).expect("a receiver of the frame").delay;
+        let mut i = first;
+        while let Some(t) = self.fan_target(sender, i).filter(|t| t.delay == delay) {
+            self.device_event(now, t.dev, DevEvent::Arrive(frame));
+            i += 1;
+        }
+        self.merged_events += (i - first - 1) as u64;
     }
 
     #[inline]

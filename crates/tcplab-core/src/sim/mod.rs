@@ -29,6 +29,11 @@ pub enum Ev {
     /// event stays 12 bytes).
     DevTxDone(DevId),
     DevArrive(DevId, crate::packet::PktId),
+    /// A frame sent by device `sender` reaches the receivers in
+    /// `sender`'s fan-out list from index `first` on that have the same
+    /// propagation delay: one event standing for their consecutive
+    /// arrivals (see `DevScheduler::fan_out`).
+    FanArrive(DevId, crate::packet::PktId, u16),
     DevTimer(DevId, u32),
     /// A socket's timer (retransmission, delayed ACK).
     Socket(SockId),
@@ -110,6 +115,9 @@ pub struct World {
     /// Action list of devices, used as a stack the same way (most device
     /// events return no action: then it costs two length reads).
     dev_actions: DevActions,
+    /// Events that `FanArrive` events stood for beyond one each: the run's
+    /// event count is the same as with one event per arrival.
+    merged_events: u64,
     /// The applications and timers are scheduled (`prime` ran).
     primed: bool,
 }
@@ -150,6 +158,7 @@ impl World {
             consumed: 0,
             agent_actions: Vec::new(),
             dev_actions: Vec::new(),
+            merged_events: 0,
             primed: false,
         }
     }
@@ -236,6 +245,7 @@ impl World {
         match ev {
             Ev::DevTxDone(d) => self.device_event(now, d, DevEvent::TxDone),
             Ev::DevArrive(d, p) => self.device_event(now, d, DevEvent::Arrive(p)),
+            Ev::FanArrive(d, p, first) => self.fan_arrive(now, d, p, first),
             Ev::DevTimer(d, t) => self.device_event(now, d, DevEvent::Timer(t)),
             Ev::Socket(s) => self.socket_timer(now, s),
             Ev::Agent(n, a, token) => self.agent_timer(now, n, a, token),
@@ -260,6 +270,11 @@ impl World {
         if let Some(t) = self.trace.as_mut() {
             report::trace_row(t, &self.flows[flow as usize].name, now, kind, seq, len);
         }
+    }
+
+    /// Events handled so far, each arrival of a `FanArrive` counted.
+    pub fn events(&self) -> u64 {
+        self.q.processed() + self.merged_events
     }
 
     pub fn now_s(&self) -> f64 {

@@ -32,7 +32,6 @@ use crate::net::{
     DevAction, DevEvent, DevId, DevIo, DevScheduler, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict,
 };
 use crate::packet::{ControlHeader, LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW};
-use smallvec::SmallVec;
 use std::any::Any;
 
 /// Frame kinds in `LinkHeader::Mac::kind`.
@@ -266,7 +265,10 @@ pub struct Dcf {
     access_gen: u32,
     timeout_gen: u32,
     state: State,
-    rx: SmallVec<[Incoming; 4]>,
+    /// Frames on the air here. A Vec, not a SmallVec: it is looked at on
+    /// every event (`medium_idle`), and its capacity, once grown to the
+    /// most frames that overlapped, is kept.
+    rx: Vec<Incoming>,
     nav_until: Time,
     /// The last frame sensed ended undecoded: the next wait is EIFS.
     eifs: bool,
@@ -323,7 +325,7 @@ impl Dcf {
             access_gen: 0,
             timeout_gen: 0,
             state: State::Idle,
-            rx: SmallVec::new(),
+            rx: Vec::new(),
             nav_until: 0,
             eifs: false,
             idle: true,
@@ -896,6 +898,10 @@ impl NetDevice for Dcf {
         let i = self.neighbours.binary_search_by_key(&nb, |n| n.node).ok()?;
         let n = &self.neighbours[i];
         (n.power_w >= self.phy.rx_threshold_w).then_some(n.dev)
+    }
+
+    fn fan_targets(&self) -> &[FanOut] {
+        &self.fan
     }
 
     fn radio_on(&self, now: Time) -> bool {

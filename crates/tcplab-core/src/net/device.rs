@@ -27,6 +27,9 @@ pub enum DevEvent {
     Arrive(PktId),
     /// A device-specific timer (MAC timers), identified by the device.
     Timer(u32),
+    /// The end of a frame's reception at this device (scheduled with
+    /// `DevScheduler::schedule_frame_end`).
+    FrameEnd,
 }
 
 /// Why a device dropped a packet.
@@ -82,11 +85,12 @@ pub trait DevScheduler {
     /// `NetDevice::fan_targets` (the arrivals due at one time may travel as
     /// one event that names the sender and the first of them).
     fn fan_out(&mut self, now: Time, frame: PktId, targets: &[FanOut]);
-    /// An event for this device on the queue line of frame `frame`'s
-    /// receptions ends (one line per frame, shared by all its receivers):
-    /// the same order as `schedule`, but only the line's head is in the
-    /// heap. Each call must be no earlier than the line's previous one.
-    fn schedule_frame_end(&mut self, frame: PktId, at: Time, ev: DevEvent);
+    /// `FrameEnd` for this device at `at`, on the queue line of frame
+    /// `frame`'s receptions ends (one line per frame, shared by all its
+    /// receivers): the same order as `schedule`, but only the line's head
+    /// is in the heap. Each call must be no earlier than the line's
+    /// previous one.
+    fn schedule_frame_end(&mut self, frame: PktId, at: Time);
 }
 
 /// One receiver of a frame on a shared channel (see `DevScheduler::fan_out`).

@@ -19,6 +19,20 @@ struct Sched<'a> {
     /// frame's arrivals go on line `frames + 2 * frame`, the ends of its
     /// receptions on the next.
     frames: u32,
+    /// Set while a `FanArrive` is handled: reception ends are numbered at
+    /// once but queued after the whole group (`World::fan_arrive`).
+    ends: Option<&'a mut Vec<PendingEnd>>,
+}
+
+/// A reception end numbered while a `FanArrive` was handled, not yet queued.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PendingEnd {
+    dev: DevId,
+    line: u32,
+    at: Time,
+    seq: u64,
+    /// The receiver's index in the sender's fan-out list.
+    member: u16,
 }
 
 impl DevScheduler for Sched<'_> {
@@ -52,8 +66,16 @@ impl DevScheduler for Sched<'_> {
         }
     }
 
-    fn schedule_frame_end(&mut self, frame: PktId, at: Time, ev: DevEvent) {
-        self.q.schedule_fifo(self.frames + 2 * frame.0 + 1, at, Ev::device(self.dev, ev));
+    fn schedule_frame_end(&mut self, frame: PktId, at: Time) {
+        let line = self.frames + 2 * frame.0 + 1;
+        match self.ends.as_mut() {
+            Some(ends) => {
+                // Its number now, as `schedule_fifo` would take it.
+                let seq = self.q.reserve(1);
+                ends.push(PendingEnd { dev: self.dev, line, at, seq, member: 0 });
+            }
+            None => self.q.schedule_fifo(line, at, Ev::DevFrameEnd(self.dev)),
+        }
     }
 }
 
@@ -263,16 +285,61 @@ impl World {
 
     /// The arrivals a `FanArrive` stands for: device `sender`'s receivers
     /// from `first` on with the same delay, in order, as separate events
-    /// would have delivered them.
+    /// would have delivered them. The receptions they start end at one
+    /// time (one frame, one airtime), usually with consecutive numbers:
+    /// those travel as one `FanEnd` event.
     pub(super) fn fan_arrive(&mut self, now: Time, sender: DevId, frame: PktId, first: u16) {
         let first = first as usize;
         let delay = self.fan_target(sender, first).expect("a receiver of the frame").delay;
+        self.batching_ends = true;
         let mut i = first;
         while let Some(t) = self.fan_target(sender, i).filter(|t| t.delay == delay) {
+            let before = self.pending_ends.len();
             self.device_event(now, t.dev, DevEvent::Arrive(frame));
+            for e in &mut self.pending_ends[before..] {
+                e.member = i as u16;
+            }
             i += 1;
         }
+        self.batching_ends = false;
         self.merged_events += (i - first - 1) as u64;
+        self.queue_pending_ends(sender);
+    }
+
+    /// Queue the reception ends numbered during a `FanArrive`, each with its
+    /// number. A run of them at one time with consecutive numbers, for
+    /// consecutive receivers in the sender's list, comes out one right after
+    /// the other (no other event can hold a number between theirs): it goes
+    /// as one `FanEnd`.
+    fn queue_pending_ends(&mut self, sender: DevId) {
+        let ends = std::mem::take(&mut self.pending_ends);
+        let mut i = 0;
+        while i < ends.len() {
+            let e = ends[i];
+            let mut n = 1;
+            while let Some(x) = ends.get(i + n) {
+                let k = n as u64;
+                if (x.line, x.at, x.seq, x.member as u64) != (e.line, e.at, e.seq + k, e.member as u64 + k) {
+                    break;
+                }
+                n += 1;
+            }
+            let ev =
+                if n > 1 { Ev::FanEnd { sender, first: e.member, count: n as u16 } } else { Ev::DevFrameEnd(e.dev) };
+            self.q.schedule_fifo_at(e.line, e.at, e.seq, ev);
+            i += n;
+        }
+        self.pending_ends = ends;
+        self.pending_ends.clear();
+    }
+
+    /// The reception ends a `FanEnd` stands for, in order.
+    pub(super) fn fan_end(&mut self, now: Time, sender: DevId, first: u16, count: u16) {
+        for i in first as usize..first as usize + count as usize {
+            let t = self.fan_target(sender, i).expect("a receiver of the frame");
+            self.device_event(now, t.dev, DevEvent::FrameEnd);
+        }
+        self.merged_events += count as u64 - 1;
     }
 
     #[inline]
@@ -291,7 +358,8 @@ impl World {
     /// directly) schedules its events without dynamic calls.
     #[inline]
     fn with_device(&mut self, now: Time, dev: DevId, f: impl FnOnce(&mut Device, &mut DevIo<Sched>)) {
-        let mut sched = Sched { q: &mut self.q, dev, frames: self.devices.len() as u32 };
+        let ends = self.batching_ends.then_some(&mut self.pending_ends);
+        let mut sched = Sched { q: &mut self.q, dev, frames: self.devices.len() as u32, ends };
         let report_transmit = self.dev_watched[dev as usize];
         let start = self.dev_actions.len();
         let mut io = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: &mut self.dev_actions };
@@ -371,7 +439,7 @@ impl World {
                     self.dev_drop(now, dev, id, DropReason::Corruption);
                 }
             }
-            DevEvent::Timer(_) => {}
+            DevEvent::Timer(_) | DevEvent::FrameEnd => {}
         }
     }
 

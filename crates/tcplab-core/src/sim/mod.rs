@@ -21,6 +21,7 @@ use crate::output::{RowSink, RunError, RunResult};
 use crate::packet::{FlowId, NodeId, PacketPool};
 use crate::transport::app::App;
 use crate::transport::socket::{SockId, Socket};
+use forward::PendingEnd;
 
 /// Events are small and `Copy`; packets travel as `PktId`s inside them.
 #[derive(Clone, Copy, Debug)]
@@ -34,7 +35,17 @@ pub enum Ev {
     /// propagation delay: one event standing for their consecutive
     /// arrivals (see `DevScheduler::fan_out`).
     FanArrive(DevId, crate::packet::PktId, u16),
+    /// The receptions of one frame ending at the same time at `count`
+    /// receivers in device `sender`'s fan-out list from index `first` on:
+    /// one event standing for their consecutive `FrameEnd`s (see
+    /// `World::fan_arrive`).
+    FanEnd {
+        sender: DevId,
+        first: u16,
+        count: u16,
+    },
     DevTimer(DevId, u32),
+    DevFrameEnd(DevId),
     /// A socket's timer (retransmission, delayed ACK).
     Socket(SockId),
     /// Timer `token` of agent number `agent` at a node.
@@ -73,6 +84,7 @@ impl Ev {
             DevEvent::TxDone => Ev::DevTxDone(dev),
             DevEvent::Arrive(p) => Ev::DevArrive(dev, p),
             DevEvent::Timer(t) => Ev::DevTimer(dev, t),
+            DevEvent::FrameEnd => Ev::DevFrameEnd(dev),
         }
     }
 }
@@ -118,6 +130,10 @@ pub struct World {
     /// Events that `FanArrive` events stood for beyond one each: the run's
     /// event count is the same as with one event per arrival.
     merged_events: u64,
+    /// While a `FanArrive` is handled: the ends of the receptions it
+    /// started, numbered but not yet queued (see `World::fan_arrive`).
+    pending_ends: Vec<PendingEnd>,
+    batching_ends: bool,
     /// The applications and timers are scheduled (`prime` ran).
     primed: bool,
 }
@@ -159,6 +175,8 @@ impl World {
             agent_actions: Vec::new(),
             dev_actions: Vec::new(),
             merged_events: 0,
+            pending_ends: Vec::new(),
+            batching_ends: false,
             primed: false,
         }
     }
@@ -247,6 +265,8 @@ impl World {
             Ev::DevArrive(d, p) => self.device_event(now, d, DevEvent::Arrive(p)),
             Ev::FanArrive(d, p, first) => self.fan_arrive(now, d, p, first),
             Ev::DevTimer(d, t) => self.device_event(now, d, DevEvent::Timer(t)),
+            Ev::DevFrameEnd(d) => self.device_event(now, d, DevEvent::FrameEnd),
+            Ev::FanEnd { sender, first, count } => self.fan_end(now, sender, first, count),
             Ev::Socket(s) => self.socket_timer(now, s),
             Ev::Agent(n, a, token) => self.agent_timer(now, n, a, token),
             Ev::Routing(n) => self.routing_timer(now, n),

@@ -54,8 +54,7 @@ const T_ACCESS: u32 = 0;
 const T_TXEND: u32 = 1;
 const T_TIMEOUT: u32 = 2;
 const T_SIFS: u32 = 3;
-const T_RXEND: u32 = 4;
-const T_NAV: u32 = 5;
+const T_NAV: u32 = 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sent {
@@ -624,7 +623,7 @@ impl Dcf {
             }
         }
         self.rx.push(Incoming { pkt, power, end, ok, hit, during_tx: transmitting });
-        io.sched.schedule_frame_end(pkt, end, DevEvent::Timer(T_RXEND));
+        io.sched.schedule_frame_end(pkt, end);
     }
 
     fn on_rx_end<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
@@ -781,7 +780,6 @@ impl Dcf {
                 State::Sifs(Reply::Data) => self.send_data(now, io),
                 _ => {}
             },
-            T_RXEND => self.on_rx_end(now, io),
             _ => {} // T_NAV: `settle` looks at the NAV
         }
     }
@@ -857,6 +855,7 @@ impl Dcf {
         match ev {
             DevEvent::Arrive(pkt) => self.on_arrive(now, pkt, io),
             DevEvent::Timer(token) => self.on_timer(now, token, io),
+            DevEvent::FrameEnd => self.on_rx_end(now, io),
             DevEvent::TxDone => {}
         }
         self.settle(now, io);

@@ -131,7 +131,7 @@ impl Rate {
     fn new(bps: u64) -> Rate {
         // tx_time = (b * 8e9 + bps / 2) / bps = b * k exactly when
         // 8e9 = k * bps (the rounding term is below one bps).
-        if (8 * SEC) % bps == 0 {
+        if (8 * SEC).is_multiple_of(bps) {
             Rate::PerByte(8 * SEC / bps)
         } else {
             Rate::Bps(bps)

@@ -351,6 +351,7 @@ impl Dcf {
     }
 
     /// Airtime of a frame on the air.
+    #[inline]
     fn air_of(&self, p: &Packet) -> Time {
         match p.l2 {
             LinkHeader::Mac { kind: frame::DATA, rx, .. } => self.air.data(p.size, rx == BROADCAST),
@@ -454,15 +455,22 @@ impl Dcf {
         }
     }
 
-    /// Compare the medium state with what the backoff last saw.
+    /// Compare the medium state with what the backoff last saw. Runs after
+    /// every event, most of which change nothing: that check is inlined.
+    #[inline]
     fn settle<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         let idle = self.medium_idle(now);
-        if idle && !self.idle {
-            self.idle = true;
+        if idle != self.idle {
+            self.medium_changed(idle, now, io);
+        }
+    }
+
+    fn medium_changed<S: DevScheduler + ?Sized>(&mut self, idle: bool, now: Time, io: &mut DevIo<S>) {
+        self.idle = idle;
+        if idle {
             self.idle_since = now;
             self.arm(now, io);
-        } else if !idle && self.idle {
-            self.idle = false;
+        } else {
             self.freeze(now);
         }
     }

@@ -289,6 +289,7 @@ impl World {
     /// would have delivered them. The receptions they start end at one
     /// time (one frame, one airtime), usually with consecutive numbers:
     /// those travel as one `FanEnd` event.
+    #[inline(never)]
     pub(super) fn fan_arrive(&mut self, now: Time, sender: DevId, frame: PktId, first: u16) {
         let first = first as usize;
         let delay = self.fan_target(sender, first).expect("a receiver of the frame").delay;
@@ -335,6 +336,7 @@ impl World {
     }
 
     /// The reception ends a `FanEnd` stands for, in order.
+    #[inline(never)]
     pub(super) fn fan_end(&mut self, now: Time, sender: DevId, first: u16, count: u16) {
         for i in first as usize..first as usize + count as usize {
             let t = self.fan_target(sender, i).expect("a receiver of the frame");

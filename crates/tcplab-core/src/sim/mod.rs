@@ -259,6 +259,9 @@ impl World {
         Ok(())
     }
 
+    /// Inlined into the run loop: one call less per event (the merged
+    /// events' loops stay out of line, so the loop stays small).
+    #[inline(always)]
     fn handle(&mut self, now: Time, ev: Ev) {
         match ev {
             Ev::DevTxDone(d) => self.device_event(now, d, DevEvent::TxDone),

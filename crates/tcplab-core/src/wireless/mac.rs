@@ -396,10 +396,11 @@ impl Dcf {
     }
 
     fn medium_idle(&self, now: Time) -> bool {
-        self.state == State::Idle && self.rx.is_empty() && self.nav_until <= now
+        matches!(self.state, State::Idle) && self.rx.is_empty() && self.nav_until <= now
     }
 
     /// Take the next frame from the interface queue if none is being sent.
+    #[inline]
     fn load<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         if self.cur.is_some() {
             return;
@@ -579,7 +580,7 @@ impl Dcf {
 
     fn on_timeout(&mut self) -> bool {
         let c = self.cur.expect("a frame awaiting its response");
-        let (count, limit) = if self.state == State::WaitCts || !c.rts {
+        let (count, limit) = if matches!(self.state, State::WaitCts) || !c.rts {
             self.src += 1;
             (self.src, self.mac.short_retry_limit)
         } else {
@@ -596,6 +597,7 @@ impl Dcf {
         true
     }
 
+    #[inline(always)]
     fn on_arrive<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, io: &mut DevIo<S>) {
         if !self.on(now) {
             io.pool.release(pkt);
@@ -634,6 +636,7 @@ impl Dcf {
         io.sched.schedule_frame_end(pkt, end);
     }
 
+    #[inline(always)]
     fn on_rx_end<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         while let Some(i) = self.rx.iter().position(|r| r.end <= now) {
             // Usually the only (or last) frame: no shift of the others.
@@ -681,7 +684,7 @@ impl Dcf {
             frame::RTS => {
                 // Answer only with the medium free by our NAV and no
                 // exchange of our own under way.
-                if self.state == State::Idle && self.nav_until <= now {
+                if matches!(self.state, State::Idle) && self.nav_until <= now {
                     self.state = State::Sifs(Reply::Cts { to: tx, size });
                     Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
                 }
@@ -705,7 +708,7 @@ impl Dcf {
             }
             _ => {
                 if rx != BROADCAST {
-                    if self.state == State::Idle {
+                    if matches!(self.state, State::Idle) {
                         self.state = State::Sifs(Reply::Ack { to: tx });
                         Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
                     }
@@ -734,6 +737,7 @@ impl Dcf {
         }
     }
 
+    #[inline(always)]
     fn on_timer<S: DevScheduler + ?Sized>(&mut self, now: Time, token: u32, io: &mut DevIo<S>) {
         let gen = token >> KIND_BITS;
         match token & ((1 << KIND_BITS) - 1) {
@@ -745,7 +749,7 @@ impl Dcf {
                 self.backoff = None;
                 self.load(now, io);
                 if self.cur.is_some() {
-                    if self.state == State::Idle {
+                    if matches!(self.state, State::Idle) {
                         self.start_exchange(now, io);
                     } else {
                         self.backoff = Some(self.draw());
@@ -859,6 +863,9 @@ impl Dcf {
         self.settle(now, io);
     }
 
+    /// Called once per event by the world's dispatch, and inlined there
+    /// (left to itself, the release build's inliner keeps it a call).
+    #[inline(always)]
     pub fn on_event_on<S: DevScheduler + ?Sized>(&mut self, now: Time, ev: DevEvent, io: &mut DevIo<S>) {
         match ev {
             DevEvent::Arrive(pkt) => self.on_arrive(now, pkt, io),

@@ -66,7 +66,7 @@ impl DevScheduler for Sched<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn schedule_frame_end(&mut self, frame: PktId, at: Time) {
         let line = self.frames + 2 * frame.0 + 1;
         match self.ends.as_mut() {

@@ -93,6 +93,7 @@ enum State {
 }
 
 /// A frame on the air at this receiver.
+#[derive(Clone, Copy)]
 struct Incoming {
     pkt: PktId,
     power: f64,
@@ -351,7 +352,7 @@ impl Dcf {
     }
 
     /// Airtime of a frame on the air.
-    #[inline]
+    #[inline(always)]
     fn air_of(&self, p: &Packet) -> Time {
         match p.l2 {
             LinkHeader::Mac { kind: frame::DATA, rx, .. } => self.air.data(p.size, rx == BROADCAST),
@@ -638,9 +639,17 @@ impl Dcf {
 
     #[inline(always)]
     fn on_rx_end<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
-        while let Some(i) = self.rx.iter().position(|r| r.end <= now) {
-            // Usually the only (or last) frame: no shift of the others.
-            let r = if i + 1 == self.rx.len() { self.rx.pop().expect("frame on the air") } else { self.rx.remove(i) };
+        // One pass in arrival order: the frames that have ended are taken
+        // out and handled, the others slide down over them (no shift of
+        // the list per frame). Handling a frame never looks at `rx`.
+        let mut kept = 0;
+        for i in 0..self.rx.len() {
+            let r = self.rx[i];
+            if r.end > now {
+                self.rx[kept] = r;
+                kept += 1;
+                continue;
+            }
             if r.hit {
                 self.stats.collisions += 1;
             }
@@ -656,6 +665,7 @@ impl Dcf {
                 io.pool.release(r.pkt);
             }
         }
+        self.rx.truncate(kept);
     }
 
     /// A frame decoded at this station.

@@ -55,16 +55,14 @@ impl DevScheduler for Sched<'_> {
             // The arrivals at one time come out one right after the other:
             // every insertion number between theirs is from this block,
             // and the block's other events are at other times. So one
-            // event, numbered as the first of them, carries them (255 at
-            // most: more go as several such events, still in order).
-            let n = same.min(u8::MAX as usize);
-            let ev = if n > 1 && i <= u16::MAX as usize {
-                Ev::FanArrive { sender: self.dev, frame, first: i as u16, count: n as u8 }
+            // event, numbered as the first of them, carries them all.
+            let ev = if same > 1 && i <= u16::MAX as usize {
+                Ev::FanArrive(self.dev, frame, i as u16)
             } else {
                 Ev::DevArrive(t.dev, frame)
             };
             self.q.schedule_fifo_at(line, now + t.delay, first + t.rank as u64, ev);
-            i += if matches!(ev, Ev::FanArrive { .. }) { n } else { 1 };
+            i += if matches!(ev, Ev::FanArrive(..)) { same } else { 1 };
         }
     }
 
@@ -287,23 +285,26 @@ impl World {
     }
 
     /// The arrivals a `FanArrive` stands for: device `sender`'s receivers
-    /// `first..first + count`, in order, as separate events would have
-    /// delivered them. The receptions they start end at one time (one
-    /// frame, one airtime), usually with consecutive numbers: those travel
-    /// as one `FanEnd` event.
+    /// from `first` on with the same delay, in order, as separate events
+    /// would have delivered them. The receptions they start end at one
+    /// time (one frame, one airtime), usually with consecutive numbers:
+    /// those travel as one `FanEnd` event.
     #[inline(never)]
-    pub(super) fn fan_arrive(&mut self, now: Time, sender: DevId, frame: PktId, first: u16, count: u8) {
+    pub(super) fn fan_arrive(&mut self, now: Time, sender: DevId, frame: PktId, first: u16) {
+        let first = first as usize;
+        let delay = self.fan_target(sender, first).expect("a receiver of the frame").delay;
         self.batching_ends = true;
-        for i in first as usize..first as usize + count as usize {
-            let t = self.fan_target(sender, i).expect("a receiver of the frame");
+        let mut i = first;
+        while let Some(t) = self.fan_target(sender, i).filter(|t| t.delay == delay) {
             let before = self.pending_ends.len();
             self.device_event(now, t.dev, DevEvent::Arrive(frame));
             for e in &mut self.pending_ends[before..] {
                 e.member = i as u16;
             }
+            i += 1;
         }
         self.batching_ends = false;
-        self.merged_events += count as u64 - 1;
+        self.merged_events += (i - first - 1) as u64;
         self.queue_pending_ends(sender);
     }
 

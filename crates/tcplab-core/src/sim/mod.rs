@@ -30,16 +30,11 @@ pub enum Ev {
     /// event stays 12 bytes).
     DevTxDone(DevId),
     DevArrive(DevId, crate::packet::PktId),
-    /// A frame sent by device `sender` reaches `count` receivers in
-    /// `sender`'s fan-out list from index `first` on, all with the same
+    /// A frame sent by device `sender` reaches the receivers in
+    /// `sender`'s fan-out list from index `first` on that have the same
     /// propagation delay: one event standing for their consecutive
     /// arrivals (see `DevScheduler::fan_out`).
-    FanArrive {
-        sender: DevId,
-        frame: crate::packet::PktId,
-        first: u16,
-        count: u8,
-    },
+    FanArrive(DevId, crate::packet::PktId, u16),
     /// The receptions of one frame ending at the same time at `count`
     /// receivers in device `sender`'s fan-out list from index `first` on:
     /// one event standing for their consecutive `FrameEnd`s (see
@@ -80,9 +75,6 @@ pub struct Flow {
     pub first_bytes: Option<u64>,
     pub first_bytes_at: Option<Time>,
 }
-
-// Events are copied in and out of the queue: keep them 12 bytes.
-const _: () = assert!(std::mem::size_of::<Ev>() == 12);
 
 impl Ev {
     /// The queue event for a device's own event.
@@ -274,7 +266,7 @@ impl World {
         match ev {
             Ev::DevTxDone(d) => self.device_event(now, d, DevEvent::TxDone),
             Ev::DevArrive(d, p) => self.device_event(now, d, DevEvent::Arrive(p)),
-            Ev::FanArrive { sender, frame, first, count } => self.fan_arrive(now, sender, frame, first, count),
+            Ev::FanArrive(d, p, first) => self.fan_arrive(now, d, p, first),
             Ev::DevTimer(d, t) => self.device_event(now, d, DevEvent::Timer(t)),
             Ev::DevFrameEnd(d) => self.device_event(now, d, DevEvent::FrameEnd),
             Ev::FanEnd { sender, first, count } => self.fan_end(now, sender, first, count),

@@ -4,8 +4,8 @@
 //! `DevIo::sched` and answers with `DevAction`s (a packet went on the medium,
 //! a packet reached a node, a packet was dropped, a neighbour could not be
 //! reached). The world only carries these out; it holds no link or MAC
-//! logic. The actions of one call live on the stack (no allocation per
-//! event); a device that reaches many receivers at once spills to the heap.
+//! logic. The actions of one call go on a list the world keeps and reuses
+//! (no allocation per event).
 //!
 //! Today's device is the point-to-point link direction (`p2p`); an 802.11
 //! interface on a shared channel is another implementation of the same trait.
@@ -13,7 +13,6 @@
 use super::queue::{DropCause, Queue};
 use crate::engine::Time;
 use crate::packet::{NodeId, PacketPool, PktId};
-use smallvec::SmallVec;
 use std::any::Any;
 
 /// Index of a device in the world's device table.
@@ -28,6 +27,9 @@ pub enum DevEvent {
     Arrive(PktId),
     /// A device-specific timer (MAC timers), identified by the device.
     Timer(u32),
+    /// The end of a frame's reception at this device (scheduled with
+    /// `DevScheduler::schedule_frame_end`).
+    FrameEnd,
 }
 
 /// Why a device dropped a packet.
@@ -79,13 +81,16 @@ pub trait DevScheduler {
     /// come out exactly as if scheduled one by one with `schedule_for` in
     /// the order of the targets' `rank` (0, 1, ...), but wait in one queue
     /// line keyed by the frame, so only the next of them is in the heap.
-    /// `targets` is sorted by (delay, rank).
+    /// `targets` is sorted by (delay, rank), and is the device's
+    /// `NetDevice::fan_targets` (the arrivals due at one time may travel as
+    /// one event that names the sender and the first of them).
     fn fan_out(&mut self, now: Time, frame: PktId, targets: &[FanOut]);
-    /// An event for this device on the queue line of frame `frame`'s
-    /// receptions ends (one line per frame, shared by all its receivers):
-    /// the same order as `schedule`, but only the line's head is in the
-    /// heap. Each call must be no earlier than the line's previous one.
-    fn schedule_frame_end(&mut self, frame: PktId, at: Time, ev: DevEvent);
+    /// `FrameEnd` for this device at `at`, on the queue line of frame
+    /// `frame`'s receptions ends (one line per frame, shared by all its
+    /// receivers): the same order as `schedule`, but only the line's head
+    /// is in the heap. Each call must be no earlier than the line's
+    /// previous one.
+    fn schedule_frame_end(&mut self, frame: PktId, at: Time);
 }
 
 /// One receiver of a frame on a shared channel (see `DevScheduler::fan_out`).
@@ -109,8 +114,19 @@ pub struct DevIo<'a, S: DevScheduler + ?Sized + 'a = dyn DevScheduler + 'a> {
     pub out: &'a mut DevActions,
 }
 
-/// The actions of one device call, on the caller's stack.
-pub type DevActions = SmallVec<[DevAction; 4]>;
+impl<'a, S: DevScheduler + 'a> DevIo<'a, S> {
+    /// The same I/O with the scheduler behind `dyn`, for a device called
+    /// through `NetDevice`.
+    pub fn as_dyn(&mut self) -> DevIo<'_> {
+        DevIo { pool: self.pool, sched: self.sched, report_transmit: self.report_transmit, out: self.out }
+    }
+}
+
+/// Where a device call appends its actions. The world uses one list as a
+/// stack: a call's actions are those past the length it had before the
+/// call (nested calls, made while carrying them out, add theirs above and
+/// truncate back), so a device must only push.
+pub type DevActions = Vec<DevAction>;
 
 pub trait NetDevice: Any + Send {
     /// The node that owns the device (it sends through it).
@@ -137,6 +153,11 @@ pub trait NetDevice: Any + Send {
     fn in_range(&self, _neighbor: NodeId) -> Option<DevId> {
         None
     }
+    /// The receivers of every frame the device puts on a shared channel,
+    /// as it passes them to `DevScheduler::fan_out` (fixed for the run).
+    fn fan_targets(&self) -> &[FanOut] {
+        &[]
+    }
     /// Whether the device's radio is on at `now` (a switched-off station).
     fn radio_on(&self, _now: Time) -> bool {
         true
@@ -156,13 +177,15 @@ pub trait NetDevice: Any + Send {
 }
 
 /// A device slot of the world: the point-to-point device, stored inline so
-/// the simulator's hottest path is compiled without dynamic calls, or any
-/// other `NetDevice` (802.11, ...) behind the trait. (The variants differ in
-/// size on purpose: boxing the point-to-point device would add a pointer
-/// chase to every hop.)
+/// the simulator's hottest path is compiled without dynamic calls, the
+/// 802.11 station (boxed: it is large, and a wireless run spends most of its
+/// events in it, so its calls are static too), or any other `NetDevice`
+/// behind the trait. (The variants differ in size on purpose: boxing the
+/// point-to-point device would add a pointer chase to every hop.)
 #[allow(clippy::large_enum_variant)]
 pub enum Device {
     P2p(super::p2p::PointToPoint),
+    Wifi(Box<crate::wireless::Dcf>),
     Other(Box<dyn NetDevice>),
 }
 
@@ -170,6 +193,7 @@ impl Device {
     pub fn as_dyn(&self) -> &dyn NetDevice {
         match self {
             Device::P2p(d) => d,
+            Device::Wifi(d) => d.as_ref(),
             Device::Other(d) => d.as_ref(),
         }
     }
@@ -177,6 +201,7 @@ impl Device {
     pub fn as_dyn_mut(&mut self) -> &mut dyn NetDevice {
         match self {
             Device::P2p(d) => d,
+            Device::Wifi(d) => d.as_mut(),
             Device::Other(d) => d.as_mut(),
         }
     }

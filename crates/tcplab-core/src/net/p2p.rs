@@ -296,7 +296,7 @@ impl PointToPoint {
                     io.out.push(DevAction::Drop(id, DropReason::Corruption));
                 }
             }
-            DevEvent::Timer(_) => {}
+            DevEvent::Timer(_) | DevEvent::FrameEnd => {}
         }
     }
 }

@@ -748,7 +748,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
     let mut devices: Vec<Device> = link_dirs(cfg).into_iter().map(Device::P2p).collect();
     let radio = super::wireless::radio(cfg, devices.len() as DevId);
     if let Some(r) = &radio {
-        devices.extend(r.devices(seed).into_iter().map(|d| Device::Other(Box::new(d))));
+        devices.extend(r.devices(seed).into_iter().map(|d| Device::Wifi(Box::new(d))));
     }
     // Static routing: each node's row of the next-hop table towards the
     // nodes packets are addressed to (the flows' endpoints).

@@ -6,8 +6,7 @@ use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, Router, RoutingAction, RoutingIo};
 use crate::net::{
-    DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, NetDevice, Offer,
-    PointToPoint,
+    DevAction, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, NetDevice, Offer, PointToPoint,
 };
 use crate::packet::Ecn;
 use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
@@ -21,6 +20,20 @@ struct Sched<'a> {
     /// frame's arrivals go on line `frames + 2 * frame`, the ends of its
     /// receptions on the next.
     frames: u32,
+    /// Set while a `FanArrive` is handled: reception ends are numbered at
+    /// once but queued after the whole group (`World::fan_arrive`).
+    ends: Option<&'a mut Vec<PendingEnd>>,
+}
+
+/// A reception end numbered while a `FanArrive` was handled, not yet queued.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PendingEnd {
+    dev: DevId,
+    line: u32,
+    at: Time,
+    seq: u64,
+    /// The receiver's index in the sender's fan-out list.
+    member: u16,
 }
 
 impl DevScheduler for Sched<'_> {
@@ -36,13 +49,35 @@ impl DevScheduler for Sched<'_> {
     fn fan_out(&mut self, now: Time, frame: PktId, targets: &[FanOut]) {
         let first = self.q.reserve(targets.len() as u64);
         let line = self.frames + 2 * frame.0;
-        for t in targets {
-            self.q.schedule_fifo_at(line, now + t.delay, first + t.rank as u64, Ev::DevArrive(t.dev, frame));
+        let mut i = 0;
+        while i < targets.len() {
+            let t = targets[i];
+            let same = targets[i..].iter().take_while(|u| u.delay == t.delay).count();
+            // The arrivals at one time come out one right after the other:
+            // every insertion number between theirs is from this block,
+            // and the block's other events are at other times. So one
+            // event, numbered as the first of them, carries them all.
+            let ev = if same > 1 && i <= u16::MAX as usize {
+                Ev::FanArrive(self.dev, frame, i as u16)
+            } else {
+                Ev::DevArrive(t.dev, frame)
+            };
+            self.q.schedule_fifo_at(line, now + t.delay, first + t.rank as u64, ev);
+            i += if matches!(ev, Ev::FanArrive(..)) { same } else { 1 };
         }
     }
 
-    fn schedule_frame_end(&mut self, frame: PktId, at: Time, ev: DevEvent) {
-        self.q.schedule_fifo(self.frames + 2 * frame.0 + 1, at, Ev::device(self.dev, ev));
+    #[inline(always)]
+    fn schedule_frame_end(&mut self, frame: PktId, at: Time) {
+        let line = self.frames + 2 * frame.0 + 1;
+        match self.ends.as_mut() {
+            Some(ends) => {
+                // Its number now, as `schedule_fifo` would take it.
+                let seq = self.q.reserve(1);
+                ends.push(PendingEnd { dev: self.dev, line, at, seq, member: 0 });
+            }
+            None => self.q.schedule_fifo(line, at, Ev::DevFrameEnd(self.dev)),
+        }
     }
 }
 
@@ -235,13 +270,80 @@ impl World {
         if let Device::P2p(_) = self.devices[dev as usize] {
             return self.p2p_send(now, dev, id, first);
         }
-        self.with_device(now, dev, |d, io| {
-            if first {
-                d.send_first(now, id, next_hop, io);
-            } else {
-                d.send(now, id, next_hop, io);
-            }
+        self.with_device(now, dev, |d, io| match d {
+            Device::Wifi(w) => w.send_on(now, id, next_hop, first, io),
+            d if first => d.as_dyn_mut().send_first(now, id, next_hop, &mut io.as_dyn()),
+            d => d.as_dyn_mut().send(now, id, next_hop, &mut io.as_dyn()),
         });
+    }
+
+    /// The receiver `i` of device `sender`'s frames (`NetDevice::fan_targets`).
+    fn fan_target(&self, sender: DevId, i: usize) -> Option<FanOut> {
+        match &self.devices[sender as usize] {
+            Device::Wifi(d) => d.fan_targets().get(i).copied(),
+            d => d.as_dyn().fan_targets().get(i).copied(),
+        }
+    }
+
+    /// The arrivals a `FanArrive` stands for: device `sender`'s receivers
+    /// from `first` on with the same delay, in order, as separate events
+    /// would have delivered them. The receptions they start end at one
+    /// time (one frame, one airtime), usually with consecutive numbers:
+    /// those travel as one `FanEnd` event.
+    #[inline(never)]
+    pub(super) fn fan_arrive(&mut self, now: Time, sender: DevId, frame: PktId, first: u16) {
+        let first = first as usize;
+        let delay = self.fan_target(sender, first).expect("a receiver of the frame").delay;
+        self.batching_ends = true;
+        let mut i = first;
+        while let Some(t) = self.fan_target(sender, i).filter(|t| t.delay == delay) {
+            let before = self.pending_ends.len();
+            self.device_event(now, t.dev, DevEvent::Arrive(frame));
+            for e in &mut self.pending_ends[before..] {
+                e.member = i as u16;
+            }
+            i += 1;
+        }
+        self.batching_ends = false;
+        self.merged_events += (i - first - 1) as u64;
+        self.queue_pending_ends(sender);
+    }
+
+    /// Queue the reception ends numbered during a `FanArrive`, each with its
+    /// number. A run of them at one time with consecutive numbers, for
+    /// consecutive receivers in the sender's list, comes out one right after
+    /// the other (no other event can hold a number between theirs): it goes
+    /// as one `FanEnd`.
+    fn queue_pending_ends(&mut self, sender: DevId) {
+        let ends = std::mem::take(&mut self.pending_ends);
+        let mut i = 0;
+        while i < ends.len() {
+            let e = ends[i];
+            let mut n = 1;
+            while let Some(x) = ends.get(i + n) {
+                let k = n as u64;
+                if (x.line, x.at, x.seq, x.member as u64) != (e.line, e.at, e.seq + k, e.member as u64 + k) {
+                    break;
+                }
+                n += 1;
+            }
+            let ev =
+                if n > 1 { Ev::FanEnd { sender, first: e.member, count: n as u16 } } else { Ev::DevFrameEnd(e.dev) };
+            self.q.schedule_fifo_at(e.line, e.at, e.seq, ev);
+            i += n;
+        }
+        self.pending_ends = ends;
+        self.pending_ends.clear();
+    }
+
+    /// The reception ends a `FanEnd` stands for, in order.
+    #[inline(never)]
+    pub(super) fn fan_end(&mut self, now: Time, sender: DevId, first: u16, count: u16) {
+        for i in first as usize..first as usize + count as usize {
+            let t = self.fan_target(sender, i).expect("a receiver of the frame");
+            self.device_event(now, t.dev, DevEvent::FrameEnd);
+        }
+        self.merged_events += count as u64 - 1;
     }
 
     #[inline]
@@ -249,18 +351,25 @@ impl World {
         if let Device::P2p(_) = self.devices[dev as usize] {
             return self.p2p_event(now, dev, ev);
         }
-        self.with_device(now, dev, |d, io| d.on_event(now, ev, io));
+        self.with_device(now, dev, |d, io| match d {
+            Device::Wifi(w) => w.on_event_on(now, ev, io),
+            d => d.as_dyn_mut().on_event(now, ev, &mut io.as_dyn()),
+        });
     }
 
-    /// Call a device through `NetDevice` and carry out the actions it returns.
-    fn with_device(&mut self, now: Time, dev: DevId, f: impl FnOnce(&mut dyn NetDevice, &mut DevIo)) {
-        let mut sched = Sched { q: &mut self.q, dev, frames: self.devices.len() as u32 };
+    /// Call a device with its I/O and carry out the actions it returns.
+    /// The scheduler's type is known here, so the 802.11 device (called
+    /// directly) schedules its events without dynamic calls.
+    #[inline]
+    fn with_device(&mut self, now: Time, dev: DevId, f: impl FnOnce(&mut Device, &mut DevIo<Sched>)) {
+        let ends = self.batching_ends.then_some(&mut self.pending_ends);
+        let mut sched = Sched { q: &mut self.q, dev, frames: self.devices.len() as u32, ends };
         let report_transmit = self.dev_watched[dev as usize];
-        let mut out = DevActions::new();
-        let mut io: DevIo = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: &mut out };
-        f(self.devices[dev as usize].as_dyn_mut(), &mut io);
-        if !out.is_empty() {
-            self.dev_actions_run(now, dev, &out);
+        let start = self.dev_actions.len();
+        let mut io = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: &mut self.dev_actions };
+        f(&mut self.devices[dev as usize], &mut io);
+        if self.dev_actions.len() > start {
+            self.dev_actions_run(now, dev, start);
         }
     }
 
@@ -273,7 +382,7 @@ impl World {
     fn p2p(&mut self, dev: DevId) -> &mut PointToPoint {
         match &mut self.devices[dev as usize] {
             Device::P2p(d) => d,
-            Device::Other(_) => unreachable!("not a point-to-point device"),
+            _ => unreachable!("not a point-to-point device"),
         }
     }
 
@@ -336,14 +445,16 @@ impl World {
                     self.dev_drop(now, dev, id, DropReason::Corruption);
                 }
             }
-            DevEvent::Timer(_) => {}
+            DevEvent::Timer(_) | DevEvent::FrameEnd => {}
         }
     }
 
-    /// Carry out, in order, the actions a device call returned.
-    fn dev_actions_run(&mut self, now: Time, dev: DevId, out: &[DevAction]) {
-        for &a in out {
-            match a {
+    /// Carry out, in order, the actions a device call appended to
+    /// `dev_actions` past `start`, then take them off.
+    fn dev_actions_run(&mut self, now: Time, dev: DevId, start: usize) {
+        let end = self.dev_actions.len();
+        for i in start..end {
+            match self.dev_actions[i] {
                 DevAction::Transmit(id) => self.dev_transmit(now, dev, id),
                 DevAction::Deliver(to, id) => self.dev_deliver(now, to, id),
                 DevAction::Drop(id, reason) => self.dev_drop(now, dev, id, reason),
@@ -388,6 +499,7 @@ impl World {
                 }
             }
         }
+        self.dev_actions.truncate(start);
     }
 
     /// After a link failure: with `flushes`, take the packets queued at

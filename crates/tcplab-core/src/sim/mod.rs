@@ -16,11 +16,12 @@ pub use trace::{Capture, TraceKind};
 use crate::engine::time::to_secs;
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{AgentAction, ConnKey};
-use crate::net::{DevEvent, DevId, Device};
+use crate::net::{DevActions, DevEvent, DevId, Device};
 use crate::output::{RowSink, RunError, RunResult};
 use crate::packet::{FlowId, NodeId, PacketPool};
 use crate::transport::app::App;
 use crate::transport::socket::{SockId, Socket};
+use forward::PendingEnd;
 
 /// Events are small and `Copy`; packets travel as `PktId`s inside them.
 #[derive(Clone, Copy, Debug)]
@@ -29,7 +30,22 @@ pub enum Ev {
     /// event stays 12 bytes).
     DevTxDone(DevId),
     DevArrive(DevId, crate::packet::PktId),
+    /// A frame sent by device `sender` reaches the receivers in
+    /// `sender`'s fan-out list from index `first` on that have the same
+    /// propagation delay: one event standing for their consecutive
+    /// arrivals (see `DevScheduler::fan_out`).
+    FanArrive(DevId, crate::packet::PktId, u16),
+    /// The receptions of one frame ending at the same time at `count`
+    /// receivers in device `sender`'s fan-out list from index `first` on:
+    /// one event standing for their consecutive `FrameEnd`s (see
+    /// `World::fan_arrive`).
+    FanEnd {
+        sender: DevId,
+        first: u16,
+        count: u16,
+    },
     DevTimer(DevId, u32),
+    DevFrameEnd(DevId),
     /// A socket's timer (retransmission, delayed ACK).
     Socket(SockId),
     /// Timer `token` of agent number `agent` at a node.
@@ -68,6 +84,7 @@ impl Ev {
             DevEvent::TxDone => Ev::DevTxDone(dev),
             DevEvent::Arrive(p) => Ev::DevArrive(dev, p),
             DevEvent::Timer(t) => Ev::DevTimer(dev, t),
+            DevEvent::FrameEnd => Ev::DevFrameEnd(dev),
         }
     }
 }
@@ -107,6 +124,16 @@ pub struct World {
     /// carries them out (nested calls append and clear after them) and
     /// truncates back, so steady state allocates nothing.
     agent_actions: Vec<AgentAction>,
+    /// Action list of devices, used as a stack the same way (most device
+    /// events return no action: then it costs two length reads).
+    dev_actions: DevActions,
+    /// Events that `FanArrive` events stood for beyond one each: the run's
+    /// event count is the same as with one event per arrival.
+    merged_events: u64,
+    /// While a `FanArrive` is handled: the ends of the receptions it
+    /// started, numbered but not yet queued (see `World::fan_arrive`).
+    pending_ends: Vec<PendingEnd>,
+    batching_ends: bool,
     /// The applications and timers are scheduled (`prime` ran).
     primed: bool,
 }
@@ -146,6 +173,10 @@ impl World {
             delivered: 0,
             consumed: 0,
             agent_actions: Vec::new(),
+            dev_actions: Vec::new(),
+            merged_events: 0,
+            pending_ends: Vec::new(),
+            batching_ends: false,
             primed: false,
         }
     }
@@ -228,11 +259,17 @@ impl World {
         Ok(())
     }
 
+    /// Inlined into the run loop: one call less per event (the merged
+    /// events' loops stay out of line, so the loop stays small).
+    #[inline(always)]
     fn handle(&mut self, now: Time, ev: Ev) {
         match ev {
             Ev::DevTxDone(d) => self.device_event(now, d, DevEvent::TxDone),
             Ev::DevArrive(d, p) => self.device_event(now, d, DevEvent::Arrive(p)),
+            Ev::FanArrive(d, p, first) => self.fan_arrive(now, d, p, first),
             Ev::DevTimer(d, t) => self.device_event(now, d, DevEvent::Timer(t)),
+            Ev::DevFrameEnd(d) => self.device_event(now, d, DevEvent::FrameEnd),
+            Ev::FanEnd { sender, first, count } => self.fan_end(now, sender, first, count),
             Ev::Socket(s) => self.socket_timer(now, s),
             Ev::Agent(n, a, token) => self.agent_timer(now, n, a, token),
             Ev::Routing(n) => self.routing_timer(now, n),
@@ -256,6 +293,11 @@ impl World {
         if let Some(t) = self.trace.as_mut() {
             report::trace_row(t, &self.flows[flow as usize].name, now, kind, seq, len);
         }
+    }
+
+    /// Events handled so far, each arrival of a `FanArrive` counted.
+    pub fn events(&self) -> u64 {
+        self.q.processed() + self.merged_events
     }
 
     pub fn now_s(&self) -> f64 {

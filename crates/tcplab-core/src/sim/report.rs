@@ -486,7 +486,7 @@ pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
         summary: Summary {
             seed: w.seed,
             duration_s: to_secs(w.duration),
-            events: w.q.processed(),
+            events: w.events(),
             wall_s: wall,
             packets_created: w.pool.created(),
             packets_delivered: w.delivered,

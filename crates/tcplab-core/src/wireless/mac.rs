@@ -26,10 +26,12 @@
 use super::channel::Neighbour;
 use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, DATA_HDR, RTS_LEN};
 use super::propagation::Propagation;
+use crate::engine::time::{tx_time, SEC};
 use crate::engine::{Rng, Time};
-use crate::net::{DevAction, DevEvent, DevId, DevIo, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict};
+use crate::net::{
+    DevAction, DevEvent, DevId, DevIo, DevScheduler, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict,
+};
 use crate::packet::{ControlHeader, LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW};
-use smallvec::SmallVec;
 use std::any::Any;
 
 /// Frame kinds in `LinkHeader::Mac::kind`.
@@ -52,8 +54,7 @@ const T_ACCESS: u32 = 0;
 const T_TXEND: u32 = 1;
 const T_TIMEOUT: u32 = 2;
 const T_SIFS: u32 = 3;
-const T_RXEND: u32 = 4;
-const T_NAV: u32 = 5;
+const T_NAV: u32 = 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sent {
@@ -92,6 +93,7 @@ enum State {
 }
 
 /// A frame on the air at this receiver.
+#[derive(Clone, Copy)]
 struct Incoming {
     pkt: PktId,
     power: f64,
@@ -115,6 +117,80 @@ struct Current {
     /// Already shown to captures and agents (retransmissions are the MAC's
     /// business: a capture at the node shows the packet once).
     reported: bool,
+}
+
+/// Serialising at one rate: nanoseconds per byte when that is a whole
+/// number (then `tx_time` is exactly this product, no division), else the
+/// rate to divide by.
+#[derive(Clone, Copy, Debug)]
+enum Rate {
+    PerByte(Time),
+    Bps(u64),
+}
+
+impl Rate {
+    fn new(bps: u64) -> Rate {
+        // tx_time = (b * 8e9 + bps / 2) / bps = b * k exactly when
+        // 8e9 = k * bps (the rounding term is below one bps).
+        if (8 * SEC).is_multiple_of(bps) {
+            Rate::PerByte(8 * SEC / bps)
+        } else {
+            Rate::Bps(bps)
+        }
+    }
+
+    fn time(self, bytes: u64) -> Time {
+        match self {
+            Rate::PerByte(ns) => bytes * ns,
+            Rate::Bps(bps) => tx_time(bytes, bps),
+        }
+    }
+}
+
+/// The airtimes and interframe spaces every frame needs, computed once from
+/// the MAC's parameters (each `MacParams` method is a 64-bit division per
+/// call, and a station computes several per frame it senses). Equal to
+/// `MacParams`' methods: `airtimes_match_mac_params` checks it.
+#[derive(Clone, Copy, Debug)]
+struct Air {
+    plcp: Time,
+    rts: Time,
+    cts: Time,
+    ack: Time,
+    difs: Time,
+    eifs: Time,
+    data: Rate,
+    basic: Rate,
+}
+
+impl Air {
+    fn new(m: &MacParams) -> Air {
+        Air {
+            plcp: m.plcp,
+            rts: m.ctrl_air(RTS_LEN),
+            cts: m.ctrl_air(CTS_LEN),
+            ack: m.ctrl_air(ACK_LEN),
+            difs: m.difs(),
+            eifs: m.eifs(),
+            data: Rate::new(m.data_rate_bps),
+            basic: Rate::new(m.basic_rate_bps),
+        }
+    }
+
+    /// `MacParams::ctrl_air`.
+    fn ctrl(&self, len: u32) -> Time {
+        match len {
+            RTS_LEN => self.rts,
+            CTS_LEN => self.cts,
+            _ => self.plcp + self.basic.time(len as u64),
+        }
+    }
+
+    /// `MacParams::data_air`.
+    fn data(&self, size: u32, broadcast: bool) -> Time {
+        let rate = if broadcast { self.basic } else { self.data };
+        self.plcp + rate.time((DATA_HDR + size) as u64)
+    }
 }
 
 /// Per-station counters (the nodes table).
@@ -156,7 +232,10 @@ impl WifiStats {
 
 pub struct Dcf {
     pub node: NodeId,
+    /// The MAC's parameters (fixed once the station is built: `air` is
+    /// derived from them).
     pub mac: MacParams,
+    air: Air,
     pub phy: PhyParams,
     prop: Propagation,
     capture_ratio: f64,
@@ -186,7 +265,10 @@ pub struct Dcf {
     access_gen: u32,
     timeout_gen: u32,
     state: State,
-    rx: SmallVec<[Incoming; 4]>,
+    /// Frames on the air here. A Vec, not a SmallVec: it is looked at on
+    /// every event (`medium_idle`), and its capacity, once grown to the
+    /// most frames that overlapped, is kept.
+    rx: Vec<Incoming>,
     nav_until: Time,
     /// The last frame sensed ended undecoded: the next wait is EIFS.
     eifs: bool,
@@ -225,6 +307,7 @@ impl Dcf {
             fan,
             node,
             capture_ratio: phy.capture_ratio(),
+            air: Air::new(&mac),
             mac,
             phy,
             prop,
@@ -242,7 +325,7 @@ impl Dcf {
             access_gen: 0,
             timeout_gen: 0,
             state: State::Idle,
-            rx: SmallVec::new(),
+            rx: Vec::new(),
             nav_until: 0,
             eifs: false,
             idle: true,
@@ -260,7 +343,7 @@ impl Dcf {
         now < self.off_from
     }
 
-    fn timer(io: &mut DevIo, at: Time, kind: u32, gen: u32) {
+    fn timer<S: DevScheduler + ?Sized>(io: &mut DevIo<S>, at: Time, kind: u32, gen: u32) {
         io.sched.schedule(at, DevEvent::Timer(kind | (gen << KIND_BITS)));
     }
 
@@ -269,10 +352,11 @@ impl Dcf {
     }
 
     /// Airtime of a frame on the air.
+    #[inline(always)]
     fn air_of(&self, p: &Packet) -> Time {
         match p.l2 {
-            LinkHeader::Mac { kind: frame::DATA, rx, .. } => self.mac.data_air(p.size, rx == BROADCAST),
-            LinkHeader::Mac { len, .. } => self.mac.ctrl_air(len as u32),
+            LinkHeader::Mac { kind: frame::DATA, rx, .. } => self.air.data(p.size, rx == BROADCAST),
+            LinkHeader::Mac { len, .. } => self.air.ctrl(len as u32),
             LinkHeader::None => unreachable!("a frame without a MAC header on the air"),
         }
     }
@@ -282,8 +366,8 @@ impl Dcf {
     /// frame it announces (RTS and CTS carry that size in `Packet::size`),
     /// as every station runs the same rates.
     pub fn duration_of(&self, p: &Packet) -> Time {
-        let m = &self.mac;
-        let ack = m.ctrl_air(ACK_LEN);
+        let (m, a) = (&self.mac, &self.air);
+        let ack = a.ack;
         match p.l2 {
             LinkHeader::Mac { kind: frame::DATA, rx, .. } => {
                 if rx == BROADCAST {
@@ -292,10 +376,8 @@ impl Dcf {
                     m.sifs + ack
                 }
             }
-            LinkHeader::Mac { kind: frame::RTS, .. } => {
-                3 * m.sifs + m.ctrl_air(CTS_LEN) + m.data_air(p.size, false) + ack
-            }
-            LinkHeader::Mac { kind: frame::CTS, .. } => 2 * m.sifs + m.data_air(p.size, false) + ack,
+            LinkHeader::Mac { kind: frame::RTS, .. } => 3 * m.sifs + a.cts + a.data(p.size, false) + ack,
+            LinkHeader::Mac { kind: frame::CTS, .. } => 2 * m.sifs + a.data(p.size, false) + ack,
             _ => 0,
         }
     }
@@ -307,7 +389,7 @@ impl Dcf {
     }
 
     /// Show a frame to captures (they get their own reference).
-    fn show(pkt: PktId, io: &mut DevIo) {
+    fn show<S: DevScheduler + ?Sized>(pkt: PktId, io: &mut DevIo<S>) {
         if io.report_transmit {
             io.pool.share(pkt);
             io.out.push(DevAction::Frame(pkt));
@@ -315,11 +397,12 @@ impl Dcf {
     }
 
     fn medium_idle(&self, now: Time) -> bool {
-        self.state == State::Idle && self.rx.is_empty() && self.nav_until <= now
+        matches!(self.state, State::Idle) && self.rx.is_empty() && self.nav_until <= now
     }
 
     /// Take the next frame from the interface queue if none is being sent.
-    fn load(&mut self, now: Time, io: &mut DevIo) {
+    #[inline]
+    fn load<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         if self.cur.is_some() {
             return;
         }
@@ -339,12 +422,12 @@ impl Dcf {
 
     /// The medium just became idle (or a frame arrived while it was): arm
     /// the access timer for DIFS/EIFS plus the pending backoff.
-    fn arm(&mut self, now: Time, io: &mut DevIo) {
+    fn arm<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         self.load(now, io);
         if (self.cur.is_none() && self.backoff.is_none()) || self.access.is_some() {
             return;
         }
-        let ifs = if self.eifs { self.mac.eifs() } else { self.mac.difs() };
+        let ifs = if self.eifs { self.air.eifs } else { self.air.difs };
         let start = self.idle_since + ifs;
         let slots = self.backoff.unwrap_or(0);
         let fire = (start + slots as Time * self.mac.slot).max(now);
@@ -374,22 +457,29 @@ impl Dcf {
         }
     }
 
-    /// Compare the medium state with what the backoff last saw.
-    fn settle(&mut self, now: Time, io: &mut DevIo) {
+    /// Compare the medium state with what the backoff last saw. Runs after
+    /// every event, most of which change nothing: that check is inlined.
+    #[inline]
+    fn settle<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         let idle = self.medium_idle(now);
-        if idle && !self.idle {
-            self.idle = true;
+        if idle != self.idle {
+            self.medium_changed(idle, now, io);
+        }
+    }
+
+    fn medium_changed<S: DevScheduler + ?Sized>(&mut self, idle: bool, now: Time, io: &mut DevIo<S>) {
+        self.idle = idle;
+        if idle {
             self.idle_since = now;
             self.arm(now, io);
-        } else if !idle && self.idle {
-            self.idle = false;
+        } else {
             self.freeze(now);
         }
     }
 
     /// Put a frame on the air: every station in range gets it after its
     /// propagation delay.
-    fn radiate(&mut self, now: Time, pkt: PktId, air: Time, io: &mut DevIo) {
+    fn radiate<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, air: Time, io: &mut DevIo<S>) {
         Self::show(pkt, io);
         // A radio switched off keeps its MAC's timing but reaches no one.
         if self.on(now) {
@@ -406,7 +496,7 @@ impl Dcf {
         Self::timer(io, now + air, T_TXEND, 0);
     }
 
-    fn send_ctrl(&mut self, now: Time, kind: u8, to: NodeId, size: u32, io: &mut DevIo) {
+    fn send_ctrl<S: DevScheduler + ?Sized>(&mut self, now: Time, kind: u8, to: NodeId, size: u32, io: &mut DevIo<S>) {
         let (len, sent) = match kind {
             frame::RTS => (RTS_LEN, Sent::Rts),
             frame::CTS => (CTS_LEN, Sent::Cts),
@@ -433,12 +523,12 @@ impl Dcf {
         }
         self.state = State::Tx(sent);
         self.ctrl_on_air = Some(id);
-        self.radiate(now, id, self.mac.ctrl_air(len), io);
+        self.radiate(now, id, self.air.ctrl(len), io);
     }
 
-    fn send_data(&mut self, now: Time, io: &mut DevIo) {
+    fn send_data<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         let c = self.cur.expect("data to send");
-        let air = self.mac.data_air(c.size, c.to.is_none());
+        let air = self.air.data(c.size, c.to.is_none());
         if c.to.is_some() {
             self.stats.data_sent += 1;
             self.state = State::Tx(Sent::Data);
@@ -455,7 +545,7 @@ impl Dcf {
         self.radiate(now, c.pkt, air, io);
     }
 
-    fn start_exchange(&mut self, now: Time, io: &mut DevIo) {
+    fn start_exchange<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
         let c = self.cur.expect("a frame to send");
         match c.to {
             Some(to) if c.rts => self.send_ctrl(now, frame::RTS, to, c.size, io),
@@ -465,7 +555,7 @@ impl Dcf {
 
     /// The current frame is done with: delivered (or broadcast), or dropped
     /// at the retry limit. Either way CW resets and a new backoff is drawn.
-    fn finish(&mut self, delivered: bool, io: &mut DevIo) {
+    fn finish<S: DevScheduler + ?Sized>(&mut self, delivered: bool, io: &mut DevIo<S>) {
         let c = self.cur.take().expect("a current frame");
         if delivered {
             if c.to.is_some() {
@@ -491,7 +581,7 @@ impl Dcf {
 
     fn on_timeout(&mut self) -> bool {
         let c = self.cur.expect("a frame awaiting its response");
-        let (count, limit) = if self.state == State::WaitCts || !c.rts {
+        let (count, limit) = if matches!(self.state, State::WaitCts) || !c.rts {
             self.src += 1;
             (self.src, self.mac.short_retry_limit)
         } else {
@@ -508,7 +598,8 @@ impl Dcf {
         true
     }
 
-    fn on_arrive(&mut self, now: Time, pkt: PktId, io: &mut DevIo) {
+    #[inline(always)]
+    fn on_arrive<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, io: &mut DevIo<S>) {
         if !self.on(now) {
             io.pool.release(pkt);
             return;
@@ -543,12 +634,22 @@ impl Dcf {
             }
         }
         self.rx.push(Incoming { pkt, power, end, ok, hit, during_tx: transmitting });
-        io.sched.schedule_frame_end(pkt, end, DevEvent::Timer(T_RXEND));
+        io.sched.schedule_frame_end(pkt, end);
     }
 
-    fn on_rx_end(&mut self, now: Time, io: &mut DevIo) {
-        while let Some(i) = self.rx.iter().position(|r| r.end <= now) {
-            let r = self.rx.remove(i);
+    #[inline(always)]
+    fn on_rx_end<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
+        // One pass in arrival order: the frames that have ended are taken
+        // out and handled, the others slide down over them (no shift of
+        // the list per frame). Handling a frame never looks at `rx`.
+        let mut kept = 0;
+        for i in 0..self.rx.len() {
+            let r = self.rx[i];
+            if r.end > now {
+                self.rx[kept] = r;
+                kept += 1;
+                continue;
+            }
             if r.hit {
                 self.stats.collisions += 1;
             }
@@ -564,10 +665,11 @@ impl Dcf {
                 io.pool.release(r.pkt);
             }
         }
+        self.rx.truncate(kept);
     }
 
     /// A frame decoded at this station.
-    fn receive(&mut self, now: Time, pkt: PktId, io: &mut DevIo) {
+    fn receive<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, io: &mut DevIo<S>) {
         // The fields needed, not a copy of the packet (most frames decoded
         // are control frames or someone else's).
         let p = io.pool.get(pkt);
@@ -592,7 +694,7 @@ impl Dcf {
             frame::RTS => {
                 // Answer only with the medium free by our NAV and no
                 // exchange of our own under way.
-                if self.state == State::Idle && self.nav_until <= now {
+                if matches!(self.state, State::Idle) && self.nav_until <= now {
                     self.state = State::Sifs(Reply::Cts { to: tx, size });
                     Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
                 }
@@ -616,7 +718,7 @@ impl Dcf {
             }
             _ => {
                 if rx != BROADCAST {
-                    if self.state == State::Idle {
+                    if matches!(self.state, State::Idle) {
                         self.state = State::Sifs(Reply::Ack { to: tx });
                         Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
                     }
@@ -645,7 +747,8 @@ impl Dcf {
         }
     }
 
-    fn on_timer(&mut self, now: Time, token: u32, io: &mut DevIo) {
+    #[inline(always)]
+    fn on_timer<S: DevScheduler + ?Sized>(&mut self, now: Time, token: u32, io: &mut DevIo<S>) {
         let gen = token >> KIND_BITS;
         match token & ((1 << KIND_BITS) - 1) {
             T_ACCESS => {
@@ -656,7 +759,7 @@ impl Dcf {
                 self.backoff = None;
                 self.load(now, io);
                 if self.cur.is_some() {
-                    if self.state == State::Idle {
+                    if matches!(self.state, State::Idle) {
                         self.start_exchange(now, io);
                     } else {
                         self.backoff = Some(self.draw());
@@ -671,13 +774,13 @@ impl Dcf {
                     State::Tx(Sent::Rts) => {
                         self.state = State::WaitCts;
                         self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.mac.ctrl_air(CTS_LEN) + self.mac.slot;
+                        let at = now + self.mac.sifs + self.air.cts + self.mac.slot;
                         Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
                     }
                     State::Tx(Sent::Data) => {
                         self.state = State::WaitAck;
                         self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.mac.ctrl_air(ACK_LEN) + self.mac.slot;
+                        let at = now + self.mac.sifs + self.air.ack + self.mac.slot;
                         Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
                     }
                     State::Tx(Sent::Broadcast) => self.finish(true, io),
@@ -699,13 +802,19 @@ impl Dcf {
                 State::Sifs(Reply::Data) => self.send_data(now, io),
                 _ => {}
             },
-            T_RXEND => self.on_rx_end(now, io),
             _ => {} // T_NAV: `settle` looks at the NAV
         }
     }
 
     /// Offer a packet: into the interface queue, then access if the MAC is quiet.
-    fn offer(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, first: bool, io: &mut DevIo) {
+    fn offer<S: DevScheduler + ?Sized>(
+        &mut self,
+        now: Time,
+        pkt: PktId,
+        next_hop: Option<NodeId>,
+        first: bool,
+        io: &mut DevIo<S>,
+    ) {
         let p = io.pool.get_mut(pkt);
         p.l2 = LinkHeader::Mac {
             tx: self.node,
@@ -747,28 +856,52 @@ impl Dcf {
     }
 }
 
+/// The entry points with the scheduler's type known: the world calls these
+/// directly (no dynamic call per event or per scheduled timer); the
+/// `NetDevice` methods are the same with a `dyn` scheduler.
+impl Dcf {
+    /// Offer a packet (`first`: ahead of the queued data).
+    pub fn send_on<S: DevScheduler + ?Sized>(
+        &mut self,
+        now: Time,
+        pkt: PktId,
+        next_hop: Option<NodeId>,
+        first: bool,
+        io: &mut DevIo<S>,
+    ) {
+        self.offer(now, pkt, next_hop, first, io);
+        self.settle(now, io);
+    }
+
+    /// Called once per event by the world's dispatch, and inlined there
+    /// (left to itself, the release build's inliner keeps it a call).
+    #[inline(always)]
+    pub fn on_event_on<S: DevScheduler + ?Sized>(&mut self, now: Time, ev: DevEvent, io: &mut DevIo<S>) {
+        match ev {
+            DevEvent::Arrive(pkt) => self.on_arrive(now, pkt, io),
+            DevEvent::Timer(token) => self.on_timer(now, token, io),
+            DevEvent::FrameEnd => self.on_rx_end(now, io),
+            DevEvent::TxDone => {}
+        }
+        self.settle(now, io);
+    }
+}
+
 impl NetDevice for Dcf {
     fn node(&self) -> NodeId {
         self.node
     }
 
     fn send(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, io: &mut DevIo) {
-        self.offer(now, pkt, next_hop, false, io);
-        self.settle(now, io);
+        self.send_on(now, pkt, next_hop, false, io);
     }
 
     fn send_first(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, io: &mut DevIo) {
-        self.offer(now, pkt, next_hop, true, io);
-        self.settle(now, io);
+        self.send_on(now, pkt, next_hop, true, io);
     }
 
     fn on_event(&mut self, now: Time, ev: DevEvent, io: &mut DevIo) {
-        match ev {
-            DevEvent::Arrive(pkt) => self.on_arrive(now, pkt, io),
-            DevEvent::Timer(token) => self.on_timer(now, token, io),
-            DevEvent::TxDone => {}
-        }
-        self.settle(now, io);
+        self.on_event_on(now, ev, io);
     }
 
     fn has_room(&self) -> bool {
@@ -791,6 +924,10 @@ impl NetDevice for Dcf {
         (n.power_w >= self.phy.rx_threshold_w).then_some(n.dev)
     }
 
+    fn fan_targets(&self) -> &[FanOut] {
+        &self.fan
+    }
+
     fn radio_on(&self, now: Time) -> bool {
         self.on(now)
     }
@@ -809,5 +946,29 @@ impl NetDevice for Dcf {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::time::US;
+
+    #[test]
+    fn airtimes_match_mac_params() {
+        // whole nanoseconds per byte (1 and 2 Mbit/s) and not (5.5, 11, 0.3)
+        for (data, basic) in [(2_000_000, 1_000_000), (11_000_000, 5_500_000), (300_000, 7)] {
+            let m = MacParams { data_rate_bps: data, basic_rate_bps: basic, sifs: 16 * US, ..MacParams::default() };
+            let a = Air::new(&m);
+            for len in [RTS_LEN, CTS_LEN, ACK_LEN, 1, 33] {
+                assert_eq!(a.ctrl(len), m.ctrl_air(len), "{data} {basic} {len}");
+            }
+            for size in [0, 1, 40, 1460, 1500, 65_535] {
+                for bc in [false, true] {
+                    assert_eq!(a.data(size, bc), m.data_air(size, bc), "{data} {basic} {size} {bc}");
+                }
+            }
+            assert_eq!((a.difs, a.eifs), (m.difs(), m.eifs()));
+        }
     }
 }

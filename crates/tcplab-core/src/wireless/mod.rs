@@ -11,7 +11,11 @@
 //! devices on one queue line per frame (`DevScheduler::fan_out`, each event
 //! keeping the insertion number it would have had alone) and carrying a
 //! shared reference to one pool slot; the ends of the receptions share a
-//! second line (`DevScheduler::schedule_frame_end`). Each receiver's PHY
+//! second line (`DevScheduler::schedule_frame_end`). Arrivals due at the
+//! same time (receivers at equal distances), and the ends of their
+//! receptions, travel as one queue event each (`Ev::FanArrive`,
+//! `Ev::FanEnd`, in `sim::forward`): their insertion numbers leave no room
+//! for any other event between them. Each receiver's PHY
 //! state (frames on the air at that receiver, NAV, EIFS) lives in its own
 //! device. No shared mutable state, and the cost of a frame grows with its
 //! neighbourhood, not the network.

@@ -65,6 +65,7 @@ impl Propagation {
 
     /// The power of one frame at one receiver: the mean, with a shadowing
     /// draw from `rng` for the shadowing model.
+    #[inline]
     pub fn sample_power(&self, mean: f64, rng: &mut Rng) -> f64 {
         match *self {
             Propagation::Shadowing { sigma_db, .. } if sigma_db > 0.0 => {

@@ -1,4 +1,5 @@
-"""Store golden outputs for the core: every example scenario and every run of
+"""Store golden outputs for the core: every example scenario, a few variants
+of the 802.11 ones (each routing protocol, shadowing), and every run of
 both studies' quick modes, as the scenario JSON the binding hands to the core
 plus the outputs it produced. `crates/tcplab-core/tests/golden.rs` re-runs
 each case and demands byte-identical flows/links tables and identical digests
@@ -25,9 +26,19 @@ import tcplab  # noqa: E402
 import importlib  # noqa: E402
 
 from tcplab import _core  # noqa: E402
+from tcplab.scenario import set_value  # noqa: E402
 
 # The module (the package exports a function of the same name).
 sweep = importlib.import_module("tcplab.sweep")
+
+
+#: (example scenario, key, value): extra cases (see main).
+VARIANTS = [
+    ("aodv-chain", "wireless.routing", "dsr"),
+    ("aodv-chain", "wireless.routing", "olsr"),
+    ("aodv-chain", "wireless.routing", "dsdv"),
+    ("wifi-chain", "wireless.propagation", "shadowing"),
+]
 
 
 def digest(text: str | bytes) -> str:
@@ -97,6 +108,17 @@ def main() -> int:
         data["pcap"] = [{"link": 0, "direction": "reverse"}] if data.get("link") else []
         data["pcap"].append({"node": data["flow"][0]["from"]})
         record(f"scenario-{path.stem}", case_json(data, trace=True, sample="100ms"))
+        n += 1
+    # The routing protocols and shadowing over 802.11, which no example
+    # scenario covers on its own: the AODV chain with each other protocol,
+    # the static chain with log-normal shadowing.
+    for base, key, value in VARIANTS:
+        data = tcplab.load_scenario(ROOT / "scenarios" / f"{base}.toml").data
+        set_value(data, key, value)
+        if key == "wireless.routing":
+            data["wireless"].pop("aodv", None)  # AODV's own table goes with it
+        data["pcap"] = [{"node": data["flow"][0]["from"]}]
+        record(f"variant-{base}-{value}", case_json(data, trace=True, sample="100ms"))
         n += 1
     for study in ("basestation", "gsmlink"):
         for i, text in enumerate(study_texts(study)):

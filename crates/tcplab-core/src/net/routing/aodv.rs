@@ -5,6 +5,23 @@
 //! route lifetimes, link breakage learnt from the MAC (the retry limit),
 //! local repair off and HELLO messages off (both options).
 //!
+//! Local repair (`local_repair`, RFC 3561 6.12; off by default, on in
+//! ns-2.35's build): when the MAC gives up on a data packet at a relay that
+//! has carried it more hops than its route has left (ns-2.35's test in
+//! `rt_ll_failed`), the relay holds the packet and those queued for the
+//! same destination through that neighbour, marks the route in repair
+//! (down, precursors kept), raises the destination's sequence number (so
+//! only the destination or a node with a fresher route answers) and
+//! broadcasts its own request with TTL max(MIN_REPAIR_TTL, hops come / 2) +
+//! LOCAL_ADD_TTL (MIN_REPAIR_TTL: the route's last hop count; 2), with no
+//! route error. Packets for the destination arriving meanwhile wait too. A
+//! reply within 2 x TTL x NODE_TRAVERSAL_TIME sends them on; else a route
+//! error goes to the precursors and they are dropped (counted as a failed
+//! discovery). Other routes through the neighbour break as without the
+//! option. Not done: the RFC's MAX_REPAIR_TTL bound (ns-2.35 has none
+//! either; its test above is the only one) and the RERR with the N flag
+//! when the repaired route is longer (ns-2.35 sends none).
+//!
 //! Messages travel one hop at a time as real control packets (UDP port 654
 //! in the RFC): a request is broadcast and re-broadcast by every node that
 //! has not seen it; a reply is unicast to the next hop towards the

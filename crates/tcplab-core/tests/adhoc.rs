@@ -1154,3 +1154,45 @@ fn aodv_failed_local_repair_ends_in_a_route_error_and_drops() {
     // (4 hops back), n0 from 4 hops away.
     assert!(aodv(&w, 0).routes().iter().all(|e| e.0 != 4 || e.2 == 4));
 }
+
+/// Local repair on the long chains of the ns-2.35 comparison (16 and 30
+/// hops, 250 m apart, NewReno from n0 from 1 s, 100 s, seeds 1-3): routing
+/// packets with and without `local_repair`, and the repairs by outcome and
+/// direction (towards the TCP receiver: data; towards n0: ACKs).
+/// `cargo test --release --test adhoc local_repair_on_long_chains -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn aodv_local_repair_on_long_chains() {
+    for hops in [16usize, 30] {
+        for lr in [false, true] {
+            for seed in 1..=3 {
+                let nodes: Vec<(String, f64, f64)> =
+                    (0..=hops).map(|i| (format!("n{i}"), 250.0 * i as f64, 0.0)).collect();
+                let flow = format!(
+                    "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"newreno\"\npacket_size = 1460\n\
+                     window = 32\napp = {{ kind = \"bulk\", start = 1.0 }}\n"
+                );
+                let extra = if lr { "[wireless.aodv]\nlocal_repair = true" } else { "" };
+                let sc = scenario("101s", "aodv", extra, &nodes, &flow).replace("seed = 1", &format!("seed = {seed}"));
+                let mut w = build(&sc);
+                w.run_until(101 * SEC - 1);
+                let reps: Vec<_> = (0..=hops).flat_map(|n| aodv(&w, n).local_repairs.clone()).collect();
+                let ok = reps.iter().filter(|r| r.repaired == Some(true)).count();
+                let to_dst = reps.iter().filter(|r| r.dst as usize == hops).count();
+                let r = w.run();
+                println!(
+                    "hops {hops} local_repair {lr} seed {seed}: routing packets {} (rreq {} rrep {} rerr {}), \
+                     goodput {:.0}, repairs {} ({ok} repaired; {to_dst} towards n{hops}), \
+                     drops after a failed repair or discovery {}",
+                    col_sum(&r.nodes, "routing_packets"),
+                    col_sum(&r.nodes, "rreq_sent"),
+                    col_sum(&r.nodes, "rrep_sent"),
+                    col_sum(&r.nodes, "rerr_sent"),
+                    r.flows.get("goodput_bps", 0).unwrap(),
+                    reps.len(),
+                    col_sum(&r.nodes, "drops_no_route_discovery_failed"),
+                );
+            }
+        }
+    }
+}

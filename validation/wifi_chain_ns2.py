@@ -22,7 +22,9 @@ tcplab's `[wireless.aodv] net_diameter` (ns-2.35 hard-codes 30);
 ns-2.35's does; `--aodv-no-new-ring` makes tcplab's AODV search a
 destination it never reached network-wide at once, as ns-2.35 does in
 effect; `--aodv-hold-down 10` makes it hold a destination down for 10 s
-after a discovery gives up, as ns-2.35 does (MAX_RREQ_TIMEOUT).
+after a discovery gives up, as ns-2.35 does (MAX_RREQ_TIMEOUT);
+`--aodv-local-repair` makes it repair a route broken near its destination
+locally, as ns-2.35 built with AODV_LOCAL_REPAIR does (local_repair = true).
 
 ns-2's router-level trace goes to a temporary file (or `--trace-dir`) and is
 read for the routing packets sent (`s` and `f` lines of AODV, DSDV's
@@ -152,7 +154,8 @@ def run_ns2(hops: int, seed: int, duration: float, routing: str = "static", trac
 
 def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
                net_diameter: int | None = None, dsdv_mac_failures: bool = True,
-               new_destination_ring: bool = True, hold_down: float | None = None) -> dict:
+               new_destination_ring: bool = True, hold_down: float | None = None,
+               local_repair: bool = False) -> dict:
     sc = scenario(hops, seed, duration, routing)
     if routing == "aodv":
         aodv = {} if net_diameter is None else {"net_diameter": net_diameter}
@@ -160,6 +163,8 @@ def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
             aodv["new_destination_ring"] = False
         if hold_down is not None:
             aodv["discovery_hold_down"] = f"{hold_down}s"
+        if local_repair:
+            aodv["local_repair"] = True
         if aodv:
             sc["wireless"]["aodv"] = aodv
     if not dsdv_mac_failures and routing == "dsdv":
@@ -204,6 +209,9 @@ def main() -> int:
     ap.add_argument("--aodv-hold-down", type=float, default=None, metavar="SECONDS",
                     help="tcplab's AODV starts no discovery for a destination this long after one "
                          "gave up (discovery_hold_down; ns-2.35: 10)")
+    ap.add_argument("--aodv-local-repair", action="store_true",
+                    help="tcplab's AODV repairs a route broken near its destination locally, as "
+                         "ns-2.35 built with AODV_LOCAL_REPAIR (local_repair = true)")
     ap.add_argument("--dsdv-no-mac-failures", action="store_true",
                     help="tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)")
     ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
@@ -218,7 +226,7 @@ def main() -> int:
     for hops in a.hops:
         seeds = range(1, a.seeds + 1)
         ours = [run_tcplab(hops, s, a.duration, a.routing, a.net_diameter, not a.dsdv_no_mac_failures,
-                          not a.aodv_no_new_ring, a.aodv_hold_down) for s in seeds]
+                          not a.aodv_no_new_ring, a.aodv_hold_down, a.aodv_local_repair) for s in seeds]
         theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir) for s in seeds]
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
         opt = lambda rs, k: "-" if rs[0][k] is None else f"{mean(rs, k):.1f}"  # noqa: E731

@@ -1059,3 +1059,140 @@ fn aodv_discovery_hold_down_after_a_failed_discovery_as_ns2() {
     let text = scenario("1s", "aodv", "[wireless.aodv]\ndiscovery_hold_down = \"10s\"", &chain_nodes(1), "");
     assert_eq!(Scenario::from_toml_str(&text).unwrap().build().nodes.len(), 2);
 }
+
+/// A 6-hop chain n0..n6 carrying a light UDP flow n0 -> n6, with a spare
+/// node beside n5 (within range of n4 and n6, and of n5, only): the route
+/// goes through n5 or the spare, and switching that relay off at 10 s
+/// breaks the link n4 -> relay for a packet that has come 4 hops and has
+/// 2 left. `spare`: whether the spare node is there (else the repair
+/// cannot succeed). Returns the world run to 20 s, the relay switched off
+/// and the bytes delivered by 10 s.
+fn aodv_break_near_the_destination(extra: &str, spare: bool) -> (World, u32, f64) {
+    let mut nodes = chain_nodes(6);
+    if spare {
+        nodes.push(("s".into(), 5.0 * SPACING, 100.0));
+    }
+    let sc = scenario("20s", "aodv", extra, &nodes, &probe("n0", "n6", 1.0));
+    let mut w = build(&sc);
+    let off_at = 10 * SEC;
+    w.run_until(off_at - 1);
+    let victim = aodv(&w, 4).routes().into_iter().find(|e| e.0 == 6).expect("n4 has a route to n6").1;
+    assert!(victim == 5 || victim == 7, "n4's next hop to n6 is {victim}");
+    let dev = w.nodes[victim as usize].devices[0];
+    w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+    let by_10 = run_toml(&sc.replace("duration = \"20s\"", "duration = \"10s\""))
+        .unwrap()
+        .flows
+        .get("bytes_delivered", 0)
+        .unwrap();
+    w.run_until(20 * SEC - 1);
+    (w, victim, by_10)
+}
+
+/// RFC 3561 6.12 local repair (`local_repair = true`, ns-2.35's build): n4
+/// searches for n6 itself with TTL max(2 hops left, 4 hops come / 2) + 2 =
+/// 4, finds it through the other relay, and sends on the packet it held;
+/// no route error is sent and n0 makes no new discovery. Without it (the
+/// default) n4's route error reaches n0, which discovers the route again.
+#[test]
+fn aodv_local_repair_of_a_break_near_the_destination() {
+    let rerrs = |w: &World| (0..w.nodes.len()).map(|n| aodv(w, n).stats.route_errors).sum::<u64>();
+    let (w, victim, by_10) = aodv_break_near_the_destination("[wireless.aodv]\nlocal_repair = true", true);
+    let repairs = &aodv(&w, 4).local_repairs;
+    println!("local repair: victim {victim}, repairs at n4 {repairs:?}, by 10 s {by_10} bytes");
+    assert_eq!(repairs.len(), 1, "{repairs:?}");
+    let r = repairs[0];
+    assert_eq!((r.dst, r.last_hops, r.ttl, r.repaired), (6, 2, 4, Some(true)));
+    assert!(r.at >= 10 * SEC && r.at < 11 * SEC, "{r:?}");
+    for n in 0..w.nodes.len() {
+        if n != 4 {
+            assert!(aodv(&w, n).local_repairs.is_empty(), "n{n} repaired too");
+        }
+    }
+    assert_eq!(rerrs(&w), 0, "no route error");
+    assert_eq!(aodv(&w, 0).stats.discoveries, 1, "no new discovery at the source");
+    assert_eq!(aodv(&w, 4).stats.drops_discovery_failed, 0);
+    // The route goes around the dead relay and the packets go on: every
+    // packet sent but the last one or two in flight at 20 s, none lost.
+    let around = aodv(&w, 4).routes().into_iter().find(|e| e.0 == 6).expect("a route to n6").1;
+    assert_eq!(around, 12 - victim, "through the other relay");
+    let r = w.run();
+    let sent = r.flows.get("packets_sent", 0).unwrap() * 512.0;
+    let got = r.flows.get("bytes_delivered", 0).unwrap();
+    println!("local repair: sent {sent}, delivered {got}");
+    assert!(got > by_10 + 15.0 * 512.0, "the flow goes on after the break: {by_10} -> {got}");
+    assert!(sent - got <= 2.0 * 512.0, "no packet lost: sent {sent}, delivered {got}");
+
+    // Without local repair: the route error travels back to n0, which
+    // finds the route again with a new discovery.
+    let (w, _, _) = aodv_break_near_the_destination("", true);
+    assert!(aodv(&w, 4).local_repairs.is_empty());
+    assert!(aodv(&w, 4).stats.route_errors >= 1, "n4 sends a route error");
+    assert!(aodv(&w, 1).stats.route_errors >= 1, "it reaches n0's neighbour, which passes it on");
+    assert!(aodv(&w, 0).stats.discoveries >= 2, "n0 discovers the route again");
+    let r = w.run();
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() > by_10 + 15.0 * 512.0, "the flow goes on");
+}
+
+/// A local repair that finds nothing (the chain has no way round the dead
+/// relay) ends as a break: after its wait (2 x 4 hops x 30 ms), a route
+/// error from n4 to its precursors and the held packets dropped (counted
+/// as a failed discovery); n0 then learns it and discovers anew.
+#[test]
+fn aodv_failed_local_repair_ends_in_a_route_error_and_drops() {
+    let (w, victim, _) = aodv_break_near_the_destination("[wireless.aodv]\nlocal_repair = true", false);
+    assert_eq!(victim, 5);
+    let a4 = aodv(&w, 4);
+    println!("failed repair: {:?}, n4 stats {:?}", a4.local_repairs, a4.stats);
+    let r = a4.local_repairs[0];
+    assert_eq!((r.dst, r.last_hops, r.ttl, r.repaired), (6, 2, 4, Some(false)));
+    assert!(a4.stats.route_errors >= 1, "n4 sends a route error");
+    assert!(a4.stats.drops_discovery_failed >= 1, "n4 drops what it held");
+    assert!(aodv(&w, 1).stats.route_errors >= 1, "the error goes back towards n0");
+    assert!(aodv(&w, 0).stats.discoveries >= 2, "n0 discovers anew");
+    // The repair request went no farther than its TTL: n0 .. n3 heard it
+    // (4 hops back), n0 from 4 hops away.
+    assert!(aodv(&w, 0).routes().iter().all(|e| e.0 != 4 || e.2 == 4));
+}
+
+/// Local repair on the long chains of the ns-2.35 comparison (16 and 30
+/// hops, 250 m apart, NewReno from n0 from 1 s, 100 s, seeds 1-3): routing
+/// packets with and without `local_repair`, and the repairs by outcome and
+/// direction (towards the TCP receiver: data; towards n0: ACKs).
+/// `cargo test --release --test adhoc local_repair_on_long_chains -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn aodv_local_repair_on_long_chains() {
+    for hops in [16usize, 30] {
+        for lr in [false, true] {
+            for seed in 1..=3 {
+                let nodes: Vec<(String, f64, f64)> =
+                    (0..=hops).map(|i| (format!("n{i}"), 250.0 * i as f64, 0.0)).collect();
+                let flow = format!(
+                    "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"newreno\"\npacket_size = 1460\n\
+                     window = 32\napp = {{ kind = \"bulk\", start = 1.0 }}\n"
+                );
+                let extra = if lr { "[wireless.aodv]\nlocal_repair = true" } else { "" };
+                let sc = scenario("101s", "aodv", extra, &nodes, &flow).replace("seed = 1", &format!("seed = {seed}"));
+                let mut w = build(&sc);
+                w.run_until(101 * SEC - 1);
+                let reps: Vec<_> = (0..=hops).flat_map(|n| aodv(&w, n).local_repairs.clone()).collect();
+                let ok = reps.iter().filter(|r| r.repaired == Some(true)).count();
+                let to_dst = reps.iter().filter(|r| r.dst as usize == hops).count();
+                let r = w.run();
+                println!(
+                    "hops {hops} local_repair {lr} seed {seed}: routing packets {} (rreq {} rrep {} rerr {}), \
+                     goodput {:.0}, repairs {} ({ok} repaired; {to_dst} towards n{hops}), \
+                     drops after a failed repair or discovery {}",
+                    col_sum(&r.nodes, "routing_packets"),
+                    col_sum(&r.nodes, "rreq_sent"),
+                    col_sum(&r.nodes, "rrep_sent"),
+                    col_sum(&r.nodes, "rerr_sent"),
+                    r.flows.get("goodput_bps", 0).unwrap(),
+                    reps.len(),
+                    col_sum(&r.nodes, "drops_no_route_discovery_failed"),
+                );
+            }
+        }
+    }
+}

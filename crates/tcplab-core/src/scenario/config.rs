@@ -208,6 +208,9 @@ pub struct AodvCfg {
     /// No new discovery for a destination this long after one gave up
     /// (default 0: none, RFC 3561; ns-2.35: 10 s, its MAX_RREQ_TIMEOUT).
     pub discovery_hold_down: Option<Dur>,
+    /// Local repair of a route broken near its destination (RFC 3561
+    /// 6.12; default false as the issue asks; ns-2.35 has it on).
+    pub local_repair: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

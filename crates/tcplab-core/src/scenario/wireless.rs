@@ -482,6 +482,9 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     if let Some(x) = a.new_destination_ring {
         p.new_destination_ring = x;
     }
+    if let Some(x) = a.local_repair {
+        p.local_repair = x;
+    }
     set_t(&mut p.active_route_timeout, a.active_route_timeout);
     set_t(&mut p.my_route_timeout, a.my_route_timeout);
     set_t(&mut p.node_traversal_time, a.node_traversal_time);

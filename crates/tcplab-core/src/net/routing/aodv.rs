@@ -5,6 +5,23 @@
 //! route lifetimes, link breakage learnt from the MAC (the retry limit),
 //! local repair off and HELLO messages off (both options).
 //!
+//! Local repair (`local_repair`, RFC 3561 6.12; off by default, on in
+//! ns-2.35's build): when the MAC gives up on a data packet at a relay that
+//! has carried it more hops than its route has left (ns-2.35's test in
+//! `rt_ll_failed`), the relay holds the packet and those queued for the
+//! same destination through that neighbour, marks the route in repair
+//! (down, precursors kept), raises the destination's sequence number (so
+//! only the destination or a node with a fresher route answers) and
+//! broadcasts its own request with TTL max(MIN_REPAIR_TTL, hops come / 2) +
+//! LOCAL_ADD_TTL (MIN_REPAIR_TTL: the route's last hop count; 2), with no
+//! route error. Packets for the destination arriving meanwhile wait too. A
+//! reply within 2 x TTL x NODE_TRAVERSAL_TIME sends them on; else a route
+//! error goes to the precursors and they are dropped (counted as a failed
+//! discovery). Other routes through the neighbour break as without the
+//! option. Not done: the RFC's MAX_REPAIR_TTL bound (ns-2.35 has none
+//! either; its test above is the only one) and the RERR with the N flag
+//! when the repaired route is longer (ns-2.35 sends none).
+//!
 //! Messages travel one hop at a time as real control packets (UDP port 654
 //! in the RFC): a request is broadcast and re-broadcast by every node that
 //! has not seen it; a reply is unicast to the next hop towards the
@@ -24,7 +41,7 @@ use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};
 use crate::engine::{Rng, Time};
 use crate::net::device::DevId;
-use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST, UDP_HEADER};
+use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST, DEFAULT_TTL, UDP_HEADER};
 use std::any::Any;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -91,6 +108,14 @@ pub struct AodvParams {
     /// backoff is within a discovery; a source may start a new one with
     /// the next packet). ns-2.35 holds down for MAX_RREQ_TIMEOUT (10 s).
     pub discovery_hold_down: Time,
+    /// Local repair (RFC 3561 6.12; ns-2.35 with AODV_LOCAL_REPAIR, its
+    /// build's default): when the MAC gives up on a data packet at a relay
+    /// that has carried it more hops than it has left to go, the relay
+    /// buffers it and searches for the destination itself (TTL
+    /// max(MIN_REPAIR_TTL, hops from the source / 2) + LOCAL_ADD_TTL), with
+    /// no route error unless that search fails. false (the default): every
+    /// break brings the routes down and tells the precursors.
+    pub local_repair: bool,
 }
 
 impl Default for AodvParams {
@@ -115,6 +140,7 @@ impl Default for AodvParams {
             allowed_hello_loss: 3,
             new_destination_ring: true,
             discovery_hold_down: 0,
+            local_repair: false,
         }
     }
 }
@@ -167,6 +193,24 @@ struct Entry {
     last_hops: u8,
 }
 
+/// RFC 3561 LOCAL_ADD_TTL: hops a local repair's request goes beyond the
+/// last known distance.
+pub const LOCAL_ADD_TTL: u8 = 2;
+
+/// One local repair (the `local_repair` option), for tests and debugging.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalRepair {
+    /// When it started (the MAC gave up on the packet).
+    pub at: Time,
+    pub dst: NodeId,
+    /// The TTL of its request.
+    pub ttl: u8,
+    /// Hops to the destination before the break (MIN_REPAIR_TTL).
+    pub last_hops: u8,
+    /// Whether a route came back within the wait (None: still waiting).
+    pub repaired: Option<bool>,
+}
+
 /// A route discovery under way for one destination.
 #[derive(Clone, Copy, Debug)]
 struct Discovery {
@@ -196,6 +240,13 @@ pub struct Aodv {
     next_hello: Option<Time>,
     rng: Rng,
     pub stats: RoutingStats,
+    /// Local repairs under way: destination -> give up at.
+    repairing: BTreeMap<NodeId, Time>,
+    /// The neighbour of the last link failure, kept from `on_link_failure`
+    /// to `take_back` (with `local_repair`: the failed frame decides).
+    broken: Option<NodeId>,
+    /// Every local repair so far, in order (tests read it).
+    pub local_repairs: Vec<LocalRepair>,
 }
 
 fn after(now: Time, d: Time) -> Time {
@@ -221,6 +272,9 @@ impl Aodv {
             next_hello: None,
             rng,
             stats: RoutingStats::new(KIND_NAMES),
+            repairing: BTreeMap::new(),
+            broken: None,
+            local_repairs: Vec::new(),
         }
     }
 
@@ -278,7 +332,101 @@ impl Aodv {
         }
         self.buffer = kept;
         self.discoveries.remove(&dst);
+        if self.repairing.remove(&dst).is_some() {
+            if let Some(r) = self.local_repairs.iter_mut().rev().find(|r| r.dst == dst) {
+                r.repaired = Some(true);
+            }
+        }
         self.touch(now, dst);
+    }
+
+    /// Keep a packet for `dst` until a route exists (a full buffer drops
+    /// its oldest packet).
+    fn hold(&mut self, now: Time, id: PktId, dst: NodeId, io: &mut RoutingIo) {
+        if self.buffer.len() >= self.p.buffer_len {
+            let (old, _, _) = self.buffer.pop_front().expect("a full buffer");
+            self.stats.drops_buffer_full += 1;
+            io.out.push(RoutingAction::DropHeld(old));
+        }
+        self.buffer.push_back((id, dst, now));
+    }
+
+    /// Whether the frame the MAC gave up on towards `nb` is one this node
+    /// repairs locally: a data packet it relays (not its own) on its valid
+    /// route to the destination through `nb`, that has come more hops than
+    /// the route has left (ns-2.35's test). Returns (destination, hops
+    /// come).
+    fn repairable(&self, now: Time, id: PktId, nb: NodeId, io: &RoutingIo) -> Option<(NodeId, u8)> {
+        let p = io.pool.get(id);
+        if matches!(p.l4, Transport::Control(_)) || p.ip.dst == BROADCAST || p.ip.src == self.me {
+            return None;
+        }
+        // Every relay lowered the TTL (this one too, before routing it).
+        let come = DEFAULT_TTL.saturating_sub(p.ip.ttl);
+        let (next, hops) = self.valid(p.ip.dst, now)?;
+        (next == nb && come > hops).then_some((p.ip.dst, come))
+    }
+
+    /// Start a local repair of the route to `dst` (RFC 3561 6.12): mark it
+    /// in repair (down, its precursors kept), raise its sequence number so
+    /// that only the destination or a node with a fresher route answers,
+    /// and broadcast a request with TTL max(MIN_REPAIR_TTL, come / 2) +
+    /// LOCAL_ADD_TTL; wait 2 x TTL x NODE_TRAVERSAL_TIME for a reply.
+    fn start_repair(&mut self, now: Time, dst: NodeId, come: u8, io: &mut RoutingIo) {
+        let e = self.entry(dst);
+        e.up = false;
+        e.seq = e.seq.wrapping_add(1);
+        e.valid_seq = true;
+        let (seq, last_hops) = (e.seq, e.hops);
+        let ttl = last_hops.max(come / 2).saturating_add(LOCAL_ADD_TTL).min(self.p.net_diameter);
+        let wait = 2 * ttl as Time * self.p.node_traversal_time;
+        self.repairing.insert(dst, now + wait);
+        self.local_repairs.push(LocalRepair { at: now, dst, ttl, last_hops, repaired: None });
+        self.seq += 2;
+        self.rreq_id += 1;
+        let rq = Rreq {
+            id: self.rreq_id,
+            orig: self.me,
+            orig_seq: self.seq,
+            dst,
+            dst_seq: seq,
+            unknown_seq: false,
+            hops: 0,
+        };
+        self.seen.insert((self.me, rq.id), after(now, self.p.bcast_id_save));
+        let pkt = self.message(now, BROADCAST, (kind::RREQ, RREQ_LEN), ttl, Box::new(rq), io);
+        self.send(now, pkt, None, 0, io);
+    }
+
+    /// A local repair's wait ran out with no route: as a break (RFC 3561
+    /// 6.11): a route error to the precursors, and the packets held for
+    /// the destination dropped (counted as a failed discovery).
+    fn repair_failed(&mut self, now: Time, dst: NodeId, io: &mut RoutingIo) {
+        self.repairing.remove(&dst);
+        if let Some(r) = self.local_repairs.iter_mut().rev().find(|r| r.dst == dst) {
+            r.repaired = Some(false);
+        }
+        let mut lost = Vec::new();
+        if let Some(e) = self.table.get_mut(&dst) {
+            e.expire = after(now, self.p.active_route_timeout);
+            if !e.precursors.is_empty() {
+                lost.push((dst, e.seq));
+            }
+            e.precursors.clear();
+        }
+        if !lost.is_empty() {
+            self.send_rerr(now, lost, false, io);
+        }
+        let mut kept = VecDeque::with_capacity(self.buffer.len());
+        for (pkt, x, since) in self.buffer.drain(..) {
+            if x == dst {
+                self.stats.drops_discovery_failed += 1;
+                io.out.push(RoutingAction::DropHeld(pkt));
+            } else {
+                kept.push_back((pkt, x, since));
+            }
+        }
+        self.buffer = kept;
     }
 
     /// A route in use lives at least ACTIVE_ROUTE_TIMEOUT more (RFC 6.2).
@@ -586,6 +734,11 @@ impl Routing for Aodv {
             self.touch(now, src);
             return Route::Forward { dev: self.dev, next_hop };
         }
+        if self.repairing.contains_key(&dst) {
+            // A local repair is under way: the packet waits for its outcome.
+            self.hold(now, id, dst, io);
+            return Route::Hold;
+        }
         if src != self.me {
             // A forwarder without a route: the packet is lost and the
             // upstream nodes learn the destination is unreachable.
@@ -594,12 +747,7 @@ impl Routing for Aodv {
             self.send_rerr(now, vec![(dst, seq)], false, io);
             return Route::Drop;
         }
-        if self.buffer.len() >= self.p.buffer_len {
-            let (old, _, _) = self.buffer.pop_front().expect("a full buffer");
-            self.stats.drops_buffer_full += 1;
-            io.out.push(RoutingAction::DropHeld(old));
-        }
-        self.buffer.push_back((id, dst, now));
+        self.hold(now, id, dst, io);
         self.request(now, dst, io);
         Route::Hold
     }
@@ -619,7 +767,48 @@ impl Routing for Aodv {
     }
 
     fn on_link_failure(&mut self, now: Time, _dev: DevId, neighbor: NodeId, io: &mut RoutingIo) {
+        if self.p.local_repair {
+            // The failed frame, handed back next (`take_back`), decides.
+            self.broken = Some(neighbor);
+            return;
+        }
         self.link_broken(now, neighbor, io);
+    }
+
+    fn salvages(&self) -> bool {
+        self.p.local_repair
+    }
+
+    fn take_back(&mut self, now: Time, failed: Option<PktId>, queued: Vec<PktId>, io: &mut RoutingIo) {
+        let broken = self.broken.take();
+        let repair = match (broken, failed) {
+            (Some(nb), Some(f)) => self.repairable(now, f, nb, io).map(|r| (nb, r)),
+            _ => None,
+        };
+        let Some((nb, (dst, come))) = repair else {
+            // Not repaired here: the break as without the option.
+            if let Some(nb) = broken {
+                self.link_broken(now, nb, io);
+            }
+            io.out.extend(failed.map(RoutingAction::DropFailed));
+            io.out.extend(queued.into_iter().map(RoutingAction::DropBroken));
+            return;
+        };
+        // The route to `dst` goes into repair first, so that the other
+        // routes through `nb` break as usual without it.
+        self.start_repair(now, dst, come, io);
+        self.link_broken(now, nb, io);
+        if let Some(f) = failed {
+            self.hold(now, f, dst, io);
+        }
+        for q in queued {
+            let p = io.pool.get(q);
+            if p.ip.dst == dst && !matches!(p.l4, Transport::Control(_)) {
+                self.hold(now, q, dst, io);
+            } else {
+                io.out.push(RoutingAction::DropBroken(q));
+            }
+        }
     }
 
     fn deadline(&self) -> Option<Time> {
@@ -633,6 +822,9 @@ impl Routing for Aodv {
         }
         if let Some(&(_, _, since)) = self.buffer.front() {
             at(after(since, self.p.buffer_timeout));
+        }
+        if let Some(t) = self.repairing.values().min() {
+            at(*t);
         }
         if self.p.hello {
             at(self.next_hello.unwrap_or(0));
@@ -651,6 +843,15 @@ impl Routing for Aodv {
         }
         // Packets that waited too long for a route.
         super::expire_held(&mut self.buffer, now, self.p.buffer_timeout, &mut self.stats, io.out);
+        // Local repairs whose wait ran out.
+        let due: Vec<NodeId> = self.repairing.iter().filter(|(_, &t)| t <= now).map(|(&d, _)| d).collect();
+        for dst in due {
+            if self.valid(dst, now).is_some() {
+                self.release(now, dst, io);
+            } else {
+                self.repair_failed(now, dst, io);
+            }
+        }
         // Requests whose wait ran out: try again (or give up).
         let waiting: Vec<NodeId> = self
             .discoveries

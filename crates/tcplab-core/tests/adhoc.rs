@@ -265,16 +265,21 @@ fn aodv_repairs_a_route_through_a_node_switched_off() {
     assert!(col_sum(&r.nodes, "false_route_failures") < col_sum(&r.nodes, "link_failures"));
 }
 
+/// One 512-byte UDP packet at 8 kbit/s from n0 to the chain's last node.
+fn slow_cbr_to_the_end(hops: usize) -> String {
+    format!(
+        "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"udp\"\npacket_size = 512\n\
+         app = {{ kind = \"cbr\", rate = \"8kbps\", start = 0.0 }}\n"
+    )
+}
+
 /// ns-2.35's network diameter of 30 bounds how far a route request
 /// travels: a 40-hop destination is never found; with 64 it is.
 #[test]
 fn aodv_net_diameter_bounds_the_reach_of_a_discovery() {
     let hops = 40;
     let nodes = chain_nodes(hops);
-    let flow = format!(
-        "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"udp\"\npacket_size = 512\n\
-         app = {{ kind = \"cbr\", rate = \"8kbps\", start = 0.0 }}\n"
-    );
+    let flow = slow_cbr_to_the_end(hops);
     let far = run_toml(&scenario("30s", "aodv", "[wireless.aodv]\nnet_diameter = 64", &nodes, &flow)).unwrap();
     let near = run_toml(&scenario("30s", "aodv", "", &nodes, &flow)).unwrap();
     let (got_far, got_near) =
@@ -1022,10 +1027,7 @@ fn aodv_without_the_ring_for_new_destinations_floods_as_ns2() {
 fn aodv_discovery_hold_down_after_a_failed_discovery_as_ns2() {
     let hops = 31;
     let nodes = chain_nodes(hops);
-    let flow = format!(
-        "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"udp\"\npacket_size = 512\n\
-         app = {{ kind = \"cbr\", rate = \"8kbps\", start = 0.0 }}\n"
-    );
+    let flow = slow_cbr_to_the_end(hops);
     let discoveries = |extra: &str, at: &[f64]| -> Vec<(u64, f64, f64)> {
         let text = format!("[wireless.aodv]\nnew_destination_ring = false\n{extra}");
         let mut w = build(&scenario("40s", "aodv", &text, &nodes, &flow));

@@ -343,12 +343,7 @@ impl Aodv {
     /// Keep a packet for `dst` until a route exists (a full buffer drops
     /// its oldest packet).
     fn hold(&mut self, now: Time, id: PktId, dst: NodeId, io: &mut RoutingIo) {
-        if self.buffer.len() >= self.p.buffer_len {
-            let (old, _, _) = self.buffer.pop_front().expect("a full buffer");
-            self.stats.drops_buffer_full += 1;
-            io.out.push(RoutingAction::DropHeld(old));
-        }
-        self.buffer.push_back((id, dst, now));
+        super::hold_packet(&mut self.buffer, self.p.buffer_len, id, dst, now, &mut self.stats, io.out);
     }
 
     /// Whether the frame the MAC gave up on towards `nb` is one this node
@@ -417,6 +412,12 @@ impl Aodv {
         if !lost.is_empty() {
             self.send_rerr(now, lost, false, io);
         }
+        self.drop_held_for(dst, io);
+    }
+
+    /// Drop the buffered packets waiting for `dst` (its discovery, or its
+    /// local repair, failed), keeping the others in order.
+    fn drop_held_for(&mut self, dst: NodeId, io: &mut RoutingIo) {
         let mut kept = VecDeque::with_capacity(self.buffer.len());
         for (pkt, x, since) in self.buffer.drain(..) {
             if x == dst {
@@ -454,16 +455,7 @@ impl Aodv {
             } else {
                 self.discoveries.remove(&dst);
             }
-            let mut kept = VecDeque::with_capacity(self.buffer.len());
-            for (pkt, x, since) in self.buffer.drain(..) {
-                if x == dst {
-                    self.stats.drops_discovery_failed += 1;
-                    io.out.push(RoutingAction::DropHeld(pkt));
-                } else {
-                    kept.push_back((pkt, x, since));
-                }
-            }
-            self.buffer = kept;
+            self.drop_held_for(dst, io);
             return;
         }
         if d.count == 0 && d.last_ttl == 0 {

@@ -323,12 +323,7 @@ impl Dsr {
     /// Keep a packet of this node's own in the send buffer (the oldest
     /// goes when it is full) and discover a route to `dst`.
     fn hold(&mut self, now: Time, id: PktId, dst: NodeId, io: &mut RoutingIo) {
-        if self.buffer.len() >= self.p.buffer_len {
-            let (old, _, _) = self.buffer.pop_front().expect("a full buffer");
-            self.stats.drops_buffer_full += 1;
-            io.out.push(RoutingAction::DropHeld(old));
-        }
-        self.buffer.push_back((id, dst, now));
+        super::hold_packet(&mut self.buffer, self.p.buffer_len, id, dst, now, &mut self.stats, io.out);
         self.discover(now, dst, io);
     }
 

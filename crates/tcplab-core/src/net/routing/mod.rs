@@ -264,6 +264,25 @@ pub fn expire_held(
     }
 }
 
+/// Keep a packet for `dst` in a route buffer of at most `cap` packets; a
+/// full buffer drops (counted) its oldest (ns-2's rqueue does the same).
+pub fn hold_packet(
+    buffer: &mut std::collections::VecDeque<Held>,
+    cap: usize,
+    id: PktId,
+    dst: NodeId,
+    now: Time,
+    stats: &mut RoutingStats,
+    out: &mut Vec<RoutingAction>,
+) {
+    if buffer.len() >= cap {
+        let (old, _, _) = buffer.pop_front().expect("a full buffer");
+        stats.drops_buffer_full += 1;
+        out.push(RoutingAction::DropHeld(old));
+    }
+    buffer.push_back((id, dst, now));
+}
+
 /// Take the jittered messages whose time (`at`) has come, in time order;
 /// messages due at the same time keep the order they were made in.
 pub fn take_due<T: Copy>(delayed: &mut Vec<T>, now: Time, at: impl Fn(&T) -> Time) -> Vec<T> {

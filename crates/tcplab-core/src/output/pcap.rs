@@ -11,7 +11,7 @@
 //! a SYN). Windows above 65535 bytes are clamped (no window scaling without a
 //! handshake).
 
-use crate::packet::{Ecn, Packet, Transport};
+use crate::packet::{Ecn, Packet, Transport, BROADCAST};
 
 pub const LINKTYPE_RAW: u32 = 101;
 /// IEEE 802.11 frames without radiotap header or FCS.
@@ -56,7 +56,14 @@ fn csum_fold(mut sum: u32) -> u16 {
     !(sum as u16)
 }
 
+/// Node n's IPv4 address in captures: 10.x.y.z for n + 1; a broadcast
+/// (routing messages to all neighbours) is the limited broadcast address
+/// 255.255.255.255 (it overflowed n + 1 before: a panic in debug builds,
+/// 10.0.0.0 in release ones).
 pub fn node_addr(n: u32) -> [u8; 4] {
+    if n == BROADCAST {
+        return [255; 4];
+    }
     let x = n + 1;
     [10, (x >> 16) as u8, (x >> 8) as u8, x as u8]
 }
@@ -325,5 +332,12 @@ mod tests {
         let b = packet_headers(&p);
         assert_eq!(csum_fold(csum_add(0, &b[..20])), 0);
         assert_eq!(b[1] & 3, 2, "ECT(0)");
+    }
+
+    #[test]
+    fn node_addresses_and_broadcast() {
+        assert_eq!(node_addr(0), [10, 0, 0, 1]);
+        assert_eq!(node_addr(0x01_02_02), [10, 1, 2, 3]);
+        assert_eq!(node_addr(BROADCAST), [255, 255, 255, 255]);
     }
 }

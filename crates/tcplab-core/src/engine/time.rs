@@ -26,13 +26,34 @@ pub fn tx_time(bytes: u64, rate_bps: u64) -> Time {
     (bytes * 8 * SEC + rate_bps / 2) / rate_bps
 }
 
-/// The serialisation time of one byte at `rate_bps` when it is a whole
-/// number of nanoseconds (8e9 divisible by the rate, as for 1, 2, 10, 100 or
-/// 1000 Mbit/s), else None. Then `bytes * ns` is exactly `tx_time`: a
-/// multiplication where the division took tens of cycles on every packet.
-pub fn whole_ns_per_byte(rate_bps: u64) -> Option<u32> {
-    let bit_ns = 8 * SEC;
-    (rate_bps > 0 && bit_ns.is_multiple_of(rate_bps)).then(|| bit_ns / rate_bps).and_then(|n| u32::try_from(n).ok())
+/// Serialising at one rate: whole nanoseconds per byte when 8e9 is a
+/// multiple of the rate (1, 2, 10, 100 or 1000 Mbit/s ...), else the rate to
+/// divide by. `time` equals `tx_time` either way (the rounding term of the
+/// division is below one bit/s), with a multiplication where the division
+/// took tens of cycles on every packet or frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxRate {
+    PerByte(Time),
+    Bps(u64),
+}
+
+impl TxRate {
+    pub fn new(bps: u64) -> TxRate {
+        if bps > 0 && (8 * SEC).is_multiple_of(bps) {
+            TxRate::PerByte(8 * SEC / bps)
+        } else {
+            TxRate::Bps(bps)
+        }
+    }
+
+    /// `tx_time(bytes, rate)`.
+    #[inline]
+    pub fn time(self, bytes: u64) -> Time {
+        match self {
+            TxRate::PerByte(ns) => bytes * ns,
+            TxRate::Bps(bps) => tx_time(bytes, bps),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -46,15 +67,15 @@ mod tests {
     }
 
     #[test]
-    fn whole_ns_per_byte_matches_tx_time() {
-        for rate in [2u64, 8, 1_000_000, 2_000_000, 10_000_000, 100_000_000, 1_000_000_000, 8_000_000_000] {
-            let ns = whole_ns_per_byte(rate).expect("whole") as u64;
+    fn tx_rate_matches_tx_time() {
+        let whole = [1u64, 2, 8, 1_000_000, 2_000_000, 10_000_000, 100_000_000, 1_000_000_000, 8_000_000_000];
+        let other = [3u64, 9600, 11_000_000, 16_000_000_000];
+        for rate in whole.into_iter().chain(other) {
+            let r = TxRate::new(rate);
+            assert_eq!(matches!(r, TxRate::PerByte(_)), whole.contains(&rate), "{rate}");
             for bytes in [0u64, 1, 40, 1040, 1500, 65_535] {
-                assert_eq!(bytes * ns, tx_time(bytes, rate), "{rate} bit/s, {bytes} bytes");
+                assert_eq!(r.time(bytes), tx_time(bytes, rate), "{rate} bit/s, {bytes} bytes");
             }
-        }
-        for rate in [1u64, 3, 9600, 11_000_000, 16_000_000_000] {
-            assert_eq!(whole_ns_per_byte(rate), None, "{rate}");
         }
     }
 }

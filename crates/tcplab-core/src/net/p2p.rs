@@ -13,7 +13,7 @@
 
 use super::device::{DevAction, DevEvent, DevIo, DevScheduler, DropReason, NetDevice};
 use super::{DropCause, ErrorModel, Queue, Verdict};
-use crate::engine::time::{tx_time, whole_ns_per_byte};
+use crate::engine::time::TxRate;
 use crate::engine::{Rng, Time};
 use crate::packet::{Ecn, NodeId, PktId};
 use std::any::Any;
@@ -45,7 +45,7 @@ pub struct DirStats {
 }
 
 /// `repr(C)`, 64-byte aligned, in this order: what a packet's hop reads
-/// and writes (transmitter, rate, delay, far end, the flags standing in for
+/// and writes (transmitter, delay, rate, far end, the flags standing in for
 /// "queue empty" and "no error model", then the four counters every packet
 /// bumps) fills the first two cache lines; the rest of the counters, the
 /// queue, the error model and the report-only fields follow. An idle hop
@@ -57,15 +57,12 @@ pub struct PointToPoint {
     /// The transmitter is busy until this time (the packet being serialised
     /// is already on its way to the far end as an `Arrive` event).
     pub busy_until: Time,
-    /// Rate in bit/s (scenario rates are rounded to whole bit/s).
-    pub rate_bps: u64,
     pub delay: Time,
+    /// `rate_bps` as serialisation goes (a product where it can).
+    tx_rate: TxRate,
     /// Per-packet framing overhead in bytes (PPP: 8).
     pub framing: u32,
     pub to: NodeId,
-    /// `time::whole_ns_per_byte(rate_bps)`, 0 where the rate has none:
-    /// then `tx_time` divides.
-    ns_per_byte: u32,
     /// A `TxDone` event is pending to start the next queued packet; true
     /// exactly when packets wait in the queue (so `idle` need not look at
     /// the queue, further down the struct).
@@ -79,6 +76,8 @@ pub struct PointToPoint {
     pub rng: Rng,
     /// Randomness of the queue's drop policy (RED).
     pub queue_rng: Rng,
+    /// Rate in bit/s (scenario rates are rounded to whole bit/s).
+    pub rate_bps: u64,
     pub from: NodeId,
     /// Index of the duplex link in the scenario.
     pub link: u32,
@@ -114,7 +113,7 @@ impl PointToPoint {
             error,
             rng,
             queue_rng,
-            ns_per_byte: whole_ns_per_byte(rate_bps).unwrap_or(0),
+            tx_rate: TxRate::new(rate_bps),
             busy_until: 0,
             tx_event: false,
             stats: DirStats::default(),
@@ -124,11 +123,7 @@ impl PointToPoint {
     /// Time to put a packet of IP size `size` on this link.
     #[inline]
     pub fn tx_time(&self, size: u32) -> Time {
-        let bytes = (size + self.framing) as u64;
-        match self.ns_per_byte {
-            0 => tx_time(bytes, self.rate_bps),
-            ns => bytes * ns as u64,
-        }
+        self.tx_rate.time((size + self.framing) as u64)
     }
 
     /// Nothing being serialised and nothing waiting: a new packet starts at

@@ -26,7 +26,7 @@
 use super::channel::Neighbour;
 use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, DATA_HDR, RTS_LEN};
 use super::propagation::Propagation;
-use crate::engine::time::{tx_time, SEC};
+use crate::engine::time::TxRate;
 use crate::engine::{Rng, Time};
 use crate::net::{
     DevAction, DevEvent, DevId, DevIo, DevScheduler, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict,
@@ -119,34 +119,6 @@ struct Current {
     reported: bool,
 }
 
-/// Serialising at one rate: nanoseconds per byte when that is a whole
-/// number (then `tx_time` is exactly this product, no division), else the
-/// rate to divide by.
-#[derive(Clone, Copy, Debug)]
-enum Rate {
-    PerByte(Time),
-    Bps(u64),
-}
-
-impl Rate {
-    fn new(bps: u64) -> Rate {
-        // tx_time = (b * 8e9 + bps / 2) / bps = b * k exactly when
-        // 8e9 = k * bps (the rounding term is below one bps).
-        if (8 * SEC).is_multiple_of(bps) {
-            Rate::PerByte(8 * SEC / bps)
-        } else {
-            Rate::Bps(bps)
-        }
-    }
-
-    fn time(self, bytes: u64) -> Time {
-        match self {
-            Rate::PerByte(ns) => bytes * ns,
-            Rate::Bps(bps) => tx_time(bytes, bps),
-        }
-    }
-}
-
 /// The airtimes and interframe spaces every frame needs, computed once from
 /// the MAC's parameters (each `MacParams` method is a 64-bit division per
 /// call, and a station computes several per frame it senses). Equal to
@@ -159,8 +131,8 @@ struct Air {
     ack: Time,
     difs: Time,
     eifs: Time,
-    data: Rate,
-    basic: Rate,
+    data: TxRate,
+    basic: TxRate,
 }
 
 impl Air {
@@ -172,8 +144,8 @@ impl Air {
             ack: m.ctrl_air(ACK_LEN),
             difs: m.difs(),
             eifs: m.eifs(),
-            data: Rate::new(m.data_rate_bps),
-            basic: Rate::new(m.basic_rate_bps),
+            data: TxRate::new(m.data_rate_bps),
+            basic: TxRate::new(m.basic_rate_bps),
         }
     }
 

@@ -109,8 +109,8 @@ def emulate_check_json(text: str, cc: str | None) -> None:
 
 def toml_loads(text: str) -> dict[str, Any]:
     """TOML text as Python values, as tomllib.loads but for dates and times
-    (returned as their TOML text); ValueError on bad TOML or nesting deeper
-    than 32 levels ("nested too deeply")."""
+    (returned as their TOML text); ValueError on bad TOML, RecursionError
+    on nesting deeper than 32 levels."""
 
 def exchange_dirs(a: str | PathLike[str], b: str | PathLike[str]) -> bool:
     """Swap two directories atomically (Linux renameat2); False where the

@@ -135,6 +135,8 @@ def load_scenario(path: str | PathLike) -> Scenario:
         data = _core.toml_loads(text)
     except ValueError as e:
         raise ScenarioError(f"{p}: invalid TOML: {e}", "scenario") from None
+    except RecursionError:
+        raise ScenarioError(f"{p}: invalid TOML: nested too deeply", "scenario") from None
     return Scenario(data, p)
 
 
@@ -142,10 +144,10 @@ def _parse_value(text: str) -> object:
     """A TOML value (number, bool, string, array, inline table); bare words are strings."""
     try:
         return _core.toml_loads(f"v = {text}")["v"]
-    except ValueError as e:
-        if str(e) == "nested too deeply":  # the core's message for it
-            raise ScenarioError("nested too deeply") from None
+    except ValueError:
         return text
+    except RecursionError:
+        raise ScenarioError("nested too deeply") from None
 
 
 def apply_override(data: dict, override: str) -> None:

@@ -212,27 +212,30 @@ fn emulate_check_json(text: &str, cc: Option<String>) -> PyResult<()> {
 /// their TOML text (no scenario key takes one: the core refuses them with
 /// the key's name). Parsed here because importing tomllib was a sixth of
 /// `tcplab run`'s start-up. ValueError with the parser's message on bad
-/// TOML or nesting deeper than any scenario needs.
+/// TOML; RecursionError, as tomllib raises, on nesting deeper than any
+/// scenario needs (the parser's own depth limit or `MAX_TOML_DEPTH`).
 #[pyfunction]
 fn toml_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        // The parser's own depth limit reads as ours: one message for both.
-        PyValueError::new_err(if e.message().contains("recursion") { TOO_DEEP.to_string() } else { e.to_string() })
+        if e.message().contains("recursion") {
+            too_deep()
+        } else {
+            PyValueError::new_err(e.to_string())
+        }
     })?;
     toml_to_py(py, &toml::Value::Table(table), 0)
 }
 
-/// The message for nesting deeper than `MAX_TOML_DEPTH` (Python checks
-/// for it: an override value nested this deep is refused, not taken as a
-/// bare word).
-const TOO_DEEP: &str = "nested too deeply";
+fn too_deep() -> PyErr {
+    pyo3::exceptions::PyRecursionError::new_err("nested too deeply")
+}
 
 /// Deeper than this is refused (Python's side uses the same bound).
 const MAX_TOML_DEPTH: usize = 32;
 
 fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value, depth: usize) -> PyResult<Bound<'py, PyAny>> {
     if depth > MAX_TOML_DEPTH {
-        return Err(PyValueError::new_err(TOO_DEEP));
+        return Err(too_deep());
     }
     Ok(match v {
         toml::Value::String(s) => s.into_pyobject(py)?.into_any(),

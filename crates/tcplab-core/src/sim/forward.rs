@@ -15,14 +15,15 @@ use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
 struct Sched<'a> {
     q: &'a mut EventQueue<Ev>,
     dev: DevId,
-    /// The first queue line for frames (numbers below it, one per device,
-    /// are unused since point-to-point links left the lines): a
-    /// frame's arrivals go on line `frames + 2 * frame`, the ends of its
-    /// receptions on the next.
-    frames: u32,
     /// Set while a `FanArrive` is handled: reception ends are numbered at
     /// once but queued after the whole group (`World::fan_arrive`).
     ends: Option<&'a mut Vec<PendingEnd>>,
+}
+
+/// The queue line of a frame's arrivals (by its pool slot: a slot is never
+/// on the air twice at once); the ends of its receptions go on the next.
+fn arrivals_line(frame: PktId) -> u32 {
+    2 * frame.0
 }
 
 /// A reception end numbered while a `FanArrive` was handled, not yet queued.
@@ -48,7 +49,7 @@ impl DevScheduler for Sched<'_> {
 
     fn fan_out(&mut self, now: Time, frame: PktId, targets: &[FanOut]) {
         let first = self.q.reserve(targets.len() as u64);
-        let line = self.frames + 2 * frame.0;
+        let line = arrivals_line(frame);
         let mut i = 0;
         while i < targets.len() {
             let t = targets[i];
@@ -69,7 +70,7 @@ impl DevScheduler for Sched<'_> {
 
     #[inline(always)]
     fn schedule_frame_end(&mut self, frame: PktId, at: Time) {
-        let line = self.frames + 2 * frame.0 + 1;
+        let line = arrivals_line(frame) + 1;
         match self.ends.as_mut() {
             Some(ends) => {
                 // Its number now, as `schedule_fifo` would take it.
@@ -363,7 +364,7 @@ impl World {
     #[inline]
     fn with_device(&mut self, now: Time, dev: DevId, f: impl FnOnce(&mut Device, &mut DevIo<Sched>)) {
         let ends = self.batching_ends.then_some(&mut self.pending_ends);
-        let mut sched = Sched { q: &mut self.q, dev, frames: self.devices.len() as u32, ends };
+        let mut sched = Sched { q: &mut self.q, dev, ends };
         let report_transmit = self.dev_watched[dev as usize];
         let start = self.dev_actions.len();
         let mut io = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: &mut self.dev_actions };

@@ -1,19 +1,24 @@
 //! The event queue, ordered by (time, insertion number): simultaneous events
 //! come out in the order they were scheduled, so runs are reproducible.
 //!
-//! Keys are 16-byte integers: (time, insertion number << 24 | slot). The
-//! event itself waits in a slab at `slot`, so the structures below move
-//! only keys.
+//! Every pending event lives in one node of an arena (`nodes`): its time,
+//! its insertion number, the event itself and a link. The ordering
+//! structures below hold node numbers (in lists) or 16-byte keys (time,
+//! insertion number << 24 | node), so one integer compare orders two events
+//! and nothing but keys moves. Free nodes form a list through the same link,
+//! so scheduling and popping allocate nothing in steady state and touch one
+//! node each (the slab of events and the separate list nodes this replaced
+//! cost two allocations, two free lists and two cache lines per event).
 //!
 //! A timing wheel holds the near future: buckets of 2^15 ns (33 us)
-//! over a horizon of `WHEEL` = 1024 buckets (34 ms), each an unsorted list, with
-//! a two-level bitmap to find the next non-empty bucket in a few
-//! instructions. When the clock reaches a bucket its keys are sorted once
-//! (usually one to a few) and popped in order; keys scheduled into the
+//! over a horizon of `WHEEL` = 1024 buckets (34 ms), each an unsorted list
+//! of nodes, with a two-level bitmap to find the next non-empty bucket in a
+//! few instructions. When the clock reaches a bucket its keys are sorted
+//! once (usually one to a few) and popped in order; keys scheduled into the
 //! bucket being drained are inserted in place. Events beyond the horizon
-//! (retransmission timers, slow links) wait in a 4-ary heap and move into
-//! the wheel when it comes within reach. Inserting and popping cost the
-//! same whatever the number of pending events, where the heap this
+//! (retransmission timers, slow links) wait in a 4-ary heap of keys and
+//! move onto the wheel when it comes within reach. Inserting and popping
+//! cost the same whatever the number of pending events, where the heap this
 //! replaced cost a sift through log4(n) levels per event: on the scaling
 //! benchmark (benchmarks/scaling.py) the heap was half the growth of the
 //! cost per event from 10 to 1000 flows. The order is exactly (time,
@@ -22,7 +27,7 @@
 //! FIFO lines: events that one source schedules in non-decreasing time
 //! order (the receptions of one 802.11 frame, whose insertion numbers are
 //! reserved when it goes on the air) wait in a per-line queue with only the
-//! line's head among the keys. Each event keeps the insertion number it got
+//! line's head in a node. Each event keeps the insertion number it got
 //! (or reserved) when scheduled, so simultaneous events come out exactly as
 //! they would without lines. (Point-to-point links used lines too, until the
 //! wheel made a plain insertion cheaper than a line's bookkeeping.)
@@ -32,11 +37,9 @@ use std::collections::VecDeque;
 
 const SLOT_BITS: u32 = 24;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
-/// Slots with this bit set name a FIFO line, not a slab entry.
-const LINE_FLAG: u64 = 1 << (SLOT_BITS - 1);
 
-/// time << 64 | insertion number << 24 | slab slot: one integer compare
-/// orders by time, then insertion.
+/// time << 64 | insertion number << 24 | node: one integer compare orders
+/// by time, then insertion.
 type Key = u128;
 
 /// Bucket width of the wheel: 2^15 ns.
@@ -45,19 +48,32 @@ const BUCKET_SHIFT: u32 = 15;
 const WHEEL: u64 = 1024;
 const WORDS: usize = (WHEEL / 64) as usize;
 
-#[inline]
+#[inline(always)]
 fn bucket_of(k: Key) -> u64 {
     ((k >> 64) as u64) >> BUCKET_SHIFT
 }
 
-/// A key on the wheel and the next of its bucket.
+const NONE: u32 = u32::MAX;
+
+/// A pending event (or a free node, then only `next` counts).
 #[derive(Clone, Copy)]
-struct WheelNode {
-    key: Key,
+struct Node<E> {
+    at: Time,
+    /// Insertion number << 24 | this node's number: the key's low half.
+    lo: u64,
+    /// The next node of the same wheel bucket, or of the free list.
     next: u32,
+    /// The FIFO line this node is the head of, or `NONE`.
+    line: u32,
+    ev: E,
 }
 
-const NONE: u32 = u32::MAX;
+impl<E> Node<E> {
+    #[inline(always)]
+    fn key(&self) -> Key {
+        ((self.at as u128) << 64) | self.lo as u128
+    }
+}
 
 /// A 4-ary min-heap of keys (children of a node share a cache line).
 #[derive(Default)]
@@ -133,6 +149,14 @@ impl Heap4 {
     }
 }
 
+/// A FIFO line: whether its head is pending in a node, the events behind
+/// it (time, insertion number, event) and the last one scheduled.
+struct Line<E> {
+    active: bool,
+    behind: VecDeque<(Time, u64, E)>,
+    last: (Time, u64),
+}
+
 pub struct EventQueue<E> {
     /// Keys of the bucket being drained (and of any earlier one), sorted
     /// in decreasing order so the next is at the end.
@@ -140,23 +164,22 @@ pub struct EventQueue<E> {
     /// The bucket `current` drains.
     cur: u64,
     /// Buckets cur+1 .. cur+WHEEL-1, at index bucket % WHEEL: the first
-    /// of an unsorted list of `nodes` (`NONE` ends it). A list through one
-    /// node array keeps the wheel's footprint small (4 KB of heads), where
-    /// a vector per bucket cost a cache miss per event.
-    heads: Vec<u32>,
-    nodes: Vec<WheelNode>,
-    free_nodes: Vec<u32>,
+    /// node of an unsorted list (`NONE` ends it). A fixed-size array, so
+    /// indexing by `bucket % WHEEL` needs no bounds check.
+    heads: Box<[u32; WHEEL as usize]>,
+    nodes: Vec<Node<E>>,
+    /// First free node (`NONE`: the arena is full and grows).
+    free: u32,
+    /// Nodes in use.
+    live: usize,
     /// Non-empty wheel buckets: bit b % 64 of word b / 64, and bit w of
     /// `summary` when word w is non-zero.
     bits: [u64; WORDS],
     summary: u64,
     /// Keys of buckets cur+WHEEL and later.
     far: Heap4,
-    slab: Vec<Option<E>>,
-    free: Vec<u32>,
-    /// FIFO lines: (time, insertion number, event), head first.
-    lines: Vec<VecDeque<(Time, u64, E)>>,
-    /// Events waiting in lines behind their heads (not among the keys).
+    lines: Vec<Line<E>>,
+    /// Events waiting in lines behind their heads (not in nodes).
     behind_heads: usize,
     seq: u64,
     now: Time,
@@ -180,14 +203,13 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             current: Vec::with_capacity(64),
             cur: 0,
-            heads: vec![NONE; WHEEL as usize],
+            heads: Box::new([NONE; WHEEL as usize]),
             nodes: Vec::with_capacity(1024),
-            free_nodes: Vec::new(),
+            free: NONE,
+            live: 0,
             bits: [0; WORDS],
             summary: 0,
             far: Heap4::default(),
-            slab: Vec::with_capacity(1024),
-            free: Vec::new(),
             lines: Vec::new(),
             behind_heads: 0,
             seq: 0,
@@ -209,16 +231,16 @@ impl<E: Copy> EventQueue<E> {
 
     /// Pending events.
     pub fn len(&self) -> usize {
-        let in_wheel = self.nodes.len() - self.free_nodes.len();
-        self.current.len() + in_wheel + self.far.v.len() + self.behind_heads
+        self.live + self.behind_heads
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Most events that can be pending at once in the slab (and most lines).
-    pub const CAPACITY: usize = (LINE_FLAG - 1) as usize;
+    /// Most events that can be pending at once in nodes (a node's number
+    /// has 24 bits in the key), and most FIFO lines.
+    pub const CAPACITY: usize = SLOT_MASK as usize;
 
     /// True once an event had to be refused (see `schedule`); sticky.
     pub fn overflowed(&self) -> bool {
@@ -230,6 +252,7 @@ impl<E: Copy> EventQueue<E> {
     /// With `CAPACITY` events pending (or 2^40 scheduled in all) the event is
     /// dropped and `overflowed()` turns true: the run is no longer valid and
     /// its loop stops with an error instead of the process aborting.
+    #[inline(always)]
     pub fn schedule(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
         if self.seq >> (64 - SLOT_BITS) != 0 {
@@ -237,60 +260,75 @@ impl<E: Copy> EventQueue<E> {
             return;
         }
         let at = at.max(self.now);
-        let slot = match self.free.pop() {
-            Some(s) => {
-                self.slab[s as usize] = Some(ev);
-                s as u64
-            }
-            None => {
-                if self.slab.len() >= self.limit {
-                    self.overflow = true;
-                    return;
-                }
-                self.slab.push(Some(ev));
-                self.slab.len() as u64 - 1
-            }
-        };
-        let key = Self::key(at, self.seq, slot);
+        let seq = self.seq;
         self.seq += 1;
-        self.insert(key);
+        if let Some(n) = self.alloc(at, seq, NONE, ev) {
+            self.insert(n);
+        }
     }
 
-    #[inline]
-    fn key(at: Time, seq: u64, slot: u64) -> Key {
-        ((at as u128) << 64) | ((seq << SLOT_BITS) | slot) as u128
+    /// A node for an event (its `next` is left to `insert`); `None` and
+    /// `overflow` set when `limit` nodes are in use.
+    #[inline(always)]
+    fn alloc(&mut self, at: Time, seq: u64, line: u32, ev: E) -> Option<u32> {
+        let n = self.free;
+        let lo_of = |n: u32| (seq << SLOT_BITS) | n as u64;
+        if n != NONE {
+            let node = &mut self.nodes[n as usize];
+            self.free = node.next;
+            *node = Node { at, lo: lo_of(n), next: NONE, line, ev };
+        } else {
+            if self.nodes.len() >= self.limit {
+                self.overflow = true;
+                return None;
+            }
+            let n = self.nodes.len() as u32;
+            self.nodes.push(Node { at, lo: lo_of(n), next: NONE, line, ev });
+            self.live += 1;
+            return Some(n);
+        }
+        self.live += 1;
+        Some(n)
     }
 
-    /// Put a key where its bucket says: the sorted current list, a wheel
+    #[inline(always)]
+    fn release(&mut self, n: u32) {
+        self.nodes[n as usize].next = self.free;
+        self.free = n;
+        self.live -= 1;
+    }
+
+    /// Put node `n` where its bucket says: the sorted current list, a wheel
     /// bucket or the far heap.
     #[inline(always)]
-    fn insert(&mut self, k: Key) {
-        let b = bucket_of(k);
+    fn insert(&mut self, n: u32) {
+        let b = self.nodes[n as usize].at >> BUCKET_SHIFT;
+        if b > self.cur && b - self.cur < WHEEL {
+            let i = (b % WHEEL) as usize;
+            self.nodes[n as usize].next = self.heads[i];
+            self.heads[i] = n;
+            self.bits[i / 64] |= 1 << (i % 64);
+            self.summary |= 1 << (i / 64);
+        } else {
+            self.insert_off_wheel(n, b);
+        }
+    }
+
+    /// `insert` for the bucket being drained and for the far future.
+    #[inline(never)]
+    fn insert_off_wheel(&mut self, n: u32, b: u64) {
+        let k = self.nodes[n as usize].key();
         if b <= self.cur {
             // Decreasing order: the new key goes after every larger one.
             let pos = self.current.partition_point(|&x| x > k);
             self.current.insert(pos, k);
-        } else if b - self.cur < WHEEL {
-            let i = (b % WHEEL) as usize;
-            let node = WheelNode { key: k, next: self.heads[i] };
-            self.heads[i] = match self.free_nodes.pop() {
-                Some(n) => {
-                    self.nodes[n as usize] = node;
-                    n
-                }
-                None => {
-                    self.nodes.push(node);
-                    self.nodes.len() as u32 - 1
-                }
-            };
-            self.bits[i / 64] |= 1 << (i % 64);
-            self.summary |= 1 << (i / 64);
         } else {
             self.far.push(k);
         }
     }
 
     /// The first non-empty wheel bucket after `cur`, as an absolute bucket.
+    #[inline(always)]
     fn next_wheel_bucket(&self) -> Option<u64> {
         if self.summary == 0 {
             return None;
@@ -304,7 +342,7 @@ impl<E: Copy> EventQueue<E> {
         } else {
             let later = if w + 1 < WORDS { self.summary >> (w + 1) << (w + 1) } else { 0 };
             let word = if later != 0 { later.trailing_zeros() } else { self.summary.trailing_zeros() } as usize;
-            word * 64 + self.bits[word].trailing_zeros() as usize
+            word * 64 + self.bits[word % WORDS].trailing_zeros() as usize
         };
         let start = (self.cur % WHEEL) as usize;
         Some(self.cur + ((ring + WHEEL as usize - start) % WHEEL as usize) as u64)
@@ -312,6 +350,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// `current` is empty: move to the next bucket that holds keys and sort
     /// it. False when nothing is pending.
+    #[inline(never)]
     fn advance(&mut self) -> bool {
         let target = match self.next_wheel_bucket() {
             Some(b) => b,
@@ -322,12 +361,11 @@ impl<E: Copy> EventQueue<E> {
         };
         self.cur = target;
         let i = (target % WHEEL) as usize;
-        if self.bits[i / 64] & (1 << (i % 64)) != 0 {
-            let mut n = std::mem::replace(&mut self.heads[i], NONE);
+        let mut n = std::mem::replace(&mut self.heads[i], NONE);
+        if n != NONE {
             while n != NONE {
-                let node = self.nodes[n as usize];
-                self.current.push(node.key);
-                self.free_nodes.push(n);
+                let node = &self.nodes[n as usize];
+                self.current.push(node.key());
                 n = node.next;
             }
             self.bits[i / 64] &= !(1 << (i % 64));
@@ -346,7 +384,7 @@ impl<E: Copy> EventQueue<E> {
             if b == self.cur {
                 self.current.push(k);
             } else {
-                self.insert(k);
+                self.insert((k as u64 & SLOT_MASK) as u32);
             }
         }
         if self.current.len() > 1 {
@@ -401,15 +439,38 @@ impl<E: Copy> EventQueue<E> {
         let at = at.max(self.now);
         let l = line as usize;
         if l >= self.lines.len() {
-            self.lines.resize_with(l + 1, VecDeque::new);
+            self.lines.resize_with(l + 1, || Line { active: false, behind: VecDeque::new(), last: (0, 0) });
         }
         let q = &mut self.lines[l];
-        debug_assert!(q.back().is_none_or(|b| (b.0, b.1) < (at, seq)), "FIFO line {line} scheduled out of order");
-        q.push_back((at, seq, ev));
-        if q.len() == 1 {
-            self.insert(Self::key(at, seq, LINE_FLAG | line as u64));
-        } else {
+        debug_assert!(!q.active || q.last < (at, seq), "FIFO line {line} scheduled out of order");
+        q.last = (at, seq);
+        if q.active {
+            q.behind.push_back((at, seq, ev));
             self.behind_heads += 1;
+        } else if let Some(n) = self.alloc(at, seq, line, ev) {
+            self.lines[l].active = true;
+            self.insert(n);
+        }
+    }
+
+    /// The head of a line (node `n`) was popped: the line's next event
+    /// takes its place in the same node, or the line goes idle.
+    #[inline(never)]
+    fn line_next(&mut self, n: u32) {
+        let l = self.nodes[n as usize].line as usize;
+        match self.lines[l].behind.pop_front() {
+            Some((at, seq, ev)) => {
+                self.behind_heads -= 1;
+                let node = &mut self.nodes[n as usize];
+                node.at = at;
+                node.lo = (seq << SLOT_BITS) | n as u64;
+                node.ev = ev;
+                self.insert(n);
+            }
+            None => {
+                self.lines[l].active = false;
+                self.release(n);
+            }
         }
     }
 
@@ -418,6 +479,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Pop the next event if it is due at or before `until`; advances the clock.
+    #[inline(always)]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
         let top = match self.current.last() {
             Some(&k) => k,
@@ -433,21 +495,14 @@ impl<E: Copy> EventQueue<E> {
             return None;
         }
         self.current.pop();
-        let slot = top as u64 & SLOT_MASK;
-        let ev = if slot & LINE_FLAG != 0 {
-            let q = &mut self.lines[(slot & !LINE_FLAG) as usize];
-            let (_, _, ev) = q.pop_front().expect("FIFO line empty");
-            // The line's next event takes the head's place among the keys.
-            if let Some(&(t, seq, _)) = q.front() {
-                self.behind_heads -= 1;
-                self.insert(Self::key(t, seq, slot));
-            }
-            ev
+        let n = (top as u64 & SLOT_MASK) as u32;
+        let node = &self.nodes[n as usize];
+        let ev = node.ev;
+        if node.line == NONE {
+            self.release(n);
         } else {
-            let ev = self.slab[slot as usize].take().expect("event slot empty");
-            self.free.push(slot as u32);
-            ev
-        };
+            self.line_next(n);
+        }
         self.now = at;
         self.processed += 1;
         Some((at, ev))

@@ -26,9 +26,12 @@ struct Blob {
     body: Option<Box<dyn Any + Send>>,
 }
 
+/// Slots are plain values: a free slot has `refs == 0` (checked in debug
+/// builds, where every test runs), so reading a packet is one indexed load
+/// with no `Option` to test, and storing one writes it in place.
 #[derive(Default)]
 pub struct PacketPool {
-    slots: Vec<Option<Slot>>,
+    slots: Vec<Slot>,
     free: Vec<u32>,
     next_uid: u64,
     blobs: Vec<Blob>,
@@ -47,91 +50,79 @@ impl PacketPool {
         Self::default()
     }
 
-    /// Store a packet, giving it the next unique id.
     pub fn insert(&mut self, mut p: Packet) -> PktId {
         p.uid = self.next_uid;
         self.next_uid += 1;
         self.store(p)
     }
 
-    /// Store a copy of a packet under its existing uid (a copy of a shared
-    /// frame that a receiver forwards keeps the identity of the original).
     pub fn insert_copy(&mut self, p: Packet) -> PktId {
         self.store(p)
     }
 
+    #[inline]
     fn store(&mut self, p: Packet) -> PktId {
         if let Some(b) = blob_of(&p) {
             self.blobs[b.0 as usize].refs += 1;
         }
-        let slot = Some(Slot { pkt: p, refs: 1 });
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = slot;
+                let s = &mut self.slots[i as usize];
+                debug_assert_eq!(s.refs, 0, "a free packet slot in use");
+                s.pkt = p;
+                s.refs = 1;
                 PktId(i)
             }
             None => {
-                self.slots.push(slot);
+                self.slots.push(Slot { pkt: p, refs: 1 });
                 PktId(self.slots.len() as u32 - 1)
             }
         }
     }
 
-    fn slot(&self, id: PktId) -> &Slot {
-        self.slots[id.0 as usize].as_ref().expect("packet slot is empty")
+    #[inline]
+    fn slot_mut(&mut self, id: PktId) -> &mut Slot {
+        let s = &mut self.slots[id.0 as usize];
+        debug_assert!(s.refs > 0, "packet slot {} is empty", id.0);
+        s
     }
 
+    #[inline]
     pub fn get(&self, id: PktId) -> &Packet {
-        &self.slot(id).pkt
+        let s = &self.slots[id.0 as usize];
+        debug_assert!(s.refs > 0, "packet slot {} is empty", id.0);
+        &s.pkt
     }
 
-    /// Change a packet in place. Only its single owner may do so: a shared
-    /// packet must be copied out with `take` first.
+    #[inline]
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
-        let s = self.slots[id.0 as usize].as_mut().expect("packet slot is empty");
+        let s = self.slot_mut(id);
         debug_assert_eq!(s.refs, 1, "changing a shared packet in place");
         &mut s.pkt
     }
 
-    /// One more holder of the same packet (a receiver of a broadcast).
     pub fn share(&mut self, id: PktId) -> PktId {
-        self.slots[id.0 as usize].as_mut().expect("packet slot is empty").refs += 1;
+        self.slot_mut(id).refs += 1;
         id
     }
 
-    /// How many holders the packet has.
     pub fn refs(&self, id: PktId) -> u32 {
-        self.slot(id).refs
+        self.slots[id.0 as usize].refs
     }
 
-    /// Give up one reference and get the packet by value: at the end of its
-    /// life for the last holder, a private copy for the others. The last
-    /// holder's take also releases the message body (`blob`): to keep a
-    /// changed copy with its body, `insert_copy` it before letting the
-    /// original go.
+    /// A copy of the packet, dropping this holder's reference.
     pub fn take(&mut self, id: PktId) -> Packet {
-        let s = self.slots[id.0 as usize].as_mut().expect("packet slot is empty");
-        let p = s.pkt;
-        s.refs -= 1;
-        if s.refs == 0 {
-            self.slots[id.0 as usize] = None;
-            self.free.push(id.0);
-            if let Some(b) = blob_of(&p) {
-                self.release_blob(b);
-            }
-        }
+        let p = *self.get(id);
+        self.release(id);
         p
     }
 
-    /// Give up one reference without looking at the packet (no copy: a
-    /// shared frame is released by every receiver that does not decode it).
     #[inline]
     pub fn release(&mut self, id: PktId) {
-        let s = self.slots[id.0 as usize].as_mut().expect("packet slot is empty");
+        let s = self.slot_mut(id);
         s.refs -= 1;
         if s.refs == 0 {
             let blob = blob_of(&s.pkt);
-            self.slots[id.0 as usize] = None;
             self.free.push(id.0);
             if let Some(b) = blob {
                 self.release_blob(b);
@@ -139,7 +130,6 @@ impl PacketPool {
         }
     }
 
-    /// Store a message body; the packets that carry its id keep it alive.
     pub fn insert_blob(&mut self, body: Box<dyn Any + Send>) -> BlobId {
         let b = Blob { refs: 0, body: Some(body) };
         match self.free_blobs.pop() {

@@ -58,3 +58,39 @@ def test_aodv_local_repair_flag_reaches_tcplab():
     plain = run_tcplab(16, 1, 50.0, "aodv")
     repaired = run_tcplab(16, 1, 50.0, "aodv", local_repair=True)
     assert repaired["routing_packets"] < plain["routing_packets"]
+
+
+def test_mac_trace_readers_classify_link_failures_and_rts_fates(tmp_path):
+    """aodv_trace.py's ns2mac and tcplabmac on hand-made traces: an ACK's
+    RTS from node 6 to node 5 lost seven times to a collision with node 3's
+    segment that began first (ns-2), and refused seven times by a NAV set
+    by node 4's CTS to node 3 (tcplab)."""
+    from validation.aodv_trace import ns2mac, tcplabmac
+
+    lines = []
+    for i in range(7):
+        t = 10.0 + i * 0.002
+        lines.append(f"s {t - 0.001:.9f} _3_ MAC  --- {i} tcp 1578 [13a 4 3 800] ------- [0:0 16:0 30 1] [1 0] 0 0 \n")
+        lines.append(f"s {t:.9f} _6_ MAC  --- 0 RTS 44 [466 5 6 0] \n")
+        lines.append(f"D {t + 0.0001:.9f} _5_ MAC  COL 0 RTS 44 [466 5 6 0] \n")
+    lines.append("D 10.020000000 _6_ MAC  RET 0 RTS 44 [466 5 6 0] \n")
+    lines.append("D 10.020000000 _6_ MAC  RET 9 ack 40 [13a 5 6 800] ------- [16:0 0:0 20 5] [26 0] 10 0\n")
+    trace = tmp_path / "mac.tr"
+    trace.write_text("".join(lines))
+    fails, att, allrts, positions = ns2mac(str(trace), 16)
+    assert fails == {("ack", "RTS limit"): 1}
+    assert positions == {("ack", 6, 5): 1}
+    assert att["ack"] == {"collision: a 2-hop frame sensed first (ns-2 locks on it): DATA of -2": 7}
+    assert sum(allrts["ack"].values()) == 7
+
+    log = []
+    for i in range(7):
+        t = 10.0 + i * 0.002
+        log.append(f"{t:.6f} 6 RTSTX to=5 f=ack src={i} lrc=0")
+        log.append(f"{t + 0.0003:.6f} 5 RTSRX from=6 ans=0 st=Idle nav_us=3000 navby=(2, 4, 3) rxn=1 eifs=0 cur=-")
+        log.append(f"{t + 0.0007:.6f} 6 TIMEOUT cts to=Some(5) f=ack src={i + 1} lrc=0 drop={int(i == 6)}")
+    path = tmp_path / "t.log"
+    path.write_text("\n".join(log) + "\n")
+    fails, att, allrts, positions = tcplabmac(str(path), 16)
+    assert fails == {("ack", "RTS limit"): 1}
+    assert att["ack"] == {"refused: NAV, set by CTS -1->-2": 7}

@@ -14,6 +14,18 @@ tcplab's event log is a debugging patch, not part of the build:
     python validation/aodv_trace.py tcplab t16.log 16
     git apply -R validation/aodv_event_log.patch
 
+The MAC's side (why links fail, docs/validation.md), over seeds 1-3:
+
+    python validation/wifi_chain_ns2.py --routing aodv --hops 16,30 --trace-dir DIR --mac-trace
+    python validation/aodv_trace.py ns2mac 16 DIR/chain-aodv-16h-s{1,2,3}.tr
+    (tcplab: the event logs t16-{1,2,3}.log as above, seeds 1-3 of `toml`)
+    python validation/aodv_trace.py tcplabmac 16 t16-1.log t16-2.log t16-3.log
+
+The patch also has two experiments, off unless set in the environment:
+TCPLAB_DEBUG_CTS_IGNORES_NAV=1 answers an RTS whatever the NAV (as
+ns-2.35's recvRTS) and TCPLAB_DEBUG_LOCK_FIRST=1 decodes no frame that
+begins while another is sensed (as ns-2.35's Mac802_11::recv).
+
 The flow runs from node 0 to node HOPS, so TCP data go to HOPS and ACKs to
 0. A link failure's packet has travelled `n` hops (data at node n) or
 `HOPS - n` (an ACK at node n); ns-2.35 (AODV_LOCAL_REPAIR) repairs locally
@@ -25,7 +37,7 @@ from __future__ import annotations
 import bisect
 import re
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 
 SEND_KINDS = ("RREQ_ORIG", "RREQ_FWD", "RREP_DST", "RREP_INT", "RREP_FWD", "RERR")
 
@@ -121,6 +133,220 @@ def tcplab(path: str, hops: int) -> None:
         print(f"  after failures {side}: {sum(v.values())}{per} {dict(v)}")
 
 
+KIND = {0: "DATA", 1: "RTS", 2: "CTS", 3: "ACK"}
+TWO_HOP_FIRST = "collision: a 2-hop frame sensed first (ns-2 locks on it)"
+
+
+def ns2_air(typ: str, size: int, ra: int) -> float:
+    """Air time of a frame in ns-2.35's trace (sizes include the 24-byte
+    PLCP header, sent in 192 us): control and broadcast frames at the basic
+    rate (1 Mbit/s), unicast data at 2 Mbit/s."""
+    if typ in ("RTS", "CTS", "ACK") or ra == -1:
+        return 192e-6 + (size - 24) * 8 / 1e6
+    return 192e-6 + (size - 24) * 8 / 2e6
+
+
+def ns2mac(path: str, hops: int):
+    """ns-2.35's MAC trace (wifi_chain_ns2.py --mac-trace): the link
+    failures (`D ... RET`: the RTS at the short retry limit, or the frame at
+    the long one), and for every RTS what became of it at its receiver:
+    answered (`r RTS`, a CTS follows), refused (`D BSY`), destroyed (`D COL`;
+    the frame that spoiled it is looked for among the transmissions of the
+    stations within sensing range of the receiver: a neighbour of the
+    receiver, or a frame from two hops that began first, which ns-2's
+    Mac802_11::recv locks on) or not seen (the receiver transmitting).
+    `[nb NAV set]`: answered while a frame of a neighbour of the receiver,
+    addressed to another station, reserved the medium (the NAV rebuilt from
+    the senders' frames; ns-2 does not log overheard frames). Offsets such
+    as `DATA of -2` are from the receiver, positive toward the RTS's
+    sender."""
+    sends = []  # (t, node, type, size, ra, ta, duration)
+    at = defaultdict(list)  # receiver -> [(t, ev, reason, type, ta)]
+    rets = defaultdict(list)
+    for line in open(path, errors="replace"):
+        p = line.split()
+        if len(p) < 11 or p[3] != "MAC":
+            continue
+        ev, t, node = p[0], float(p[1]), int(p[2].strip("_"))
+        reason, typ, size = p[4], p[6], int(p[7])
+        dur = int(p[8].lstrip("["), 16)
+        ra = -1 if p[9] == "ffffffff" else int(p[9], 16)
+        ta = int(p[10].rstrip("]"), 16)
+        if ev == "s":
+            sends.append((t, node, typ, size, ra, ta, dur))
+        elif ev == "D" and reason == "RET":
+            rets[(t, node)].append((typ, ra))
+        else:
+            at[node].append((t, ev, reason, typ, ta))
+    stimes = [s[0] for s in sends]
+
+    def frame_class(dur: int) -> str:
+        # The RTS's duration field: a 1500-byte segment or a 40-byte ACK.
+        return "data" if dur == 0x1B36 else "ack" if dur == 0x466 else "rt"
+
+    def outcome(t: float, n: int, nb: int, air: float) -> tuple[str, bool]:
+        evs = at[nb]
+        i = bisect.bisect_right(evs, (t,))
+        res = None
+        while i < len(evs) and evs[i][0] <= t + air + 50e-6:
+            _, ev, reason, typ, ta = evs[i]
+            if typ == "RTS" and ta == n:
+                res = {"r": "answered"}.get(ev) or {"BSY": "refused BSY", "COL": "collision"}.get(reason, reason)
+                break
+            i += 1
+        # The transmissions within sensing range of nb (two hops) that
+        # overlap the RTS: (hops from nb, began first, nb's own, label).
+        sg = 1 if n > nb else -1
+        j = bisect.bisect_left(stimes, t - 0.008)
+        over = []
+        while j < len(sends) and sends[j][0] < t + air:
+            s = sends[j]
+            if s[1] != n and abs(s[1] - nb) <= 2 and s[0] + ns2_air(s[2], s[3], s[4]) > t:
+                name = s[2] if s[2] in ("RTS", "CTS", "ACK") else "DATA"
+                over.append((abs(s[1] - nb), s[0] <= t, s[1] == nb, f"{name} of {sg * (s[1] - nb):+d}"))
+            j += 1
+        if res is None:
+            res = ("not received: nb transmitting" if any(o[2] for o in over)
+                   else "not received: silent (capture/error)")
+        elif res == "collision":
+            first = [o[3] for o in over if o[0] == 2 and o[1]]
+            if any(o[0] == 1 and not o[2] for o in over):
+                res = "collision: a 1-hop neighbour of nb (hidden from sender)"
+            elif first:
+                res = f"{TWO_HOP_FIRST}: {first[-1]}"
+            elif any(o[0] == 2 for o in over):
+                res = "collision: a 2-hop frame started during the RTS"
+            else:
+                res = "collision: other"
+        # nb's NAV rebuilt: a neighbour's frame to another station that
+        # ended before t with a duration reaching past t.
+        navset = False
+        j = bisect.bisect_left(stimes, t - 0.02)
+        while j < len(sends) and sends[j][0] < t:
+            s = sends[j]
+            if abs(s[1] - nb) == 1 and s[1] != n and s[4] not in (nb, -1):
+                end = s[0] + ns2_air(s[2], s[3], s[4])
+                if end <= t < end + s[6] * 1e-6:
+                    navset = True
+            j += 1
+        return res, navset
+
+    def label(res: str, nav: bool) -> str:
+        return res + (" [nb NAV set]" if nav and res == "answered" else "")
+
+    fails: Counter = Counter()
+    att: dict = defaultdict(Counter)
+    allrts: dict = defaultdict(Counter)
+    positions: Counter = Counter()
+    rts_air = ns2_air("RTS", 44, 0)
+    for (t, node), v in sorted(rets.items()):
+        rts = any(x[0] == "RTS" for x in v)
+        pk = [x for x in v if x[0] != "RTS"]
+        if not pk:
+            continue
+        typ, nb = pk[0]
+        c = "data" if typ == "tcp" else "ack" if typ == "ack" else "rt"
+        fails[(c, "RTS limit" if rts else "data limit")] += 1
+        positions[(c, node, nb)] += 1
+        if rts:
+            k = bisect.bisect_right(stimes, t)
+            mine = [s for s in sends[max(0, k - 4000):k] if s[1] == node and s[2] == "RTS" and s[4] == nb][-7:]
+            for s in mine:
+                att[c][label(*outcome(s[0], node, nb, rts_air))] += 1
+    for s in sends:
+        if s[2] == "RTS":
+            allrts[frame_class(s[6])][label(*outcome(s[0], s[1], s[4], rts_air))] += 1
+    return fails, att, allrts, positions
+
+
+def tcplabmac(path: str, hops: int):
+    """The same from tcplab's event log (aodv_event_log.patch: RTSTX, RTSRX
+    with the receiver's state and the frame that set its NAV, LOST, TIMEOUT).
+    A NAV setter `CTS -1->-2` is a CTS sent by the receiver's neighbour on
+    the far side from the RTS's sender to the node beyond it (offsets from
+    the receiver, positive toward the sender)."""
+    tx, at = [], defaultdict(list)
+    fails: Counter = Counter()
+    positions: Counter = Counter()
+    failed = []
+    for line in open(path):
+        p = line.split()
+        if len(p) < 3 or p[2] not in ("RTSTX", "RTSRX", "LOST", "TIMEOUT"):
+            continue
+        ev, t, node = p[2], float(p[0]), int(p[1])
+        kv = dict(x.split("=", 1) for x in p[3:] if "=" in x and not x.startswith("navby"))
+        if ev == "RTSTX":
+            tx.append((t, node, int(kv["to"]), kv["f"]))
+        elif ev == "RTSRX":
+            by = tuple(map(int, re.search(r"navby=\((\d+), (\d+), (\d+)\)", line).groups()))
+            at[node].append((t, "RX", int(kv["from"]), kv["ans"], kv["st"], int(kv["nav_us"]), by))
+        elif ev == "LOST" and kv["k"] == "1":
+            at[node].append((t, "LOST", int(kv["from"]), kv["why"], kv["st"], 0, None))
+        elif ev == "TIMEOUT" and kv["drop"] == "1":
+            nb = int(re.search(r"to=Some\((\d+)\)", line).group(1))
+            limit = "RTS limit" if p[3] == "cts" else "data limit"
+            fails[(kv["f"], limit)] += 1
+            positions[(kv["f"], node, nb)] += 1
+            failed.append((t, node, nb, kv["f"], limit))
+
+    def outcome(t: float, n: int, nb: int) -> str:
+        evs = at[nb]
+        i = bisect.bisect_right(evs, (t,))
+        while i < len(evs) and evs[i][0] <= t + 0.0006:
+            e = evs[i]
+            if e[2] == n:
+                if e[1] == "LOST":
+                    return {"tx": "not received: nb transmitting", "hit": "collision at nb",
+                            "locked": "not decoded: started during another sensed frame (TCPLAB_DEBUG_LOCK_FIRST)"
+                            }.get(e[3], "too weak")
+                if e[3] == "1":
+                    return "answered"
+                if e[4] != "Idle":
+                    return f"refused: busy ({e[4].split('(')[0]})"
+                k, a, b = e[6]
+                sg = 1 if n > nb else -1
+                return f"refused: NAV, set by {KIND[k]} {sg * (a - nb):+d}->{sg * (b - nb):+d}"
+            i += 1
+        return "none"
+
+    att: dict = defaultdict(Counter)
+    allrts: dict = defaultdict(Counter)
+    times = [x[0] for x in tx]
+    for (t, n, nb, f, limit) in failed:
+        if limit == "RTS limit":
+            k = bisect.bisect_right(times, t)
+            for x in [x for x in tx[max(0, k - 3000):k] if x[1] == n and x[2] == nb][-7:]:
+                att[f][outcome(x[0], n, nb)] += 1
+    for (t, n, nb, f) in tx:
+        allrts[f][outcome(t, n, nb)] += 1
+    return fails, att, allrts, positions
+
+
+def mac_report(which: str, hops: int, files: list[str]) -> None:
+    """Link failures by frame and limit, and the RTS outcomes at the
+    receiver, summed over the files (one per seed)."""
+    F, A, R, P = Counter(), defaultdict(Counter), defaultdict(Counter), Counter()
+    for f in files:
+        fa, at, al, po = (ns2mac if which == "ns2mac" else tcplabmac)(f, hops)
+        F.update(fa)
+        P.update(po)
+        for k, v in at.items():
+            A[k].update(v)
+        for k, v in al.items():
+            R[k].update(v)
+    print("link failures", dict(F))
+    for c, v in A.items():
+        print(f"RTSs of the failures at the short retry limit, {c}: {sum(v.values())}")
+        for k, n in v.most_common():
+            print(f"    {n:5d} {k}")
+    for c, v in R.items():
+        tot = sum(v.values())
+        print(f"all RTSs, {c}: {tot}")
+        for k, n in v.most_common(12):
+            print(f"    {n:6d} {100 * n / tot:5.1f}% {k}")
+    print("failures by (frame, sender, receiver):", sorted(P.items(), key=lambda x: -x[1])[:25])
+
+
 def toml(hops: int, seed: int) -> None:
     """wifi_chain_ns2.py's AODV chain as a scenario file (100 s measured)."""
     print(f'[sim]\nduration = "101s"\nseed = {seed}\n[wireless]\npropagation = "two_ray_ground"\n'
@@ -133,6 +359,9 @@ def toml(hops: int, seed: int) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) >= 4 and sys.argv[1] in ("ns2mac", "tcplabmac"):
+        mac_report(sys.argv[1], int(sys.argv[2]), sys.argv[3:])
+        sys.exit(0)
     if len(sys.argv) != 4 or sys.argv[1] not in ("ns2", "tcplab", "toml"):
         sys.exit(__doc__)
     what, a, b = sys.argv[1:]

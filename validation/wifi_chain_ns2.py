@@ -63,11 +63,13 @@ def scenario(hops: int, seed: int, duration: float, routing: str = "static") -> 
     }
 
 
-def tcl(hops: int, seed: int, duration: float, routing: str = "static", trace: str = "/dev/null") -> str:
+def tcl(hops: int, seed: int, duration: float, routing: str = "static", trace: str = "/dev/null",
+        mac_trace: bool = False) -> str:
     nn = hops + 1
     proto = "AODV" if routing == "static" else routing.upper()
     ifq = "CMUPriQueue" if proto == "DSR" else "Queue/DropTail/PriQueue"
     rtr = "OFF" if trace == "/dev/null" else "ON"
+    mac = "ON" if mac_trace and trace != "/dev/null" else "OFF"
     return f"""
 set ns [new Simulator]
 ns-random 0
@@ -84,7 +86,7 @@ Mac/802_11 set RTSThreshold_ 0
 $ns node-config -adhocRouting {proto} -llType LL -macType Mac/802_11 \\
   -ifqType {ifq} -ifqLen 50 -antType Antenna/OmniAntenna \\
   -propType Propagation/TwoRayGround -phyType Phy/WirelessPhy -channel $chan \\
-  -topoInstance $topo -agentTrace OFF -routerTrace {rtr} -macTrace OFF -movementTrace OFF
+  -topoInstance $topo -agentTrace OFF -routerTrace {rtr} -macTrace {mac} -movementTrace OFF
 for {{set i 0}} {{$i < {nn}}} {{incr i}} {{
   set n($i) [$ns node]
   $n($i) random-motion 0
@@ -135,12 +137,13 @@ def read_ns2_trace(path: Path) -> dict:
     return {"routing_packets": sent, "rtr_drops": drops}
 
 
-def run_ns2(hops: int, seed: int, duration: float, routing: str = "static", trace_dir: Path | None = None) -> dict:
+def run_ns2(hops: int, seed: int, duration: float, routing: str = "static", trace_dir: Path | None = None,
+            mac_trace: bool = False) -> dict:
     with tempfile.TemporaryDirectory() as d:
         where = trace_dir if trace_dir is not None else Path(d)
         trace = where / f"chain-{routing}-{hops}h-s{seed}.tr"
         path = Path(d) / "chain.tcl"
-        path.write_text(tcl(hops, seed, duration, routing, str(trace)))
+        path.write_text(tcl(hops, seed, duration, routing, str(trace), mac_trace))
         m = measure(["ns", str(path)], cwd=d)
         if m["returncode"] != 0:
             raise RuntimeError(f"ns failed: {m['stderr'].strip()[-500:]}")
@@ -215,6 +218,9 @@ def main() -> int:
     ap.add_argument("--dsdv-no-mac-failures", action="store_true",
                     help="tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)")
     ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
+    ap.add_argument("--mac-trace", action="store_true",
+                    help="with --trace-dir: ns-2's MAC-level trace too (RTS/CTS/ACK, drops; "
+                         "read by validation/aodv_trace.py ns2mac)")
     a = ap.parse_args()
     if not available():
         print("ns (ns-2.35) is not installed", file=sys.stderr)
@@ -227,7 +233,7 @@ def main() -> int:
         seeds = range(1, a.seeds + 1)
         ours = [run_tcplab(hops, s, a.duration, a.routing, a.net_diameter, not a.dsdv_no_mac_failures,
                           not a.aodv_no_new_ring, a.aodv_hold_down, a.aodv_local_repair) for s in seeds]
-        theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir) for s in seeds]
+        theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir, a.mac_trace) for s in seeds]
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
         opt = lambda rs, k: "-" if rs[0][k] is None else f"{mean(rs, k):.1f}"  # noqa: E731
         reasons = sorted({k for r in theirs for k in r["rtr_drops"]})

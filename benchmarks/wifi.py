@@ -70,15 +70,34 @@ def core(exe: Path, text: str, repeats: int) -> dict:
 def ns2_chain(hops: int, duration: float, repeats: int) -> dict:
     """ns-2.35's AODV chain (validation/wifi_chain_ns2.py's script, no
     trace): the whole process, best CPU time of `repeats` runs, and its
-    goodput from the sender's last acknowledged segment."""
+    goodput from the sender's last acknowledged segment; then one more run
+    of the same simulation with its MAC trace on, only to count the MAC
+    frames it sent (RTS, CTS, data, ACK, broadcast), so that both
+    simulators' cost per frame can be compared (the two runs move different
+    amounts of data)."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "chain.tcl"
         path.write_text(chain_tcl(hops, 1, duration))
         runs = [ns2.measure(["ns", str(path)], cwd=d) for _ in range(max(repeats, 1))]
+        trace = Path(d) / "mac.tr"
+        path.write_text(chain_tcl(hops, 1, duration, trace=str(trace), mac_trace=True))
+        ns2.measure(["ns", str(path)], cwd=d)
+        with open(trace, errors="replace") as f:
+            frames = sum(1 for ln in f if ln.startswith("s ") and ln.split()[3:4] == ["MAC"])
     m = min(runs, key=lambda x: x["cpu_s"])
     line = next(ln for ln in m["stdout"].splitlines() if ln.startswith("flow "))
     m["goodput_bps"] = max(int(line.split()[1]), 0) * SEGMENT * 8 / duration
+    m["mac_frames"] = frames
     return m
+
+
+def per_frame(r: dict, m: dict) -> None:
+    """Cost per MAC frame put on the air, tcplab's core against ns-2's whole
+    CPU time (ns-2's start-up included: an upper bound on its cost)."""
+    ours = r["best_wall_s"] / r["mac_frames"] * 1e6
+    theirs = m["cpu_s"] / m["mac_frames"] * 1e6
+    print(f"  per MAC frame: tcplab {ours:.2f} us ({r['mac_frames']:.0f} frames), "
+          f"ns-2.35 {theirs:.2f} us ({m['mac_frames']} frames): {theirs / ours:.1f}x")
 
 
 def main() -> int:
@@ -100,6 +119,7 @@ def main() -> int:
         rss = f"{m['maxrss_kb'] / 1024:.1f} MiB" if m["maxrss_kb"] else "n/a"
         print(f"  ns-2.35 (AODV): {m['wall_s'] * 1e3:.0f} ms wall, {m['cpu_s'] * 1e3:.0f} ms CPU, peak {rss}; "
               f"goodput {m['goodput_bps'] / 1e3:.0f} kbit/s; core speed-up {m['cpu_s'] / r['best_wall_s']:.1f}x")
+        per_frame(r, m)
 
     r = core(exe, toml_chain(7, 250.0, "aodv"), a.repeats)
     print("7-hop chain, AODV on both sides, one NewReno flow, 250 s")
@@ -110,6 +130,7 @@ def main() -> int:
         m = ns2_chain(7, 250.0, a.repeats)
         print(f"  ns-2.35: {m['cpu_s'] * 1e3:.0f} ms CPU (best of {a.repeats}), goodput {m['goodput_bps'] / 1e3:.0f} kbit/s; "
               f"speed-up {m['cpu_s'] / r['best_wall_s']:.1f}x core, {m['cpu_s'] / r['process_cpu_s']:.1f}x whole process")
+        per_frame(r, m)
     print("static grids, 200 m spacing, one 100 kbit/s UDP flow per 10 nodes, 20 s")
     print("| nodes | MAC frames | events | core wall (ms) | us per frame | events per frame |")
     print("|---|---|---|---|---|---|")

@@ -587,7 +587,17 @@ impl<E: Copy> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::stream_rng;
+    use crate::engine::{stream_rng, Rng};
+    use std::collections::BTreeSet;
+
+    /// A horizon short of the reference's first event: nothing comes out.
+    fn nothing_before_the_first(q: &mut EventQueue<u64>, reference: &BTreeSet<(Time, u64)>, r: &mut Rng) {
+        let first = *reference.first().unwrap();
+        if first.0 > q.now() {
+            let until = q.now() + r.next_u64() % (first.0 - q.now());
+            assert_eq!(q.pop_until(until), None);
+        }
+    }
 
     #[test]
     fn orders_by_time_then_insertion() {
@@ -659,7 +669,6 @@ mod tests {
     /// scheduled behind an already advanced wheel), against a sorted set.
     #[test]
     fn wheel_and_far_heap_keep_the_order_at_every_scale() {
-        use std::collections::BTreeSet;
         let mut r = stream_rng(11, "queue-wheel");
         let mut q = EventQueue::new();
         let mut reference: BTreeSet<(Time, u64)> = BTreeSet::new();
@@ -676,12 +685,7 @@ mod tests {
                 reference.insert((at, id));
                 id += 1;
             } else if u < 0.55 {
-                // A horizon short of the next event: nothing comes out.
-                let first = *reference.first().unwrap();
-                if first.0 > q.now() {
-                    let until = q.now() + r.next_u64() % (first.0 - q.now());
-                    assert_eq!(q.pop_until(until), None);
-                }
+                nothing_before_the_first(&mut q, &reference, &mut r);
             } else {
                 let first = reference.pop_first().unwrap();
                 assert_eq!(q.pop_until(u64::MAX), Some(first));
@@ -701,7 +705,6 @@ mod tests {
     /// alternate, with lines, horizons that stop short and far events.
     #[test]
     fn adapting_bucket_widths_keep_the_order() {
-        use std::collections::BTreeSet;
         let mut r = stream_rng(13, "queue-adapt");
         let mut q = EventQueue::new();
         q.adapt_every = 8;
@@ -734,11 +737,7 @@ mod tests {
                 }
                 id += 1;
             } else if u < want + 0.03 {
-                let first = *reference.first().unwrap();
-                if first.0 > q.now() {
-                    let until = q.now() + r.next_u64() % (first.0 - q.now());
-                    assert_eq!(q.pop_until(until), None);
-                }
+                nothing_before_the_first(&mut q, &reference, &mut r);
             } else {
                 let first = reference.pop_first().unwrap();
                 assert_eq!(q.pop_until(u64::MAX), Some(first));

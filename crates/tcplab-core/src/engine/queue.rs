@@ -419,6 +419,25 @@ impl<E: Copy> EventQueue<E> {
         first
     }
 
+    /// Schedule `ev` at `at` with an insertion number taken earlier with
+    /// `reserve`: it comes out exactly where it would have, had it been
+    /// scheduled with `schedule` when the number was taken. The wheel keeps
+    /// no order among the nodes of a bucket, so events numbered ahead need
+    /// no line: each is one node like any other. Each reserved number must
+    /// be used at most once. Overflow as in `schedule`.
+    #[inline(always)]
+    pub fn schedule_numbered(&mut self, at: Time, seq: u64, ev: E) {
+        debug_assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
+        debug_assert!(seq < self.seq, "insertion number {seq} not reserved");
+        if self.overflow {
+            return;
+        }
+        let at = at.max(self.now);
+        if let Some(n) = self.alloc(at, seq, NONE, ev) {
+            self.insert(n);
+        }
+    }
+
     /// Schedule `ev` at `at` on FIFO line `line` with an insertion number
     /// taken earlier with `reserve`: it comes out exactly where it would
     /// have, had it been scheduled with `schedule` when the number was
@@ -656,6 +675,62 @@ mod tests {
         }
         assert_eq!(a, b);
         assert!(a.len() > 10_000);
+    }
+
+    /// Reserved insertion numbers used in any order (a frame's arrivals,
+    /// numbered in rank order and scheduled in (delay, rank) order; the
+    /// ends of its receptions, numbered one by one and scheduled later),
+    /// with delays from zero past the wheel's horizon, give the order of
+    /// plain scheduling in the numbering order.
+    #[test]
+    fn numbered_events_keep_the_order_of_plain_scheduling() {
+        let mut r = stream_rng(7, "queue-numbered");
+        let (mut q, mut plain) = (EventQueue::new(), EventQueue::new());
+        let (mut a, mut b) = (vec![], vec![]);
+        let scales = [0u64, 700, 40_000, 50_000_000];
+        for id in 0..60_000u64 {
+            let u = r.uniform();
+            if u < 0.4 {
+                let n = 1 + (r.next_u64() % 8);
+                let delays: Vec<u64> = (0..n)
+                    .map(|_| {
+                        let s = scales[(r.next_u64() % scales.len() as u64) as usize];
+                        if s == 0 {
+                            0
+                        } else {
+                            r.next_u64() % s
+                        }
+                    })
+                    .collect();
+                let first = q.reserve(n);
+                // a random permutation of the block
+                let mut order: Vec<u64> = (0..n).collect();
+                for i in (1..order.len()).rev() {
+                    order.swap(i, (r.next_u64() % (i as u64 + 1)) as usize);
+                }
+                for &i in &order {
+                    q.schedule_numbered(q.now() + delays[i as usize], first + i, id * 10 + i);
+                }
+                for i in 0..n {
+                    plain.schedule(plain.now() + delays[i as usize], id * 10 + i);
+                }
+            } else if u < 0.6 {
+                let dt = (r.next_u64() % 3) * 20_000;
+                q.schedule(q.now() + dt, id * 10);
+                plain.schedule(plain.now() + dt, id * 10);
+            } else if let Some(e) = q.pop_until(u64::MAX) {
+                a.push(e);
+                b.push(plain.pop_until(u64::MAX).unwrap());
+            }
+            assert_eq!(q.len(), plain.len());
+        }
+        while let Some(e) = q.pop_until(u64::MAX) {
+            a.push(e);
+            b.push(plain.pop_until(u64::MAX).unwrap());
+        }
+        assert!(plain.is_empty());
+        assert_eq!(a, b);
+        assert!(a.len() > 50_000);
     }
 
     /// Reserved insertion numbers on a line (a frame's arrivals, numbered

@@ -34,7 +34,10 @@ pub(super) struct PendingEnd {
 }
 
 impl DevScheduler for Sched<'_> {
-    #[inline]
+    // Always inlined: left to the inliner it stayed a call from each of the
+    // station's timer sites (275 k calls on the 7-hop chain at about 100
+    // instructions each, the queue's insertion inlined into it).
+    #[inline(always)]
     fn schedule(&mut self, at: Time, ev: DevEvent) {
         self.q.schedule(at, Ev::device(self.dev, ev));
     }

@@ -348,6 +348,19 @@ impl World {
         self.merged_events += count as u64 - 1;
     }
 
+    /// A device's timer event. An 802.11 station's timer that would
+    /// change nothing (`Dcf::timer_changes_nothing`) stops here, before the
+    /// station's I/O is set up and its handler entered.
+    #[inline(always)]
+    pub(super) fn device_timer(&mut self, now: Time, dev: DevId, token: u32) {
+        if let Device::Wifi(w) = &self.devices[dev as usize] {
+            if w.timer_changes_nothing(now, token) {
+                return;
+            }
+        }
+        self.device_event(now, dev, DevEvent::Timer(token));
+    }
+
     #[inline]
     pub(super) fn device_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
         if let Device::P2p(_) = self.devices[dev as usize] {

@@ -10,8 +10,8 @@
 //! node each (the slab of events and the separate list nodes this replaced
 //! cost two allocations, two free lists and two cache lines per event).
 //!
-//! A timing wheel holds the near future: buckets of 2^15 ns (33 us)
-//! over a horizon of `WHEEL` = 1024 buckets (34 ms), each an unsorted list
+//! A timing wheel holds the near future: `WHEEL` = 1024 buckets of 2^15 ns
+//! (33 us, a 34 ms horizon; wider in sparse runs, see `adapt`), each an unsorted list
 //! of nodes, with a two-level bitmap to find the next non-empty bucket in a
 //! few instructions. When the clock reaches a bucket its keys are sorted
 //! once (usually one to a few) and popped in order; keys scheduled into the
@@ -24,16 +24,15 @@
 //! cost per event from 10 to 1000 flows. The order is exactly (time,
 //! insertion number) either way: outputs are unchanged.
 //!
-//! FIFO lines: events that one source schedules in non-decreasing time
-//! order (the receptions of one 802.11 frame, whose insertion numbers are
-//! reserved when it goes on the air) wait in a per-line queue with only the
-//! line's head in a node. Each event keeps the insertion number it got
-//! (or reserved) when scheduled, so simultaneous events come out exactly as
-//! they would without lines. (Point-to-point links used lines too, until the
-//! wheel made a plain insertion cheaper than a line's bookkeeping.)
+//! Insertion numbers can be reserved ahead (`reserve`) and given to events
+//! scheduled later (`schedule_numbered`: the receptions of one 802.11
+//! frame), which then come out exactly where they would have, had they been
+//! scheduled when the numbers were taken. (FIFO lines, per-source queues
+//! with only their head in a node, served point-to-point links and then
+//! 802.11 frames until the wheel made a plain insertion cheaper than a
+//! line's bookkeeping; docs/architecture.md.)
 
 use super::time::Time;
-use std::collections::VecDeque;
 
 const SLOT_BITS: u32 = 24;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
@@ -62,8 +61,6 @@ struct Node<E> {
     lo: u64,
     /// The next node of the same wheel bucket, or of the free list.
     next: u32,
-    /// The FIFO line this node is the head of, or `NONE`.
-    line: u32,
     ev: E,
 }
 
@@ -148,14 +145,6 @@ impl Heap4 {
     }
 }
 
-/// A FIFO line: whether its head is pending in a node, the events behind
-/// it (time, insertion number, event) and the last one scheduled.
-struct Line<E> {
-    active: bool,
-    behind: VecDeque<(Time, u64, E)>,
-    last: (Time, u64),
-}
-
 pub struct EventQueue<E> {
     /// Keys of the bucket being drained (and of any earlier one), sorted
     /// in decreasing order so the next is at the end.
@@ -183,9 +172,6 @@ pub struct EventQueue<E> {
     summary: u64,
     /// Keys of buckets cur+WHEEL and later.
     far: Heap4,
-    lines: Vec<Line<E>>,
-    /// Events waiting in lines behind their heads (not in nodes).
-    behind_heads: usize,
     seq: u64,
     now: Time,
     processed: u64,
@@ -219,8 +205,6 @@ impl<E: Copy> EventQueue<E> {
             bits: [0; WORDS],
             summary: 0,
             far: Heap4::default(),
-            lines: Vec::new(),
-            behind_heads: 0,
             seq: 0,
             now: 0,
             processed: 0,
@@ -240,7 +224,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Pending events.
     pub fn len(&self) -> usize {
-        self.live + self.behind_heads
+        self.live
     }
 
     pub fn is_empty(&self) -> bool {
@@ -248,7 +232,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Most events that can be pending at once in nodes (a node's number
-    /// has 24 bits in the key), and most FIFO lines.
+    /// has 24 bits in the key).
     pub const CAPACITY: usize = SLOT_MASK as usize;
 
     /// True once an event had to be refused (see `schedule`); sticky.
@@ -271,7 +255,7 @@ impl<E: Copy> EventQueue<E> {
         let at = at.max(self.now);
         let seq = self.seq;
         self.seq += 1;
-        if let Some(n) = self.alloc(at, seq, NONE, ev) {
+        if let Some(n) = self.alloc(at, seq, ev) {
             self.insert(n);
         }
     }
@@ -279,20 +263,20 @@ impl<E: Copy> EventQueue<E> {
     /// A node for an event (its `next` is left to `insert`); `None` and
     /// `overflow` set when `limit` nodes are in use.
     #[inline(always)]
-    fn alloc(&mut self, at: Time, seq: u64, line: u32, ev: E) -> Option<u32> {
+    fn alloc(&mut self, at: Time, seq: u64, ev: E) -> Option<u32> {
         let n = self.free;
         let lo_of = |n: u32| (seq << SLOT_BITS) | n as u64;
         if n != NONE {
             let node = &mut self.nodes[n as usize];
             self.free = node.next;
-            *node = Node { at, lo: lo_of(n), next: NONE, line, ev };
+            *node = Node { at, lo: lo_of(n), next: NONE, ev };
         } else {
             if self.nodes.len() >= self.limit {
                 self.overflow = true;
                 return None;
             }
             let n = self.nodes.len() as u32;
-            self.nodes.push(Node { at, lo: lo_of(n), next: NONE, line, ev });
+            self.nodes.push(Node { at, lo: lo_of(n), next: NONE, ev });
             self.live += 1;
             return Some(n);
         }
@@ -462,21 +446,8 @@ impl<E: Copy> EventQueue<E> {
         true
     }
 
-    /// Schedule `ev` at `at` on FIFO line `line`: every event of a line must
-    /// be scheduled no earlier than the line's previous one (debug builds
-    /// check it). Overflow as in `schedule`.
-    pub fn schedule_fifo(&mut self, line: u32, at: Time, ev: E) {
-        if self.seq >> (64 - SLOT_BITS) != 0 {
-            self.overflow = true;
-            return;
-        }
-        let seq = self.seq;
-        self.seq += 1;
-        self.push_line(line, at, seq, ev);
-    }
-
     /// Take `n` consecutive insertion numbers now, for events scheduled
-    /// with `schedule_fifo_at` (the first is returned). Overflow as in
+    /// with `schedule_numbered` (the first is returned). Overflow as in
     /// `schedule`: the numbers are then never used.
     pub fn reserve(&mut self, n: u64) -> u64 {
         let first = self.seq;
@@ -488,58 +459,22 @@ impl<E: Copy> EventQueue<E> {
         first
     }
 
-    /// Schedule `ev` at `at` on FIFO line `line` with an insertion number
-    /// taken earlier with `reserve`: it comes out exactly where it would
-    /// have, had it been scheduled with `schedule` when the number was
-    /// taken. Within a line, (time, number) must not decrease.
-    pub fn schedule_fifo_at(&mut self, line: u32, at: Time, seq: u64, ev: E) {
+    /// Schedule `ev` at `at` with an insertion number taken earlier with
+    /// `reserve`: it comes out exactly where it would have, had it been
+    /// scheduled with `schedule` when the number was taken. The wheel keeps
+    /// no order among the nodes of a bucket, so events numbered ahead need
+    /// no line: each is one node like any other. Each reserved number must
+    /// be used at most once. Overflow as in `schedule`.
+    #[inline(always)]
+    pub fn schedule_numbered(&mut self, at: Time, seq: u64, ev: E) {
+        debug_assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
+        debug_assert!(seq < self.seq, "insertion number {seq} not reserved");
         if self.overflow {
             return;
         }
-        self.push_line(line, at, seq, ev);
-    }
-
-    fn push_line(&mut self, line: u32, at: Time, seq: u64, ev: E) {
-        debug_assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
-        if line as usize >= Self::CAPACITY {
-            self.overflow = true;
-            return;
-        }
         let at = at.max(self.now);
-        let l = line as usize;
-        if l >= self.lines.len() {
-            self.lines.resize_with(l + 1, || Line { active: false, behind: VecDeque::new(), last: (0, 0) });
-        }
-        let q = &mut self.lines[l];
-        debug_assert!(!q.active || q.last < (at, seq), "FIFO line {line} scheduled out of order");
-        q.last = (at, seq);
-        if q.active {
-            q.behind.push_back((at, seq, ev));
-            self.behind_heads += 1;
-        } else if let Some(n) = self.alloc(at, seq, line, ev) {
-            self.lines[l].active = true;
+        if let Some(n) = self.alloc(at, seq, ev) {
             self.insert(n);
-        }
-    }
-
-    /// The head of a line (node `n`) was popped: the line's next event
-    /// takes its place in the same node, or the line goes idle.
-    #[inline(never)]
-    fn line_next(&mut self, n: u32) {
-        let l = self.nodes[n as usize].line as usize;
-        match self.lines[l].behind.pop_front() {
-            Some((at, seq, ev)) => {
-                self.behind_heads -= 1;
-                let node = &mut self.nodes[n as usize];
-                node.at = at;
-                node.lo = (seq << SLOT_BITS) | n as u64;
-                node.ev = ev;
-                self.insert(n);
-            }
-            None => {
-                self.lines[l].active = false;
-                self.release(n);
-            }
         }
     }
 
@@ -565,13 +500,8 @@ impl<E: Copy> EventQueue<E> {
         }
         self.current.pop();
         let n = (top as u64 & SLOT_MASK) as u32;
-        let node = &self.nodes[n as usize];
-        let ev = node.ev;
-        if node.line == NONE {
-            self.release(n);
-        } else {
-            self.line_next(n);
-        }
+        let ev = self.nodes[n as usize].ev;
+        self.release(n);
         self.now = at;
         self.processed += 1;
         Some((at, ev))
@@ -702,7 +632,8 @@ mod tests {
 
     /// Buckets that widen and narrow as the run goes (adapted every few
     /// advances here) keep the exact order: sparse and dense phases
-    /// alternate, with lines, horizons that stop short and far events.
+    /// alternate, with numbers reserved ahead and used out of order,
+    /// horizons that stop short and far events.
     #[test]
     fn adapting_bucket_widths_keep_the_order() {
         let mut r = stream_rng(13, "queue-adapt");
@@ -711,7 +642,6 @@ mod tests {
         q.adapt_in = 8;
         let mut reference: BTreeSet<(Time, u64)> = BTreeSet::new();
         let mut shifts = std::collections::HashSet::new();
-        let mut line_last = [0u64; 2];
         let mut id = 0u64;
         for step in 0..400_000u64 {
             let dense = (step / 20_000) % 2 == 1;
@@ -726,16 +656,20 @@ mod tests {
                 };
                 let at = q.now() + dt;
                 if r.next_u64().is_multiple_of(8) {
-                    let l = (r.next_u64() % 2) as usize;
-                    let at = at.max(line_last[l]);
-                    line_last[l] = at;
-                    q.schedule_fifo(l as u32, at, id);
+                    // Two numbers taken now, the second used first.
+                    let first = q.reserve(2);
+                    assert_eq!(first, id);
+                    let later = at + r.next_u64() % 50_000;
+                    q.schedule_numbered(later, first + 1, id + 1);
+                    q.schedule_numbered(at, first, id);
                     reference.insert((at, id));
+                    reference.insert((later, id + 1));
+                    id += 2;
                 } else {
                     q.schedule(at, id);
                     reference.insert((at, id));
+                    id += 1;
                 }
-                id += 1;
             } else if u < want + 0.03 {
                 nothing_before_the_first(&mut q, &reference, &mut r);
             } else {
@@ -752,63 +686,45 @@ mod tests {
         assert!(shifts.len() >= 3, "widths seen: {shifts:?}");
     }
 
-    /// FIFO lines give exactly the order of plain scheduling: events mixed
-    /// over three lines (each in non-decreasing time) and the slab.
+    /// Reserved insertion numbers used in any order (a frame's arrivals,
+    /// numbered in rank order and scheduled in (delay, rank) order; the
+    /// ends of its receptions, numbered one by one and scheduled later),
+    /// with delays from zero past the wheel's horizon, give the order of
+    /// plain scheduling in the numbering order.
     #[test]
-    fn fifo_lines_keep_the_order_of_plain_scheduling() {
-        let mut r = stream_rng(3, "queue-lines");
-        let (mut q, mut plain) = (EventQueue::new(), EventQueue::new());
-        let mut last = [0u64; 3];
-        let (mut a, mut b) = (vec![], vec![]);
-        for id in 0..100_000u64 {
-            if r.uniform() < 0.6 {
-                let dt = if r.uniform() < 0.3 { 0 } else { (r.next_u64() % 20) * 1000 };
-                let line = (r.next_u64() % 4) as usize;
-                if line < 3 {
-                    let at = (q.now() + dt).max(last[line]);
-                    last[line] = at;
-                    q.schedule_fifo(line as u32, at, id);
-                    plain.schedule(at, id);
-                } else {
-                    q.schedule(q.now() + dt, id);
-                    plain.schedule(plain.now() + dt, id);
-                }
-            } else if let Some((t, e)) = q.pop_until(u64::MAX) {
-                a.push((t, e));
-                b.push(plain.pop_until(u64::MAX).unwrap());
-            }
-            assert_eq!(q.len(), plain.len());
-        }
-        assert_eq!(a, b);
-        assert!(a.len() > 10_000);
-    }
-
-    /// Reserved insertion numbers on a line (a frame's arrivals, numbered
-    /// in one order and queued in time order) give the order of plain
-    /// scheduling in the numbering order.
-    #[test]
-    fn reserved_numbers_on_lines_keep_the_order_of_plain_scheduling() {
-        let mut r = stream_rng(5, "queue-fanout");
+    fn numbered_events_keep_the_order_of_plain_scheduling() {
+        let mut r = stream_rng(7, "queue-numbered");
         let (mut q, mut plain) = (EventQueue::new(), EventQueue::new());
         let (mut a, mut b) = (vec![], vec![]);
-        let mut line = 0u32;
-        for id in 0..50_000u64 {
-            if r.uniform() < 0.5 {
-                // a fan-out of 1..6 events with delays on a coarse grid
-                let n = 1 + (r.next_u64() % 6);
-                let delays: Vec<u64> = (0..n).map(|_| (r.next_u64() % 3) * 1000).collect();
+        let scales = [0u64, 700, 40_000, 50_000_000];
+        for id in 0..60_000u64 {
+            let u = r.uniform();
+            if u < 0.4 {
+                let n = 1 + (r.next_u64() % 8);
+                let delays: Vec<u64> = (0..n)
+                    .map(|_| {
+                        let s = scales[(r.next_u64() % scales.len() as u64) as usize];
+                        if s == 0 {
+                            0
+                        } else {
+                            r.next_u64() % s
+                        }
+                    })
+                    .collect();
                 let first = q.reserve(n);
+                // a random permutation of the block
                 let mut order: Vec<u64> = (0..n).collect();
-                order.sort_by_key(|&i| (delays[i as usize], i));
+                for i in (1..order.len()).rev() {
+                    order.swap(i, (r.next_u64() % (i as u64 + 1)) as usize);
+                }
                 for &i in &order {
-                    q.schedule_fifo_at(line, q.now() + delays[i as usize], first + i, id * 10 + i);
+                    q.schedule_numbered(q.now() + delays[i as usize], first + i, id * 10 + i);
                 }
                 for i in 0..n {
                     plain.schedule(plain.now() + delays[i as usize], id * 10 + i);
                 }
-                line += 1;
-            } else if r.uniform() < 0.5 {
-                let dt = (r.next_u64() % 3) * 1000;
+            } else if u < 0.6 {
+                let dt = (r.next_u64() % 3) * 20_000;
                 q.schedule(q.now() + dt, id * 10);
                 plain.schedule(plain.now() + dt, id * 10);
             } else if let Some(e) = q.pop_until(u64::MAX) {
@@ -817,7 +733,12 @@ mod tests {
             }
             assert_eq!(q.len(), plain.len());
         }
+        while let Some(e) = q.pop_until(u64::MAX) {
+            a.push(e);
+            b.push(plain.pop_until(u64::MAX).unwrap());
+        }
+        assert!(plain.is_empty());
         assert_eq!(a, b);
-        assert!(a.len() > 10_000);
+        assert!(a.len() > 50_000);
     }
 }

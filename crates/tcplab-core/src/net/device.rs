@@ -79,17 +79,14 @@ pub trait DevScheduler {
     /// A frame on a shared channel reaching several stations at once:
     /// `Arrive(frame)` at each target's device after its delay. The events
     /// come out exactly as if scheduled one by one with `schedule_for` in
-    /// the order of the targets' `rank` (0, 1, ...), but wait in one queue
-    /// line keyed by the frame, so only the next of them is in the heap.
-    /// `targets` is sorted by (delay, rank), and is the device's
+    /// the order of the targets' `rank` (0, 1, ...). `targets` is sorted by
+    /// (delay, rank), and is the device's
     /// `NetDevice::fan_targets` (the arrivals due at one time may travel as
     /// one event that names the sender and the first of them).
     fn fan_out(&mut self, now: Time, frame: PktId, targets: &[FanOut]);
-    /// `FrameEnd` for this device at `at`, on the queue line of frame
-    /// `frame`'s receptions ends (one line per frame, shared by all its
-    /// receivers): the same order as `schedule`, but only the line's head
-    /// is in the heap. Each call must be no earlier than the line's
-    /// previous one.
+    /// `FrameEnd` for this device at `at`, the end of its reception of
+    /// frame `frame`: the same order as `schedule` (the ends of one frame's
+    /// receptions due at one time may travel as one event).
     fn schedule_frame_end(&mut self, frame: PktId, at: Time);
 }
 

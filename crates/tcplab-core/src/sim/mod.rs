@@ -267,7 +267,7 @@ impl World {
             Ev::DevTxDone(d) => self.device_event(now, d, DevEvent::TxDone),
             Ev::DevArrive(d, p) => self.device_event(now, d, DevEvent::Arrive(p)),
             Ev::FanArrive(d, p, first) => self.fan_arrive(now, d, p, first),
-            Ev::DevTimer(d, t) => self.device_event(now, d, DevEvent::Timer(t)),
+            Ev::DevTimer(d, t) => self.device_timer(now, d, t),
             Ev::DevFrameEnd(d) => self.device_event(now, d, DevEvent::FrameEnd),
             Ev::FanEnd { sender, first, count } => self.fan_end(now, sender, first, count),
             Ev::Socket(s) => self.socket_timer(now, s),

@@ -8,10 +8,10 @@
 //! once (`channel::neighbour_lists`, a grid search) and each station's
 //! device keeps its own list. A transmission is then one `Arrive` event per
 //! station in carrier-sense range, scheduled by the sender for the receivers'
-//! devices on one queue line per frame (`DevScheduler::fan_out`, each event
-//! keeping the insertion number it would have had alone) and carrying a
-//! shared reference to one pool slot; the ends of the receptions share a
-//! second line (`DevScheduler::schedule_frame_end`). Arrivals due at the
+//! devices (`DevScheduler::fan_out`, each event with the insertion number it
+//! would have had alone, reserved ahead) and carrying a shared reference to
+//! one pool slot; each receiver schedules the end of its reception
+//! (`DevScheduler::schedule_frame_end`). Arrivals due at the
 //! same time (receivers at equal distances), and the ends of their
 //! receptions, travel as one queue event each (`Ev::FanArrive`,
 //! `Ev::FanEnd`, in `sim::forward`): their insertion numbers leave no room

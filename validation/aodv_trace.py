@@ -21,10 +21,25 @@ The MAC's side (why links fail, docs/validation.md), over seeds 1-3:
     (tcplab: the event logs t16-{1,2,3}.log as above, seeds 1-3 of `toml`)
     python validation/aodv_trace.py tcplabmac 16 t16-1.log t16-2.log t16-3.log
 
-The patch also has two experiments, off unless set in the environment:
+Local repairs (`--aodv-local-repair`; docs/validation.md, "With local
+repair"): tcplab's, each with its outcome and, for a failed one, where its
+request or reply stopped and why; ns-2.35's, from its router trace (who
+received the repair's request, whose replies came back, whether recvReply
+could take them, when the node next forwarded to the destination):
+
+    python validation/aodv_trace.py toml 16 S lr > c16-S.toml   # seeds S = 1, 2, 3
+    TCPLAB_AODV_LOG=1 target/release/examples/run_scenario c16-S.toml 2> t16-S.log
+    python validation/aodv_trace.py tcplabrepair 16 t16-1.log t16-2.log t16-3.log
+    python validation/wifi_chain_ns2.py --routing aodv --hops 16,30 --aodv-local-repair --trace-dir DIR
+    python validation/aodv_trace.py ns2repair 16 DIR/chain-aodv-16h-s{1,2,3}.tr
+
+The patch also has experiments, off unless set in the environment:
 TCPLAB_DEBUG_CTS_IGNORES_NAV=1 answers an RTS whatever the NAV (as
-ns-2.35's recvRTS) and TCPLAB_DEBUG_LOCK_FIRST=1 decodes no frame that
-begins while another is sensed (as ns-2.35's Mac802_11::recv).
+ns-2.35's recvRTS), TCPLAB_DEBUG_LOCK_FIRST=1 decodes no frame that
+begins while another is sensed (as ns-2.35's Mac802_11::recv) and
+TCPLAB_DEBUG_LR_NS2_SEQ=1 sends a local repair's request with the route's
+sequence number not raised (as ns-2.35's local_rt_repair: any node with a
+valid route answers).
 
 The flow runs from node 0 to node HOPS, so TCP data go to HOPS and ACKs to
 0. A link failure's packet has travelled `n` hops (data at node n) or
@@ -322,6 +337,258 @@ def tcplabmac(path: str, hops: int):
     return fails, att, allrts, positions
 
 
+def _kv(p: list[str]) -> dict:
+    return dict(x.split("=", 1) for x in p if "=" in x and "[" not in x and "]" not in x)
+
+
+def tcplabrepair(path: str, hops: int, verbose: bool = False) -> Counter:
+    """tcplab's local repairs (`local_repair = true`) and why each failed,
+    from the event log of aodv_event_log.patch (LR_START/LR_OK/LR_FAIL,
+    RREQ_RECV with the receiver's route, RREQ_FWD, RREP_*, CTX: an AODV
+    frame put on the air, BLOST/HIT: a broadcast lost at a receiver in
+    range and what hit it, MACFAIL, CDROP, and the RTS events of
+    `tcplabmac`). Returns counts by cause and prints one line per failed
+    repair with `verbose`."""
+    ev = []
+    for line in open(path):
+        p = line.split()
+        if len(p) < 3:
+            continue
+        ev.append((float(p[0]), int(p[1]), p[2], p[3:], line))
+    # The RTS fates, as in tcplabmac, for the failure that started the
+    # repair and for a reply's failures.
+    fails = defaultdict(list)
+    tx, at = [], defaultdict(list)
+    for t, n, k, p, line in ev:
+        kv = _kv(p)
+        if k == "RTSTX":
+            tx.append((t, n, int(kv["to"]), kv["f"]))
+        elif k == "RTSRX":
+            by = tuple(map(int, re.search(r"navby=\((\d+), (\d+), (\d+)\)", line).groups()))
+            at[n].append((t, "RX", int(kv["from"]), kv["ans"], kv["st"], int(kv["nav_us"]), by))
+        elif k == "LOST" and kv["k"] == "1":
+            at[n].append((t, "LOST", int(kv["from"]), kv["why"], kv["st"], 0, None))
+    times = [x[0] for x in tx]
+
+    def rts_fates(t: float, n: int, nb: int) -> Counter:
+        c: Counter = Counter()
+        i = bisect.bisect_right(times, t)
+        for x in [x for x in tx[max(0, i - 3000):i] if x[1] == n and x[2] == nb][-7:]:
+            evs = at[nb]
+            j = bisect.bisect_right(evs, (x[0],))
+            fate = "none"
+            while j < len(evs) and evs[j][0] <= x[0] + 0.0006:
+                e = evs[j]
+                if e[2] == n:
+                    if e[1] == "LOST":
+                        fate = "collision at B" if e[3] == "hit" else f"lost at B ({e[3]})"
+                    elif e[3] == "1":
+                        fate = "answered"
+                    elif e[4] != "Idle":
+                        fate = "refused: B busy"
+                    else:
+                        kk, a, b = e[6]
+                        sg = 1 if n > nb else -1
+                        fate = f"NAV by {KIND[kk]} {sg * (a - nb):+d}->{sg * (b - nb):+d}"
+                    break
+                j += 1
+            c[fate] += 1
+        return c
+
+    starts = [(i, e) for i, e in enumerate(ev) if e[2] == "LR_START"]
+    causes: Counter = Counter()
+    for i, (t0, r, _, p, _) in starts:
+        kv = _kv(p)
+        dst, rid, ttl = int(kv["dst"]), kv["id"], int(kv["ttl"])
+        end, outcome = None, None
+        for e in ev[i + 1:]:
+            if e[1] == r and e[2] in ("LR_OK", "LR_FAIL") and _kv(e[3])["dst"] == str(dst):
+                end, outcome = e[0], e[2]
+                break
+        if outcome is None:
+            causes["unfinished at the end"] += 1
+            continue
+        step = -1 if dst < r else 1
+        window = [e for e in ev[i:] if e[0] <= end + 1.0]
+        mine = lambda e: _kv(e[3]).get("orig") == str(r) and _kv(e[3]).get("id", rid) == rid
+        recv = {e[1]: e for e in window if e[2] == "RREQ_RECV" and e[0] <= end and mine(e) and _kv(e[3])["dup"] == "0"
+                and (e[1] - r) * step > 0}
+        # Would ns-2's rule (any valid route, sequence number not raised) have answered?
+        ns2_ans = [n for n, e in recv.items() if "valid=1" in e[4]]
+        # Did the trigger come from NAV refusals (tcplabmac's classification)?
+        trig = rts_fates(t0, r, r + step)
+        nav = sum(v for k, v in trig.items() if k.startswith("NAV by CTS"))
+        trig_kind = ("NAV(CTS)" if nav >= 4 else "collision" if trig["collision at B"] >= 4
+                     else "data unacknowledged (long limit)" if trig["answered"] == sum(trig.values()) else "mixed")
+        causes[("trigger", outcome, trig_kind)] += 1
+        causes[("request received by the neighbour toward the destination", outcome, (r + step) in recv)] += 1
+        causes[("first receiver toward dst had a valid route (ns-2 would answer)", outcome,
+                bool(recv.get(r + step)) and (r + step) in ns2_ans)] += 1
+        if outcome == "LR_OK":
+            continue
+        # Where did the request stop?
+        front = r
+        while (front + step) in recv:
+            front += step
+        rreps = [e for e in window if e[2] in ("RREP_RECV", "RREP_FWD", "RREP_DST", "RREP_INT", "RREP_NOREV")
+                 and _kv(e[3]).get("orig") == str(r)]
+        if front == dst or any(e[2] == "RREP_INT" for e in rreps):
+            # A reply was made: where did it stop?
+            got = [e for e in rreps if e[2] == "RREP_RECV"]
+            at_r = [e for e in got if e[1] == r]
+            if at_r:
+                cause = "reply arrived after the wait"
+                desc = f"late by {1000 * (at_r[0][0] - end):.0f} ms"
+            else:
+                last = min([e[1] for e in got] + [dst], key=lambda n: abs(n - r))
+                nxt = last - step
+                mf = [e for e in ev if e[2] == "MACFAIL" and e[1] == last and t0 <= e[0] <= end + 1
+                      and "Control" in e[4]]
+                norev = [e for e in rreps if e[2] == "RREP_NOREV" and e[1] == last]
+                if norev:
+                    cause, desc = "reply dropped: no reverse route", f"at {last}"
+                elif mf:
+                    fates = rts_fates(mf[0][0], last, nxt)
+                    cause = "reply lost: its RTSs unanswered 7 times"
+                    when = "before" if mf[0][0] <= end else "after"
+                    desc = f"{last}->{nxt} at {mf[0][0]:.3f} ({when} the wait), RTS fates {dict(fates)}"
+                else:
+                    cause, desc = "reply not through in the wait (queued or in flight)", f"last at {last}"
+        else:
+            nxt = front + step
+            fwd = [e for e in window if e[2] == "RREQ_FWD" and e[1] == front and mine(e)]
+            ttlend = [e for e in window if e[2] == "RREQ_TTLEND" and e[1] == front and mine(e)]
+            uid = _kv(fwd[0][3])["uid"] if fwd else (kv["uid"] if front == r else None)
+            ctx = [e for e in window if e[2] == "CTX" and e[1] == front and uid and _kv(e[3])["uid"] == uid]
+            if ttlend:
+                cause, desc = "request's TTL ran out", f"at {front}"
+            elif not ctx or ctx[0][0] > end:
+                cause, desc = "request not sent in the wait (queued)", f"at {front}"
+            else:
+                bl = [e for e in window if e[2] == "BLOST" and e[1] == nxt and _kv(e[3])["uid"] == uid]
+                hit = [e for e in window if e[2] == "HIT" and e[1] == nxt and f"uid={uid}]" in e[4].split("by[")[0]]
+                if bl and _kv(bl[0][3])["why"] == "tx":
+                    cause, desc = "request lost: receiver transmitting", f"{front}->{nxt}"
+                elif bl and _kv(bl[0][3])["why"] == "other" and not hit:
+                    cause = "request not decoded: receiver locked on an earlier frame (TCPLAB_DEBUG_LOCK_FIRST)"
+                    desc = f"{front}->{nxt}"
+                elif bl:
+                    by = re.search(r"by\[(\d+)->(-?\d+) k=(\d+) f=(\w+)", hit[0][4]) if hit else None
+                    if by:
+                        a, b, kk, fc = int(by.group(1)), int(by.group(2)), int(by.group(3)), by.group(4)
+                        sg = -step  # offsets from the receiver, positive toward the request's sender
+                        to = f"{sg * (b - nxt):+d}" if b >= 0 else "bcast"
+                        rel = f"{KIND[kk]} {sg * (a - nxt):+d}->{to}"
+                        cause = f"request lost: collision at the next node with {rel}"
+                        earlier = " earlier" if "earlier" in hit[0][4] else ""
+                        desc = f"{front}->{nxt}, by {a}->{b} {KIND[kk]} ({fc}){earlier}"
+                        if KIND[kk] == "CTS":
+                            # Did the CTS's sender decode the RTS it answers
+                            # while it sensed the request (already on the air)?
+                            rr = [e for e in window if e[2] == "RTSRX" and e[1] == a and _kv(e[3])["from"] == str(b)
+                                  and ctx[0][0] <= e[0] <= hit[0][0]]
+                            during = bool(rr) and int(_kv(rr[-1][3])["rxn"]) >= 2
+                            cause += (", its RTS decoded during the request" if during
+                                      else ", its RTS before the request")
+                            desc += f"; the CTS's RTS reached {a} {'during' if during else 'before'} the request"
+                    else:
+                        cause, desc = "request lost: collision (interferer not logged)", f"{front}->{nxt}"
+                else:
+                    cause, desc = "request sent, not received, no loss logged", f"{front}->{nxt}"
+        causes[("failed", cause)] += 1
+        if verbose:
+            print(f"{path} {t0:.3f} repair at {r} for {dst} (ttl {ttl}, trigger {trig_kind} {dict(trig)}): "
+                  f"request reached {sorted(recv)}; ns-2-rule answerers {sorted(ns2_ans)}; {cause}: {desc}")
+    return causes
+
+
+def ns2repair(path: str, hops: int) -> Counter:
+    """ns-2.35's local repairs from its router trace: each request an
+    intermediate node originates (not node 0 or HOPS) and the replies that
+    node receives within `wait` (its rt_req_timeout is at most 2 x TTL x
+    NODE_TRAVERSAL_TIME, 1.8 s at TTL 30): which neighbour received the
+    request and who answered, the neighbour toward the destination or one
+    upstream (whose route goes through the repairing node)."""
+    reqs, recv, replies = [], defaultdict(list), defaultdict(list)
+    for line in open(path, errors="replace"):
+        p = line.split()
+        if len(p) < 7 or p[3] != "RTR" or p[6] != "AODV":
+            continue
+        ev, t, node = p[0], float(p[1]), int(p[2].strip("_"))
+        if p[-1] == "(REQUEST)":
+            m = re.search(r"\[0x2 \d+ (\d+) \[(\d+) \d+\] \[(\d+) \d+\]\]", line)
+            rid, dst, src = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            if ev == "s" and src == node and src not in (0, hops):
+                dseq = int(re.search(r"\[0x2 \d+ \d+ \[\d+ (\d+)\]", line).group(1))
+                reqs.append((t, node, dst, rid, dseq))
+            if ev == "r":
+                recv[(src, rid)].append((t, node))
+        elif p[-1] == "(REPLY)" and ev == "r":
+            m = re.search(r"------- \[(\d+):\d+ (-?\d+):\d+", line)
+            h = re.search(r"\[0x4 (\d+) \[\d+ (\d+)\]", line)
+            if int(m.group(2)) == node:
+                replies[node].append((t, int(m.group(1)), int(h.group(1)), int(h.group(2))))
+    # When each node next forwards a packet to each destination: the
+    # repaired route in use (a forward can follow an accepted reply or a
+    # route the node learnt otherwise, e.g. from the destination's own
+    # request).
+    fwd = defaultdict(list)
+    for line in open(path, errors="replace"):
+        p = line.split()
+        if len(p) > 14 and p[0] == "f" and p[3] == "RTR" and p[6] in ("tcp", "ack"):
+            m = re.search(r"------- \[\d+:\d+ (\d+):\d+", line)
+            fwd[(int(p[2].strip("_")), int(m.group(1)))].append(float(p[1]))
+    c: Counter = Counter()
+    wait = 1.8
+    last: dict = {}
+    for t, r, dst, rid, dseq in reqs:
+        # The first request of an episode (as `ns2`: more than 10 s after
+        # the node's last one for the destination), the others counted.
+        first_of_episode = (r, dst) not in last or t - last[(r, dst)] > 10.0
+        last[(r, dst)] = t
+        c[("requests", "first of an episode" if first_of_episode else "later in an episode")] += 1
+        if not first_of_episode:
+            continue
+        step = -1 if dst < r else 1
+        nxt = [x for x in fwd[(r, dst)] if x > t]
+        gap = nxt[0] - t if nxt else None
+        c[("next forward to the destination after the request", "none" if gap is None else "within 1.8 s" if gap <= 1.8
+           else "1.8-5 s" if gap <= 5 else "5-20 s" if gap <= 20 else "later")] += 1
+        got = {n for (tt, n) in recv[(r, rid)] if tt <= t + wait}
+        c[("request received by the neighbour toward the destination", (r + step) in got)] += 1
+        rep = [(tt, n) for (tt, n, _, _) in replies[r] if t <= tt <= t + wait]
+        # recvReply takes a reply only with a higher sequence number or the
+        # same and fewer hops than the entry, which local_rt_repair leaves
+        # as it was (hops to the destination, |r - dst| on the chain).
+        for (tt, n, hc, sq) in replies[r]:
+            if t <= tt <= t + wait and (n - r) * step > 0:
+                c[("reply from the destination side vs the entry", "seq higher" if sq > dseq else
+                   "same seq, fewer hops" if hc < abs(r - dst) else "same seq, not fewer hops (refused)")] += 1
+        if not rep:
+            c[("first reply", "none in the wait")] += 1
+            continue
+        first = rep[0][1]
+        c[("first reply", "from the destination side" if (first - r) * step > 0 else "from upstream")] += 1
+        c[("a reply from the destination side in the wait", any((n - r) * step > 0 for _, n in rep))] += 1
+    return c
+
+
+def ns2repair_report(hops: int, files: list[str]) -> None:
+    C: Counter = Counter()
+    for f in files:
+        C.update(ns2repair(f, hops))
+    for k, n in sorted(C.items(), key=lambda x: str(x[0])):
+        print(f"{n:5d} {k}")
+
+
+def repair_report(hops: int, files: list[str]) -> None:
+    C: Counter = Counter()
+    for f in files:
+        C.update(tcplabrepair(f, hops, verbose=True))
+    for k, n in sorted(C.items(), key=lambda x: str(x[0])):
+        print(f"{n:5d} {k}")
+
+
 def mac_report(which: str, hops: int, files: list[str]) -> None:
     """Link failures by frame and limit, and the RTS outcomes at the
     receiver, summed over the files (one per seed)."""
@@ -347,11 +614,14 @@ def mac_report(which: str, hops: int, files: list[str]) -> None:
     print("failures by (frame, sender, receiver):", sorted(P.items(), key=lambda x: -x[1])[:25])
 
 
-def toml(hops: int, seed: int) -> None:
-    """wifi_chain_ns2.py's AODV chain as a scenario file (100 s measured)."""
+def toml(hops: int, seed: int, local_repair: bool = False) -> None:
+    """wifi_chain_ns2.py's AODV chain as a scenario file (100 s measured);
+    `local_repair`: its `--aodv-local-repair`."""
     print(f'[sim]\nduration = "101s"\nseed = {seed}\n[wireless]\npropagation = "two_ray_ground"\n'
           'data_rate = "2Mbps"\nbasic_rate = "1Mbps"\nrts_threshold = 0\nrouting = "aodv"\n'
           'ifq = { kind = "priqueue", limit = 50 }')
+    if local_repair:
+        print('[wireless.aodv]\nlocal_repair = true')
     for i in range(hops + 1):
         print(f'[[node]]\nname = "n{i}"\nposition = [{250.0 * i}, 0.0]')
     print(f'[[flow]]\nname = "chain"\nfrom = "n0"\nto = "n{hops}"\ntransport = "newreno"\npacket_size = 1460\n'
@@ -359,8 +629,17 @@ def toml(hops: int, seed: int) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) >= 4 and sys.argv[1] == "ns2repair":
+        ns2repair_report(int(sys.argv[2]), sys.argv[3:])
+        sys.exit(0)
+    if len(sys.argv) >= 4 and sys.argv[1] == "tcplabrepair":
+        repair_report(int(sys.argv[2]), sys.argv[3:])
+        sys.exit(0)
     if len(sys.argv) >= 4 and sys.argv[1] in ("ns2mac", "tcplabmac"):
         mac_report(sys.argv[1], int(sys.argv[2]), sys.argv[3:])
+        sys.exit(0)
+    if len(sys.argv) == 5 and sys.argv[1] == "toml" and sys.argv[4] == "lr":
+        toml(int(sys.argv[2]), int(sys.argv[3]), local_repair=True)
         sys.exit(0)
     if len(sys.argv) != 4 or sys.argv[1] not in ("ns2", "tcplab", "toml"):
         sys.exit(__doc__)

@@ -290,14 +290,9 @@ def tcplabmac(path: str, hops: int):
             continue
         ev, t, node = p[2], float(p[0]), int(p[1])
         kv = dict(x.split("=", 1) for x in p[3:] if "=" in x and not x.startswith("navby"))
-        if ev == "RTSTX":
-            tx.append((t, node, int(kv["to"]), kv["f"]))
-        elif ev == "RTSRX":
-            by = tuple(map(int, re.search(r"navby=\((\d+), (\d+), (\d+)\)", line).groups()))
-            at[node].append((t, "RX", int(kv["from"]), kv["ans"], kv["st"], int(kv["nav_us"]), by))
-        elif ev == "LOST" and kv["k"] == "1":
-            at[node].append((t, "LOST", int(kv["from"]), kv["why"], kv["st"], 0, None))
-        elif ev == "TIMEOUT" and kv["drop"] == "1":
+        if ev != "TIMEOUT":
+            _note_rts(ev, t, node, kv, line, tx, at)
+        elif kv["drop"] == "1":
             nb = int(re.search(r"to=Some\((\d+)\)", line).group(1))
             limit = "RTS limit" if p[3] == "cts" else "data limit"
             fails[(kv["f"], limit)] += 1
@@ -337,6 +332,18 @@ def tcplabmac(path: str, hops: int):
     return fails, att, allrts, positions
 
 
+def _note_rts(kind: str, t: float, node: int, kv: dict, line: str, tx: list, at: dict) -> None:
+    """An RTS sent (RTSTX, into `tx`), received with its answer or refusal
+    (RTSRX) or lost at its receiver (LOST, frames with k=1), into `at`."""
+    if kind == "RTSTX":
+        tx.append((t, node, int(kv["to"]), kv["f"]))
+    elif kind == "RTSRX":
+        by = tuple(map(int, re.search(r"navby=\((\d+), (\d+), (\d+)\)", line).groups()))
+        at[node].append((t, "RX", int(kv["from"]), kv["ans"], kv["st"], int(kv["nav_us"]), by))
+    elif kind == "LOST" and kv["k"] == "1":
+        at[node].append((t, "LOST", int(kv["from"]), kv["why"], kv["st"], 0, None))
+
+
 def _kv(p: list[str]) -> dict:
     return dict(x.split("=", 1) for x in p if "=" in x and "[" not in x and "]" not in x)
 
@@ -360,14 +367,7 @@ def tcplabrepair(path: str, hops: int, verbose: bool = False) -> Counter:
     fails = defaultdict(list)
     tx, at = [], defaultdict(list)
     for t, n, k, p, line in ev:
-        kv = _kv(p)
-        if k == "RTSTX":
-            tx.append((t, n, int(kv["to"]), kv["f"]))
-        elif k == "RTSRX":
-            by = tuple(map(int, re.search(r"navby=\((\d+), (\d+), (\d+)\)", line).groups()))
-            at[n].append((t, "RX", int(kv["from"]), kv["ans"], kv["st"], int(kv["nav_us"]), by))
-        elif k == "LOST" and kv["k"] == "1":
-            at[n].append((t, "LOST", int(kv["from"]), kv["why"], kv["st"], 0, None))
+        _note_rts(k, t, n, _kv(p), line, tx, at)
     times = [x[0] for x in tx]
 
     def rts_fates(t: float, n: int, nb: int) -> Counter:

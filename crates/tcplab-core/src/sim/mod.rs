@@ -106,6 +106,10 @@ pub struct World {
     /// Whether a device's transmissions are watched (a capture exists, or
     /// its node has agents): only then does it report them.
     dev_watched: Vec<bool>,
+    /// Any device watched at all: when not (no capture, no agent: the
+    /// common case), a transmission need not look its device up in
+    /// `dev_watched`, a miss per hop once the devices outgrow the cache.
+    any_watched: bool,
     pub sockets: Vec<Socket>,
     pub flows: Vec<Flow>,
     pub pool: PacketPool,
@@ -159,6 +163,7 @@ impl World {
                 .iter()
                 .map(|d| !captures.is_empty() || !nodes[d.as_dyn().node() as usize].agents.is_empty())
                 .collect(),
+            any_watched: !captures.is_empty() || nodes.iter().any(|n| !n.agents.is_empty()),
             nodes,
             devices,
             sockets,

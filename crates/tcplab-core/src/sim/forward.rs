@@ -98,8 +98,7 @@ impl World {
             if let Transport::Control(_) = p.l4 {
                 self.deliver_control(now, n, id);
             } else {
-                let p = self.pool.take(id);
-                self.deliver(now, n, &p);
+                self.deliver(now, n, id);
             }
             return;
         }

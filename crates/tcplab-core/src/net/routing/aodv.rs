@@ -193,6 +193,18 @@ struct Entry {
     last_hops: u8,
 }
 
+impl Entry {
+    /// The route stops serving its precursors: it is kept until `expire`
+    /// (for its sequence number) and its precursors are forgotten. True
+    /// when there were any, i.e. when a route error must name it.
+    fn retire(&mut self, expire: Time) -> bool {
+        self.expire = expire;
+        let told = !self.precursors.is_empty();
+        self.precursors.clear();
+        told
+    }
+}
+
 /// RFC 3561 LOCAL_ADD_TTL: hops a local repair's request goes beyond the
 /// last known distance.
 pub const LOCAL_ADD_TTL: u8 = 2;
@@ -403,11 +415,9 @@ impl Aodv {
         }
         let mut lost = Vec::new();
         if let Some(e) = self.table.get_mut(&dst) {
-            e.expire = after(now, self.p.active_route_timeout);
-            if !e.precursors.is_empty() {
+            if e.retire(after(now, self.p.active_route_timeout)) {
                 lost.push((dst, e.seq));
             }
-            e.precursors.clear();
         }
         if !lost.is_empty() {
             self.send_rerr(now, lost, false, io);
@@ -633,11 +643,10 @@ impl Aodv {
                     e.up = false;
                     e.seq = seq;
                     e.valid_seq = true;
-                    e.expire = after(now, self.p.active_route_timeout); // ns-2's DELETE_PERIOD wait
-                    if !e.precursors.is_empty() {
+                    // ns-2's DELETE_PERIOD wait
+                    if e.retire(after(now, self.p.active_route_timeout)) {
                         onward.push((dst, seq));
                     }
-                    e.precursors.clear();
                 }
             }
         }
@@ -665,11 +674,9 @@ impl Aodv {
             if e.up && e.next_hop == nb {
                 e.up = false;
                 e.seq = e.seq.wrapping_add(1);
-                e.expire = after(now, self.p.active_route_timeout);
-                if !e.precursors.is_empty() {
+                if e.retire(after(now, self.p.active_route_timeout)) {
                     lost.push((dst, e.seq));
                 }
-                e.precursors.clear();
             }
         }
         if !lost.is_empty() {

@@ -264,22 +264,18 @@ impl<E: Copy> EventQueue<E> {
     /// `overflow` set when `limit` nodes are in use.
     #[inline(always)]
     fn alloc(&mut self, at: Time, seq: u64, ev: E) -> Option<u32> {
-        let n = self.free;
-        let lo_of = |n: u32| (seq << SLOT_BITS) | n as u64;
-        if n != NONE {
-            let node = &mut self.nodes[n as usize];
-            self.free = node.next;
-            *node = Node { at, lo: lo_of(n), next: NONE, ev };
+        let n = if self.free != NONE {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            n
+        } else if self.nodes.len() < self.limit {
+            self.nodes.push(Node { at, lo: 0, next: NONE, ev });
+            self.nodes.len() as u32 - 1
         } else {
-            if self.nodes.len() >= self.limit {
-                self.overflow = true;
-                return None;
-            }
-            let n = self.nodes.len() as u32;
-            self.nodes.push(Node { at, lo: lo_of(n), next: NONE, ev });
-            self.live += 1;
-            return Some(n);
-        }
+            self.overflow = true;
+            return None;
+        };
+        self.nodes[n as usize] = Node { at, lo: (seq << SLOT_BITS) | n as u64, next: NONE, ev };
         self.live += 1;
         Some(n)
     }
@@ -400,8 +396,8 @@ impl<E: Copy> EventQueue<E> {
         if self.adapt_in == 0 {
             self.adapt();
             if !self.current.is_empty() {
-                // Keys of the clock's own bucket under the new width.
-                self.current.sort_unstable_by(|a, b| b.cmp(a));
+                // Keys of the clock's own bucket under the new width, put
+                // in order by `insert`'s sorted insertion.
                 return true;
             }
         }

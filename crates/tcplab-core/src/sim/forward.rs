@@ -376,9 +376,9 @@ impl World {
     /// directly) schedules its events without dynamic calls.
     #[inline]
     fn with_device(&mut self, now: Time, dev: DevId, f: impl FnOnce(&mut Device, &mut DevIo<Sched>)) {
+        let report_transmit = self.watched(dev);
         let ends = self.batching_ends.then_some(&mut self.pending_ends);
         let mut sched = Sched { q: &mut self.q, dev, ends };
-        let report_transmit = self.any_watched && self.dev_watched[dev as usize];
         let start = self.dev_actions.len();
         let mut io = DevIo { pool: &mut self.pool, sched: &mut sched, report_transmit, out: &mut self.dev_actions };
         f(&mut self.devices[dev as usize], &mut io);
@@ -432,7 +432,7 @@ impl World {
         // order they were sent) saved heap work but only costs on the
         // timing wheel (docs/architecture.md, "FIFO lines").
         self.q.schedule(at, Ev::DevArrive(dev, id));
-        if self.any_watched && self.dev_watched[dev as usize] {
+        if self.watched(dev) {
             self.dev_transmit(now, dev, id);
         }
     }

@@ -156,14 +156,15 @@ impl World {
         samples: Samples,
         captures: Vec<Capture>,
     ) -> Self {
+        let dev_watched: Vec<bool> = devices
+            .iter()
+            .map(|d| !captures.is_empty() || !nodes[d.as_dyn().node() as usize].agents.is_empty())
+            .collect();
         World {
             q: EventQueue::new(),
             dev_node: devices.iter().map(|d| d.as_dyn().node()).collect(),
-            dev_watched: devices
-                .iter()
-                .map(|d| !captures.is_empty() || !nodes[d.as_dyn().node() as usize].agents.is_empty())
-                .collect(),
-            any_watched: !captures.is_empty() || nodes.iter().any(|n| !n.agents.is_empty()),
+            any_watched: dev_watched.contains(&true),
+            dev_watched,
             nodes,
             devices,
             sockets,
@@ -298,6 +299,12 @@ impl World {
         if let Some(t) = self.trace.as_mut() {
             report::trace_row(t, &self.flows[flow as usize].name, now, kind, seq, len);
         }
+    }
+
+    /// Device `dev`'s transmissions are reported (see `dev_watched`).
+    #[inline(always)]
+    fn watched(&self, dev: DevId) -> bool {
+        self.any_watched && self.dev_watched[dev as usize]
     }
 
     /// Events handled so far, each arrival of a `FanArrive` counted.

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
-from validation.wifi_chain_ns2 import SEGMENT  # noqa: E402
+from validation.wifi_chain_ns2 import flow_result  # noqa: E402
 from validation.wifi_chain_ns2 import tcl as chain_tcl  # noqa: E402
 
 
@@ -85,10 +85,7 @@ def ns2_chain(hops: int, duration: float, repeats: int) -> dict:
         with open(trace, errors="replace") as f:
             frames = sum(1 for ln in f if ln.startswith("s ") and ln.split()[3:4] == ["MAC"])
     m = min(runs, key=lambda x: x["cpu_s"])
-    line = next(ln for ln in m["stdout"].splitlines() if ln.startswith("flow "))
-    m["goodput_bps"] = max(int(line.split()[1]), 0) * SEGMENT * 8 / duration
-    m["mac_frames"] = frames
-    return m
+    return {**m, **flow_result(m["stdout"], duration), "mac_frames": frames}
 
 
 def per_frame(r: dict, m: dict) -> None:

@@ -148,11 +148,16 @@ def run_ns2(hops: int, seed: int, duration: float, routing: str = "static", trac
         if m["returncode"] != 0:
             raise RuntimeError(f"ns failed: {m['stderr'].strip()[-500:]}")
         counts = read_ns2_trace(trace)
-    line = next(ln for ln in m["stdout"].splitlines() if ln.startswith("flow "))
+    return {**flow_result(m["stdout"], duration), "cpu_s": m["cpu_s"], **counts}
+
+
+def flow_result(stdout: str, duration: float) -> dict:
+    """Goodput, retransmissions and timeouts from the `flow` line the
+    script's `finish` prints."""
+    line = next(ln for ln in stdout.splitlines() if ln.startswith("flow "))
     ack, rtx, timeouts = (int(x) for x in line.split()[1:4])
     # ack_ is the last packet acknowledged; packet 0 is the SYN (syn_ on).
-    return {"goodput_bps": max(ack, 0) * SEGMENT * 8 / duration, "retransmits": rtx, "timeouts": timeouts,
-            "cpu_s": m["cpu_s"], **counts}
+    return {"goodput_bps": max(ack, 0) * SEGMENT * 8 / duration, "retransmits": rtx, "timeouts": timeouts}
 
 
 def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",

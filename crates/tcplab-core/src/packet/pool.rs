@@ -87,6 +87,16 @@ impl PacketPool {
         s
     }
 
+    /// Start loading the lines of packet `id` that a hop reads (see
+    /// `engine::prefetch`): a slot spans three lines, and the transport
+    /// header's kind and the IP header and sizes lie at its two ends.
+    #[inline(always)]
+    pub fn prefetch(&self, id: PktId) {
+        let slot = self.slots.as_ptr().wrapping_add(id.0 as usize) as *const u8;
+        crate::engine::prefetch(slot.wrapping_add(16));
+        crate::engine::prefetch(slot.wrapping_add(std::mem::size_of::<Slot>() - 16));
+    }
+
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {
         let s = &self.slots[id.0 as usize];

@@ -225,6 +225,9 @@ impl World {
         self.prime();
         let mut countdown = CHECK_EVERY;
         while let Some((now, ev)) = self.q.pop_until(self.duration) {
+            if self.q.prefetching() {
+                self.prefetch_next();
+            }
             self.handle(now, ev);
             countdown -= 1;
             if countdown == 0 {
@@ -284,6 +287,34 @@ impl World {
             Ev::AppSend(f) => self.udp_send(now, f),
             Ev::Sample => self.sample(now),
         }
+    }
+
+    /// Ask for the lines the next event will read first (its packet, its
+    /// device, its socket) while this one is handled. Only a hint: see
+    /// `engine::prefetch`.
+    #[inline(always)]
+    fn prefetch_next(&self) {
+        use crate::engine::prefetch;
+        match self.q.peek_next() {
+            Some(&Ev::DevArrive(d, p)) => {
+                self.pool.prefetch(p);
+                self.prefetch_device(d);
+                // The node: its agents and routing, mid-struct.
+                let node = self.nodes.as_ptr().wrapping_add(self.dev_node[d as usize] as usize) as *const u8;
+                prefetch(node.wrapping_add(std::mem::size_of::<Node>() / 2));
+            }
+            Some(&Ev::DevTxDone(d)) => self.prefetch_device(d),
+            Some(&Ev::Socket(s)) => prefetch(self.sockets.as_ptr().wrapping_add(s as usize)),
+            _ => {}
+        }
+    }
+
+    /// A device's first two lines (all a point-to-point hop reads).
+    #[inline(always)]
+    fn prefetch_device(&self, d: DevId) {
+        let dev = self.devices.as_ptr().wrapping_add(d as usize) as *const u8;
+        crate::engine::prefetch(dev);
+        crate::engine::prefetch(dev.wrapping_add(64));
     }
 
     // ---- measurements ------------------------------------------------

@@ -15,7 +15,40 @@ pub struct StaticRouting {
     /// Column of each destination node (shared by every node's table).
     slot_of: Arc<Vec<u32>>,
     /// (device, neighbour) per destination column; `NONE` where unreachable.
+    /// Empty when `uniform` stands for the whole row.
     next: Vec<(DevId, NodeId)>,
+    /// A row that names one hop for every column but at most one (a stub
+    /// node: a host on one link sends everything to its router), kept as
+    /// that hop, the number of columns and the odd column out (`NONE` if
+    /// none), instead of a row as long as the destinations: with a
+    /// thousand flows the rows of the hosts were 16 MB, and the first hop
+    /// of every packet missed the cache in its host's row.
+    uniform: Option<Uniform>,
+}
+
+#[derive(Clone, Copy)]
+struct Uniform {
+    hop: (DevId, NodeId),
+    columns: u32,
+    unreachable: u32,
+}
+
+impl Uniform {
+    /// The row as one hop, if it has that form.
+    fn of(row: &[(DevId, NodeId)]) -> Option<Uniform> {
+        let hop = *row.iter().find(|x| x.0 != NONE)?;
+        let mut unreachable = NONE;
+        for (i, x) in row.iter().enumerate() {
+            if *x == hop {
+                continue;
+            }
+            if x.0 != NONE || unreachable != NONE {
+                return None;
+            }
+            unreachable = i as u32;
+        }
+        Some(Uniform { hop, columns: row.len() as u32, unreachable })
+    }
 }
 
 impl StaticRouting {
@@ -23,18 +56,26 @@ impl StaticRouting {
     /// every node `d` (small networks, tests).
     pub fn new(next: Vec<Option<(DevId, NodeId)>>) -> Self {
         let slot_of = Arc::new((0..next.len() as u32).collect());
-        StaticRouting { slot_of, next: next.into_iter().map(|x| x.unwrap_or((NONE, NONE))).collect() }
+        Self::with_columns(slot_of, next)
     }
 
     /// A table over the destinations that `slot_of` numbers (column `i` of
     /// `next` is the destination whose `slot_of` entry is `i`).
     pub fn with_columns(slot_of: Arc<Vec<u32>>, next: Vec<Option<(DevId, NodeId)>>) -> Self {
-        StaticRouting { slot_of, next: next.into_iter().map(|x| x.unwrap_or((NONE, NONE))).collect() }
+        let mut next: Vec<_> = next.into_iter().map(|x| x.unwrap_or((NONE, NONE))).collect();
+        let uniform = Uniform::of(&next);
+        if uniform.is_some() {
+            next = Vec::new();
+        }
+        StaticRouting { slot_of, next, uniform }
     }
 
     #[inline]
     pub fn next_hop(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
         let slot = *self.slot_of.get(dst as usize)?;
+        if let Some(u) = &self.uniform {
+            return (slot < u.columns && slot != u.unreachable).then_some(u.hop);
+        }
         self.next.get(slot as usize).copied().filter(|&(d, _)| d != NONE)
     }
 }
@@ -58,5 +99,35 @@ impl Routing for StaticRouting {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row with one hop everywhere answers as the full table would,
+    /// whatever single column is unreachable; a row with two hops, or two
+    /// unreachable columns, stays a table.
+    #[test]
+    fn uniform_rows_answer_as_tables() {
+        let (a, b) = (Some((3, 7)), Some((4, 8)));
+        let rows = [
+            vec![a, a, a, a],
+            vec![None, a, a, a],
+            vec![a, a, None, a],
+            vec![a, None, None, a],
+            vec![a, b, a, a],
+            vec![None, None, None, None],
+        ];
+        for (r, row) in rows.iter().enumerate() {
+            let table: Vec<_> = row.iter().map(|x| x.unwrap_or((NONE, NONE))).collect();
+            let routing = StaticRouting::new(row.clone());
+            assert_eq!(routing.uniform.is_some(), r < 3, "row {r}");
+            for dst in 0..6 {
+                let expected = table.get(dst).copied().filter(|&(d, _)| d != NONE);
+                assert_eq!(routing.next_hop(dst as NodeId), expected, "row {r}, destination {dst}");
+            }
+        }
     }
 }

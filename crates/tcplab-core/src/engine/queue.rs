@@ -740,6 +740,48 @@ mod tests {
         assert!(shifts.len() >= 3, "widths seen: {shifts:?}");
     }
 
+    /// With more than `PREFETCH_ABOVE` events pending the pops prefetch
+    /// (the next bucket's list walked ahead, through nodes that meanwhile
+    /// move, are freed and are reused): the order stays exact, and
+    /// `peek_next`, when it answers, names the event popped next.
+    #[test]
+    fn prefetching_keeps_the_order() {
+        let mut r = stream_rng(17, "queue-prefetch");
+        let mut q = EventQueue::new();
+        q.adapt_every = 8;
+        q.adapt_in = 8;
+        let mut reference: BTreeSet<(Time, u64)> = BTreeSet::new();
+        let (mut id, mut peeked, mut prefetched) = (0u64, 0, 0);
+        for step in 0..300_000u64 {
+            // About 3000 pending in the first half, then draining.
+            let want = if step < 150_000 && reference.len() < 3000 { 0.7 } else { 0.45 };
+            if r.uniform() < want || reference.is_empty() {
+                let dt = match r.next_u64() % 8 {
+                    0 => 0,
+                    1 => 40_000_000 + r.next_u64() % 100_000_000,
+                    _ => r.next_u64() % 3_000_000,
+                };
+                let at = q.now() + dt;
+                q.schedule(at, id);
+                reference.insert((at, id));
+                id += 1;
+            } else {
+                let first = reference.pop_first().unwrap();
+                assert_eq!(q.pop_until(u64::MAX), Some(first));
+                if let Some(&next) = q.peek_next() {
+                    assert_eq!(Some(next), reference.first().map(|x| x.1));
+                    peeked += 1;
+                }
+            }
+            prefetched += q.prefetching() as u64;
+        }
+        while let Some(first) = reference.pop_first() {
+            assert_eq!(q.pop_until(u64::MAX), Some(first));
+        }
+        assert!(q.is_empty());
+        assert!(prefetched > 100_000 && peeked > 10_000, "prefetching {prefetched} steps, {peeked} peeks");
+    }
+
     /// Reserved insertion numbers used in any order (a frame's arrivals,
     /// numbered in rank order and scheduled in (delay, rank) order; the
     /// ends of its receptions, numbered one by one and scheduled later),

@@ -3,10 +3,12 @@ flow for 100 s (scenarios/wifi-chain.toml's setting, 8 nodes) in tcplab and,
 when installed, ns-2.35; the same chain with AODV on both sides for 250 s
 (the ad hoc routing issue's run: like for like, since ns-2.35 has no static
 routing for wireless nodes and its chain above runs AODV); and static grids
-of growing size with the same traffic density, to show that the cost of a
-transmission depends on the neighbourhood, not on the number of nodes.
+of growing size with the same traffic density, and one of them again among
+three times as many isolated stations 1000 km away (more nodes, the same
+neighbourhoods), to show that the cost of a transmission depends on the
+neighbourhood, not on the number of nodes.
 
-    python benchmarks/wifi.py [--repeats 5] [--grids 50,200,800]
+    python benchmarks/wifi.py [--repeats 5] [--grids 50,200,800] [--isolated 200]
 
 tcplab is timed as the Rust core alone (examples/run_scenario, best of N
 runs in one process) and as a whole process; ns-2 as the whole `ns`
@@ -39,13 +41,17 @@ def toml_chain(hops: int, duration: float, routing: str = "static") -> str:
     return s
 
 
-def toml_grid(n: int, duration: float) -> str:
+def toml_grid(n: int, duration: float, isolated: int = 0) -> str:
     """n nodes on a square grid 200 m apart; every tenth node sends 100
-    kbit/s of UDP to its right-hand neighbour."""
+    kbit/s of UDP to its right-hand neighbour. `isolated` more stations on
+    a grid of their own 1000 km away, which hear nothing and send nothing."""
     side = math.ceil(math.sqrt(n))
     s = f'[sim]\nduration = "{duration}s"\nseed = 1\n[wireless]\nrts_threshold = 0\n'
     for i in range(n):
         s += f'[[node]]\nname = "g{i}"\nposition = [{200.0 * (i % side)}, {200.0 * (i // side)}]\n'
+    far = math.ceil(math.sqrt(isolated)) if isolated else 1
+    for i in range(isolated):
+        s += f'[[node]]\nname = "z{i}"\nposition = [{1e6 + 200.0 * (i % far)}, {200.0 * (i // far)}]\n'
     for i in range(0, n, 10):
         j = i + 1 if (i + 1) % side and i + 1 < n else i - 1
         s += (f'[[flow]]\nfrom = "g{i}"\nto = "g{j}"\ntransport = "udp"\npacket_size = 1000\n'
@@ -101,6 +107,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--grids", default="50,200,800")
+    ap.add_argument("--isolated", type=int, default=200,
+                    help="also run this grid with three times as many isolated stations (0: no)")
     a = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario"], cwd=ROOT, check=True)
     exe = ROOT / "target" / "release" / "examples" / "run_scenario"
@@ -134,6 +142,13 @@ def main() -> int:
     for n in (int(x) for x in a.grids.split(",")):
         g = core(exe, toml_grid(n, 20.0), a.repeats)
         print(f"| {n} | {g['mac_frames']:.0f} | {g['events']} | {g['best_wall_s'] * 1e3:.1f} "
+              f"| {g['best_wall_s'] / g['mac_frames'] * 1e6:.2f} | {g['events'] / g['mac_frames']:.1f} |")
+    if a.isolated:
+        # The same network among as many stations again, and more, that
+        # take no part: the node count grows, the neighbourhoods do not.
+        n, k = a.isolated, 3 * a.isolated
+        g = core(exe, toml_grid(n, 20.0, k), a.repeats)
+        print(f"| {n} + {k} isolated | {g['mac_frames']:.0f} | {g['events']} | {g['best_wall_s'] * 1e3:.1f} "
               f"| {g['best_wall_s'] / g['mac_frames'] * 1e6:.2f} | {g['events'] / g['mac_frames']:.1f} |")
     return 0
 

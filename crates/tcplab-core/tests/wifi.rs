@@ -473,3 +473,39 @@ fn random_networks_run_and_account() {
     }
     assert!(ran >= 6, "only {ran} of 12 random networks were connected");
 }
+
+/// Stations far from everyone (1000 km away) change nothing in a network:
+/// the same events, the same flows, the same per-station counters, and no
+/// frame sent or heard out there. With the benchmark's timing of the same
+/// grid with and without them (benchmarks/wifi.py), this is how "the cost of
+/// a transmission depends on its neighbourhood, not on the node count" is
+/// shown: nothing a frame does visits every station.
+#[test]
+fn isolated_stations_change_nothing() {
+    let side = 5;
+    let grid: Vec<(String, f64, f64)> =
+        (0..side * side).map(|i| (format!("g{i}"), 200.0 * (i % side) as f64, 200.0 * (i / side) as f64)).collect();
+    let far: Vec<(String, f64, f64)> =
+        (0..200).map(|i| (format!("z{i}"), 1.0e6 + 200.0 * (i % 15) as f64, 200.0 * (i / 15) as f64)).collect();
+    let flows: String = [(0, 1), (7, 8), (12, 17), (23, 18)]
+        .iter()
+        .map(|(a, b)| udp(&format!("g{a}"), &format!("g{b}"), "200kbps", 1000, 0.1))
+        .collect();
+    let scenario = |nodes: &[(String, f64, f64)]| {
+        let nodes: Vec<(&str, f64, f64)> = nodes.iter().map(|(n, x, y)| (n.as_str(), *x, *y)).collect();
+        wifi("5s", "rts_threshold = 0", &nodes, &flows)
+    };
+    let alone = run_toml(&scenario(&grid)).unwrap();
+    let with_far = run_toml(&scenario(&[grid.clone(), far].concat())).unwrap();
+    assert_eq!(alone.summary.events, with_far.summary.events);
+    assert_eq!(alone.flows.to_csv(), with_far.flows.to_csv());
+    let (a, b) = (alone.nodes.to_csv(), with_far.nodes.to_csv());
+    let (a_lines, b_lines): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    assert_eq!(a_lines, b_lines[..a_lines.len()], "the grid's stations count the same");
+    assert!(total_goodput(&alone) > 500_000.0, "{}", total_goodput(&alone));
+    for i in 0..200 {
+        for stat in ["data_frames", "rts_frames", "cts_frames", "ack_frames", "broadcast_frames", "collisions"] {
+            assert_eq!(node_stat(&with_far, &format!("z{i}"), stat), 0.0, "z{i} {stat}");
+        }
+    }
+}

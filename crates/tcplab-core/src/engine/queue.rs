@@ -684,6 +684,15 @@ mod tests {
         assert!(q.is_empty());
     }
 
+    /// A queue that adapts its bucket width (and decides on prefetching)
+    /// every 8 advances instead of every 4096, so tests see many changes.
+    fn adapting_every_8() -> EventQueue<u64> {
+        let mut q = EventQueue::new();
+        q.adapt_every = 8;
+        q.adapt_in = 8;
+        q
+    }
+
     /// Buckets that widen and narrow as the run goes (adapted every few
     /// advances here) keep the exact order: sparse and dense phases
     /// alternate, with numbers reserved ahead and used out of order,
@@ -691,9 +700,7 @@ mod tests {
     #[test]
     fn adapting_bucket_widths_keep_the_order() {
         let mut r = stream_rng(13, "queue-adapt");
-        let mut q = EventQueue::new();
-        q.adapt_every = 8;
-        q.adapt_in = 8;
+        let mut q = adapting_every_8();
         let mut reference: BTreeSet<(Time, u64)> = BTreeSet::new();
         let mut shifts = std::collections::HashSet::new();
         let mut id = 0u64;
@@ -747,9 +754,7 @@ mod tests {
     #[test]
     fn prefetching_keeps_the_order() {
         let mut r = stream_rng(17, "queue-prefetch");
-        let mut q = EventQueue::new();
-        q.adapt_every = 8;
-        q.adapt_in = 8;
+        let mut q = adapting_every_8();
         let mut reference: BTreeSet<(Time, u64)> = BTreeSet::new();
         let (mut id, mut peeked, mut prefetched) = (0u64, 0, 0);
         for step in 0..300_000u64 {

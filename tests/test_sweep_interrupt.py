@@ -78,12 +78,15 @@ def test_ctrl_c_stops_at_once_and_leaves_no_worker(tmp_path, command):
     out = tmp_path / "out"
     p, children = start_and_wait_for_runs(command(tmp_path, out), out / "runs")
     os.kill(p.pid, signal.SIGINT)
+    # A liveness bound, not a speed claim: the whole sweep takes minutes,
+    # a stop well under a second on an idle machine; CI's other tests once
+    # stretched it past 2 s, hence the margin.
     try:
-        _, err = p.communicate(timeout=2)
+        _, err = p.communicate(timeout=10)
     except subprocess.TimeoutExpired:
         p.kill()
         p.communicate()
-        pytest.fail("still running 2 s after Ctrl-C")
+        pytest.fail("still running 10 s after Ctrl-C")
     assert p.returncode == 130
     stored = len(list((out / "runs").glob("*.json")))
     assert f"{stored} runs saved, rerun to resume" in err, err

@@ -103,6 +103,13 @@ def per_frame(r: dict, m: dict) -> None:
           f"ns-2.35 {theirs:.2f} us ({m['mac_frames']} frames): {theirs / ours:.1f}x")
 
 
+def grid_row(label: str, g: dict) -> None:
+    """One row of the grid table: MAC frames, events, core wall time, and
+    microseconds and events per MAC frame."""
+    print(f"| {label} | {g['mac_frames']:.0f} | {g['events']} | {g['best_wall_s'] * 1e3:.1f} "
+          f"| {g['best_wall_s'] / g['mac_frames'] * 1e6:.2f} | {g['events'] / g['mac_frames']:.1f} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
@@ -140,16 +147,12 @@ def main() -> int:
     print("| nodes | MAC frames | events | core wall (ms) | us per frame | events per frame |")
     print("|---|---|---|---|---|---|")
     for n in (int(x) for x in a.grids.split(",")):
-        g = core(exe, toml_grid(n, 20.0), a.repeats)
-        print(f"| {n} | {g['mac_frames']:.0f} | {g['events']} | {g['best_wall_s'] * 1e3:.1f} "
-              f"| {g['best_wall_s'] / g['mac_frames'] * 1e6:.2f} | {g['events'] / g['mac_frames']:.1f} |")
+        grid_row(str(n), core(exe, toml_grid(n, 20.0), a.repeats))
     if a.isolated:
         # The same network among as many stations again, and more, that
         # take no part: the node count grows, the neighbourhoods do not.
         n, k = a.isolated, 3 * a.isolated
-        g = core(exe, toml_grid(n, 20.0, k), a.repeats)
-        print(f"| {n} + {k} isolated | {g['mac_frames']:.0f} | {g['events']} | {g['best_wall_s'] * 1e3:.1f} "
-              f"| {g['best_wall_s'] / g['mac_frames'] * 1e6:.2f} | {g['events'] / g['mac_frames']:.1f} |")
+        grid_row(f"{n} + {k} isolated", core(exe, toml_grid(n, 20.0, k), a.repeats))
     return 0
 
 

@@ -67,9 +67,10 @@ def test_mac_trace_readers_classify_link_failures_and_rts_fates(tmp_path):
     by node 4's CTS to node 3 (tcplab)."""
     from validation.aodv_trace import ns2mac, tcplabmac
 
+    # The same seven attempts in both traces: attempt i at 10 s + 2 ms * i.
+    attempts = [(i, 10.0 + i * 0.002) for i in range(7)]
     lines = []
-    for i in range(7):
-        t = 10.0 + i * 0.002
+    for i, t in attempts:
         lines.append(f"s {t - 0.001:.9f} _3_ MAC  --- {i} tcp 1578 [13a 4 3 800] ------- [0:0 16:0 30 1] [1 0] 0 0 \n")
         lines.append(f"s {t:.9f} _6_ MAC  --- 0 RTS 44 [466 5 6 0] \n")
         lines.append(f"D {t + 0.0001:.9f} _5_ MAC  COL 0 RTS 44 [466 5 6 0] \n")
@@ -84,8 +85,7 @@ def test_mac_trace_readers_classify_link_failures_and_rts_fates(tmp_path):
     assert sum(allrts["ack"].values()) == 7
 
     log = []
-    for i in range(7):
-        t = 10.0 + i * 0.002
+    for i, t in attempts:
         log.append(f"{t:.6f} 6 RTSTX to=5 f=ack src={i} lrc=0")
         log.append(f"{t + 0.0003:.6f} 5 RTSRX from=6 ans=0 st=Idle nav_us=3000 navby=(2, 4, 3) rxn=1 eifs=0 cur=-")
         log.append(f"{t + 0.0007:.6f} 6 TIMEOUT cts to=Some(5) f=ack src={i + 1} lrc=0 drop={int(i == 6)}")

@@ -411,6 +411,14 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// Ask for node `ahead` (if it is one) to be loaded.
+    #[inline(always)]
+    fn prefetch_ahead(&self) {
+        if let Some(n) = self.nodes.get(self.ahead as usize) {
+            prefetch(n);
+        }
+    }
+
     /// `current` is empty: move to the next bucket that holds keys and sort
     /// it. False when nothing is pending.
     #[inline(never)]
@@ -468,9 +476,7 @@ impl<E: Copy> EventQueue<E> {
             // collecting a list of nodes scheduled long ago otherwise
             // waits for one miss per node, each after the one before.
             self.ahead = self.next_wheel_bucket().map_or(NONE, |b| self.heads[(b % WHEEL) as usize]);
-            if let Some(n) = self.nodes.get(self.ahead as usize) {
-                prefetch(n);
-            }
+            self.prefetch_ahead();
         }
         true
     }
@@ -532,9 +538,7 @@ impl<E: Copy> EventQueue<E> {
             // Any node number (even one since moved or freed) is safe to
             // follow: nodes are never removed and lists end in `NONE`.
             self.ahead = self.nodes.get(self.ahead as usize).map_or(NONE, |n| n.next);
-            if let Some(n) = self.nodes.get(self.ahead as usize) {
-                prefetch(n);
-            }
+            self.prefetch_ahead();
         }
         let n = (top as u64 & SLOT_MASK) as u32;
         let ev = self.nodes[n as usize].ev;

@@ -14,7 +14,7 @@ pub use report::{link_dirs_table, trace_sink, Samples};
 pub use trace::{Capture, TraceKind};
 
 use crate::engine::time::to_secs;
-use crate::engine::{EventQueue, Time};
+use crate::engine::{prefetch, EventQueue, Time};
 use crate::mechanisms::{AgentAction, ConnKey};
 use crate::net::{DevActions, DevEvent, DevId, Device};
 use crate::output::{RowSink, RunError, RunResult};
@@ -294,7 +294,6 @@ impl World {
     /// `engine::prefetch`.
     #[inline(always)]
     fn prefetch_next(&self) {
-        use crate::engine::prefetch;
         match self.q.peek_next() {
             Some(&Ev::DevArrive(d, p)) => {
                 self.pool.prefetch(p);
@@ -313,8 +312,8 @@ impl World {
     #[inline(always)]
     fn prefetch_device(&self, d: DevId) {
         let dev = self.devices.as_ptr().wrapping_add(d as usize) as *const u8;
-        crate::engine::prefetch(dev);
-        crate::engine::prefetch(dev.wrapping_add(64));
+        prefetch(dev);
+        prefetch(dev.wrapping_add(64));
     }
 
     // ---- measurements ------------------------------------------------

@@ -21,7 +21,7 @@ pub struct StaticRouting {
     /// node: a host on one link sends everything to its router), kept as
     /// that hop, the number of columns and the odd column out (`NONE` if
     /// none), instead of a row as long as the destinations: with a
-    /// thousand flows the rows of the hosts were 16 MB, and the first hop
+    /// thousand flows the rows of the hosts were 32 MB, and the first hop
     /// of every packet missed the cache in its host's row.
     uniform: Option<Uniform>,
 }

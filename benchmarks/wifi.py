@@ -117,6 +117,8 @@ def main() -> int:
     ap.add_argument("--isolated", type=int, default=200,
                     help="also run this grid with three times as many isolated stations (0: no)")
     a = ap.parse_args()
+    if a.isolated < 0:
+        ap.error(f"--isolated: a grid size of 0 (none) or more, got {a.isolated}")
     subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario"], cwd=ROOT, check=True)
     exe = ROOT / "target" / "release" / "examples" / "run_scenario"
 

@@ -191,6 +191,7 @@ impl PointToPoint {
 
     /// Serialise a packet of IP size `size` from `now`; returns the time it
     /// reaches the far end (transmission plus propagation delay).
+    #[inline(always)]
     pub fn transmit(&mut self, now: Time, size: u32) -> Time {
         let t = self.tx_time(size);
         self.busy_until = now + t;

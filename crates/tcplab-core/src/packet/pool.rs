@@ -50,6 +50,7 @@ impl PacketPool {
         Self::default()
     }
 
+    #[inline(always)]
     pub fn insert(&mut self, mut p: Packet) -> PktId {
         p.uid = self.next_uid;
         self.next_uid += 1;

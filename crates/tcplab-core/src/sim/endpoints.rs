@@ -88,6 +88,7 @@ impl World {
     }
 
     /// Send from socket `sid`'s node a packet with this transport header.
+    #[inline(always)]
     fn emit(&mut self, now: Time, sid: SockId, l4: Transport, l4_len: u32, payload: u32, ecn: Ecn) {
         let s = &self.sockets[sid as usize];
         let mut p = Packet::new(s.flow, s.node, s.remote, l4, l4_len, payload, now);
@@ -111,6 +112,7 @@ impl World {
         self.sync_socket_timer(sid);
     }
 
+    #[inline(always)]
     fn send_ack(&mut self, now: Time, sid: SockId) {
         let SocketKind::TcpReceiver(rx) = &mut self.sockets[sid as usize].kind else { unreachable!() };
         let h = rx.ack_header(now);
@@ -119,6 +121,7 @@ impl World {
     }
 
     /// Make sure an event exists at or before the socket's deadline.
+    #[inline(always)]
     fn sync_socket_timer(&mut self, sid: SockId) {
         let s = &mut self.sockets[sid as usize];
         if let Some(at) = s.timer.arm(s.deadline()) {

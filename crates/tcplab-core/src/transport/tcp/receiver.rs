@@ -139,6 +139,7 @@ impl TcpReceiver {
     /// A data segment arrives (with the peer's TSval if timestamps are on).
     /// Returns true if an ACK must be sent now; otherwise the ACK timer may
     /// have been armed.
+    #[inline(always)]
     pub fn on_segment(&mut self, now: Time, seq: u64, len: u32, ts_val: Option<u32>) -> bool {
         self.stats.segments_received += 1;
         let end = seq + len as u64;
@@ -226,6 +227,7 @@ impl TcpReceiver {
 
     /// The complete header of the ACK sent now (cumulative ACK, SACK
     /// blocks, ECN echo, timestamps, window); resets the ACK policy.
+    #[inline(always)]
     pub fn ack_header(&mut self, now: Time) -> TcpHeader {
         let a = self.make_ack();
         TcpHeader {

@@ -329,6 +329,7 @@ impl TcpSender {
     /// The next segment to put on the wire at `now` with its complete
     /// header (flags, the window this end advertises, timestamps, CWR), if
     /// the window and the data allow one.
+    #[inline(always)]
     pub fn poll_segment(&mut self, now: Time) -> Option<OutSegment> {
         let seg = self.poll_transmit(now)?;
         let syn = self.syn_pending && seg.len == 0;
@@ -345,6 +346,7 @@ impl TcpSender {
     }
 
     /// Next segment to transmit at `now`, if the window and data allow one.
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
         if self.aborted {
             return None;
@@ -421,6 +423,7 @@ impl TcpSender {
         self.w.cwnd = self.cfg.initial_cwnd();
     }
 
+    #[inline(always)]
     pub(super) fn emit(&mut self, now: Time, seq: u64, len: u32) -> Segment {
         let retransmit = seq < self.snd_max;
         if retransmit {

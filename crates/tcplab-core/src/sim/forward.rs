@@ -562,6 +562,11 @@ impl World {
 
     /// A packet started on a device's medium: captures and the agents of
     /// the sending node see it.
+    // This, the captures and the drops are marked cold: the hop's code then
+    // keeps its common case in one straight line (10 flows for 100 s: 447 M
+    // -> 430 M instructions, wall -4 %; a watched device or a drop pays a
+    // call it paid before too).
+    #[cold]
     fn dev_transmit(&mut self, now: Time, dev: DevId, id: PktId) {
         let from = self.dev_node[dev as usize];
         if !self.captures.is_empty() {
@@ -586,6 +591,7 @@ impl World {
 
     /// A device dropped a packet: corruption is shown to the sending node's
     /// agents (ELN), every drop to the trace.
+    #[cold]
     fn dev_drop(&mut self, now: Time, dev: DevId, id: PktId, reason: DropReason) {
         let p = self.pool.take(id);
         if reason == DropReason::Corruption {
@@ -600,6 +606,7 @@ impl World {
     /// An 802.11 frame sent or decoded by a station: its node's 802.11
     /// captures record it with the duration field and retry flag the MAC
     /// gives it.
+    #[cold]
     fn capture_frame(&mut self, now: Time, dev: DevId, id: PktId) {
         let n = self.dev_node[dev as usize];
         if !self.captures.iter().any(|c| c.node == Some(n) && c.writer.is_wifi()) {
@@ -614,6 +621,7 @@ impl World {
         }
     }
 
+    #[cold]
     fn capture(&mut self, now: Time, id: PktId, wants: impl Fn(&super::Capture) -> bool) {
         let p = self.pool.get(id);
         for c in self.captures.iter_mut().filter(|c| wants(c)) {

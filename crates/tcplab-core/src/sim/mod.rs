@@ -325,7 +325,15 @@ impl World {
         }
     }
 
+    #[inline(always)]
     fn trace_push(&mut self, now: Time, flow: FlowId, kind: TraceKind, seq: u64, len: u32) {
+        if self.trace.is_some() {
+            self.trace_write(now, flow, kind, seq, len);
+        }
+    }
+
+    #[cold]
+    fn trace_write(&mut self, now: Time, flow: FlowId, kind: TraceKind, seq: u64, len: u32) {
         if let Some(t) = self.trace.as_mut() {
             report::trace_row(t, &self.flows[flow as usize].name, now, kind, seq, len);
         }

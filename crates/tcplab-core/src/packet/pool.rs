@@ -61,7 +61,7 @@ impl PacketPool {
         self.store(p)
     }
 
-    #[inline]
+    #[inline(always)]
     fn store(&mut self, p: Packet) -> PktId {
         if let Some(b) = blob_of(&p) {
             self.blobs[b.0 as usize].refs += 1;

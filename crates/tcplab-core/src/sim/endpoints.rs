@@ -99,6 +99,7 @@ impl World {
     }
 
     /// Let a TCP sender put out everything its window allows.
+    #[inline(always)]
     pub(super) fn tcp_output(&mut self, now: Time, sid: SockId) {
         loop {
             let SocketKind::TcpSender(tx) = &mut self.sockets[sid as usize].kind else { unreachable!() };

@@ -255,6 +255,7 @@ impl TcpReceiver {
     }
 
     /// Build the ACK being sent now and reset the ACK policy's counters.
+    #[inline(always)]
     pub fn make_ack(&mut self) -> AckFields {
         self.unacked = 0;
         self.delack_deadline = None;

@@ -457,6 +457,7 @@ impl TcpSender {
     }
 
     /// An ACK arrives.
+    #[inline(always)]
     pub fn on_ack(&mut self, now: Time, h: &TcpHeader) {
         if self.aborted {
             return;

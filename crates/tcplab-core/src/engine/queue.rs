@@ -282,13 +282,28 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    #[inline(always)]
+    fn node(&self, n: u32) -> &Node<E> {
+        debug_assert!((n as usize) < self.nodes.len());
+        // SAFETY: node numbers come from `alloc` (below `nodes.len()`, and
+        // nodes are never removed) or from keys holding such a number.
+        unsafe { self.nodes.get_unchecked(n as usize) }
+    }
+
+    #[inline(always)]
+    fn node_mut(&mut self, n: u32) -> &mut Node<E> {
+        debug_assert!((n as usize) < self.nodes.len());
+        // SAFETY: as in `node`.
+        unsafe { self.nodes.get_unchecked_mut(n as usize) }
+    }
+
     /// A node for an event (its `next` is left to `insert`); `None` and
     /// `overflow` set when `limit` nodes are in use.
     #[inline(always)]
     fn alloc(&mut self, at: Time, seq: u64, ev: E) -> Option<u32> {
         let n = if self.free != NONE {
             let n = self.free;
-            self.free = self.nodes[n as usize].next;
+            self.free = self.node(n).next;
             n
         } else if self.nodes.len() < self.limit {
             self.nodes.push(Node { at, lo: 0, next: NONE, ev });
@@ -297,14 +312,14 @@ impl<E: Copy> EventQueue<E> {
             self.overflow = true;
             return None;
         };
-        self.nodes[n as usize] = Node { at, lo: (seq << SLOT_BITS) | n as u64, next: NONE, ev };
+        *self.node_mut(n) = Node { at, lo: (seq << SLOT_BITS) | n as u64, next: NONE, ev };
         self.live += 1;
         Some(n)
     }
 
     #[inline(always)]
     fn release(&mut self, n: u32) {
-        self.nodes[n as usize].next = self.free;
+        self.node_mut(n).next = self.free;
         self.free = n;
         self.live -= 1;
     }
@@ -313,10 +328,10 @@ impl<E: Copy> EventQueue<E> {
     /// bucket or the far heap.
     #[inline(always)]
     fn insert(&mut self, n: u32) {
-        let b = self.nodes[n as usize].at >> self.shift;
+        let b = self.node(n).at >> self.shift;
         if b > self.cur && b - self.cur < WHEEL {
             let i = (b % WHEEL) as usize;
-            self.nodes[n as usize].next = self.heads[i];
+            self.node_mut(n).next = self.heads[i];
             self.heads[i] = n;
             self.bits[i / 64] |= 1 << (i % 64);
             self.summary |= 1 << (i / 64);
@@ -328,7 +343,7 @@ impl<E: Copy> EventQueue<E> {
     /// `insert` for the bucket being drained and for the far future.
     #[inline(never)]
     fn insert_off_wheel(&mut self, n: u32, b: u64) {
-        let k = self.nodes[n as usize].key();
+        let k = self.node(n).key();
         if b <= self.cur {
             // Decreasing order: the new key goes after every larger one.
             let pos = self.current.partition_point(|&x| x > k);
@@ -398,7 +413,7 @@ impl<E: Copy> EventQueue<E> {
             let mut n = std::mem::replace(&mut self.heads[i], NONE);
             while n != NONE {
                 on_wheel.push(n);
-                n = self.nodes[n as usize].next;
+                n = self.node(n).next;
             }
         }
         self.bits = [0; WORDS];
@@ -444,9 +459,9 @@ impl<E: Copy> EventQueue<E> {
         let mut n = std::mem::replace(&mut self.heads[i], NONE);
         if n != NONE {
             while n != NONE {
-                let node = &self.nodes[n as usize];
-                self.current.push(node.key());
-                n = node.next;
+                let (key, next) = (self.node(n).key(), self.node(n).next);
+                self.current.push(key);
+                n = next;
             }
             self.bits[i / 64] &= !(1 << (i % 64));
             if self.bits[i / 64] == 0 {
@@ -541,7 +556,7 @@ impl<E: Copy> EventQueue<E> {
             self.prefetch_ahead();
         }
         let n = (top as u64 & SLOT_MASK) as u32;
-        let ev = self.nodes[n as usize].ev;
+        let ev = self.node(n).ev;
         self.release(n);
         self.now = at;
         self.processed += 1;
@@ -562,7 +577,7 @@ impl<E: Copy> EventQueue<E> {
     /// `None` says nothing about later events.
     #[inline(always)]
     pub fn peek_next(&self) -> Option<&E> {
-        self.current.last().map(|&k| &self.nodes[(k as u64 & SLOT_MASK) as usize].ev)
+        self.current.last().map(|&k| &self.node((k as u64 & SLOT_MASK) as u32).ev)
     }
 
     /// Move the clock forward without an event (end of run).

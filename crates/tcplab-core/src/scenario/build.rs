@@ -754,7 +754,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
     // nodes packets are addressed to (the flows' endpoints).
     let (graph, graph_dev) = route_graph(cfg, radio.as_ref());
     let routes = shortest_paths_to(cfg.node.len(), &graph, &flow_endpoints(cfg));
-    let columns = Arc::new(routes.slot_of().to_vec());
+    let columns: Arc<[u32]> = Arc::from(routes.slot_of());
     let mut nodes: Vec<Node> = cfg
         .node
         .iter()

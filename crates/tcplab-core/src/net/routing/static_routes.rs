@@ -13,7 +13,7 @@ const NONE: u32 = u32::MAX;
 
 pub struct StaticRouting {
     /// Column of each destination node (shared by every node's table).
-    slot_of: Arc<Vec<u32>>,
+    slot_of: Arc<[u32]>,
     /// (device, neighbour) per destination column; `NONE` where unreachable.
     /// Empty when `uniform` stands for the whole row.
     next: Vec<(DevId, NodeId)>,
@@ -55,13 +55,13 @@ impl StaticRouting {
     /// `next[d]` = the device and neighbour towards destination `d`, for
     /// every node `d` (small networks, tests).
     pub fn new(next: Vec<Option<(DevId, NodeId)>>) -> Self {
-        let slot_of = Arc::new((0..next.len() as u32).collect());
+        let slot_of: Arc<[u32]> = (0..next.len() as u32).collect();
         Self::with_columns(slot_of, next)
     }
 
     /// A table over the destinations that `slot_of` numbers (column `i` of
     /// `next` is the destination whose `slot_of` entry is `i`).
-    pub fn with_columns(slot_of: Arc<Vec<u32>>, next: Vec<Option<(DevId, NodeId)>>) -> Self {
+    pub fn with_columns(slot_of: Arc<[u32]>, next: Vec<Option<(DevId, NodeId)>>) -> Self {
         let mut next: Vec<_> = next.into_iter().map(|x| x.unwrap_or((NONE, NONE))).collect();
         let uniform = Uniform::of(&next);
         if uniform.is_some() {

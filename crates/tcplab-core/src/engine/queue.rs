@@ -278,7 +278,7 @@ impl<E: Copy> EventQueue<E> {
         let seq = self.seq;
         self.seq += 1;
         if let Some(n) = self.alloc(at, seq, ev) {
-            self.insert(n);
+            self.insert_at(n, at);
         }
     }
 
@@ -328,7 +328,14 @@ impl<E: Copy> EventQueue<E> {
     /// bucket or the far heap.
     #[inline(always)]
     fn insert(&mut self, n: u32) {
-        let b = self.node(n).at >> self.shift;
+        self.insert_at(n, self.node(n).at)
+    }
+
+    /// `insert` for a node whose time the caller has at hand (just
+    /// stored: reading it back would wait for the store).
+    #[inline(always)]
+    fn insert_at(&mut self, n: u32, at: Time) {
+        let b = at >> self.shift;
         if b > self.cur && b - self.cur < WHEEL {
             let i = (b % WHEEL) as usize;
             self.node_mut(n).next = self.heads[i];
@@ -524,7 +531,7 @@ impl<E: Copy> EventQueue<E> {
         }
         let at = at.max(self.now);
         if let Some(n) = self.alloc(at, seq, ev) {
-            self.insert(n);
+            self.insert_at(n, at);
         }
     }
 

@@ -33,10 +33,13 @@ impl CcState {
         if self.cwnd < self.ssthresh {
             self.cwnd += self.mss;
         } else {
-            let c = self.cwnd as f64 + self.ca_frac;
-            let next = c + (self.mss * self.mss) as f64 / c;
-            self.cwnd = next as u64;
-            self.ca_frac = next - self.cwnd as f64;
+            // Through i64: the same values (a window is far below 2^63)
+            // with one conversion instruction each way instead of the
+            // unsigned sequences, on the ACK's critical path.
+            let c = self.cwnd as i64 as f64 + self.ca_frac;
+            let next = c + (self.mss * self.mss) as i64 as f64 / c;
+            self.cwnd = next as i64 as u64;
+            self.ca_frac = next - self.cwnd as i64 as f64;
         }
     }
 

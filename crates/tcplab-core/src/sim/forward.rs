@@ -86,7 +86,22 @@ impl DevScheduler for Sched<'_> {
 impl World {
     /// A packet is at node `n` (created here or arrived over a device):
     /// the node's agents see it, then it is delivered here or forwarded.
+    // Forwarding past a node without agents, most hops, is inlined into
+    // the caller (the run loop's arrival, a socket's output); the rest is
+    // a call, so a forwarded hop pays no prologue for the delivery paths.
+    #[inline(always)]
     pub(super) fn at_node(&mut self, now: Time, n: NodeId, id: PktId) {
+        let dst = self.pool.get(id).ip.dst;
+        if dst != n && dst != BROADCAST && self.nodes[n as usize].agents.is_empty() {
+            return self.forward(now, n, id);
+        }
+        self.at_node_slow(now, n, id);
+    }
+
+    /// `at_node` for a packet for this node, a broadcast, or a node with
+    /// agents.
+    #[inline(never)]
+    fn at_node_slow(&mut self, now: Time, n: NodeId, id: PktId) {
         if !self.nodes[n as usize].agents.is_empty() && self.run_agents(now, n, id) == Verdict::Consume {
             self.consumed += 1;
             self.pool.release(id);

@@ -27,9 +27,9 @@
 //! With many events pending (`PREFETCH_ABOVE`) the nodes no longer stay in
 //! the cache between their scheduling and their bucket's turn, and
 //! collecting a bucket's list waited for one miss per node, each after the
-//! one before. Then each pop takes one more step along the list of the
-//! bucket after the next one and prefetches that node (`ahead`), so the
-//! list is in the cache when the clock gets there; `peek_next` lets the world prefetch what the next event
+//! one before. Then each pop walks the next bucket's list one node further
+//! and prefetches it (`ahead`), so the list is in the cache when the clock
+//! gets there; `peek_next` lets the world prefetch what the next event
 //! will touch. Hints only: the order is the same.
 //!
 //! Insertion numbers can be reserved ahead (`reserve`) and given to events
@@ -363,17 +363,10 @@ impl<E: Copy> EventQueue<E> {
     /// The first non-empty wheel bucket after `cur`, as an absolute bucket.
     #[inline(always)]
     fn next_wheel_bucket(&self) -> Option<u64> {
-        self.next_wheel_bucket_after(self.cur)
-    }
-
-    /// The first non-empty wheel bucket after bucket `c` (at or after
-    /// `cur`), as an absolute bucket.
-    #[inline(always)]
-    fn next_wheel_bucket_after(&self, c: u64) -> Option<u64> {
         if self.summary == 0 {
             return None;
         }
-        let from = ((c + 1) % WHEEL) as usize;
+        let from = ((self.cur + 1) % WHEEL) as usize;
         let (w, b) = (from / 64, from % 64);
         // The rest of `from`'s word, then the later words, then from the
         // wheel's start (buckets past the wrap are later in time).
@@ -384,10 +377,8 @@ impl<E: Copy> EventQueue<E> {
             let word = if later != 0 { later.trailing_zeros() } else { self.summary.trailing_zeros() } as usize;
             word * 64 + self.bits[word % WORDS].trailing_zeros() as usize
         };
-        let start = (c % WHEEL) as usize;
-        let next = c + ((ring + WHEEL as usize - start) % WHEEL as usize) as u64;
-        // Past the wrap the ring holds buckets up to `c` again, not later.
-        (next > c && next - self.cur < WHEEL).then_some(next)
+        let start = (self.cur % WHEEL) as usize;
+        Some(self.cur + ((ring + WHEEL as usize - start) % WHEEL as usize) as u64)
     }
 
     #[inline(always)]
@@ -502,17 +493,11 @@ impl<E: Copy> EventQueue<E> {
             self.current.sort_unstable_by(|a, b| b.cmp(a));
         }
         if self.prefetching {
-            // Walk a later bucket's list one node per pop from here on,
+            // Walk the next bucket's list one node per pop from here on,
             // so its nodes are in the cache when the clock gets there:
             // collecting a list of nodes scheduled long ago otherwise
             // waits for one miss per node, each after the one before.
-            // The bucket after the next one (the next one was walked
-            // during the bucket before this): walking the next one, its
-            // last lines were still on their way when the clock got there
-            // (100 flows -3 %, alternating runs).
-            let next = self.next_wheel_bucket();
-            let walk = next.and_then(|b| self.next_wheel_bucket_after(b)).or(next);
-            self.ahead = walk.map_or(NONE, |b| self.heads[(b % WHEEL) as usize]);
+            self.ahead = self.next_wheel_bucket().map_or(NONE, |b| self.heads[(b % WHEEL) as usize]);
             self.prefetch_ahead();
         }
         true

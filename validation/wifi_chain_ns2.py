@@ -64,15 +64,31 @@ def scenario(hops: int, seed: int, duration: float, routing: str = "static") -> 
 
 
 def tcl(hops: int, seed: int, duration: float, routing: str = "static", trace: str = "/dev/null",
-        mac_trace: bool = False) -> str:
+        mac_trace: bool = False, dsdv_log: str | None = None) -> str:
     nn = hops + 1
+    # ns-2.35's DSDV writes its own log (routes taken with their
+    # advertise_ok_at, periodic dumps, triggered entries, buffered packets)
+    # when verbose_ is set and each agent has a trace target; neither
+    # changes what it does (docs/validation.md, "ns-2's DSDV: why the first
+    # route takes a minute").
+    log_open = log_close = log_attach = ""
+    if dsdv_log is not None and routing == "dsdv":
+        log_open = f"Agent/DSDV set verbose_ 1\nAgent/DSDV set trace_wst_ 1\nset dlog [open {dsdv_log} w]\n"
+        log_close = "  global dlog\n  close $dlog\n"
+        log_attach = f"""for {{set i 0}} {{$i < {nn}}} {{incr i}} {{
+  set dt($i) [new Trace/Generic]
+  $dt($i) target [$ns set nullAgent_]
+  $dt($i) attach $dlog
+  [$n($i) set ragent_] tracetarget $dt($i)
+}}
+"""
     proto = "AODV" if routing == "static" else routing.upper()
     ifq = "CMUPriQueue" if proto == "DSR" else "Queue/DropTail/PriQueue"
     rtr = "OFF" if trace == "/dev/null" else "ON"
     mac = "ON" if mac_trace and trace != "/dev/null" else "OFF"
     return f"""
 set ns [new Simulator]
-ns-random 0
+{log_open}ns-random 0
 $defaultRNG seed {seed + 1}
 set tr [open {trace} w]
 $ns trace-all $tr
@@ -94,7 +110,7 @@ for {{set i 0}} {{$i < {nn}}} {{incr i}} {{
   $n($i) set Y_ 10.0
   $n($i) set Z_ 0.0
 }}
-set tcp [new Agent/TCP/Newreno]
+{log_attach}set tcp [new Agent/TCP/Newreno]
 $tcp set packetSize_ {SEGMENT}
 $tcp set window_ 32
 set sink [new Agent/TCPSink]
@@ -108,7 +124,7 @@ proc finish {{}} {{
   global tcp tr
   puts "flow [$tcp set ack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_]"
   close $tr
-  exit 0
+{log_close}  exit 0
 }}
 $ns at {duration + 1} "finish"
 $ns run
@@ -138,12 +154,13 @@ def read_ns2_trace(path: Path) -> dict:
 
 
 def run_ns2(hops: int, seed: int, duration: float, routing: str = "static", trace_dir: Path | None = None,
-            mac_trace: bool = False) -> dict:
+            mac_trace: bool = False, dsdv_log: bool = False) -> dict:
     with tempfile.TemporaryDirectory() as d:
         where = trace_dir if trace_dir is not None else Path(d)
         trace = where / f"chain-{routing}-{hops}h-s{seed}.tr"
+        log = str(where / f"chain-dsdv-{hops}h-s{seed}.dsdv") if dsdv_log else None
         path = Path(d) / "chain.tcl"
-        path.write_text(tcl(hops, seed, duration, routing, str(trace), mac_trace))
+        path.write_text(tcl(hops, seed, duration, routing, str(trace), mac_trace, log))
         m = measure(["ns", str(path)], cwd=d)
         if m["returncode"] != 0:
             raise RuntimeError(f"ns failed: {m['stderr'].strip()[-500:]}")
@@ -163,7 +180,7 @@ def flow_result(stdout: str, duration: float) -> dict:
 def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
                net_diameter: int | None = None, dsdv_mac_failures: bool = True,
                new_destination_ring: bool = True, hold_down: float | None = None,
-               local_repair: bool = False) -> dict:
+               local_repair: bool = False, dsdv_ns2_advertising: bool = False) -> dict:
     sc = scenario(hops, seed, duration, routing)
     if routing == "aodv":
         aodv = {} if net_diameter is None else {"net_diameter": net_diameter}
@@ -175,8 +192,12 @@ def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
             aodv["local_repair"] = True
         if aodv:
             sc["wireless"]["aodv"] = aodv
-    if not dsdv_mac_failures and routing == "dsdv":
-        sc["wireless"]["dsdv"] = {"use_mac_failures": False}
+    if routing == "dsdv":
+        dsdv = {} if dsdv_mac_failures else {"use_mac_failures": False}
+        if dsdv_ns2_advertising:
+            dsdv["ns2_advertising"] = True
+        if dsdv:
+            sc["wireless"]["dsdv"] = dsdv
     r = tcplab.run(sc)
     f = r.columns("flows")
     n = r.columns("nodes")
@@ -222,11 +243,18 @@ def main() -> int:
                          "ns-2.35 built with AODV_LOCAL_REPAIR (local_repair = true)")
     ap.add_argument("--dsdv-no-mac-failures", action="store_true",
                     help="tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)")
+    ap.add_argument("--dsdv-ns2-advertising", action="store_true",
+                    help="tcplab's DSDV holds changed routes back as ns-2.35's does (ns2_advertising = true)")
     ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
     ap.add_argument("--mac-trace", action="store_true",
                     help="with --trace-dir: ns-2's MAC-level trace too (RTS/CTS/ACK, drops; "
                          "read by validation/aodv_trace.py ns2mac)")
+    ap.add_argument("--dsdv-log", action="store_true",
+                    help="with --trace-dir and --routing dsdv: ns-2.35's DSDV log too "
+                         "(chain-dsdv-<h>h-s<seed>.dsdv, read by validation/dsdv_trace.py)")
     a = ap.parse_args()
+    if a.dsdv_log and (a.trace_dir is None or a.routing != "dsdv"):
+        ap.error("--dsdv-log: needs --trace-dir DIR and --routing dsdv")
     if not available():
         print("ns (ns-2.35) is not installed", file=sys.stderr)
         return 1
@@ -237,8 +265,9 @@ def main() -> int:
     for hops in a.hops:
         seeds = range(1, a.seeds + 1)
         ours = [run_tcplab(hops, s, a.duration, a.routing, a.net_diameter, not a.dsdv_no_mac_failures,
-                          not a.aodv_no_new_ring, a.aodv_hold_down, a.aodv_local_repair) for s in seeds]
-        theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir, a.mac_trace) for s in seeds]
+                          not a.aodv_no_new_ring, a.aodv_hold_down, a.aodv_local_repair,
+                          a.dsdv_ns2_advertising) for s in seeds]
+        theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir, a.mac_trace, a.dsdv_log) for s in seeds]
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
         opt = lambda rs, k: "-" if rs[0][k] is None else f"{mean(rs, k):.1f}"  # noqa: E731
         reasons = sorted({k for r in theirs for k in r["rtr_drops"]})

@@ -178,6 +178,12 @@ pub struct DsdvCfg {
     pub initial_settling_time: Option<Dur>,
     pub buffer_len: Option<u32>,
     pub buffer_timeout: Option<Dur>,
+    /// The first full dump within this time of the start (2 s, ns-2.35's
+    /// DSDV_STARTUP_JITTER).
+    pub startup_jitter: Option<Dur>,
+    /// ns-2.35's advertising rule: every changed route held back 2 x its
+    /// settling time, even from full dumps (default false).
+    pub ns2_advertising: Option<bool>,
 }
 
 /// `[wireless.aodv]` (defaults: ns-2.35's aodv.h and aodv_rqueue.h).

@@ -517,6 +517,12 @@ pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
     if let Some(x) = d.buffer_timeout {
         p.buffer_timeout = x.0;
     }
+    if let Some(x) = d.startup_jitter {
+        p.startup_jitter = x.0;
+    }
+    if let Some(x) = d.ns2_advertising {
+        p.ns2_advertising = x;
+    }
     p
 }
 

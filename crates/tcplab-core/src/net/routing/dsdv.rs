@@ -20,6 +20,17 @@
 //!
 //! DSDV has no route discovery: packets to a destination without a route
 //! wait in the route buffer (64 packets, 30 s) until one is advertised.
+//!
+//! `ns2_advertising` switches to ns-2.35's rule instead (dsdv.cc,
+//! `processUpdate` and `makeUpdate`): every route taken with a finite
+//! metric, new, better or only with a newer sequence number, may be
+//! advertised only 2 x settling time later (`advertise_ok_at`), and until
+//! then it is left out of full dumps too; the settling time is updated at
+//! every new sequence number; no triggered update is sent for a newer
+//! number alone; triggered updates are at least 1 s apart and become a full
+//! dump when more than a third of the table changed. On a chain this holds
+//! a route back for minutes (docs/validation.md, "ns-2's DSDV: why the
+//! first route takes a minute"), so it is off by default.
 
 use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};
@@ -44,6 +55,9 @@ const HEAD_LEN: u32 = 4;
 const ENTRY_LEN: u32 = 12;
 /// The infinite metric.
 pub const INFINITY: u8 = 250;
+/// ns-2's DSDV_MIN_TUP_PERIOD: triggered updates at least this far apart
+/// (and from the last full dump), with `ns2_advertising`.
+const MIN_TRIGGERED_GAP: Time = SEC;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DsdvParams {
@@ -61,6 +75,11 @@ pub struct DsdvParams {
     pub buffer_timeout: Time,
     /// Triggered updates wait a uniform delay in [0, jitter).
     pub jitter: Time,
+    /// The first full dump at a uniform time in [0, startup_jitter) (ns-2's
+    /// DSDV_STARTUP_JITTER: 2 s).
+    pub startup_jitter: Time,
+    /// ns-2.35's advertising rule (module text); off by default.
+    pub ns2_advertising: bool,
 }
 
 impl Default for DsdvParams {
@@ -74,6 +93,8 @@ impl Default for DsdvParams {
             buffer_len: 64,
             buffer_timeout: 30 * SEC,
             jitter: 10 * MS,
+            startup_jitter: 2 * SEC,
+            ns2_advertising: false,
         }
     }
 }
@@ -103,6 +124,15 @@ struct Entry {
     seq_heard: Time,
     /// Weighted settling time of this destination.
     settle: Time,
+    /// With `ns2_advertising`: no update, not even a full dump, carries
+    /// this route before this time (ns-2's advertise_ok_at); when it last
+    /// changed (changed_at); the metric last advertised.
+    ok_at: Time,
+    changed_at: Time,
+    advertised_metric: u8,
+    /// With `ns2_advertising`: a triggered update is due for this entry at
+    /// this time (ns-2's per-entry trigger_event).
+    trigger: Option<Time>,
 }
 
 pub struct Dsdv {
@@ -115,6 +145,8 @@ pub struct Dsdv {
     heard: BTreeMap<NodeId, Time>,
     next_full: Option<Time>,
     next_incremental: Option<Time>,
+    /// The last update sent (ns-2's lasttup_), for `MIN_TRIGGERED_GAP`.
+    last_update: Option<Time>,
     buffer: VecDeque<(PktId, NodeId, Time)>,
     rng: Rng,
     pub stats: RoutingStats,
@@ -135,6 +167,7 @@ impl Dsdv {
             heard: BTreeMap::new(),
             next_full: None,
             next_incremental: None,
+            last_update: None,
             buffer: VecDeque::new(),
             rng,
             stats: RoutingStats::new(KIND_NAMES),
@@ -167,14 +200,24 @@ impl Dsdv {
     }
 
     /// The full table, our own entry first; every pending change is sent.
+    /// With `ns2_advertising` the routes not yet to be advertised stay out
+    /// and their triggered updates stay due.
     fn full_dump(&mut self, now: Time, io: &mut RoutingIo) {
         self.seq += 2;
+        let gated = self.p.ns2_advertising;
         let mut routes = vec![self.own()];
         for (&dst, e) in self.table.iter_mut() {
+            if gated && e.ok_at > now {
+                continue;
+            }
             routes.push(Advert { dst, metric: e.metric, seq: e.seq });
             e.pending = None;
+            e.advertised_metric = e.metric;
         }
-        self.next_incremental = None;
+        if !gated {
+            self.next_incremental = None;
+        }
+        self.last_update = Some(now);
         self.send_update(now, kind::FULL, routes, io);
     }
 
@@ -207,11 +250,17 @@ impl Dsdv {
                 e.metric = INFINITY;
                 e.seq = e.seq.wrapping_add(1); // odd: broken, as only we know
                 e.pending = Some(now);
+                e.ok_at = now;
+                e.trigger = Some(now);
                 any = true;
             }
         }
         if any {
-            self.trigger(now);
+            if self.p.ns2_advertising {
+                self.schedule_ns2_trigger();
+            } else {
+                self.trigger(now);
+            }
         }
     }
 
@@ -240,6 +289,10 @@ impl Dsdv {
                 pending: None,
                 seq_heard: now,
                 settle: settle0,
+                ok_at: now,
+                changed_at: now,
+                advertised_metric: INFINITY,
+                trigger: None,
             });
             let fresher = newer(a.seq, e.seq);
             let better = a.seq == e.seq && metric < e.metric;
@@ -277,6 +330,113 @@ impl Dsdv {
         }
     }
 
+    /// `on_update` under ns-2.35's rule (`processUpdate` in its dsdv.cc).
+    fn on_update_ns2(&mut self, now: Time, from: NodeId, up: &Update) {
+        self.heard.insert(from, now);
+        let (alpha, wst0) = (self.p.settling_alpha, self.p.initial_settling_time);
+        for a in &up.routes {
+            if a.dst == self.me {
+                // Advertised broken: a full dump at once (ns-2 reschedules
+                // its periodic update to now), with a newer number.
+                if a.metric >= INFINITY {
+                    self.seq = self.seq.max((a.seq + 1) & !1);
+                    self.next_full = Some(now);
+                }
+                continue;
+            }
+            let metric = if a.metric >= INFINITY { INFINITY } else { a.metric + 1 };
+            let old = self.table.get(&a.dst).copied();
+            if metric >= INFINITY && old.is_none() {
+                continue; // a broken route to somewhere we never reached
+            }
+            // The settling time: kept under the same number, averaged at a
+            // new one with how long the last number's best route took.
+            let (settle, seq_heard) = match old {
+                Some(e) if e.seq == a.seq => (e.settle, e.seq_heard),
+                Some(e) => {
+                    let took = e.changed_at.saturating_sub(e.seq_heard) as f64;
+                    ((alpha * e.settle as f64 + (1.0 - alpha) * took) as Time, now)
+                }
+                None => (wst0, now),
+            };
+            let finite_before = old.is_none_or(|e| e.metric < INFINITY);
+            let ok_at = if metric < INFINITY && finite_before { now + 2 * settle } else { now };
+            // (take it, advertise it, trigger an update for it)
+            let (advertise, trigger) = match old {
+                None => (metric < INFINITY, metric < INFINITY),
+                Some(e) if e.seq == a.seq && metric < e.metric => {
+                    let changed = metric != e.advertised_metric;
+                    (changed || e.pending.is_some(), changed)
+                }
+                Some(e) if newer(a.seq, e.seq) => (true, false),
+                Some(e) => {
+                    // Older news of a route we have broken: tell them now.
+                    if metric >= INFINITY && e.metric < INFINITY && !newer(a.seq, e.seq) && a.seq != e.seq {
+                        let e = self.table.get_mut(&a.dst).expect("a route");
+                        e.ok_at = now;
+                        e.pending = Some(now);
+                        e.trigger = Some(now);
+                        self.schedule_ns2_trigger();
+                    }
+                    continue;
+                }
+            };
+            let e = Entry {
+                next_hop: from,
+                metric,
+                seq: a.seq,
+                pending: advertise.then_some(ok_at),
+                seq_heard,
+                settle,
+                ok_at,
+                changed_at: now,
+                advertised_metric: old.map_or(0, |e| e.advertised_metric),
+                trigger: if trigger { Some(ok_at) } else { old.and_then(|e| e.trigger) },
+            };
+            self.table.insert(a.dst, e);
+            if trigger {
+                self.schedule_ns2_trigger();
+            }
+        }
+    }
+
+    /// The next triggered update under ns-2.35's rule: at the earliest
+    /// entry's trigger, not within `MIN_TRIGGERED_GAP` of the last update.
+    fn schedule_ns2_trigger(&mut self) {
+        self.next_incremental = None;
+        let Some(t) = self.table.values().filter_map(|e| e.trigger).min() else { return };
+        let t = self.last_update.map_or(t, |l| t.max(l + MIN_TRIGGERED_GAP));
+        self.trigger(t);
+    }
+
+    /// A triggered update under ns-2.35's rule (`makeUpdate`): the entries
+    /// to advertise whose time has come, or a full dump when they are more
+    /// than a third of the table (and more than three).
+    fn incremental_ns2(&mut self, now: Time, io: &mut RoutingIo) {
+        for e in self.table.values_mut() {
+            if e.trigger.is_some_and(|t| t <= now) {
+                e.trigger = None;
+            }
+        }
+        let due = self.table.values().filter(|e| e.pending.is_some() && e.ok_at <= now).count();
+        if due * 3 > self.table.len() + 1 && due > 3 {
+            self.full_dump(now, io);
+            self.next_full = Some(now + self.period());
+        } else if due > 0 {
+            let mut routes = Vec::with_capacity(due);
+            for (&dst, e) in self.table.iter_mut() {
+                if e.pending.is_some() && e.ok_at <= now {
+                    routes.push(Advert { dst, metric: e.metric, seq: e.seq });
+                    e.pending = None;
+                    e.advertised_metric = e.metric;
+                }
+            }
+            self.last_update = Some(now);
+            self.send_update(now, kind::INCREMENTAL, routes, io);
+        }
+        self.schedule_ns2_trigger();
+    }
+
     fn release(&mut self, io: &mut RoutingIo) {
         let mut kept = VecDeque::with_capacity(self.buffer.len());
         for (pkt, dst, since) in std::mem::take(&mut self.buffer) {
@@ -299,7 +459,11 @@ impl Dsdv {
             return;
         }
         if let Some(up) = c.blob.and_then(|b| io.pool.blob::<Update>(b)).cloned() {
-            self.on_update(now, p.ip.src, &up);
+            if self.p.ns2_advertising {
+                self.on_update_ns2(now, p.ip.src, &up);
+            } else {
+                self.on_update(now, p.ip.src, &up);
+            }
             self.release(io);
         }
     }
@@ -360,10 +524,11 @@ impl Routing for Dsdv {
             self.break_link(now, nb);
         }
         match self.next_full {
-            // The first dump at a random point of the first interval, so the
-            // nodes do not all start together.
+            // The first dump at a random point of the first
+            // `startup_jitter` (ns-2: 2 s), so the nodes do not all start
+            // together.
             None => {
-                let first = (self.rng.uniform() * self.p.periodic_update_interval as f64) as Time;
+                let first = (self.rng.uniform() * self.p.startup_jitter as f64) as Time;
                 self.next_full = Some(now + first);
             }
             Some(t) if t <= now => {
@@ -373,7 +538,11 @@ impl Routing for Dsdv {
             }
             _ => {}
         }
-        if self.next_incremental.is_some_and(|t| t <= now) {
+        if self.p.ns2_advertising {
+            if self.next_incremental.is_some_and(|t| t <= now) {
+                self.incremental_ns2(now, io);
+            }
+        } else if self.next_incremental.is_some_and(|t| t <= now) {
             self.next_incremental = None;
             self.incremental(now, io);
             // Changes still settling go out later.

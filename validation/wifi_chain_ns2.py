@@ -19,12 +19,16 @@ and starts a repair). tcplab runs static shortest-hop routing by default;
 its CMUPriQueue interface queue, as ns-2 requires). `--net-diameter` sets
 tcplab's `[wireless.aodv] net_diameter` (ns-2.35 hard-codes 30);
 `--dsdv-no-mac-failures` makes tcplab's DSDV ignore MAC failures as
-ns-2.35's does; `--aodv-no-new-ring` makes tcplab's AODV search a
+ns-2.35's does and `--dsdv-ns2-advertising` hold changed routes back as
+ns-2.35's does (ns2_advertising = true); `--aodv-no-new-ring` makes tcplab's AODV search a
 destination it never reached network-wide at once, as ns-2.35 does in
 effect; `--aodv-hold-down 10` makes it hold a destination down for 10 s
 after a discovery gives up, as ns-2.35 does (MAX_RREQ_TIMEOUT);
 `--aodv-local-repair` makes it repair a route broken near its destination
 locally, as ns-2.35 built with AODV_LOCAL_REPAIR does (local_repair = true).
+
+With `--trace-dir DIR --dsdv-log`, ns-2.35's DSDV also writes its own log
+(DIR/chain-dsdv-<h>h-s<seed>.dsdv, read by validation/dsdv_trace.py).
 
 ns-2's router-level trace goes to a temporary file (or `--trace-dir`) and is
 read for the routing packets sent (`s` and `f` lines of AODV, DSDV's

@@ -452,6 +452,42 @@ fn dsdv_routes_on_a_grid_reach_every_node_without_loops() {
     assert_eq!(r.summary.drops_ttl, 0);
 }
 
+/// tcplab's side of docs/validation.md's table "ns-2's DSDV: why the first
+/// route takes a minute": on the chains of validation/wifi_chain_ns2.py
+/// (TCP from 1 s, seeds 1-3) with MAC failures ignored and ns-2.35's
+/// advertising rule, when the source first has a route to the destination
+/// and the destination one back (to 0.1 s), per hop count.
+/// `cargo test --release -p tcplab-core --test adhoc dsdv_first_route_table -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn dsdv_first_route_table() {
+    let extra = "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true";
+    for hops in 1..=7usize {
+        let mut row = Vec::new();
+        for seed in 1..=3 {
+            let flow = format!(
+                "[[flow]]\nfrom = \"n0\"\nto = \"n{hops}\"\ntransport = \"newreno\"\npacket_size = 1460\nwindow = 32\n\
+                 app = {{ kind = \"bulk\", start = 1.0 }}\n"
+            );
+            let sc = scenario("101s", "dsdv", extra, &chain_nodes(hops), &flow)
+                .replace("seed = 1", &format!("seed = {seed}"));
+            let mut w = build(&sc);
+            let has = |w: &World, from: usize, to: usize| routes(w, from).iter().any(|e| e.0 == to as u32);
+            let (mut fwd, mut back) = (None, None);
+            for tenth in 1..=1010u64 {
+                w.run_until(tenth * SEC / 10);
+                fwd = fwd.or(has(&w, 0, hops).then_some(tenth as f64 / 10.0));
+                back = back.or(has(&w, hops, 0).then_some(tenth as f64 / 10.0));
+                if fwd.is_some() && back.is_some() {
+                    break;
+                }
+            }
+            row.push(format!("seed {seed}: {fwd:?} / {back:?}"));
+        }
+        println!("hops {hops}: first route source -> destination / back (s): {}", row.join(", "));
+    }
+}
+
 /// The node at the end of the route's second hop goes dark at 40 s: with MAC
 /// failures in use the upstream node advertises the broken route (odd
 /// sequence number) at once, the next dumps bring a way around it, and TCP

@@ -6,6 +6,12 @@ each case and demands byte-identical flows/links tables and identical digests
 of the trace, series, queue and pcap outputs.
 
     python scripts/make_golden.py        # (re)write crates/tcplab-core/tests/golden/
+    python scripts/make_golden.py --rerecord NAME...   # only these stored cases
+
+`--rerecord` runs the named cases' stored scenarios again and rewrites only
+their expected outputs (the study cases were recorded from the quick modes
+of their day, which have since grown; re-recording everything would rename
+and add cases).
 
 Run it only to record an intended change of results, in its own commit that
 says which numbers moved and why.
@@ -96,7 +102,21 @@ def study_texts(study: str) -> list[str]:
     return sorted(set(texts))
 
 
+def rerecord(names: list[str]) -> int:
+    for name in names:
+        path = OUT / "cases" / f"{name}.json"
+        if not path.is_file():
+            print(f"make_golden.py: --rerecord: no stored case {name!r}", file=sys.stderr)
+            return 2
+    for name in names:
+        record(name, (OUT / "cases" / f"{name}.json").read_text().rstrip("\n"))
+    print(f"{len(names)} golden cases re-recorded")
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--rerecord"]:
+        return rerecord(sys.argv[2:])
     if (OUT / "cases").exists():
         shutil.rmtree(OUT / "cases")
     (OUT / "cases").mkdir(parents=True)

@@ -44,14 +44,11 @@ FF_VARIANTS = [("tahoe", "impatient"), ("reno", "impatient"), ("newreno", "impat
 def test_fall_floyd_recovery_matches_ns2(variant, timer, drops):
     """Same timeouts and retransmissions as ns-2.35 for one to four drops
     from a window (the send times are compared packet by packet in
-    test_ns2_packets.py). One retransmission more in ns-2 for Vegas with two
-    drops: it sends a segment twice (docs/validation.md)."""
+    test_ns2_packets.py), Vegas with two drops included: both send a
+    segment twice there (docs/validation.md)."""
     c = fall_floyd(variant, drops, timer)
     assert c["tcplab_timeouts"] == c["ns2_timeouts"]
-    if (variant, drops) == ("vegas", 2):
-        assert c["ns2_rtx"] - c["tcplab_rtx"] == 1
-    else:
-        assert c["tcplab_rtx"] == c["ns2_rtx"]
+    assert c["tcplab_rtx"] == c["ns2_rtx"]
 
 
 def test_rfc_profile_reno_halves_twice():

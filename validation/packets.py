@@ -15,6 +15,7 @@ printed precision (6 decimals, so 1 us).
 """
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,32 @@ def chain(variant: str, buffer: int, duration: str = "20s") -> dict:
     }
 
 
+def lossy_both_ways(variant: str, seed: int, rate: float = 0.1, duration: str = "30s") -> dict:
+    """One flow through a 2 Mbit/s, 4 ms link that drops the same i.i.d.
+    list of packets (`rate`, drawn in Python from `seed`) in each direction,
+    data and ACKs: deterministic, with losses both ways (the condition of
+    the basestation study's lossy runs)."""
+    rng = random.Random(seed)
+    drops = [k for k in range(1, 20001) if rng.random() < rate]
+    return {
+        "sim": {"duration": duration},
+        "node": [{"name": n} for n in ("s", "r", "k")],
+        "link": [
+            {"between": ["s", "r"], "rate": "10Mbps", "delay": "10ms"},
+            {"between": ["r", "k"], "rate": "2Mbps", "delay": "4ms", "queue": {"kind": "droptail", "limit": 50},
+             "error": {"kind": "pattern", "drop": drops, "direction": "both"}},
+        ],
+        "flow": [{"name": "f", "from": "s", "to": "k", "transport": variant, "window": 10, "packet_size": 1000,
+                  "app": {"kind": "bulk"}}],
+    }
+
+
+#: Seeds of `lossy_both_ways` whose Vegas runs equal ns-2's to the end (of
+#: seeds 1-10; seed 2 parts where ns-2's Vegas deflates its window to 0
+#: after a timeout and waits for the next one, which tcplab does not copy;
+#: the others were not traced: docs/validation.md).
+LOSSY_VEGAS_SEEDS = (1, 9)
+
 FF = [("tahoe", "impatient"), ("reno", "impatient"), ("newreno", "impatient"), ("newreno", "slow-but-steady"),
       ("sack", "impatient"), ("vegas", "impatient")]
 
@@ -103,12 +130,14 @@ def cases():
     for variant in ("tahoe", "reno", "newreno", "sack"):
         for buffer in (3, 6):
             yield f"chain {variant} buffer={buffer}", chain(variant, buffer)
+    for seed in LOSSY_VEGAS_SEEDS:
+        yield f"vegas 10 % loss both ways seed={seed}", lossy_both_ways("vegas", seed)
 
 
 #: Each ns-2 rule switched alone to the RFC's (the rfc profile's) value.
 RULES = {"loss_window": "flight", "ecn_hold": False, "reno_careful": False, "recovery_exit": "rfc",
          "sack_recovery": "rfc6675", "sack_option": "rfc2018", "rtt_on_partial_ack": True,
-         "rtt_estimator": "rfc6298", "syn": False, "vegas_rates": "paper"}
+         "rtt_estimator": "rfc6298", "syn": False, "vegas_rates": "paper", "vegas_send_times": "exact"}
 
 
 def main() -> int:

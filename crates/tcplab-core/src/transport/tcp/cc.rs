@@ -146,6 +146,20 @@ pub trait CongestionControl: Send {
     fn backs_off_on_fast_retransmit(&self) -> bool {
         false
     }
+    /// Whether the first duplicate ACKs below the threshold may send new
+    /// data (Limited Transmit, when the configuration has it): ns-2's Vegas
+    /// agent never sends on them.
+    fn allows_limited_transmit(&self) -> bool {
+        true
+    }
+    /// Whether a retransmission of the first unacknowledged segment leaves
+    /// the next new segment to send where it was, so that a segment at that
+    /// point goes out again (ns-2's Vegas retransmits with output(), which
+    /// does not move t_seqno_; send_much() then sends from t_seqno_), and
+    /// may retransmit at that point when nothing is outstanding.
+    fn retransmit_keeps_next(&self) -> bool {
+        false
+    }
     /// Whether a new ACK for `ack` is a partial ACK: recovery goes on.
     fn is_partial_ack(&self, _ack: u64) -> bool {
         false

@@ -99,6 +99,11 @@ pub struct Ns2Rules {
     /// v_transmits_), cleared on each ACK by ns-2's loop, which skips an
     /// ACK whose segments straddle the wrap (a later segment in such a
     /// slot then counts as sent twice). Otherwise each segment's own.
+    /// With it, the rest of ns-2's Vegas send path: a retransmission leaves
+    /// the next new segment where it was (output() does not move
+    /// t_seqno_, so a segment there goes out twice), a timeout leaves
+    /// v_worried_ as it was, and the first duplicate ACKs send nothing (no
+    /// Limited Transmit) (docs/validation.md, "Vegas with loss both ways").
     pub ns2_vegas_slots: bool,
 }
 
@@ -114,9 +119,7 @@ impl Ns2Rules {
             ns2_sack_option: true,
             ns2_rtt_estimator: true,
             ns2_vegas: true,
-            // Off in the ns2 profile too until the basestation difference
-            // it exposes is traced (docs/validation.md).
-            ns2_vegas_slots: false,
+            ns2_vegas_slots: true,
         }
     }
 

@@ -310,7 +310,58 @@ fn vegas_send_times_rule() {
     let (w, after, d) = vegas_loss_of_15(slots);
     assert!(w > 3, "window {w}");
     assert_eq!(after, (w >> 1) + d, "ns-2's slots: halved");
-    let (w2, after2, d2) = vegas_loss_of_15(Ns2Rules::ns2());
+    let (w2, after2, d2) = vegas_loss_of_15(Ns2Rules { ns2_vegas_slots: false, ..Ns2Rules::ns2() });
     assert_eq!(w2, w);
     assert_eq!(after2, w - (w >> 2) + d2, "each segment's own count: a quarter");
+}
+
+/// A Vegas sender that lost segment 1000 of its first four: the first ACK
+/// (1000) at 100 ms, then a duplicate at 200 ms, by when 1000 has been out
+/// longer than the fine timeout: retransmitted, "worried" about the next
+/// ones. Returns the sender and what the duplicate made it send.
+fn vegas_after_fine_retransmit(rules: Ns2Rules, limited_transmit: bool) -> (TcpSender, Vec<Segment>) {
+    let mut c = cfg(rules, 4);
+    c.limited_transmit = limited_transmit;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::Vegas, &c));
+    s.app_write(None);
+    assert_eq!(drain(&mut s, 0).len(), 4);
+    ack(&mut s, 100 * MS, MSS);
+    let sent = ack(&mut s, 200 * MS, MSS);
+    (s, sent)
+}
+
+/// ns-2's Vegas agent retransmits with output(), which leaves t_seqno_
+/// alone: when the new ACK after a retransmission finds the next segment
+/// "expired" (its slot read stale: it was never sent), that segment goes
+/// out from output() and again from send_much(). Each segment's own send
+/// time (no slots) sees nothing outstanding and sends it once.
+#[test]
+fn vegas_ns2_retransmit_leaves_the_next_segment_to_send_again() {
+    for (rules, twice) in [(Ns2Rules::ns2(), true), (Ns2Rules { ns2_vegas_slots: false, ..Ns2Rules::ns2() }, false)] {
+        let (mut s, sent) = vegas_after_fine_retransmit(rules, false);
+        assert_eq!(sent.first().map(|g| (g.seq, g.retransmit)), Some((MSS, true)), "{sent:?}");
+        let top = s.snd_max;
+        let after = ack(&mut s, 300 * MS, top);
+        let at_top = after.iter().filter(|g| g.seq == top).count();
+        assert_eq!(at_top, if twice { 2 } else { 1 }, "slots {}: {after:?}", rules.ns2_vegas_slots);
+    }
+}
+
+/// ns-2's VegasTcpAgent::recv sends nothing on the first duplicate ACKs
+/// (no Limited Transmit), whatever TcpAgent's singledup_ says; without
+/// the slots rule tcplab's Vegas follows the configuration.
+#[test]
+fn vegas_ns2_has_no_limited_transmit() {
+    let first_dup_sends = |rules: Ns2Rules| {
+        let mut c = cfg(rules, 4);
+        c.limited_transmit = true;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Vegas, &c));
+        s.app_write(None);
+        drain(&mut s, 0);
+        ack(&mut s, 10 * MS, MSS);
+        // A duplicate soon after: nothing has expired yet.
+        ack(&mut s, 11 * MS, MSS).len()
+    };
+    assert_eq!(first_dup_sends(Ns2Rules::ns2()), 0);
+    assert_eq!(first_dup_sends(Ns2Rules { ns2_vegas_slots: false, ..Ns2Rules::ns2() }), 1);
 }

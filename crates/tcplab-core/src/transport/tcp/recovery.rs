@@ -69,7 +69,11 @@ impl LossRecovery for DupAckRecovery {
             let info = s.ack_info(ack, 0, s.flight() - s.limited_bytes);
             match s.cc.on_dupack(&mut s.w, &info) {
                 DupResponse::None => {
-                    if s.cfg.limited_transmit && s.dupacks < s.w.dupthresh && !s.cc.in_recovery() {
+                    if s.cfg.limited_transmit
+                        && s.cc.allows_limited_transmit()
+                        && s.dupacks < s.w.dupthresh
+                        && !s.cc.in_recovery()
+                    {
                         s.limited_extra = s.dupacks as u64;
                     }
                 }

@@ -356,12 +356,23 @@ impl TcpSender {
         }
         if self.pending_head_rtx {
             self.pending_head_rtx = false;
-            let len = (self.snd_max - self.snd_una).min(self.w.mss);
+            // ns-2's Vegas retransmits with output(), which leaves
+            // t_seqno_ where it is: a segment at t_seqno_ (nothing
+            // outstanding after it, or a stale slot's "expiry") goes out
+            // again from send_much (the `vegas_send_times = "ns2"` rule).
+            let twice = self.cc.retransmit_keeps_next();
+            let end = if twice { self.app_limit().max(self.snd_max) } else { self.snd_max };
+            let len = (end - self.snd_una).min(self.w.mss);
             if len > 0 {
                 if let Some(sb) = self.sb.as_mut() {
                     sb.high_rxt = sb.high_rxt.max(self.snd_una + len);
                 }
-                return Some(self.emit(now, self.snd_una, len as u32));
+                let nxt = self.snd_nxt;
+                let seg = self.emit(now, self.snd_una, len as u32);
+                if twice {
+                    self.snd_nxt = nxt;
+                }
+                return Some(seg);
             }
         }
         if self.in_recovery() {

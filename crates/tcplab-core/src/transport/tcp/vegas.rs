@@ -183,6 +183,17 @@ impl CongestionControl for Vegas {
         true
     }
 
+    /// ns-2's VegasTcpAgent::recv() calls send_much() only with dupacks_ 0
+    /// or from numdupacks_ - 1 on, never on the first duplicates: its Vegas
+    /// has no Limited Transmit (TcpAgent's singledup_ is not reached).
+    fn allows_limited_transmit(&self) -> bool {
+        self.slots.is_none()
+    }
+
+    fn retransmit_keeps_next(&self) -> bool {
+        self.slots.is_some()
+    }
+
     fn on_send(&mut self, w: &CcState, seq: u64, _len: u32, now: Time) {
         if !self.ns2_slots {
             return;
@@ -343,13 +354,11 @@ impl CongestionControl for Vegas {
         if self.worried > 0 {
             self.worried -= 1;
             // With the slots, the head's slot (ns-2's vegas_expire()); with
-            // nothing outstanding ns-2 reads a cleared or stale slot and
-            // sends the next segment twice, which tcplab does not copy.
-            let expired = if self.slots.is_some() {
-                a.snd_nxt > a.ack && self.slot_expired(self.last_ack_pkt, now)
-            } else {
-                self.head_expired(a)
-            };
+            // nothing outstanding ns-2 reads a cleared or stale slot, finds
+            // it "expired" and sends the next segment twice (output() and
+            // then send_much(): `retransmit_keeps_next`).
+            let expired =
+                if self.slots.is_some() { self.slot_expired(self.last_ack_pkt, now) } else { self.head_expired(a) };
             if expired {
                 // ns-2 sets dupacks_ = numdupacks_: the duplicates that
                 // follow inflate the window instead of retransmitting again.
@@ -426,7 +435,12 @@ impl CongestionControl for Vegas {
         self.cwnd = 2.0;
         self.new_cwnd = 0.0;
         self.dups = 0;
-        self.worried = 0;
+        // ns-2.35's VegasTcpAgent::timeout() leaves v_worried_ as it was
+        // (the fix that clears it, ns_vegas_fix_level_ 1, is not in 2.35):
+        // the next new ACKs may still retransmit an "expired" segment.
+        if self.slots.is_none() {
+            self.worried = 0;
+        }
         self.cwnd_changed_at = Some(a.now);
         self.sync_out(w);
     }

@@ -101,9 +101,11 @@ pub struct Ns2Rules {
     /// slot then counts as sent twice). Otherwise each segment's own.
     /// With it, the rest of ns-2's Vegas send path: a retransmission leaves
     /// the next new segment where it was (output() does not move
-    /// t_seqno_, so a segment there goes out twice), a timeout leaves
-    /// v_worried_ as it was, and the first duplicate ACKs send nothing (no
-    /// Limited Transmit) (docs/validation.md, "Vegas with loss both ways").
+    /// t_seqno_, so a segment there goes out twice, and the RTT
+    /// measurement runs on), a timeout leaves v_worried_ as it was, the
+    /// first duplicate ACKs send nothing (no Limited Transmit), and a loss
+    /// cuts window() = min(cwnd_, wnd_), not cwnd alone (docs/validation.md,
+    /// "Vegas with loss both ways").
     pub ns2_vegas_slots: bool,
 }
 

@@ -53,6 +53,7 @@ impl LossRecovery for DupAckRecovery {
             let resp = if ece_cut { AckResponse::NORMAL } else { s.cc.on_new_ack(&mut s.w, &info) };
             if resp.retransmit_head {
                 s.pending_head_rtx = true;
+                s.rtx_keeps_timing = s.cc.retransmit_keeps_next();
             }
             if s.snd_una == s.snd_max {
                 s.rto_deadline = None;

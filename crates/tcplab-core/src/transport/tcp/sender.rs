@@ -91,6 +91,10 @@ pub struct TcpSender {
     rtt_timing: Option<(u64, Time)>,
     consecutive_timeouts: u32,
     pub(super) pending_head_rtx: bool,
+    /// Retransmissions until the next ACK keep the RTT measurement: ns-2's
+    /// Vegas retransmits on a new ACK with output(), which leaves
+    /// rtt_active_ alone (`CongestionControl::retransmit_keeps_next`).
+    pub(super) rtx_keeps_timing: bool,
     /// SACK scoreboard, when SACK is on and the algorithm uses it.
     pub sb: Option<Scoreboard>,
     /// How losses are detected and repaired (beside `cc`, which owns the
@@ -189,6 +193,7 @@ impl TcpSender {
             rtt_timing: None,
             consecutive_timeouts: 0,
             pending_head_rtx: false,
+            rtx_keeps_timing: false,
             aborted: false,
             syn_pending: syn && !vegas,
             syn_sent: None,
@@ -440,7 +445,7 @@ impl TcpSender {
         if retransmit {
             self.stats.retransmits += 1;
             // Karn: a retransmission makes the timed sample ambiguous.
-            if matches!(self.rtt_timing, Some((end, _)) if seq < end) {
+            if !self.rtx_keeps_timing && matches!(self.rtt_timing, Some((end, _)) if seq < end) {
                 self.rtt_timing = None;
             }
         } else if self.rtt_timing.is_none() {
@@ -474,6 +479,7 @@ impl TcpSender {
             return;
         }
         self.stats.acks_received += 1;
+        self.rtx_keeps_timing = false;
         self.rwnd = h.window as u64;
         self.w.rwnd = self.rwnd;
         self.now = now;

@@ -402,7 +402,13 @@ impl CongestionControl for Vegas {
                     self.fine_timeout += self.fine_timeout / 8.0;
                 }
                 if changed < sent {
+                    // ns-2 cuts its window(), min(cwnd_, wnd_): with the
+                    // window inflated past the receiver's by duplicates,
+                    // the receiver's window is what it halves.
                     let mut win = self.cwnd.floor() as i64;
+                    if self.slots.is_some() {
+                        win = win.min((w.rwnd / w.mss) as i64);
+                    }
                     if win <= 3 {
                         win = 2;
                     } else if transmits > 1 {

@@ -371,7 +371,7 @@ impl Dsdv {
                 Some(e) if newer(a.seq, e.seq) => (true, false),
                 Some(e) => {
                     // Older news of a route we have broken: tell them now.
-                    if metric >= INFINITY && e.metric < INFINITY && !newer(a.seq, e.seq) && a.seq != e.seq {
+                    if metric >= INFINITY && e.metric < INFINITY && newer(e.seq, a.seq) {
                         let e = self.table.get_mut(&a.dst).expect("a route");
                         e.ok_at = now;
                         e.pending = Some(now);
@@ -538,16 +538,16 @@ impl Routing for Dsdv {
             }
             _ => {}
         }
-        if self.p.ns2_advertising {
-            if self.next_incremental.is_some_and(|t| t <= now) {
+        if self.next_incremental.is_some_and(|t| t <= now) {
+            if self.p.ns2_advertising {
                 self.incremental_ns2(now, io);
-            }
-        } else if self.next_incremental.is_some_and(|t| t <= now) {
-            self.next_incremental = None;
-            self.incremental(now, io);
-            // Changes still settling go out later.
-            if let Some(t) = self.table.values().filter_map(|e| e.pending).min() {
-                self.trigger(t.max(now));
+            } else {
+                self.next_incremental = None;
+                self.incremental(now, io);
+                // Changes still settling go out later.
+                if let Some(t) = self.table.values().filter_map(|e| e.pending).min() {
+                    self.trigger(t.max(now));
+                }
             }
         }
         super::expire_held(&mut self.buffer, now, self.p.buffer_timeout, &mut self.stats, io.out);

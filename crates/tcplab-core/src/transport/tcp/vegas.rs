@@ -46,7 +46,9 @@ pub struct Vegas {
     p: VegasParams,
     /// ns-2's rate arithmetic (`Ns2Rules::ns2_vegas`).
     ns2: bool,
-    /// ns-2's send-time slots (`Ns2Rules::ns2_vegas_slots`).
+    /// ns-2's send path (`Ns2Rules::ns2_vegas_slots`): its send-time
+    /// slots (`slots`, allocated at the first send) and the rest of what
+    /// the rule copies.
     ns2_slots: bool,
     /// cwnd and ssthresh in segments.
     cwnd: f64,
@@ -187,11 +189,11 @@ impl CongestionControl for Vegas {
     /// or from numdupacks_ - 1 on, never on the first duplicates: its Vegas
     /// has no Limited Transmit (TcpAgent's singledup_ is not reached).
     fn allows_limited_transmit(&self) -> bool {
-        self.slots.is_none()
+        !self.ns2_slots
     }
 
     fn retransmit_keeps_next(&self) -> bool {
-        self.slots.is_some()
+        self.ns2_slots
     }
 
     fn on_send(&mut self, w: &CcState, seq: u64, _len: u32, now: Time) {
@@ -406,7 +408,7 @@ impl CongestionControl for Vegas {
                     // window inflated past the receiver's by duplicates,
                     // the receiver's window is what it halves.
                     let mut win = self.cwnd.floor() as i64;
-                    if self.slots.is_some() {
+                    if self.ns2_slots {
                         win = win.min((w.rwnd / w.mss) as i64);
                     }
                     if win <= 3 {
@@ -444,7 +446,7 @@ impl CongestionControl for Vegas {
         // ns-2.35's VegasTcpAgent::timeout() leaves v_worried_ as it was
         // (the fix that clears it, ns_vegas_fix_level_ 1, is not in 2.35):
         // the next new ACKs may still retransmit an "expired" segment.
-        if self.slots.is_none() {
+        if !self.ns2_slots {
             self.worried = 0;
         }
         self.cwnd_changed_at = Some(a.now);

@@ -3,9 +3,12 @@ by side: mean throughput of the five flows and unfairness, for each variant
 at a few error rates, averaged over seeds.
 
     python validation/basestation_ns2.py [--seeds 3] [--timeouts]
+        [--variants vegas] [--rates 0.05,0.1] [--vegas-zero-window]
 
 With --timeouts each row also gives the timeouts and retransmissions summed
-over the flows and seeds, tcplab / ns-2.
+over the flows and seeds, tcplab / ns-2. --vegas-zero-window runs tcplab's
+Vegas with ns-2's window of 0 after a timeout (`tcp.vegas_zero_window`,
+off in the ns2 profile; ns-2 always has it).
 
 Snoop is not compared: ns-2.35 has it only as a LAN link layer (LL/LLSnoop)
 over an 802.3 MAC, a different channel from the point-to-point wireless hop
@@ -33,18 +36,24 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--timeouts", action="store_true", help="add timeouts and retransmissions (tcplab / ns-2)")
+    ap.add_argument("--variants", default="tahoe,reno,newreno,vegas")
+    ap.add_argument("--rates", default="0,0.001,0.01,0.05,0.1", help="error rates, comma-separated")
+    ap.add_argument("--vegas-zero-window", action="store_true", help="tcplab's tcp.vegas_zero_window on")
     a = ap.parse_args()
     if not ns2.available():
         print("ns-2 is not installed (apt-get install ns2)")
         return 1
-    print(f"{'variant':<8} {'error %':>8} {'tcplab kb/s':>12} {'ns-2 kb/s':>10} {'diff':>7} "
+    print(f"{'variant':<8} {'error %':>8} {'tcplab kb/s':>12} {'ns-2 kb/s':>10} {'diff':>7} {'':>9}"
           f"{'unfair tcplab':>13} {'unfair ns-2':>11}")
-    for variant in ["tahoe", "reno", "newreno", "vegas"]:
-        for rate in [0.0, 0.001, 0.01, 0.05, 0.1]:
+    for variant in a.variants.split(","):
+        for rate in [float(r) for r in a.rates.split(",")]:
             ours, theirs, uo, ut = [], [], [], []
             counts = [0, 0, 0, 0]
             for seed in range(1, a.seeds + 1):
                 sc = scenario(variant, "plain", rate, seed=seed).data
+                if a.vegas_zero_window:
+                    for f in sc["flow"]:
+                        f["tcp"] = {**(f.get("tcp") or {}), "vegas_zero_window": True}
                 flows = tcplab.run(sc).columns("flows")
                 thr = flows["throughput_bps"]
                 ours.append(statistics.mean(thr))
@@ -58,7 +67,11 @@ def main() -> int:
                 theirs.append(statistics.mean(n))
                 ut.append(unfairness(n))
             o, t = statistics.mean(ours), statistics.mean(theirs)
+            # Standard error of the difference, from the per-seed differences.
+            d = [x - y for x, y in zip(ours, theirs)]
+            se = statistics.stdev(d) / len(d) ** 0.5 if len(d) > 1 else float("nan")
             print(f"{variant:<8} {rate * 100:>8.2f} {o / 1e3:12.1f} {t / 1e3:10.1f} {100 * (o - t) / t:+6.1f}% "
+                  f"(se {100 * se / t:.1f}) "
                   f"{statistics.mean(uo):13.3f} {statistics.mean(ut):11.3f}"
                   + (f"   timeouts {counts[0]}/{counts[1]} rtx {counts[2]}/{counts[3]}" if a.timeouts else ""))
     return 0

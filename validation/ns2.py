@@ -91,7 +91,9 @@ def to_tcl(sc: dict) -> str:
             raise NotImplementedError(f"flow[{i}].app: only bulk")
         tcp = f.get("tcp") or {}
         known = {"delayed_ack", "initial_window", "limited_transmit", "newreno_timer", "syn"}
-        if set(tcp) - known:
+        # tcplab rules that copy what ns-2.35 always does: nothing to set there.
+        ns2_always = {"vegas_zero_window"}
+        if set(tcp) - known - ns2_always:
             raise NotImplementedError(f"flow[{i}].tcp: {sorted(set(tcp) - known)}")
         if f.get("eln"):
             raise NotImplementedError(f"flow[{i}]: ELN")

@@ -651,6 +651,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.vegas_send_times {
         c.rules.ns2_vegas_slots = v == VegasSendTimesName::Ns2;
     }
+    if let Some(v) = o.vegas_zero_window {
+        c.rules.vegas_zero_window = v;
+    }
     if let Some(t) = o.newreno_timer {
         c.slow_but_steady = t == NewRenoTimer::SlowButSteady;
     }

@@ -700,6 +700,11 @@ pub struct TcpOptions {
     /// Vegas send-time records: "ns2" (ns-2's slots modulo the window, with
     /// its clearing loop) or "exact" (each segment's own).
     pub vegas_send_times: Option<VegasSendTimesName>,
+    /// Vegas after a timeout as ns-2.35: the next new ACK after more than
+    /// the threshold of duplicates deflates cwnd to 0 (v_newcwnd_), and the
+    /// retransmission timer runs on until it fires (off: at least one
+    /// segment).
+    pub vegas_zero_window: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -791,6 +796,7 @@ impl TcpOptions {
             rtt_estimator: self.rtt_estimator.or(base.rtt_estimator),
             vegas_rates: self.vegas_rates.or(base.vegas_rates),
             vegas_send_times: self.vegas_send_times.or(base.vegas_send_times),
+            vegas_zero_window: self.vegas_zero_window.or(base.vegas_zero_window),
         }
     }
 }

@@ -219,6 +219,11 @@ pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn Congestion
         Variant::Tahoe => Box::new(super::tahoe::Tahoe::default()),
         Variant::Reno => Box::new(super::reno::Reno::new(cfg.rules)),
         Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg.slow_but_steady, cfg.rules)),
-        Variant::Vegas => Box::new(super::vegas::Vegas::new(cfg.vegas, cfg.rules.ns2_vegas, cfg.rules.ns2_vegas_slots)),
+        Variant::Vegas => Box::new(super::vegas::Vegas::new(
+            cfg.vegas,
+            cfg.rules.ns2_vegas,
+            cfg.rules.ns2_vegas_slots,
+            cfg.rules.vegas_zero_window,
+        )),
     }
 }

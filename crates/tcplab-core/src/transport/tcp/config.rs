@@ -107,6 +107,15 @@ pub struct Ns2Rules {
     /// cuts window() = min(cwnd_, wnd_), not cwnd alone (docs/validation.md,
     /// "Vegas with loss both ways").
     pub ns2_vegas_slots: bool,
+    /// ns-2.35's Vegas window after a timeout: a timeout sets v_newcwnd_ to
+    /// 0, and a new ACK after more than numdupacks_ duplicates deflates
+    /// cwnd_ to it; with a window below one segment ns-2 keeps the
+    /// retransmission timer running (TcpAgent::newtimer), so the sender
+    /// waits for it even with nothing outstanding and starts again from
+    /// its timeout. A known defect (the 1999 "drop dead" report), so off
+    /// in every profile: otherwise the window stays at least one segment
+    /// (docs/validation.md, "Vegas with loss both ways").
+    pub vegas_zero_window: bool,
 }
 
 impl Ns2Rules {
@@ -122,6 +131,7 @@ impl Ns2Rules {
             ns2_rtt_estimator: true,
             ns2_vegas: true,
             ns2_vegas_slots: true,
+            vegas_zero_window: false,
         }
     }
 
@@ -137,6 +147,7 @@ impl Ns2Rules {
             ns2_rtt_estimator: false,
             ns2_vegas: false,
             ns2_vegas_slots: false,
+            vegas_zero_window: false,
         }
     }
 }

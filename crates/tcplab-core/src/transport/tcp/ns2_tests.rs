@@ -365,3 +365,41 @@ fn vegas_ns2_has_no_limited_transmit() {
     assert_eq!(first_dup_sends(Ns2Rules::ns2()), 0);
     assert_eq!(first_dup_sends(Ns2Rules { ns2_vegas_slots: false, ..Ns2Rules::ns2() }), 1);
 }
+
+/// ns-2.35's Vegas after a timeout (`vegas_zero_window`): the timeout sets
+/// v_newcwnd_ to 0, duplicates beyond the threshold inflate the window, and
+/// the next new ACK deflates cwnd_ to that 0. Nothing can be sent, yet the
+/// retransmission timer runs on (TcpAgent::newtimer() keeps it while cwnd_
+/// is below one), and its expiry starts again with two segments even with
+/// nothing outstanding. Without the rule the window keeps one segment.
+#[test]
+fn vegas_zero_window_waits_for_the_timer() {
+    let after_deflation = |zero_window: bool| {
+        let mut s = sender(Variant::Vegas, Ns2Rules { vegas_zero_window: zero_window, ..Ns2Rules::ns2() }, 4);
+        assert_eq!(drain(&mut s, 0).len(), 4);
+        let rto = s.rto_deadline().expect("timer armed");
+        assert!(s.on_timeout(rto));
+        assert_eq!(drain(&mut s, rto).len(), 2, "a timeout restarts with two segments");
+        // Four duplicates: no fast retransmit for data sent before the
+        // timeout; the fourth inflates the window (and sends on it).
+        for k in 1..=3 {
+            assert!(ack(&mut s, rto + k * MS, 0).is_empty());
+        }
+        ack(&mut s, rto + 4 * MS, 0);
+        let sent = ack(&mut s, rto + 10 * MS, 4 * MSS);
+        (s, rto + 10 * MS, sent)
+    };
+    let (mut s, now, sent) = after_deflation(true);
+    assert!(sent.is_empty(), "window deflated to 0");
+    assert_eq!(s.flight(), 0);
+    let deadline = s.rto_deadline().expect("the timer runs on with nothing outstanding");
+    assert!(deadline > now);
+    assert!(s.on_timeout(deadline));
+    let resent = drain(&mut s, deadline);
+    assert_eq!(resent.len(), 2);
+    assert_eq!(resent[0].seq, 4 * MSS);
+
+    let (s, _, sent) = after_deflation(false);
+    assert_eq!(sent.len(), 1, "one segment left without the rule");
+    assert!(s.rto_deadline().is_some());
+}

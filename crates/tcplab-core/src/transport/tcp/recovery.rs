@@ -55,12 +55,16 @@ impl LossRecovery for DupAckRecovery {
                 s.pending_head_rtx = true;
                 s.rtx_keeps_timing = s.cc.retransmit_keeps_next();
             }
-            if s.snd_una == s.snd_max {
+            // A window below one segment (ns-2's Vegas after a timeout,
+            // `vegas_zero_window`) keeps the timer running, as ns-2's
+            // newtimer(): nothing else would ever send again.
+            let stalled = s.w.cwnd < s.w.mss;
+            if s.snd_una == s.snd_max && !stalled {
                 s.rto_deadline = None;
-            } else if resp.restart_timer {
+            } else if resp.restart_timer || stalled {
                 s.restart_timer(now);
             }
-            debug_assert!(s.w.cwnd >= s.w.mss, "cwnd below one MSS");
+            debug_assert!(s.w.cwnd >= s.w.mss || s.cfg.rules.vegas_zero_window, "cwnd below one MSS");
             if s.completed_at.is_none() && s.finished() {
                 s.completed_at = Some(now);
             }

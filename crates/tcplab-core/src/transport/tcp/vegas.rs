@@ -50,6 +50,10 @@ pub struct Vegas {
     /// slots (`slots`, allocated at the first send) and the rest of what
     /// the rule copies.
     ns2_slots: bool,
+    /// The window may fall to 0 (`Ns2Rules::vegas_zero_window`).
+    zero_window: bool,
+    /// cwnd and ssthresh taken from the shared state (`sync_in`).
+    synced: bool,
     /// cwnd and ssthresh in segments.
     cwnd: f64,
     ssthresh: f64,
@@ -92,11 +96,13 @@ pub struct Vegas {
 }
 
 impl Vegas {
-    pub fn new(p: VegasParams, ns2: bool, ns2_slots: bool) -> Self {
+    pub fn new(p: VegasParams, ns2: bool, ns2_slots: bool, zero_window: bool) -> Self {
         Vegas {
             p,
             ns2,
             ns2_slots,
+            zero_window,
+            synced: false,
             cwnd: 0.0,
             ssthresh: 0.0,
             started: false,
@@ -125,7 +131,10 @@ impl Vegas {
 
     /// Take cwnd/ssthresh from the shared state the first time.
     fn sync_in(&mut self, w: &CcState) {
-        if self.cwnd == 0.0 {
+        // A window deflated to 0 is read back from the shared state (one
+        // segment) unless it may stay at 0 (`zero_window`).
+        let first = !std::mem::replace(&mut self.synced, true);
+        if first || (self.cwnd == 0.0 && !self.zero_window) {
             self.cwnd = w.cwnd as f64 / w.mss as f64;
             self.ssthresh = (w.ssthresh as f64 / w.mss as f64).min(1e9);
         }
@@ -136,7 +145,8 @@ impl Vegas {
     }
 
     fn sync_out(&self, w: &mut CcState) {
-        w.cwnd = (self.cwnd.max(1.0).floor() as u64) * w.mss;
+        let floor = if self.zero_window { 0.0 } else { 1.0 };
+        w.cwnd = (self.cwnd.max(floor).floor() as u64) * w.mss;
         w.ssthresh = (self.ssthresh.max(2.0) * w.mss as f64) as u64;
     }
 

@@ -2,9 +2,11 @@
 the Fall & Floyd drop lists (one to four drops from a window, every variant,
 ns-2's initial window and SYN), single flows through a 3- or 6-packet
 buffer, and Vegas through a link that drops the same list of packets both
-ways (data and ACKs). Every segment's send time and number must equal
-ns-2's trace, including ns-2's Vegas sending a segment twice when its
-expiry check reads a stale send-time slot (docs/validation.md)."""
+ways (data and ACKs), as the ns2 profile is and with ns-2's window of 0
+after a timeout (`tcp.vegas_zero_window`). Every segment's send time and
+number must equal ns-2's trace, including ns-2's Vegas sending a segment
+twice when its expiry check reads a stale send-time slot
+(docs/validation.md)."""
 import sys
 
 import pytest

@@ -58,6 +58,8 @@ def dumbbell(flows: list, *, seed: int, duration: str = "60s", rate: str = "1.5M
         fl.append({"name": f"f{i}", "transport": f["transport"], "from": a, "to": b, "window": window,
                    "ecn": bool(f.get("ecn")),
                    "app": {"kind": "bulk", "start": f"{rng.uniform(0, 2):.6f}s"}})
+        if f.get("tcp"):
+            fl[-1]["tcp"] = dict(f["tcp"])
     return {"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"}, "node": nodes, "link": links,
             "flow": fl}
 
@@ -85,6 +87,16 @@ CASES = {
     "sack-loss3": dict(flows=[{"transport": "sack"}] * 2, loss=0.03, queue={"kind": "droptail", "limit": 30}),
     "reno-loss1": dict(flows=[{"transport": "reno"}] * 2, loss=0.01, queue={"kind": "droptail", "limit": 30}),
     "reno-loss3": dict(flows=[{"transport": "reno"}] * 2, loss=0.03, queue={"kind": "droptail", "limit": 30}),
+    # Many flows: twenty NewReno flows share a 20-packet buffer (windows of
+    # a few segments, timeouts common).
+    "many-flows": dict(flows=[NR] * 20, queue={"kind": "droptail", "limit": 20}),
+    # Delayed ACKs (ns-2's TCPSink/DelAck) through a small buffer.
+    "delack-buffer5": dict(flows=[{"transport": "newreno", "tcp": {"delayed_ack": True}}] * 3,
+                           queue={"kind": "droptail", "limit": 5}),
+    # SACK both ways: data and ACKs share both queues.
+    "sack-two-way": dict(flows=[{"transport": "sack"}, {"transport": "sack"},
+                                {"transport": "sack", "reverse": True}, {"transport": "sack", "reverse": True}],
+                         queue={"kind": "droptail", "limit": 8}),
 }
 
 

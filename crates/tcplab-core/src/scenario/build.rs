@@ -654,6 +654,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.vegas_zero_window {
         c.rules.vegas_zero_window = v;
     }
+    if let Some(v) = o.delack_repeats {
+        c.rules.delack_repeats = v;
+    }
     if let Some(t) = o.newreno_timer {
         c.slow_but_steady = t == NewRenoTimer::SlowButSteady;
     }

@@ -705,6 +705,10 @@ pub struct TcpOptions {
     /// retransmission timer runs on until it fires (off: at least one
     /// segment).
     pub vegas_zero_window: Option<bool>,
+    /// Delayed ACKs: a segment that repeats the last in-order segment is
+    /// held like a new one, as ns-2's DelAckSink (true), or acknowledged at
+    /// once (false).
+    pub delack_repeats: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -797,6 +801,7 @@ impl TcpOptions {
             vegas_rates: self.vegas_rates.or(base.vegas_rates),
             vegas_send_times: self.vegas_send_times.or(base.vegas_send_times),
             vegas_zero_window: self.vegas_zero_window.or(base.vegas_zero_window),
+            delack_repeats: self.delack_repeats.or(base.delack_repeats),
         }
     }
 }

@@ -116,6 +116,13 @@ pub struct Ns2Rules {
     /// in every profile: otherwise the window stays at least one segment
     /// (docs/validation.md, "Vegas with loss both ways").
     pub vegas_zero_window: bool,
+    /// Delayed ACKs as ns-2's DelAckSink: a segment whose number is that of
+    /// the last in-order segment (a retransmission of data already held,
+    /// e.g. after a go-back-N timeout) counts as in sequence, so with no
+    /// ACK pending it starts the timer instead of drawing an ACK at once
+    /// (tcp-sink.cc tests `seqno == acker_->Seqno()`). Otherwise a
+    /// duplicate is acknowledged at once (RFC 1122 4.2.2.21, Linux).
+    pub delack_repeats: bool,
 }
 
 impl Ns2Rules {
@@ -132,6 +139,7 @@ impl Ns2Rules {
             ns2_vegas: true,
             ns2_vegas_slots: true,
             vegas_zero_window: false,
+            delack_repeats: true,
         }
     }
 
@@ -148,6 +156,7 @@ impl Ns2Rules {
             ns2_vegas: false,
             ns2_vegas_slots: false,
             vegas_zero_window: false,
+            delack_repeats: false,
         }
     }
 }

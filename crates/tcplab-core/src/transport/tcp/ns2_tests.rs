@@ -4,7 +4,8 @@
 //! Python suite (tests/test_ns2_packets.py) compares whole runs with ns-2.
 
 use super::cc::{make_cc, Variant};
-use super::config::{Ns2Rules, TcpConfig, TcpProfile};
+use super::config::{AckPolicy, Ns2Rules, TcpConfig, TcpProfile};
+use super::receiver::TcpReceiver;
 use super::sender::{Segment, TcpSender};
 use crate::engine::time::{MS, SEC};
 use crate::engine::Time;
@@ -402,4 +403,39 @@ fn vegas_zero_window_waits_for_the_timer() {
     let (s, _, sent) = after_deflation(false);
     assert_eq!(sent.len(), 1, "one segment left without the rule");
     assert!(s.rto_deadline().is_some());
+}
+
+/// ns-2's DelAckSink (`delack_repeats`): a segment repeating the last
+/// in-order one counts as in sequence (tcp-sink.cc compares its number with
+/// acker_->Seqno()), so with no ACK pending it is held with the timer and
+/// the next segment draws the ACK; a repeat of older data, or anything with
+/// data held above a hole, is answered at once. RFC: every duplicate at once.
+#[test]
+fn delack_repeats_rule() {
+    let receiver = |rules: Ns2Rules| {
+        let mut c = cfg(rules, 2);
+        c.ack_policy = AckPolicy::Delayed;
+        c.delack_timeout = 100 * MS;
+        TcpReceiver::new(&c)
+    };
+    let seg = |r: &mut TcpReceiver, now: Time, n: u64| r.on_segment(now, n * MSS, MSS as u32, None);
+    let mut r = receiver(Ns2Rules::ns2());
+    assert!(!seg(&mut r, 0, 0));
+    assert!(seg(&mut r, MS, 1), "second segment: ACK");
+    r.make_ack();
+    assert!(!seg(&mut r, 2 * MS, 1), "repeat of the last in-order segment: held");
+    assert_eq!(r.delack_deadline(), Some(102 * MS));
+    assert!(seg(&mut r, 3 * MS, 2), "the next segment completes the pair");
+    assert_eq!(r.make_ack().ack, 3 * MSS);
+    assert!(seg(&mut r, 4 * MS, 1), "repeat of older data: at once");
+    r.make_ack();
+    assert!(seg(&mut r, 5 * MS, 4), "out of order: at once");
+    r.make_ack();
+    assert!(seg(&mut r, 6 * MS, 2), "a repeat with data held above a hole: at once");
+
+    let mut r = receiver(Ns2Rules::rfc());
+    assert!(!seg(&mut r, 0, 0));
+    assert!(seg(&mut r, MS, 1));
+    r.make_ack();
+    assert!(seg(&mut r, 2 * MS, 1), "RFC: a duplicate is acknowledged at once");
 }

@@ -50,6 +50,9 @@ pub struct TcpReceiver {
     max_sack_blocks: usize,
     /// ns-2's SACK option accounting (`Ns2Rules::ns2_sack_option`).
     ns2_sack_option: bool,
+    /// ns-2's DelAckSink on a repeat of the last in-order segment
+    /// (`Ns2Rules::delack_repeats`).
+    delack_repeats: bool,
     timestamps: bool,
     ts_recent: Option<u32>,
     /// ACK number of the last ACK sent (RFC 7323 TS.Recent rule).
@@ -81,6 +84,7 @@ impl TcpReceiver {
             // ns-2's TCPSink: maxSackBlocks_ 3.
             max_sack_blocks: if cfg.timestamps || cfg.rules.ns2_sack_option { 3 } else { 4 },
             ns2_sack_option: cfg.rules.ns2_sack_option,
+            delack_repeats: cfg.rules.delack_repeats,
             timestamps: cfg.timestamps,
             ts_recent: None,
             last_ack_sent: 0,
@@ -155,6 +159,13 @@ impl TcpReceiver {
         }
         if end <= self.rcv_nxt {
             self.stats.duplicate_segments += 1;
+            // ns-2's DelAckSink holds a repeat of its last in-order
+            // segment like a new one (nothing above it: otherwise
+            // RFC2581_immediate_ack_ answers at once).
+            let repeat = end == self.rcv_nxt && self.ooo.is_empty();
+            if self.delack_repeats && repeat && matches!(self.policy, AckPolicy::Delayed) {
+                return self.hold_or_ack(now, seq, len);
+            }
             return true;
         }
         if seq > self.rcv_nxt {
@@ -174,10 +185,19 @@ impl TcpReceiver {
             self.recent.retain(|&x| x != s);
         }
         self.last_delivery = now;
-        let Some(timeout) = self.timeout() else { return true };
+        if self.timeout().is_none() {
+            return true;
+        }
         if had_hole {
             return true;
         }
+        self.hold_or_ack(now, seq, len)
+    }
+
+    /// An in-order segment under a delaying policy: acknowledge it now if
+    /// it completes the policy's count, or else hold it with the timer.
+    #[inline(always)]
+    fn hold_or_ack(&mut self, now: Time, seq: u64, len: u32) -> bool {
         if len as u64 >= self.mss {
             self.unacked += 1;
         }
@@ -185,7 +205,7 @@ impl TcpReceiver {
             return true;
         }
         if self.delack_deadline.is_none() {
-            self.delack_deadline = Some(now + timeout);
+            self.delack_deadline = self.timeout().map(|t| now + t);
         }
         false
     }

@@ -4,7 +4,7 @@ ns-2's initial window and SYN), single flows through a 3- or 6-packet
 buffer, and Vegas through a link that drops the same list of packets both
 ways (data and ACKs), as the ns2 profile is and with ns-2's window of 0
 after a timeout (`tcp.vegas_zero_window`), and three congested flows with
-ns-2's delayed ACKs (`delack_repeats`). Every segment's send time and
+ns-2's delayed ACKs (`delack_sink`). Every segment's send time and
 number must equal ns-2's trace, including ns-2's Vegas sending a segment
 twice when its expiry check reads a stale send-time slot
 (docs/validation.md)."""

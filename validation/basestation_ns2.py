@@ -39,7 +39,13 @@ def main() -> int:
     ap.add_argument("--variants", default="tahoe,reno,newreno,vegas")
     ap.add_argument("--rates", default="0,0.001,0.01,0.05,0.1", help="error rates, comma-separated")
     ap.add_argument("--vegas-zero-window", action="store_true", help="tcplab's tcp.vegas_zero_window on")
+    ap.add_argument("--tcp", action="append", default=[], metavar="KEY=VALUE",
+                    help="a flow tcp key for tcplab only, to switch one rule (TOML value, e.g. tahoe_timeout_dupacks=false)")
     a = ap.parse_args()
+    import tomllib
+    extra = {k: v for item in a.tcp for k, v in tomllib.loads(item).items()}
+    if a.vegas_zero_window:
+        extra["vegas_zero_window"] = True
     if not ns2.available():
         print("ns-2 is not installed (apt-get install ns2)")
         return 1
@@ -51,10 +57,10 @@ def main() -> int:
             counts = [0, 0, 0, 0]
             for seed in range(1, a.seeds + 1):
                 sc = scenario(variant, "plain", rate, seed=seed).data
-                if a.vegas_zero_window:
-                    for f in sc["flow"]:
-                        f["tcp"] = {**(f.get("tcp") or {}), "vegas_zero_window": True}
-                flows = tcplab.run(sc).columns("flows")
+                ours_sc = sc
+                if extra:
+                    ours_sc = {**sc, "flow": [{**f, "tcp": {**(f.get("tcp") or {}), **extra}} for f in sc["flow"]]}
+                flows = tcplab.run(ours_sc).columns("flows")
                 thr = flows["throughput_bps"]
                 ours.append(statistics.mean(thr))
                 uo.append(unfairness(thr))

@@ -144,22 +144,26 @@ def cases():
                lossy_both_ways("vegas", seed, zero_window=True))
     for seed in (1, 2, 3):
         yield f"congested delayed ACKs seed={seed}", delack_congested(seed)
+    for seed in (1, 2):
+        yield f"congested tahoe delayed ACKs seed={seed}", delack_congested(seed, "tahoe")
 
 
-def delack_congested(seed: int) -> dict:
+def delack_congested(seed: int, variant: str = "newreno") -> dict:
     """validation/congested.py's `delack-buffer5` case for 20 s: three
-    NewReno flows with delayed ACKs through a 5-packet buffer, start times
-    from `seed`, no random loss. (Later, the 1 ns rounding of each 5546.67
-    us serialisation adds up to more than the comparison's 1.5 us.)"""
+    flows with delayed ACKs through a 5-packet buffer, start times from
+    `seed`, no random loss. (Later, the 1 ns rounding of each 5546.67 us
+    serialisation adds up to more than the comparison's 1.5 us.)"""
     from validation.congested import CASES, dumbbell
-    return dumbbell(seed=seed, duration="20s", **CASES["delack-buffer5"])
+    spec = dict(CASES["delack-buffer5"])
+    spec["flows"] = [dict(f, transport=variant) for f in spec["flows"]]
+    return dumbbell(seed=seed, duration="20s", **spec)
 
 
 #: Each ns-2 rule switched alone to the RFC's (the rfc profile's) value.
 RULES = {"loss_window": "flight", "ecn_hold": False, "reno_careful": False, "recovery_exit": "rfc",
          "sack_recovery": "rfc6675", "sack_option": "rfc2018", "rtt_on_partial_ack": True,
          "rtt_estimator": "rfc6298", "syn": False, "vegas_rates": "paper", "vegas_send_times": "exact",
-         "delack_repeats": False}
+         "delack_sink": "rfc", "tahoe_timeout_dupacks": False}
 
 
 def main() -> int:

@@ -654,8 +654,11 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.vegas_zero_window {
         c.rules.vegas_zero_window = v;
     }
-    if let Some(v) = o.delack_repeats {
-        c.rules.delack_repeats = v;
+    if let Some(v) = o.delack_sink {
+        c.rules.ns2_delack_sink = v == DelackSinkName::Ns2;
+    }
+    if let Some(v) = o.tahoe_timeout_dupacks {
+        c.rules.tahoe_timeout_dupacks = v;
     }
     if let Some(t) = o.newreno_timer {
         c.slow_but_steady = t == NewRenoTimer::SlowButSteady;

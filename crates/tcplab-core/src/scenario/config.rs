@@ -705,10 +705,20 @@ pub struct TcpOptions {
     /// retransmission timer runs on until it fires (off: at least one
     /// segment).
     pub vegas_zero_window: Option<bool>,
-    /// Delayed ACKs: a segment that repeats the last in-order segment is
-    /// held like a new one, as ns-2's DelAckSink (true), or acknowledged at
-    /// once (false).
-    pub delack_repeats: Option<bool>,
+    /// Delayed ACKs: "ns2" (ns-2's DelAckSink: packet 0 acknowledged at
+    /// once even when it carries data, a repeat of the last in-order
+    /// segment held like a new one) or "rfc" (RFC 5681 4.2).
+    pub delack_sink: Option<DelackSinkName>,
+    /// Tahoe after a timeout: keep the duplicate-ACK count (ns-2's
+    /// TcpAgent::timeout() leaves dupacks_) or start it again from 0.
+    pub tahoe_timeout_dupacks: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum DelackSinkName {
+    Ns2,
+    Rfc,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -801,7 +811,8 @@ impl TcpOptions {
             vegas_rates: self.vegas_rates.or(base.vegas_rates),
             vegas_send_times: self.vegas_send_times.or(base.vegas_send_times),
             vegas_zero_window: self.vegas_zero_window.or(base.vegas_zero_window),
-            delack_repeats: self.delack_repeats.or(base.delack_repeats),
+            delack_sink: self.delack_sink.or(base.delack_sink),
+            tahoe_timeout_dupacks: self.tahoe_timeout_dupacks.or(base.tahoe_timeout_dupacks),
         }
     }
 }

@@ -34,9 +34,10 @@ impl World {
         let sock = &mut self.sockets[sid as usize];
         let fid = sock.flow;
         match (&mut sock.kind, &p.l4) {
-            (SocketKind::TcpReceiver(_), Transport::Tcp(h)) if h.flags & flags::SYN != 0 => {
+            (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) if h.flags & flags::SYN != 0 => {
                 // ns-2's one-way TCP: the SYN is acknowledged at once
                 // (TCPSink's SYN_immediate_ack_), carrying no data.
+                rx.note_syn();
                 self.pool.release(id);
                 self.send_ack(now, sid);
             }

@@ -160,6 +160,11 @@ pub trait CongestionControl: Send {
     fn retransmit_keeps_next(&self) -> bool {
         false
     }
+    /// Whether a timeout leaves the sender's duplicate-ACK count as it was
+    /// (ns-2's Tahoe, `Ns2Rules::tahoe_timeout_dupacks`).
+    fn keeps_dupacks_on_timeout(&self) -> bool {
+        false
+    }
     /// Whether a new ACK for `ack` is a partial ACK: recovery goes on.
     fn is_partial_ack(&self, _ack: u64) -> bool {
         false
@@ -216,7 +221,7 @@ impl Variant {
 
 pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn CongestionControl> {
     match v {
-        Variant::Tahoe => Box::new(super::tahoe::Tahoe::default()),
+        Variant::Tahoe => Box::new(super::tahoe::Tahoe::new(cfg.rules.tahoe_timeout_dupacks)),
         Variant::Reno => Box::new(super::reno::Reno::new(cfg.rules)),
         Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg.slow_but_steady, cfg.rules)),
         Variant::Vegas => Box::new(super::vegas::Vegas::new(

@@ -120,9 +120,18 @@ pub struct Ns2Rules {
     /// the last in-order segment (a retransmission of data already held,
     /// e.g. after a go-back-N timeout) counts as in sequence, so with no
     /// ACK pending it starts the timer instead of drawing an ACK at once
-    /// (tcp-sink.cc tests `seqno == acker_->Seqno()`). Otherwise a
-    /// duplicate is acknowledged at once (RFC 1122 4.2.2.21, Linux).
-    pub delack_repeats: bool,
+    /// (tcp-sink.cc tests `seqno == acker_->Seqno()`); and packet 0 is
+    /// acknowledged at once (SYN_immediate_ack_ tests the number, so a
+    /// connection without a SYN, Vegas's, has its first data segment
+    /// acknowledged at once). Otherwise a duplicate is acknowledged at once
+    /// and the first data segment is delayed like any (RFC 5681 4.2).
+    pub ns2_delack_sink: bool,
+    /// Tahoe keeps its duplicate-ACK count across a timeout: ns-2's
+    /// TcpAgent::timeout() leaves dupacks_ (Reno, NewReno, Sack1 and Vegas
+    /// clear it in their own timeout()), so the duplicates that follow a
+    /// timeout reach the threshold sooner, where the bugFix_ guard refuses
+    /// them, and send nothing (no Limited Transmit on them).
+    pub tahoe_timeout_dupacks: bool,
 }
 
 impl Ns2Rules {
@@ -139,7 +148,8 @@ impl Ns2Rules {
             ns2_vegas: true,
             ns2_vegas_slots: true,
             vegas_zero_window: false,
-            delack_repeats: true,
+            ns2_delack_sink: true,
+            tahoe_timeout_dupacks: true,
         }
     }
 
@@ -156,7 +166,8 @@ impl Ns2Rules {
             ns2_vegas: false,
             ns2_vegas_slots: false,
             vegas_zero_window: false,
-            delack_repeats: false,
+            ns2_delack_sink: false,
+            tahoe_timeout_dupacks: false,
         }
     }
 }

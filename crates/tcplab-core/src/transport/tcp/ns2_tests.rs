@@ -405,13 +405,15 @@ fn vegas_zero_window_waits_for_the_timer() {
     assert!(s.rto_deadline().is_some());
 }
 
-/// ns-2's DelAckSink (`delack_repeats`): a segment repeating the last
+/// ns-2's DelAckSink (`delack_sink = "ns2"`): a segment repeating the last
 /// in-order one counts as in sequence (tcp-sink.cc compares its number with
 /// acker_->Seqno()), so with no ACK pending it is held with the timer and
 /// the next segment draws the ACK; a repeat of older data, or anything with
-/// data held above a hole, is answered at once. RFC: every duplicate at once.
+/// data held above a hole, is answered at once; packet 0 is answered at
+/// once (SYN_immediate_ack_), also when it is data (no SYN: Vegas). RFC:
+/// every duplicate at once, the first data segment delayed like any.
 #[test]
-fn delack_repeats_rule() {
+fn delack_sink_rule() {
     let receiver = |rules: Ns2Rules| {
         let mut c = cfg(rules, 2);
         c.ack_policy = AckPolicy::Delayed;
@@ -420,7 +422,14 @@ fn delack_repeats_rule() {
     };
     let seg = |r: &mut TcpReceiver, now: Time, n: u64| r.on_segment(now, n * MSS, MSS as u32, None);
     let mut r = receiver(Ns2Rules::ns2());
-    assert!(!seg(&mut r, 0, 0));
+    assert!(seg(&mut r, 0, 0), "packet 0 without a SYN: at once");
+    r.make_ack();
+    assert!(!seg(&mut r, MS / 2, 1));
+    assert!(seg(&mut r, MS / 2, 2));
+    r.make_ack();
+    let mut r = receiver(Ns2Rules::ns2());
+    r.note_syn();
+    assert!(!seg(&mut r, 0, 0), "after a SYN, byte 0 is packet 1: delayed");
     assert!(seg(&mut r, MS, 1), "second segment: ACK");
     r.make_ack();
     assert!(!seg(&mut r, 2 * MS, 1), "repeat of the last in-order segment: held");
@@ -438,4 +447,29 @@ fn delack_repeats_rule() {
     assert!(seg(&mut r, MS, 1));
     r.make_ack();
     assert!(seg(&mut r, 2 * MS, 1), "RFC: a duplicate is acknowledged at once");
+}
+
+/// ns-2's Tahoe (TcpAgent::timeout) keeps dupacks_ across a timeout: two
+/// duplicates before it and one after make the third, which the bugFix_
+/// guard refuses, and nothing is sent on it. With the count cleared (RFC,
+/// and ns-2's other agents) the duplicate after the timeout is a first one
+/// and sends a segment (Limited Transmit, ns-2's singledup_).
+#[test]
+fn tahoe_timeout_keeps_the_duplicate_count() {
+    let sent_on_dup_after_timeout = |keep: bool| {
+        let mut c = cfg(Ns2Rules { tahoe_timeout_dupacks: keep, ..Ns2Rules::ns2() }, 4);
+        c.limited_transmit = true;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Tahoe, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 4);
+        ack(&mut s, 10 * MS, MSS);
+        ack(&mut s, 11 * MS, MSS);
+        ack(&mut s, 12 * MS, MSS);
+        let rto = s.rto_deadline().expect("timer armed");
+        assert!(s.on_timeout(rto));
+        assert_eq!(drain(&mut s, rto).len(), 1, "go back N with one segment");
+        ack(&mut s, rto + MS, MSS).len()
+    };
+    assert_eq!(sent_on_dup_after_timeout(true), 0);
+    assert_eq!(sent_on_dup_after_timeout(false), 1);
 }

@@ -50,9 +50,10 @@ pub struct TcpReceiver {
     max_sack_blocks: usize,
     /// ns-2's SACK option accounting (`Ns2Rules::ns2_sack_option`).
     ns2_sack_option: bool,
-    /// ns-2's DelAckSink on a repeat of the last in-order segment
-    /// (`Ns2Rules::delack_repeats`).
-    delack_repeats: bool,
+    /// ns-2's DelAckSink (`Ns2Rules::ns2_delack_sink`).
+    ns2_delack_sink: bool,
+    /// The connection opened with a SYN (then byte 0 is ns-2's packet 1).
+    syn_seen: bool,
     timestamps: bool,
     ts_recent: Option<u32>,
     /// ACK number of the last ACK sent (RFC 7323 TS.Recent rule).
@@ -84,7 +85,8 @@ impl TcpReceiver {
             // ns-2's TCPSink: maxSackBlocks_ 3.
             max_sack_blocks: if cfg.timestamps || cfg.rules.ns2_sack_option { 3 } else { 4 },
             ns2_sack_option: cfg.rules.ns2_sack_option,
-            delack_repeats: cfg.rules.delack_repeats,
+            ns2_delack_sink: cfg.rules.ns2_delack_sink,
+            syn_seen: false,
             timestamps: cfg.timestamps,
             ts_recent: None,
             last_ack_sent: 0,
@@ -96,6 +98,12 @@ impl TcpReceiver {
             ece: false,
             stats: ReceiverStats::default(),
         }
+    }
+
+    /// The connection's SYN arrived (it is acknowledged at once, apart
+    /// from `on_segment`).
+    pub fn note_syn(&mut self) {
+        self.syn_seen = true;
     }
 
     /// Bytes delivered in order to the application.
@@ -163,7 +171,7 @@ impl TcpReceiver {
             // segment like a new one (nothing above it: otherwise
             // RFC2581_immediate_ack_ answers at once).
             let repeat = end == self.rcv_nxt && self.ooo.is_empty();
-            if self.delack_repeats && repeat && matches!(self.policy, AckPolicy::Delayed) {
+            if self.ns2_delack_sink && repeat && matches!(self.policy, AckPolicy::Delayed) {
                 return self.hold_or_ack(now, seq, len);
             }
             return true;
@@ -189,6 +197,11 @@ impl TcpReceiver {
             return true;
         }
         if had_hole {
+            return true;
+        }
+        // ns-2's SYN_immediate_ack_ tests packet number 0: without a SYN
+        // that is the first data segment.
+        if self.ns2_delack_sink && seq == 0 && !self.syn_seen {
             return true;
         }
         self.hold_or_ack(now, seq, len)

@@ -648,7 +648,9 @@ impl TcpSender {
         self.w.ca_frac = 0.0;
         self.rto.back_off();
         self.snd_nxt = self.snd_una;
-        self.dupacks = 0;
+        if !self.cc.keeps_dupacks_on_timeout() {
+            self.dupacks = 0;
+        }
         self.limited_extra = 0;
         self.limited_bytes = 0;
         self.pending_head_rtx = false;

@@ -9,6 +9,14 @@ use super::cc::*;
 pub struct Tahoe {
     /// Highest byte + 1 sent at the last loss event; None before any loss.
     recover: Option<u64>,
+    /// A timeout keeps the duplicate-ACK count (`tahoe_timeout_dupacks`).
+    keep_dupacks: bool,
+}
+
+impl Tahoe {
+    pub fn new(keep_dupacks: bool) -> Self {
+        Tahoe { recover: None, keep_dupacks }
+    }
 }
 
 impl CongestionControl for Tahoe {
@@ -35,6 +43,13 @@ impl CongestionControl for Tahoe {
         self.recover = Some(a.snd_max);
         w.ssthresh = w.halve(a.flight);
         w.cwnd = w.mss;
+    }
+
+    /// ns-2's TcpAgent::timeout() does not clear dupacks_ (its Reno,
+    /// NewReno, Sack1 and Vegas agents do): the duplicates that follow a
+    /// timeout go on counting from where they were.
+    fn keeps_dupacks_on_timeout(&self) -> bool {
+        self.keep_dupacks
     }
 
     /// Tahoe predates SACK: its recovery is always slow start.

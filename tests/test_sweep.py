@@ -200,3 +200,19 @@ def test_a_changed_metrics_function_redoes_the_runs(tmp_path):
     c = Sweep(tiny, grid, seeds=2, out=tmp_path, metrics=second).run(jobs=1, progress=False)
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "runs").iterdir()} == stored
     pd.testing.assert_frame_equal(b, c)
+
+
+def test_runs_of_another_simulator_build_are_redone(tmp_path):
+    """A stored run is reused only if the same compiled core made it: after
+    an upgrade that moves results, a resumed sweep must not mix versions."""
+    import json
+    grid = {"variant": ["newreno"], "loss": [0.0]}
+    a = Sweep(tiny, grid, seeds=1, out=tmp_path).run(jobs=1, progress=False)
+    assert "_core" not in a.columns
+    (record,) = (tmp_path / "runs").iterdir()
+    row = json.loads(record.read_text())
+    assert row["_core"]
+    row["_core"], row["throughput_bps"] = "another-build", -1.0
+    record.write_text(json.dumps(row))
+    b = Sweep(tiny, grid, seeds=1, out=tmp_path).run(jobs=1, progress=False)
+    assert list(b.throughput_bps) == list(a.throughput_bps), "the stale record was redone, not read"

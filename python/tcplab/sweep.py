@@ -64,6 +64,20 @@ def default_metrics(flows: dict, summary: dict) -> dict:
 
 #: Record field holding the fingerprint of a metrics function (not a column).
 _FINGERPRINT = "_metrics_fingerprint"
+#: Record field naming the simulator build that ran it (not a column).
+_CORE = "_core"
+_core_id_cache: list[str] = []
+
+
+def _core_id() -> str:
+    """A digest of the compiled core that runs the scenarios. A stored run
+    is reused only if this very build made it: a tcplab upgrade that moves
+    results must not leave a resumed sweep (or `reproduce` into the same
+    directory) mixing numbers of two versions. Any rebuild counts as a new
+    simulator, which redoes runs when nothing changed: the safe side."""
+    if not _core_id_cache:
+        _core_id_cache.append(hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16])
+    return _core_id_cache[0]
 
 
 def _fingerprint(fn: Callable) -> str:
@@ -285,7 +299,7 @@ class Sweep:
             row = None
         if (not isinstance(row, dict) or not isinstance(row.get("seed"), int)
                 or any(k not in row for k in params) or any(m not in row for m in self._required)
-                or row.get(_FINGERPRINT) != self._fingerprint):
+                or row.get(_FINGERPRINT) != self._fingerprint or row.get(_CORE) != _core_id()):
             path.unlink(missing_ok=True)
             return None
         return row
@@ -360,6 +374,7 @@ class Sweep:
         for params, seed, _key, row in slots:
             row = dict(row)
             row.pop(_FINGERPRINT, None)
+            row.pop(_CORE, None)
             # A record may be shared by two cells whose scenarios coincide:
             # each row shows its own cell.
             row.update({k: _table_value(v) for k, v in params.items()})
@@ -380,6 +395,7 @@ class Sweep:
         row["events"] = res["events"]
         if fingerprint is not None:
             row[_FINGERPRINT] = fingerprint
+        row[_CORE] = _core_id()
         # Through JSON and back, so a fresh row equals the one a resumed
         # sweep reads from its record (tuples become lists, and so on).
         return json.loads(json.dumps(row, sort_keys=True))

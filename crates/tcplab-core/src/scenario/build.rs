@@ -660,6 +660,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.tahoe_timeout_dupacks {
         c.rules.tahoe_timeout_dupacks = v;
     }
+    if let Some(v) = o.rtt_timing {
+        c.rules.ns2_rtt_timing = v == RttTimingName::Ns2;
+    }
     if let Some(t) = o.newreno_timer {
         c.slow_but_steady = t == NewRenoTimer::SlowButSteady;
     }

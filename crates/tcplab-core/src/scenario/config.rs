@@ -712,6 +712,17 @@ pub struct TcpOptions {
     /// Tahoe after a timeout: keep the duplicate-ACK count (ns-2's
     /// TcpAgent::timeout() leaves dupacks_) or start it again from 0.
     pub tahoe_timeout_dupacks: Option<bool>,
+    /// Which retransmissions end the RTT measurement: "ns2" (only a fast
+    /// retransmit or a timeout, ns-2's reset_rtx_timer()) or "karn" (any
+    /// retransmission of data at or below the timed segment).
+    pub rtt_timing: Option<RttTimingName>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RttTimingName {
+    Ns2,
+    Karn,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -813,6 +824,7 @@ impl TcpOptions {
             vegas_zero_window: self.vegas_zero_window.or(base.vegas_zero_window),
             delack_sink: self.delack_sink.or(base.delack_sink),
             tahoe_timeout_dupacks: self.tahoe_timeout_dupacks.or(base.tahoe_timeout_dupacks),
+            rtt_timing: self.rtt_timing.or(base.rtt_timing),
         }
     }
 }

@@ -132,6 +132,13 @@ pub struct Ns2Rules {
     /// timeout reach the threshold sooner, where the bugFix_ guard refuses
     /// them, and send nothing (no Limited Transmit on them).
     pub tahoe_timeout_dupacks: bool,
+    /// The RTT measurement as ns-2 keeps it: only a fast retransmit or a
+    /// timeout ends it (reset_rtx_timer() clears rtt_active_); the
+    /// retransmissions ns-2 sends with output() (NewReno's on a partial
+    /// ACK, Sack1's holes in recovery, Vegas's expired segments) leave it
+    /// running. Otherwise (Karn, RFC 6298) any retransmission of data at
+    /// or below the timed segment ends it.
+    pub ns2_rtt_timing: bool,
 }
 
 impl Ns2Rules {
@@ -150,6 +157,7 @@ impl Ns2Rules {
             vegas_zero_window: false,
             ns2_delack_sink: true,
             tahoe_timeout_dupacks: true,
+            ns2_rtt_timing: true,
         }
     }
 
@@ -168,6 +176,7 @@ impl Ns2Rules {
             vegas_zero_window: false,
             ns2_delack_sink: false,
             tahoe_timeout_dupacks: false,
+            ns2_rtt_timing: false,
         }
     }
 }

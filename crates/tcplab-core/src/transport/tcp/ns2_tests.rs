@@ -473,3 +473,21 @@ fn tahoe_timeout_keeps_the_duplicate_count() {
     assert_eq!(sent_on_dup_after_timeout(true), 0);
     assert_eq!(sent_on_dup_after_timeout(false), 1);
 }
+
+/// `rtt_timing`: ns-2 ends the RTT measurement only at a fast retransmit or
+/// a timeout (reset_rtx_timer() clears rtt_active_). In NewReno recovery
+/// segment 10, sent after the fast retransmit, is timed; the partial ACK's
+/// retransmission of segment 9 (output(), which leaves rtt_active_ alone)
+/// keeps it timed, and the ACK covering it gives a sample. Under Karn's
+/// rule that retransmission ends the measurement: no sample yet.
+#[test]
+fn rtt_timing_rule() {
+    let srtt_after = |rules: Ns2Rules| {
+        let (_, mut s) = newreno_two_losses(rules);
+        assert_eq!(s.rto.srtt, None, "nothing timed was acknowledged yet");
+        ack(&mut s, 400 * MS, 11 * MSS);
+        s.rto.srtt
+    };
+    assert!(srtt_after(Ns2Rules::ns2()).is_some());
+    assert_eq!(srtt_after(Ns2Rules { ns2_rtt_timing: false, ..Ns2Rules::ns2() }), None);
+}

@@ -83,6 +83,7 @@ impl LossRecovery for DupAckRecovery {
                     }
                 }
                 DupResponse::FastRetransmit => {
+                    s.end_rtt_timing_on_fast_retransmit();
                     s.ecn_action = None;
                     s.limited_extra = 0;
                     s.stats.fast_retransmits += 1;
@@ -93,6 +94,7 @@ impl LossRecovery for DupAckRecovery {
                     s.restart_timer(now);
                 }
                 DupResponse::FastRetransmitGoBackN => {
+                    s.end_rtt_timing_on_fast_retransmit();
                     s.limited_extra = 0;
                     s.stats.fast_retransmits += 1;
                     s.snd_nxt = s.snd_una;
@@ -176,6 +178,7 @@ impl LossRecovery for SackRecovery {
             sb.high_rxt = s.snd_una;
             s.sack_recover = Some(s.snd_max);
             s.stats.fast_retransmits += 1;
+            s.end_rtt_timing_on_fast_retransmit();
             s.pending_head_rtx = true;
             s.limited_extra = 0;
             s.limited_bytes = 0;

@@ -89,6 +89,7 @@ impl Sack1Recovery {
     }
 
     fn start(&mut self, s: &mut TcpSender, now: Time, outstanding: i64) {
+        s.end_rtt_timing_on_fast_retransmit();
         self.pipe = outstanding - s.w.dupthresh as i64;
         self.fast_recovery = true;
         self.retransmitted.push(s.snd_una);

@@ -445,7 +445,12 @@ impl TcpSender {
         if retransmit {
             self.stats.retransmits += 1;
             // Karn: a retransmission makes the timed sample ambiguous.
-            if !self.rtx_keeps_timing && matches!(self.rtt_timing, Some((end, _)) if seq < end) {
+            // (ns-2 ends it only at a fast retransmit or a timeout:
+            // `end_rtt_timing`, the `rtt_timing = "ns2"` rule.)
+            if !self.rtx_keeps_timing
+                && !self.cfg.rules.ns2_rtt_timing
+                && matches!(self.rtt_timing, Some((end, _)) if seq < end)
+            {
                 self.rtt_timing = None;
             }
         } else if self.rtt_timing.is_none() {
@@ -470,6 +475,15 @@ impl TcpSender {
             self.restart_timer(now);
         }
         Segment { seq, len, retransmit, ect, cwr }
+    }
+
+    /// A fast retransmit ends the RTT measurement under ns-2's rule (its
+    /// dupack_action() calls reset_rtx_timer(), which clears rtt_active_);
+    /// under Karn's the retransmission itself does.
+    pub(super) fn end_rtt_timing_on_fast_retransmit(&mut self) {
+        if self.cfg.rules.ns2_rtt_timing {
+            self.rtt_timing = None;
+        }
     }
 
     /// An ACK arrives.

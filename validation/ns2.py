@@ -90,7 +90,7 @@ def to_tcl(sc: dict) -> str:
         if app["kind"] != "bulk":
             raise NotImplementedError(f"flow[{i}].app: only bulk")
         tcp = f.get("tcp") or {}
-        known = {"delayed_ack", "initial_window", "limited_transmit", "newreno_timer", "syn"}
+        known = {"delayed_ack", "initial_window", "limited_transmit", "newreno_timer", "syn", "granularity"}
         # tcplab rules that copy what ns-2.35 always does: nothing to set there.
         ns2_always = {"vegas_zero_window"}
         if set(tcp) - known - ns2_always:
@@ -111,6 +111,10 @@ def to_tcl(sc: dict) -> str:
             f"$tcp({i}) set fid_ {i}",
             *([f"$tcp({i}) set ecn_ 1"] if f.get("ecn") else []),
             *([f"$tcp({i}) set windowInit_ {tcp['initial_window']}"] if "initial_window" in tcp else []),
+            # tcplab's granularity is ns-2's tcpTick_ (a fine tick takes the
+            # random phase of the RTO clock, boot_time_, out of comparisons;
+            # keep it at 10 us or more: ns-2 keeps RTT deltas in a short).
+            *([f"$tcp({i}) set tcpTick_ {_secs(tcp['granularity'])}"] if "granularity" in tcp else []),
             *([f"$tcp({i}) set singledup_ {int(bool(tcp['limited_transmit']))}"] if "limited_transmit" in tcp else []),
             *([f"$tcp({i}) set newreno_changes1_ {int(tcp['newreno_timer'] == 'impatient')}"]
               if "newreno_timer" in tcp else []),

@@ -146,6 +146,25 @@ def cases():
         yield f"congested delayed ACKs seed={seed}", delack_congested(seed)
     for seed in (1, 2):
         yield f"congested tahoe delayed ACKs seed={seed}", delack_congested(seed, "tahoe")
+    for variant in ("tahoe", "reno", "newreno", "sack"):
+        yield f"{variant} 3 % loss, 10 us ticks", pattern_loss(variant, seed=1)
+
+
+def pattern_loss(variant: str, seed: int, rate: float = 0.03, duration: str = "20s") -> dict:
+    """Two flows through validation/congested.py's dumbbell (30-packet
+    buffer) whose bottleneck drops the same i.i.d. list of data packets
+    (`rate`, drawn in Python from `seed`) in both simulators, with a 10 us
+    RTO tick in both: with the tick's random phase (ns-2's boot_time_) out
+    of the way, random loss is deterministic here too. (20 s: later the
+    1 ns rounding of each 5546.67 us serialisation adds up to more than the
+    comparison's 1.5 us; the packet numbers stay equal to 120 s.)"""
+    from validation.congested import dumbbell
+    rng = random.Random(seed)
+    drops = [k for k in range(1, 200001) if rng.random() < rate]
+    flows = [{"transport": variant, "tcp": {"granularity": "10us"}}] * 2
+    sc = dumbbell(flows=flows, seed=seed, duration=duration, queue={"kind": "droptail", "limit": 30})
+    sc["link"][-1]["error"] = {"kind": "pattern", "drop": drops, "direction": "forward"}
+    return sc
 
 
 def delack_congested(seed: int, variant: str = "newreno") -> dict:

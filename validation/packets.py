@@ -148,6 +148,19 @@ def cases():
         yield f"congested tahoe delayed ACKs seed={seed}", delack_congested(seed, "tahoe")
     for variant in ("tahoe", "reno", "newreno", "sack"):
         yield f"{variant} 3 % loss, 10 us ticks", pattern_loss(variant, seed=1)
+    yield "congested rtts, 10 us ticks", rtts_fine_ticks(seed=1)
+
+
+def rtts_fine_ticks(seed: int) -> dict:
+    """validation/congested.py's `rtts` case (four NewReno flows, access
+    delays 1-60 ms, 10-packet buffer) for 15 s with a 10 us RTO tick in
+    both simulators (no random phase): deterministic, with NewReno
+    recoveries whose partial ACKs retransmit below a timed segment (the
+    `rtt_timing` rule; docs/validation.md)."""
+    from validation.congested import CASES, dumbbell
+    spec = dict(CASES["rtts"])
+    spec["flows"] = [dict(f, tcp={"granularity": "10us"}) for f in spec["flows"]]
+    return dumbbell(seed=seed, duration="15s", **spec)
 
 
 def pattern_loss(variant: str, seed: int, rate: float = 0.03, duration: str = "20s") -> dict:

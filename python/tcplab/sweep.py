@@ -22,6 +22,7 @@ metric names) see :func:`tcplab.sweep` / ``tcplab sweep``.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import itertools
@@ -66,18 +67,16 @@ def default_metrics(flows: dict, summary: dict) -> dict:
 _FINGERPRINT = "_metrics_fingerprint"
 #: Record field naming the simulator build that ran it (not a column).
 _CORE = "_core"
-_core_id_cache: list[str] = []
 
 
+@functools.cache
 def _core_id() -> str:
     """A digest of the compiled core that runs the scenarios. A stored run
     is reused only if this very build made it: a tcplab upgrade that moves
     results must not leave a resumed sweep (or `reproduce` into the same
     directory) mixing numbers of two versions. Any rebuild counts as a new
     simulator, which redoes runs when nothing changed: the safe side."""
-    if not _core_id_cache:
-        _core_id_cache.append(hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16])
-    return _core_id_cache[0]
+    return hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
 
 
 def _fingerprint(fn: Callable) -> str:

@@ -172,7 +172,7 @@ impl TcpReceiver {
             // RFC2581_immediate_ack_ answers at once).
             let repeat = end == self.rcv_nxt && self.ooo.is_empty();
             if self.ns2_delack_sink && repeat && matches!(self.policy, AckPolicy::Delayed) {
-                return self.hold_or_ack(now, seq, len);
+                return self.hold_or_ack(now, seq, len, self.delack_timeout);
             }
             return true;
         }
@@ -193,9 +193,7 @@ impl TcpReceiver {
             self.recent.retain(|&x| x != s);
         }
         self.last_delivery = now;
-        if self.timeout().is_none() {
-            return true;
-        }
+        let Some(timeout) = self.timeout() else { return true };
         if had_hole {
             return true;
         }
@@ -204,13 +202,13 @@ impl TcpReceiver {
         if self.ns2_delack_sink && seq == 0 && !self.syn_seen {
             return true;
         }
-        self.hold_or_ack(now, seq, len)
+        self.hold_or_ack(now, seq, len, timeout)
     }
 
     /// An in-order segment under a delaying policy: acknowledge it now if
     /// it completes the policy's count, or else hold it with the timer.
     #[inline(always)]
-    fn hold_or_ack(&mut self, now: Time, seq: u64, len: u32) -> bool {
+    fn hold_or_ack(&mut self, now: Time, seq: u64, len: u32, timeout: Time) -> bool {
         if len as u64 >= self.mss {
             self.unacked += 1;
         }
@@ -218,7 +216,7 @@ impl TcpReceiver {
             return true;
         }
         if self.delack_deadline.is_none() {
-            self.delack_deadline = self.timeout().map(|t| now + t);
+            self.delack_deadline = Some(now + timeout);
         }
         false
     }

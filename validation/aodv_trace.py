@@ -34,8 +34,9 @@ could take them, when the node next forwarded to the destination):
     python validation/aodv_trace.py ns2repair 16 DIR/chain-aodv-16h-s{1,2,3}.tr
 
 The patch also has experiments, off unless set in the environment:
-TCPLAB_DEBUG_CTS_IGNORES_NAV=1 answers an RTS whatever the NAV (as
-ns-2.35's recvRTS), TCPLAB_DEBUG_LOCK_FIRST=1 decodes no frame that
+TCPLAB_DEBUG_CTS_IGNORES_NAV=1 answers an RTS whatever the NAV (not
+ns-2.35's rule: its CTS waits for an idle medium, NAV included, in
+check_pktCTRL), TCPLAB_DEBUG_LOCK_FIRST=1 decodes no frame that
 begins while another is sensed (as ns-2.35's Mac802_11::recv) and
 TCPLAB_DEBUG_LR_NS2_SEQ=1 sends a local repair's request with the route's
 sequence number not raised (as ns-2.35's local_rt_repair: any node with a
@@ -165,7 +166,10 @@ def ns2mac(path: str, hops: int):
     """ns-2.35's MAC trace (wifi_chain_ns2.py --mac-trace): the link
     failures (`D ... RET`: the RTS at the short retry limit, or the frame at
     the long one), and for every RTS what became of it at its receiver:
-    answered (`r RTS`, a CTS follows), refused (`D BSY`), destroyed (`D COL`;
+    answered (`r RTS` and the receiver's CTS a SIFS later), decoded but not
+    answered (`r RTS` and no CTS: ns-2 sends the CTS only if the medium is
+    idle then, NAV included, and drops it silently otherwise; see
+    `cts_outcome`), refused (`D BSY`), destroyed (`D COL`;
     the frame that spoiled it is looked for among the transmissions of the
     stations within sensing range of the receiver: a neighbour of the
     receiver, or a frame from two hops that began first, which ns-2's
@@ -194,6 +198,31 @@ def ns2mac(path: str, hops: int):
         else:
             at[node].append((t, ev, reason, typ, ta))
     stimes = [s[0] for s in sends]
+    cts_sent = defaultdict(list)  # node -> [(t, ra)] of the CTSs it sent
+    for s in sends:
+        if s[2] == "CTS":
+            cts_sent[s[1]].append((s[0], s[4]))
+
+    def cts_outcome(tr: float, n: int, nb: int) -> str:
+        """An RTS from n decoded by nb at tr (its `r` line): ns-2 queues a
+        CTS (recvRTS looks at the transmit state and a pending control frame
+        only) but sends it a SIFS later only if `is_idle()`: no frame being
+        received (even one too weak to decode), not transmitting and the
+        NAV clear (`check_pktCTRL`); otherwise the CTS is discarded, and
+        silently (`discard` traces a CTS only at its addressee)."""
+        sifs = 10e-6
+        cs = cts_sent[nb]
+        k = bisect.bisect_left(cs, (tr,))
+        if k < len(cs) and cs[k][0] <= tr + sifs + 2e-6 and cs[k][1] == n:
+            return "answered"
+        at_cts = tr + sifs
+        j = bisect.bisect_left(stimes, at_cts - 0.008)
+        while j < len(sends) and sends[j][0] < at_cts:
+            x = sends[j]
+            if x[1] not in (nb, n) and abs(x[1] - nb) <= 2 and x[0] + ns2_air(x[2], x[3], x[4]) > at_cts:
+                return "decoded, no CTS: a frame arriving at the CTS's time (ns-2's check_pktCTRL)"
+            j += 1
+        return "decoded, no CTS: NAV set or own exchange (ns-2's check_pktCTRL)"
 
     def frame_class(dur: int) -> str:
         # The RTS's duration field: a 1500-byte segment or a 40-byte ACK.
@@ -206,9 +235,11 @@ def ns2mac(path: str, hops: int):
         while i < len(evs) and evs[i][0] <= t + air + 50e-6:
             _, ev, reason, typ, ta = evs[i]
             if typ == "RTS" and ta == n:
-                res = {"r": "answered"}.get(ev) or {"BSY": "refused BSY", "COL": "collision"}.get(reason, reason)
+                res = {"r": "decoded"}.get(ev) or {"BSY": "refused BSY", "COL": "collision"}.get(reason, reason)
                 break
             i += 1
+        if res == "decoded":
+            res = cts_outcome(evs[i][0], n, nb)
         # The transmissions within sensing range of nb (two hops) that
         # overlap the RTS: (hops from nb, began first, nb's own, label).
         sg = 1 if n > nb else -1

@@ -36,7 +36,10 @@ could take them, when the node next forwarded to the destination):
 The patch also has experiments, off unless set in the environment:
 TCPLAB_DEBUG_CTS_IGNORES_NAV=1 answers an RTS whatever the NAV (not
 ns-2.35's rule: its CTS waits for an idle medium, NAV included, in
-check_pktCTRL), TCPLAB_DEBUG_LOCK_FIRST=1 decodes no frame that
+check_pktCTRL), TCPLAB_DEBUG_CTS_NEEDS_IDLE=1 sends a CTS only if,
+a SIFS after the RTS, nothing is arriving and the NAV is clear (as
+ns-2.35's check_pktCTRL; a dropped CTS is logged CTSDROP),
+TCPLAB_DEBUG_LOCK_FIRST=1 decodes no frame that
 begins while another is sensed (as ns-2.35's Mac802_11::recv) and
 TCPLAB_DEBUG_LR_NS2_SEQ=1 sends a local repair's request with the route's
 sequence number not raised (as ns-2.35's local_rt_repair: any node with a

@@ -81,6 +81,23 @@ def classify(sent: list, decoded: list, src: int, dst: int, kind: str, ra: int,
     return out
 
 
+def fates(sent: list, got: dict, src: int, dst: int, reply_within: float) -> dict:
+    """`classify` for `src`'s RTSs to `dst` (answered when `dst`'s CTS to
+    `src` begins within `reply_within` of the RTS's end: a SIFS and the
+    propagation) and for its broadcasts."""
+    mine = got.get(dst, {})
+    cts = sorted(s for s, _, n, k, r in sent if n == dst and k == CTS and r == src)
+
+    def answered(end: float) -> bool:
+        j = bisect.bisect_left(cts, end)
+        return j < len(cts) and cts[j] <= end + reply_within
+
+    return {
+        "RTS": classify(sent, sorted(mine.get((RTS, src, dst), [])), src, dst, RTS, dst, answered),
+        "broadcast": classify(sent, sorted(mine.get((DATA, src, BROADCAST), [])), src, dst, DATA, BROADCAST),
+    }
+
+
 # ---- ns-2.35 ---------------------------------------------------------
 
 NS2_KINDS = {"RTS": RTS, "CTS": CTS, "ACK": ACK}
@@ -116,17 +133,7 @@ def ns2_frames(path: str):
 
 def ns2(path: str, src: int, dst: int) -> dict:
     sent, got = ns2_frames(path)
-    mine = got.get(dst, {})
-    cts = sorted(s for s, _, n, k, r in sent if n == dst and k == CTS and r == src)
-
-    def answered(end: float) -> bool:
-        j = bisect.bisect_left(cts, end)
-        return j < len(cts) and cts[j] <= end + 15e-6
-
-    return {
-        "RTS": classify(sent, sorted(mine.get((RTS, src, dst), [])), src, dst, RTS, dst, answered),
-        "broadcast": classify(sent, sorted(mine.get((DATA, src, BROADCAST), [])), src, dst, DATA, BROADCAST),
-    }
+    return fates(sent, got, src, dst, reply_within=15e-6)
 
 
 # ---- tcplab ----------------------------------------------------------
@@ -179,17 +186,7 @@ def tcplab_frames(captures: dict, data_bps: float = 2e6, basic_bps: float = 1e6)
 
 def tcplab(captures: dict, src: int, dst: int) -> dict:
     sent, got = tcplab_frames(captures)
-    mine = got.get(dst, {})
-    cts = sorted(s for s, _, n, k, r in sent if n == dst and k == CTS and r == src)
-
-    def answered(end: float) -> bool:
-        j = bisect.bisect_left(cts, end)
-        return j < len(cts) and cts[j] <= end + 20e-6
-
-    return {
-        "RTS": classify(sent, sorted(mine.get((RTS, src, dst), [])), src, dst, RTS, dst, answered),
-        "broadcast": classify(sent, sorted(mine.get((DATA, src, BROADCAST), [])), src, dst, DATA, BROADCAST),
-    }
+    return fates(sent, got, src, dst, reply_within=20e-6)
 
 
 def run_tcplab_captured(hops: int, seed: int, routing: str, duration: float) -> dict:

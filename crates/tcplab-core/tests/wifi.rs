@@ -211,6 +211,53 @@ fn hidden_terminals_collide_without_rts_far_less_with() {
     assert!(g_on > 2.0 * g_off, "{g_on} vs {g_off}");
 }
 
+/// B hears A from 100 m and senses C, 460 m away and hidden from A (560 m),
+/// which sends to D. With the issue's reception rule B decodes A's frames
+/// through C's (26 dB stronger: capture); with ns-2.35's (`ns2_reception`)
+/// a frame of A that begins while B senses one of C's is lost.
+#[test]
+fn ns2_reception_locks_onto_the_first_frame_sensed() {
+    let run = |ns2: bool| {
+        let sc = wifi(
+            "20s",
+            &format!("rts_threshold = \"off\"\nmac = {{ ns2_reception = {ns2} }}"),
+            &[("A", -100.0, 0.0), ("B", 0.0, 0.0), ("C", 460.0, 0.0), ("D", 700.0, 0.0)],
+            &(udp("A", "B", "400kbps", 1000, 0.0) + &udp("C", "D", "1Mbps", 1000, 0.0)),
+        );
+        run_toml(&sc).unwrap()
+    };
+    let (issue, ns2) = (run(false), run(true));
+    let (r_issue, r_ns2) = (node_stat(&issue, "A", "retries"), node_stat(&ns2, "A", "retries"));
+    println!("A's retries: {r_issue} with the issue's rule, {r_ns2} with ns-2's");
+    assert_eq!(r_issue, 0.0, "A's frames capture B through C's");
+    assert!(r_ns2 > 200.0, "{r_ns2}");
+    // C's frames reach D either way.
+    assert_eq!(node_stat(&issue, "D", "collisions"), node_stat(&ns2, "D", "collisions"));
+}
+
+/// The same stations with RTS/CTS: B decodes A's RTSs through C's frames;
+/// the standard's B answers each (its NAV is clear: it cannot decode C's
+/// frames), ns-2.35's (`ns2_cts`) withholds the CTS when a frame is
+/// arriving, or an EIFS runs, a SIFS after the RTS.
+#[test]
+fn ns2_cts_is_sent_only_on_an_idle_medium() {
+    let run = |ns2: bool| {
+        let sc = wifi(
+            "20s",
+            &format!("rts_threshold = 0\nmac = {{ ns2_cts = {ns2} }}"),
+            &[("A", -100.0, 0.0), ("B", 0.0, 0.0), ("C", 460.0, 0.0), ("D", 700.0, 0.0)],
+            &(udp("A", "B", "400kbps", 1000, 0.0) + &udp("C", "D", "1Mbps", 1000, 0.0)),
+        );
+        run_toml(&sc).unwrap()
+    };
+    let (std, ns2) = (run(false), run(true));
+    let unanswered = |r: &RunResult| node_stat(r, "A", "rts_frames") - node_stat(r, "B", "cts_frames");
+    let (u_std, u_ns2) = (unanswered(&std), unanswered(&ns2));
+    println!("A's RTSs without a CTS: {u_std} (standard), {u_ns2} (ns-2)");
+    assert_eq!(u_std, 0.0, "every RTS decoded and answered");
+    assert!(u_ns2 > 100.0, "{u_ns2}");
+}
+
 /// Two senders, each with its receiver 100 m away on the far side: at 549 m
 /// they sense each other and share the medium; at 551 m they do not and
 /// both send at full speed.

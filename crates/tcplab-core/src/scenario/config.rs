@@ -281,6 +281,10 @@ pub struct MacCfg {
     pub sifs: Option<Dur>,
     pub short_retry_limit: Option<u32>,
     pub long_retry_limit: Option<u32>,
+    /// ns-2.35's reception: lock onto the first frame sensed (docs/models.md).
+    pub ns2_reception: Option<bool>,
+    /// ns-2.35's CTS: sent only on an idle medium a SIFS after the RTS.
+    pub ns2_cts: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]

@@ -409,6 +409,8 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.sifs = m.sifs.map_or(mac.sifs, |d| d.0);
         mac.short_retry_limit = m.short_retry_limit.unwrap_or(mac.short_retry_limit);
         mac.long_retry_limit = m.long_retry_limit.unwrap_or(mac.long_retry_limit);
+        mac.ns2_reception = m.ns2_reception.unwrap_or(mac.ns2_reception);
+        mac.ns2_cts = m.ns2_cts.unwrap_or(mac.ns2_cts);
     }
     let ifq_limit = match w.ifq {
         Some(IfqCfg::Priqueue { limit: Some(l) }) => l,

@@ -244,6 +244,9 @@ pub struct Dcf {
     nav_until: Time,
     /// The last frame sensed ended undecoded: the next wait is EIFS.
     eifs: bool,
+    /// With `ns2_cts`: the end of the EIFS after the last frame sensed but
+    /// not decoded, which ns-2 keeps as a NAV and so holds a CTS back.
+    eifs_nav_until: Time,
     /// Medium idle as the backoff sees it, and since when.
     idle: bool,
     idle_since: Time,
@@ -300,6 +303,7 @@ impl Dcf {
             rx: Vec::new(),
             nav_until: 0,
             eifs: false,
+            eifs_nav_until: 0,
             idle: true,
             idle_since: 0,
             last_seen: Vec::new(),
@@ -366,6 +370,12 @@ impl Dcf {
             io.pool.share(pkt);
             io.out.push(DevAction::Frame(pkt));
         }
+    }
+
+    /// ns-2.35's `is_idle()` when its CTS is due (`ns2_cts`): nothing
+    /// arriving, the NAV clear, EIFS (a NAV in ns-2) over.
+    fn cts_medium_idle(&self, now: Time) -> bool {
+        self.rx.is_empty() && self.nav_until <= now && self.eifs_nav_until <= now
     }
 
     fn medium_idle(&self, now: Time) -> bool {
@@ -593,7 +603,10 @@ impl Dcf {
         let end = now + self.air_of(p);
         let decodable = power >= self.phy.rx_threshold_w;
         let transmitting = matches!(self.state, State::Tx(_));
-        let mut ok = decodable && !transmitting;
+        // ns-2's receiver is locked by the frame it senses first, whatever
+        // this one's power.
+        let unlocked = !self.mac.ns2_reception || self.rx.is_empty();
+        let mut ok = decodable && !transmitting && unlocked;
         let mut hit = false;
         for r in self.rx.iter_mut() {
             if r.power < power * self.capture_ratio && r.ok {
@@ -633,6 +646,10 @@ impl Dcf {
             } else {
                 if !r.during_tx {
                     self.eifs = true;
+                    if self.mac.ns2_cts {
+                        // (`now` only grows: the latest is the furthest.)
+                        self.eifs_nav_until = now + self.air.eifs;
+                    }
                 }
                 io.pool.release(r.pkt);
             }
@@ -787,6 +804,9 @@ impl Dcf {
                 }
             }
             T_SIFS => match self.state {
+                State::Sifs(Reply::Cts { .. }) if self.mac.ns2_cts && !self.cts_medium_idle(now) => {
+                    self.state = State::Idle;
+                }
                 State::Sifs(Reply::Cts { to, size }) => self.send_ctrl(now, frame::CTS, to, size, io),
                 State::Sifs(Reply::Ack { to }) => self.send_ctrl(now, frame::ACK, to, 0, io),
                 State::Sifs(Reply::Data) => self.send_data(now, io),

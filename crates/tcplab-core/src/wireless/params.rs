@@ -87,6 +87,17 @@ pub struct MacParams {
     /// station's frame reaching it cannot have noticed it and transmits too:
     /// "the same slot" of the slotted model.
     pub cca_time: Time,
+    /// ns-2.35's reception rule instead of the issue's: a station receiving
+    /// a frame (any frame above the carrier-sense threshold, even one too
+    /// weak to decode, or one that began while it transmitted) decodes no
+    /// frame that begins before it ends; the first survives a later one
+    /// only if 10 dB stronger (Mac802_11::recv: capture or collision).
+    pub ns2_reception: bool,
+    /// ns-2.35's CTS rule instead of the standard's: the CTS is sent a SIFS
+    /// after the RTS only if no frame is arriving then, the NAV is clear,
+    /// and no EIFS runs (ns-2 keeps EIFS as a NAV), and is withheld
+    /// otherwise (check_pktCTRL, is_idle).
+    pub ns2_cts: bool,
 }
 
 impl Default for MacParams {
@@ -103,6 +114,8 @@ impl Default for MacParams {
             rts_threshold: Some(0),
             plcp: 192 * US,
             cca_time: 15 * US,
+            ns2_reception: false,
+            ns2_cts: false,
         }
     }
 }

@@ -10,6 +10,7 @@ tcplab's event log is a debugging patch, not part of the build:
     git apply validation/aodv_event_log.patch
     cargo build --release -p tcplab-core --example run_scenario
     python validation/aodv_trace.py toml 16 1 > chain16.toml
+    (`toml 16 1 reception|cts|both`: with ns-2.35's MAC rules, [wireless.mac])
     TCPLAB_AODV_LOG=1 target/release/examples/run_scenario chain16.toml 2> t16.log
     python validation/aodv_trace.py tcplab t16.log 16
     git apply -R validation/aodv_event_log.patch
@@ -36,11 +37,7 @@ could take them, when the node next forwarded to the destination):
 The patch also has experiments, off unless set in the environment:
 TCPLAB_DEBUG_CTS_IGNORES_NAV=1 answers an RTS whatever the NAV (not
 ns-2.35's rule: its CTS waits for an idle medium, NAV included, in
-check_pktCTRL), TCPLAB_DEBUG_CTS_NEEDS_IDLE=1 sends a CTS only if,
-a SIFS after the RTS, nothing is arriving and the NAV is clear (as
-ns-2.35's check_pktCTRL; a dropped CTS is logged CTSDROP),
-TCPLAB_DEBUG_LOCK_FIRST=1 decodes no frame that
-begins while another is sensed (as ns-2.35's Mac802_11::recv) and
+check_pktCTRL) and
 TCPLAB_DEBUG_LR_NS2_SEQ=1 sends a local repair's request with the route's
 sequence number not raised (as ns-2.35's local_rt_repair: any node with a
 valid route answers).
@@ -341,7 +338,7 @@ def tcplabmac(path: str, hops: int):
             if e[2] == n:
                 if e[1] == "LOST":
                     return {"tx": "not received: nb transmitting", "hit": "collision at nb",
-                            "locked": "not decoded: started during another sensed frame (TCPLAB_DEBUG_LOCK_FIRST)"
+                            "locked": "not decoded: started during another sensed frame (ns2_reception)"
                             }.get(e[3], "too weak")
                 if e[3] == "1":
                     return "answered"
@@ -504,7 +501,7 @@ def tcplabrepair(path: str, hops: int, verbose: bool = False) -> Counter:
                 if bl and _kv(bl[0][3])["why"] == "tx":
                     cause, desc = "request lost: receiver transmitting", f"{front}->{nxt}"
                 elif bl and _kv(bl[0][3])["why"] == "other" and not hit:
-                    cause = "request not decoded: receiver locked on an earlier frame (TCPLAB_DEBUG_LOCK_FIRST)"
+                    cause = "request not decoded: receiver locked on an earlier frame (ns2_reception)"
                     desc = f"{front}->{nxt}"
                 elif bl:
                     by = re.search(r"by\[(\d+)->(-?\d+) k=(\d+) f=(\w+)", hit[0][4]) if hit else None
@@ -648,12 +645,16 @@ def mac_report(which: str, hops: int, files: list[str]) -> None:
     print("failures by (frame, sender, receiver):", sorted(P.items(), key=lambda x: -x[1])[:25])
 
 
-def toml(hops: int, seed: int, local_repair: bool = False) -> None:
+def toml(hops: int, seed: int, local_repair: bool = False, mac: str = "") -> None:
     """wifi_chain_ns2.py's AODV chain as a scenario file (100 s measured);
-    `local_repair`: its `--aodv-local-repair`."""
+    `local_repair`: its `--aodv-local-repair`; `mac`: ns-2.35's MAC rules
+    ("reception", "cts" or "both": `[wireless.mac] ns2_reception`, `ns2_cts`)."""
     print(f'[sim]\nduration = "101s"\nseed = {seed}\n[wireless]\npropagation = "two_ray_ground"\n'
           'data_rate = "2Mbps"\nbasic_rate = "1Mbps"\nrts_threshold = 0\nrouting = "aodv"\n'
           'ifq = { kind = "priqueue", limit = 50 }')
+    if mac:
+        print(f'mac = {{ ns2_reception = {str(mac in ("reception", "both")).lower()}, '
+              f'ns2_cts = {str(mac in ("cts", "both")).lower()} }}')
     if local_repair:
         print('[wireless.aodv]\nlocal_repair = true')
     for i in range(hops + 1):
@@ -674,6 +675,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if len(sys.argv) == 5 and sys.argv[1] == "toml" and sys.argv[4] == "lr":
         toml(int(sys.argv[2]), int(sys.argv[3]), local_repair=True)
+        sys.exit(0)
+    if len(sys.argv) == 5 and sys.argv[1] == "toml" and sys.argv[4] in ("reception", "cts", "both"):
+        toml(int(sys.argv[2]), int(sys.argv[3]), mac=sys.argv[4])
         sys.exit(0)
     if len(sys.argv) != 4 or sys.argv[1] not in ("ns2", "tcplab", "toml"):
         sys.exit(__doc__)

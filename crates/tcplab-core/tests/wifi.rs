@@ -215,17 +215,20 @@ fn hidden_terminals_collide_without_rts_far_less_with() {
 /// which sends to D. With the issue's reception rule B decodes A's frames
 /// through C's (26 dB stronger: capture); with ns-2.35's (`ns2_reception`)
 /// a frame of A that begins while B senses one of C's is lost.
+/// A sends to B 100 m away; C, 460 m from B and hidden from A, sends to D.
+fn sensed_sender(wireless: &str) -> RunResult {
+    let sc = wifi(
+        "20s",
+        wireless,
+        &[("A", -100.0, 0.0), ("B", 0.0, 0.0), ("C", 460.0, 0.0), ("D", 700.0, 0.0)],
+        &(udp("A", "B", "400kbps", 1000, 0.0) + &udp("C", "D", "1Mbps", 1000, 0.0)),
+    );
+    run_toml(&sc).unwrap()
+}
+
 #[test]
 fn ns2_reception_locks_onto_the_first_frame_sensed() {
-    let run = |ns2: bool| {
-        let sc = wifi(
-            "20s",
-            &format!("rts_threshold = \"off\"\nmac = {{ ns2_reception = {ns2} }}"),
-            &[("A", -100.0, 0.0), ("B", 0.0, 0.0), ("C", 460.0, 0.0), ("D", 700.0, 0.0)],
-            &(udp("A", "B", "400kbps", 1000, 0.0) + &udp("C", "D", "1Mbps", 1000, 0.0)),
-        );
-        run_toml(&sc).unwrap()
-    };
+    let run = |ns2: bool| sensed_sender(&format!("rts_threshold = \"off\"\nmac = {{ ns2_reception = {ns2} }}"));
     let (issue, ns2) = (run(false), run(true));
     let (r_issue, r_ns2) = (node_stat(&issue, "A", "retries"), node_stat(&ns2, "A", "retries"));
     println!("A's retries: {r_issue} with the issue's rule, {r_ns2} with ns-2's");
@@ -241,15 +244,7 @@ fn ns2_reception_locks_onto_the_first_frame_sensed() {
 /// arriving, or an EIFS runs, a SIFS after the RTS.
 #[test]
 fn ns2_cts_is_sent_only_on_an_idle_medium() {
-    let run = |ns2: bool| {
-        let sc = wifi(
-            "20s",
-            &format!("rts_threshold = 0\nmac = {{ ns2_cts = {ns2} }}"),
-            &[("A", -100.0, 0.0), ("B", 0.0, 0.0), ("C", 460.0, 0.0), ("D", 700.0, 0.0)],
-            &(udp("A", "B", "400kbps", 1000, 0.0) + &udp("C", "D", "1Mbps", 1000, 0.0)),
-        );
-        run_toml(&sc).unwrap()
-    };
+    let run = |ns2: bool| sensed_sender(&format!("rts_threshold = 0\nmac = {{ ns2_cts = {ns2} }}"));
     let (std, ns2) = (run(false), run(true));
     let unanswered = |r: &RunResult| node_stat(r, "A", "rts_frames") - node_stat(r, "B", "cts_frames");
     let (u_std, u_ns2) = (unanswered(&std), unanswered(&ns2));

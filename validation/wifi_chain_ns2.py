@@ -27,7 +27,9 @@ after a discovery gives up, as ns-2.35 does (MAX_RREQ_TIMEOUT);
 `--aodv-local-repair` makes it repair a route broken near its destination
 locally, as ns-2.35 built with AODV_LOCAL_REPAIR does (local_repair = true).
 `--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception and CTS rules
-(`[wireless.mac] ns2_reception = true, ns2_cts = true`; docs/models.md).
+(`[wireless.mac] ns2_reception = true, ns2_cts = true`; docs/models.md);
+`--dsr-ns2-backoff` gives its DSR ns-2.35's route request schedule
+(`[wireless.dsr] ns2_request_backoff = true`).
 
 With `--trace-dir DIR --dsdv-log`, ns-2.35's DSDV also writes its own log
 (DIR/chain-dsdv-<h>h-s<seed>.dsdv, read by validation/dsdv_trace.py).
@@ -186,10 +188,13 @@ def flow_result(stdout: str, duration: float) -> dict:
 def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
                net_diameter: int | None = None, dsdv_mac_failures: bool = True,
                new_destination_ring: bool = True, hold_down: float | None = None,
-               local_repair: bool = False, dsdv_ns2_advertising: bool = False, ns2_mac: bool = False) -> dict:
+               local_repair: bool = False, dsdv_ns2_advertising: bool = False, ns2_mac: bool = False,
+               dsr_ns2_backoff: bool = False) -> dict:
     sc = scenario(hops, seed, duration, routing)
     if ns2_mac:
         sc["wireless"]["mac"] = {"ns2_reception": True, "ns2_cts": True}
+    if routing == "dsr" and dsr_ns2_backoff:
+        sc["wireless"]["dsr"] = {"ns2_request_backoff": True}
     if routing == "aodv":
         aodv = {} if net_diameter is None else {"net_diameter": net_diameter}
         if not new_destination_ring:
@@ -256,6 +261,9 @@ def main() -> int:
     ap.add_argument("--ns2-mac", action="store_true",
                     help="tcplab's MAC with ns-2.35's reception and CTS rules "
                          "([wireless.mac] ns2_reception = true, ns2_cts = true)")
+    ap.add_argument("--dsr-ns2-backoff", action="store_true",
+                    help="tcplab's DSR repeats route requests on ns-2.35's schedule "
+                         "([wireless.dsr] ns2_request_backoff = true)")
     ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
     ap.add_argument("--mac-trace", action="store_true",
                     help="with --trace-dir: ns-2's MAC-level trace too (RTS/CTS/ACK, drops; "
@@ -277,7 +285,7 @@ def main() -> int:
         seeds = range(1, a.seeds + 1)
         ours = [run_tcplab(hops, s, a.duration, a.routing, a.net_diameter, not a.dsdv_no_mac_failures,
                           not a.aodv_no_new_ring, a.aodv_hold_down, a.aodv_local_repair,
-                          a.dsdv_ns2_advertising, a.ns2_mac) for s in seeds]
+                          a.dsdv_ns2_advertising, a.ns2_mac, a.dsr_ns2_backoff) for s in seeds]
         theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir, a.mac_trace, a.dsdv_log) for s in seeds]
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
         opt = lambda rs, k: "-" if rs[0][k] is None else f"{mean(rs, k):.1f}"  # noqa: E731

@@ -605,6 +605,25 @@ fn dsr_max_route_len_bounds_the_route() {
     assert_eq!(short.flows.get("bytes_delivered", 0).unwrap(), 0.0);
 }
 
+/// A destination no route can reach (max_route_len too short): RFC 4728's
+/// schedule repeats the propagating request after 0.5, 1, 2, 4, 8 s
+/// (requests at 0, 0.03, 0.53, 1.53, 3.53, 7.53 and 15.53 s in 21 s);
+/// ns-2.35's (BackOffTest) starts a cycle of a non-propagating and a
+/// propagating request at 0, 2, 10 and 20 s.
+#[test]
+fn dsr_request_schedules() {
+    let nodes = chain_nodes(6);
+    let flow = probe("n0", "n6", 0.0);
+    let run = |ns2: bool| {
+        let extra = format!("[wireless.dsr]\nmax_route_len = 6\nns2_request_backoff = {ns2}");
+        run_toml(&scenario("21s", "dsr", &extra, &nodes, &flow)).unwrap()
+    };
+    let (rfc, ns2) = (run(false), run(true));
+    assert_eq!(node_stat(&rfc, "n0", "dsr_rreq_sent"), 7.0);
+    assert_eq!(node_stat(&ns2, "n0", "dsr_rreq_sent"), 8.0);
+    assert_eq!(node_stat(&ns2, "n0", "route_discoveries"), 1.0);
+}
+
 /// A node on the route goes dark: route errors, salvaging or a new
 /// discovery, and TCP carries on around it.
 #[test]

@@ -162,6 +162,9 @@ pub struct DsrCfg {
     /// `max_request_period` (10 s).
     pub request_period: Option<Dur>,
     pub max_request_period: Option<Dur>,
+    /// ns-2.35's request schedule (BackOffTest: cycles 0.5, 2, 8 s apart,
+    /// each a non-propagating then a propagating request); default false.
+    pub ns2_request_backoff: Option<bool>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).

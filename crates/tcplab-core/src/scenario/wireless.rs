@@ -562,6 +562,9 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     if let Some(x) = d.max_request_period {
         p.max_request_period = x.0;
     }
+    if let Some(x) = d.ns2_request_backoff {
+        p.ns2_request_backoff = x;
+    }
     p
 }
 

@@ -84,6 +84,13 @@ pub struct DsrParams {
     /// route go back to the send buffer and a discovery starts (ns-2.35's
     /// DSR does so); false: they are dropped.
     pub rebuffer_own: bool,
+    /// ns-2.35's request schedule (dsragent.cc BackOffTest) instead of RFC
+    /// 4728's: every cycle is a non-propagating request and, after
+    /// `nonprop_timeout`, a propagating one; cycle k + 1 starts
+    /// `request_period` x 4^k after cycle k (0.5, 2, 8 s), at most
+    /// `max_request_period`. RFC 4728 (the default): one non-propagating
+    /// request, then propagating ones `request_period` apart, doubling.
+    pub ns2_request_backoff: bool,
 }
 
 impl Default for DsrParams {
@@ -101,6 +108,7 @@ impl Default for DsrParams {
             grat_replies: true,
             grat_holdoff: SEC,
             rebuffer_own: true,
+            ns2_request_backoff: false,
         }
     }
 }
@@ -150,6 +158,11 @@ pub struct Rerr {
 struct Discovery {
     next_try: Time,
     period: Time,
+    /// `ns2_request_backoff`: when the current cycle began, cycles so far,
+    /// and whether its propagating request is still to go.
+    cycle_start: Time,
+    cycles: u32,
+    limited: bool,
 }
 
 pub struct Dsr {
@@ -287,13 +300,31 @@ impl Dsr {
             None => {
                 self.stats.discoveries += 1;
                 self.send_request(now, dst, 1, io);
-                self.discoveries.insert(dst, Discovery { next_try: now + self.p.nonprop_timeout, period: 0 });
+                let next_try = now + self.p.nonprop_timeout;
+                let d = Discovery { next_try, period: 0, cycle_start: now, cycles: 1, limited: true };
+                self.discoveries.insert(dst, d);
+            }
+            Some(d) if d.next_try <= now && self.p.ns2_request_backoff => {
+                let d = if d.limited {
+                    // The cycle's propagating request. The next cycle
+                    // starts request_period x 4^cycles after this one did
+                    // (BackOffTest, with `cycles` its rt_reqs_outstanding).
+                    self.send_request(now, dst, 255, io);
+                    let wait = self.p.request_period.saturating_mul(1 << (2 * d.cycles.min(15)));
+                    let next_try = (d.cycle_start + wait.min(self.p.max_request_period)).max(now);
+                    Discovery { next_try, limited: false, ..d }
+                } else {
+                    self.send_request(now, dst, 1, io);
+                    let next_try = now + self.p.nonprop_timeout;
+                    Discovery { next_try, cycle_start: now, cycles: d.cycles + 1, limited: true, ..d }
+                };
+                self.discoveries.insert(dst, d);
             }
             Some(d) if d.next_try <= now => {
                 let period =
                     if d.period == 0 { self.p.request_period } else { (d.period * 2).min(self.p.max_request_period) };
                 self.send_request(now, dst, 255, io);
-                self.discoveries.insert(dst, Discovery { next_try: now + period, period });
+                self.discoveries.insert(dst, Discovery { next_try: now + period, period, ..d });
             }
             _ => {}
         }

@@ -264,6 +264,8 @@ def main() -> int:
     ap.add_argument("--dsr-ns2-backoff", action="store_true",
                     help="tcplab's DSR repeats route requests on ns-2.35's schedule "
                          "([wireless.dsr] ns2_request_backoff = true)")
+    ap.add_argument("--se", action="store_true",
+                    help="goodput, retransmissions and timeouts as mean ± standard error over the seeds")
     ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
     ap.add_argument("--mac-trace", action="store_true",
                     help="with --trace-dir: ns-2's MAC-level trace too (RTS/CTS/ACK, drops; "
@@ -288,13 +290,21 @@ def main() -> int:
                           a.dsdv_ns2_advertising, a.ns2_mac, a.dsr_ns2_backoff) for s in seeds]
         theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir, a.mac_trace, a.dsdv_log) for s in seeds]
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
+
+        def cell(rs, k, scale=1.0, digits=1):
+            v = [r[k] / scale for r in rs]
+            m = f"{statistics.mean(v):.{digits}f}"
+            if a.se and len(v) > 1:
+                m += f" ± {statistics.stdev(v) / len(v) ** 0.5:.1f}"
+            return m
+
         opt = lambda rs, k: "-" if rs[0][k] is None else f"{mean(rs, k):.1f}"  # noqa: E731
         reasons = sorted({k for r in theirs for k in r["rtr_drops"]})
         drops = ", ".join(f"{k} {statistics.mean(r['rtr_drops'].get(k, 0) for r in theirs):.1f}"
                           for k in reasons) or "0"
-        print(f"| {hops} | {mean(ours, 'goodput_bps') / 1e3:.0f} | {mean(theirs, 'goodput_bps') / 1e3:.0f} "
-              f"| {mean(ours, 'retransmits'):.1f} | {mean(theirs, 'retransmits'):.1f} "
-              f"| {mean(ours, 'timeouts'):.1f} | {mean(theirs, 'timeouts'):.1f} "
+        print(f"| {hops} | {cell(ours, 'goodput_bps', 1e3, 0)} | {cell(theirs, 'goodput_bps', 1e3, 0)} "
+              f"| {cell(ours, 'retransmits')} | {cell(theirs, 'retransmits')} "
+              f"| {cell(ours, 'timeouts')} | {cell(theirs, 'timeouts')} "
               f"| {opt(ours, 'routing_packets')} | {mean(theirs, 'routing_packets'):.1f} "
               f"| {mean(ours, 'mac_drops'):.1f} | {opt(ours, 'link_broken')} | {drops} |",
               flush=True)

@@ -29,7 +29,8 @@ locally, as ns-2.35 built with AODV_LOCAL_REPAIR does (local_repair = true).
 `--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception and CTS rules
 (`[wireless.mac] ns2_reception = true, ns2_cts = true`; docs/models.md);
 `--dsr-ns2-backoff` gives its DSR ns-2.35's route request schedule
-(`[wireless.dsr] ns2_request_backoff = true`).
+(`[wireless.dsr] ns2_request_backoff = true`); `--ns2-profile` sets
+`[wireless] profile = "ns2"`, all of ns-2.35's switches at once.
 
 With `--trace-dir DIR --dsdv-log`, ns-2.35's DSDV also writes its own log
 (DIR/chain-dsdv-<h>h-s<seed>.dsdv, read by validation/dsdv_trace.py).
@@ -189,8 +190,10 @@ def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
                net_diameter: int | None = None, dsdv_mac_failures: bool = True,
                new_destination_ring: bool = True, hold_down: float | None = None,
                local_repair: bool = False, dsdv_ns2_advertising: bool = False, ns2_mac: bool = False,
-               dsr_ns2_backoff: bool = False) -> dict:
+               dsr_ns2_backoff: bool = False, ns2_profile: bool = False) -> dict:
     sc = scenario(hops, seed, duration, routing)
+    if ns2_profile:
+        sc["wireless"]["profile"] = "ns2"
     if ns2_mac:
         sc["wireless"]["mac"] = {"ns2_reception": True, "ns2_cts": True}
     if routing == "dsr" and dsr_ns2_backoff:
@@ -264,6 +267,9 @@ def main() -> int:
     ap.add_argument("--dsr-ns2-backoff", action="store_true",
                     help="tcplab's DSR repeats route requests on ns-2.35's schedule "
                          "([wireless.dsr] ns2_request_backoff = true)")
+    ap.add_argument("--ns2-profile", action="store_true",
+                    help="tcplab with [wireless] profile = \"ns2\" (every ns-2.35 switch of the MAC and "
+                         "the routing protocols)")
     ap.add_argument("--se", action="store_true",
                     help="goodput, retransmissions and timeouts as mean ± standard error over the seeds")
     ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
@@ -287,7 +293,7 @@ def main() -> int:
         seeds = range(1, a.seeds + 1)
         ours = [run_tcplab(hops, s, a.duration, a.routing, a.net_diameter, not a.dsdv_no_mac_failures,
                           not a.aodv_no_new_ring, a.aodv_hold_down, a.aodv_local_repair,
-                          a.dsdv_ns2_advertising, a.ns2_mac, a.dsr_ns2_backoff) for s in seeds]
+                          a.dsdv_ns2_advertising, a.ns2_mac, a.dsr_ns2_backoff, a.ns2_profile) for s in seeds]
         theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir, a.mac_trace, a.dsdv_log) for s in seeds]
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
 

@@ -622,6 +622,35 @@ fn dsr_request_schedules() {
     assert_eq!(node_stat(&rfc, "n0", "dsr_rreq_sent"), 7.0);
     assert_eq!(node_stat(&ns2, "n0", "dsr_rreq_sent"), 8.0);
     assert_eq!(node_stat(&ns2, "n0", "route_discoveries"), 1.0);
+    // `[wireless] profile = "ns2"` chooses ns-2's schedule; the key wins.
+    let with_profile = |extra: &str| {
+        let sc = scenario("21s", "dsr", &format!("[wireless.dsr]\nmax_route_len = 6\n{extra}"), &nodes, &flow)
+            .replace("routing = \"dsr\"", "routing = \"dsr\"\nprofile = \"ns2\"");
+        node_stat(&run_toml(&sc).unwrap(), "n0", "dsr_rreq_sent")
+    };
+    assert_eq!(with_profile(""), 8.0);
+    assert_eq!(with_profile("ns2_request_backoff = false"), 7.0);
+}
+
+/// `[wireless] profile = "ns2"` is the same run as ns-2.35's switches set
+/// one by one: AODV (no ring for new destinations, 10 s hold-down, local
+/// repair) and DSDV (no MAC failures, ns-2's advertising), with the MAC's
+/// two rules.
+#[test]
+fn ns2_profile_is_the_ns2_switches_together() {
+    let mac = "mac = { ns2_reception = true, ns2_cts = true }\n";
+    let cases = [
+        ("aodv", "[wireless.aodv]\nnew_destination_ring = false\ndiscovery_hold_down = \"10s\"\nlocal_repair = true"),
+        ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true"),
+    ];
+    for (routing, keys) in cases {
+        let by_profile = run_toml(&chain(4, "30s", routing, "profile = \"ns2\"")).unwrap();
+        let by_keys = run_toml(&chain(4, "30s", routing, &format!("{mac}{keys}"))).unwrap();
+        let standard = run_toml(&chain(4, "30s", routing, "")).unwrap();
+        assert_eq!(by_profile.flows.to_csv(), by_keys.flows.to_csv(), "{routing}");
+        assert_eq!(by_profile.nodes.to_csv(), by_keys.nodes.to_csv(), "{routing}");
+        assert_ne!(by_profile.nodes.to_csv(), standard.nodes.to_csv(), "{routing}");
+    }
 }
 
 /// A node on the route goes dark: route errors, salvaging or a new

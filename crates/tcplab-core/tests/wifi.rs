@@ -238,6 +238,16 @@ fn ns2_reception_locks_onto_the_first_frame_sensed() {
     assert_eq!(node_stat(&issue, "D", "collisions"), node_stat(&ns2, "D", "collisions"));
 }
 
+/// `[wireless] profile = "ns2"` turns both MAC switches on; a key set
+/// explicitly wins.
+#[test]
+fn ns2_profile_sets_the_mac_switches_unless_told_otherwise() {
+    let retries = |w: &str| node_stat(&sensed_sender(&format!("rts_threshold = \"off\"\n{w}")), "A", "retries");
+    assert!(retries("profile = \"ns2\"") > 200.0);
+    assert_eq!(retries("profile = \"ns2\"\nmac = { ns2_reception = false }"), 0.0);
+    assert_eq!(retries("profile = \"standard\""), 0.0);
+}
+
 /// The same stations with RTS/CTS: B decodes A's RTSs through C's frames;
 /// the standard's B answers each (its NAV is clear: it cannot decode C's
 /// frames), ns-2.35's (`ns2_cts`) withholds the CTS when a frame is
@@ -345,6 +355,7 @@ fn bad_wireless_input_is_one_line_naming_the_key() {
             "wireless.phy.cs_threshold_w",
         ),
         (base.replace("propagation = \"two_ray_ground\"", "propagation = \"ray_tracing\""), "wireless.propagation"),
+        (base.replace("rts_threshold = 0", "rts_threshold = 0\nprofile = \"ns3\""), "wireless.profile"),
         (base.replace("position = [500.0, 0.0]", "position = [560.0, 0.0]"), "flow[0].to"),
     ];
     for (sc, key) in cases {

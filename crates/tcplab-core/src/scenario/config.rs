@@ -99,6 +99,11 @@ pub struct WirelessCfg {
     pub rts_threshold: Option<RtsThresholdCfg>,
     #[serde(default)]
     pub routing: WirelessRouting,
+    /// Defaults of the switches that reproduce ns-2.35's algorithms
+    /// (docs/models.md): "standard" (the rules, the standards and
+    /// RFCs) or "ns2"; keys set explicitly win either way.
+    #[serde(default)]
+    pub profile: WirelessProfile,
     #[serde(default, deserialize_with = "tagged_opt")]
     pub ifq: Option<IfqCfg>,
     pub phy: Option<PhyCfg>,
@@ -229,6 +234,19 @@ pub enum PropagationName {
     #[default]
     TwoRayGround,
     Shadowing,
+}
+
+/// `[wireless] profile`.
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum WirelessProfile {
+    #[default]
+    Standard,
+    /// ns-2.35's MAC rules (`ns2_reception`, `ns2_cts`), AODV without a
+    /// ring search for new destinations, with a 10 s hold-down and local
+    /// repair, DSDV without MAC failures and with ns-2's advertising,
+    /// DSR's request schedule.
+    Ns2,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

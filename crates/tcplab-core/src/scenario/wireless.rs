@@ -402,6 +402,10 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         },
         ..MacParams::default()
     };
+    if ns2(w) {
+        mac.ns2_reception = true;
+        mac.ns2_cts = true;
+    }
     if let Some(m) = &w.mac {
         mac.cw_min = m.cw_min.unwrap_or(mac.cw_min);
         mac.cw_max = m.cw_max.unwrap_or(mac.cw_max);
@@ -452,8 +456,22 @@ pub fn gap(cfg: &ScenarioCfg, radio: &Radio, reachable: &[bool]) -> Option<Strin
 }
 
 /// AODV's parameters from `[wireless.aodv]` over ns-2.35's defaults.
+/// `[wireless] profile = "ns2"`.
+fn ns2(w: &WirelessCfg) -> bool {
+    w.profile == WirelessProfile::Ns2
+}
+
 pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     let mut p = crate::net::routing::AodvParams::default();
+    if ns2(w) {
+        // ns-2.35's aodv.cc: the first request for a destination never
+        // reached goes network-wide (in effect), a failed discovery holds
+        // it down for MAX_RREQ_TIMEOUT, and breaks near the destination
+        // are repaired locally (AODV_LOCAL_REPAIR).
+        p.new_destination_ring = false;
+        p.discovery_hold_down = 10 * crate::engine::time::SEC;
+        p.local_repair = true;
+    }
     let Some(a) = &w.aodv else { return p };
     let set_t = |dst: &mut crate::engine::Time, v: Option<super::units::Dur>| {
         if let Some(d) = v {
@@ -500,6 +518,12 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
 /// DSDV's parameters from `[wireless.dsdv]` over the defaults.
 pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
     let mut p = crate::net::routing::DsdvParams::default();
+    if ns2(w) {
+        // ns-2.35's dsdv.cc: use_mac_ 0, and its rule for when a changed
+        // route may be advertised.
+        p.use_mac_failures = false;
+        p.ns2_advertising = true;
+    }
     let Some(d) = &w.dsdv else { return p };
     if let Some(x) = d.periodic_update_interval {
         p.periodic_update_interval = x.0;
@@ -530,7 +554,7 @@ pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
 
 /// DSR's parameters from `[wireless.dsr]` over the defaults.
 pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
-    let mut p = crate::net::routing::DsrParams::default();
+    let mut p = crate::net::routing::DsrParams { ns2_request_backoff: ns2(w), ..Default::default() };
     let Some(d) = &w.dsr else { return p };
     if let Some(x) = d.max_route_len {
         p.max_route_len = x as usize;

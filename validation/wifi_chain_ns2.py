@@ -186,34 +186,50 @@ def flow_result(stdout: str, duration: float) -> dict:
     return {"goodput_bps": max(ack, 0) * SEGMENT * 8 / duration, "retransmits": rtx, "timeouts": timeouts}
 
 
+# tcplab's switches towards ns-2.35's algorithms: run_tcplab's keyword, its
+# command-line flag, the [wireless] table and keys it sets (for the
+# routing protocol named, or for every run when None), and the help text.
+SWITCHES = [
+    ("new_destination_ring", "--aodv-no-new-ring", "aodv", {"new_destination_ring": False},
+     "tcplab's AODV searches new destinations network-wide at once, as ns-2.35 (new_destination_ring = false)"),
+    ("local_repair", "--aodv-local-repair", "aodv", {"local_repair": True},
+     "tcplab's AODV repairs a route broken near its destination locally, as ns-2.35 built with "
+     "AODV_LOCAL_REPAIR (local_repair = true)"),
+    ("dsdv_mac_failures", "--dsdv-no-mac-failures", "dsdv", {"use_mac_failures": False},
+     "tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)"),
+    ("dsdv_ns2_advertising", "--dsdv-ns2-advertising", "dsdv", {"ns2_advertising": True},
+     "tcplab's DSDV holds changed routes back as ns-2.35's does (ns2_advertising = true)"),
+    ("dsr_ns2_backoff", "--dsr-ns2-backoff", "dsr", {"ns2_request_backoff": True},
+     "tcplab's DSR repeats route requests on ns-2.35's schedule ([wireless.dsr] ns2_request_backoff = true)"),
+    ("ns2_mac", "--ns2-mac", None, {"mac": {"ns2_reception": True, "ns2_cts": True}},
+     "tcplab's MAC with ns-2.35's reception and CTS rules ([wireless.mac] ns2_reception = true, ns2_cts = true)"),
+    ("ns2_profile", "--ns2-profile", None, {"profile": "ns2"},
+     "tcplab with [wireless] profile = \"ns2\" (every ns-2.35 switch of the MAC and the routing protocols)"),
+]
+# Keywords whose default is on: the flag turns the feature off.
+ON_BY_DEFAULT = {"new_destination_ring", "dsdv_mac_failures"}
+
+
 def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
                net_diameter: int | None = None, dsdv_mac_failures: bool = True,
                new_destination_ring: bool = True, hold_down: float | None = None,
                local_repair: bool = False, dsdv_ns2_advertising: bool = False, ns2_mac: bool = False,
                dsr_ns2_backoff: bool = False, ns2_profile: bool = False) -> dict:
     sc = scenario(hops, seed, duration, routing)
-    if ns2_profile:
-        sc["wireless"]["profile"] = "ns2"
-    if ns2_mac:
-        sc["wireless"]["mac"] = {"ns2_reception": True, "ns2_cts": True}
-    if routing == "dsr" and dsr_ns2_backoff:
-        sc["wireless"]["dsr"] = {"ns2_request_backoff": True}
-    if routing == "aodv":
-        aodv = {} if net_diameter is None else {"net_diameter": net_diameter}
-        if not new_destination_ring:
-            aodv["new_destination_ring"] = False
-        if hold_down is not None:
-            aodv["discovery_hold_down"] = f"{hold_down}s"
-        if local_repair:
-            aodv["local_repair"] = True
-        if aodv:
-            sc["wireless"]["aodv"] = aodv
-    if routing == "dsdv":
-        dsdv = {} if dsdv_mac_failures else {"use_mac_failures": False}
-        if dsdv_ns2_advertising:
-            dsdv["ns2_advertising"] = True
-        if dsdv:
-            sc["wireless"]["dsdv"] = dsdv
+    given = {"new_destination_ring": new_destination_ring, "local_repair": local_repair,
+             "dsdv_mac_failures": dsdv_mac_failures, "dsdv_ns2_advertising": dsdv_ns2_advertising,
+             "dsr_ns2_backoff": dsr_ns2_backoff, "ns2_mac": ns2_mac, "ns2_profile": ns2_profile}
+    for kw, _, table, keys, _ in SWITCHES:
+        if given[kw] == (kw in ON_BY_DEFAULT) or table not in (None, routing):
+            continue
+        if table is None:
+            sc["wireless"].update(keys)
+        else:
+            sc["wireless"].setdefault(table, {}).update(keys)
+    if routing == "aodv" and net_diameter is not None:
+        sc["wireless"].setdefault("aodv", {})["net_diameter"] = net_diameter
+    if routing == "aodv" and hold_down is not None:
+        sc["wireless"].setdefault("aodv", {})["discovery_hold_down"] = f"{hold_down}s"
     r = tcplab.run(sc)
     f = r.columns("flows")
     n = r.columns("nodes")
@@ -248,28 +264,11 @@ def main() -> int:
     ap.add_argument("--routing", choices=["static", "aodv", "dsdv", "dsr"], default="static")
     ap.add_argument("--net-diameter", type=int, default=None,
                     help="tcplab's [wireless.aodv] net_diameter (ns-2.35: 30, fixed)")
-    ap.add_argument("--aodv-no-new-ring", action="store_true",
-                    help="tcplab's AODV searches new destinations network-wide at once, as ns-2.35 "
-                         "(new_destination_ring = false)")
     ap.add_argument("--aodv-hold-down", type=float, default=None, metavar="SECONDS",
                     help="tcplab's AODV starts no discovery for a destination this long after one "
                          "gave up (discovery_hold_down; ns-2.35: 10)")
-    ap.add_argument("--aodv-local-repair", action="store_true",
-                    help="tcplab's AODV repairs a route broken near its destination locally, as "
-                         "ns-2.35 built with AODV_LOCAL_REPAIR (local_repair = true)")
-    ap.add_argument("--dsdv-no-mac-failures", action="store_true",
-                    help="tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)")
-    ap.add_argument("--dsdv-ns2-advertising", action="store_true",
-                    help="tcplab's DSDV holds changed routes back as ns-2.35's does (ns2_advertising = true)")
-    ap.add_argument("--ns2-mac", action="store_true",
-                    help="tcplab's MAC with ns-2.35's reception and CTS rules "
-                         "([wireless.mac] ns2_reception = true, ns2_cts = true)")
-    ap.add_argument("--dsr-ns2-backoff", action="store_true",
-                    help="tcplab's DSR repeats route requests on ns-2.35's schedule "
-                         "([wireless.dsr] ns2_request_backoff = true)")
-    ap.add_argument("--ns2-profile", action="store_true",
-                    help="tcplab with [wireless] profile = \"ns2\" (every ns-2.35 switch of the MAC and "
-                         "the routing protocols)")
+    for _, flag, _, _, help_text in SWITCHES:
+        ap.add_argument(flag, action="store_true", help=help_text)
     ap.add_argument("--se", action="store_true",
                     help="goodput, retransmissions and timeouts as mean ± standard error over the seeds")
     ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
@@ -291,9 +290,10 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for hops in a.hops:
         seeds = range(1, a.seeds + 1)
-        ours = [run_tcplab(hops, s, a.duration, a.routing, a.net_diameter, not a.dsdv_no_mac_failures,
-                          not a.aodv_no_new_ring, a.aodv_hold_down, a.aodv_local_repair,
-                          a.dsdv_ns2_advertising, a.ns2_mac, a.dsr_ns2_backoff, a.ns2_profile) for s in seeds]
+        switches = {kw: getattr(a, flag[2:].replace("-", "_")) != (kw in ON_BY_DEFAULT)
+                    for kw, flag, _, _, _ in SWITCHES}
+        ours = [run_tcplab(hops, s, a.duration, a.routing, net_diameter=a.net_diameter,
+                           hold_down=a.aodv_hold_down, **switches) for s in seeds]
         theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir, a.mac_trace, a.dsdv_log) for s in seeds]
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
 

@@ -4,7 +4,8 @@
 
     python benchmarks/dumbbell.py [--repeats 5] [--loss 0.01]
 
-Reports, for tcplab: the simulation alone (Rust core, best of N), the whole
+Reports, for tcplab: the simulation alone (Rust core, one run per process,
+best of N: benchmarks/core_timing.py), the whole
 `tcplab run` process (wall and CPU) including Python start-up and writing
 files, events per
 second and peak memory; for ns-2: the whole `ns` process (wall and CPU) and the run minus ns-2's
@@ -15,7 +16,6 @@ No assertion here: timings are for people, not for CI.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
@@ -26,6 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from core_timing import first_runs  # noqa: E402
 
 SCENARIO = ROOT / "scenarios" / "dumbbell.toml"
 
@@ -57,8 +60,8 @@ def main() -> int:
 
         subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario"], cwd=ROOT, check=True)
         exe = ROOT / "target" / "release" / "examples" / "run_scenario"
-        _, _, rss, out = child_run([str(exe), str(path), str(a.repeats)])
-        core = json.loads(out)
+        core = first_runs(exe, path, a.repeats)
+        rss = core["maxrss_kb"]
 
         walls, cpus = [], []
         # The installed command, as a user runs it (python -m would be the same process).

@@ -7,7 +7,8 @@ in tcplab and in ns-2.35 (the same scenario through validation/ns2.py).
 
 For each case it prints, for both simulators: the whole process (wall and
 CPU), the simulation alone (tcplab: the Rust core's own timing of the run,
-best of the repeats; ns-2: CPU time minus that of the same script run for
+one run per process, best of the repeats as for ns-2 (benchmarks/core_timing.py);
+ns-2: CPU time minus that of the same script run for
 1 us, i.e. minus ns-2's own start-up and set-up), events per second and ns
 per event (tcplab), peak RSS, and the two ratios ns-2 / tcplab. No
 assertion here: timings are for people, not for CI.
@@ -20,7 +21,6 @@ second.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
@@ -30,6 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from core_timing import first_runs  # noqa: E402
 
 
 def scenario(n: int, duration: str) -> str:
@@ -55,10 +58,7 @@ def tcplab_case(text: str, repeats: int, tmp: Path) -> dict:
     path = tmp / "case.toml"
     path.write_text(text)
     exe = ROOT / "target" / "release" / "examples" / "run_scenario"
-    m = ns2.measure([str(exe), str(path), str(repeats)])
-    if m["returncode"] != 0:
-        raise RuntimeError(m["stderr"][-300:])
-    core = json.loads(m["stdout"])
+    core = first_runs(exe, path, repeats)
     whole = []
     for _ in range(repeats):
         w = ns2.measure([sys.executable, "-m", "tcplab", "run", str(path), "--out", str(tmp / "out"), "-q"])
@@ -67,7 +67,7 @@ def tcplab_case(text: str, repeats: int, tmp: Path) -> dict:
         whole.append(w)
     best = min(whole, key=lambda r: r["wall_s"])
     return {"sim_s": core["best_wall_s"], "events": core["events"], "wall_s": best["wall_s"],
-            "cpu_s": min(r["cpu_s"] for r in whole), "rss_kb": best["maxrss_kb"] or m["maxrss_kb"]}
+            "cpu_s": min(r["cpu_s"] for r in whole), "rss_kb": best["maxrss_kb"] or core["maxrss_kb"]}
 
 
 def ns2_case(text: str, repeats: int) -> dict | None:

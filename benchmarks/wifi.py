@@ -10,14 +10,14 @@ neighbourhood, not on the number of nodes.
 
     python benchmarks/wifi.py [--repeats 5] [--grids 50,200,800] [--isolated 200]
 
-tcplab is timed as the Rust core alone (examples/run_scenario, best of N
-runs in one process) and as a whole process; ns-2 as the whole `ns`
+tcplab is timed as the Rust core alone (examples/run_scenario, one run per
+process, best of N: benchmarks/core_timing.py) and as a whole process; ns-2
+as the whole `ns`
 process. No assertion here: timings are for people, not for CI.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import subprocess
 import sys
@@ -27,6 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from core_timing import first_runs  # noqa: E402
 from validation.wifi_chain_ns2 import flow_result  # noqa: E402
 from validation.wifi_chain_ns2 import tcl as chain_tcl  # noqa: E402
 
@@ -63,14 +66,7 @@ def core(exe: Path, text: str, repeats: int) -> dict:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "s.toml"
         path.write_text(text)
-        m = ns2.measure([str(exe), str(path), str(repeats)])
-        if m["returncode"] != 0:
-            raise RuntimeError(m["stderr"][-300:])
-        out = json.loads(m["stdout"])
-        out["maxrss_kb"] = m["maxrss_kb"]
-        one = ns2.measure([str(exe), str(path), "1"])
-        out["process_wall_s"], out["process_cpu_s"] = one["wall_s"], one["cpu_s"]
-        return out
+        return first_runs(exe, path, repeats)
 
 
 def ns2_chain(hops: int, duration: float, repeats: int) -> dict:

@@ -27,8 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
 
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from core_timing import first_runs  # noqa: E402
+from core_timing import first_runs  # noqa: E402  (this script's directory)
 
 SCENARIO = ROOT / "scenarios" / "dumbbell.toml"
 

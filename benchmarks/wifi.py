@@ -28,8 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
 
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from core_timing import first_runs  # noqa: E402
+from core_timing import first_runs  # noqa: E402  (this script's directory)
 from validation.wifi_chain_ns2 import flow_result  # noqa: E402
 from validation.wifi_chain_ns2 import tcl as chain_tcl  # noqa: E402
 

@@ -211,16 +211,16 @@ ON_BY_DEFAULT = {"new_destination_ring", "dsdv_mac_failures"}
 
 
 def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
-               net_diameter: int | None = None, dsdv_mac_failures: bool = True,
-               new_destination_ring: bool = True, hold_down: float | None = None,
-               local_repair: bool = False, dsdv_ns2_advertising: bool = False, ns2_mac: bool = False,
-               dsr_ns2_backoff: bool = False, ns2_profile: bool = False) -> dict:
+               net_diameter: int | None = None, hold_down: float | None = None, **switches: bool) -> dict:
+    """tcplab's chain; `switches`: SWITCHES' keywords (each off unless
+    given, but those ON_BY_DEFAULT)."""
+    unknown = set(switches) - {kw for kw, *_ in SWITCHES}
+    if unknown:
+        raise TypeError(f"run_tcplab: unknown switches {sorted(unknown)}")
     sc = scenario(hops, seed, duration, routing)
-    given = {"new_destination_ring": new_destination_ring, "local_repair": local_repair,
-             "dsdv_mac_failures": dsdv_mac_failures, "dsdv_ns2_advertising": dsdv_ns2_advertising,
-             "dsr_ns2_backoff": dsr_ns2_backoff, "ns2_mac": ns2_mac, "ns2_profile": ns2_profile}
     for kw, _, table, keys, _ in SWITCHES:
-        if given[kw] == (kw in ON_BY_DEFAULT) or table not in (None, routing):
+        default = kw in ON_BY_DEFAULT
+        if switches.get(kw, default) == default or table not in (None, routing):
             continue
         if table is None:
             sc["wireless"].update(keys)

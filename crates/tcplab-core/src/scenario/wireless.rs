@@ -455,12 +455,12 @@ pub fn gap(cfg: &ScenarioCfg, radio: &Radio, reachable: &[bool]) -> Option<Strin
     ))
 }
 
-/// AODV's parameters from `[wireless.aodv]` over ns-2.35's defaults.
 /// `[wireless] profile = "ns2"`.
 fn ns2(w: &WirelessCfg) -> bool {
     w.profile == WirelessProfile::Ns2
 }
 
+/// AODV's parameters from `[wireless.aodv]` over ns-2.35's defaults.
 pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     let mut p = crate::net::routing::AodvParams::default();
     if ns2(w) {

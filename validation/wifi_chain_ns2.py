@@ -29,7 +29,8 @@ locally, as ns-2.35 built with AODV_LOCAL_REPAIR does (local_repair = true).
 `--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception and CTS rules
 (`[wireless.mac] ns2_reception = true, ns2_cts = true`; docs/models.md);
 `--dsr-ns2-backoff` gives its DSR ns-2.35's route request schedule
-(`[wireless.dsr] ns2_request_backoff = true`); `--ns2-profile` sets
+(`[wireless.dsr] ns2_request_backoff = true`) and `--dsr-flow-state`
+ns-2.35's flow state (`[wireless.dsr] flow_state = true`); `--ns2-profile` sets
 `[wireless] profile = "ns2"`, all of ns-2.35's switches at once.
 
 With `--trace-dir DIR --dsdv-log`, ns-2.35's DSDV also writes its own log
@@ -201,6 +202,9 @@ SWITCHES = [
      "tcplab's DSDV holds changed routes back as ns-2.35's does (ns2_advertising = true)"),
     ("dsr_ns2_backoff", "--dsr-ns2-backoff", "dsr", {"ns2_request_backoff": True},
      "tcplab's DSR repeats route requests on ns-2.35's schedule ([wireless.dsr] ns2_request_backoff = true)"),
+    ("dsr_flow_state", "--dsr-flow-state", "dsr", {"flow_state": True},
+     "tcplab's DSR with ns-2.35's flow state: after a flow's first packets, data packets carry a flow ID "
+     "instead of the source route ([wireless.dsr] flow_state = true)"),
     ("ns2_mac", "--ns2-mac", None, {"mac": {"ns2_reception": True, "ns2_cts": True}},
      "tcplab's MAC with ns-2.35's reception and CTS rules ([wireless.mac] ns2_reception = true, ns2_cts = true)"),
     ("ns2_profile", "--ns2-profile", None, {"profile": "ns2"},

@@ -634,14 +634,15 @@ fn dsr_request_schedules() {
 
 /// `[wireless] profile = "ns2"` is the same run as ns-2.35's switches set
 /// one by one: AODV (no ring for new destinations, 10 s hold-down, local
-/// repair) and DSDV (no MAC failures, ns-2's advertising), with the MAC's
-/// two rules.
+/// repair), DSDV (no MAC failures, ns-2's advertising) and DSR (request
+/// schedule, flow state), with the MAC's two rules.
 #[test]
 fn ns2_profile_is_the_ns2_switches_together() {
     let mac = "mac = { ns2_reception = true, ns2_cts = true }\n";
     let cases = [
         ("aodv", "[wireless.aodv]\nnew_destination_ring = false\ndiscovery_hold_down = \"10s\"\nlocal_repair = true"),
         ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true"),
+        ("dsr", "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true"),
     ];
     for (routing, keys) in cases {
         let by_profile = run_toml(&chain(4, "30s", routing, "profile = \"ns2\"")).unwrap();
@@ -654,12 +655,19 @@ fn ns2_profile_is_the_ns2_switches_together() {
 }
 
 /// A node on the route goes dark: route errors, salvaging or a new
-/// discovery, and TCP carries on around it.
+/// discovery, and TCP carries on around it; with flow state too (the
+/// source's flow over the broken link ends, and a new one is set up).
 #[test]
 fn dsr_repairs_a_route_through_a_node_switched_off() {
+    for extra in ["", "[wireless.dsr]\nflow_state = true"] {
+        dsr_repairs_around(extra);
+    }
+}
+
+fn dsr_repairs_around(extra: &str) {
     let (gw, gh) = (6, 2);
     let nodes = grid_nodes(gw, gh);
-    let sc = scenario("45s", "dsr", "", &nodes, &tcp("g0_0", "g5_0"));
+    let sc = scenario("45s", "dsr", extra, &nodes, &tcp("g0_0", "g5_0"));
     let dst = 5u32;
     let off_at = 15 * SEC;
     let mut w = build(&sc);
@@ -683,7 +691,7 @@ fn dsr_repairs_a_route_through_a_node_switched_off() {
         .unwrap();
     let total = r.flows.get("bytes_delivered", 0).unwrap();
     println!(
-        "DSR switched off {}: {by_15} bytes by 15 s, {total} by 45 s; route errors {}, discoveries {}",
+        "DSR ({extra:?}) switched off {}: {by_15} bytes by 15 s, {total} by 45 s; route errors {}, discoveries {}",
         nodes[victim as usize].0,
         col_sum(&r.nodes, "route_errors"),
         col_sum(&r.nodes, "route_discoveries"),
@@ -940,6 +948,7 @@ fn dsr_keys_are_validated() {
         ("request_period = \"0s\"", "wireless.dsr.request_period"),
         ("request_period = \"20s\"", "wireless.dsr.max_request_period"),
         ("rebuffer_own = 1", "rebuffer_own"),
+        ("flow_state = \"on\"", "flow_state"),
         ("gratuitous_replys = true", "gratuitous_replys"),
     ] {
         let bad = chain(2, "1s", "dsr", &format!("[wireless.dsr]\n{extra}"));

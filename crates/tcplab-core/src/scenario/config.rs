@@ -170,6 +170,10 @@ pub struct DsrCfg {
     /// ns-2.35's request schedule (BackOffTest: cycles 0.5, 2, 8 s apart,
     /// each a non-propagating then a propagating request); default false.
     pub ns2_request_backoff: Option<bool>,
+    /// Flow state as ns-2.35's DSR: after a flow's first packets, data
+    /// packets carry a flow ID (or nothing) instead of the source route;
+    /// default false.
+    pub flow_state: Option<bool>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).

@@ -21,6 +21,13 @@
 //! them cut out, at most once per (source, transmitter) in a hold-off time
 //! (GRAT_REPLY_HOLDOFF, 1 s).
 //!
+//! Flow state (`flow_state`, off by default; ns-2.35's DSR has it on):
+//! the first packets of a flow carry the whole source route and set up a
+//! flow at every node on it; the packets after them carry only a flow ID,
+//! or no DSR header at all on the (source, destination)'s default flow,
+//! and each forwarder looks its next hop up in its flow table
+//! (`DsrParams::flow_state`). Forwarders learn no routes from those.
+//!
 //! The source route travels with the packet in a header store shared by the
 //! nodes' DSR instances, keyed by the packet's uid (a `Packet` is a fixed
 //! size value; `options_len` counts the bytes on the wire).
@@ -52,6 +59,20 @@ const GRAT_REPLIES: usize = 1;
 const FIXED: u32 = 4;
 const OPT_HEAD: u32 = 4;
 const PER_ADDR: u32 = 4;
+
+// Flow state, with ns-2.35's constants (dsragent.cc, flowstruct.h).
+/// A flow unused this long is over at its source (`default_flow_timeout`).
+const FLOW_TIMEOUT: Time = 60 * SEC;
+/// The source carries the whole route again on a packet this long after
+/// it last did (`min_adv_interval`), so that a node that missed the
+/// flow's set-up learns it.
+const FLOW_READVERTISE: Time = 5 * SEC;
+/// Packets after the first that carry the whole route (`END_TO_END_COUNT`).
+const END_TO_END_COUNT: u32 = 2;
+/// Bytes of the flow ID header, and of the flow timeout option that a
+/// packet setting up a flow carries too (ns-2.35's `hdr_sr::size`).
+const FLOW_HDR: u32 = 4;
+const FLOW_TIMEOUT_OPT: u32 = 4;
 
 /// Bytes a source route adds to a packet: the fixed header, the option
 /// header and one address per intermediate node (4 more bytes per hop).
@@ -91,6 +112,13 @@ pub struct DsrParams {
     /// `max_request_period`. RFC 4728 (the default): one non-propagating
     /// request, then propagating ones `request_period` apart, doubling.
     pub ns2_request_backoff: bool,
+    /// Flow state as ns-2.35's DSR (dsragent.cc `dsragent_enable_flowstate`,
+    /// on there; Hu and Johnson's implicit source routes): after a flow's
+    /// first packets, data packets carry a flow ID, or nothing on the
+    /// default flow, instead of the source route. Forwarders then learn no
+    /// routes from them. Off (the default): RFC 4728, every data packet
+    /// carries its source route.
+    pub flow_state: bool,
 }
 
 impl Default for DsrParams {
@@ -109,16 +137,56 @@ impl Default for DsrParams {
             grat_holdoff: SEC,
             rebuffer_own: true,
             ns2_request_backoff: false,
+            flow_state: false,
         }
     }
 }
 
-/// A data packet's source route and how often it was salvaged.
+/// A data packet's DSR header: its source route, or (flow state) its
+/// flow, and how often it was salvaged.
 #[derive(Clone, Debug)]
 struct SrcRoute {
+    /// The source route carried; empty on a packet that carries only its
+    /// flow.
     route: Vec<NodeId>,
+    /// Flow state: the flow the packet belongs to (with a route: the flow
+    /// it sets up).
+    flow: Option<FlowTag>,
     salvaged: u8,
     born: Time,
+}
+
+/// A packet's flow (flow state).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FlowTag {
+    id: u16,
+    /// The flow ID is carried (4 bytes); false: the packet has no DSR
+    /// header at all and goes on the default flow of its (source,
+    /// destination), recognised by its TTL.
+    header: bool,
+}
+
+/// A flow known at a node (ns-2.35's flow table entry).
+#[derive(Clone, Debug)]
+struct FlowEntry {
+    src: NodeId,
+    dst: NodeId,
+    id: u16,
+    next_hop: NodeId,
+    /// The flow's whole route: where this node is on it, and the way back
+    /// to the source for a route error.
+    route: Vec<NodeId>,
+    /// At the source, when the flow is over unless used again; every use
+    /// extends it (ns-2's `dsragent_always_reestablish`).
+    timeout: Time,
+    /// The TTL the flow's packets have here (a packet without a header is
+    /// on the default flow only if its TTL is this).
+    ttl: u8,
+    /// Source only: packets sent with the whole route, when the last one
+    /// was, and whether the flow may go without a header.
+    count: u32,
+    last_adv: Time,
+    allow_default: bool,
 }
 
 /// The headers of the packets in flight, shared by every node's DSR.
@@ -147,11 +215,15 @@ pub struct Rrep {
 
 /// A route error: the link `from -> to` is broken; it travels back along
 /// `path` (from the node that found it to the source of the packets).
+/// With `unknown_flow` it is an unknown-flow error instead (flow state): a
+/// forwarder had no entry for the flow (destination, flow ID; no ID: the
+/// default flow) of the source's packet, and no link is broken.
 #[derive(Clone, Debug)]
 pub struct Rerr {
     pub from: NodeId,
     pub to: NodeId,
     pub path: Vec<NodeId>,
+    pub unknown_flow: Option<(NodeId, Option<u16>)>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -181,6 +253,11 @@ pub struct Dsr {
     last_via: BTreeMap<NodeId, Vec<NodeId>>,
     /// When this node last sent a gratuitous reply for (source, transmitter).
     grat_sent: BTreeMap<(NodeId, NodeId), Time>,
+    /// Flow state: the flows known here, the default flow of each
+    /// (source, destination), and the counter flow IDs come from.
+    flows: Vec<FlowEntry>,
+    default_flows: Vec<(NodeId, NodeId, u16)>,
+    flow_counter: u16,
     rng: Rng,
     pub stats: RoutingStats,
 }
@@ -200,6 +277,9 @@ impl Dsr {
             delayed: Vec::new(),
             last_via: BTreeMap::new(),
             grat_sent: BTreeMap::new(),
+            flows: Vec::new(),
+            default_flows: Vec::new(),
+            flow_counter: 0,
             rng,
             stats: RoutingStats::new(KIND_NAMES).with_extra(EXTRA_NAMES),
         }
@@ -332,9 +412,35 @@ impl Dsr {
 
     /// Put a source route on packet `id` and say where it goes first.
     fn attach(&mut self, now: Time, id: PktId, route: Vec<NodeId>, salvaged: u8, io: &mut RoutingIo) -> NodeId {
+        self.stamp(now, id, route, None, salvaged, io)
+    }
+
+    /// Put DSR's header on packet `id` going along `route` and say where
+    /// it goes first: the source route, or with `flow` (flow state) the
+    /// flow too, and with `flow` saying the route is not carried, only the
+    /// flow.
+    fn stamp(
+        &mut self,
+        now: Time,
+        id: PktId,
+        route: Vec<NodeId>,
+        flow: Option<(FlowTag, bool)>,
+        salvaged: u8,
+        io: &mut RoutingIo,
+    ) -> NodeId {
         let p = io.pool.get_mut(id);
         let old = p.ip.options_len;
-        let new = source_route_len(&route);
+        let new = match flow {
+            None => source_route_len(&route),
+            Some((_, true)) => source_route_len(&route) + (FLOW_TIMEOUT_OPT + FLOW_HDR) as u16,
+            Some((tag, false)) => {
+                if tag.header {
+                    FLOW_HDR as u16
+                } else {
+                    0
+                }
+            }
+        };
         p.size = p.size - old as u32 + new as u32;
         p.ip.options_len = new;
         let uid = p.uid;
@@ -347,8 +453,152 @@ impl Dsr {
             h.map.retain(|_, r| r.born >= keep);
             h.last_purge = now;
         }
-        h.map.insert(uid, SrcRoute { route, salvaged, born: now });
+        let (route, flow) = match flow {
+            Some((tag, false)) => (Vec::new(), Some(tag)),
+            f => (route, f.map(|f| f.0)),
+        };
+        h.map.insert(uid, SrcRoute { route, flow, salvaged, born: now });
         next
+    }
+
+    /// Send a packet of this node's own along `route`: with flow state, on
+    /// the route's flow (set up, or its route advertised again, when due).
+    fn attach_own(&mut self, now: Time, id: PktId, route: Vec<NodeId>, io: &mut RoutingIo) -> NodeId {
+        if !self.p.flow_state || !matches!(io.pool.get(id).l4, Transport::Tcp(_) | Transport::Udp(_)) {
+            return self.attach(now, id, route, 0, io);
+        }
+        let (me, dst, ttl) = (self.me, *route.last().expect("a route"), io.pool.get(id).ip.ttl);
+        // The default flow's route if it is no longer than the cache's
+        // (dsragent_prefer_default_flow, prefer_shorter_over_default).
+        let mut route = route;
+        if let Some(e) = self.default_flow(me, dst).and_then(|f| self.find_flow(me, dst, f)).map(|i| &self.flows[i]) {
+            if e.timeout >= now && e.route.len() <= route.len() {
+                route.clone_from(&e.route);
+            }
+        }
+        let i = match self.flows.iter().rposition(|e| e.src == me && e.dst == dst && e.route == route) {
+            Some(i) if self.flows[i].timeout >= now => i,
+            _ => {
+                let id = self.next_flow_id();
+                let next_hop = route[1];
+                self.add_flow(
+                    now,
+                    FlowEntry {
+                        src: me,
+                        dst,
+                        id,
+                        next_hop,
+                        route: route.clone(),
+                        timeout: now + FLOW_TIMEOUT,
+                        ttl,
+                        count: 0,
+                        last_adv: now,
+                        allow_default: true,
+                    },
+                )
+            }
+        };
+        let default = self.default_flow(me, dst);
+        let e = &mut self.flows[i];
+        let carry = e.count < 1 + END_TO_END_COUNT || e.last_adv + FLOW_READVERTISE < now;
+        if carry {
+            if e.ttl != ttl {
+                e.allow_default = false;
+            }
+            e.count += 1;
+            e.last_adv = now;
+        }
+        e.timeout = now + FLOW_TIMEOUT;
+        let header = carry || default != Some(e.id) || e.ttl != ttl || !e.allow_default;
+        let tag = FlowTag { id: e.id, header };
+        self.stamp(now, id, route, Some((tag, carry)), 0, io)
+    }
+
+    // ---- flow state -----------------------------------------------------
+
+    fn find_flow(&self, src: NodeId, dst: NodeId, id: u16) -> Option<usize> {
+        self.flows.iter().rposition(|e| e.src == src && e.dst == dst && e.id == id)
+    }
+
+    fn default_flow(&self, src: NodeId, dst: NodeId) -> Option<u16> {
+        self.default_flows.iter().find(|d| d.0 == src && d.1 == dst).map(|d| d.2)
+    }
+
+    /// A new flow ID of this source: odd, so that the flow may be the
+    /// default one (ns-2's `generateNextFlowId(dst, true)`).
+    fn next_flow_id(&mut self) -> u16 {
+        if self.flow_counter & 1 == 0 {
+            self.flow_counter = self.flow_counter.wrapping_add(1);
+        }
+        let id = self.flow_counter;
+        self.flow_counter = self.flow_counter.wrapping_add(1);
+        id
+    }
+
+    /// Enter a flow (an odd ID newer than the pair's default becomes the
+    /// default) and return its index. Flows over for a whole timeout go
+    /// (ns-2.35 keeps them for ever; none of them can be used again).
+    fn add_flow(&mut self, now: Time, e: FlowEntry) -> usize {
+        self.flows.retain(|f| f.timeout.saturating_add(FLOW_TIMEOUT) >= now);
+        let live = &self.flows;
+        self.default_flows.retain(|d| live.iter().any(|f| (f.src, f.dst, f.id) == (d.0, d.1, d.2)));
+        if e.id & 1 == 1 {
+            match self.default_flows.iter_mut().find(|d| d.0 == e.src && d.1 == e.dst) {
+                Some(d) if (e.id.wrapping_sub(d.2) as i16) > 0 => d.2 = e.id,
+                Some(_) => {}
+                None => self.default_flows.push((e.src, e.dst, e.id)),
+            }
+        }
+        self.flows.push(e);
+        self.flows.len() - 1
+    }
+
+    /// The link `from -> to` is broken: this node's own flows over it are
+    /// over (ns-2's `FlowTable::noticeDeadLink`).
+    fn end_flows_over(&mut self, now: Time, from: NodeId, to: NodeId) {
+        for e in self.flows.iter_mut().filter(|e| e.src == self.me && e.timeout >= now) {
+            if e.route.windows(2).any(|w| w == [from, to]) {
+                e.timeout = now - 1;
+            }
+        }
+    }
+
+    /// Forward a packet that carries only its flow: the next hop from the
+    /// flow table, or, for a flow not known here, an unknown-flow error to
+    /// the source and the packet salvaged over a cached route if there is
+    /// one.
+    fn forward_flow(&mut self, now: Time, id: PktId, tag: FlowTag, io: &mut RoutingIo) -> Route {
+        let p = io.pool.get(id);
+        let (src, dst, ttl, uid) = (p.ip.src, p.ip.dst, p.ip.ttl, p.uid);
+        let found = if tag.header {
+            self.find_flow(src, dst, tag.id)
+        } else {
+            self.default_flow(src, dst).and_then(|f| self.find_flow(src, dst, f)).filter(|&i| self.flows[i].ttl == ttl)
+        };
+        if let Some(i) = found {
+            let e = &mut self.flows[i];
+            e.timeout = now + FLOW_TIMEOUT;
+            let (next_hop, route) = (e.next_hop, e.route.clone());
+            self.note_via(next_hop, &route);
+            return Route::Forward { dev: self.dev, next_hop };
+        }
+        if let Some(path) = self.cached(src) {
+            let next = path[1];
+            let flow = Some((dst, tag.header.then_some(tag.id)));
+            self.send_rerr(now, next, Rerr { from: self.me, to: self.me, path, unknown_flow: flow }, io);
+        }
+        let salvaged = self.headers.lock().expect("DSR header store").map.get(&uid).map_or(0, |h| h.salvaged);
+        match self.cached(dst) {
+            Some(route) if salvaged < self.p.max_salvage => {
+                self.stats.extra[SALVAGED] += 1;
+                let next_hop = self.attach(now, id, route, salvaged + 1, io);
+                Route::Forward { dev: self.dev, next_hop }
+            }
+            _ => {
+                self.stats.drops_no_route += 1;
+                Route::Drop
+            }
+        }
     }
 
     /// Keep a packet of this node's own in the send buffer (the oldest
@@ -372,7 +622,7 @@ impl Dsr {
             match self.cached(dst) {
                 Some(route) => {
                     self.discoveries.remove(&dst);
-                    let next = self.attach(now, pkt, route, 0, io);
+                    let next = self.attach_own(now, pkt, route, io);
                     io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: Some(next) });
                 }
                 None => kept.push_back((pkt, dst, since)),
@@ -436,8 +686,22 @@ impl Dsr {
     }
 
     fn on_rerr(&mut self, now: Time, re: Rerr, io: &mut RoutingIo) {
-        self.forget_link(re.from, re.to);
         let Some(i) = re.path.iter().position(|&n| n == self.me) else { return };
+        match re.unknown_flow {
+            None => {
+                self.forget_link(re.from, re.to);
+                self.end_flows_over(now, re.from, re.to);
+            }
+            // The source of the flow: its next packets set it up again
+            // (ns-2's processUnknownFlowError).
+            Some((dst, id)) if i + 1 == re.path.len() => {
+                let id = id.or_else(|| self.default_flow(self.me, dst));
+                if let Some(k) = id.and_then(|id| self.find_flow(self.me, dst, id)) {
+                    self.flows[k].count = 0;
+                }
+            }
+            Some(_) => {}
+        }
         if i + 1 < re.path.len() {
             let next = re.path[i + 1];
             self.send_rerr(now, next, re, io);
@@ -485,22 +749,44 @@ impl Routing for Dsr {
         let (src, dst, uid) = (p.ip.src, p.ip.dst, p.uid);
         if src == self.me {
             if let Some(route) = self.cached(dst) {
-                let next_hop = self.attach(now, id, route, 0, io);
+                let next_hop = self.attach_own(now, id, route, io);
                 return Route::Forward { dev: self.dev, next_hop };
             }
             self.hold(now, id, dst, io);
             return Route::Hold;
         }
-        // A forwarder follows the source route in the packet.
-        let route = self.headers.lock().expect("DSR header store").map.get(&uid).map(|h| h.route.clone());
-        let Some(route) = route else {
+        // A forwarder follows the source route in the packet, or its flow.
+        let header = self.headers.lock().expect("DSR header store").map.get(&uid).map(|h| (h.route.clone(), h.flow));
+        let Some((route, flow)) = header else {
             self.stats.drops_no_route += 1;
             return Route::Drop;
         };
+        if route.is_empty() {
+            if let Some(tag) = flow {
+                return self.forward_flow(now, id, tag, io);
+            }
+        }
         let Some(i) = route.iter().position(|&n| n == self.me).filter(|&i| i + 1 < route.len()) else {
             self.stats.drops_no_route += 1;
             return Route::Drop;
         };
+        // A packet setting up a flow: the flow's entry here, unless known.
+        if let Some(tag) = flow.filter(|t| self.find_flow(src, dst, t.id).is_none()) {
+            let ttl = io.pool.get(id).ip.ttl;
+            let e = FlowEntry {
+                src,
+                dst,
+                id: tag.id,
+                next_hop: route[i + 1],
+                route: route.clone(),
+                timeout: now + FLOW_TIMEOUT,
+                ttl,
+                count: 0,
+                last_adv: 0,
+                allow_default: false,
+            };
+            self.add_flow(now, e);
+        }
         self.learn_around(&route);
         let next_hop = route[i + 1];
         self.note_via(next_hop, &route);
@@ -521,11 +807,13 @@ impl Routing for Dsr {
 
     fn on_link_failure(&mut self, now: Time, _dev: DevId, neighbor: NodeId, io: &mut RoutingIo) {
         self.forget_link(self.me, neighbor);
+        self.end_flows_over(now, self.me, neighbor);
         if let Some(back) = self.last_via.remove(&neighbor) {
             if back.len() >= 2 {
                 let next = back[1];
                 self.stats.route_errors += 1;
-                self.send_rerr(now, next, Rerr { from: self.me, to: neighbor, path: back }, io);
+                let re = Rerr { from: self.me, to: neighbor, path: back, unknown_flow: None };
+                self.send_rerr(now, next, re, io);
             }
         }
     }
@@ -550,6 +838,11 @@ impl Routing for Dsr {
             // broken link is already forgotten), its salvage count raised.
             // Route replies and errors are not salvaged (ns-2 neither).
             match self.cached(dst) {
+                // This node's own packet goes on its (new) flow.
+                Some(route) if data && src == self.me && self.p.flow_state => {
+                    let next = self.attach_own(now, id, route, io);
+                    io.out.push(RoutingAction::Send { pkt: id, dev: self.dev, next_hop: Some(next) });
+                }
                 Some(route) if data && salvaged < self.p.max_salvage => {
                     let next = self.attach(now, id, route, salvaged + 1, io);
                     self.stats.extra[SALVAGED] += 1;
@@ -670,6 +963,83 @@ mod tests {
             assert_eq!(p.ip.options_len as usize, 8 + 4 * (hops - 1));
             assert_eq!(p.size as usize, 20 + 20 + 1000 + 8 + 4 * (hops - 1));
             assert_eq!(headers.lock().unwrap().map[&p.uid].route, route);
+        }
+    }
+
+    /// Flow state, packet by packet on the chain 0-1-2-3-4 (ns-2.35's
+    /// dsragent.cc): the source's first packet and the two after it carry
+    /// the source route with the flow's timeout option and ID (8 bytes
+    /// more); then the packets go on the default flow with no DSR header at
+    /// all, and every 5 s one carries the route again. A forwarder that saw
+    /// the route keeps the flow and sends its flow-only packets to its next
+    /// hop; one that never saw it answers with an unknown-flow error to the
+    /// source, which then carries the route again.
+    #[test]
+    fn flow_state_carries_the_route_only_while_the_flow_is_set_up() {
+        let p = DsrParams { flow_state: true, ..DsrParams::default() };
+        let headers = SharedHeaders::default();
+        let rng = || crate::engine::stream_rng(1, "test");
+        let mut src = Dsr::new(0, 0, p, headers.clone(), rng());
+        let mut fwd = Dsr::new(2, 0, p, headers.clone(), rng());
+        let mut late = Dsr::new(2, 0, p, headers.clone(), rng());
+        let route: Vec<NodeId> = (0..=4).collect();
+        src.learn(route.clone());
+        late.learn(vec![2, 1, 0]);
+        let mut pool = PacketPool::new();
+        let mut out = Vec::new();
+        let send = |src: &mut Dsr, pool: &mut PacketPool, out: &mut Vec<RoutingAction>, at: Time| {
+            let pkt = Packet::new(0, 0, 4, Transport::Udp(Default::default()), 8, 512, at);
+            let id = pool.insert(pkt);
+            assert_eq!(src.route(at, id, &mut RoutingIo { pool, out }), Route::Forward { dev: 0, next_hop: 1 });
+            id
+        };
+        let with_route = source_route_len(&route) + 8;
+        let mut sizes = Vec::new();
+        for k in 0..5 {
+            let id = send(&mut src, &mut pool, &mut out, k * 100 * MS);
+            sizes.push(pool.get(id).ip.options_len);
+            // Two hops on, the TTL the forwarder sees.
+            pool.get_mut(id).ip.ttl -= 1;
+            let r = fwd.route(k * 100 * MS, id, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert_eq!(r, Route::Forward { dev: 0, next_hop: 3 }, "packet {k}");
+            if k == 4 {
+                // A forwarder that missed the set-up: an unknown-flow error
+                // back to the source, and the packet dropped (no other route).
+                let r = late.route(k * 100 * MS, id, &mut RoutingIo { pool: &mut pool, out: &mut out });
+                assert_eq!(r, Route::Drop);
+            }
+        }
+        assert_eq!(sizes, vec![with_route, with_route, with_route, 0, 0]);
+        let err = out.pop().expect("the unknown-flow error");
+        let RoutingAction::Send { pkt, next_hop: Some(1), .. } = err else { panic!("{err:?}") };
+        let Transport::Control(c) = pool.get(pkt).l4 else { panic!("a DSR message") };
+        let re = pool.blob::<Rerr>(c.blob.unwrap()).unwrap().clone();
+        assert_eq!((re.path.clone(), re.unknown_flow), (vec![2, 1, 0], Some((4, None))));
+        assert!(out.is_empty(), "the flow-only packets gave no other action");
+        // The source, told, sets the flow up again.
+        src.on_rerr(SEC, re, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let id = send(&mut src, &mut pool, &mut out, SEC);
+        assert_eq!(pool.get(id).ip.options_len, with_route);
+        // Flow-only again, then the route once more over 5 s after it last went.
+        let mut sizes = Vec::new();
+        for t in [2 * SEC, 3 * SEC, 6 * SEC, 8 * SEC + SEC / 2] {
+            let id = send(&mut src, &mut pool, &mut out, t);
+            sizes.push(pool.get(id).ip.options_len);
+        }
+        assert_eq!(sizes, vec![with_route, with_route, 0, with_route]);
+        // A broken link on the flow's route ends it: a new flow, set up anew.
+        src.on_link_failure(9 * SEC, 0, 1, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        src.learn(route.clone());
+        let before = src.default_flow(0, 4);
+        let id = send(&mut src, &mut pool, &mut out, 9 * SEC);
+        assert_eq!(pool.get(id).ip.options_len, with_route);
+        assert_ne!(src.default_flow(0, 4), before, "a new default flow");
+        // Off, every packet carries its source route.
+        let mut rfc = Dsr::new(0, 0, DsrParams::default(), headers, rng());
+        rfc.learn(route.clone());
+        for k in 0..4 {
+            let id = send(&mut rfc, &mut pool, &mut out, k * SEC);
+            assert_eq!(pool.get(id).ip.options_len, source_route_len(&route));
         }
     }
 

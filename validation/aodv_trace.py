@@ -156,7 +156,9 @@ TWO_HOP_FIRST = "collision: a 2-hop frame sensed first (ns-2 locks on it)"
 def ns2_air(typ: str, size: int, ra: int) -> float:
     """Air time of a frame in ns-2.35's trace (sizes include the 24-byte
     PLCP header, sent in 192 us): control and broadcast frames at the basic
-    rate (1 Mbit/s), unicast data at 2 Mbit/s."""
+    rate (1 Mbit/s), unicast data at 2 Mbit/s (ns-2.35's
+    Mac802_11::sendDATA sets a broadcast's txtime at basicRate_, checked
+    in its source)."""
     if typ in ("RTS", "CTS", "ACK") or ra == -1:
         return 192e-6 + (size - 24) * 8 / 1e6
     return 192e-6 + (size - 24) * 8 / 2e6

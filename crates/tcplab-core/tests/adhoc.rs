@@ -635,14 +635,15 @@ fn dsr_request_schedules() {
 /// `[wireless] profile = "ns2"` is the same run as ns-2.35's switches set
 /// one by one: AODV (no ring for new destinations, 10 s hold-down, local
 /// repair), DSDV (no MAC failures, ns-2's advertising) and DSR (request
-/// schedule, flow state), with the MAC's two rules.
+/// schedule, flow state, 30 ms between released packets), with the MAC's
+/// two rules.
 #[test]
 fn ns2_profile_is_the_ns2_switches_together() {
     let mac = "mac = { ns2_reception = true, ns2_cts = true }\n";
     let cases = [
         ("aodv", "[wireless.aodv]\nnew_destination_ring = false\ndiscovery_hold_down = \"10s\"\nlocal_repair = true"),
         ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true"),
-        ("dsr", "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true"),
+        ("dsr", "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true\nrelease_spacing = \"30ms\""),
     ];
     for (routing, keys) in cases {
         let by_profile = run_toml(&chain(4, "30s", routing, "profile = \"ns2\"")).unwrap();
@@ -949,6 +950,7 @@ fn dsr_keys_are_validated() {
         ("request_period = \"20s\"", "wireless.dsr.max_request_period"),
         ("rebuffer_own = 1", "rebuffer_own"),
         ("flow_state = \"on\"", "flow_state"),
+        ("release_spacing = \"soon\"", "release_spacing"),
         ("gratuitous_replys = true", "gratuitous_replys"),
     ] {
         let bad = chain(2, "1s", "dsr", &format!("[wireless.dsr]\n{extra}"));

@@ -174,6 +174,9 @@ pub struct DsrCfg {
     /// packets carry a flow ID (or nothing) instead of the source route;
     /// default false.
     pub flow_state: Option<bool>,
+    /// Time between the packets a route reply releases from the send
+    /// buffer (default "0s", all at once; ns-2.35: 30 ms).
+    pub release_spacing: Option<Dur>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).

@@ -554,8 +554,12 @@ pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
 
 /// DSR's parameters from `[wireless.dsr]` over the defaults.
 pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
-    let mut p =
-        crate::net::routing::DsrParams { ns2_request_backoff: ns2(w), flow_state: ns2(w), ..Default::default() };
+    let mut p = crate::net::routing::DsrParams {
+        ns2_request_backoff: ns2(w),
+        flow_state: ns2(w),
+        release_spacing: if ns2(w) { 30 * crate::engine::time::MS } else { 0 },
+        ..Default::default()
+    };
     let Some(d) = &w.dsr else { return p };
     if let Some(x) = d.max_route_len {
         p.max_route_len = x as usize;
@@ -592,6 +596,9 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     }
     if let Some(x) = d.flow_state {
         p.flow_state = x;
+    }
+    if let Some(x) = d.release_spacing {
+        p.release_spacing = x.0;
     }
     p
 }

@@ -119,6 +119,11 @@ pub struct DsrParams {
     /// routes from them. Off (the default): RFC 4728, every data packet
     /// carries its source route.
     pub flow_state: bool,
+    /// Time between the packets a route reply releases from the send
+    /// buffer: 0 (the default), all at once; ns-2.35 spaces them by its
+    /// ARP timeout, 30 ms (dsragent.cc acceptRouteReply, "to give ARP
+    /// time to complete").
+    pub release_spacing: Time,
 }
 
 impl Default for DsrParams {
@@ -138,6 +143,7 @@ impl Default for DsrParams {
             rebuffer_own: true,
             ns2_request_backoff: false,
             flow_state: false,
+            release_spacing: 0,
         }
     }
 }
@@ -247,7 +253,10 @@ pub struct Dsr {
     seen: BTreeMap<(NodeId, u32), Time>,
     discoveries: BTreeMap<NodeId, Discovery>,
     buffer: VecDeque<(PktId, NodeId, Time)>,
-    delayed: Vec<(Time, PktId)>,
+    /// Packets to send later: forwarded requests after their jitter
+    /// (broadcast), packets released from the send buffer after their
+    /// spacing (to their next hop).
+    delayed: Vec<(Time, PktId, Option<NodeId>)>,
     /// The route back to the source of the last packet sent to each neighbour
     /// (for a route error when that link fails).
     last_via: BTreeMap<NodeId, Vec<NodeId>>,
@@ -616,14 +625,22 @@ impl Dsr {
         }
     }
 
+    /// Send the buffered packets a route reply gave a route, each
+    /// `release_spacing` after the one before.
     fn release(&mut self, now: Time, io: &mut RoutingIo) {
         let mut kept = VecDeque::with_capacity(self.buffer.len());
+        let mut at = now;
         for (pkt, dst, since) in std::mem::take(&mut self.buffer) {
             match self.cached(dst) {
                 Some(route) => {
                     self.discoveries.remove(&dst);
                     let next = self.attach_own(now, pkt, route, io);
-                    io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: Some(next) });
+                    if at == now {
+                        io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: Some(next) });
+                    } else {
+                        self.delayed.push((at, pkt, Some(next)));
+                    }
+                    at += self.p.release_spacing;
                 }
                 None => kept.push_back((pkt, dst, since)),
             }
@@ -669,7 +686,7 @@ impl Dsr {
         let len = 8 + PER_ADDR * record.len() as u32;
         let pkt = self.message(now, BROADCAST, (kind::RREQ, len), ttl - 1, Box::new(Rreq { record, ..rq }), io);
         let at = now + (self.rng.uniform() * self.p.jitter as f64) as Time;
-        self.delayed.push((at, pkt));
+        self.delayed.push((at, pkt, None));
     }
 
     fn on_rrep(&mut self, now: Time, rp: Rrep, io: &mut RoutingIo) {
@@ -907,8 +924,8 @@ impl Routing for Dsr {
 
     fn on_timer(&mut self, now: Time, io: &mut RoutingIo) {
         let due = super::take_due(&mut self.delayed, now, |x| x.0);
-        for (_, pkt) in due {
-            io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: None });
+        for (_, pkt, next_hop) in due {
+            io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop });
         }
         super::expire_held(&mut self.buffer, now, self.p.buffer_timeout, &mut self.stats, io.out);
         let waiting: Vec<NodeId> = self
@@ -1040,6 +1057,45 @@ mod tests {
         for k in 0..4 {
             let id = send(&mut rfc, &mut pool, &mut out, k * SEC);
             assert_eq!(pool.get(id).ip.options_len, source_route_len(&route));
+        }
+    }
+
+    /// Packets waiting in the send buffer go when a route reply comes:
+    /// all at once by default, `release_spacing` apart with it (ns-2.35:
+    /// 30 ms), the later ones from the protocol's timer.
+    #[test]
+    fn a_route_reply_releases_the_send_buffer_spaced_as_asked() {
+        for spacing in [0, 30 * MS] {
+            let p = DsrParams { release_spacing: spacing, ..DsrParams::default() };
+            let mut dsr = Dsr::new(0, 0, p, SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+            let mut pool = PacketPool::new();
+            let mut out = Vec::new();
+            let held: Vec<PktId> = (0..3)
+                .map(|_| {
+                    let pkt = Packet::new(0, 0, 2, Transport::Udp(Default::default()), 8, 512, 0);
+                    let id = pool.insert(pkt);
+                    assert_eq!(dsr.route(0, id, &mut RoutingIo { pool: &mut pool, out: &mut out }), Route::Hold);
+                    id
+                })
+                .collect();
+            out.clear(); // the discovery's request
+            let at = SEC;
+            dsr.on_rrep(at, Rrep { route: vec![0, 1, 2] }, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            let mut sent: Vec<(Time, PktId)> = Vec::new();
+            let mut take = |t: Time, out: &mut Vec<RoutingAction>| {
+                for a in out.drain(..) {
+                    let RoutingAction::Send { pkt, next_hop: Some(1), .. } = a else { panic!("{a:?}") };
+                    sent.push((t, pkt));
+                }
+            };
+            take(at, &mut out);
+            while let Some(t) = dsr.deadline().filter(|&t| t < at + SEC) {
+                dsr.on_timer(t, &mut RoutingIo { pool: &mut pool, out: &mut out });
+                take(t, &mut out);
+            }
+            let want: Vec<(Time, PktId)> =
+                held.iter().enumerate().map(|(k, &id)| (at + k as Time * spacing, id)).collect();
+            assert_eq!(sent, want, "spacing {spacing}");
         }
     }
 

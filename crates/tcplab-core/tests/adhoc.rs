@@ -635,15 +635,19 @@ fn dsr_request_schedules() {
 /// `[wireless] profile = "ns2"` is the same run as ns-2.35's switches set
 /// one by one: AODV (no ring for new destinations, 10 s hold-down, local
 /// repair), DSDV (no MAC failures, ns-2's advertising) and DSR (request
-/// schedule, flow state, 30 ms between released packets), with the MAC's
-/// two rules.
+/// schedule, flow state, 30 ms between released packets, discoveries for
+/// salvaged packets), with the MAC's two rules.
 #[test]
 fn ns2_profile_is_the_ns2_switches_together() {
     let mac = "mac = { ns2_reception = true, ns2_cts = true }\n";
     let cases = [
         ("aodv", "[wireless.aodv]\nnew_destination_ring = false\ndiscovery_hold_down = \"10s\"\nlocal_repair = true"),
         ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true"),
-        ("dsr", "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true\nrelease_spacing = \"30ms\""),
+        (
+            "dsr",
+            "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true\nrelease_spacing = \"30ms\"\n\
+             salvage_discovery = true",
+        ),
     ];
     for (routing, keys) in cases {
         let by_profile = run_toml(&chain(4, "30s", routing, "profile = \"ns2\"")).unwrap();
@@ -941,6 +945,62 @@ fn dsr_salvages_the_frame_whose_transmission_failed() {
     assert!(r.flows.get("bytes_delivered", 0).unwrap() < 512.0 * sent, "without salvaging the failed frame is lost");
 }
 
+/// ns-2.35's NEW_SALVAGE_LOGIC (`salvage_discovery`): S -> X -> A -> D,
+/// A goes dark and X knows no other way; X keeps the failed packet and
+/// asks its neighbours with a non-propagating request, B (which knows
+/// B -> D) answers from its cache, and the packet goes on through B.
+/// Without the switch X drops it. With it but nobody able to answer, the
+/// packet waits for the next cycle (ns-2's 2 s) and is then dropped, with
+/// no propagating request.
+#[test]
+fn dsr_salvage_discovery_asks_the_neighbours_for_a_packet_it_cannot_salvage() {
+    let nodes = vec![
+        ("s".to_string(), 0.0, 0.0),
+        ("x".to_string(), 200.0, 0.0),
+        ("a".to_string(), 400.0, 100.0),
+        ("b".to_string(), 400.0, -100.0),
+        ("d".to_string(), 600.0, 0.0),
+    ];
+    let flow = "[[flow]]\nfrom = \"s\"\nto = \"d\"\ntransport = \"udp\"\npacket_size = 512\n\
+                app = { kind = \"cbr\", rate = \"8kbps\", start = 0.5, stop = 5.4 }\n";
+    let off_at = 5 * SEC + SEC / 4;
+    let run = |extra: &str, b_knows: bool| {
+        let mut w = build(&scenario("10s", "dsr", extra, &nodes, flow));
+        dsr_mut(&mut w, 0).add_route(vec![0, 1, 2, 4]);
+        dsr_mut(&mut w, 1).add_route(vec![1, 2, 4]);
+        if b_knows {
+            dsr_mut(&mut w, 3).add_route(vec![3, 4]);
+        }
+        let dev = w.nodes[2].devices[0];
+        w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+        w.run()
+    };
+    let on = "[wireless.dsr]\nsalvage_discovery = true\nns2_request_backoff = true";
+    let r = run(on, true);
+    let sent = r.flows.get("packets_sent", 0).unwrap();
+    println!(
+        "DSR salvage discovery: {} of {} bytes; x requests {}, x discoveries {}",
+        r.flows.get("bytes_delivered", 0).unwrap(),
+        512.0 * sent,
+        node_stat(&r, "x", "dsr_rreq_sent"),
+        node_stat(&r, "x", "route_discoveries")
+    );
+    assert!(node_stat(&r, "x", "drops_retry_limit") >= 1.0, "x's MAC gave up on a frame for a");
+    assert_eq!(node_stat(&r, "x", "route_discoveries"), 1.0);
+    assert_eq!(node_stat(&r, "x", "dsr_rreq_sent"), 1.0, "one non-propagating request");
+    assert_eq!(
+        r.flows.get("bytes_delivered", 0).unwrap(),
+        512.0 * sent,
+        "every packet arrives, the failed one through b"
+    );
+    let r = run("[wireless.dsr]\nns2_request_backoff = true", true);
+    assert_eq!(node_stat(&r, "x", "route_discoveries"), 0.0);
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() < 512.0 * sent, "without it the failed packet is lost");
+    let r = run(on, false);
+    assert_eq!(node_stat(&r, "x", "dsr_rreq_sent"), 1.0, "no propagating request for another's packet");
+    assert_eq!(node_stat(&r, "x", "drops_no_route_discovery_failed"), 1.0, "dropped when the next cycle is due");
+}
+
 #[test]
 fn dsr_keys_are_validated() {
     for (extra, key) in [
@@ -951,6 +1011,7 @@ fn dsr_keys_are_validated() {
         ("rebuffer_own = 1", "rebuffer_own"),
         ("flow_state = \"on\"", "flow_state"),
         ("release_spacing = \"soon\"", "release_spacing"),
+        ("salvage_discovery = 0", "salvage_discovery"),
         ("gratuitous_replys = true", "gratuitous_replys"),
     ] {
         let bad = chain(2, "1s", "dsr", &format!("[wireless.dsr]\n{extra}"));

@@ -177,6 +177,9 @@ pub struct DsrCfg {
     /// Time between the packets a route reply releases from the send
     /// buffer (default "0s", all at once; ns-2.35: 30 ms).
     pub release_spacing: Option<Dur>,
+    /// ns-2.35's NEW_SALVAGE_LOGIC: a forwarder keeps a packet it cannot
+    /// salvage and sends a non-propagating request for it; default false.
+    pub salvage_discovery: Option<bool>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).

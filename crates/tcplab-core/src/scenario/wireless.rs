@@ -558,6 +558,7 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
         ns2_request_backoff: ns2(w),
         flow_state: ns2(w),
         release_spacing: if ns2(w) { 30 * crate::engine::time::MS } else { 0 },
+        salvage_discovery: ns2(w),
         ..Default::default()
     };
     let Some(d) = &w.dsr else { return p };
@@ -599,6 +600,9 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     }
     if let Some(x) = d.release_spacing {
         p.release_spacing = x.0;
+    }
+    if let Some(x) = d.salvage_discovery {
+        p.salvage_discovery = x;
     }
     p
 }

@@ -124,6 +124,14 @@ pub struct DsrParams {
     /// ARP timeout, 30 ms (dsragent.cc acceptRouteReply, "to give ARP
     /// time to complete").
     pub release_spacing: Time,
+    /// ns-2.35's NEW_SALVAGE_LOGIC: a forwarder that cannot salvage a data
+    /// packet over a cached route keeps it in its own send buffer and
+    /// starts one cycle of discovery for it, non-propagating requests
+    /// only (`dsr_salvage_max_requests` = 1,
+    /// `dsr_salvage_allow_propagating` = 0); when the next cycle would
+    /// begin, the packet is dropped. False (the default): it is dropped
+    /// at once (RFC 4728 8.4.6 salvages only over a cached route).
+    pub salvage_discovery: bool,
 }
 
 impl Default for DsrParams {
@@ -144,6 +152,7 @@ impl Default for DsrParams {
             ns2_request_backoff: false,
             flow_state: false,
             release_spacing: 0,
+            salvage_discovery: false,
         }
     }
 }
@@ -385,6 +394,9 @@ impl Dsr {
 
     /// Start or repeat the discovery for `dst` if its time has come.
     fn discover(&mut self, now: Time, dst: NodeId, io: &mut RoutingIo) {
+        if self.p.salvage_discovery && !self.own_waiting(dst, io) {
+            return self.discover_for_others(now, dst, io);
+        }
         match self.discoveries.get(&dst).copied() {
             None => {
                 self.stats.discoveries += 1;
@@ -414,6 +426,54 @@ impl Dsr {
                     if d.period == 0 { self.p.request_period } else { (d.period * 2).min(self.p.max_request_period) };
                 self.send_request(now, dst, 255, io);
                 self.discoveries.insert(dst, Discovery { next_try: now + period, period, ..d });
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether a packet of this node's own waits for `dst`.
+    fn own_waiting(&self, dst: NodeId, io: &RoutingIo) -> bool {
+        self.buffer.iter().any(|&(p, d, _)| d == dst && io.pool.get(p).ip.src == self.me)
+    }
+
+    /// The discovery for packets of others salvaged into the buffer
+    /// (`salvage_discovery`, ns-2.35's getRouteForPacket for p.src !=
+    /// net_id): one non-propagating request; no propagating one. With
+    /// ns-2's schedule, when the next cycle is due (0.5 x 4 = 2 s later)
+    /// one waiting packet is dropped instead of a request, and so on each
+    /// cycle (ns-2.35 drops one per cycle; the others wait on, up to
+    /// `buffer_timeout`). With RFC 4728's, when the propagating request
+    /// would go, every packet waiting for `dst` is dropped.
+    fn discover_for_others(&mut self, now: Time, dst: NodeId, io: &mut RoutingIo) {
+        match self.discoveries.get(&dst).copied() {
+            None => {
+                self.stats.discoveries += 1;
+                self.send_request(now, dst, 1, io);
+                let wait = if self.p.ns2_request_backoff { 4 * self.p.request_period } else { self.p.nonprop_timeout };
+                let d = Discovery { next_try: now + wait, period: 0, cycle_start: now, cycles: 1, limited: false };
+                self.discoveries.insert(dst, d);
+            }
+            Some(d) if d.next_try <= now && self.p.ns2_request_backoff => {
+                if let Some(i) = self.buffer.iter().position(|b| b.1 == dst) {
+                    let (pkt, _, _) = self.buffer.remove(i).expect("a held packet");
+                    self.stats.drops_discovery_failed += 1;
+                    io.out.push(RoutingAction::DropHeld(pkt));
+                }
+                let cycles = d.cycles + 1;
+                let wait = self.p.request_period.saturating_mul(1 << (2 * cycles.min(15)));
+                let next_try = now + wait.min(self.p.max_request_period);
+                self.discoveries.insert(dst, Discovery { next_try, cycle_start: now, cycles, ..d });
+            }
+            // RFC 4728's schedule: the one request is spent, the packets
+            // waiting for `dst` are dropped.
+            Some(d) if d.next_try <= now => {
+                let (drop, keep): (VecDeque<_>, VecDeque<_>) = self.buffer.drain(..).partition(|b| b.1 == dst);
+                self.buffer = keep;
+                for (pkt, _, _) in drop {
+                    self.stats.drops_discovery_failed += 1;
+                    io.out.push(RoutingAction::DropHeld(pkt));
+                }
+                self.discoveries.remove(&dst);
             }
             _ => {}
         }
@@ -634,7 +694,17 @@ impl Dsr {
             match self.cached(dst) {
                 Some(route) => {
                     self.discoveries.remove(&dst);
-                    let next = self.attach_own(now, pkt, route, io);
+                    let next = if io.pool.get(pkt).ip.src == self.me {
+                        self.attach_own(now, pkt, route, io)
+                    } else {
+                        // A packet salvaged into the buffer: on, over the
+                        // route from here, its salvage count kept.
+                        let uid = io.pool.get(pkt).uid;
+                        let map = self.headers.lock().expect("DSR header store");
+                        let salvaged = map.map.get(&uid).map_or(0, |h| h.salvaged);
+                        drop(map);
+                        self.attach(now, pkt, route, salvaged, io)
+                    };
                     if at == now {
                         io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: Some(next) });
                     } else {
@@ -868,6 +938,11 @@ impl Routing for Dsr {
                 // A packet of this node's own without another route waits
                 // in the send buffer for a new discovery (ns-2.35 as well).
                 None if data && src == self.me && self.p.rebuffer_own => self.hold(now, id, dst, io),
+                // Someone else's: ns-2.35 keeps it for one cycle of
+                // non-propagating requests (`salvage_discovery`).
+                None if data && self.p.salvage_discovery && salvaged < self.p.max_salvage => {
+                    self.hold(now, id, dst, io)
+                }
                 _ if was_failed => io.out.push(RoutingAction::DropFailed(id)),
                 _ => io.out.push(RoutingAction::DropBroken(id)),
             }

@@ -900,13 +900,10 @@ fn dsr_gratuitous_replies_shorten_a_long_route() {
     assert_eq!(again.nodes.to_csv(), run("").1.nodes.to_csv());
 }
 
-/// The frame the MAC gives up on is salvaged: S -> X -> A -> D with a
-/// second way X -> B -> D in X's cache; A goes dark, X's MAC fails on the
-/// next packet, and X sends that very packet on through B (its salvage
-/// count raised) while S learns of the break from the route error. With
-/// `max_salvage_count = 0` that packet is lost.
-#[test]
-fn dsr_salvages_the_frame_whose_transmission_failed() {
+/// S -> X -> A -> D, with B a second way from X to D; A goes dark at
+/// 5.25 s. One 512-byte UDP packet every 0.5 s from 0.5 s to `stop`; each
+/// node's cache starts with `routes` (node, path).
+fn salvage_diamond(extra: &str, routes: &[(usize, Vec<u32>)], stop: f64) -> RunResult {
     let nodes = vec![
         ("s".to_string(), 0.0, 0.0),
         ("x".to_string(), 200.0, 0.0),
@@ -914,18 +911,28 @@ fn dsr_salvages_the_frame_whose_transmission_failed() {
         ("b".to_string(), 400.0, -100.0),
         ("d".to_string(), 600.0, 0.0),
     ];
-    let flow = "[[flow]]\nfrom = \"s\"\nto = \"d\"\ntransport = \"udp\"\npacket_size = 512\n\
-                app = { kind = \"cbr\", rate = \"8kbps\", start = 0.5, stop = 9.0 }\n";
-    let off_at = 5 * SEC + SEC / 4;
-    let run = |extra: &str| {
-        let mut w = build(&scenario("10s", "dsr", extra, &nodes, flow));
-        dsr_mut(&mut w, 0).add_route(vec![0, 1, 2, 4]);
-        dsr_mut(&mut w, 1).add_route(vec![1, 2, 4]);
-        dsr_mut(&mut w, 1).add_route(vec![1, 3, 4]);
-        let dev = w.nodes[2].devices[0];
-        w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
-        w.run()
-    };
+    let flow = format!(
+        "[[flow]]\nfrom = \"s\"\nto = \"d\"\ntransport = \"udp\"\npacket_size = 512\n\
+         app = {{ kind = \"cbr\", rate = \"8kbps\", start = 0.5, stop = {stop:?} }}\n"
+    );
+    let mut w = build(&scenario("10s", "dsr", extra, &nodes, &flow));
+    for (n, path) in routes {
+        dsr_mut(&mut w, *n).add_route(path.clone());
+    }
+    let dev = w.nodes[2].devices[0];
+    w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = 5 * SEC + SEC / 4;
+    w.run()
+}
+
+/// The frame the MAC gives up on is salvaged: S -> X -> A -> D with a
+/// second way X -> B -> D in X's cache; A goes dark, X's MAC fails on the
+/// next packet, and X sends that very packet on through B (its salvage
+/// count raised) while S learns of the break from the route error. With
+/// `max_salvage_count = 0` that packet is lost.
+#[test]
+fn dsr_salvages_the_frame_whose_transmission_failed() {
+    let routes = [(0, vec![0, 1, 2, 4]), (1, vec![1, 2, 4]), (1, vec![1, 3, 4])];
+    let run = |extra: &str| salvage_diamond(extra, &routes, 9.0);
     let r = run("");
     let sent = r.flows.get("packets_sent", 0).unwrap();
     let got = r.flows.get("bytes_delivered", 0).unwrap();
@@ -954,26 +961,12 @@ fn dsr_salvages_the_frame_whose_transmission_failed() {
 /// no propagating request.
 #[test]
 fn dsr_salvage_discovery_asks_the_neighbours_for_a_packet_it_cannot_salvage() {
-    let nodes = vec![
-        ("s".to_string(), 0.0, 0.0),
-        ("x".to_string(), 200.0, 0.0),
-        ("a".to_string(), 400.0, 100.0),
-        ("b".to_string(), 400.0, -100.0),
-        ("d".to_string(), 600.0, 0.0),
-    ];
-    let flow = "[[flow]]\nfrom = \"s\"\nto = \"d\"\ntransport = \"udp\"\npacket_size = 512\n\
-                app = { kind = \"cbr\", rate = \"8kbps\", start = 0.5, stop = 5.4 }\n";
-    let off_at = 5 * SEC + SEC / 4;
     let run = |extra: &str, b_knows: bool| {
-        let mut w = build(&scenario("10s", "dsr", extra, &nodes, flow));
-        dsr_mut(&mut w, 0).add_route(vec![0, 1, 2, 4]);
-        dsr_mut(&mut w, 1).add_route(vec![1, 2, 4]);
+        let mut routes = vec![(0, vec![0, 1, 2, 4]), (1, vec![1, 2, 4])];
         if b_knows {
-            dsr_mut(&mut w, 3).add_route(vec![3, 4]);
+            routes.push((3, vec![3, 4]));
         }
-        let dev = w.nodes[2].devices[0];
-        w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
-        w.run()
+        salvage_diamond(extra, &routes, 5.4)
     };
     let on = "[wireless.dsr]\nsalvage_discovery = true\nns2_request_backoff = true";
     let r = run(on, true);

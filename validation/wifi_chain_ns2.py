@@ -26,8 +26,9 @@ effect; `--aodv-hold-down 10` makes it hold a destination down for 10 s
 after a discovery gives up, as ns-2.35 does (MAX_RREQ_TIMEOUT);
 `--aodv-local-repair` makes it repair a route broken near its destination
 locally, as ns-2.35 built with AODV_LOCAL_REPAIR does (local_repair = true).
-`--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception and CTS rules
-(`[wireless.mac] ns2_reception = true, ns2_cts = true`; docs/models.md);
+`--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception, CTS and EIFS
+rules (`[wireless.mac] ns2_reception, ns2_cts, ns2_eifs = true`;
+docs/models.md);
 `--dsr-ns2-backoff` gives its DSR ns-2.35's route request schedule
 (`[wireless.dsr] ns2_request_backoff = true`) and `--dsr-flow-state`
 ns-2.35's flow state (`[wireless.dsr] flow_state = true`); `--ns2-profile` sets
@@ -205,8 +206,9 @@ SWITCHES = [
     ("dsr_flow_state", "--dsr-flow-state", "dsr", {"flow_state": True},
      "tcplab's DSR with ns-2.35's flow state: after a flow's first packets, data packets carry a flow ID "
      "instead of the source route ([wireless.dsr] flow_state = true)"),
-    ("ns2_mac", "--ns2-mac", None, {"mac": {"ns2_reception": True, "ns2_cts": True}},
-     "tcplab's MAC with ns-2.35's reception and CTS rules ([wireless.mac] ns2_reception = true, ns2_cts = true)"),
+    ("ns2_mac", "--ns2-mac", None, {"mac": {"ns2_reception": True, "ns2_cts": True, "ns2_eifs": True}},
+     "tcplab's MAC with ns-2.35's reception, CTS and EIFS rules ([wireless.mac] ns2_reception, ns2_cts, "
+     "ns2_eifs = true)"),
     ("ns2_profile", "--ns2-profile", None, {"profile": "ns2"},
      "tcplab with [wireless] profile = \"ns2\" (every ns-2.35 switch of the MAC and the routing protocols)"),
 ]

@@ -636,10 +636,10 @@ fn dsr_request_schedules() {
 /// one by one: AODV (no ring for new destinations, 10 s hold-down, local
 /// repair), DSDV (no MAC failures, ns-2's advertising) and DSR (request
 /// schedule, flow state, 30 ms between released packets, discoveries for
-/// salvaged packets), with the MAC's two rules.
+/// salvaged packets), with the MAC's three rules.
 #[test]
 fn ns2_profile_is_the_ns2_switches_together() {
-    let mac = "mac = { ns2_reception = true, ns2_cts = true }\n";
+    let mac = "mac = { ns2_reception = true, ns2_cts = true, ns2_eifs = true }\n";
     let cases = [
         ("aodv", "[wireless.aodv]\nnew_destination_ring = false\ndiscovery_hold_down = \"10s\"\nlocal_repair = true"),
         ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true"),

@@ -238,7 +238,7 @@ fn ns2_reception_locks_onto_the_first_frame_sensed() {
     assert_eq!(node_stat(&issue, "D", "collisions"), node_stat(&ns2, "D", "collisions"));
 }
 
-/// `[wireless] profile = "ns2"` turns both MAC switches on; a key set
+/// `[wireless] profile = "ns2"` turns the MAC switches on; a key set
 /// explicitly wins.
 #[test]
 fn ns2_profile_sets_the_mac_switches_unless_told_otherwise() {
@@ -261,6 +261,76 @@ fn ns2_cts_is_sent_only_on_an_idle_medium() {
     println!("A's RTSs without a CTS: {u_std} (standard), {u_ns2} (ns-2)");
     assert_eq!(u_std, 0.0, "every RTS decoded and answered");
     assert!(u_ns2 > 100.0, "{u_ns2}");
+}
+
+/// Times (s) and frame-control bytes of the frames in a station capture
+/// that `tx` (a node index) sent, and of the ACKs in it (any sender).
+fn capture_frames(bytes: &[u8], tx: u8) -> (Vec<f64>, Vec<f64>) {
+    let nano = u32::from_le_bytes(bytes[0..4].try_into().unwrap()) == 0xa1b2_3c4d;
+    let (mut off, mut own, mut acks) = (24, Vec::new(), Vec::new());
+    while off + 16 <= bytes.len() {
+        let word = |i: usize| u32::from_le_bytes(bytes[off + i..off + i + 4].try_into().unwrap()) as f64;
+        let t = word(0) + word(4) * if nano { 1e-9 } else { 1e-6 };
+        let incl = word(8) as usize;
+        let frame = &bytes[off + 16..off + 16 + incl];
+        match frame[0] {
+            0xd4 => acks.push(t),
+            0x08 if frame[15] == tx + 1 => own.push(t),
+            _ => {}
+        }
+        off += 16 + incl;
+    }
+    (own, acks)
+}
+
+/// ns-2.35's EIFS (`ns2_eifs`): S saturates R 100 m away; I, 400 m from S
+/// (sensed, not decoded), sends to J beyond S's range. When S's backoff
+/// resumes after one of I's frames, the standard's S waits EIFS before
+/// counting, ns-2's EIFS + DIFS: the shortest gap from the end of one of
+/// I's frames to S's next frame (nothing else in between) is a DIFS longer
+/// with ns-2's rule.
+#[test]
+fn ns2_eifs_adds_a_difs_after_a_frame_sensed_but_not_decoded() {
+    let eifs = SIFS + ctrl_air(14.0) + DIFS;
+    let i_air = data_air(1028.0, 2e6);
+    let shortest_gap = |ns2: bool| {
+        let sc = wifi(
+            "20s",
+            &format!("rts_threshold = \"off\"\nmac = {{ ns2_eifs = {ns2} }}"),
+            &[("R", -100.0, 0.0), ("S", 0.0, 0.0), ("I", 400.0, 0.0), ("J", 600.0, 0.0)],
+            &(udp("S", "R", "3Mbps", 1000, 0.0) + &udp("I", "J", "600kbps", 1000, 0.0)),
+        ) + "[[pcap]]\nnode = \"S\"\n[[pcap]]\nnode = \"I\"\n";
+        let r = run_toml(&sc).unwrap();
+        let (s_frames, s_acks) = capture_frames(&r.pcaps[0].1, 1);
+        let (i_frames, _) = capture_frames(&r.pcaps[1].1, 2);
+        let s_air = data_air(1028.0, 2e6);
+        let mut gaps = Vec::new();
+        for w in s_frames.windows(2) {
+            let (prev_end, start) = (w[0] + s_air, w[1]);
+            // The last thing S heard or sent before `start` is one of I's frames.
+            let Some(i_end) = i_frames.iter().map(|t| t + i_air).filter(|&e| e < start).reduce(f64::max) else {
+                continue;
+            };
+            let ack = s_acks.iter().copied().filter(|&a| a < start).reduce(f64::max).unwrap_or(0.0);
+            if i_end > prev_end && i_end > ack {
+                gaps.push(start - i_end);
+            }
+        }
+        assert!(gaps.len() > 100, "{} gaps", gaps.len());
+        gaps.into_iter().reduce(f64::min).unwrap()
+    };
+    let (std, ns2) = (shortest_gap(false), shortest_gap(true));
+    println!(
+        "shortest wait after I's frame: {:.1} us standard, {:.1} us ns-2 (EIFS {:.1} us)",
+        std / US,
+        ns2 / US,
+        eifs / US
+    );
+    // A backoff frozen by I's frame has at least one slot left (at zero
+    // S would have sent), and I's frame reaches S 1.3 us after it leaves:
+    // EIFS + a slot + the propagation delay; ns-2's waits a DIFS more.
+    assert!(std > eifs && std < eifs + SLOT + 3.0 * US, "{std}");
+    assert!((ns2 - std - DIFS).abs() < 1.0 * US, "{ns2} - {std}");
 }
 
 /// Two senders, each with its receiver 100 m away on the far side: at 549 m
@@ -356,6 +426,7 @@ fn bad_wireless_input_is_one_line_naming_the_key() {
         ),
         (base.replace("propagation = \"two_ray_ground\"", "propagation = \"ray_tracing\""), "wireless.propagation"),
         (base.replace("rts_threshold = 0", "rts_threshold = 0\nprofile = \"ns3\""), "wireless.profile"),
+        (base.replace("rts_threshold = 0", "rts_threshold = 0\nmac = { ns2_eifs = 1 }"), "wireless.mac.ns2_eifs"),
         (base.replace("position = [500.0, 0.0]", "position = [560.0, 0.0]"), "flow[0].to"),
     ];
     for (sc, key) in cases {

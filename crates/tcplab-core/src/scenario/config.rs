@@ -316,6 +316,8 @@ pub struct MacCfg {
     pub ns2_reception: Option<bool>,
     /// ns-2.35's CTS: sent only on an idle medium a SIFS after the RTS.
     pub ns2_cts: Option<bool>,
+    /// ns-2.35's EIFS: a NAV, followed by a DIFS.
+    pub ns2_eifs: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]

@@ -405,6 +405,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
     if ns2(w) {
         mac.ns2_reception = true;
         mac.ns2_cts = true;
+        mac.ns2_eifs = true;
     }
     if let Some(m) = &w.mac {
         mac.cw_min = m.cw_min.unwrap_or(mac.cw_min);
@@ -415,6 +416,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.long_retry_limit = m.long_retry_limit.unwrap_or(mac.long_retry_limit);
         mac.ns2_reception = m.ns2_reception.unwrap_or(mac.ns2_reception);
         mac.ns2_cts = m.ns2_cts.unwrap_or(mac.ns2_cts);
+        mac.ns2_eifs = m.ns2_eifs.unwrap_or(mac.ns2_eifs);
     }
     let ifq_limit = match w.ifq {
         Some(IfqCfg::Priqueue { limit: Some(l) }) => l,

@@ -379,7 +379,10 @@ impl Dcf {
     }
 
     fn medium_idle(&self, now: Time) -> bool {
-        matches!(self.state, State::Idle) && self.rx.is_empty() && self.nav_until <= now
+        matches!(self.state, State::Idle)
+            && self.rx.is_empty()
+            && self.nav_until <= now
+            && (!self.mac.ns2_eifs || self.eifs_nav_until <= now)
     }
 
     /// Take the next frame from the interface queue if none is being sent.
@@ -409,7 +412,8 @@ impl Dcf {
         if (self.cur.is_none() && self.backoff.is_none()) || self.access.is_some() {
             return;
         }
-        let ifs = if self.eifs { self.air.eifs } else { self.air.difs };
+        // (`ns2_eifs`: the EIFS was served as a NAV, a DIFS follows it.)
+        let ifs = if self.eifs && !self.mac.ns2_eifs { self.air.eifs } else { self.air.difs };
         let start = self.idle_since + ifs;
         let slots = self.backoff.unwrap_or(0);
         let fire = (start + slots as Time * self.mac.slot).max(now);
@@ -646,9 +650,13 @@ impl Dcf {
             } else {
                 if !r.during_tx {
                     self.eifs = true;
-                    if self.mac.ns2_cts {
+                    if self.mac.ns2_cts || self.mac.ns2_eifs {
                         // (`now` only grows: the latest is the furthest.)
                         self.eifs_nav_until = now + self.air.eifs;
+                        if self.mac.ns2_eifs {
+                            // The medium turns idle then: look again.
+                            Self::timer(io, self.eifs_nav_until, T_NAV, 0);
+                        }
                     }
                 }
                 io.pool.release(r.pkt);

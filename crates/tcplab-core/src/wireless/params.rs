@@ -98,6 +98,13 @@ pub struct MacParams {
     /// and no EIFS runs (ns-2 keeps EIFS as a NAV), and is withheld
     /// otherwise (check_pktCTRL, is_idle).
     pub ns2_cts: bool,
+    /// ns-2.35's EIFS instead of the standard's: after a frame sensed but
+    /// not decoded the medium counts as busy for EIFS (a NAV in ns-2), and
+    /// the deferral then starts with a DIFS, so the station waits EIFS +
+    /// DIFS before its backoff counts where the standard waits EIFS
+    /// (Mac802_11::recv_timer and capture set the NAV; navHandler resumes
+    /// the backoff with a DIFS).
+    pub ns2_eifs: bool,
 }
 
 impl Default for MacParams {
@@ -116,6 +123,7 @@ impl Default for MacParams {
             cca_time: 15 * US,
             ns2_reception: false,
             ns2_cts: false,
+            ns2_eifs: false,
         }
     }
 }

@@ -636,7 +636,7 @@ fn dsr_request_schedules() {
 /// one by one: AODV (no ring for new destinations, 10 s hold-down, local
 /// repair), DSDV (no MAC failures, ns-2's advertising) and DSR (request
 /// schedule, flow state, 30 ms between released packets, discoveries for
-/// salvaged packets), with the MAC's three rules.
+/// salvaged packets, cache learning), with the MAC's three rules.
 #[test]
 fn ns2_profile_is_the_ns2_switches_together() {
     let mac = "mac = { ns2_reception = true, ns2_cts = true, ns2_eifs = true }\n";
@@ -646,7 +646,7 @@ fn ns2_profile_is_the_ns2_switches_together() {
         (
             "dsr",
             "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true\nrelease_spacing = \"30ms\"\n\
-             salvage_discovery = true",
+             salvage_discovery = true\nns2_cache = true",
         ),
     ];
     for (routing, keys) in cases {
@@ -1005,6 +1005,7 @@ fn dsr_keys_are_validated() {
         ("flow_state = \"on\"", "flow_state"),
         ("release_spacing = \"soon\"", "release_spacing"),
         ("salvage_discovery = 0", "salvage_discovery"),
+        ("ns2_cache = \"yes\"", "ns2_cache"),
         ("gratuitous_replys = true", "gratuitous_replys"),
     ] {
         let bad = chain(2, "1s", "dsr", &format!("[wireless.dsr]\n{extra}"));

@@ -180,6 +180,9 @@ pub struct DsrCfg {
     /// ns-2.35's NEW_SALVAGE_LOGIC: a forwarder keeps a packet it cannot
     /// salvage and sends a non-propagating request for it; default false.
     pub salvage_discovery: Option<bool>,
+    /// ns-2.35's cache learning (forward parts only, overheard routes,
+    /// overheard route errors); default false.
+    pub ns2_cache: Option<bool>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).

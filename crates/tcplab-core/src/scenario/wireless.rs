@@ -561,6 +561,7 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
         flow_state: ns2(w),
         release_spacing: if ns2(w) { 30 * crate::engine::time::MS } else { 0 },
         salvage_discovery: ns2(w),
+        ns2_cache: ns2(w),
         ..Default::default()
     };
     let Some(d) = &w.dsr else { return p };
@@ -605,6 +606,9 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     }
     if let Some(x) = d.salvage_discovery {
         p.salvage_discovery = x;
+    }
+    if let Some(x) = d.ns2_cache {
+        p.ns2_cache = x;
     }
     p
 }

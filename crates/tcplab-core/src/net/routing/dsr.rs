@@ -132,6 +132,17 @@ pub struct DsrParams {
     /// begin, the packet is dropped. False (the default): it is dropped
     /// at once (RFC 4728 8.4.6 salvages only over a cached route).
     pub salvage_discovery: bool,
+    /// ns-2.35's cache learning (routecache.cc `pre_noticeRouteUsed`,
+    /// dsragent.cc): a node learns from a source route it forwards or
+    /// overhears only the part from itself on (not the way back), and
+    /// from an overheard one it is not on the link to the transmitter and
+    /// the rest of the route after it; from a route request only the
+    /// target (or a node answering from its cache) learns the way back; a
+    /// node passing a reply on learns the way to the requester only; an
+    /// overheard route error removes the link. False (the default): a node
+    /// learns both directions of what it forwards and of every request
+    /// and reply it handles, and nothing from what it overhears.
+    pub ns2_cache: bool,
 }
 
 impl Default for DsrParams {
@@ -153,6 +164,7 @@ impl Default for DsrParams {
             flow_state: false,
             release_spacing: 0,
             salvage_discovery: false,
+            ns2_cache: false,
         }
     }
 }
@@ -479,6 +491,40 @@ impl Dsr {
         }
     }
 
+    /// ns-2.35's tap (`ns2_cache`): what an overheard packet teaches. A
+    /// source route this node is on, from here on (not when it is the next
+    /// hop: it receives the packet anyway); one it is not on, the link to
+    /// the transmitter and the route after it; a reply it is on, from here
+    /// on; a route error, the broken link.
+    fn tap(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {
+        let p = io.pool.get(pkt);
+        let LinkHeader::Mac { tx, .. } = p.l2 else { return };
+        if let Transport::Control(c) = p.l4 {
+            let Some(blob) = c.blob.filter(|_| c.proto == PROTO_DSR) else { return };
+            if c.kind == kind::RERR {
+                if let Some(re) = io.pool.blob::<Rerr>(blob).filter(|r| r.unknown_flow.is_none()).cloned() {
+                    self.forget_link(re.from, re.to);
+                    self.end_flows_over(now, re.from, re.to);
+                }
+            } else if c.kind == kind::RREP {
+                let route = io.pool.blob::<Rrep>(blob).map(|r| r.route.clone()).unwrap_or_default();
+                if let Some(i) = route.iter().position(|&n| n == self.me) {
+                    self.learn(route[i..].to_vec());
+                }
+            }
+            return;
+        }
+        let uid = p.uid;
+        let route = self.headers.lock().expect("DSR header store").map.get(&uid).map(|h| h.route.clone());
+        let Some(route) = route.filter(|r| r.len() >= 2) else { return };
+        let Some(t) = route.iter().position(|&n| n == tx) else { return };
+        match route.iter().position(|&n| n == self.me) {
+            Some(m) if m == t + 1 => {}
+            Some(m) => self.learn(route[m..].to_vec()),
+            None => self.learn(std::iter::once(self.me).chain(route[t..].iter().copied()).collect()),
+        }
+    }
+
     /// Put a source route on packet `id` and say where it goes first.
     fn attach(&mut self, now: Time, id: PktId, route: Vec<NodeId>, salvaged: u8, io: &mut RoutingIo) -> NodeId {
         self.stamp(now, id, route, None, salvaged, io)
@@ -729,7 +775,9 @@ impl Dsr {
         // The way back to the originator.
         let mut back = record.clone();
         back.reverse();
-        self.learn(back.clone());
+        if !self.p.ns2_cache {
+            self.learn(back.clone());
+        }
         let reply = if rq.target == self.me {
             Some(record.clone())
         } else {
@@ -744,6 +792,10 @@ impl Dsr {
             })
         };
         if let Some(route) = reply {
+            if self.p.ns2_cache {
+                // (ns-2: returnSrcRouteToRequestor, replyFromRouteCache.)
+                self.learn(back.clone());
+            }
             let prev = back[1];
             let len = 4 + PER_ADDR * route.len() as u32;
             let pkt = self.message(now, prev, (kind::RREP, len), 255, Box::new(Rrep { route }), io);
@@ -760,7 +812,12 @@ impl Dsr {
     }
 
     fn on_rrep(&mut self, now: Time, rp: Rrep, io: &mut RoutingIo) {
-        self.learn_around(&rp.route);
+        match rp.route.iter().position(|&n| n == self.me) {
+            // ns-2: the requester takes the route; a node passing the
+            // reply on snoops the reply's own source route, the way back.
+            Some(i) if self.p.ns2_cache && i > 0 => self.learn(rp.route[..=i].iter().rev().copied().collect()),
+            _ => self.learn_around(&rp.route),
+        }
         let Some(i) = rp.route.iter().position(|&n| n == self.me) else { return };
         if i == 0 {
             self.release(now, io);
@@ -874,7 +931,11 @@ impl Routing for Dsr {
             };
             self.add_flow(now, e);
         }
-        self.learn_around(&route);
+        if self.p.ns2_cache {
+            self.learn(route[i..].to_vec());
+        } else {
+            self.learn_around(&route);
+        }
         let next_hop = route[i + 1];
         self.note_via(next_hop, &route);
         Route::Forward { dev: self.dev, next_hop }
@@ -950,10 +1011,16 @@ impl Routing for Dsr {
     }
 
     fn listens(&self) -> bool {
-        self.p.grat_replies
+        self.p.grat_replies || self.p.ns2_cache
     }
 
     fn on_overheard(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {
+        if self.p.ns2_cache {
+            self.tap(now, pkt, io);
+        }
+        if !self.p.grat_replies {
+            return;
+        }
         let p = io.pool.get(pkt);
         let (LinkHeader::Mac { tx, .. }, false) = (p.l2, matches!(p.l4, Transport::Control(_))) else { return };
         let uid = p.uid;
@@ -1171,6 +1238,60 @@ mod tests {
             let want: Vec<(Time, PktId)> =
                 held.iter().enumerate().map(|(k, &id)| (at + k as Time * spacing, id)).collect();
             assert_eq!(sent, want, "spacing {spacing}");
+        }
+    }
+
+    /// What a node's cache learns, by default and with ns-2.35's rules
+    /// (`ns2_cache`): from a source route it forwards, both ways or only
+    /// onward; from a request it passes on, the way back or nothing; from
+    /// what it overhears, nothing or the onward part (the link to the
+    /// transmitter first when it is not on the route); an overheard route
+    /// error removes the link either way with `ns2_cache`.
+    #[test]
+    fn ns2_cache_learns_only_onward_and_from_what_it_overhears() {
+        for ns2 in [false, true] {
+            let p = DsrParams { ns2_cache: ns2, grat_replies: false, ..DsrParams::default() };
+            let headers = SharedHeaders::default();
+            let rng = || crate::engine::stream_rng(1, "test");
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            // A source-routed packet 0 -> 4 through 1, 2, 3.
+            let mut src = Dsr::new(0, 0, DsrParams::default(), headers.clone(), rng());
+            src.learn(vec![0, 1, 2, 3, 4]);
+            let id = pool.insert(Packet::new(0, 0, 4, Transport::Udp(Default::default()), 8, 512, 0));
+            src.route(0, id, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            // Node 2 forwards it.
+            let mut fwd = Dsr::new(2, 0, p, headers.clone(), rng());
+            fwd.route(0, id, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert_eq!(fwd.cached(4), Some(vec![2, 3, 4]));
+            assert_eq!(fwd.cached(0), (!ns2).then(|| vec![2, 1, 0]), "ns2 {ns2}");
+            // Node 2 passes on a request of node 0's for node 9.
+            let mut mid = Dsr::new(2, 0, p, headers.clone(), rng());
+            mid.on_rreq(
+                0,
+                5,
+                Rreq { id: 1, target: 9, record: vec![0, 1] },
+                &mut RoutingIo { pool: &mut pool, out: &mut out },
+            );
+            assert_eq!(mid.cached(0), (!ns2).then(|| vec![2, 1, 0]), "ns2 {ns2}");
+            // Node 5, off the route, overhears node 1 sending the packet on.
+            let mut ear = Dsr::new(5, 0, p, headers.clone(), rng());
+            pool.get_mut(id).l2 = LinkHeader::Mac { tx: 1, rx: 2, kind: 0, len: 0 };
+            ear.on_overheard(0, id, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert_eq!(ear.cached(4), ns2.then(|| vec![5, 1, 2, 3, 4]), "ns2 {ns2}");
+            // ... and node 1's route error for the link 2 -> 3.
+            let re = Rerr { from: 2, to: 3, path: vec![2, 1, 0], unknown_flow: None };
+            let err = src.message(
+                0,
+                0,
+                (kind::RERR, 24),
+                255,
+                Box::new(re),
+                &mut RoutingIo { pool: &mut pool, out: &mut out },
+            );
+            pool.get_mut(err).l2 = LinkHeader::Mac { tx: 1, rx: 0, kind: 0, len: 0 };
+            ear.on_overheard(0, err, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert_eq!(ear.cached(4), None, "ns2 {ns2}");
+            assert_eq!(ear.cached(2), ns2.then(|| vec![5, 1, 2]), "ns2 {ns2}");
         }
     }
 

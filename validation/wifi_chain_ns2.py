@@ -31,7 +31,9 @@ rules (`[wireless.mac] ns2_reception, ns2_cts, ns2_eifs = true`;
 docs/models.md);
 `--dsr-ns2-backoff` gives its DSR ns-2.35's route request schedule
 (`[wireless.dsr] ns2_request_backoff = true`) and `--dsr-flow-state`
-ns-2.35's flow state (`[wireless.dsr] flow_state = true`); `--ns2-profile` sets
+ns-2.35's flow state (`[wireless.dsr] flow_state = true`; likewise
+`--dsr-release-spacing`, `--dsr-salvage-discovery`, `--dsr-ns2-cache`);
+`--ns2-profile` sets
 `[wireless] profile = "ns2"`, all of ns-2.35's switches at once.
 
 With `--trace-dir DIR --dsdv-log`, ns-2.35's DSDV also writes its own log
@@ -206,6 +208,14 @@ SWITCHES = [
     ("dsr_flow_state", "--dsr-flow-state", "dsr", {"flow_state": True},
      "tcplab's DSR with ns-2.35's flow state: after a flow's first packets, data packets carry a flow ID "
      "instead of the source route ([wireless.dsr] flow_state = true)"),
+    ("dsr_release_spacing", "--dsr-release-spacing", "dsr", {"release_spacing": "30ms"},
+     "tcplab's DSR frees its send buffer 30 ms per packet apart, as ns-2.35 ([wireless.dsr] release_spacing)"),
+    ("dsr_salvage_discovery", "--dsr-salvage-discovery", "dsr", {"salvage_discovery": True},
+     "tcplab's DSR forwarders keep a packet they cannot salvage for one non-propagating request, as "
+     "ns-2.35's NEW_SALVAGE_LOGIC ([wireless.dsr] salvage_discovery = true)"),
+    ("dsr_ns2_cache", "--dsr-ns2-cache", "dsr", {"ns2_cache": True},
+     "tcplab's DSR caches learn as ns-2.35's: onward parts only, and from overheard packets "
+     "([wireless.dsr] ns2_cache = true)"),
     ("ns2_mac", "--ns2-mac", None, {"mac": {"ns2_reception": True, "ns2_cts": True, "ns2_eifs": True}},
      "tcplab's MAC with ns-2.35's reception, CTS and EIFS rules ([wireless.mac] ns2_reception, ns2_cts, "
      "ns2_eifs = true)"),

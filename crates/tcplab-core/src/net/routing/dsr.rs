@@ -139,7 +139,8 @@ pub struct DsrParams {
     /// the rest of the route after it; from a route request only the
     /// target (or a node answering from its cache) learns the way back; a
     /// node passing a reply on learns the way to the requester only; an
-    /// overheard route error removes the link. False (the default): a node
+    /// overheard route error removes the link (route shortening's
+    /// gratuitous replies still learn both ways). False (the default): a node
     /// learns both directions of what it forwards and of every request
     /// and reply it handles, and nothing from what it overhears.
     pub ns2_cache: bool,
@@ -673,7 +674,7 @@ impl Dsr {
     fn end_flows_over(&mut self, now: Time, from: NodeId, to: NodeId) {
         for e in self.flows.iter_mut().filter(|e| e.src == self.me && e.timeout >= now) {
             if e.route.windows(2).any(|w| w == [from, to]) {
-                e.timeout = now - 1;
+                e.timeout = now.saturating_sub(1);
             }
         }
     }
@@ -830,21 +831,18 @@ impl Dsr {
     }
 
     fn on_rerr(&mut self, now: Time, re: Rerr, io: &mut RoutingIo) {
+        if re.unknown_flow.is_none() {
+            self.forget_link(re.from, re.to);
+            self.end_flows_over(now, re.from, re.to);
+        }
         let Some(i) = re.path.iter().position(|&n| n == self.me) else { return };
-        match re.unknown_flow {
-            None => {
-                self.forget_link(re.from, re.to);
-                self.end_flows_over(now, re.from, re.to);
+        // An unknown-flow error at the flow's source: its next packets set
+        // the flow up again (ns-2's processUnknownFlowError).
+        if let Some((dst, id)) = re.unknown_flow.filter(|_| i + 1 == re.path.len()) {
+            let id = id.or_else(|| self.default_flow(self.me, dst));
+            if let Some(k) = id.and_then(|id| self.find_flow(self.me, dst, id)) {
+                self.flows[k].count = 0;
             }
-            // The source of the flow: its next packets set it up again
-            // (ns-2's processUnknownFlowError).
-            Some((dst, id)) if i + 1 == re.path.len() => {
-                let id = id.or_else(|| self.default_flow(self.me, dst));
-                if let Some(k) = id.and_then(|id| self.find_flow(self.me, dst, id)) {
-                    self.flows[k].count = 0;
-                }
-            }
-            Some(_) => {}
         }
         if i + 1 < re.path.len() {
             let next = re.path[i + 1];
@@ -1001,7 +999,7 @@ impl Routing for Dsr {
                 None if data && src == self.me && self.p.rebuffer_own => self.hold(now, id, dst, io),
                 // Someone else's: ns-2.35 keeps it for one cycle of
                 // non-propagating requests (`salvage_discovery`).
-                None if data && self.p.salvage_discovery && salvaged < self.p.max_salvage => {
+                None if data && src != self.me && self.p.salvage_discovery && salvaged < self.p.max_salvage => {
                     self.hold(now, id, dst, io)
                 }
                 _ if was_failed => io.out.push(RoutingAction::DropFailed(id)),
@@ -1179,7 +1177,8 @@ mod tests {
         src.on_rerr(SEC, re, &mut RoutingIo { pool: &mut pool, out: &mut out });
         let id = send(&mut src, &mut pool, &mut out, SEC);
         assert_eq!(pool.get(id).ip.options_len, with_route);
-        // Flow-only again, then the route once more over 5 s after it last went.
+        // The route on the two packets after the set-up's first, then
+        // flow-only, then the route once more over 5 s after it last went.
         let mut sizes = Vec::new();
         for t in [2 * SEC, 3 * SEC, 6 * SEC, 8 * SEC + SEC / 2] {
             let id = send(&mut src, &mut pool, &mut out, t);
@@ -1278,7 +1277,15 @@ mod tests {
             pool.get_mut(id).l2 = LinkHeader::Mac { tx: 1, rx: 2, kind: 0, len: 0 };
             ear.on_overheard(0, id, &mut RoutingIo { pool: &mut pool, out: &mut out });
             assert_eq!(ear.cached(4), ns2.then(|| vec![5, 1, 2, 3, 4]), "ns2 {ns2}");
-            // ... and node 1's route error for the link 2 -> 3.
+            // Node 1, on the route behind the transmitter, overhears node 2
+            // sending it on to 3: the onward part from itself.
+            let mut behind = Dsr::new(1, 0, p, headers.clone(), rng());
+            pool.get_mut(id).l2 = LinkHeader::Mac { tx: 2, rx: 3, kind: 0, len: 0 };
+            behind.on_overheard(0, id, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert_eq!(behind.cached(4), ns2.then(|| vec![1, 2, 3, 4]), "ns2 {ns2}");
+            // ... and node 1's route error for the link 2 -> 3, heard by
+            // node 5 knowing a route over that link either way.
+            ear.learn(vec![5, 1, 2, 3, 4]);
             let re = Rerr { from: 2, to: 3, path: vec![2, 1, 0], unknown_flow: None };
             let err = src.message(
                 0,
@@ -1290,8 +1297,9 @@ mod tests {
             );
             pool.get_mut(err).l2 = LinkHeader::Mac { tx: 1, rx: 0, kind: 0, len: 0 };
             ear.on_overheard(0, err, &mut RoutingIo { pool: &mut pool, out: &mut out });
-            assert_eq!(ear.cached(4), None, "ns2 {ns2}");
-            assert_eq!(ear.cached(2), ns2.then(|| vec![5, 1, 2]), "ns2 {ns2}");
+            let left = if ns2 { vec![5, 1, 2] } else { vec![5, 1, 2, 3, 4] };
+            assert_eq!(ear.cached(4), (!ns2).then(|| left.clone()), "ns2 {ns2}");
+            assert_eq!(ear.cached(2), Some(vec![5, 1, 2]), "ns2 {ns2}");
         }
     }
 

@@ -266,21 +266,29 @@ fn ns2_cts_is_sent_only_on_an_idle_medium() {
 /// Times (s) and frame-control bytes of the frames in a station capture
 /// that `tx` (a node index) sent, and of the ACKs in it (any sender).
 fn capture_frames(bytes: &[u8], tx: u8) -> (Vec<f64>, Vec<f64>) {
-    let nano = u32::from_le_bytes(bytes[0..4].try_into().unwrap()) == 0xa1b2_3c4d;
-    let (mut off, mut own, mut acks) = (24, Vec::new(), Vec::new());
-    while off + 16 <= bytes.len() {
-        let word = |i: usize| u32::from_le_bytes(bytes[off + i..off + i + 4].try_into().unwrap()) as f64;
-        let t = word(0) + word(4) * if nano { 1e-9 } else { 1e-6 };
-        let incl = word(8) as usize;
-        let frame = &bytes[off + 16..off + 16 + incl];
+    let (mut own, mut acks) = (Vec::new(), Vec::new());
+    for (t, frame) in pcap_records(bytes) {
         match frame[0] {
             0xd4 => acks.push(t),
             0x08 if frame[15] == tx + 1 => own.push(t),
             _ => {}
         }
-        off += 16 + incl;
     }
     (own, acks)
+}
+
+/// (time in s, frame bytes) of each record of a pcap file.
+fn pcap_records(bytes: &[u8]) -> Vec<(f64, &[u8])> {
+    let nano = u32::from_le_bytes(bytes[0..4].try_into().unwrap()) == 0xa1b2_3c4d;
+    let (mut off, mut out) = (24, Vec::new());
+    while off + 16 <= bytes.len() {
+        let word = |i: usize| u32::from_le_bytes(bytes[off + i..off + i + 4].try_into().unwrap()) as f64;
+        let t = word(0) + word(4) * if nano { 1e-9 } else { 1e-6 };
+        let incl = word(8) as usize;
+        out.push((t, &bytes[off + 16..off + 16 + incl]));
+        off += 16 + incl;
+    }
+    out
 }
 
 /// ns-2.35's EIFS (`ns2_eifs`): S saturates R 100 m away; I, 400 m from S
@@ -474,11 +482,9 @@ fn station_capture_holds_80211_frames() {
     assert_eq!(name, "node-n1");
     assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()), 105);
     // frame-control byte of every record: count by type
-    let (mut off, mut kinds) = (24, std::collections::BTreeMap::new());
-    while off < bytes.len() {
-        let incl = u32::from_le_bytes(bytes[off + 8..off + 12].try_into().unwrap()) as usize;
-        *kinds.entry(bytes[off + 16]).or_insert(0u32) += 1;
-        off += 16 + incl;
+    let mut kinds = std::collections::BTreeMap::new();
+    for (_, frame) in pcap_records(bytes) {
+        *kinds.entry(frame[0]).or_insert(0u32) += 1;
     }
     for fc in [0x08u8, 0xb4, 0xc4, 0xd4] {
         assert!(kinds.get(&fc).copied().unwrap_or(0) > 10, "frame control {fc:#x}: {kinds:?}");

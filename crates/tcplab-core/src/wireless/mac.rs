@@ -244,8 +244,9 @@ pub struct Dcf {
     nav_until: Time,
     /// The last frame sensed ended undecoded: the next wait is EIFS.
     eifs: bool,
-    /// With `ns2_cts`: the end of the EIFS after the last frame sensed but
-    /// not decoded, which ns-2 keeps as a NAV and so holds a CTS back.
+    /// With `ns2_cts` or `ns2_eifs`: the end of the EIFS after the last
+    /// frame sensed but not decoded, which ns-2 keeps as a NAV (holding a
+    /// CTS back, and the medium busy).
     eifs_nav_until: Time,
     /// Medium idle as the backoff sees it, and since when.
     idle: bool,

@@ -422,22 +422,7 @@ impl Aodv {
         if !lost.is_empty() {
             self.send_rerr(now, lost, false, io);
         }
-        self.drop_held_for(dst, io);
-    }
-
-    /// Drop the buffered packets waiting for `dst` (its discovery, or its
-    /// local repair, failed), keeping the others in order.
-    fn drop_held_for(&mut self, dst: NodeId, io: &mut RoutingIo) {
-        let mut kept = VecDeque::with_capacity(self.buffer.len());
-        for (pkt, x, since) in self.buffer.drain(..) {
-            if x == dst {
-                self.stats.drops_discovery_failed += 1;
-                io.out.push(RoutingAction::DropHeld(pkt));
-            } else {
-                kept.push_back((pkt, x, since));
-            }
-        }
-        self.buffer = kept;
+        super::drop_held_for(&mut self.buffer, dst, &mut self.stats, io.out);
     }
 
     /// A route in use lives at least ACTIVE_ROUTE_TIMEOUT more (RFC 6.2).
@@ -465,7 +450,7 @@ impl Aodv {
             } else {
                 self.discoveries.remove(&dst);
             }
-            self.drop_held_for(dst, io);
+            super::drop_held_for(&mut self.buffer, dst, &mut self.stats, io.out);
             return;
         }
         if d.count == 0 && d.last_ttl == 0 {

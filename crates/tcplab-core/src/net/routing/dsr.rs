@@ -424,8 +424,7 @@ impl Dsr {
                     // starts request_period x 4^cycles after this one did
                     // (BackOffTest, with `cycles` its rt_reqs_outstanding).
                     self.send_request(now, dst, 255, io);
-                    let wait = self.p.request_period.saturating_mul(1 << (2 * d.cycles.min(15)));
-                    let next_try = (d.cycle_start + wait.min(self.p.max_request_period)).max(now);
+                    let next_try = (d.cycle_start + self.ns2_cycle_wait(d.cycles)).max(now);
                     Discovery { next_try, limited: false, ..d }
                 } else {
                     self.send_request(now, dst, 1, io);
@@ -442,6 +441,18 @@ impl Dsr {
             }
             _ => {}
         }
+    }
+
+    /// ns-2's time from the start of a request cycle to the next after
+    /// `cycles` cycles (BackOffTest: `request_period` x 4^cycles, at most
+    /// `max_request_period`).
+    fn ns2_cycle_wait(&self, cycles: u32) -> Time {
+        self.p.request_period.saturating_mul(1 << (2 * cycles.min(15))).min(self.p.max_request_period)
+    }
+
+    /// How often packet `uid` was salvaged (0 if it has no header here).
+    fn salvaged(&self, uid: u64) -> u8 {
+        self.headers.lock().expect("DSR header store").map.get(&uid).map_or(0, |h| h.salvaged)
     }
 
     /// Whether a packet of this node's own waits for `dst`.
@@ -473,19 +484,13 @@ impl Dsr {
                     io.out.push(RoutingAction::DropHeld(pkt));
                 }
                 let cycles = d.cycles + 1;
-                let wait = self.p.request_period.saturating_mul(1 << (2 * cycles.min(15)));
-                let next_try = now + wait.min(self.p.max_request_period);
+                let next_try = now + self.ns2_cycle_wait(cycles);
                 self.discoveries.insert(dst, Discovery { next_try, cycle_start: now, cycles, ..d });
             }
             // RFC 4728's schedule: the one request is spent, the packets
             // waiting for `dst` are dropped.
             Some(d) if d.next_try <= now => {
-                let (drop, keep): (VecDeque<_>, VecDeque<_>) = self.buffer.drain(..).partition(|b| b.1 == dst);
-                self.buffer = keep;
-                for (pkt, _, _) in drop {
-                    self.stats.drops_discovery_failed += 1;
-                    io.out.push(RoutingAction::DropHeld(pkt));
-                }
+                super::drop_held_for(&mut self.buffer, dst, &mut self.stats, io.out);
                 self.discoveries.remove(&dst);
             }
             _ => {}
@@ -703,7 +708,7 @@ impl Dsr {
             let flow = Some((dst, tag.header.then_some(tag.id)));
             self.send_rerr(now, next, Rerr { from: self.me, to: self.me, path, unknown_flow: flow }, io);
         }
-        let salvaged = self.headers.lock().expect("DSR header store").map.get(&uid).map_or(0, |h| h.salvaged);
+        let salvaged = self.salvaged(uid);
         match self.cached(dst) {
             Some(route) if salvaged < self.p.max_salvage => {
                 self.stats.extra[SALVAGED] += 1;
@@ -746,10 +751,7 @@ impl Dsr {
                     } else {
                         // A packet salvaged into the buffer: on, over the
                         // route from here, its salvage count kept.
-                        let uid = io.pool.get(pkt).uid;
-                        let map = self.headers.lock().expect("DSR header store");
-                        let salvaged = map.map.get(&uid).map_or(0, |h| h.salvaged);
-                        drop(map);
+                        let salvaged = self.salvaged(io.pool.get(pkt).uid);
                         self.attach(now, pkt, route, salvaged, io)
                     };
                     if at == now {
@@ -979,7 +981,7 @@ impl Routing for Dsr {
                 let p = io.pool.get(id);
                 (p.ip.src, p.ip.dst, p.uid, !matches!(p.l4, Transport::Control(_)))
             };
-            let salvaged = self.headers.lock().expect("DSR header store").map.get(&uid).map_or(0, |h| h.salvaged);
+            let salvaged = self.salvaged(uid);
             // Salvage a data packet: on over another cached route (the
             // broken link is already forgotten), its salvage count raised.
             // Route replies and errors are not salvaged (ns-2 neither).

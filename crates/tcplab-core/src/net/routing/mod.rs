@@ -283,6 +283,27 @@ pub fn hold_packet(
     buffer.push_back((id, dst, now));
 }
 
+/// Drop the buffered packets waiting for `dst` (their discovery, or an
+/// AODV local repair, failed; counted as such), keeping the others in
+/// order.
+pub fn drop_held_for(
+    buffer: &mut std::collections::VecDeque<Held>,
+    dst: NodeId,
+    stats: &mut RoutingStats,
+    out: &mut Vec<RoutingAction>,
+) {
+    let mut kept = std::collections::VecDeque::with_capacity(buffer.len());
+    for (pkt, x, since) in buffer.drain(..) {
+        if x == dst {
+            stats.drops_discovery_failed += 1;
+            out.push(RoutingAction::DropHeld(pkt));
+        } else {
+            kept.push_back((pkt, x, since));
+        }
+    }
+    *buffer = kept;
+}
+
 /// Take the jittered messages whose time (`at`) has come, in time order;
 /// messages due at the same time keep the order they were made in.
 pub fn take_due<T: Copy>(delayed: &mut Vec<T>, now: Time, at: impl Fn(&T) -> Time) -> Vec<T> {

@@ -28,11 +28,13 @@ after a discovery gives up, as ns-2.35 does (MAX_RREQ_TIMEOUT);
 locally, as ns-2.35 built with AODV_LOCAL_REPAIR does (local_repair = true).
 `--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception, CTS and EIFS
 rules (`[wireless.mac] ns2_reception, ns2_cts, ns2_eifs = true`;
-docs/models.md);
+docs/models.md), `--ns2-backoff` its backoff rules (`ns2_backoff = true`)
+and `--no-cca` its instant carrier sense (`cca_time = 0`);
 `--dsr-ns2-backoff` gives its DSR ns-2.35's route request schedule
 (`[wireless.dsr] ns2_request_backoff = true`) and `--dsr-flow-state`
 ns-2.35's flow state (`[wireless.dsr] flow_state = true`; likewise
-`--dsr-release-spacing`, `--dsr-salvage-discovery`, `--dsr-ns2-cache`);
+`--dsr-release-spacing`, `--dsr-salvage-discovery`, `--dsr-ns2-cache`,
+`--dsr-grat-errors`);
 `--ns2-profile` sets
 `[wireless] profile = "ns2"`, all of ns-2.35's switches at once.
 
@@ -216,9 +218,17 @@ SWITCHES = [
     ("dsr_ns2_cache", "--dsr-ns2-cache", "dsr", {"ns2_cache": True},
      "tcplab's DSR caches learn as ns-2.35's: onward parts only, and from overheard packets "
      "([wireless.dsr] ns2_cache = true)"),
+    ("dsr_grat_errors", "--dsr-grat-errors", "dsr", {"grat_route_errors": True},
+     "tcplab's DSR sources put the last route error they received on their next route requests, as "
+     "ns-2.35's ([wireless.dsr] grat_route_errors = true)"),
     ("ns2_mac", "--ns2-mac", None, {"mac": {"ns2_reception": True, "ns2_cts": True, "ns2_eifs": True}},
      "tcplab's MAC with ns-2.35's reception, CTS and EIFS rules ([wireless.mac] ns2_reception, ns2_cts, "
      "ns2_eifs = true)"),
+    ("ns2_backoff", "--ns2-backoff", None, {"mac": {"ns2_backoff": True}},
+     "tcplab's MAC draws backoffs from [0, CW - 1] and backs off even on an idle medium, as ns-2.35's "
+     "([wireless.mac] ns2_backoff = true)"),
+    ("no_cca", "--no-cca", None, {"mac": {"cca_time": "0s"}},
+     "tcplab's stations sense a frame as soon as it reaches them, as ns-2.35's ([wireless.mac] cca_time = 0)"),
     ("ns2_profile", "--ns2-profile", None, {"profile": "ns2"},
      "tcplab with [wireless] profile = \"ns2\" (every ns-2.35 switch of the MAC and the routing protocols)"),
 ]
@@ -239,7 +249,11 @@ def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
         if switches.get(kw, default) == default or table not in (None, routing):
             continue
         if table is None:
-            sc["wireless"].update(keys)
+            for k, v in keys.items():  # nested tables (mac) merge
+                if isinstance(v, dict):
+                    sc["wireless"].setdefault(k, {}).update(v)
+                else:
+                    sc["wireless"][k] = v
         else:
             sc["wireless"].setdefault(table, {}).update(keys)
     if routing == "aodv" and net_diameter is not None:

@@ -636,17 +636,19 @@ fn dsr_request_schedules() {
 /// one by one: AODV (no ring for new destinations, 10 s hold-down, local
 /// repair), DSDV (no MAC failures, ns-2's advertising) and DSR (request
 /// schedule, flow state, 30 ms between released packets, discoveries for
-/// salvaged packets, cache learning), with the MAC's three rules.
+/// salvaged packets, cache learning, gratuitous route errors), with the
+/// MAC's rules (reception, CTS, EIFS, backoff, no CCA delay).
 #[test]
 fn ns2_profile_is_the_ns2_switches_together() {
-    let mac = "mac = { ns2_reception = true, ns2_cts = true, ns2_eifs = true }\n";
+    let mac =
+        "mac = { ns2_reception = true, ns2_cts = true, ns2_eifs = true, ns2_backoff = true, cca_time = \"0s\" }\n";
     let cases = [
         ("aodv", "[wireless.aodv]\nnew_destination_ring = false\ndiscovery_hold_down = \"10s\"\nlocal_repair = true"),
         ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true"),
         (
             "dsr",
             "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true\nrelease_spacing = \"30ms\"\n\
-             salvage_discovery = true\nns2_cache = true",
+             salvage_discovery = true\nns2_cache = true\ngrat_route_errors = true",
         ),
     ];
     for (routing, keys) in cases {

@@ -341,6 +341,41 @@ fn ns2_eifs_adds_a_difs_after_a_frame_sensed_but_not_decoded() {
     assert!((ns2 - std - DIFS).abs() < 1.0 * US, "{ns2} - {std}");
 }
 
+/// ns-2.35's backoff (`ns2_backoff`): S sends a datagram every 20 ms to R
+/// and nothing else is on the air, so every datagram finds the medium idle
+/// (the last exchange and its post-backoff long over). The standard sends
+/// each at once; ns-2.35 (`bugFix_timer_`) waits DIFS plus a backoff drawn
+/// from [0, CW - 1] slots, so every frame leaves exactly DIFS + k slots
+/// later than the standard's, k from 0 to 30 and never 31.
+#[test]
+fn ns2_backoff_waits_difs_and_a_backoff_on_an_idle_medium() {
+    let frames = |ns2: bool| {
+        let sc = wifi(
+            "21s",
+            &format!("rts_threshold = \"off\"\nmac = {{ ns2_backoff = {ns2} }}"),
+            &[("R", -100.0, 0.0), ("S", 0.0, 0.0)],
+            &udp("S", "R", "400kbps", 1000, 0.5),
+        ) + "[[pcap]]\nnode = \"S\"\n";
+        let r = run_toml(&sc).unwrap();
+        capture_frames(&r.pcaps[0].1, 1).0
+    };
+    let (std, ns2) = (frames(false), frames(true));
+    assert!(std.len() > 900 && std.len() == ns2.len(), "{} {}", std.len(), ns2.len());
+    let interval = std[1] - std[0];
+    for (k, t) in std.iter().enumerate() {
+        assert!((t - std[0] - k as f64 * interval).abs() < 0.01 * US, "standard frame {k} at {t}");
+    }
+    let slots: Vec<f64> = std.iter().zip(&ns2).map(|(s, n)| (n - s - DIFS) / SLOT).collect();
+    for (k, j) in slots.iter().enumerate() {
+        assert!((j - j.round()).abs() < 1e-3 && *j > -0.5 && *j < 30.5, "frame {k}: {j} slots");
+    }
+    let (lo, hi) = slots.iter().fold((f64::MAX, f64::MIN), |(a, b), &j| (a.min(j), b.max(j)));
+    let mean = slots.iter().sum::<f64>() / slots.len() as f64;
+    println!("ns-2's wait on an idle medium: DIFS + {}..{} slots, mean {mean:.2}", lo.round().abs(), hi.round());
+    assert_eq!((lo.round(), hi.round()), (0.0, 30.0));
+    assert!((mean - 15.0).abs() < 1.0, "{mean}");
+}
+
 /// Two senders, each with its receiver 100 m away on the far side: at 549 m
 /// they sense each other and share the medium; at 551 m they do not and
 /// both send at full speed.
@@ -435,6 +470,14 @@ fn bad_wireless_input_is_one_line_naming_the_key() {
         (base.replace("propagation = \"two_ray_ground\"", "propagation = \"ray_tracing\""), "wireless.propagation"),
         (base.replace("rts_threshold = 0", "rts_threshold = 0\nprofile = \"ns3\""), "wireless.profile"),
         (base.replace("rts_threshold = 0", "rts_threshold = 0\nmac = { ns2_eifs = 1 }"), "wireless.mac.ns2_eifs"),
+        (
+            base.replace("rts_threshold = 0", "rts_threshold = 0\nmac = { ns2_backoff = \"yes\" }"),
+            "wireless.mac.ns2_backoff",
+        ),
+        (
+            base.replace("rts_threshold = 0", "rts_threshold = 0\nmac = { cca_time = \"20us\" }"),
+            "wireless.mac.cca_time",
+        ),
         (base.replace("position = [500.0, 0.0]", "position = [560.0, 0.0]"), "flow[0].to"),
     ];
     for (sc, key) in cases {

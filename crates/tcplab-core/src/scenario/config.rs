@@ -181,8 +181,11 @@ pub struct DsrCfg {
     /// salvage and sends a non-propagating request for it; default false.
     pub salvage_discovery: Option<bool>,
     /// ns-2.35's cache learning (forward parts only, overheard routes,
-    /// overheard route errors); default false.
+    /// overheard route errors, errors one way); default false.
     pub ns2_cache: Option<bool>,
+    /// ns-2.35's gratuitous route errors: a source's next requests carry
+    /// the last route error it received; default false.
+    pub grat_route_errors: Option<bool>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).
@@ -321,6 +324,11 @@ pub struct MacCfg {
     pub ns2_cts: Option<bool>,
     /// ns-2.35's EIFS: a NAV, followed by a DIFS.
     pub ns2_eifs: Option<bool>,
+    /// ns-2.35's backoff: drawn from [0, CW - 1], and taken even by a frame
+    /// that finds the medium idle.
+    pub ns2_backoff: Option<bool>,
+    /// Clear-channel assessment delay (aCCATime): 15 us, 0 in ns-2.35.
+    pub cca_time: Option<Dur>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]

@@ -168,6 +168,12 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                 return err(format!("wireless.mac.{k}"), "must be greater than 0");
             }
         }
+        // aCCATime is part of a slot (IEEE 802.11-2016, 10.3.7): a longer
+        // one would let a station miss a whole slot of someone else's frame.
+        let slot = m.slot.map_or(mp.slot, |d| d.0);
+        if let Some(c) = m.cca_time.map(|d| d.0).filter(|&c| c >= slot) {
+            return err("wireless.mac.cca_time", format!("must be less than the slot ({} ns), got {c} ns", slot));
+        }
         for (k, v) in [("short_retry_limit", m.short_retry_limit), ("long_retry_limit", m.long_retry_limit)] {
             if v == Some(0) {
                 return err(format!("wireless.mac.{k}"), "must be at least 1 attempt");
@@ -406,6 +412,9 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.ns2_reception = true;
         mac.ns2_cts = true;
         mac.ns2_eifs = true;
+        mac.ns2_backoff = true;
+        // ns-2.35's stations sense a frame as soon as it reaches them.
+        mac.cca_time = 0;
     }
     if let Some(m) = &w.mac {
         mac.cw_min = m.cw_min.unwrap_or(mac.cw_min);
@@ -417,6 +426,8 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.ns2_reception = m.ns2_reception.unwrap_or(mac.ns2_reception);
         mac.ns2_cts = m.ns2_cts.unwrap_or(mac.ns2_cts);
         mac.ns2_eifs = m.ns2_eifs.unwrap_or(mac.ns2_eifs);
+        mac.ns2_backoff = m.ns2_backoff.unwrap_or(mac.ns2_backoff);
+        mac.cca_time = m.cca_time.map_or(mac.cca_time, |d| d.0);
     }
     let ifq_limit = match w.ifq {
         Some(IfqCfg::Priqueue { limit: Some(l) }) => l,
@@ -562,6 +573,7 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
         release_spacing: if ns2(w) { 30 * crate::engine::time::MS } else { 0 },
         salvage_discovery: ns2(w),
         ns2_cache: ns2(w),
+        grat_route_errors: ns2(w),
         ..Default::default()
     };
     let Some(d) = &w.dsr else { return p };
@@ -609,6 +621,9 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     }
     if let Some(x) = d.ns2_cache {
         p.ns2_cache = x;
+    }
+    if let Some(x) = d.grat_route_errors {
+        p.grat_route_errors = x;
     }
     p
 }

@@ -324,8 +324,11 @@ impl Dcf {
         io.sched.schedule(at, DevEvent::Timer(kind | (gen << KIND_BITS)));
     }
 
+    /// A backoff count: uniform on [0, CW] (the standard), or on [0, CW - 1]
+    /// with `ns2_backoff` (ns-2.35's `Random::random() % cw_`).
     fn draw(&mut self) -> u32 {
-        (self.backoff_rng.next_u64() % (self.cw as u64 + 1)) as u32
+        let span = if self.mac.ns2_backoff { (self.cw as u64).max(1) } else { self.cw as u64 + 1 };
+        (self.backoff_rng.next_u64() % span) as u32
     }
 
     /// Airtime of a frame on the air.
@@ -406,6 +409,18 @@ impl Dcf {
         self.cur = Some(Current { pkt, to, size, rts, reported: false });
     }
 
+    /// The deferral before a count: EIFS after a frame sensed but not
+    /// decoded, DIFS otherwise (`ns2_eifs`: the EIFS was served as a NAV, a
+    /// DIFS follows it).
+    #[inline(always)]
+    fn ifs(&self) -> Time {
+        if self.eifs && !self.mac.ns2_eifs {
+            self.air.eifs
+        } else {
+            self.air.difs
+        }
+    }
+
     /// The medium just became idle (or a frame arrived while it was): arm
     /// the access timer for DIFS/EIFS plus the pending backoff.
     fn arm<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
@@ -413,9 +428,7 @@ impl Dcf {
         if (self.cur.is_none() && self.backoff.is_none()) || self.access.is_some() {
             return;
         }
-        // (`ns2_eifs`: the EIFS was served as a NAV, a DIFS follows it.)
-        let ifs = if self.eifs && !self.mac.ns2_eifs { self.air.eifs } else { self.air.difs };
-        let start = self.idle_since + ifs;
+        let start = self.idle_since + self.ifs();
         let slots = self.backoff.unwrap_or(0);
         let fire = (start + slots as Time * self.mac.slot).max(now);
         self.access_gen = (self.access_gen + 1) & GEN_MASK;
@@ -866,6 +879,17 @@ impl Dcf {
         }
         if self.cur.is_none() {
             if self.idle && self.access.is_none() {
+                if self.mac.ns2_backoff && self.backoff.is_none() {
+                    // ns-2.35 (`bugFix_timer_`): even on an idle medium the
+                    // frame waits a DIFS from now and a random backoff. The
+                    // count starts then, or when a deferral still running
+                    // ends if that is later.
+                    self.backoff = Some(self.draw());
+                    let (ifs, floor) = (self.ifs(), now + self.air.difs);
+                    if self.idle_since + ifs < floor {
+                        self.idle_since = floor.saturating_sub(ifs);
+                    }
+                }
                 self.arm(now, io);
             } else if !self.idle && self.backoff.is_none() {
                 // The medium is busy as the frame comes: it will back off.
@@ -971,7 +995,52 @@ impl NetDevice for Dcf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::rng::stream_rng;
     use crate::engine::time::US;
+    use crate::net::queue::QueuePolicy;
+
+    fn station(mac: MacParams) -> Dcf {
+        Dcf::new(
+            0,
+            mac,
+            PhyParams::default(),
+            Propagation::TwoRayGround,
+            Vec::new(),
+            Queue::new(QueuePolicy::DropTail { limit_packets: Some(50), limit_bytes: None }, mac.data_rate_bps),
+            stream_rng(1, "q"),
+            stream_rng(1, "b"),
+            stream_rng(1, "s"),
+        )
+    }
+
+    /// The standard draws from [0, CW], ns-2.35 from [0, CW - 1].
+    #[test]
+    fn backoff_draws_cover_cw_or_stop_below_it() {
+        for (ns2, top) in [(false, 31), (true, 30)] {
+            let mut d = station(MacParams { ns2_backoff: ns2, ..MacParams::default() });
+            let draws: Vec<u32> = (0..20_000).map(|_| d.draw()).collect();
+            assert_eq!((draws.iter().min(), draws.iter().max()), (Some(&0), Some(&top)), "ns2_backoff {ns2}");
+            let mean = draws.iter().map(|&x| x as f64).sum::<f64>() / draws.len() as f64;
+            assert!((mean - top as f64 / 2.0).abs() < 0.3, "ns2_backoff {ns2}: mean {mean}");
+        }
+    }
+
+    /// A frame reaching the station 10 us before its count ends: with the
+    /// standard's 15 us CCA time it cannot be noticed in time and the
+    /// station transmits anyway; with none (ns-2.35) the count freezes
+    /// with its last slot left.
+    #[test]
+    fn a_frame_within_the_cca_time_of_the_count_end_does_not_freeze_it() {
+        for (cca, frozen) in [(15 * US, false), (0, true)] {
+            let mut d = station(MacParams { cca_time: cca, ..MacParams::default() });
+            let (start, slots) = (1_000 * US, 5);
+            d.access = Some((start, slots));
+            d.backoff = Some(slots);
+            d.freeze(start + slots as Time * d.mac.slot - 10 * US);
+            assert_eq!(d.access.is_none(), frozen, "cca {cca}");
+            assert_eq!(d.backoff, Some(if frozen { 1 } else { slots }), "cca {cca}");
+        }
+    }
 
     #[test]
     fn airtimes_match_mac_params() {

@@ -105,6 +105,12 @@ pub struct MacParams {
     /// (Mac802_11::recv_timer and capture set the NAV; navHandler resumes
     /// the backoff with a DIFS).
     pub ns2_eifs: bool,
+    /// ns-2.35's backoff instead of the standard's: counts are drawn from
+    /// [0, CW - 1] (`Random::random() % cw_`), and a frame handed to a MAC
+    /// that finds the medium idle waits DIFS plus a random backoff instead
+    /// of going at once (`bugFix_timer_`, on in ns-2.35's defaults:
+    /// Mac802_11::send starts the backoff timer with a DIFS).
+    pub ns2_backoff: bool,
 }
 
 impl Default for MacParams {
@@ -124,6 +130,7 @@ impl Default for MacParams {
             ns2_reception: false,
             ns2_cts: false,
             ns2_eifs: false,
+            ns2_backoff: false,
         }
     }
 }

@@ -76,6 +76,16 @@ const FLOW_TIMEOUT_OPT: u32 = 4;
 
 /// Bytes a source route adds to a packet: the fixed header, the option
 /// header and one address per intermediate node (4 more bytes per hop).
+/// Bytes a request carries beyond its request option: a gratuitous route
+/// error.
+fn rreq_extra(rq: &Rreq) -> u32 {
+    if rq.grat_error.is_some() {
+        RERR_OPTION
+    } else {
+        0
+    }
+}
+
 pub fn source_route_len(route: &[NodeId]) -> u16 {
     (FIXED + OPT_HEAD + PER_ADDR * route.len().saturating_sub(2) as u32) as u16
 }
@@ -142,8 +152,20 @@ pub struct DsrParams {
     /// overheard route error removes the link (route shortening's
     /// gratuitous replies still learn both ways). False (the default): a node
     /// learns both directions of what it forwards and of every request
-    /// and reply it handles, and nothing from what it overhears.
+    /// and reply it handles, and nothing from what it overhears. With it
+    /// a route error also removes only the link in the direction it names
+    /// (mobicache.cc `noticeDeadLink`), where the default removes both
+    /// directions (802.11 needs a link both ways).
     pub ns2_cache: bool,
+    /// ns-2.35's gratuitous route errors (dsragent.cc
+    /// `dsragent_propagate_last_error`, on there): a source that received
+    /// a route error puts the broken link on the next route requests it
+    /// sends within `GRAT_ERROR_HOLD` (1 s; until a propagating one has
+    /// carried it), and every node that receives such a request removes
+    /// the link from its cache before it answers or passes the request
+    /// on. False (the default): RFC 4728 leaves it optional and tcplab
+    /// does not.
+    pub grat_route_errors: bool,
 }
 
 impl Default for DsrParams {
@@ -166,6 +188,7 @@ impl Default for DsrParams {
             release_spacing: 0,
             salvage_discovery: false,
             ns2_cache: false,
+            grat_route_errors: false,
         }
     }
 }
@@ -232,7 +255,18 @@ pub struct Rreq {
     pub target: NodeId,
     /// The route so far, from the originator to the sender of this copy.
     pub record: Vec<NodeId>,
+    /// A gratuitous route error carried along (`grat_route_errors`): the
+    /// link `from -> to` is broken.
+    pub grat_error: Option<(NodeId, NodeId)>,
 }
+
+/// How long a source keeps a route error it received for its next
+/// requests (`grat_route_errors`; ns-2.35's `max_err_hold`).
+const GRAT_ERROR_HOLD: Time = SEC;
+
+/// A route error option's size (RFC 4728 6.5, node unreachable: 16 bytes;
+/// ns-2.35 counts the same per error).
+const RERR_OPTION: u32 = 16;
 
 /// A reply: the whole route from the originator to the target, travelling
 /// back along it.
@@ -289,6 +323,9 @@ pub struct Dsr {
     flows: Vec<FlowEntry>,
     default_flows: Vec<(NodeId, NodeId, u16)>,
     flow_counter: u16,
+    /// `grat_route_errors`: the broken link of the last route error this
+    /// node received as the source, and when.
+    held_error: Option<(NodeId, NodeId, Time)>,
     rng: Rng,
     pub stats: RoutingStats,
 }
@@ -311,6 +348,7 @@ impl Dsr {
             flows: Vec::new(),
             default_flows: Vec::new(),
             flow_counter: 0,
+            held_error: None,
             rng,
             stats: RoutingStats::new(KIND_NAMES).with_extra(EXTRA_NAMES),
         }
@@ -376,8 +414,11 @@ impl Dsr {
     }
 
     fn forget_link(&mut self, a: NodeId, b: NodeId) {
+        let both_ways = !self.p.ns2_cache;
         for path in self.cache.iter_mut() {
-            if let Some(i) = path.windows(2).position(|w| (w[0] == a && w[1] == b) || (w[0] == b && w[1] == a)) {
+            if let Some(i) =
+                path.windows(2).position(|w| (w[0] == a && w[1] == b) || (both_ways && w[0] == b && w[1] == a))
+            {
                 path.truncate(i + 1);
             }
         }
@@ -398,10 +439,17 @@ impl Dsr {
 
     fn send_request(&mut self, now: Time, target: NodeId, ttl: u8, io: &mut RoutingIo) {
         self.req_id += 1;
-        let rq = Rreq { id: self.req_id, target, record: vec![self.me] };
+        // The last route error received rides along (ns-2.35's
+        // sendOutRtReq) until a propagating request has carried it.
+        let grat_error = self.held_error.filter(|e| now < e.2 + GRAT_ERROR_HOLD).map(|(a, b, _)| (a, b));
+        if ttl > 1 {
+            self.held_error = None;
+        }
+        let rq = Rreq { id: self.req_id, target, record: vec![self.me], grat_error };
         self.seen.insert((self.me, rq.id), now + self.p.max_request_period);
         // Route request option: 8 bytes + 4 per recorded address.
-        let pkt = self.message(now, BROADCAST, (kind::RREQ, 8 + PER_ADDR), ttl, Box::new(rq), io);
+        let len = 8 + PER_ADDR + rreq_extra(&rq);
+        let pkt = self.message(now, BROADCAST, (kind::RREQ, len), ttl, Box::new(rq), io);
         io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: None });
     }
 
@@ -808,7 +856,7 @@ impl Dsr {
         if ttl <= 1 || record.len() >= self.p.max_route_len {
             return;
         }
-        let len = 8 + PER_ADDR * record.len() as u32;
+        let len = 8 + PER_ADDR * record.len() as u32 + rreq_extra(&rq);
         let pkt = self.message(now, BROADCAST, (kind::RREQ, len), ttl - 1, Box::new(Rreq { record, ..rq }), io);
         let at = now + (self.rng.uniform() * self.p.jitter as f64) as Time;
         self.delayed.push((at, pkt, None));
@@ -838,6 +886,9 @@ impl Dsr {
             self.end_flows_over(now, re.from, re.to);
         }
         let Some(i) = re.path.iter().position(|&n| n == self.me) else { return };
+        if self.p.grat_route_errors && re.unknown_flow.is_none() && i + 1 == re.path.len() {
+            self.held_error = Some((re.from, re.to, now));
+        }
         // An unknown-flow error at the flow's source: its next packets set
         // the flow up again (ns-2's processUnknownFlowError).
         if let Some((dst, id)) = re.unknown_flow.filter(|_| i + 1 == re.path.len()) {
@@ -849,6 +900,13 @@ impl Dsr {
         if i + 1 < re.path.len() {
             let next = re.path[i + 1];
             self.send_rerr(now, next, re, io);
+        }
+    }
+
+    fn take_grat_error(&mut self, now: Time, link: Option<(NodeId, NodeId)>) {
+        if let Some((a, b)) = link {
+            self.forget_link(a, b);
+            self.end_flows_over(now, a, b);
         }
     }
 
@@ -868,7 +926,18 @@ impl Dsr {
         match c.kind {
             kind::RREQ => {
                 if let Some(rq) = io.pool.blob::<Rreq>(blob).cloned() {
+                    // A gratuitous route error is taken before the request
+                    // is answered or passed on (ns-2.35's recv snoops it),
+                    // by the target after its reply (handlePacketReceipt).
+                    let grat = rq.grat_error;
+                    let target = rq.target == self.me;
+                    if !target {
+                        self.take_grat_error(now, grat);
+                    }
                     self.on_rreq(now, p.ip.ttl, rq, io);
+                    if target {
+                        self.take_grat_error(now, grat);
+                    }
                 }
             }
             kind::RREP => {
@@ -1270,7 +1339,7 @@ mod tests {
             mid.on_rreq(
                 0,
                 5,
-                Rreq { id: 1, target: 9, record: vec![0, 1] },
+                Rreq { id: 1, target: 9, record: vec![0, 1], grat_error: None },
                 &mut RoutingIo { pool: &mut pool, out: &mut out },
             );
             assert_eq!(mid.cached(0), (!ns2).then(|| vec![2, 1, 0]), "ns2 {ns2}");
@@ -1302,6 +1371,76 @@ mod tests {
             let left = if ns2 { vec![5, 1, 2] } else { vec![5, 1, 2, 3, 4] };
             assert_eq!(ear.cached(4), (!ns2).then(|| left.clone()), "ns2 {ns2}");
             assert_eq!(ear.cached(2), Some(vec![5, 1, 2]), "ns2 {ns2}");
+        }
+    }
+
+    /// A route error removes the link both ways by default and only the
+    /// way it names with `ns2_cache` (ns-2.35's noticeDeadLink).
+    #[test]
+    fn a_broken_link_is_forgotten_both_ways_or_as_named() {
+        for ns2 in [false, true] {
+            let p = DsrParams { ns2_cache: ns2, ..DsrParams::default() };
+            let mut dsr = Dsr::new(0, 0, p, SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+            dsr.learn(vec![0, 1, 2, 3]);
+            dsr.learn(vec![0, 5, 3, 2, 6]);
+            dsr.forget_link(2, 3);
+            assert_eq!(dsr.cached(3), Some(vec![0, 5, 3]));
+            assert_eq!(dsr.cached(2), Some(vec![0, 1, 2]));
+            assert_eq!(dsr.cached(6), ns2.then(|| vec![0, 5, 3, 2, 6]), "ns2 {ns2}");
+        }
+    }
+
+    /// ns-2.35's gratuitous route errors (`grat_route_errors`): source 0
+    /// gets a route error for the link 2 -> 3 at 1 s. Its next requests
+    /// carry the link (16 bytes more) until a propagating one has, and
+    /// none after 1 s; a neighbour with a cached route over that link
+    /// drops it before answering, so it does not answer with it. Off, the
+    /// requests carry nothing and the neighbour answers from its cache.
+    #[test]
+    fn grat_route_errors_ride_on_the_next_requests_and_clean_caches() {
+        for on in [false, true] {
+            let p = DsrParams { grat_route_errors: on, ..DsrParams::default() };
+            let rng = || crate::engine::stream_rng(1, "test");
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            let mut src = Dsr::new(0, 0, p, SharedHeaders::default(), rng());
+            let re = Rerr { from: 2, to: 3, path: vec![2, 1, 0], unknown_flow: None };
+            src.on_rerr(SEC, re, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            fn request(src: &mut Dsr, at: Time, ttl: u8, pool: &mut PacketPool) -> (Rreq, u32) {
+                let mut out = Vec::new();
+                src.send_request(at, 9, ttl, &mut RoutingIo { pool, out: &mut out });
+                let Some(RoutingAction::Send { pkt, .. }) = out.pop() else { panic!("no request") };
+                let p = pool.get(pkt);
+                let Transport::Control(c) = p.l4 else { panic!("not a message") };
+                let rq = pool.blob::<Rreq>(c.blob.unwrap()).cloned().unwrap();
+                (rq, pool.get(pkt).size)
+            }
+            let (first, size1) = request(&mut src, SEC + 10 * MS, 1, &mut pool);
+            let (second, size2) = request(&mut src, SEC + 50 * MS, 255, &mut pool);
+            let (third, size3) = request(&mut src, SEC + 60 * MS, 1, &mut pool);
+            let link = on.then_some((2, 3));
+            assert_eq!((first.grat_error, second.grat_error, third.grat_error), (link, link, None), "on {on}");
+            assert_eq!((size1 - size3, size2 - size3), if on { (16, 16) } else { (0, 0) });
+            // A fresh error is not carried once it is a second old.
+            let re = Rerr { from: 2, to: 3, path: vec![2, 1, 0], unknown_flow: None };
+            src.on_rerr(2 * SEC, re, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert_eq!(request(&mut src, 3 * SEC, 1, &mut pool).0.grat_error, None);
+            // Neighbour 4 knows 4-2-3-9 and hears the first request.
+            let mut nb = Dsr::new(4, 0, p, SharedHeaders::default(), rng());
+            nb.learn(vec![4, 2, 3, 9]);
+            let msg = nb.message(
+                0,
+                BROADCAST,
+                (kind::RREQ, 28),
+                1,
+                Box::new(first),
+                &mut RoutingIo { pool: &mut pool, out: &mut out },
+            );
+            out.clear();
+            let m = *pool.get(msg);
+            nb.handle(SEC + 11 * MS, &m, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            let replied = out.iter().any(|a| matches!(a, RoutingAction::Send { next_hop: Some(0), .. }));
+            assert_eq!(replied, !on, "on {on}");
+            assert_eq!(nb.cached(9).is_some(), !on);
         }
     }
 

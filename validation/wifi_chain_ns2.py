@@ -34,7 +34,7 @@ and `--no-cca` its instant carrier sense (`cca_time = 0`);
 (`[wireless.dsr] ns2_request_backoff = true`) and `--dsr-flow-state`
 ns-2.35's flow state (`[wireless.dsr] flow_state = true`; likewise
 `--dsr-release-spacing`, `--dsr-salvage-discovery`, `--dsr-ns2-cache`,
-`--dsr-grat-errors`);
+`--dsr-grat-errors`, `--dsr-buffer-checks`);
 `--ns2-profile` sets
 `[wireless] profile = "ns2"`, all of ns-2.35's switches at once.
 
@@ -221,6 +221,9 @@ SWITCHES = [
     ("dsr_grat_errors", "--dsr-grat-errors", "dsr", {"grat_route_errors": True},
      "tcplab's DSR sources put the last route error they received on their next route requests, as "
      "ns-2.35's ([wireless.dsr] grat_route_errors = true)"),
+    ("dsr_buffer_checks", "--dsr-buffer-checks", "dsr", {"buffer_check": "30ms", "jitter_own": True},
+     "tcplab's DSR takes due discovery steps at send-buffer checks 30-60 ms apart and jitters its own "
+     "requests and replies, as ns-2.35's ([wireless.dsr] buffer_check = \"30ms\", jitter_own = true)"),
     ("ns2_mac", "--ns2-mac", None, {"mac": {"ns2_reception": True, "ns2_cts": True, "ns2_eifs": True}},
      "tcplab's MAC with ns-2.35's reception, CTS and EIFS rules ([wireless.mac] ns2_reception, ns2_cts, "
      "ns2_eifs = true)"),

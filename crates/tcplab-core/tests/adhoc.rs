@@ -636,7 +636,8 @@ fn dsr_request_schedules() {
 /// one by one: AODV (no ring for new destinations, 10 s hold-down, local
 /// repair), DSDV (no MAC failures, ns-2's advertising) and DSR (request
 /// schedule, flow state, 30 ms between released packets, discoveries for
-/// salvaged packets, cache learning, gratuitous route errors), with the
+/// salvaged packets, cache learning, gratuitous route errors, send-buffer
+/// checks, jitter of its own requests and replies), with the
 /// MAC's rules (reception, CTS, EIFS, backoff, no CCA delay).
 #[test]
 fn ns2_profile_is_the_ns2_switches_together() {
@@ -648,7 +649,8 @@ fn ns2_profile_is_the_ns2_switches_together() {
         (
             "dsr",
             "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true\nrelease_spacing = \"30ms\"\n\
-             salvage_discovery = true\nns2_cache = true\ngrat_route_errors = true",
+             salvage_discovery = true\nns2_cache = true\ngrat_route_errors = true\nbuffer_check = \"30ms\"\n\
+             jitter_own = true",
         ),
     ];
     for (routing, keys) in cases {
@@ -1008,6 +1010,9 @@ fn dsr_keys_are_validated() {
         ("release_spacing = \"soon\"", "release_spacing"),
         ("salvage_discovery = 0", "salvage_discovery"),
         ("ns2_cache = \"yes\"", "ns2_cache"),
+        ("grat_route_errors = 1", "grat_route_errors"),
+        ("buffer_check = \"often\"", "buffer_check"),
+        ("jitter_own = \"yes\"", "jitter_own"),
         ("gratuitous_replys = true", "gratuitous_replys"),
     ] {
         let bad = chain(2, "1s", "dsr", &format!("[wireless.dsr]\n{extra}"));

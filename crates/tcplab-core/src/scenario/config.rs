@@ -186,6 +186,13 @@ pub struct DsrCfg {
     /// ns-2.35's gratuitous route errors: a source's next requests carry
     /// the last route error it received; default false.
     pub grat_route_errors: Option<bool>,
+    /// ns-2.35's send-buffer checks, every `buffer_check` + U(0,
+    /// `buffer_check`): due discovery steps wait for one (default "0s":
+    /// taken when due; ns-2.35: 30 ms).
+    pub buffer_check: Option<Dur>,
+    /// ns-2.35's jitter of a node's own requests and a target's replies;
+    /// default false.
+    pub jitter_own: Option<bool>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).

@@ -574,6 +574,8 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
         salvage_discovery: ns2(w),
         ns2_cache: ns2(w),
         grat_route_errors: ns2(w),
+        buffer_check: if ns2(w) { 30 * crate::engine::time::MS } else { 0 },
+        jitter_own: ns2(w),
         ..Default::default()
     };
     let Some(d) = &w.dsr else { return p };
@@ -624,6 +626,12 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     }
     if let Some(x) = d.grat_route_errors {
         p.grat_route_errors = x;
+    }
+    if let Some(x) = d.buffer_check {
+        p.buffer_check = x.0;
+    }
+    if let Some(x) = d.jitter_own {
+        p.jitter_own = x;
     }
     p
 }

@@ -166,6 +166,22 @@ pub struct DsrParams {
     /// on. False (the default): RFC 4728 leaves it optional and tcplab
     /// does not.
     pub grat_route_errors: bool,
+    /// ns-2.35's send-buffer checks (dsragent.cc `SendBufferTimer`,
+    /// BUFFER_CHECK): a node looks at its send buffer at times `T` +
+    /// U(0, `T`) apart, and only then takes a discovery step that has
+    /// fallen due (the propagating request, the next cycle) and sends a
+    /// waiting packet whose destination its cache has learnt meanwhile;
+    /// a packet entering the buffer still starts or steps its discovery
+    /// at once (getRouteForPacket). 0 (the default): steps are taken when
+    /// due and only a route reply frees packets. ns-2.35: 30 ms.
+    pub buffer_check: Time,
+    /// ns-2.35's jitter of a node's own requests and of a target's
+    /// replies (dsragent.cc: every request leaves through
+    /// `sendOutPacketWithRoute` with U(0, RREQ_JITTER), and
+    /// `returnSrcRouteToRequestor` waits U(0, RREQ_JITTER)): they wait
+    /// U(0, `jitter`) like forwarded requests. False (the default): only
+    /// forwarded requests are jittered (RFC 4728 8.2.2 asks it of them).
+    pub jitter_own: bool,
 }
 
 impl Default for DsrParams {
@@ -189,6 +205,8 @@ impl Default for DsrParams {
             salvage_discovery: false,
             ns2_cache: false,
             grat_route_errors: false,
+            buffer_check: 0,
+            jitter_own: false,
         }
     }
 }
@@ -326,6 +344,9 @@ pub struct Dsr {
     /// `grat_route_errors`: the broken link of the last route error this
     /// node received as the source, and when.
     held_error: Option<(NodeId, NodeId, Time)>,
+    /// `buffer_check`: the next send-buffer check (the run of checks
+    /// from time 0, advanced lazily while the buffer is empty).
+    next_check: Time,
     rng: Rng,
     pub stats: RoutingStats,
 }
@@ -349,6 +370,7 @@ impl Dsr {
             default_flows: Vec::new(),
             flow_counter: 0,
             held_error: None,
+            next_check: 0,
             rng,
             stats: RoutingStats::new(KIND_NAMES).with_extra(EXTRA_NAMES),
         }
@@ -450,7 +472,26 @@ impl Dsr {
         // Route request option: 8 bytes + 4 per recorded address.
         let len = 8 + PER_ADDR + rreq_extra(&rq);
         let pkt = self.message(now, BROADCAST, (kind::RREQ, len), ttl, Box::new(rq), io);
-        io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: None });
+        self.send_jittered(now, pkt, None, io);
+    }
+
+    /// Send a message now, or with `jitter_own` after U(0, `jitter`).
+    fn send_jittered(&mut self, now: Time, pkt: PktId, next_hop: Option<NodeId>, io: &mut RoutingIo) {
+        if self.p.jitter_own {
+            let at = now + (self.rng.uniform() * self.p.jitter as f64) as Time;
+            self.delayed.push((at, pkt, next_hop));
+        } else {
+            io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop });
+        }
+    }
+
+    /// `buffer_check`: move the run of checks past `now` (one draw per
+    /// check, as ns-2's timer reschedules itself).
+    fn advance_checks(&mut self, now: Time) {
+        let t = self.p.buffer_check;
+        while self.next_check <= now {
+            self.next_check += t + (self.rng.uniform() * t as f64) as Time;
+        }
     }
 
     /// Start or repeat the discovery for `dst` if its time has come.
@@ -773,6 +814,9 @@ impl Dsr {
     /// Keep a packet of this node's own in the send buffer (the oldest
     /// goes when it is full) and discover a route to `dst`.
     fn hold(&mut self, now: Time, id: PktId, dst: NodeId, io: &mut RoutingIo) {
+        if self.p.buffer_check > 0 && self.buffer.is_empty() {
+            self.advance_checks(now);
+        }
         super::hold_packet(&mut self.buffer, self.p.buffer_len, id, dst, now, &mut self.stats, io.out);
         self.discover(now, dst, io);
     }
@@ -785,15 +829,34 @@ impl Dsr {
         }
     }
 
-    /// Send the buffered packets a route reply gave a route, each
-    /// `release_spacing` after the one before.
-    fn release(&mut self, now: Time, io: &mut RoutingIo) {
+    /// Send the buffered packets a route reply (for `target`) gave a
+    /// route, each `release_spacing` after the one before. With ns-2's
+    /// schedule the reply resets only its target's request state
+    /// (acceptRouteReply); the other destinations' backoff goes on.
+    fn release(&mut self, now: Time, target: NodeId, io: &mut RoutingIo) {
+        if self.p.ns2_request_backoff {
+            self.discoveries.remove(&target);
+        }
+        self.send_buffered(now, self.p.release_spacing, io);
+    }
+
+    /// A send-buffer check's sends (`buffer_check`): every waiting packet
+    /// whose destination the cache knows goes at once.
+    fn send_cached(&mut self, now: Time, io: &mut RoutingIo) {
+        self.send_buffered(now, 0, io);
+    }
+
+    /// Send the buffered packets the cache has a route for, `spacing`
+    /// apart.
+    fn send_buffered(&mut self, now: Time, spacing: Time, io: &mut RoutingIo) {
         let mut kept = VecDeque::with_capacity(self.buffer.len());
         let mut at = now;
         for (pkt, dst, since) in std::mem::take(&mut self.buffer) {
             match self.cached(dst) {
                 Some(route) => {
-                    self.discoveries.remove(&dst);
+                    if !self.p.ns2_request_backoff {
+                        self.discoveries.remove(&dst);
+                    }
                     let next = if io.pool.get(pkt).ip.src == self.me {
                         self.attach_own(now, pkt, route, io)
                     } else {
@@ -807,7 +870,7 @@ impl Dsr {
                     } else {
                         self.delayed.push((at, pkt, Some(next)));
                     }
-                    at += self.p.release_spacing;
+                    at += spacing;
                 }
                 None => kept.push_back((pkt, dst, since)),
             }
@@ -850,7 +913,12 @@ impl Dsr {
             let prev = back[1];
             let len = 4 + PER_ADDR * route.len() as u32;
             let pkt = self.message(now, prev, (kind::RREP, len), 255, Box::new(Rrep { route }), io);
-            io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: Some(prev) });
+            if rq.target == self.me {
+                // (A reply from the cache goes at once, in ns-2 too.)
+                self.send_jittered(now, pkt, Some(prev), io);
+            } else {
+                io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: Some(prev) });
+            }
             return;
         }
         if ttl <= 1 || record.len() >= self.p.max_route_len {
@@ -871,7 +939,8 @@ impl Dsr {
         }
         let Some(i) = rp.route.iter().position(|&n| n == self.me) else { return };
         if i == 0 {
-            self.release(now, io);
+            let target = *rp.route.last().expect("a route");
+            self.release(now, target, io);
             return;
         }
         let prev = rp.route[i - 1];
@@ -1122,9 +1191,15 @@ impl Routing for Dsr {
     fn deadline(&self) -> Option<Time> {
         let mut d = self.delayed.iter().map(|x| x.0).min();
         let mut at = |t: Time| d = Some(d.map_or(t, |x| x.min(t)));
-        for (dst, disc) in &self.discoveries {
-            if self.buffer.iter().any(|b| b.1 == *dst) {
-                at(disc.next_try);
+        if self.p.buffer_check > 0 {
+            if !self.buffer.is_empty() {
+                at(self.next_check);
+            }
+        } else {
+            for (dst, disc) in &self.discoveries {
+                if self.buffer.iter().any(|b| b.1 == *dst) {
+                    at(disc.next_try);
+                }
             }
         }
         if let Some(&(_, _, since)) = self.buffer.front() {
@@ -1139,18 +1214,34 @@ impl Routing for Dsr {
             io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop });
         }
         super::expire_held(&mut self.buffer, now, self.p.buffer_timeout, &mut self.stats, io.out);
-        let waiting: Vec<NodeId> = self
-            .discoveries
-            .iter()
-            .filter(|(dst, d)| d.next_try <= now && self.buffer.iter().any(|b| b.1 == **dst))
-            .map(|(&dst, _)| dst)
-            .collect();
+        if self.p.buffer_check > 0 {
+            if now < self.next_check {
+                return;
+            }
+            self.advance_checks(now);
+            // ns-2's sendBufferCheck: every waiting packet through
+            // handlePktWithoutSR, in buffer order: sent if the cache now
+            // has a route, else its discovery stepped if due.
+            self.send_cached(now, io);
+        }
+        let due = |dst: &NodeId, d: &Discovery| d.next_try <= now && self.buffer.iter().any(|b| b.1 == *dst);
+        let mut waiting: Vec<NodeId> =
+            self.discoveries.iter().filter(|(dst, d)| due(dst, d)).map(|(&x, _)| x).collect();
+        if self.p.buffer_check > 0 {
+            // ns-2's check goes through the buffer in order.
+            let first = |dst: &NodeId| self.buffer.iter().position(|b| b.1 == *dst);
+            waiting.sort_by_key(first);
+        }
         for dst in waiting {
             self.discover(now, dst, io);
         }
         // Discoveries nobody waits for any more are over.
         let buffer = &self.buffer;
-        self.discoveries.retain(|dst, d| d.next_try > now || buffer.iter().any(|b| b.1 == *dst));
+        // (ns-2's request table keeps an entry's backoff until a reply
+        // for its destination, whether or not packets still wait.)
+        if !self.p.ns2_request_backoff {
+            self.discoveries.retain(|dst, d| d.next_try > now || buffer.iter().any(|b| b.1 == *dst));
+        }
     }
 
     fn stats(&self) -> Option<&RoutingStats> {
@@ -1371,6 +1462,128 @@ mod tests {
             let left = if ns2 { vec![5, 1, 2] } else { vec![5, 1, 2, 3, 4] };
             assert_eq!(ear.cached(4), (!ns2).then(|| left.clone()), "ns2 {ns2}");
             assert_eq!(ear.cached(2), Some(vec![5, 1, 2]), "ns2 {ns2}");
+        }
+    }
+
+    /// What a node sends over `span` after `from`, driving its timer as
+    /// the world would: (time, TTL) of each request, (time, packet) of
+    /// the other sends, and the times its timer fired.
+    type Driven = (Vec<(Time, u8)>, Vec<(Time, PktId)>, Vec<Time>);
+
+    fn drive(dsr: &mut Dsr, pool: &mut PacketPool, from: Time, span: Time) -> Driven {
+        let (mut reqs, mut others, mut wakes, mut out) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        while let Some(t) = dsr.deadline().filter(|&t| t < from + span) {
+            wakes.push(t);
+            dsr.on_timer(t, &mut RoutingIo { pool, out: &mut out });
+            for a in out.drain(..) {
+                match a {
+                    RoutingAction::Send { pkt, next_hop: None, .. } => reqs.push((t, pool.get(pkt).ip.ttl)),
+                    RoutingAction::Send { pkt, .. } => others.push((t, pkt)),
+                    a => panic!("{a:?}"),
+                }
+            }
+        }
+        (reqs, others, wakes)
+    }
+
+    /// ns-2.35's send-buffer checks (`buffer_check`): the node looks at
+    /// its buffer 30-60 ms apart. A packet held at 1 s sends its
+    /// non-propagating request at once; the propagating one goes at the
+    /// first check at least 30 ms later (not exactly 30 ms later, as
+    /// without checks), and the next cycle at the first check 2 s after
+    /// the first; a route learnt meanwhile by other means than a reply
+    /// frees the packet at the next check.
+    #[test]
+    fn buffer_checks_take_due_steps_and_send_newly_cached_packets() {
+        for check in [0, 30 * MS] {
+            let p = DsrParams { buffer_check: check, ns2_request_backoff: true, ..DsrParams::default() };
+            let mut dsr = Dsr::new(0, 0, p, SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            let id = pool.insert(Packet::new(0, 0, 9, Transport::Udp(Default::default()), 8, 512, 0));
+            assert_eq!(dsr.route(SEC, id, &mut RoutingIo { pool: &mut pool, out: &mut out }), Route::Hold);
+            assert!(matches!(out[..], [RoutingAction::Send { next_hop: None, .. }]), "{out:?}");
+            let (reqs, _, wakes) = drive(&mut dsr, &mut pool, SEC, 3 * SEC);
+            let (prop, next_cycle) = (reqs[0], reqs[1]);
+            assert_eq!(prop.1, 255, "check {check}: {reqs:?}");
+            assert_eq!(next_cycle.1, 1, "check {check}: {reqs:?}");
+            if check == 0 {
+                assert_eq!((prop.0, next_cycle.0), (SEC + 30 * MS, SEC + 2 * SEC));
+            } else {
+                for w in wakes.windows(2) {
+                    assert!(w[1] - w[0] >= check && w[1] - w[0] < 2 * check, "{wakes:?}");
+                }
+                let first_after = |t: Time| *wakes.iter().find(|&&w| w >= t).unwrap();
+                assert_eq!(prop.0, first_after(SEC + 30 * MS + 1));
+                assert_eq!(next_cycle.0, first_after(3 * SEC));
+            }
+            // A route learnt (not from a reply) frees the packet at the
+            // next check; without checks only a reply would.
+            dsr.add_route(vec![0, 1, 9]);
+            let (_, sent, _) = drive(&mut dsr, &mut pool, 4 * SEC, SEC);
+            assert_eq!(sent.iter().map(|x| x.1).collect::<Vec<_>>(), if check > 0 { vec![id] } else { vec![] });
+        }
+    }
+
+    /// ns-2.35's request table (`ns2_request_backoff`): a destination's
+    /// backoff outlives packets freed by a route learnt some other way
+    /// and only a reply for it resets it. A packet for 9 held at 1 s has
+    /// its cycle's two requests sent, then is freed at a check by a route
+    /// added to the cache; a new packet at 1.5 s, the route forgotten
+    /// again, waits for the next cycle (3 s); after a reply for 9 the
+    /// next packet asks at once.
+    #[test]
+    fn ns2_request_backoff_is_reset_only_by_a_reply() {
+        let p = DsrParams { buffer_check: 30 * MS, ns2_request_backoff: true, ..DsrParams::default() };
+        let mut dsr = Dsr::new(0, 0, p, SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+        let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+        let send = |dsr: &mut Dsr, pool: &mut PacketPool, at: Time| {
+            let id = pool.insert(Packet::new(0, 0, 9, Transport::Udp(Default::default()), 8, 512, 0));
+            let mut out = Vec::new();
+            let r = dsr.route(at, id, &mut RoutingIo { pool, out: &mut out });
+            (r, out.len())
+        };
+        assert_eq!(send(&mut dsr, &mut pool, SEC), (Route::Hold, 1));
+        let (reqs, _, _) = drive(&mut dsr, &mut pool, SEC, 200 * MS);
+        assert!(matches!(reqs[..], [(_, 255)]), "the cycle's propagating request: {reqs:?}");
+        dsr.add_route(vec![0, 1, 9]);
+        let (_, freed, _) = drive(&mut dsr, &mut pool, 1200 * MS, 200 * MS);
+        assert_eq!(freed.len(), 1);
+        dsr.forget_link(1, 9);
+        assert_eq!(send(&mut dsr, &mut pool, 1500 * MS), (Route::Hold, 0), "the backoff runs on");
+        let (reqs, _, _) = drive(&mut dsr, &mut pool, 1500 * MS, 2 * SEC);
+        assert!(matches!(reqs[..], [(t, 1), ..] if (3 * SEC..3 * SEC + 60 * MS).contains(&t)), "{reqs:?}");
+        dsr.on_rrep(3100 * MS, Rrep { route: vec![0, 1, 9] }, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        dsr.forget_link(1, 9);
+        assert_eq!(send(&mut dsr, &mut pool, 3200 * MS), (Route::Hold, 1), "a reply reset it");
+    }
+
+    /// `jitter_own`: a node's own requests and its replies as the target
+    /// wait U(0, 10 ms); a reply from its cache does not.
+    #[test]
+    fn jitter_own_delays_own_requests_and_target_replies() {
+        for on in [false, true] {
+            let p = DsrParams { jitter_own: on, ..DsrParams::default() };
+            let rng = || crate::engine::stream_rng(1, "test");
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            let mut src = Dsr::new(0, 0, p, SharedHeaders::default(), rng());
+            src.send_request(SEC, 9, 1, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            let (reqs, _, _) = drive(&mut src, &mut pool, SEC, SEC);
+            let waited = if out.is_empty() { reqs[0].0 - SEC } else { 0 };
+            assert_eq!(out.len(), usize::from(!on), "on {on}");
+            assert!(waited < 10 * MS && (waited > 0) == on, "on {on}: {waited}");
+            out.clear();
+            // The target answers; a node with a cached route answers too.
+            let rq = Rreq { id: 1, target: 9, record: vec![0], grat_error: None };
+            let mut target = Dsr::new(9, 0, p, SharedHeaders::default(), rng());
+            target.on_rreq(SEC, 5, rq.clone(), &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert_eq!(out.len(), usize::from(!on), "target, on {on}");
+            assert_eq!(target.delayed.len(), usize::from(on), "target, on {on}");
+            out.clear();
+            let mut cache = Dsr::new(4, 0, p, SharedHeaders::default(), rng());
+            cache.learn(vec![4, 9]);
+            cache.on_rreq(SEC, 5, rq, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert_eq!(out.len(), 1, "cache reply, on {on}");
+            assert!(cache.delayed.is_empty());
         }
     }
 

@@ -25,7 +25,9 @@ destination it never reached network-wide at once, as ns-2.35 does in
 effect; `--aodv-hold-down 10` makes it hold a destination down for 10 s
 after a discovery gives up, as ns-2.35 does (MAX_RREQ_TIMEOUT);
 `--aodv-local-repair` makes it repair a route broken near its destination
-locally, as ns-2.35 built with AODV_LOCAL_REPAIR does (local_repair = true).
+locally, as ns-2.35 built with AODV_LOCAL_REPAIR does (local_repair = true);
+`--aodv-per-hop-time` makes it wait for a request's answer by the last
+discoveries' latency per hop, as ns-2.35's PerHopTime (ns2_per_hop_time = true).
 `--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception, CTS and EIFS
 rules (`[wireless.mac] ns2_reception, ns2_cts, ns2_eifs = true`;
 docs/models.md), `--ns2-backoff` its backoff rules (`ns2_backoff = true`)
@@ -201,6 +203,9 @@ SWITCHES = [
     ("local_repair", "--aodv-local-repair", "aodv", {"local_repair": True},
      "tcplab's AODV repairs a route broken near its destination locally, as ns-2.35 built with "
      "AODV_LOCAL_REPAIR (local_repair = true)"),
+    ("aodv_per_hop_time", "--aodv-per-hop-time", "aodv", {"ns2_per_hop_time": True},
+     "tcplab's AODV waits for a request's answer by the last discoveries' latency per hop, as ns-2.35 "
+     "(PerHopTime; [wireless.aodv] ns2_per_hop_time = true)"),
     ("dsdv_mac_failures", "--dsdv-no-mac-failures", "dsdv", {"use_mac_failures": False},
      "tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)"),
     ("dsdv_ns2_advertising", "--dsdv-ns2-advertising", "dsdv", {"ns2_advertising": True},

@@ -304,6 +304,9 @@ fn aodv_keys_are_validated() {
     assert!(e.to_string().contains("wireless.aodv.net_diameter"), "{e}");
     let bad = chain(2, "1s", "aodv", "[wireless.aodv]\nnet_diamter = 64");
     assert!(Scenario::from_toml_str(&bad).is_err());
+    let bad = chain(2, "1s", "aodv", "[wireless.aodv]\nns2_per_hop_time = \"yes\"");
+    let Err(e) = Scenario::from_toml_str(&bad) else { panic!("ns2_per_hop_time = \"yes\"") };
+    assert!(e.to_string().contains("ns2_per_hop_time"), "{e}");
 }
 
 /// The chains of validation/wifi_chain_ns2.py (250 m apart, the flow from
@@ -634,7 +637,7 @@ fn dsr_request_schedules() {
 
 /// `[wireless] profile = "ns2"` is the same run as ns-2.35's switches set
 /// one by one: AODV (no ring for new destinations, 10 s hold-down, local
-/// repair), DSDV (no MAC failures, ns-2's advertising) and DSR (request
+/// repair, waits by the discoveries' latency), DSDV (no MAC failures, ns-2's advertising) and DSR (request
 /// schedule, flow state, 30 ms between released packets, discoveries for
 /// salvaged packets, cache learning, gratuitous route errors, send-buffer
 /// checks, jitter of its own requests and replies), with the
@@ -644,7 +647,11 @@ fn ns2_profile_is_the_ns2_switches_together() {
     let mac =
         "mac = { ns2_reception = true, ns2_cts = true, ns2_eifs = true, ns2_backoff = true, cca_time = \"0s\" }\n";
     let cases = [
-        ("aodv", "[wireless.aodv]\nnew_destination_ring = false\ndiscovery_hold_down = \"10s\"\nlocal_repair = true"),
+        (
+            "aodv",
+            "[wireless.aodv]\nnew_destination_ring = false\ndiscovery_hold_down = \"10s\"\nlocal_repair = true\n\
+             ns2_per_hop_time = true",
+        ),
         ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true"),
         (
             "dsr",

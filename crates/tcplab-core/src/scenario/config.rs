@@ -248,6 +248,9 @@ pub struct AodvCfg {
     /// Local repair of a route broken near its destination (RFC 3561
     /// 6.12; default false as the issue asks; ns-2.35 has it on).
     pub local_repair: Option<bool>,
+    /// ns-2.35's wait for a request's answer, by the last discoveries'
+    /// latency per hop (PerHopTime); default false.
+    pub ns2_per_hop_time: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

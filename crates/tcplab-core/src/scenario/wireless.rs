@@ -479,11 +479,13 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     if ns2(w) {
         // ns-2.35's aodv.cc: the first request for a destination never
         // reached goes network-wide (in effect), a failed discovery holds
-        // it down for MAX_RREQ_TIMEOUT, and breaks near the destination
-        // are repaired locally (AODV_LOCAL_REPAIR).
+        // it down for MAX_RREQ_TIMEOUT, breaks near the destination are
+        // repaired locally (AODV_LOCAL_REPAIR), and a request waits by the
+        // last discoveries' latency (PerHopTime).
         p.new_destination_ring = false;
         p.discovery_hold_down = 10 * crate::engine::time::SEC;
         p.local_repair = true;
+        p.ns2_per_hop_time = true;
     }
     let Some(a) = &w.aodv else { return p };
     let set_t = |dst: &mut crate::engine::Time, v: Option<super::units::Dur>| {
@@ -517,6 +519,9 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     }
     if let Some(x) = a.local_repair {
         p.local_repair = x;
+    }
+    if let Some(x) = a.ns2_per_hop_time {
+        p.ns2_per_hop_time = x;
     }
     set_t(&mut p.active_route_timeout, a.active_route_timeout);
     set_t(&mut p.my_route_timeout, a.my_route_timeout);

@@ -116,6 +116,13 @@ pub struct AodvParams {
     /// no route error unless that search fails. false (the default): every
     /// break brings the routes down and tells the precursors.
     pub local_repair: bool,
+    /// ns-2.35's wait for a request's answer (aodv.cc `PerHopTime`): 2 x
+    /// TTL x the mean of the last three discovery latencies per hop to
+    /// that destination (the time from a request to the reply that gave
+    /// the originator its route, over the route's hops), instead of
+    /// NODE_TRAVERSAL_TIME once one is known. false (the default): RFC
+    /// 3561's 2 x TTL x NODE_TRAVERSAL_TIME (its RING_TRAVERSAL_TIME).
+    pub ns2_per_hop_time: bool,
 }
 
 impl Default for AodvParams {
@@ -141,6 +148,7 @@ impl Default for AodvParams {
             new_destination_ring: true,
             discovery_hold_down: 0,
             local_repair: false,
+            ns2_per_hop_time: false,
         }
     }
 }
@@ -157,6 +165,9 @@ pub struct Rreq {
     /// The originator knows no sequence number for the destination.
     pub unknown_seq: bool,
     pub hops: u8,
+    /// When the originator sent it (ns-2's rq_timestamp), for the
+    /// discovery's latency.
+    pub timestamp: Time,
 }
 
 /// A route reply (5.2): the route to `dst`, `hops` from the node that sent
@@ -168,6 +179,8 @@ pub struct Rrep {
     pub orig: NodeId,
     pub hops: u8,
     pub lifetime: Time,
+    /// The answered request's `timestamp` (ns-2's rp_timestamp).
+    pub timestamp: Time,
 }
 
 /// A route error (5.3): destinations unreachable through its sender.
@@ -191,6 +204,11 @@ struct Entry {
     precursors: Vec<NodeId>,
     /// Hop count of the last route known (the ring search starts there).
     last_hops: u8,
+    /// `ns2_per_hop_time`: the last three discovery latencies per hop
+    /// (0: none yet) and where the next goes (ns-2's rt_disc_latency,
+    /// hist_indx).
+    latency: [Time; 3],
+    latency_next: u8,
 }
 
 impl Entry {
@@ -399,6 +417,7 @@ impl Aodv {
             dst_seq: seq,
             unknown_seq: false,
             hops: 0,
+            timestamp: now,
         };
         self.seen.insert((self.me, rq.id), after(now, self.p.bcast_id_save));
         let pkt = self.message(now, BROADCAST, (kind::RREQ, RREQ_LEN), ttl, Box::new(rq), io);
@@ -430,6 +449,19 @@ impl Aodv {
         let t = after(now, self.p.active_route_timeout);
         if let Some(e) = self.table.get_mut(&dst).filter(|e| e.up) {
             e.expire = e.expire.max(t);
+        }
+    }
+
+    /// The wait per hop of a request for `dst`: NODE_TRAVERSAL_TIME, or
+    /// with `ns2_per_hop_time` the mean of the discovery latencies per hop
+    /// recorded for it, when there are any (ns-2's PerHopTime).
+    fn per_hop_time(&self, dst: NodeId) -> Time {
+        let known = self.table.get(&dst).map(|e| e.latency).unwrap_or_default();
+        let (n, sum) = known.iter().filter(|&&l| l > 0).fold((0, 0), |(n, s), &l| (n + 1, s + l));
+        if self.p.ns2_per_hop_time && n > 0 {
+            sum / n
+        } else {
+            self.p.node_traversal_time
         }
     }
 
@@ -473,7 +505,7 @@ impl Aodv {
             self.p.net_diameter
         };
         d.last_ttl = ttl;
-        let mut wait = 2 * ttl as Time * self.p.node_traversal_time;
+        let mut wait = 2 * ttl as Time * self.per_hop_time(dst);
         if d.count > 0 {
             wait *= d.count as Time;
         }
@@ -489,6 +521,7 @@ impl Aodv {
             dst_seq: known_seq.unwrap_or(0),
             unknown_seq: known_seq.is_none(),
             hops: 0,
+            timestamp: now,
         };
         self.seen.insert((self.me, rq.id), after(now, self.p.bcast_id_save));
         let pkt = self.message(now, BROADCAST, (kind::RREQ, RREQ_LEN), ttl, Box::new(rq), io);
@@ -549,8 +582,14 @@ impl Aodv {
             if self.seq % 2 == 1 {
                 self.seq += 1;
             }
-            let rp =
-                Rrep { dst: self.me, dst_seq: self.seq, orig: rq.orig, hops: 0, lifetime: self.p.my_route_timeout };
+            let rp = Rrep {
+                dst: self.me,
+                dst_seq: self.seq,
+                orig: rq.orig,
+                hops: 0,
+                lifetime: self.p.my_route_timeout,
+                timestamp: rq.timestamp,
+            };
             let pkt = self.message(now, from, (kind::RREP, RREP_LEN), 64, Box::new(rp), io);
             self.send(now, pkt, Some(from), 0, io);
             return;
@@ -559,7 +598,14 @@ impl Aodv {
         // one asked for answers in the destination's place.
         if let Some(e) = self.table.get(&rq.dst).filter(|e| e.up && e.expire > now && e.valid_seq) {
             if rq.unknown_seq || (e.seq.wrapping_sub(rq.dst_seq) as i32) >= 0 {
-                let rp = Rrep { dst: rq.dst, dst_seq: e.seq, orig: rq.orig, hops: e.hops, lifetime: e.expire - now };
+                let rp = Rrep {
+                    dst: rq.dst,
+                    dst_seq: e.seq,
+                    orig: rq.orig,
+                    hops: e.hops,
+                    lifetime: e.expire - now,
+                    timestamp: rq.timestamp,
+                };
                 let next = e.next_hop;
                 self.add_precursor(rq.dst, from);
                 self.add_precursor(rq.orig, next);
@@ -594,7 +640,15 @@ impl Aodv {
 
     fn on_rrep(&mut self, now: Time, from: NodeId, rp: Rrep, io: &mut RoutingIo) {
         let hops = rp.hops.saturating_add(1);
-        self.offer(now, rp.dst, Some(rp.dst_seq), hops, from, rp.lifetime);
+        let taken = self.offer(now, rp.dst, Some(rp.dst_seq), hops, from, rp.lifetime);
+        if taken && rp.orig == self.me && self.p.ns2_per_hop_time {
+            // ns-2's recvReply, at the originator of the request, when the
+            // reply gave it its route: the discovery's latency per hop.
+            let e = self.entry(rp.dst);
+            let i = e.latency_next as usize % e.latency.len();
+            e.latency[i] = now.saturating_sub(rp.timestamp) / hops.max(1) as Time;
+            e.latency_next = ((i + 1) % e.latency.len()) as u8;
+        }
         if rp.dst == from {
             self.neighbours.insert(from, after(now, self.hello_life()));
         }
@@ -670,7 +724,14 @@ impl Aodv {
     }
 
     fn hello(&mut self, now: Time, io: &mut RoutingIo) {
-        let rp = Rrep { dst: self.me, dst_seq: self.seq, orig: BROADCAST, hops: 0, lifetime: self.hello_life() };
+        let rp = Rrep {
+            dst: self.me,
+            dst_seq: self.seq,
+            orig: BROADCAST,
+            hops: 0,
+            lifetime: self.hello_life(),
+            timestamp: now,
+        };
         let pkt = self.message(now, BROADCAST, (kind::HELLO, RREP_LEN), 1, Box::new(rp), io);
         self.send(now, pkt, None, 0, io);
     }
@@ -883,5 +944,37 @@ impl Routing for Aodv {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketPool;
+
+    /// ns-2.35's PerHopTime (`ns2_per_hop_time`): node 0's discovery of
+    /// node 3 is answered 0.3 s after its request by a 3-hop reply, 0.1 s
+    /// per hop. When the route breaks and a new packet asks again (TTL 3 +
+    /// 2 = 5), ns-2's rule waits 2 x 5 x 0.1 s = 1 s for the answer, the
+    /// RFC's 2 x 5 x 30 ms = 0.3 s.
+    #[test]
+    fn ns2_per_hop_time_waits_by_the_last_discoveries_latency() {
+        for ns2 in [false, true] {
+            let p = AodvParams { ns2_per_hop_time: ns2, ..AodvParams::default() };
+            let mut a = Aodv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            let mut packet = |a: &mut Aodv, pool: &mut PacketPool, at: Time| {
+                let id = pool.insert(Packet::new(0, 0, 3, Transport::Udp(Default::default()), 8, 512, 0));
+                a.route(at, id, &mut RoutingIo { pool, out: &mut out })
+            };
+            assert_eq!(packet(&mut a, &mut pool, SEC), Route::Hold);
+            let rp = Rrep { dst: 3, dst_seq: 2, orig: 0, hops: 2, lifetime: 10 * SEC, timestamp: SEC };
+            a.on_rrep(1300 * MS, 1, rp, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+            assert_eq!(a.valid(3, 1300 * MS).map(|r| r.0), Some(1));
+            a.link_broken(2 * SEC, 1, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+            assert_eq!(packet(&mut a, &mut pool, 3 * SEC), Route::Hold);
+            let per_hop = if ns2 { 100 * MS } else { 30 * MS };
+            assert_eq!(a.discoveries[&3].timeout, 3 * SEC + 2 * 5 * per_hop, "ns2 {ns2}");
+        }
     }
 }

@@ -27,7 +27,9 @@ after a discovery gives up, as ns-2.35 does (MAX_RREQ_TIMEOUT);
 `--aodv-local-repair` makes it repair a route broken near its destination
 locally, as ns-2.35 built with AODV_LOCAL_REPAIR does (local_repair = true);
 `--aodv-per-hop-time` makes it wait for a request's answer by the last
-discoveries' latency per hop, as ns-2.35's PerHopTime (ns2_per_hop_time = true).
+discoveries' latency per hop, as ns-2.35's PerHopTime (ns2_per_hop_time = true),
+and `--aodv-retry-ticks` repeat requests only at its 0.5 s route-table purges
+or with a new packet, as ns-2.35's rt_purge (retry_ticks = "0.5s").
 `--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception, CTS and EIFS
 rules (`[wireless.mac] ns2_reception, ns2_cts, ns2_eifs = true`;
 docs/models.md), `--ns2-backoff` its backoff rules (`ns2_backoff = true`)
@@ -206,6 +208,9 @@ SWITCHES = [
     ("aodv_per_hop_time", "--aodv-per-hop-time", "aodv", {"ns2_per_hop_time": True},
      "tcplab's AODV waits for a request's answer by the last discoveries' latency per hop, as ns-2.35 "
      "(PerHopTime; [wireless.aodv] ns2_per_hop_time = true)"),
+    ("aodv_retry_ticks", "--aodv-retry-ticks", "aodv", {"retry_ticks": "0.5s"},
+     "tcplab's AODV repeats requests only at 0.5 s route-table purges or with a new packet, as ns-2.35 "
+     "(rt_purge; [wireless.aodv] retry_ticks = \"0.5s\")"),
     ("dsdv_mac_failures", "--dsdv-no-mac-failures", "dsdv", {"use_mac_failures": False},
      "tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)"),
     ("dsdv_ns2_advertising", "--dsdv-ns2-advertising", "dsdv", {"ns2_advertising": True},

@@ -251,6 +251,9 @@ pub struct AodvCfg {
     /// ns-2.35's wait for a request's answer, by the last discoveries'
     /// latency per hop (PerHopTime); default false.
     pub ns2_per_hop_time: Option<bool>,
+    /// Repeat requests only at route-table purges this far apart (and
+    /// with new packets), as ns-2.35 (0.5 s); default "0s": when due.
+    pub retry_ticks: Option<Dur>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

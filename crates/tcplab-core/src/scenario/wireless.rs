@@ -480,12 +480,14 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
         // ns-2.35's aodv.cc: the first request for a destination never
         // reached goes network-wide (in effect), a failed discovery holds
         // it down for MAX_RREQ_TIMEOUT, breaks near the destination are
-        // repaired locally (AODV_LOCAL_REPAIR), and a request waits by the
-        // last discoveries' latency (PerHopTime).
+        // repaired locally (AODV_LOCAL_REPAIR), a request waits by the
+        // last discoveries' latency (PerHopTime) and is repeated only at
+        // the route table's 0.5 s purges or with a new packet.
         p.new_destination_ring = false;
         p.discovery_hold_down = 10 * crate::engine::time::SEC;
         p.local_repair = true;
         p.ns2_per_hop_time = true;
+        p.retry_ticks = 500 * crate::engine::time::MS;
     }
     let Some(a) = &w.aodv else { return p };
     let set_t = |dst: &mut crate::engine::Time, v: Option<super::units::Dur>| {
@@ -522,6 +524,9 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     }
     if let Some(x) = a.ns2_per_hop_time {
         p.ns2_per_hop_time = x;
+    }
+    if let Some(x) = a.retry_ticks {
+        p.retry_ticks = x.0;
     }
     set_t(&mut p.active_route_timeout, a.active_route_timeout);
     set_t(&mut p.my_route_timeout, a.my_route_timeout);

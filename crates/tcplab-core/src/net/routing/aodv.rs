@@ -123,6 +123,15 @@ pub struct AodvParams {
     /// NODE_TRAVERSAL_TIME once one is known. false (the default): RFC
     /// 3561's 2 x TTL x NODE_TRAVERSAL_TIME (its RING_TRAVERSAL_TIME).
     pub ns2_per_hop_time: bool,
+    /// ns-2.35's cadence of repeated requests: no timer waits for a
+    /// request's answer; a request is repeated (or the discovery given up)
+    /// only when a new packet for the destination comes, or at the route
+    /// table's purge, every `retry_ticks` from time 0 (aodv.cc
+    /// `RouteCacheTimer`, FREQUENCY 0.5 s, calls `rt_purge`, which calls
+    /// `sendRequest` for every destination with packets waiting), if its
+    /// wait is over by then. 0 (the default): a request is repeated when
+    /// its wait ends (RFC 3561 6.3).
+    pub retry_ticks: Time,
 }
 
 impl Default for AodvParams {
@@ -149,6 +158,7 @@ impl Default for AodvParams {
             discovery_hold_down: 0,
             local_repair: false,
             ns2_per_hop_time: false,
+            retry_ticks: 0,
         }
     }
 }
@@ -449,6 +459,16 @@ impl Aodv {
         let t = after(now, self.p.active_route_timeout);
         if let Some(e) = self.table.get_mut(&dst).filter(|e| e.up) {
             e.expire = e.expire.max(t);
+        }
+    }
+
+    /// When a request whose wait ends at `timeout` is repeated by the
+    /// timer: then, or with `retry_ticks` at the first purge tick from
+    /// then on.
+    fn retry_at(&self, timeout: Time) -> Time {
+        match self.p.retry_ticks {
+            0 => timeout,
+            t => timeout.div_ceil(t).saturating_mul(t),
         }
     }
 
@@ -862,7 +882,7 @@ impl Routing for Aodv {
         // A discovery waits for its reply only while packets wait for it.
         for (dst, disc) in &self.discoveries {
             if self.buffer.iter().any(|b| b.1 == *dst) {
-                at(disc.timeout);
+                at(self.retry_at(disc.timeout));
             }
         }
         if let Some(&(_, _, since)) = self.buffer.front() {
@@ -897,11 +917,13 @@ impl Routing for Aodv {
                 self.repair_failed(now, dst, io);
             }
         }
-        // Requests whose wait ran out: try again (or give up).
+        // Requests whose wait ran out: try again (or give up); with
+        // `retry_ticks` only at a purge tick.
+        let tick = self.p.retry_ticks == 0 || now % self.p.retry_ticks == 0;
         let waiting: Vec<NodeId> = self
             .discoveries
             .iter()
-            .filter(|(dst, d)| d.timeout <= now && self.buffer.iter().any(|b| b.1 == **dst))
+            .filter(|(dst, d)| tick && d.timeout <= now && self.buffer.iter().any(|b| b.1 == **dst))
             .map(|(&dst, _)| dst)
             .collect();
         for dst in waiting {
@@ -975,6 +997,38 @@ mod tests {
             assert_eq!(packet(&mut a, &mut pool, 3 * SEC), Route::Hold);
             let per_hop = if ns2 { 100 * MS } else { 30 * MS };
             assert_eq!(a.discoveries[&3].timeout, 3 * SEC + 2 * 5 * per_hop, "ns2 {ns2}");
+        }
+    }
+
+    /// ns-2.35's retry cadence (`retry_ticks`): a request for node 3 sent
+    /// at 1.2 s waits 2 x 30 x 30 ms = 1.8 s (network-wide: the
+    /// destination was never reached, without the ring), so it is due at
+    /// 3.0 s; with 0.5 s ticks it goes then too (a tick), and one due at
+    /// 3.1 s goes at 3.5 s. Without ticks the timer repeats it when due.
+    #[test]
+    fn retry_ticks_repeat_requests_only_at_purge_ticks() {
+        for (ticks, start, want) in [
+            (0, 1200 * MS, 3000 * MS),
+            (500 * MS, 1200 * MS, 3000 * MS),
+            (500 * MS, 1300 * MS, 3500 * MS),
+            (0, 1300 * MS, 3100 * MS),
+        ] {
+            let p = AodvParams { retry_ticks: ticks, new_destination_ring: false, ..AodvParams::default() };
+            let mut a = Aodv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+            let mut pool = PacketPool::new();
+            let id = pool.insert(Packet::new(0, 0, 3, Transport::Udp(Default::default()), 8, 512, 0));
+            assert_eq!(a.route(start, id, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() }), Route::Hold);
+            // The timer's next wake-up that repeats the request.
+            let mut out = Vec::new();
+            let mut at = a.deadline().unwrap();
+            while at < start + 5 * SEC {
+                a.on_timer(at, &mut RoutingIo { pool: &mut pool, out: &mut out });
+                if !out.is_empty() {
+                    break;
+                }
+                at = a.deadline().unwrap();
+            }
+            assert_eq!(at, want, "ticks {ticks}, start {start}");
         }
     }
 }

@@ -29,7 +29,9 @@ locally, as ns-2.35 built with AODV_LOCAL_REPAIR does (local_repair = true);
 `--aodv-per-hop-time` makes it wait for a request's answer by the last
 discoveries' latency per hop, as ns-2.35's PerHopTime (ns2_per_hop_time = true),
 and `--aodv-retry-ticks` repeat requests only at its 0.5 s route-table purges
-or with a new packet, as ns-2.35's rt_purge (retry_ticks = "0.5s").
+or with a new packet, as ns-2.35's rt_purge (retry_ticks = "0.5s");
+`--aodv-ns2-local-repair` makes its local repair ns-2.35's as coded
+(local_repair and ns2_local_repair = true).
 `--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception, CTS and EIFS
 rules (`[wireless.mac] ns2_reception, ns2_cts, ns2_eifs = true`;
 docs/models.md), `--ns2-backoff` its backoff rules (`ns2_backoff = true`)
@@ -211,6 +213,9 @@ SWITCHES = [
     ("aodv_retry_ticks", "--aodv-retry-ticks", "aodv", {"retry_ticks": "0.5s"},
      "tcplab's AODV repeats requests only at 0.5 s route-table purges or with a new packet, as ns-2.35 "
      "(rt_purge; [wireless.aodv] retry_ticks = \"0.5s\")"),
+    ("aodv_ns2_local_repair", "--aodv-ns2-local-repair", "aodv", {"local_repair": True, "ns2_local_repair": True},
+     "tcplab's AODV repairs locally as ns-2.35's code does: the route kept as it was, no route error, the "
+     "repair timer by the request's absolute deadline ([wireless.aodv] ns2_local_repair = true)"),
     ("dsdv_mac_failures", "--dsdv-no-mac-failures", "dsdv", {"use_mac_failures": False},
      "tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)"),
     ("dsdv_ns2_advertising", "--dsdv-ns2-advertising", "dsdv", {"ns2_advertising": True},

@@ -307,6 +307,9 @@ fn aodv_keys_are_validated() {
     let bad = chain(2, "1s", "aodv", "[wireless.aodv]\nns2_per_hop_time = \"yes\"");
     let Err(e) = Scenario::from_toml_str(&bad) else { panic!("ns2_per_hop_time = \"yes\"") };
     assert!(e.to_string().contains("ns2_per_hop_time"), "{e}");
+    let bad = chain(2, "1s", "aodv", "[wireless.aodv]\nns2_local_repair = true");
+    let Err(e) = Scenario::from_toml_str(&bad) else { panic!("ns2_local_repair without local_repair") };
+    assert!(e.to_string().contains("wireless.aodv.ns2_local_repair"), "{e}");
     let bad = chain(2, "1s", "aodv", "[wireless.aodv]\nretry_ticks = \"soon\"");
     let Err(e) = Scenario::from_toml_str(&bad) else { panic!("retry_ticks = \"soon\"") };
     assert!(e.to_string().contains("retry_ticks"), "{e}");
@@ -640,7 +643,8 @@ fn dsr_request_schedules() {
 
 /// `[wireless] profile = "ns2"` is the same run as ns-2.35's switches set
 /// one by one: AODV (no ring for new destinations, 10 s hold-down, local
-/// repair, waits by the discoveries' latency, retries at 0.5 s purges), DSDV (no MAC failures, ns-2's advertising) and DSR (request
+/// repair as ns-2.35 codes it, waits by the discoveries' latency, retries
+/// at 0.5 s purges), DSDV (no MAC failures, ns-2's advertising) and DSR (request
 /// schedule, flow state, 30 ms between released packets, discoveries for
 /// salvaged packets, cache learning, gratuitous route errors, send-buffer
 /// checks, jitter of its own requests and replies), with the
@@ -653,7 +657,7 @@ fn ns2_profile_is_the_ns2_switches_together() {
         (
             "aodv",
             "[wireless.aodv]\nnew_destination_ring = false\ndiscovery_hold_down = \"10s\"\nlocal_repair = true\n\
-             ns2_per_hop_time = true\nretry_ticks = \"0.5s\"",
+             ns2_per_hop_time = true\nretry_ticks = \"0.5s\"\nns2_local_repair = true",
         ),
         ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true"),
         (

@@ -254,6 +254,10 @@ pub struct AodvCfg {
     /// Repeat requests only at route-table purges this far apart (and
     /// with new packets), as ns-2.35 (0.5 s); default "0s": when due.
     pub retry_ticks: Option<Dur>,
+    /// With local_repair: ns-2.35's local repair as its code does it
+    /// (route kept as it was, no route error, timer by the absolute
+    /// deadline); default false.
+    pub ns2_local_repair: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

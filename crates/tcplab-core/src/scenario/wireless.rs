@@ -330,6 +330,12 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                     return err(format!("wireless.aodv.{k}"), "must be greater than 0");
                 }
             }
+            if a.ns2_local_repair == Some(true) && !a.local_repair.unwrap_or(ns2(w)) {
+                return err(
+                    "wireless.aodv.ns2_local_repair",
+                    "needs local_repair = true (it is how the repair is done)",
+                );
+            }
         }
     }
     let mut linked = vec![false; cfg.node.len()];
@@ -482,12 +488,14 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
         // it down for MAX_RREQ_TIMEOUT, breaks near the destination are
         // repaired locally (AODV_LOCAL_REPAIR), a request waits by the
         // last discoveries' latency (PerHopTime) and is repeated only at
-        // the route table's 0.5 s purges or with a new packet.
+        // the route table's 0.5 s purges or with a new packet, and the
+        // local repair is its code's (ns2_local_repair).
         p.new_destination_ring = false;
         p.discovery_hold_down = 10 * crate::engine::time::SEC;
         p.local_repair = true;
         p.ns2_per_hop_time = true;
         p.retry_ticks = 500 * crate::engine::time::MS;
+        p.ns2_local_repair = true;
     }
     let Some(a) = &w.aodv else { return p };
     let set_t = |dst: &mut crate::engine::Time, v: Option<super::units::Dur>| {
@@ -527,6 +535,9 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     }
     if let Some(x) = a.retry_ticks {
         p.retry_ticks = x.0;
+    }
+    if let Some(x) = a.ns2_local_repair {
+        p.ns2_local_repair = x;
     }
     set_t(&mut p.active_route_timeout, a.active_route_timeout);
     set_t(&mut p.my_route_timeout, a.my_route_timeout);

@@ -132,6 +132,20 @@ pub struct AodvParams {
     /// wait is over by then. 0 (the default): a request is repeated when
     /// its wait ends (RFC 3561 6.3).
     pub retry_ticks: Time,
+    /// With `local_repair`: ns-2.35's local repair as aodv.cc codes it
+    /// (`rt_ll_failed`, `local_rt_repair`, `LocalRepairTimer`) instead of
+    /// RFC 3561 6.12's. The relay buffers the packet, marks the route in
+    /// repair with its sequence number and hop count unchanged and sends
+    /// its usual request (its ring starting from the hop count the route
+    /// had when it last went down; network-wide if it never did), sends
+    /// no route error, leaves the other routes through the neighbour up
+    /// and gives the packets queued for it back to the interface. A reply
+    /// then counts only if fresher or as fresh and shorter. The repair's
+    /// timer is scheduled with the request's absolute deadline as its
+    /// delay, so it ends near twice the time of day; then the route is
+    /// only marked down (no route error, the packets kept), and the
+    /// retries carry on.
+    pub ns2_local_repair: bool,
 }
 
 impl Default for AodvParams {
@@ -159,6 +173,7 @@ impl Default for AodvParams {
             local_repair: false,
             ns2_per_hop_time: false,
             retry_ticks: 0,
+            ns2_local_repair: false,
         }
     }
 }
@@ -219,6 +234,11 @@ struct Entry {
     /// hist_indx).
     latency: [Time; 3],
     latency_next: u8,
+    /// `ns2_local_repair`: in repair (down, its sequence number and hop
+    /// count kept); and the hop count it had when it last went down (0:
+    /// never; ns-2's rt_last_hop_count, INFINITY2 until then).
+    in_repair: bool,
+    down_hops: u8,
 }
 
 impl Entry {
@@ -282,6 +302,9 @@ pub struct Aodv {
     pub stats: RoutingStats,
     /// Local repairs under way: destination -> give up at.
     repairing: BTreeMap<NodeId, Time>,
+    /// `ns2_local_repair`: the repair timers pending (time, destination);
+    /// each that fires while the route is not up brings it down.
+    ns2_repair_timers: Vec<(Time, NodeId)>,
     /// The neighbour of the last link failure, kept from `on_link_failure`
     /// to `take_back` (with `local_repair`: the failed frame decides).
     broken: Option<NodeId>,
@@ -313,6 +336,7 @@ impl Aodv {
             rng,
             stats: RoutingStats::new(KIND_NAMES),
             repairing: BTreeMap::new(),
+            ns2_repair_timers: Vec::new(),
             broken: None,
             local_repairs: Vec::new(),
         }
@@ -376,6 +400,10 @@ impl Aodv {
             if let Some(r) = self.local_repairs.iter_mut().rev().find(|r| r.dst == dst) {
                 r.repaired = Some(true);
             }
+        } else if self.p.ns2_local_repair {
+            if let Some(r) = self.local_repairs.iter_mut().rev().find(|r| r.dst == dst && r.repaired.is_none()) {
+                r.repaired = Some(true);
+            }
         }
         self.touch(now, dst);
     }
@@ -398,7 +426,13 @@ impl Aodv {
         }
         // Every relay lowered the TTL (this one too, before routing it).
         let come = DEFAULT_TTL.saturating_sub(p.ip.ttl);
-        let (next, hops) = self.valid(p.ip.dst, now)?;
+        // (ns-2's rt_ll_failed looks only at the entry's hop count: a
+        // route already in its repair is repaired again, the packet kept.)
+        let in_repair = self.table.get(&p.ip.dst).filter(|e| self.p.ns2_local_repair && e.in_repair);
+        let (next, hops) = match in_repair {
+            Some(e) => (e.next_hop, e.hops),
+            None => self.valid(p.ip.dst, now)?,
+        };
         (next == nb && come > hops).then_some((p.ip.dst, come))
     }
 
@@ -432,6 +466,52 @@ impl Aodv {
         self.seen.insert((self.me, rq.id), after(now, self.p.bcast_id_save));
         let pkt = self.message(now, BROADCAST, (kind::RREQ, RREQ_LEN), ttl, Box::new(rq), io);
         self.send(now, pkt, None, 0, io);
+    }
+
+    /// ns-2.35's local repair (`ns2_local_repair`; aodv.cc `rt_ll_failed`,
+    /// `local_rt_repair`): the failed packet waits here, the route goes
+    /// into repair as it is, this node's usual request goes out, and the
+    /// repair timer gets the request's deadline, an absolute time, as its
+    /// delay. No route error; the other routes through `nb` stay up and
+    /// the packets queued for it go back to the interface.
+    fn start_ns2_repair(
+        &mut self,
+        now: Time,
+        dst: NodeId,
+        nb: NodeId,
+        failed: Option<PktId>,
+        queued: Vec<PktId>,
+        io: &mut RoutingIo,
+    ) {
+        let e = self.entry(dst);
+        e.up = false;
+        e.in_repair = true;
+        let (hops, ring) = (e.hops, if e.down_hops == 0 { u8::MAX } else { e.down_hops });
+        if let Some(f) = failed {
+            self.hold(now, f, dst, io);
+        }
+        self.request_ring(now, dst, Some(ring), io);
+        let (deadline, ttl) = self.discoveries.get(&dst).map_or((now, 0), |d| (d.timeout, d.last_ttl));
+        self.ns2_repair_timers.push((now.saturating_add(deadline), dst));
+        self.local_repairs.push(LocalRepair { at: now, dst, ttl, last_hops: hops, repaired: None });
+        for q in queued {
+            io.out.push(RoutingAction::Send { pkt: q, dev: self.dev, next_hop: Some(nb) });
+        }
+    }
+
+    /// ns-2.35's repair timer (`LocalRepairTimer::handle`): a route still
+    /// not up is only marked down; no route error, the packets stay.
+    fn ns2_repair_over(&mut self, now: Time, dst: NodeId) {
+        if self.valid(dst, now).is_some() {
+            return;
+        }
+        if let Some(e) = self.table.get_mut(&dst).filter(|e| e.in_repair) {
+            e.in_repair = false;
+            e.down_hops = e.hops;
+            if let Some(r) = self.local_repairs.iter_mut().rev().find(|r| r.dst == dst && r.repaired.is_none()) {
+                r.repaired = Some(false);
+            }
+        }
     }
 
     /// A local repair's wait ran out with no route: as a break (RFC 3561
@@ -488,6 +568,12 @@ impl Aodv {
     /// Send (or repeat) a route request for `dst`, or give up after the
     /// retries and drop what waits for it.
     fn request(&mut self, now: Time, dst: NodeId, io: &mut RoutingIo) {
+        self.request_ring(now, dst, None, io);
+    }
+
+    /// `request`, the ring starting from `ring_from` hops instead of the
+    /// last route's (ns-2's local repair).
+    fn request_ring(&mut self, now: Time, dst: NodeId, ring_from: Option<u8>, io: &mut RoutingIo) {
         let d = self.discoveries.get(&dst).copied();
         if d.is_some_and(|d| d.timeout > now) {
             return;
@@ -515,6 +601,7 @@ impl Aodv {
             None => (None, 0),
         };
         let last_hops = if last_hops == 0 && !self.p.new_destination_ring { u8::MAX } else { last_hops };
+        let last_hops = ring_from.unwrap_or(last_hops);
         let start = d.last_ttl.max(last_hops);
         let ttl = if start == 0 {
             self.p.ttl_start
@@ -558,7 +645,7 @@ impl Aodv {
             Some(s) => {
                 !e.valid_seq
                     || (s.wrapping_sub(e.seq) as i32) > 0
-                    || (s == e.seq && (!e.up || e.expire <= now || hops < e.hops))
+                    || (s == e.seq && (hops < e.hops || (!e.in_repair && (!e.up || e.expire <= now))))
             }
             None => !e.up || e.expire <= now,
         };
@@ -573,6 +660,7 @@ impl Aodv {
         e.last_hops = hops;
         e.next_hop = via;
         e.up = true;
+        e.in_repair = false;
         e.expire = e.expire.max(after(now, life));
         true
     }
@@ -616,14 +704,17 @@ impl Aodv {
         }
         // An intermediate node with a valid route at least as fresh as the
         // one asked for answers in the destination's place.
-        if let Some(e) = self.table.get(&rq.dst).filter(|e| e.up && e.expire > now && e.valid_seq) {
+        // (ns-2.35 asks only for a hop count, so a route in its local
+        // repair answers too.)
+        let answers = |e: &&Entry| (e.up && e.expire > now) || e.in_repair;
+        if let Some(e) = self.table.get(&rq.dst).filter(|e| answers(e) && e.valid_seq) {
             if rq.unknown_seq || (e.seq.wrapping_sub(rq.dst_seq) as i32) >= 0 {
                 let rp = Rrep {
                     dst: rq.dst,
                     dst_seq: e.seq,
                     orig: rq.orig,
                     hops: e.hops,
-                    lifetime: e.expire - now,
+                    lifetime: e.expire.saturating_sub(now),
                     timestamp: rq.timestamp,
                 };
                 let next = e.next_hop;
@@ -700,6 +791,7 @@ impl Aodv {
             if let Some(e) = self.table.get_mut(&dst) {
                 if e.up && e.next_hop == from {
                     e.up = false;
+                    e.down_hops = e.hops;
                     e.seq = seq;
                     e.valid_seq = true;
                     // ns-2's DELETE_PERIOD wait
@@ -732,6 +824,7 @@ impl Aodv {
         for (&dst, e) in self.table.iter_mut() {
             if e.up && e.next_hop == nb {
                 e.up = false;
+                e.down_hops = e.hops;
                 e.seq = e.seq.wrapping_add(1);
                 if e.retire(after(now, self.p.active_route_timeout)) {
                     lost.push((dst, e.seq));
@@ -799,7 +892,7 @@ impl Routing for Aodv {
             self.touch(now, src);
             return Route::Forward { dev: self.dev, next_hop };
         }
-        if self.repairing.contains_key(&dst) {
+        if self.repairing.contains_key(&dst) || self.table.get(&dst).is_some_and(|e| e.in_repair) {
             // A local repair is under way: the packet waits for its outcome.
             self.hold(now, id, dst, io);
             return Route::Hold;
@@ -850,6 +943,10 @@ impl Routing for Aodv {
             (Some(nb), Some(f)) => self.repairable(now, f, nb, io).map(|r| (nb, r)),
             _ => None,
         };
+        if let Some((nb, (dst, _))) = repair.filter(|_| self.p.ns2_local_repair) {
+            self.start_ns2_repair(now, dst, nb, failed, queued, io);
+            return;
+        }
         let Some((nb, (dst, come))) = repair else {
             // Not repaired here: the break as without the option.
             if let Some(nb) = broken {
@@ -891,6 +988,9 @@ impl Routing for Aodv {
         if let Some(t) = self.repairing.values().min() {
             at(*t);
         }
+        if let Some(t) = self.ns2_repair_timers.iter().map(|x| x.0).min() {
+            at(t);
+        }
         if self.p.hello {
             at(self.next_hello.unwrap_or(0));
             if let Some(t) = self.neighbours.values().min() {
@@ -917,9 +1017,12 @@ impl Routing for Aodv {
                 self.repair_failed(now, dst, io);
             }
         }
+        for (_, dst) in super::take_due(&mut self.ns2_repair_timers, now, |x| x.0) {
+            self.ns2_repair_over(now, dst);
+        }
         // Requests whose wait ran out: try again (or give up); with
         // `retry_ticks` only at a purge tick.
-        let tick = self.p.retry_ticks == 0 || now % self.p.retry_ticks == 0;
+        let tick = self.p.retry_ticks == 0 || now.is_multiple_of(self.p.retry_ticks);
         let waiting: Vec<NodeId> = self
             .discoveries
             .iter()
@@ -1000,6 +1103,57 @@ mod tests {
         }
     }
 
+    /// ns-2.35's local repair as coded (`ns2_local_repair`): relay 1 has a
+    /// 3-hop route to 5 through 2 (sequence number 10) and a relayed
+    /// packet that has come 4 hops fails. The packet waits, the route is
+    /// in repair but keeps its number and hops, the request goes
+    /// network-wide (the route never went down: ns-2's rt_last_hop_count
+    /// is INFINITY2), no route error is sent and the packet queued for 2
+    /// goes back to the interface. An as fresh, as long reply is refused;
+    /// a fresher one releases the packet. The repair timer was set at the
+    /// request's absolute deadline after now (2 x now + 1.8 s).
+    #[test]
+    fn ns2_local_repair_keeps_the_route_and_waits_for_a_fresher_reply() {
+        let p = AodvParams { local_repair: true, ns2_local_repair: true, ..AodvParams::default() };
+        let mut a = Aodv::new(1, 0, p, crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        let now = 20 * SEC;
+        a.offer(now, 5, Some(10), 3, 2, 10 * SEC);
+        let mut relayed = || {
+            let mut pkt = Packet::new(0, 0, 5, Transport::Udp(Default::default()), 8, 512, 0);
+            pkt.ip.ttl = DEFAULT_TTL - 4;
+            pool.insert(pkt)
+        };
+        let (failed, queued) = (relayed(), relayed());
+        let mut out = Vec::new();
+        a.on_link_failure(now, 0, 2, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        a.take_back(now, Some(failed), vec![queued], &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let e = &a.table[&5];
+        assert!(e.in_repair && !e.up && (e.seq, e.hops) == (10, 3));
+        assert_eq!(a.buffer.iter().map(|b| b.0).collect::<Vec<_>>(), vec![failed]);
+        let sends: Vec<(Option<NodeId>, u8, u16)> = out
+            .iter()
+            .map(|x| match *x {
+                RoutingAction::Send { pkt, next_hop, .. } => {
+                    let p = pool.get(pkt);
+                    let kind = if let Transport::Control(c) = p.l4 { c.kind } else { u16::MAX };
+                    (next_hop, p.ip.ttl, kind)
+                }
+                ref x => panic!("{x:?}"),
+            })
+            .collect();
+        assert_eq!(sends, vec![(None, 30, kind::RREQ), (Some(2), DEFAULT_TTL - 4, u16::MAX)]);
+        assert_eq!(a.ns2_repair_timers, vec![(now + now + 1800 * MS, 5)]);
+        let reply = |seq| Rrep { dst: 5, dst_seq: seq, orig: 1, hops: 2, lifetime: 10 * SEC, timestamp: now };
+        out.clear();
+        a.on_rrep(now + 100 * MS, 3, reply(10), &mut RoutingIo { pool: &mut pool, out: &mut out });
+        assert!(a.valid(5, now + 100 * MS).is_none() && a.buffer.len() == 1, "as fresh, as long: refused");
+        a.on_rrep(now + 200 * MS, 3, reply(12), &mut RoutingIo { pool: &mut pool, out: &mut out });
+        assert_eq!(a.valid(5, now + 200 * MS), Some((3, 3)));
+        assert!(a.buffer.is_empty());
+        assert!(matches!(out[..], [.., RoutingAction::Send { pkt, next_hop: Some(3), .. }] if pkt == failed));
+    }
+
     /// ns-2.35's retry cadence (`retry_ticks`): a request for node 3 sent
     /// at 1.2 s waits 2 x 30 x 30 ms = 1.8 s (network-wide: the
     /// destination was never reached, without the ring), so it is due at
@@ -1021,9 +1175,9 @@ mod tests {
             // The timer's next wake-up that repeats the request.
             let mut out = Vec::new();
             let mut at = a.deadline().unwrap();
-            while at < start + 5 * SEC {
+            for _ in 0..100 {
                 a.on_timer(at, &mut RoutingIo { pool: &mut pool, out: &mut out });
-                if !out.is_empty() {
+                if !out.is_empty() || at >= start + 5 * SEC {
                     break;
                 }
                 at = a.deadline().unwrap();

@@ -33,9 +33,9 @@ from validation.wifi_chain_ns2 import flow_result  # noqa: E402
 from validation.wifi_chain_ns2 import tcl as chain_tcl  # noqa: E402
 
 
-def toml_chain(hops: int, duration: float, routing: str = "static") -> str:
+def toml_chain(hops: int, duration: float, routing: str = "static", profile: str = "standard") -> str:
     s = (f'[sim]\nduration = "{duration + 1}s"\nseed = 1\n[wireless]\nrts_threshold = 0\n'
-         f'routing = "{routing}"\nifq = {{ kind = "priqueue", limit = 50 }}\n')
+         f'routing = "{routing}"\nprofile = "{profile}"\nifq = {{ kind = "priqueue", limit = 50 }}\n')
     for i in range(hops + 1):
         s += f'[[node]]\nname = "n{i}"\nposition = [{250.0 * i}, 0.0]\n'
     s += (f'[[flow]]\nfrom = "n0"\nto = "n{hops}"\ntransport = "newreno"\npacket_size = 1460\nwindow = 32\n'
@@ -130,16 +130,19 @@ def main() -> int:
               f"goodput {m['goodput_bps'] / 1e3:.0f} kbit/s; core speed-up {m['cpu_s'] / r['best_wall_s']:.1f}x")
         per_frame(r, m)
 
-    r = core(exe, toml_chain(7, 250.0, "aodv"), a.repeats)
-    print("7-hop chain, AODV on both sides, one NewReno flow, 250 s")
-    print(f"  tcplab core: {r['best_wall_s'] * 1e3:.1f} ms (best of {a.repeats}), {r['events']} events, "
-          f"{r['mac_frames']:.0f} MAC frames; whole process {r['process_cpu_s'] * 1e3:.0f} ms CPU; "
-          f"goodput {r['throughput_bps'][0] / 1e3:.0f} kbit/s")
-    if ns2.available():
-        m = ns2_chain(7, 250.0, a.repeats)
-        print(f"  ns-2.35: {m['cpu_s'] * 1e3:.0f} ms CPU (best of {a.repeats}), goodput {m['goodput_bps'] / 1e3:.0f} kbit/s; "
-              f"speed-up {m['cpu_s'] / r['best_wall_s']:.1f}x core, {m['cpu_s'] / r['process_cpu_s']:.1f}x whole process")
-        per_frame(r, m)
+    # The same run with tcplab's standard rules, and with `profile = "ns2"`
+    # (ns-2.35's MAC and AODV rules: the run closest to ns-2's own).
+    m = ns2_chain(7, 250.0, a.repeats) if ns2.available() else None
+    for profile in ("standard", "ns2"):
+        r = core(exe, toml_chain(7, 250.0, "aodv", profile), a.repeats)
+        print(f"7-hop chain, AODV on both sides, one NewReno flow, 250 s, tcplab profile = \"{profile}\"")
+        print(f"  tcplab core: {r['best_wall_s'] * 1e3:.1f} ms (best of {a.repeats}), {r['events']} events, "
+              f"{r['mac_frames']:.0f} MAC frames; whole process {r['process_cpu_s'] * 1e3:.0f} ms CPU; "
+              f"goodput {r['throughput_bps'][0] / 1e3:.0f} kbit/s")
+        if m is not None:
+            print(f"  ns-2.35: {m['cpu_s'] * 1e3:.0f} ms CPU (best of {a.repeats}), goodput {m['goodput_bps'] / 1e3:.0f} kbit/s; "
+                  f"speed-up {m['cpu_s'] / r['best_wall_s']:.1f}x core, {m['cpu_s'] / r['process_cpu_s']:.1f}x whole process")
+            per_frame(r, m)
     print("static grids, 200 m spacing, one 100 kbit/s UDP flow per 10 nodes, 20 s")
     print("| nodes | MAC frames | events | core wall (ms) | us per frame | events per frame |")
     print("|---|---|---|---|---|---|")

@@ -508,7 +508,11 @@ impl Dsr {
                 self.discoveries.insert(dst, d);
             }
             Some(d) if d.next_try <= now && self.p.ns2_request_backoff => {
-                let d = if d.limited {
+                // (BackOffTest comes first in ns-2's getRouteForPacket: a
+                // cycle left unfinished long ago, its packets freed, gives
+                // way to a new cycle when that is due.)
+                let cycle_due = now >= d.cycle_start.saturating_add(self.ns2_cycle_wait(d.cycles));
+                let d = if d.limited && !cycle_due {
                     // The cycle's propagating request. The next cycle
                     // starts request_period x 4^cycles after this one did
                     // (BackOffTest, with `cycles` its rt_reqs_outstanding).
@@ -1555,6 +1559,39 @@ mod tests {
         dsr.on_rrep(3100 * MS, Rrep { route: vec![0, 1, 9] }, &mut RoutingIo { pool: &mut pool, out: &mut out });
         dsr.forget_link(1, 9);
         assert_eq!(send(&mut dsr, &mut pool, 3200 * MS), (Route::Hold, 1), "a reply reset it");
+    }
+
+    /// ns-2.35's getRouteForPacket tests the backoff first: a cycle whose
+    /// packet was freed before its propagating request went (a route
+    /// learnt meanwhile) sends that request with the next packet if it
+    /// comes within the cycle's wait (2 s), but starts a new cycle (a
+    /// non-propagating request) if it comes later.
+    #[test]
+    fn an_unfinished_ns2_cycle_gives_way_to_the_next_when_due() {
+        for (later, ttl) in [(500 * MS, 255), (3 * SEC, 1)] {
+            let p = DsrParams { ns2_request_backoff: true, ..DsrParams::default() };
+            let mut dsr = Dsr::new(0, 0, p, SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+            let mut pool = PacketPool::new();
+            let send = |dsr: &mut Dsr, pool: &mut PacketPool, at: Time| {
+                let id = pool.insert(Packet::new(0, 0, 9, Transport::Udp(Default::default()), 8, 512, 0));
+                let mut out = Vec::new();
+                let r = dsr.route(at, id, &mut RoutingIo { pool, out: &mut out });
+                let ttls: Vec<u8> = out
+                    .iter()
+                    .map(|a| match a {
+                        RoutingAction::Send { pkt, .. } => pool.get(*pkt).ip.ttl,
+                        a => panic!("{a:?}"),
+                    })
+                    .collect();
+                (r, ttls)
+            };
+            assert_eq!(send(&mut dsr, &mut pool, SEC), (Route::Hold, vec![1]));
+            // The route comes from elsewhere before the propagating request.
+            dsr.add_route(vec![0, 1, 9]);
+            dsr.release(SEC + 10 * MS, 5, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+            dsr.forget_link(1, 9);
+            assert_eq!(send(&mut dsr, &mut pool, SEC + later), (Route::Hold, vec![ttl]), "{later}");
+        }
     }
 
     /// `jitter_own`: a node's own requests and its replies as the target

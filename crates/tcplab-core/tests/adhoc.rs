@@ -299,14 +299,22 @@ fn aodv_keys_are_validated() {
     let bad = chain(2, "1s", "static", "[wireless.aodv]\nnet_diameter = 64");
     let Err(e) = Scenario::from_toml_str(&bad) else { panic!("aodv table without aodv routing") };
     assert!(e.to_string().contains("wireless.aodv"), "{e}");
-    for (extra, key) in [
-        ("net_diameter = 0", "wireless.aodv.net_diameter"),
-        ("net_diamter = 64", "net_diamter"),
-        ("ns2_per_hop_time = \"yes\"", "ns2_per_hop_time"),
-        ("ns2_local_repair = true", "wireless.aodv.ns2_local_repair"),
-        ("retry_ticks = \"soon\"", "retry_ticks"),
-    ] {
-        let bad = chain(2, "1s", "aodv", &format!("[wireless.aodv]\n{extra}"));
+    refused_keys(
+        "aodv",
+        &[
+            ("net_diameter = 0", "wireless.aodv.net_diameter"),
+            ("net_diamter = 64", "net_diamter"),
+            ("ns2_per_hop_time = \"yes\"", "ns2_per_hop_time"),
+            ("ns2_local_repair = true", "wireless.aodv.ns2_local_repair"),
+            ("retry_ticks = \"soon\"", "retry_ticks"),
+        ],
+    );
+}
+
+/// Each `[wireless.<routing>]` line is refused with an error naming `key`.
+fn refused_keys(routing: &str, cases: &[(&str, &str)]) {
+    for (extra, key) in cases {
+        let bad = chain(2, "1s", routing, &format!("[wireless.{routing}]\n{extra}"));
         let Err(e) = Scenario::from_toml_str(&bad) else { panic!("{extra} accepted") };
         assert!(e.to_string().contains(key), "{extra}: {e}");
     }
@@ -1011,25 +1019,24 @@ fn dsr_salvage_discovery_asks_the_neighbours_for_a_packet_it_cannot_salvage() {
 
 #[test]
 fn dsr_keys_are_validated() {
-    for (extra, key) in [
-        ("max_salvage_count = 16", "wireless.dsr.max_salvage_count"),
-        ("grat_reply_holdoff = \"0s\"", "wireless.dsr.grat_reply_holdoff"),
-        ("request_period = \"0s\"", "wireless.dsr.request_period"),
-        ("request_period = \"20s\"", "wireless.dsr.max_request_period"),
-        ("rebuffer_own = 1", "rebuffer_own"),
-        ("flow_state = \"on\"", "flow_state"),
-        ("release_spacing = \"soon\"", "release_spacing"),
-        ("salvage_discovery = 0", "salvage_discovery"),
-        ("ns2_cache = \"yes\"", "ns2_cache"),
-        ("grat_route_errors = 1", "grat_route_errors"),
-        ("buffer_check = \"often\"", "buffer_check"),
-        ("jitter_own = \"yes\"", "jitter_own"),
-        ("gratuitous_replys = true", "gratuitous_replys"),
-    ] {
-        let bad = chain(2, "1s", "dsr", &format!("[wireless.dsr]\n{extra}"));
-        let Err(e) = Scenario::from_toml_str(&bad) else { panic!("{extra} accepted") };
-        assert!(e.to_string().contains(key), "{extra}: {e}");
-    }
+    refused_keys(
+        "dsr",
+        &[
+            ("max_salvage_count = 16", "wireless.dsr.max_salvage_count"),
+            ("grat_reply_holdoff = \"0s\"", "wireless.dsr.grat_reply_holdoff"),
+            ("request_period = \"0s\"", "wireless.dsr.request_period"),
+            ("request_period = \"20s\"", "wireless.dsr.max_request_period"),
+            ("rebuffer_own = 1", "rebuffer_own"),
+            ("flow_state = \"on\"", "flow_state"),
+            ("release_spacing = \"soon\"", "release_spacing"),
+            ("salvage_discovery = 0", "salvage_discovery"),
+            ("ns2_cache = \"yes\"", "ns2_cache"),
+            ("grat_route_errors = 1", "grat_route_errors"),
+            ("buffer_check = \"often\"", "buffer_check"),
+            ("jitter_own = \"yes\"", "jitter_own"),
+            ("gratuitous_replys = true", "gratuitous_replys"),
+        ],
+    );
 }
 
 // ---- OLSR willingness -----------------------------------------------------

@@ -68,6 +68,15 @@ def _worker_init(parent_pid: int) -> None:
 
 
 def _kill_local(pool, procs: list) -> None:
+    # The executor's manager thread, which the interpreter joins at exit,
+    # joins its call queue's feeder thread; with the workers killed that
+    # thread can stay blocked writing to a pipe nobody reads (a forked
+    # process elsewhere may still hold its read end, so the write never
+    # fails), and the process then hangs after Ctrl-C. Nothing queued
+    # matters any more: let the feeder go unjoined.
+    queue = getattr(pool, "_call_queue", None)
+    if queue is not None:
+        queue.cancel_join_thread()
     for p in procs:
         if p.is_alive():
             p.kill()

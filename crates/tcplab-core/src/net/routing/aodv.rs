@@ -396,16 +396,17 @@ impl Aodv {
         }
         self.buffer = kept;
         self.discoveries.remove(&dst);
-        if self.repairing.remove(&dst).is_some() {
-            if let Some(r) = self.local_repairs.iter_mut().rev().find(|r| r.dst == dst) {
-                r.repaired = Some(true);
-            }
-        } else if self.p.ns2_local_repair {
-            if let Some(r) = self.local_repairs.iter_mut().rev().find(|r| r.dst == dst && r.repaired.is_none()) {
-                r.repaired = Some(true);
-            }
-        }
+        self.repairing.remove(&dst);
+        self.close_repair(dst, true);
         self.touch(now, dst);
+    }
+
+    /// Record how the local repair of the route to `dst` under way ended
+    /// (none under way: nothing to record).
+    fn close_repair(&mut self, dst: NodeId, repaired: bool) {
+        if let Some(r) = self.local_repairs.iter_mut().rev().find(|r| r.dst == dst && r.repaired.is_none()) {
+            r.repaired = Some(repaired);
+        }
     }
 
     /// Keep a packet for `dst` until a route exists (a full buffer drops
@@ -428,7 +429,8 @@ impl Aodv {
         let come = DEFAULT_TTL.saturating_sub(p.ip.ttl);
         // (ns-2's rt_ll_failed looks only at the entry's hop count: a
         // route already in its repair is repaired again, the packet kept.)
-        let in_repair = self.table.get(&p.ip.dst).filter(|e| self.p.ns2_local_repair && e.in_repair);
+        // (Only `ns2_local_repair` puts a route in repair this way.)
+        let in_repair = self.table.get(&p.ip.dst).filter(|e| e.in_repair);
         let (next, hops) = match in_repair {
             Some(e) => (e.next_hop, e.hops),
             None => self.valid(p.ip.dst, now)?,
@@ -508,9 +510,7 @@ impl Aodv {
         if let Some(e) = self.table.get_mut(&dst).filter(|e| e.in_repair) {
             e.in_repair = false;
             e.down_hops = e.hops;
-            if let Some(r) = self.local_repairs.iter_mut().rev().find(|r| r.dst == dst && r.repaired.is_none()) {
-                r.repaired = Some(false);
-            }
+            self.close_repair(dst, false);
         }
     }
 
@@ -519,9 +519,7 @@ impl Aodv {
     /// the destination dropped (counted as a failed discovery).
     fn repair_failed(&mut self, now: Time, dst: NodeId, io: &mut RoutingIo) {
         self.repairing.remove(&dst);
-        if let Some(r) = self.local_repairs.iter_mut().rev().find(|r| r.dst == dst) {
-            r.repaired = Some(false);
-        }
+        self.close_repair(dst, false);
         let mut lost = Vec::new();
         if let Some(e) = self.table.get_mut(&dst) {
             if e.retire(after(now, self.p.active_route_timeout)) {
@@ -556,13 +554,9 @@ impl Aodv {
     /// with `ns2_per_hop_time` the mean of the discovery latencies per hop
     /// recorded for it, when there are any (ns-2's PerHopTime).
     fn per_hop_time(&self, dst: NodeId) -> Time {
-        let known = self.table.get(&dst).map(|e| e.latency).unwrap_or_default();
+        let known = self.table.get(&dst).filter(|_| self.p.ns2_per_hop_time).map(|e| e.latency).unwrap_or_default();
         let (n, sum) = known.iter().filter(|&&l| l > 0).fold((0, 0), |(n, s), &l| (n + 1, s + l));
-        if self.p.ns2_per_hop_time && n > 0 {
-            sum / n
-        } else {
-            self.p.node_traversal_time
-        }
+        sum.checked_div(n).unwrap_or(self.p.node_traversal_time)
     }
 
     /// Send (or repeat) a route request for `dst`, or give up after the

@@ -602,8 +602,7 @@ impl Dsr {
             let Some(blob) = c.blob.filter(|_| c.proto == PROTO_DSR) else { return };
             if c.kind == kind::RERR {
                 if let Some(re) = io.pool.blob::<Rerr>(blob).filter(|r| r.unknown_flow.is_none()).cloned() {
-                    self.forget_link(re.from, re.to);
-                    self.end_flows_over(now, re.from, re.to);
+                    self.link_down(now, re.from, re.to);
                 }
             } else if c.kind == kind::RREP {
                 let route = io.pool.blob::<Rrep>(blob).map(|r| r.route.clone()).unwrap_or_default();
@@ -765,6 +764,13 @@ impl Dsr {
         }
         self.flows.push(e);
         self.flows.len() - 1
+    }
+
+    /// The link `from -> to` is broken: the cache forgets it and the flows
+    /// over it end (ns-2 tells its route cache and its flow table).
+    fn link_down(&mut self, now: Time, from: NodeId, to: NodeId) {
+        self.forget_link(from, to);
+        self.end_flows_over(now, from, to);
     }
 
     /// The link `from -> to` is broken: this node's own flows over it are
@@ -955,8 +961,7 @@ impl Dsr {
 
     fn on_rerr(&mut self, now: Time, re: Rerr, io: &mut RoutingIo) {
         if re.unknown_flow.is_none() {
-            self.forget_link(re.from, re.to);
-            self.end_flows_over(now, re.from, re.to);
+            self.link_down(now, re.from, re.to);
         }
         let Some(i) = re.path.iter().position(|&n| n == self.me) else { return };
         if self.p.grat_route_errors && re.unknown_flow.is_none() && i + 1 == re.path.len() {
@@ -973,13 +978,6 @@ impl Dsr {
         if i + 1 < re.path.len() {
             let next = re.path[i + 1];
             self.send_rerr(now, next, re, io);
-        }
-    }
-
-    fn take_grat_error(&mut self, now: Time, link: Option<(NodeId, NodeId)>) {
-        if let Some((a, b)) = link {
-            self.forget_link(a, b);
-            self.end_flows_over(now, a, b);
         }
     }
 
@@ -1002,14 +1000,13 @@ impl Dsr {
                     // A gratuitous route error is taken before the request
                     // is answered or passed on (ns-2.35's recv snoops it),
                     // by the target after its reply (handlePacketReceipt).
-                    let grat = rq.grat_error;
-                    let target = rq.target == self.me;
-                    if !target {
-                        self.take_grat_error(now, grat);
+                    let (grat, target) = (rq.grat_error, rq.target == self.me);
+                    if let Some((a, b)) = grat.filter(|_| !target) {
+                        self.link_down(now, a, b);
                     }
                     self.on_rreq(now, p.ip.ttl, rq, io);
-                    if target {
-                        self.take_grat_error(now, grat);
+                    if let Some((a, b)) = grat.filter(|_| target) {
+                        self.link_down(now, a, b);
                     }
                 }
             }
@@ -1096,8 +1093,7 @@ impl Routing for Dsr {
     }
 
     fn on_link_failure(&mut self, now: Time, _dev: DevId, neighbor: NodeId, io: &mut RoutingIo) {
-        self.forget_link(self.me, neighbor);
-        self.end_flows_over(now, self.me, neighbor);
+        self.link_down(now, self.me, neighbor);
         if let Some(back) = self.last_via.remove(&neighbor) {
             if back.len() >= 2 {
                 let next = back[1];

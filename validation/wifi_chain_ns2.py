@@ -31,7 +31,8 @@ discoveries' latency per hop, as ns-2.35's PerHopTime (ns2_per_hop_time = true),
 and `--aodv-retry-ticks` repeat requests only at its 0.5 s route-table purges
 or with a new packet, as ns-2.35's rt_purge (retry_ticks = "0.5s");
 `--aodv-ns2-local-repair` makes its local repair ns-2.35's as coded
-(local_repair and ns2_local_repair = true).
+(local_repair and ns2_local_repair = true), and `--aodv-ns2-route-errors`
+its route errors ns-2.35's (ns2_route_errors = true).
 `--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception, CTS and EIFS
 rules (`[wireless.mac] ns2_reception, ns2_cts, ns2_eifs = true`;
 docs/models.md), `--ns2-backoff` its backoff rules (`ns2_backoff = true`)
@@ -216,6 +217,10 @@ SWITCHES = [
     ("aodv_ns2_local_repair", "--aodv-ns2-local-repair", "aodv", {"local_repair": True, "ns2_local_repair": True},
      "tcplab's AODV repairs locally as ns-2.35's code does: the route kept as it was, no route error, the "
      "repair timer by the request's absolute deadline ([wireless.aodv] ns2_local_repair = true)"),
+    ("aodv_ns2_route_errors", "--aodv-ns2-route-errors", "aodv", {"ns2_route_errors": True},
+     "tcplab's AODV sends and obeys route errors as ns-2.35's code does: one on every break that brings a "
+     "route down, precursors or not; a received one obeyed only if not older than the route, emptying the "
+     "queue for its sender ([wireless.aodv] ns2_route_errors = true)"),
     ("dsdv_mac_failures", "--dsdv-no-mac-failures", "dsdv", {"use_mac_failures": False},
      "tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)"),
     ("dsdv_ns2_advertising", "--dsdv-ns2-advertising", "dsdv", {"ns2_advertising": True},

@@ -307,6 +307,7 @@ fn aodv_keys_are_validated() {
             ("ns2_per_hop_time = \"yes\"", "ns2_per_hop_time"),
             ("ns2_local_repair = true", "wireless.aodv.ns2_local_repair"),
             ("retry_ticks = \"soon\"", "retry_ticks"),
+            ("ns2_route_errors = 1", "ns2_route_errors"),
         ],
     );
 }
@@ -662,7 +663,7 @@ fn ns2_profile_is_the_ns2_switches_together() {
         (
             "aodv",
             "[wireless.aodv]\nnew_destination_ring = false\ndiscovery_hold_down = \"10s\"\nlocal_repair = true\n\
-             ns2_per_hop_time = true\nretry_ticks = \"0.5s\"\nns2_local_repair = true",
+             ns2_per_hop_time = true\nretry_ticks = \"0.5s\"\nns2_local_repair = true\nns2_route_errors = true",
         ),
         ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true"),
         (

@@ -258,6 +258,11 @@ pub struct AodvCfg {
     /// (route kept as it was, no route error, timer by the absolute
     /// deadline); default false.
     pub ns2_local_repair: Option<bool>,
+    /// ns-2.35's route errors: one on every break that brings a route
+    /// down, precursors or not; a received one obeyed only if not older
+    /// than the route, and it empties the queue for its sender; default
+    /// false.
+    pub ns2_route_errors: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

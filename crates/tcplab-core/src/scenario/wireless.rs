@@ -489,13 +489,15 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
         // repaired locally (AODV_LOCAL_REPAIR), a request waits by the
         // last discoveries' latency (PerHopTime) and is repeated only at
         // the route table's 0.5 s purges or with a new packet, and the
-        // local repair is its code's (ns2_local_repair).
+        // local repair is its code's (ns2_local_repair), and so are its
+        // route errors (ns2_route_errors).
         p.new_destination_ring = false;
         p.discovery_hold_down = 10 * crate::engine::time::SEC;
         p.local_repair = true;
         p.ns2_per_hop_time = true;
         p.retry_ticks = 500 * crate::engine::time::MS;
         p.ns2_local_repair = true;
+        p.ns2_route_errors = true;
     }
     let Some(a) = &w.aodv else { return p };
     let set_t = |dst: &mut crate::engine::Time, v: Option<super::units::Dur>| {
@@ -538,6 +540,9 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     }
     if let Some(x) = a.ns2_local_repair {
         p.ns2_local_repair = x;
+    }
+    if let Some(x) = a.ns2_route_errors {
+        p.ns2_route_errors = x;
     }
     set_t(&mut p.active_route_timeout, a.active_route_timeout);
     set_t(&mut p.my_route_timeout, a.my_route_timeout);

@@ -173,14 +173,15 @@ impl World {
                     self.nodes[n as usize].stats.drops_no_route += 1;
                     self.pool.release(pkt);
                 }
-                RoutingAction::DropBroken(pkt) => {
-                    self.nodes[n as usize].stats.drops_link_broken += 1;
-                    let p = self.pool.take(pkt);
-                    self.trace_drop(now, &p);
-                }
+                RoutingAction::DropBroken(pkt) => self.drop_broken(now, n, pkt),
                 RoutingAction::DropFailed(pkt) => {
                     let p = self.pool.take(pkt);
                     self.trace_drop(now, &p);
+                }
+                RoutingAction::FlushTo { dev, neighbor } => {
+                    for pkt in self.devices[dev as usize].as_dyn_mut().take_queued_to(now, neighbor, &self.pool) {
+                        self.drop_broken(now, n, pkt);
+                    }
                 }
             }
         }
@@ -568,10 +569,16 @@ impl World {
             return self.routing_actions(now, n, out);
         }
         for id in pkts {
-            self.nodes[n as usize].stats.drops_link_broken += 1;
-            let p = self.pool.take(id);
-            self.trace_drop(now, &p);
+            self.drop_broken(now, n, id);
         }
+    }
+
+    /// Drop a packet node `n` took out of an interface queue because its
+    /// next hop's link failed (`drops_link_broken`).
+    fn drop_broken(&mut self, now: Time, n: NodeId, id: PktId) {
+        self.nodes[n as usize].stats.drops_link_broken += 1;
+        let p = self.pool.take(id);
+        self.trace_drop(now, &p);
     }
 
     /// Whether `neighbor` was, at `now`, within receive range of device

@@ -146,6 +146,17 @@ pub struct AodvParams {
     /// only marked down (no route error, the packets kept), and the
     /// retries carry on.
     pub ns2_local_repair: bool,
+    /// ns-2.35's route errors as aodv.cc codes them (`handle_link_failure`,
+    /// `recvError`) instead of RFC 3561 6.11's. A break broadcasts a route
+    /// error naming every route through the neighbour that went down, with
+    /// or without precursors (the RFC: only routes that have some), and
+    /// forgets the neighbour in every route's precursors. A received error
+    /// brings a route down only if it is up, through the error's sender,
+    /// and its sequence number is at most the error's; each one it brings
+    /// down also empties the interface queue of the packets waiting for
+    /// that sender (dropped, counted as `drops_link_broken`). false (the
+    /// default): the RFC's rules.
+    pub ns2_route_errors: bool,
 }
 
 impl Default for AodvParams {
@@ -174,6 +185,7 @@ impl Default for AodvParams {
             ns2_per_hop_time: false,
             retry_ticks: 0,
             ns2_local_repair: false,
+            ns2_route_errors: false,
         }
     }
 }
@@ -781,9 +793,15 @@ impl Aodv {
 
     fn on_rerr(&mut self, now: Time, from: NodeId, re: &Rerr, io: &mut RoutingIo) {
         let mut onward = Vec::new();
+        let ns2 = self.p.ns2_route_errors;
         for &(dst, seq) in &re.unreachable {
             if let Some(e) = self.table.get_mut(&dst) {
-                if e.up && e.next_hop == from {
+                if e.up && e.next_hop == from && (!ns2 || e.seq <= seq) {
+                    if ns2 {
+                        // recvError's ifqueue->filter(saddr): all that
+                        // waits for the error's sender goes.
+                        io.out.push(RoutingAction::FlushTo { dev: self.dev, neighbor: from });
+                    }
                     e.up = false;
                     e.down_hops = e.hops;
                     e.seq = seq;
@@ -815,14 +833,23 @@ impl Aodv {
     fn link_broken(&mut self, now: Time, nb: NodeId, io: &mut RoutingIo) {
         self.neighbours.remove(&nb);
         let mut lost = Vec::new();
+        let ns2 = self.p.ns2_route_errors;
         for (&dst, e) in self.table.iter_mut() {
             if e.up && e.next_hop == nb {
                 e.up = false;
                 e.down_hops = e.hops;
                 e.seq = e.seq.wrapping_add(1);
-                if e.retire(after(now, self.p.active_route_timeout)) {
+                if ns2 {
+                    // handle_link_failure names every route that went
+                    // down, precursors or not, and keeps the precursors.
+                    e.expire = after(now, self.p.active_route_timeout);
+                    lost.push((dst, e.seq));
+                } else if e.retire(after(now, self.p.active_route_timeout)) {
                     lost.push((dst, e.seq));
                 }
+            }
+            if ns2 {
+                e.precursors.retain(|&p| p != nb);
             }
         }
         if !lost.is_empty() {
@@ -1069,7 +1096,7 @@ impl Routing for Aodv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketPool;
+    use crate::packet::{ControlHeader, PacketPool};
 
     /// ns-2.35's PerHopTime (`ns2_per_hop_time`): node 0's discovery of
     /// node 3 is answered 0.3 s after its request by a 3-hop reply, 0.1 s
@@ -1146,6 +1173,62 @@ mod tests {
         assert_eq!(a.valid(5, now + 200 * MS), Some((3, 3)));
         assert!(a.buffer.is_empty());
         assert!(matches!(out[..], [.., RoutingAction::Send { pkt, next_hop: Some(3), .. }] if pkt == failed));
+    }
+
+    /// ns-2.35's route errors (`ns2_route_errors`). Node 3 (a flow's
+    /// receiver: no precursors) loses its neighbour 2, through which it
+    /// reaches 0 (sequence number 4): the RFC sends no error, ns-2
+    /// broadcasts one naming 0 with the number raised to 5, and forgets 2
+    /// among the precursors of its route to 5. Node 1, with a route to 4
+    /// through 2 (number 6), ignores an older error from 2 (number 5) with
+    /// ns-2's rule, and obeys a current one (6) by taking its route down
+    /// and emptying its queue for 2; the RFC's rule obeys the older one.
+    #[test]
+    fn ns2_route_errors_name_every_broken_route_and_empty_the_queue() {
+        let rerr_sent = |out: &[RoutingAction], pool: &PacketPool| -> Vec<Vec<(NodeId, u32)>> {
+            out.iter()
+                .filter_map(|x| match *x {
+                    RoutingAction::Send { pkt, next_hop: None, .. } => match pool.get(pkt).l4 {
+                        Transport::Control(ControlHeader { blob: Some(b), .. }) => pool.blob::<Rerr>(b),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .map(|r| r.unreachable.clone())
+                .collect()
+        };
+        for ns2 in [false, true] {
+            let p = AodvParams { ns2_route_errors: ns2, ..AodvParams::default() };
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            let now = 5 * SEC;
+            let mut a = Aodv::new(3, 0, p, crate::engine::stream_rng(1, "test"));
+            a.offer(now, 0, Some(4), 3, 2, 10 * SEC);
+            a.offer(now, 5, Some(2), 1, 5, 10 * SEC);
+            a.add_precursor(5, 2);
+            a.link_broken(now, 2, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert!(a.valid(0, now).is_none());
+            let want: Vec<Vec<(NodeId, u32)>> = if ns2 { vec![vec![(0, 5)]] } else { vec![] };
+            assert_eq!(rerr_sent(&out, &pool), want, "ns2 {ns2}");
+            assert_eq!(a.table[&5].precursors.is_empty(), ns2, "ns2 {ns2}");
+
+            let mut b = Aodv::new(1, 7, p, crate::engine::stream_rng(1, "test"));
+            b.offer(now, 4, Some(6), 3, 2, 10 * SEC);
+            let mut out = Vec::new();
+            b.on_rerr(now, 2, &Rerr { unreachable: vec![(4, 5)] }, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert_eq!(b.valid(4, now).is_some(), ns2, "older error, ns2 {ns2}");
+            if ns2 {
+                b.on_rerr(
+                    now,
+                    2,
+                    &Rerr { unreachable: vec![(4, 6)] },
+                    &mut RoutingIo { pool: &mut pool, out: &mut out },
+                );
+                assert!(b.valid(4, now).is_none());
+                assert!(matches!(out[..], [RoutingAction::FlushTo { dev: 7, neighbor: 2 }]), "{out:?}");
+            } else {
+                assert!(out.iter().all(|x| !matches!(x, RoutingAction::FlushTo { .. })));
+            }
+        }
     }
 
     /// ns-2.35's retry cadence (`retry_ticks`): a request for node 3 sent

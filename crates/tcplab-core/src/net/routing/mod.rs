@@ -128,6 +128,9 @@ pub enum RoutingAction {
     /// Drop the frame the MAC gave up on (already counted by the MAC as a
     /// retry-limit drop).
     DropFailed(PktId),
+    /// Drop every packet queued at device `dev` for `neighbor` (counted in
+    /// `drops_link_broken`): ns-2's AODV does so on a route error from it.
+    FlushTo { dev: DevId, neighbor: NodeId },
 }
 
 /// What a routing protocol may touch while handling a call.

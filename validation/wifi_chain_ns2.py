@@ -32,7 +32,9 @@ and `--aodv-retry-ticks` repeat requests only at its 0.5 s route-table purges
 or with a new packet, as ns-2.35's rt_purge (retry_ticks = "0.5s");
 `--aodv-ns2-local-repair` makes its local repair ns-2.35's as coded
 (local_repair and ns2_local_repair = true), and `--aodv-ns2-route-errors`
-its route errors ns-2.35's (ns2_route_errors = true).
+its route errors ns-2.35's (ns2_route_errors = true), and
+`--aodv-release-spacing` send the packets a reply frees 10 ms apart, as
+ns-2.35's ARP_DELAY (release_spacing = "10ms").
 `--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception, CTS and EIFS
 rules (`[wireless.mac] ns2_reception, ns2_cts, ns2_eifs = true`;
 docs/models.md), `--ns2-backoff` its backoff rules (`ns2_backoff = true`)
@@ -221,6 +223,9 @@ SWITCHES = [
      "tcplab's AODV sends and obeys route errors as ns-2.35's code does: one on every break that brings a "
      "route down, precursors or not; a received one obeyed only if not older than the route, emptying the "
      "queue for its sender ([wireless.aodv] ns2_route_errors = true)"),
+    ("aodv_release_spacing", "--aodv-release-spacing", "aodv", {"release_spacing": "10ms"},
+     "tcplab's AODV sends the packets a route reply frees 10 ms apart, as ns-2.35's ARP_DELAY "
+     "([wireless.aodv] release_spacing = \"10ms\")"),
     ("dsdv_mac_failures", "--dsdv-no-mac-failures", "dsdv", {"use_mac_failures": False},
      "tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)"),
     ("dsdv_ns2_advertising", "--dsdv-ns2-advertising", "dsdv", {"ns2_advertising": True},

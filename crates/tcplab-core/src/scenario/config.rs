@@ -263,6 +263,9 @@ pub struct AodvCfg {
     /// than the route, and it empties the queue for its sender; default
     /// false.
     pub ns2_route_errors: Option<bool>,
+    /// Time between the packets a route reply frees from the buffer
+    /// (default "0s": all at once; ns-2.35: 10 ms, its ARP_DELAY).
+    pub release_spacing: Option<Dur>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

@@ -490,7 +490,8 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
         // last discoveries' latency (PerHopTime) and is repeated only at
         // the route table's 0.5 s purges or with a new packet, and the
         // local repair is its code's (ns2_local_repair), and so are its
-        // route errors (ns2_route_errors).
+        // route errors (ns2_route_errors); a reply frees the buffered
+        // packets ARP_DELAY (10 ms) apart.
         p.new_destination_ring = false;
         p.discovery_hold_down = 10 * crate::engine::time::SEC;
         p.local_repair = true;
@@ -498,6 +499,7 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
         p.retry_ticks = 500 * crate::engine::time::MS;
         p.ns2_local_repair = true;
         p.ns2_route_errors = true;
+        p.release_spacing = 10 * crate::engine::time::MS;
     }
     let Some(a) = &w.aodv else { return p };
     let set_t = |dst: &mut crate::engine::Time, v: Option<super::units::Dur>| {
@@ -551,6 +553,7 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     set_t(&mut p.jitter, a.jitter);
     set_t(&mut p.hello_interval, a.hello_interval);
     set_t(&mut p.discovery_hold_down, a.discovery_hold_down);
+    set_t(&mut p.release_spacing, a.release_spacing);
     p
 }
 

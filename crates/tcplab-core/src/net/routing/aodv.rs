@@ -157,6 +157,12 @@ pub struct AodvParams {
     /// that sender (dropped, counted as `drops_link_broken`). false (the
     /// default): the RFC's rules.
     pub ns2_route_errors: bool,
+    /// Time between the packets a route reply (or a route found at a
+    /// purge tick) frees from the route buffer: all at once by default;
+    /// ns-2.35 forwards them ARP_DELAY (10 ms) apart (aodv.cc `recvReply`
+    /// and `rt_purge`, "to help ARP"). The packets a request's reverse
+    /// route frees go at once either way (ns-2: NO_DELAY).
+    pub release_spacing: Time,
 }
 
 impl Default for AodvParams {
@@ -186,6 +192,7 @@ impl Default for AodvParams {
             retry_ticks: 0,
             ns2_local_repair: false,
             ns2_route_errors: false,
+            release_spacing: 0,
         }
     }
 }
@@ -397,20 +404,26 @@ impl Aodv {
 
     /// Held packets for `dst` go out now that a route exists.
     fn release(&mut self, now: Time, dst: NodeId, io: &mut RoutingIo) {
-        let Some((next_hop, _)) = self.valid(dst, now) else { return };
-        let mut kept = VecDeque::with_capacity(self.buffer.len());
-        for (pkt, d, since) in self.buffer.drain(..) {
-            if d == dst {
-                io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: Some(next_hop) });
-            } else {
-                kept.push_back((pkt, d, since));
-            }
-        }
+        self.release_spaced(now, dst, 0, 0, io);
+    }
+
+    /// `release`, the first packet `first` from now and each next one
+    /// `spacing` after it; returns when the next would go.
+    fn release_spaced(&mut self, now: Time, dst: NodeId, first: Time, spacing: Time, io: &mut RoutingIo) -> Time {
+        let Some((next_hop, _)) = self.valid(dst, now) else { return first };
+        let (go, kept): (VecDeque<_>, VecDeque<_>) =
+            std::mem::take(&mut self.buffer).into_iter().partition(|b| b.1 == dst);
         self.buffer = kept;
+        let mut delay = first;
+        for (pkt, _, _) in go {
+            self.send(now, pkt, Some(next_hop), delay, io);
+            delay += spacing;
+        }
         self.discoveries.remove(&dst);
         self.repairing.remove(&dst);
         self.close_repair(dst, true);
         self.touch(now, dst);
+        delay
     }
 
     /// Record how the local repair of the route to `dst` under way ended
@@ -770,7 +783,7 @@ impl Aodv {
             self.neighbours.insert(from, after(now, self.hello_life()));
         }
         if rp.orig == self.me {
-            self.release(now, rp.dst, io);
+            self.release_spaced(now, rp.dst, 0, self.p.release_spacing, io);
             return;
         }
         if rp.orig == BROADCAST {
@@ -784,7 +797,7 @@ impl Aodv {
         let fwd = Rrep { hops, ..rp };
         let pkt = self.message(now, next, (kind::RREP, RREP_LEN), 64, Box::new(fwd), io);
         self.send(now, pkt, Some(next), 0, io);
-        self.release(now, rp.dst, io);
+        self.release_spaced(now, rp.dst, 0, self.p.release_spacing, io);
     }
 
     fn hello_life(&self) -> Time {
@@ -1050,9 +1063,12 @@ impl Routing for Aodv {
             .filter(|(dst, d)| tick && d.timeout <= now && self.buffer.iter().any(|b| b.1 == **dst))
             .map(|(&dst, _)| dst)
             .collect();
+        // (ns-2's rt_purge spaces the packets it frees across all
+        // destinations.)
+        let mut next = 0;
         for dst in waiting {
             if self.valid(dst, now).is_some() {
-                self.release(now, dst, io);
+                next = self.release_spaced(now, dst, next, self.p.release_spacing, io);
             } else {
                 self.request(now, dst, io);
             }
@@ -1227,6 +1243,43 @@ mod tests {
                 assert!(matches!(out[..], [RoutingAction::FlushTo { dev: 7, neighbor: 2 }]), "{out:?}");
             } else {
                 assert!(out.iter().all(|x| !matches!(x, RoutingAction::FlushTo { .. })));
+            }
+        }
+    }
+
+    /// ns-2.35's ARP_DELAY (`release_spacing`): three packets wait at
+    /// node 0 for node 3; the reply sends the first at once and the others
+    /// 10 and 20 ms later (all at once without the spacing), to the next
+    /// hop the reply gave.
+    #[test]
+    fn release_spacing_sends_what_a_reply_frees_apart() {
+        for spacing in [0, 10 * MS] {
+            let p = AodvParams { release_spacing: spacing, ..AodvParams::default() };
+            let mut a = Aodv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            let ids: Vec<PktId> = (0..3)
+                .map(|_| {
+                    let id = pool.insert(Packet::new(0, 0, 3, Transport::Udp(Default::default()), 8, 512, 0));
+                    assert_eq!(a.route(SEC, id, &mut RoutingIo { pool: &mut pool, out: &mut out }), Route::Hold);
+                    id
+                })
+                .collect();
+            out.clear();
+            let rp = Rrep { dst: 3, dst_seq: 2, orig: 0, hops: 2, lifetime: 10 * SEC, timestamp: SEC };
+            a.on_rrep(1100 * MS, 1, rp, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            let now: Vec<PktId> = out
+                .iter()
+                .filter_map(|x| match *x {
+                    RoutingAction::Send { pkt, next_hop: Some(1), .. } => Some(pkt),
+                    _ => None,
+                })
+                .collect();
+            let later: Vec<(Time, PktId, Option<NodeId>)> = a.delayed.clone();
+            if spacing == 0 {
+                assert_eq!((now, later), (ids.clone(), vec![]));
+            } else {
+                assert_eq!(now, ids[..1]);
+                assert_eq!(later, vec![(1110 * MS, ids[1], Some(1)), (1120 * MS, ids[2], Some(1))]);
             }
         }
     }

@@ -35,7 +35,9 @@
 //! discovery latencies, which start at the same value); wire sizes are the
 //! RFC's message lengths plus the UDP header (ns-2 leaves UDP out); no
 //! hold-down after a failed discovery unless `discovery_hold_down` is set
-//! (RFC 3561 has none; ns-2 waits MAX_RREQ_TIMEOUT, 10 s).
+//! (RFC 3561 has none; ns-2 waits MAX_RREQ_TIMEOUT, 10 s); route errors
+//! as RFC 3561 6.11 unless `ns2_route_errors`; the packets a reply frees
+//! all at once unless `release_spacing` (ns-2: 10 ms apart).
 
 use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};

@@ -791,6 +791,12 @@ impl Aodv {
         if rp.orig == BROADCAST {
             return; // a HELLO
         }
+        if !taken {
+            // RFC 3561 6.7 passes a reply on only if it created or
+            // updated the forward route; ns-2.35's recvReply likewise
+            // (suppress_reply). A stale or longer answer ends here.
+            return;
+        }
         // Pass it on towards the originator along the reverse route.
         let Some((next, _)) = self.valid(rp.orig, now) else { return };
         self.add_precursor(rp.dst, next);
@@ -1247,6 +1253,27 @@ mod tests {
                 assert!(out.iter().all(|x| !matches!(x, RoutingAction::FlushTo { .. })));
             }
         }
+    }
+
+    /// RFC 3561 6.7 (and ns-2.35's suppress_reply): relay 2, with a route
+    /// to 5 (sequence number 10, 3 hops through 3) and one back to 0
+    /// through 1, drops a reply for 0 that brings nothing new (an older
+    /// number) and passes on one that updates its route (a newer one).
+    #[test]
+    fn a_reply_that_updates_nothing_is_not_passed_on() {
+        let mut a = Aodv::new(2, 0, AodvParams::default(), crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        let now = 5 * SEC;
+        a.offer(now, 5, Some(10), 3, 3, 10 * SEC);
+        a.offer(now, 0, Some(4), 2, 1, 10 * SEC);
+        let mut sent_to_1 = |a: &mut Aodv, seq: u32| {
+            let mut out = Vec::new();
+            let rp = Rrep { dst: 5, dst_seq: seq, orig: 0, hops: 2, lifetime: 10 * SEC, timestamp: now };
+            a.on_rrep(now, 3, rp, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            out.iter().any(|x| matches!(x, RoutingAction::Send { next_hop: Some(1), .. }))
+        };
+        assert!(!sent_to_1(&mut a, 9), "an older reply is passed on");
+        assert!(sent_to_1(&mut a, 12), "a fresher reply is not passed on");
     }
 
     /// ns-2.35's ARP_DELAY (`release_spacing`): three packets wait at

@@ -479,6 +479,18 @@ fn ns2(w: &WirelessCfg) -> bool {
     w.profile == WirelessProfile::Ns2
 }
 
+/// A parameter takes the scenario's value when its key is given.
+fn given<T>(dst: &mut T, v: Option<T>) {
+    if let Some(x) = v {
+        *dst = x;
+    }
+}
+
+/// A duration key's value in nanoseconds.
+fn dur(v: Option<super::units::Dur>) -> Option<crate::engine::Time> {
+    v.map(|d| d.0)
+}
+
 /// AODV's parameters from `[wireless.aodv]` over ns-2.35's defaults.
 pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     let mut p = crate::net::routing::AodvParams::default();
@@ -502,58 +514,27 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
         p.release_spacing = 10 * crate::engine::time::MS;
     }
     let Some(a) = &w.aodv else { return p };
-    let set_t = |dst: &mut crate::engine::Time, v: Option<super::units::Dur>| {
-        if let Some(d) = v {
-            *dst = d.0;
-        }
-    };
-    if let Some(x) = a.net_diameter {
-        p.net_diameter = x as u8;
-    }
-    if let Some(x) = a.ttl_start {
-        p.ttl_start = x as u8;
-    }
-    if let Some(x) = a.ttl_increment {
-        p.ttl_increment = x as u8;
-    }
-    if let Some(x) = a.ttl_threshold {
-        p.ttl_threshold = x as u8;
-    }
-    if let Some(x) = a.rreq_retries {
-        p.rreq_retries = x;
-    }
-    if let Some(x) = a.buffer_len {
-        p.buffer_len = x as usize;
-    }
-    if let Some(x) = a.hello {
-        p.hello = x;
-    }
-    if let Some(x) = a.new_destination_ring {
-        p.new_destination_ring = x;
-    }
-    if let Some(x) = a.local_repair {
-        p.local_repair = x;
-    }
-    if let Some(x) = a.ns2_per_hop_time {
-        p.ns2_per_hop_time = x;
-    }
-    if let Some(x) = a.retry_ticks {
-        p.retry_ticks = x.0;
-    }
-    if let Some(x) = a.ns2_local_repair {
-        p.ns2_local_repair = x;
-    }
-    if let Some(x) = a.ns2_route_errors {
-        p.ns2_route_errors = x;
-    }
-    set_t(&mut p.active_route_timeout, a.active_route_timeout);
-    set_t(&mut p.my_route_timeout, a.my_route_timeout);
-    set_t(&mut p.node_traversal_time, a.node_traversal_time);
-    set_t(&mut p.buffer_timeout, a.buffer_timeout);
-    set_t(&mut p.jitter, a.jitter);
-    set_t(&mut p.hello_interval, a.hello_interval);
-    set_t(&mut p.discovery_hold_down, a.discovery_hold_down);
-    set_t(&mut p.release_spacing, a.release_spacing);
+    given(&mut p.net_diameter, a.net_diameter.map(|x| x as u8));
+    given(&mut p.ttl_start, a.ttl_start.map(|x| x as u8));
+    given(&mut p.ttl_increment, a.ttl_increment.map(|x| x as u8));
+    given(&mut p.ttl_threshold, a.ttl_threshold.map(|x| x as u8));
+    given(&mut p.rreq_retries, a.rreq_retries);
+    given(&mut p.buffer_len, a.buffer_len.map(|x| x as usize));
+    given(&mut p.hello, a.hello);
+    given(&mut p.new_destination_ring, a.new_destination_ring);
+    given(&mut p.local_repair, a.local_repair);
+    given(&mut p.ns2_per_hop_time, a.ns2_per_hop_time);
+    given(&mut p.retry_ticks, dur(a.retry_ticks));
+    given(&mut p.ns2_local_repair, a.ns2_local_repair);
+    given(&mut p.ns2_route_errors, a.ns2_route_errors);
+    given(&mut p.active_route_timeout, dur(a.active_route_timeout));
+    given(&mut p.my_route_timeout, dur(a.my_route_timeout));
+    given(&mut p.node_traversal_time, dur(a.node_traversal_time));
+    given(&mut p.buffer_timeout, dur(a.buffer_timeout));
+    given(&mut p.jitter, dur(a.jitter));
+    given(&mut p.hello_interval, dur(a.hello_interval));
+    given(&mut p.discovery_hold_down, dur(a.discovery_hold_down));
+    given(&mut p.release_spacing, dur(a.release_spacing));
     p
 }
 
@@ -567,30 +548,14 @@ pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
         p.ns2_advertising = true;
     }
     let Some(d) = &w.dsdv else { return p };
-    if let Some(x) = d.periodic_update_interval {
-        p.periodic_update_interval = x.0;
-    }
-    if let Some(x) = d.min_update_periods {
-        p.min_update_periods = x;
-    }
-    if let Some(x) = d.use_mac_failures {
-        p.use_mac_failures = x;
-    }
-    if let Some(x) = d.initial_settling_time {
-        p.initial_settling_time = x.0;
-    }
-    if let Some(x) = d.buffer_len {
-        p.buffer_len = x as usize;
-    }
-    if let Some(x) = d.buffer_timeout {
-        p.buffer_timeout = x.0;
-    }
-    if let Some(x) = d.startup_jitter {
-        p.startup_jitter = x.0;
-    }
-    if let Some(x) = d.ns2_advertising {
-        p.ns2_advertising = x;
-    }
+    given(&mut p.periodic_update_interval, dur(d.periodic_update_interval));
+    given(&mut p.min_update_periods, d.min_update_periods);
+    given(&mut p.use_mac_failures, d.use_mac_failures);
+    given(&mut p.initial_settling_time, dur(d.initial_settling_time));
+    given(&mut p.buffer_len, d.buffer_len.map(|x| x as usize));
+    given(&mut p.buffer_timeout, dur(d.buffer_timeout));
+    given(&mut p.startup_jitter, dur(d.startup_jitter));
+    given(&mut p.ns2_advertising, d.ns2_advertising);
     p
 }
 
@@ -608,60 +573,24 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
         ..Default::default()
     };
     let Some(d) = &w.dsr else { return p };
-    if let Some(x) = d.max_route_len {
-        p.max_route_len = x as usize;
-    }
-    if let Some(x) = d.buffer_len {
-        p.buffer_len = x as usize;
-    }
-    if let Some(x) = d.buffer_timeout {
-        p.buffer_timeout = x.0;
-    }
-    if let Some(x) = d.max_salvage_count {
-        p.max_salvage = x as u8;
-    }
-    if let Some(x) = d.gratuitous_replies {
-        p.grat_replies = x;
-    }
-    if let Some(x) = d.grat_reply_holdoff {
-        p.grat_holdoff = x.0;
-    }
-    if let Some(x) = d.rebuffer_own {
-        p.rebuffer_own = x;
-    }
-    if let Some(x) = d.nonprop_timeout {
-        p.nonprop_timeout = x.0;
-    }
-    if let Some(x) = d.request_period {
-        p.request_period = x.0;
-    }
-    if let Some(x) = d.max_request_period {
-        p.max_request_period = x.0;
-    }
-    if let Some(x) = d.ns2_request_backoff {
-        p.ns2_request_backoff = x;
-    }
-    if let Some(x) = d.flow_state {
-        p.flow_state = x;
-    }
-    if let Some(x) = d.release_spacing {
-        p.release_spacing = x.0;
-    }
-    if let Some(x) = d.salvage_discovery {
-        p.salvage_discovery = x;
-    }
-    if let Some(x) = d.ns2_cache {
-        p.ns2_cache = x;
-    }
-    if let Some(x) = d.grat_route_errors {
-        p.grat_route_errors = x;
-    }
-    if let Some(x) = d.buffer_check {
-        p.buffer_check = x.0;
-    }
-    if let Some(x) = d.jitter_own {
-        p.jitter_own = x;
-    }
+    given(&mut p.max_route_len, d.max_route_len.map(|x| x as usize));
+    given(&mut p.buffer_len, d.buffer_len.map(|x| x as usize));
+    given(&mut p.buffer_timeout, dur(d.buffer_timeout));
+    given(&mut p.max_salvage, d.max_salvage_count.map(|x| x as u8));
+    given(&mut p.grat_replies, d.gratuitous_replies);
+    given(&mut p.grat_holdoff, dur(d.grat_reply_holdoff));
+    given(&mut p.rebuffer_own, d.rebuffer_own);
+    given(&mut p.nonprop_timeout, dur(d.nonprop_timeout));
+    given(&mut p.request_period, dur(d.request_period));
+    given(&mut p.max_request_period, dur(d.max_request_period));
+    given(&mut p.ns2_request_backoff, d.ns2_request_backoff);
+    given(&mut p.flow_state, d.flow_state);
+    given(&mut p.release_spacing, dur(d.release_spacing));
+    given(&mut p.salvage_discovery, d.salvage_discovery);
+    given(&mut p.ns2_cache, d.ns2_cache);
+    given(&mut p.grat_route_errors, d.grat_route_errors);
+    given(&mut p.buffer_check, dur(d.buffer_check));
+    given(&mut p.jitter_own, d.jitter_own);
     p
 }
 
@@ -677,27 +606,13 @@ pub fn olsr_params(w: &WirelessCfg) -> crate::net::routing::OlsrParams {
         p.tc_interval = x.0;
         p.top_hold = 3 * x.0;
     }
-    if let Some(x) = o.buffer_len {
-        p.buffer_len = x as usize;
-    }
-    if let Some(x) = o.buffer_timeout {
-        p.buffer_timeout = x.0;
-    }
-    if let Some(x) = o.willingness {
-        p.willingness = x as u8;
-    }
-    if let Some(x) = o.hysteresis {
-        p.hysteresis = x;
-    }
-    if let Some(x) = o.hyst_threshold_high {
-        p.hyst_high = x;
-    }
-    if let Some(x) = o.hyst_threshold_low {
-        p.hyst_low = x;
-    }
-    if let Some(x) = o.hyst_scaling {
-        p.hyst_scaling = x;
-    }
+    given(&mut p.buffer_len, o.buffer_len.map(|x| x as usize));
+    given(&mut p.buffer_timeout, dur(o.buffer_timeout));
+    given(&mut p.willingness, o.willingness.map(|x| x as u8));
+    given(&mut p.hysteresis, o.hysteresis);
+    given(&mut p.hyst_high, o.hyst_threshold_high);
+    given(&mut p.hyst_low, o.hyst_threshold_low);
+    given(&mut p.hyst_scaling, o.hyst_scaling);
     p
 }
 

@@ -815,14 +815,11 @@ impl Aodv {
     fn on_rerr(&mut self, now: Time, from: NodeId, re: &Rerr, io: &mut RoutingIo) {
         let mut onward = Vec::new();
         let ns2 = self.p.ns2_route_errors;
+        let mut obeyed = false;
         for &(dst, seq) in &re.unreachable {
             if let Some(e) = self.table.get_mut(&dst) {
                 if e.up && e.next_hop == from && (!ns2 || e.seq <= seq) {
-                    if ns2 {
-                        // recvError's ifqueue->filter(saddr): all that
-                        // waits for the error's sender goes.
-                        io.out.push(RoutingAction::FlushTo { dev: self.dev, neighbor: from });
-                    }
+                    obeyed = true;
                     e.up = false;
                     e.down_hops = e.hops;
                     e.seq = seq;
@@ -833,6 +830,11 @@ impl Aodv {
                     }
                 }
             }
+        }
+        if ns2 && obeyed {
+            // recvError's ifqueue->filter(saddr): all that waits for the
+            // error's sender goes (once: the first filter empties it).
+            io.out.push(RoutingAction::FlushTo { dev: self.dev, neighbor: from });
         }
         if !onward.is_empty() {
             self.send_rerr(now, onward, true, io);

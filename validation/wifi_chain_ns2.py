@@ -34,7 +34,8 @@ or with a new packet, as ns-2.35's rt_purge (retry_ticks = "0.5s");
 (local_repair and ns2_local_repair = true), and `--aodv-ns2-route-errors`
 its route errors ns-2.35's (ns2_route_errors = true), and
 `--aodv-release-spacing` send the packets a reply frees 10 ms apart, as
-ns-2.35's ARP_DELAY (release_spacing = "10ms").
+ns-2.35's ARP_DELAY (release_spacing = "10ms"), and `--aodv-ns2-lifetimes`
+keep route lifetimes as ns-2.35's code does (ns2_lifetimes = true).
 `--ns2-mac` gives tcplab's 802.11 MAC ns-2.35's reception, CTS and EIFS
 rules (`[wireless.mac] ns2_reception, ns2_cts, ns2_eifs = true`;
 docs/models.md), `--ns2-backoff` its backoff rules (`ns2_backoff = true`)
@@ -226,6 +227,10 @@ SWITCHES = [
     ("aodv_release_spacing", "--aodv-release-spacing", "aodv", {"release_spacing": "10ms"},
      "tcplab's AODV sends the packets a route reply frees 10 ms apart, as ns-2.35's ARP_DELAY "
      "([wireless.aodv] release_spacing = \"10ms\")"),
+    ("aodv_ns2_lifetimes", "--aodv-ns2-lifetimes", "aodv", {"ns2_lifetimes": True},
+     "tcplab's AODV keeps route lifetimes as ns-2.35's code does: forwarding extends only the route to the "
+     "destination; a lapsed route serves until the next purge, which brings it down with its sequence "
+     "number raised ([wireless.aodv] ns2_lifetimes = true)"),
     ("dsdv_mac_failures", "--dsdv-no-mac-failures", "dsdv", {"use_mac_failures": False},
      "tcplab's DSDV ignores MAC failures, as ns-2.35's (use_mac_failures = false)"),
     ("dsdv_ns2_advertising", "--dsdv-ns2-advertising", "dsdv", {"ns2_advertising": True},

@@ -266,6 +266,11 @@ pub struct AodvCfg {
     /// Time between the packets a route reply frees from the buffer
     /// (default "0s": all at once; ns-2.35: 10 ms, its ARP_DELAY).
     pub release_spacing: Option<Dur>,
+    /// ns-2.35's route lifetimes: forwarding extends only the
+    /// destination's route; a lapsed route serves until the next purge,
+    /// which brings it down with its sequence number raised; replies set
+    /// lifetimes, in whole seconds from intermediate nodes; default false.
+    pub ns2_lifetimes: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

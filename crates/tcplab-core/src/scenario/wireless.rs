@@ -502,8 +502,9 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
         // last discoveries' latency (PerHopTime) and is repeated only at
         // the route table's 0.5 s purges or with a new packet, and the
         // local repair is its code's (ns2_local_repair), and so are its
-        // route errors (ns2_route_errors); a reply frees the buffered
-        // packets ARP_DELAY (10 ms) apart.
+        // route errors (ns2_route_errors) and route lifetimes
+        // (ns2_lifetimes); a reply frees the buffered packets ARP_DELAY
+        // (10 ms) apart.
         p.new_destination_ring = false;
         p.discovery_hold_down = 10 * crate::engine::time::SEC;
         p.local_repair = true;
@@ -512,6 +513,7 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
         p.ns2_local_repair = true;
         p.ns2_route_errors = true;
         p.release_spacing = 10 * crate::engine::time::MS;
+        p.ns2_lifetimes = true;
     }
     let Some(a) = &w.aodv else { return p };
     given(&mut p.net_diameter, a.net_diameter.map(|x| x as u8));
@@ -527,6 +529,7 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     given(&mut p.retry_ticks, dur(a.retry_ticks));
     given(&mut p.ns2_local_repair, a.ns2_local_repair);
     given(&mut p.ns2_route_errors, a.ns2_route_errors);
+    given(&mut p.ns2_lifetimes, a.ns2_lifetimes);
     given(&mut p.active_route_timeout, dur(a.active_route_timeout));
     given(&mut p.my_route_timeout, dur(a.my_route_timeout));
     given(&mut p.node_traversal_time, dur(a.node_traversal_time));

@@ -37,7 +37,8 @@
 //! hold-down after a failed discovery unless `discovery_hold_down` is set
 //! (RFC 3561 has none; ns-2 waits MAX_RREQ_TIMEOUT, 10 s); route errors
 //! as RFC 3561 6.11 unless `ns2_route_errors`; the packets a reply frees
-//! all at once unless `release_spacing` (ns-2: 10 ms apart).
+//! all at once unless `release_spacing` (ns-2: 10 ms apart); route
+//! lifetimes as RFC 3561 6.2 unless `ns2_lifetimes`.
 
 use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};
@@ -165,6 +166,19 @@ pub struct AodvParams {
     /// and `rt_purge`, "to help ARP"). The packets a request's reverse
     /// route frees go at once either way (ns-2: NO_DELAY).
     pub release_spacing: Time,
+    /// ns-2.35's route lifetimes (aodv.cc `forward`, `rt_purge`,
+    /// `recvReply`, `recvRequest`) instead of RFC 3561 6.2's. Forwarding a
+    /// packet extends only the route to its destination (the RFC: the
+    /// routes to its source and next hop too). A route whose lifetime ran
+    /// out stays up, is used and answers requests until the route table's
+    /// next purge (`retry_ticks`; at once without them), which brings it
+    /// down with its sequence number raised and drops the packets held for
+    /// it (the RFC: invalid at once, its sequence number kept). A reply
+    /// sets the route's lifetime rather than extending it, and an
+    /// intermediate node answers with its route's remaining lifetime in
+    /// whole seconds (ns-2 casts it to an integer). false (the default):
+    /// the RFC's rules.
+    pub ns2_lifetimes: bool,
 }
 
 impl Default for AodvParams {
@@ -195,6 +209,7 @@ impl Default for AodvParams {
             ns2_local_repair: false,
             ns2_route_errors: false,
             release_spacing: 0,
+            ns2_lifetimes: false,
         }
     }
 }
@@ -365,7 +380,37 @@ impl Aodv {
 
     /// A valid route to `dst` at `now`.
     pub fn valid(&self, dst: NodeId, now: Time) -> Option<(NodeId, u8)> {
-        self.table.get(&dst).filter(|e| e.up && e.expire > now).map(|e| (e.next_hop, e.hops))
+        self.table.get(&dst).filter(|e| self.live(e, now)).map(|e| (e.next_hop, e.hops))
+    }
+
+    /// Whether route `e` is up at `now`: marked up and within its lifetime
+    /// (with `ns2_lifetimes`, until a purge brings it down).
+    fn live(&self, e: &Entry, now: Time) -> bool {
+        e.up && (self.p.ns2_lifetimes || e.expire > now)
+    }
+
+    /// With `ns2_lifetimes`: when the route table's purge finds a route
+    /// that expires at `expire` lapsed (ns-2's rt_purge: expire < now, at
+    /// its next tick; without ticks, at once).
+    fn lapse_at(&self, expire: Time) -> Time {
+        match self.p.retry_ticks {
+            0 => expire,
+            t => (expire / t).saturating_add(1).saturating_mul(t),
+        }
+    }
+
+    /// ns-2's rt_purge of lapsed routes (`ns2_lifetimes`): down, the
+    /// sequence number raised, the packets held for them dropped.
+    fn purge_lapsed(&mut self, now: Time, io: &mut RoutingIo) {
+        let lapsed: Vec<NodeId> =
+            self.table.iter().filter(|(_, e)| e.up && self.lapse_at(e.expire) <= now).map(|(&d, _)| d).collect();
+        for dst in lapsed {
+            let e = self.entry(dst);
+            e.up = false;
+            e.seq = e.seq.wrapping_add(1);
+            e.down_hops = e.hops;
+            super::drop_held_for(&mut self.buffer, dst, &mut self.stats, io.out);
+        }
     }
 
     /// The routing table as (destination, next hop, hops) of routes marked
@@ -661,14 +706,16 @@ impl Aodv {
     /// fresher (higher sequence number) or as fresh and shorter (RFC 6.2).
     /// Returns whether it changed.
     fn offer(&mut self, now: Time, dst: NodeId, seq: Option<u32>, hops: u8, via: NodeId, life: Time) -> bool {
+        let ns2 = self.p.ns2_lifetimes;
+        let live = self.table.get(&dst).is_some_and(|e| self.live(e, now));
         let e = self.entry(dst);
         let better = match seq {
             Some(s) => {
                 !e.valid_seq
                     || (s.wrapping_sub(e.seq) as i32) > 0
-                    || (s == e.seq && (hops < e.hops || (!e.in_repair && (!e.up || e.expire <= now))))
+                    || (s == e.seq && (hops < e.hops || (!e.in_repair && !live)))
             }
-            None => !e.up || e.expire <= now,
+            None => !live,
         };
         if !better {
             return false;
@@ -682,7 +729,8 @@ impl Aodv {
         e.next_hop = via;
         e.up = true;
         e.in_repair = false;
-        e.expire = e.expire.max(after(now, life));
+        // (ns-2's rt_update sets the lifetime; the RFC extends it.)
+        e.expire = if ns2 { after(now, life) } else { e.expire.max(after(now, life)) };
         true
     }
 
@@ -695,10 +743,13 @@ impl Aodv {
         }
         self.seen.insert((rq.orig, rq.id), after(now, self.p.bcast_id_save));
         let hops = rq.hops.saturating_add(1);
-        // Reverse route to the originator through the neighbour it came from.
+        // Reverse route to the originator through the neighbour it came
+        // from, living at least REV_ROUTE_LIFE more (its lifetime is never
+        // shortened, in ns-2 either).
+        let before = self.table.get(&rq.orig).map_or(0, |e| e.expire);
         self.offer(now, rq.orig, Some(rq.orig_seq), hops, from, self.p.rev_route_life);
         if let Some(e) = self.table.get_mut(&rq.orig) {
-            e.expire = e.expire.max(after(now, self.p.rev_route_life));
+            e.expire = e.expire.max(before).max(after(now, self.p.rev_route_life));
         }
         self.release(now, rq.orig, io);
         if rq.dst == self.me {
@@ -727,15 +778,19 @@ impl Aodv {
         // one asked for answers in the destination's place.
         // (ns-2.35 asks only for a hop count, so a route in its local
         // repair answers too.)
-        let answers = |e: &&Entry| (e.up && e.expire > now) || e.in_repair;
+        let answers = |e: &&Entry| self.live(e, now) || e.in_repair;
         if let Some(e) = self.table.get(&rq.dst).filter(|e| answers(e) && e.valid_seq) {
             if rq.unknown_seq || (e.seq.wrapping_sub(rq.dst_seq) as i32) >= 0 {
+                let mut lifetime = e.expire.saturating_sub(now);
+                if self.p.ns2_lifetimes {
+                    lifetime -= lifetime % SEC; // ns-2: (u_int32_t) seconds
+                }
                 let rp = Rrep {
                     dst: rq.dst,
                     dst_seq: e.seq,
                     orig: rq.orig,
                     hops: e.hops,
-                    lifetime: e.expire.saturating_sub(now),
+                    lifetime,
                     timestamp: rq.timestamp,
                 };
                 let next = e.next_hop;
@@ -933,7 +988,9 @@ impl Routing for Aodv {
         let (src, dst) = (p.ip.src, p.ip.dst);
         if let Some((next_hop, _)) = self.valid(dst, now) {
             self.touch(now, dst);
-            self.touch(now, src);
+            if !self.p.ns2_lifetimes {
+                self.touch(now, src); // RFC 3561 6.2; ns-2's forward does not
+            }
             return Route::Forward { dev: self.dev, next_hop };
         }
         if self.repairing.contains_key(&dst) || self.table.get(&dst).is_some_and(|e| e.in_repair) {
@@ -1035,6 +1092,11 @@ impl Routing for Aodv {
         if let Some(t) = self.ns2_repair_timers.iter().map(|x| x.0).min() {
             at(t);
         }
+        if self.p.ns2_lifetimes {
+            if let Some(t) = self.table.values().filter(|e| e.up).map(|e| self.lapse_at(e.expire)).min() {
+                at(t);
+            }
+        }
         if self.p.hello {
             at(self.next_hello.unwrap_or(0));
             if let Some(t) = self.neighbours.values().min() {
@@ -1049,6 +1111,9 @@ impl Routing for Aodv {
         let due = super::take_due(&mut self.delayed, now, |x| x.0);
         for (_, pkt, next_hop) in due {
             io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop });
+        }
+        if self.p.ns2_lifetimes {
+            self.purge_lapsed(now, io);
         }
         // Packets that waited too long for a route.
         super::expire_held(&mut self.buffer, now, self.p.buffer_timeout, &mut self.stats, io.out);
@@ -1276,6 +1341,62 @@ mod tests {
         };
         assert!(!sent_to_1(&mut a, 9), "an older reply is passed on");
         assert!(sent_to_1(&mut a, 12), "a fresher reply is not passed on");
+    }
+
+    /// ns-2.35's route lifetimes (`ns2_lifetimes`). Relay 2 has routes to
+    /// 0 (through 1, number 10) and to 5 (through 3), both until 11 s, and
+    /// forwards a packet from 0 to 5 at 5 s: ns-2 extends the route to 5
+    /// only (to 15 s), the RFC both. At 5.3 s it answers a request for 5
+    /// with 9 s of lifetime in ns-2 (9.7 s left, in whole seconds). When
+    /// the route to 0 has run out (ns-2: 11 s, the RFC: 15 s) the RFC's is
+    /// invalid at once and keeps its number; ns-2's still serves until the
+    /// next purge, which brings it down with number 11, so a request for 0
+    /// is then passed on asking for 11.
+    #[test]
+    fn ns2_lifetimes_extend_the_destination_only_and_lapse_at_a_purge() {
+        for ns2 in [false, true] {
+            let p = AodvParams { ns2_lifetimes: ns2, retry_ticks: 500 * MS, ..AodvParams::default() };
+            let mut a = Aodv::new(2, 0, p, crate::engine::stream_rng(1, "test"));
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            a.offer(SEC, 0, Some(10), 2, 1, 10 * SEC);
+            a.offer(SEC, 5, Some(20), 3, 3, 10 * SEC);
+            let data = pool.insert(Packet::new(0, 0, 5, Transport::Udp(Default::default()), 8, 512, 0));
+            let routed = a.route(5 * SEC, data, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert_eq!(routed, Route::Forward { dev: 0, next_hop: 3 });
+            let back = if ns2 { 11 * SEC } else { 15 * SEC };
+            assert_eq!((a.table[&5].expire, a.table[&0].expire), (15 * SEC, back), "ns2 {ns2}");
+            let ask = |a: &mut Aodv, pool: &mut PacketPool, now: Time, id: u32, dst: NodeId, dst_seq: u32| {
+                let rq = Rreq { id, orig: 7, orig_seq: 2, dst, dst_seq, unknown_seq: false, hops: 3, timestamp: now };
+                let mut out = Vec::new();
+                a.on_rreq(now, 9, 10, rq, &mut RoutingIo { pool, out: &mut out });
+                let sent = |pkt: PktId| match pool.get(pkt).l4 {
+                    Transport::Control(ControlHeader { blob: Some(b), .. }) => Some(b),
+                    _ => None,
+                };
+                let reply = out.iter().find_map(|x| match *x {
+                    RoutingAction::Send { pkt, .. } => sent(pkt).and_then(|b| pool.blob::<Rrep>(b).copied()),
+                    _ => None,
+                });
+                let passed_on = a.delayed.iter().find_map(|x| sent(x.1).and_then(|b| pool.blob::<Rreq>(b).copied()));
+                a.delayed.clear();
+                (reply.map(|r| r.lifetime), passed_on.map(|r| r.dst_seq))
+            };
+            let left = if ns2 { 9 * SEC } else { 9700 * MS };
+            assert_eq!(ask(&mut a, &mut pool, 5300 * MS, 1, 5, 20), (Some(left), None), "ns2 {ns2}");
+            let purge = |a: &mut Aodv, pool: &mut PacketPool, now: Time| {
+                a.on_timer(now, &mut RoutingIo { pool, out: &mut Vec::new() });
+            };
+            let (run_out, tick) = (back + 200 * MS, back + 500 * MS);
+            purge(&mut a, &mut pool, run_out);
+            assert_eq!(a.valid(0, run_out).is_some(), ns2, "ns2 {ns2}");
+            if ns2 {
+                assert_eq!(a.deadline(), Some(tick));
+            }
+            purge(&mut a, &mut pool, tick);
+            assert!(a.valid(0, tick).is_none());
+            let asked = if ns2 { 11 } else { 10 };
+            assert_eq!(ask(&mut a, &mut pool, tick + 100 * MS, 2, 0, 10), (None, Some(asked)), "ns2 {ns2}");
+        }
     }
 
     /// ns-2.35's ARP_DELAY (`release_spacing`): three packets wait at

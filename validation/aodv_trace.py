@@ -123,8 +123,11 @@ def tcplab(path: str, hops: int) -> None:
         t, node, ev = float(p[0]), int(p[1]), p[2]
         c[ev] += 1
         if ev == "MACFAIL":
-            sport = int(re.search(r"sport: (\d+)", line).group(1))
-            kind = "ack" if sport == 5001 else "data"
+            port = re.search(r"sport: (\d+)", line)
+            if port is None:
+                c["MACFAIL of a routing message"] += 1  # a reply or error sent to a neighbour
+                continue
+            kind = "ack" if int(port.group(1)) == 5001 else "data"
             travelled = hops - node if kind == "ack" else node
             breaks.append((t, kind, travelled > hops - travelled))
         elif ev == "RERR_RECV" and "onward=[]" not in line:

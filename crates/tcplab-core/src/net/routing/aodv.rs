@@ -871,10 +871,18 @@ impl Aodv {
         let mut onward = Vec::new();
         let ns2 = self.p.ns2_route_errors;
         let mut obeyed = false;
+        let mut repairs_ended = Vec::new();
         for &(dst, seq) in &re.unreachable {
             if let Some(e) = self.table.get_mut(&dst) {
-                if e.up && e.next_hop == from && (!ns2 || e.seq <= seq) {
+                // (ns-2's recvError asks for a hop count, so a route in its
+                // local repair is brought down too.)
+                let standing = e.up || (ns2 && e.in_repair);
+                if standing && e.next_hop == from && (!ns2 || e.seq <= seq) {
                     obeyed = true;
+                    if e.in_repair {
+                        e.in_repair = false;
+                        repairs_ended.push(dst);
+                    }
                     e.up = false;
                     e.down_hops = e.hops;
                     e.seq = seq;
@@ -885,6 +893,9 @@ impl Aodv {
                     }
                 }
             }
+        }
+        for dst in repairs_ended {
+            self.close_repair(dst, false);
         }
         if ns2 && obeyed {
             // recvError's ifqueue->filter(saddr): all that waits for the
@@ -1274,6 +1285,8 @@ mod tests {
     /// through 2 (number 6), ignores an older error from 2 (number 5) with
     /// ns-2's rule, and obeys a current one (6) by taking its route down
     /// and emptying its queue for 2; the RFC's rule obeys the older one.
+    /// With ns-2's rule an error also ends a local repair through its
+    /// sender.
     #[test]
     fn ns2_route_errors_name_every_broken_route_and_empty_the_queue() {
         let rerr_sent = |out: &[RoutingAction], pool: &PacketPool| -> Vec<Vec<(NodeId, u32)>> {
@@ -1319,6 +1332,16 @@ mod tests {
             } else {
                 assert!(out.iter().all(|x| !matches!(x, RoutingAction::FlushTo { .. })));
             }
+
+            // A route in local repair through 2: ns-2 (a hop count is all
+            // recvError asks for) ends the repair and takes it down; the
+            // RFC's rule leaves an invalid route alone.
+            let mut c = Aodv::new(1, 7, p, crate::engine::stream_rng(1, "test"));
+            c.offer(now, 4, Some(6), 3, 2, 10 * SEC);
+            let e = c.table.get_mut(&4).unwrap();
+            (e.up, e.in_repair) = (false, true);
+            c.on_rerr(now, 2, &Rerr { unreachable: vec![(4, 6)] }, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            assert_eq!(c.table[&4].in_repair, !ns2, "a route in repair, ns2 {ns2}");
         }
     }
 

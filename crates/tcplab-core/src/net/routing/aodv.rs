@@ -855,7 +855,12 @@ impl Aodv {
         // Pass it on towards the originator along the reverse route.
         let Some((next, _)) = self.valid(rp.orig, now) else { return };
         self.add_precursor(rp.dst, next);
-        self.add_precursor(rp.orig, from);
+        if !self.p.ns2_route_errors {
+            // (ns-2's recvReply adds only the precursor above, so the
+            // reverse route learns its precursors from replies going the
+            // other way.)
+            self.add_precursor(rp.orig, from);
+        }
         self.touch(now, rp.orig);
         let fwd = Rrep { hops, ..rp };
         let pkt = self.message(now, next, (kind::RREP, RREP_LEN), 64, Box::new(fwd), io);
@@ -1419,6 +1424,27 @@ mod tests {
             assert!(a.valid(0, tick).is_none());
             let asked = if ns2 { 11 } else { 10 };
             assert_eq!(ask(&mut a, &mut pool, tick + 100 * MS, 2, 0, 10), (None, Some(asked)), "ns2 {ns2}");
+        }
+    }
+
+    /// Precursors from a reply passed on: relay 2 passes a reply for 0
+    /// about 5 (from 3) on to 1. Both rules make 1 a precursor of the
+    /// route to 5; RFC 3561 6.7 also makes 3 one of the route back to 0,
+    /// which ns-2.35's recvReply does not (`ns2_route_errors`), so there a
+    /// later break towards 0 tells 3 nothing until its packets fail.
+    #[test]
+    fn a_reply_passed_on_gives_the_reverse_route_a_precursor_only_by_the_rfc() {
+        for ns2 in [false, true] {
+            let p = AodvParams { ns2_route_errors: ns2, ..AodvParams::default() };
+            let mut a = Aodv::new(2, 0, p, crate::engine::stream_rng(1, "test"));
+            let mut pool = PacketPool::new();
+            let now = 5 * SEC;
+            a.offer(now, 0, Some(4), 2, 1, 10 * SEC);
+            let rp = Rrep { dst: 5, dst_seq: 12, orig: 0, hops: 2, lifetime: 10 * SEC, timestamp: now };
+            a.on_rrep(now, 3, rp, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+            assert_eq!(a.table[&5].precursors, vec![1]);
+            let back: Vec<NodeId> = if ns2 { vec![] } else { vec![3] };
+            assert_eq!(a.table[&0].precursors, back, "ns2 {ns2}");
         }
     }
 

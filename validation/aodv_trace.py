@@ -34,6 +34,12 @@ could take them, when the node next forwarded to the destination):
     python validation/wifi_chain_ns2.py --routing aodv --hops 16,30 --aodv-local-repair --trace-dir DIR
     python validation/aodv_trace.py ns2repair 16 DIR/chain-aodv-16h-s{1,2,3}.tr
 
+The patch also logs AODV's purges of lapsed routes (LAPSE), errors obeyed
+(RERR_OBEY), ns-2-style local repairs and their timers (NLR_START,
+LR_TIMER), and DSR's requests sent and heard (DSRQ, DSRQRECV), replies
+made and received (DSRREPLY, DSRGOT), errors (DSRERR) and a source's
+packets held and sent from its send buffer (DSRR, DSRS).
+
 The patch also has experiments, off unless set in the environment:
 TCPLAB_DEBUG_CTS_IGNORES_NAV=1 answers an RTS whatever the NAV (not
 ns-2.35's rule: its CTS waits for an idle medium, NAV included, in

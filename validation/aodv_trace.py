@@ -36,7 +36,7 @@ could take them, when the node next forwarded to the destination):
 
 The patch also logs AODV's purges of lapsed routes (LAPSE), errors obeyed
 (RERR_OBEY), ns-2-style local repairs and their timers (NLR_START,
-LR_TIMER), and DSR's requests sent and heard (DSRQ, DSRQRECV), replies
+LR_TIMER), and DSR's requests sent, passed on and heard (DSRQ, DSRQFWD, DSRQRECV), replies
 made and received (DSRREPLY, DSRGOT), errors (DSRERR) and a source's
 packets held and sent from its send buffer (DSRR, DSRS).
 

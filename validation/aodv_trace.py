@@ -38,7 +38,9 @@ The patch also logs AODV's purges of lapsed routes (LAPSE), errors obeyed
 (RERR_OBEY), ns-2-style local repairs and their timers (NLR_START,
 LR_TIMER), and DSR's requests sent, passed on and heard (DSRQ, DSRQFWD, DSRQRECV), replies
 made and received (DSRREPLY, DSRGOT), errors (DSRERR) and a source's
-packets held and sent from its send buffer (DSRR, DSRS).
+packets held and sent from its send buffer (DSRR, DSRS), and, at the MAC,
+a routing broadcast lost because the receiver was already locked on
+other frames, with their senders (BLOCK).
 
 The patch also has experiments, off unless set in the environment:
 TCPLAB_DEBUG_CTS_IGNORES_NAV=1 answers an RTS whatever the NAV (not

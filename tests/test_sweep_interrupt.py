@@ -100,7 +100,7 @@ def test_ctrl_c_stops_at_once_and_leaves_no_worker(tmp_path, command):
     stored = len(list((out / "runs").glob("*.json")))
     assert f"{stored} runs saved, rerun to resume" in err, err
     assert "Traceback" not in err, err
-    assert_all_gone(children, within=1)
+    assert_all_gone(children, within=STOP_BOUND_S)
     for f in (out / "runs").glob("*.json"):
         json.loads(f.read_text())
 
@@ -111,7 +111,7 @@ def test_sigterm_stops_like_ctrl_c(tmp_path):
     p.terminate()
     err = wait_stopped(p, "SIGTERM")
     assert p.returncode == 130 and "runs saved, rerun to resume" in err, err
-    assert_all_gone(children, within=1)
+    assert_all_gone(children, within=STOP_BOUND_S)
 
 
 def test_workers_exit_when_the_main_process_is_killed(tmp_path):

@@ -34,6 +34,14 @@ could take them, when the node next forwarded to the destination):
     python validation/wifi_chain_ns2.py --routing aodv --hops 16,30 --aodv-local-repair --trace-dir DIR
     python validation/aodv_trace.py ns2repair 16 DIR/chain-aodv-16h-s{1,2,3}.tr
 
+`toml HOPS SEED ns2` writes the chain with `profile = "ns2"` (`dsr-ns2`:
+the DSR chain). With ns-2.35's aodv.cc instrumented as
+docs/validation.md describes ("An instrumented ns-2.35"), the decisions
+of both, per run and per node:
+
+    NS_AODV_LOG=1 ./ns chain.tcl 2> n8-S.log      # S = 1..20, wifi_chain_ns2.tcl()
+    python validation/aodv_trace.py decisions n8-*.log -- t8-*.log
+
 The patch also logs AODV's purges of lapsed routes (LAPSE), errors obeyed
 (RERR_OBEY), ns-2-style local repairs and their timers (NLR_START,
 LR_TIMER), and DSR's requests sent, passed on and heard (DSRQ, DSRQFWD, DSRQRECV), replies
@@ -658,13 +666,15 @@ def mac_report(which: str, hops: int, files: list[str]) -> None:
     print("failures by (frame, sender, receiver):", sorted(P.items(), key=lambda x: -x[1])[:25])
 
 
-def toml(hops: int, seed: int, local_repair: bool = False, mac: str = "") -> None:
+def toml(hops: int, seed: int, local_repair: bool = False, mac: str = "", routing: str = "aodv",
+         profile: str = "standard") -> None:
     """wifi_chain_ns2.py's AODV chain as a scenario file (100 s measured);
     `local_repair`: its `--aodv-local-repair`; `mac`: ns-2.35's MAC rules
-    ("reception", "cts" or "both": `[wireless.mac] ns2_reception`, `ns2_cts`)."""
+    ("reception", "cts" or "both": `[wireless.mac] ns2_reception`, `ns2_cts`);
+    `routing` and `profile`: `[wireless] routing` and `profile`."""
     print(f'[sim]\nduration = "101s"\nseed = {seed}\n[wireless]\npropagation = "two_ray_ground"\n'
-          'data_rate = "2Mbps"\nbasic_rate = "1Mbps"\nrts_threshold = 0\nrouting = "aodv"\n'
-          'ifq = { kind = "priqueue", limit = 50 }')
+          f'data_rate = "2Mbps"\nbasic_rate = "1Mbps"\nrts_threshold = 0\nrouting = "{routing}"\n'
+          f'profile = "{profile}"\nifq = {{ kind = "priqueue", limit = 50 }}')
     if mac:
         print(f'mac = {{ ns2_reception = {str(mac in ("reception", "both")).lower()}, '
               f'ns2_cts = {str(mac in ("cts", "both")).lower()} }}')
@@ -676,7 +686,60 @@ def toml(hops: int, seed: int, local_repair: bool = False, mac: str = "") -> Non
           'window = 32\napp = { kind = "bulk", start = 1.0 }')
 
 
+# The decisions both logs name, and how each writes them: ns-2.35's
+# aodv.cc instrumented as docs/validation.md describes ("An instrumented
+# ns-2.35") prints `time node NAME key=value ...`, as the patch does.
+DECISIONS = [
+    ("requests sent", {"RREQ_ORIG"}, {"RREQ_ORIG"}),
+    ("discoveries given up", {"GIVEUP"}, {"GIVEUP"}),
+    ("local repairs (ns-2's)", {"LR_START"}, {"NLR_START"}),
+    ("repair timers", {"LR_TIMER"}, {"LR_TIMER"}),
+    ("routes lapsed at a purge", {"LAPSE"}, {"LAPSE"}),
+    ("route errors obeyed", {"RERR_OBEY"}, {"RERR_OBEY"}),
+    ("relay drops for want of a route", {"NOROUTE"}, {"NOROUTE"}),
+]
+
+
+def decisions(ns2_logs: list[str], tcplab_logs: list[str]) -> None:
+    """AODV's decisions counted in ns-2.35's instrumented log and in the
+    patch's log, per run and per node: which steps one simulator takes more
+    often than the other (docs/validation.md, "An instrumented ns-2.35")."""
+    def count(files: list[str], names_of) -> Counter:
+        c: Counter = Counter()
+        for f in files:
+            for line in open(f, errors="replace"):
+                p = line.split()
+                if len(p) < 3:
+                    continue
+                for label, ns2_names, tcplab_names in DECISIONS:
+                    if p[2] in names_of(ns2_names, tcplab_names):
+                        c[(label, p[1])] += 1
+                        c[(label, "all")] += 1
+                if p[2] in ("RREP_TAKEN", "RREP_REFUSED") or (p[2] == "RREP_RECV" and "took=" in line):
+                    taken = p[2] == "RREP_TAKEN" or "took=1" in line
+                    c[("replies " + ("taken" if taken else "refused"), "all")] += 1
+        return c
+    ours = count(tcplab_logs, lambda n, t: t)
+    theirs = count(ns2_logs, lambda n, t: n)
+    runs_n, runs_t = max(len(ns2_logs), 1), max(len(tcplab_logs), 1)
+    print(f"per run ({len(ns2_logs)} ns-2.35 logs, {len(tcplab_logs)} tcplab logs): ns-2.35 / tcplab")
+    for label in [d[0] for d in DECISIONS] + ["replies taken", "replies refused"]:
+        nodes = sorted({k[1] for k in set(ours) | set(theirs) if k[0] == label and k[1] != "all"}, key=int)
+        per_node = ", ".join(f"{n}: {theirs[(label, n)] / runs_n:.1f} / {ours[(label, n)] / runs_t:.1f}"
+                             for n in nodes)
+        print(f"  {label}: {theirs[(label, 'all')] / runs_n:.1f} / {ours[(label, 'all')] / runs_t:.1f}"
+              + (f"  (node {per_node})" if per_node else ""))
+
+
 if __name__ == "__main__":
+    if len(sys.argv) >= 5 and sys.argv[1] == "decisions" and "--" in sys.argv:
+        cut = sys.argv.index("--")
+        decisions(sys.argv[2:cut], sys.argv[cut + 1:])
+        sys.exit(0)
+    if len(sys.argv) == 5 and sys.argv[1] == "toml" and sys.argv[4] in ("ns2", "dsr-ns2"):
+        toml(int(sys.argv[2]), int(sys.argv[3]), routing="dsr" if sys.argv[4] == "dsr-ns2" else "aodv",
+             profile="ns2")
+        sys.exit(0)
     if len(sys.argv) >= 4 and sys.argv[1] == "ns2repair":
         ns2repair_report(int(sys.argv[2]), sys.argv[3:])
         sys.exit(0)

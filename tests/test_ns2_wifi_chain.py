@@ -219,3 +219,27 @@ def test_dsdv_ns2_advertising_flag_reaches_tcplab():
     assert plain["goodput_bps"] > 100e3
     assert gated["goodput_bps"] < 0.25 * plain["goodput_bps"]
     assert gated["timeouts"] >= 3
+
+
+def test_aodv_decisions_count_both_logs_alike(tmp_path, capsys):
+    """aodv_trace.py's decisions: the same step named alike in ns-2.35's
+    instrumented log and the patch's is counted per run and node; replies
+    split by taken or refused in both spellings."""
+    from validation.aodv_trace import decisions
+    ns2 = tmp_path / "n.log"
+    ns2.write_text("1.0 3 RREQ_ORIG 0 ttl=30 count=1 flags=2 pht_ms=30.000\n"
+                   "1.5 3 RREQ_ORIG 0 ttl=30 count=2 flags=2 pht_ms=30.000\n"
+                   "2.0 7 NOROUTE src=8 dst=0 flags=0\n"
+                   "2.1 3 RREP_TAKEN dst=0 seq=4 hops=3 from=2 for=3\n"
+                   "2.2 3 RREP_REFUSED dst=0 seq=4 hops=3 from=2 for=3 have_seq=4 have_hops=3 flags=2\n")
+    ours = tmp_path / "t.log"
+    ours.write_text("1.0 3 RREQ_ORIG 0 ttl=30 count=1\n"
+                    "2.0 7 NOROUTE src=8 dst=0\n"
+                    "2.0 6 NOROUTE src=8 dst=0\n"
+                    "2.1 3 RREP_RECV from=2 orig=3 dst=0 seq=4 hops=3 took=1 revroute=None\n"
+                    "2.1 3 RTSTX to=2 f=ack src=3 lrc=0\n")
+    decisions([str(ns2)], [str(ours)])
+    out = capsys.readouterr().out
+    assert "requests sent: 2.0 / 1.0  (node 3: 2.0 / 1.0)" in out, out
+    assert "relay drops for want of a route: 1.0 / 2.0  (node 6: 0.0 / 1.0, 7: 1.0 / 1.0)" in out, out
+    assert "replies taken: 1.0 / 1.0" in out and "replies refused: 1.0 / 0.0" in out, out

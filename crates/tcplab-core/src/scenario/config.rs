@@ -260,8 +260,9 @@ pub struct AodvCfg {
     pub ns2_local_repair: Option<bool>,
     /// ns-2.35's route errors: one on every break that brings a route
     /// down, precursors or not; a received one obeyed only if not older
-    /// than the route, and it empties the queue for its sender; default
-    /// false.
+    /// than the route, and it empties the queue for its sender; a reply
+    /// passed on gives the route back to its originator no precursor;
+    /// default false.
     pub ns2_route_errors: Option<bool>,
     /// Time between the packets a route reply frees from the buffer
     /// (default "0s": all at once; ns-2.35: 10 ms, its ARP_DELAY).

@@ -157,8 +157,11 @@ pub struct AodvParams {
     /// brings a route down only if it is up, through the error's sender,
     /// and its sequence number is at most the error's; each one it brings
     /// down also empties the interface queue of the packets waiting for
-    /// that sender (dropped, counted as `drops_link_broken`). false (the
-    /// default): the RFC's rules.
+    /// that sender (dropped, counted as `drops_link_broken`); a route in
+    /// local repair counts as up here. A reply passed on makes the next
+    /// hop towards its originator a precursor of the destination's route,
+    /// but not its sender one of the route back (ns-2's `recvReply`).
+    /// false (the default): the RFC's rules.
     pub ns2_route_errors: bool,
     /// Time between the packets a route reply (or a route found at a
     /// purge tick) frees from the route buffer: all at once by default;

@@ -1,12 +1,17 @@
 """Speed benchmark for the 802.11 model: the 7-hop chain with one NewReno
-flow for 100 s (scenarios/wifi-chain.toml's setting, 8 nodes) in tcplab and,
-when installed, ns-2.35; the same chain with AODV on both sides for 250 s
-(the ad hoc routing issue's run: like for like, since ns-2.35 has no static
-routing for wireless nodes and its chain above runs AODV); and static grids
-of growing size with the same traffic density, and one of them again among
-three times as many isolated stations 1000 km away (more nodes, the same
-neighbourhoods), to show that the cost of a transmission depends on the
-neighbourhood, not on the number of nodes.
+flow for 100 s (scenarios/wifi-chain.toml's setting, 8 nodes, static
+routing) in tcplab and, when installed, ns-2.35 running the same static
+chain (benchmarks/ns2/static_route.cc loaded into ns: ns-2.35 has no
+multi-hop static routing of its own; built on first use by
+benchmarks/ns2/build_static_route.sh, else ns-2's AODV chain stands in and
+the output says so); the same chain with AODV on both sides for 250 s (the
+ad hoc routing issue's run); and static grids of growing size with the
+same traffic density, and one of them again among three times as many
+isolated stations 1000 km away (more nodes, the same neighbourhoods), to
+show that the cost of a transmission depends on the neighbourhood, not on
+the number of nodes. Each chain runs with tcplab's standard rules and with
+`[wireless] profile = "ns2"` (ns-2.35's MAC and routing rules: the run
+closest to ns-2's own, moving about as much data).
 
     python benchmarks/wifi.py [--repeats 5] [--grids 50,200,800] [--isolated 200]
 
@@ -68,20 +73,20 @@ def core(exe: Path, text: str, repeats: int) -> dict:
         return first_runs(exe, path, repeats)
 
 
-def ns2_chain(hops: int, duration: float, repeats: int) -> dict:
-    """ns-2.35's AODV chain (validation/wifi_chain_ns2.py's script, no
-    trace): the whole process, best CPU time of `repeats` runs, and its
-    goodput from the sender's last acknowledged segment; then one more run
-    of the same simulation with its MAC trace on, only to count the MAC
-    frames it sent (RTS, CTS, data, ACK, broadcast), so that both
-    simulators' cost per frame can be compared (the two runs move different
-    amounts of data)."""
+def ns2_chain(hops: int, duration: float, repeats: int, routing: str = "aodv") -> dict:
+    """ns-2.35's chain (validation/wifi_chain_ns2.py's script, no trace;
+    `routing` "static" or "aodv"): the whole process, best CPU time of
+    `repeats` runs, and its goodput from the sender's last acknowledged
+    segment; then one more run of the same simulation with its MAC trace
+    on, only to count the MAC frames it sent (RTS, CTS, data, ACK,
+    broadcast), so that both simulators' cost per frame can be compared
+    (the two runs may move different amounts of data)."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "chain.tcl"
-        path.write_text(chain_tcl(hops, 1, duration))
+        path.write_text(chain_tcl(hops, 1, duration, routing))
         runs = [ns2.measure(["ns", str(path)], cwd=d) for _ in range(max(repeats, 1))]
         trace = Path(d) / "mac.tr"
-        path.write_text(chain_tcl(hops, 1, duration, trace=str(trace), mac_trace=True))
+        path.write_text(chain_tcl(hops, 1, duration, routing, trace=str(trace), mac_trace=True))
         ns2.measure(["ns", str(path)], cwd=d)
         with open(trace, errors="replace") as f:
             frames = sum(1 for ln in f if ln.startswith("s ") and ln.split()[3:4] == ["MAC"])
@@ -117,18 +122,31 @@ def main() -> int:
     subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario"], cwd=ROOT, check=True)
     exe = ROOT / "target" / "release" / "examples" / "run_scenario"
 
-    r = core(exe, toml_chain(7, 100.0), a.repeats)
-    print("7-hop chain, one NewReno flow, 100 s")
-    print(f"  tcplab core: {r['best_wall_s'] * 1e3:.1f} ms (best of {a.repeats}), {r['events']} events, "
-          f"{r['events_per_s'] / 1e6:.2f} M events/s; whole process {r['process_wall_s'] * 1e3:.0f} ms wall, "
-          f"{r['process_cpu_s'] * 1e3:.0f} ms CPU, peak {r['maxrss_kb'] / 1024 if r['maxrss_kb'] else float('nan'):.1f} MiB; "
-          f"goodput {r['throughput_bps'][0] / 1e3:.0f} kbit/s")
+    # The static chain: against ns-2.35 running the same static chain when
+    # the static-routing module is there, else against its AODV chain (not
+    # the same run: AODV's route breaks stall it, and it moves a third of
+    # the data), said so in the output.
+    m = None
     if ns2.available():
-        m = ns2_chain(7, 100.0, a.repeats)
+        static = ns2.static_route_module() is not None
+        m = ns2_chain(7, 100.0, a.repeats, "static" if static else "aodv")
         rss = f"{m['maxrss_kb'] / 1024:.1f} MiB" if m["maxrss_kb"] else "n/a"
-        print(f"  ns-2.35 (AODV): {m['wall_s'] * 1e3:.0f} ms wall, {m['cpu_s'] * 1e3:.0f} ms CPU, peak {rss}; "
-              f"goodput {m['goodput_bps'] / 1e3:.0f} kbit/s; core speed-up {m['cpu_s'] / r['best_wall_s']:.1f}x")
-        per_frame(r, m)
+        label = "static routing (benchmarks/ns2/static_route.cc)" if static else \
+            "AODV: no static-routing module (benchmarks/ns2/build_static_route.sh), not the same run"
+        print(f"7-hop chain, one NewReno flow, 100 s: ns-2.35 with {label}")
+        print(f"  ns-2.35: {m['wall_s'] * 1e3:.0f} ms wall, {m['cpu_s'] * 1e3:.0f} ms CPU (best of {a.repeats}), "
+              f"peak {rss}; goodput {m['goodput_bps'] / 1e3:.0f} kbit/s")
+    for profile in ("standard", "ns2"):
+        r = core(exe, toml_chain(7, 100.0, profile=profile), a.repeats)
+        print(f"7-hop chain, static routing, one NewReno flow, 100 s, tcplab profile = \"{profile}\"")
+        print(f"  tcplab core: {r['best_wall_s'] * 1e3:.1f} ms (best of {a.repeats}), {r['events']} events, "
+              f"{r['events_per_s'] / 1e6:.2f} M events/s; whole process {r['process_wall_s'] * 1e3:.0f} ms wall, "
+              f"{r['process_cpu_s'] * 1e3:.0f} ms CPU, peak {r['maxrss_kb'] / 1024 if r['maxrss_kb'] else float('nan'):.1f} MiB; "
+              f"goodput {r['throughput_bps'][0] / 1e3:.0f} kbit/s")
+        if m is not None:
+            print(f"  speed-up over ns-2.35: {m['cpu_s'] / r['best_wall_s']:.1f}x core, "
+                  f"{m['cpu_s'] / r['process_cpu_s']:.1f}x whole process")
+            per_frame(r, m)
 
     # The same run with tcplab's standard rules, and with `profile = "ns2"`
     # (ns-2.35's MAC and AODV rules: the run closest to ns-2's own).

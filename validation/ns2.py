@@ -27,6 +27,26 @@ def available() -> bool:
     return shutil.which("ns") is not None
 
 
+ROOT = Path(__file__).resolve().parent.parent
+STATIC_ROUTE_BUILD = ROOT / "benchmarks" / "ns2" / "build_static_route.sh"
+
+
+def static_route_module(build: bool = True) -> Path | None:
+    """The module that gives the packaged ns-2.35 static routing for
+    wireless nodes (benchmarks/ns2/static_route.cc, loaded with Tcl's
+    `load`): $TCPLAB_NS2_STATIC_ROUTE, or build/ns2/libstaticroute.so,
+    built on first use when `build` (benchmarks/ns2/build_static_route.sh:
+    ns-2.35's source headers from $NS2_SRC or Debian's source package).
+    None when it is not there and cannot be built."""
+    env = os.environ.get("TCPLAB_NS2_STATIC_ROUTE")
+    path = Path(env) if env else ROOT / "build" / "ns2" / "libstaticroute.so"
+    stale = not path.exists() or (not env and path.stat().st_mtime < (ROOT / "benchmarks" / "ns2" /
+                                                                    "static_route.cc").stat().st_mtime)
+    if stale and build and not env and available():
+        subprocess.run(["bash", str(STATIC_ROUTE_BUILD), str(path)], check=False)
+    return path if path.exists() else None
+
+
 def _secs(v) -> float:
     if isinstance(v, (int, float)):
         return float(v)

@@ -68,7 +68,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import tcplab  # noqa: E402
-from validation.ns2 import available, measure  # noqa: E402
+from validation.ns2 import available, measure, static_route_module  # noqa: E402
 
 SEGMENT = 1460
 
@@ -107,12 +107,36 @@ def tcl(hops: int, seed: int, duration: float, routing: str = "static", trace: s
   [$n($i) set ragent_] tracetarget $dt($i)
 }}
 """
-    proto = "AODV" if routing == "static" else routing.upper()
+    proto = routing.upper()
     ifq = "CMUPriQueue" if proto == "DSR" else "Queue/DropTail/PriQueue"
+    # ns-2.35 has no multi-hop static routing for wireless nodes: the
+    # static chain loads benchmarks/ns2/static_route.cc's agent into ns and
+    # gives each node its next hop towards every other node.
+    static_load = static_routes = ""
+    if routing == "static":
+        module = static_route_module()
+        if module is None:
+            raise RuntimeError("the ns-2 side of a static chain needs benchmarks/ns2/build_static_route.sh's "
+                               "module (ns-2.35's source headers: set NS2_SRC or enable deb-src)")
+        proto = "StaticRoute -rtAgentFunction tcplab-static-route"
+        static_load = f"""load {module} Staticroute
+Simulator instproc tcplab-static-route {{ node }} {{
+  set r [new Agent/StaticRoute]
+  $node set ragent_ $r
+  return $r
+}}
+"""
+        static_routes = f"""for {{set i 0}} {{$i < {nn}}} {{incr i}} {{
+  for {{set j 0}} {{$j < {nn}}} {{incr j}} {{
+    if {{$j > $i}} {{ [$n($i) set ragent_] route $j [expr {{$i + 1}}] }}
+    if {{$j < $i}} {{ [$n($i) set ragent_] route $j [expr {{$i - 1}}] }}
+  }}
+}}
+"""
     rtr = "OFF" if trace == "/dev/null" else "ON"
     mac = "ON" if mac_trace and trace != "/dev/null" else "OFF"
     return f"""
-set ns [new Simulator]
+{static_load}set ns [new Simulator]
 {log_open}ns-random 0
 $defaultRNG seed {seed + 1}
 set tr [open {trace} w]
@@ -135,7 +159,7 @@ for {{set i 0}} {{$i < {nn}}} {{incr i}} {{
   $n($i) set Y_ 10.0
   $n($i) set Z_ 0.0
 }}
-{log_attach}set tcp [new Agent/TCP/Newreno]
+{log_attach}{static_routes}set tcp [new Agent/TCP/Newreno]
 $tcp set packetSize_ {SEGMENT}
 $tcp set window_ 32
 set sink [new Agent/TCPSink]

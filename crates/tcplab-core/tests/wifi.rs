@@ -19,7 +19,12 @@ fn ctrl_air(len: f64) -> f64 {
 }
 
 fn data_air(ip_bytes: f64, rate: f64) -> f64 {
-    PLCP + (DATA_HDR + ip_bytes) * 8.0 / rate
+    data_air_with(DATA_HDR, ip_bytes, rate)
+}
+
+/// `data_air` with a MAC header and FCS of `header` bytes.
+fn data_air_with(header: f64, ip_bytes: f64, rate: f64) -> f64 {
+    PLCP + (header + ip_bytes) * 8.0 / rate
 }
 
 fn col(t: &Table, name: &str) -> Vec<f64> {
@@ -93,6 +98,55 @@ fn one_hop_saturation_matches_the_dcf_timing_formula() {
             assert_eq!(node_stat(&r, "a", "rts_frames") > 0.0, rts);
         }
     }
+}
+
+/// `[wireless.mac] data_header` lengthens every data frame by its bytes at
+/// the data rate, and the `ns2` profile sets ns-2.35's 34 (its header
+/// struct's fourth address and sequence control, and the FCS) and draws
+/// backoffs from [0, CW - 1], a mean of 15 slots: the one-hop saturation
+/// cycle of the DCF timing formula with ns-2's numbers, RTS/CTS on.
+#[test]
+fn data_header_and_ns2_profile_set_the_data_frames_airtime() {
+    let payload = 1000.0;
+    let ip = payload + 28.0;
+    let prop = 100.0 / 299_792_458.0;
+    let rate = 2e6;
+    for (line, header, mean_slots) in [
+        ("mac = { data_header = 34 }", 34.0, 15.5),
+        ("mac = { data_header = 60 }", 60.0, 15.5),
+        ("profile = \"ns2\"", 34.0, 15.0),
+    ] {
+        let cycle = DIFS
+            + mean_slots * SLOT
+            + ctrl_air(20.0)
+            + SIFS
+            + ctrl_air(14.0)
+            + SIFS
+            + data_air_with(header, ip, rate)
+            + SIFS
+            + ctrl_air(14.0)
+            + 4.0 * prop;
+        let expect = payload * 8.0 / cycle;
+        let sc = wifi(
+            "30s",
+            &format!("data_rate = \"2Mbps\"\nbasic_rate = \"1Mbps\"\nrts_threshold = 0\n{line}"),
+            &[("a", 0.0, 0.0), ("b", 100.0, 0.0)],
+            &udp("a", "b", "12Mbps", payload as u32, 0.0),
+        );
+        let got = total_goodput(&run_toml(&sc).unwrap());
+        let err = got / expect - 1.0;
+        println!("{line}: formula {expect:.0} bit/s, simulated {got:.0} ({:+.2} %)", err * 100.0);
+        assert!(err.abs() < 0.01, "{line}: {got} vs {expect}");
+    }
+    // The 34 bytes cost 6 bytes at 2 Mbit/s per frame against the default.
+    let default = wifi(
+        "30s",
+        "data_rate = \"2Mbps\"\nbasic_rate = \"1Mbps\"\nrts_threshold = 0",
+        &[("a", 0.0, 0.0), ("b", 100.0, 0.0)],
+        &udp("a", "b", "12Mbps", payload as u32, 0.0),
+    );
+    let longer = default.replace("rts_threshold = 0", "rts_threshold = 0\nmac = { data_header = 34 }");
+    assert!(total_goodput(&run_toml(&longer).unwrap()) < total_goodput(&run_toml(&default).unwrap()));
 }
 
 /// Bianchi (2000): the saturation throughput of n stations in one cell,
@@ -477,6 +531,11 @@ fn bad_wireless_input_is_one_line_naming_the_key() {
         (
             base.replace("rts_threshold = 0", "rts_threshold = 0\nmac = { cca_time = \"20us\" }"),
             "wireless.mac.cca_time",
+        ),
+        (base.replace("rts_threshold = 0", "rts_threshold = 0\nmac = { data_header = 8 }"), "wireless.mac.data_header"),
+        (
+            base.replace("rts_threshold = 0", "rts_threshold = 0\nmac = { data_header = -2 }"),
+            "wireless.mac.data_header",
         ),
         (base.replace("position = [500.0, 0.0]", "position = [560.0, 0.0]"), "flow[0].to"),
     ];

@@ -360,6 +360,9 @@ pub struct MacCfg {
     pub ns2_backoff: Option<bool>,
     /// Clear-channel assessment delay (aCCATime): 15 us, 0 in ns-2.35.
     pub cca_time: Option<Dur>,
+    /// MAC header and FCS of a data frame in bytes: 28 (three addresses),
+    /// 34 in ns-2.35.
+    pub data_header: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]

@@ -174,6 +174,11 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if let Some(c) = m.cca_time.map(|d| d.0).filter(|&c| c >= slot) {
             return err("wireless.mac.cca_time", format!("must be less than the slot ({} ns), got {c} ns", slot));
         }
+        // From a header no longer than a CTS (frame control, duration, one
+        // address, FCS) to one with every optional field of 802.11-2016.
+        if let Some(h) = m.data_header.filter(|h| !(14..=64).contains(h)) {
+            return err("wireless.mac.data_header", format!("must be 14 .. 64 bytes, got {h}"));
+        }
         for (k, v) in [("short_retry_limit", m.short_retry_limit), ("long_retry_limit", m.long_retry_limit)] {
             if v == Some(0) {
                 return err(format!("wireless.mac.{k}"), "must be at least 1 attempt");
@@ -421,6 +426,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.ns2_backoff = true;
         // ns-2.35's stations sense a frame as soon as it reaches them.
         mac.cca_time = 0;
+        mac.data_header = crate::wireless::params::NS2_DATA_HDR;
     }
     if let Some(m) = &w.mac {
         mac.cw_min = m.cw_min.unwrap_or(mac.cw_min);
@@ -434,6 +440,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.ns2_eifs = m.ns2_eifs.unwrap_or(mac.ns2_eifs);
         mac.ns2_backoff = m.ns2_backoff.unwrap_or(mac.ns2_backoff);
         mac.cca_time = m.cca_time.map_or(mac.cca_time, |d| d.0);
+        mac.data_header = m.data_header.unwrap_or(mac.data_header);
     }
     let ifq_limit = match w.ifq {
         Some(IfqCfg::Priqueue { limit: Some(l) }) => l,

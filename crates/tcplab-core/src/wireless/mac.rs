@@ -24,7 +24,7 @@
 //! (post-backoff), so back-to-back frames of one station contend.
 
 use super::channel::Neighbour;
-use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, DATA_HDR, RTS_LEN};
+use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, RTS_LEN};
 use super::propagation::Propagation;
 use crate::engine::time::TxRate;
 use crate::engine::{Rng, Time};
@@ -133,6 +133,7 @@ struct Air {
     eifs: Time,
     data: TxRate,
     basic: TxRate,
+    data_header: u32,
 }
 
 impl Air {
@@ -146,6 +147,7 @@ impl Air {
             eifs: m.eifs(),
             data: TxRate::new(m.data_rate_bps),
             basic: TxRate::new(m.basic_rate_bps),
+            data_header: m.data_header,
         }
     }
 
@@ -161,7 +163,7 @@ impl Air {
     /// `MacParams::data_air`.
     fn data(&self, size: u32, broadcast: bool) -> Time {
         let rate = if broadcast { self.basic } else { self.data };
-        self.plcp + rate.time((DATA_HDR + size) as u64)
+        self.plcp + rate.time((self.data_header + size) as u64)
     }
 }
 
@@ -867,7 +869,7 @@ impl Dcf {
             tx: self.node,
             rx: next_hop.unwrap_or(BROADCAST),
             kind: frame::DATA,
-            len: DATA_HDR as u16,
+            len: self.mac.data_header as u16,
         };
         let (size, ect, control) = (p.size, p.is_ect(), matches!(p.l4, Transport::Control(_)));
         if first || control {

@@ -51,9 +51,13 @@ impl PhyParams {
 }
 
 /// MAC header + FCS of a data frame: the standard's three-address header
-/// (24 bytes) and the 4-byte FCS. (ns-2.35's header struct has a fourth
-/// address; docs/models.md.)
+/// (24 bytes) and the 4-byte FCS (`MacParams::data_header`'s default).
 pub const DATA_HDR: u32 = 28;
+/// The same in ns-2.35: its header struct has a fourth address and the
+/// sequence control, 30 bytes, plus the FCS (a data frame is 34 bytes
+/// longer than its IP packet in ns-2's MAC trace, PLCP apart; the
+/// `ns2` profile's `data_header`).
+pub const NS2_DATA_HDR: u32 = 34;
 /// RTS: frame control, duration, RA, TA, FCS.
 pub const RTS_LEN: u32 = 20;
 /// CTS and ACK: frame control, duration, RA, FCS.
@@ -81,6 +85,9 @@ pub struct MacParams {
     pub rts_threshold: Option<u32>,
     /// PLCP preamble and header: 144 + 48 bits at 1 Mbit/s (long preamble).
     pub plcp: Time,
+    /// MAC header and FCS of a data frame, in bytes (sent at the frame's
+    /// rate with the IP packet).
+    pub data_header: u32,
     /// How long after a frame's energy reaches a station its clear-channel
     /// assessment reports the medium busy (aCCATime of the DSSS PHY, at
     /// most 15 us). A station whose backoff ends within this time of another
@@ -126,6 +133,7 @@ impl Default for MacParams {
             basic_rate_bps: 1_000_000,
             rts_threshold: Some(0),
             plcp: 192 * US,
+            data_header: DATA_HDR,
             cca_time: 15 * US,
             ns2_reception: false,
             ns2_cts: false,
@@ -155,13 +163,13 @@ impl MacParams {
     /// Airtime of a data frame carrying an IP packet of `size` bytes.
     pub fn data_air(&self, size: u32, broadcast: bool) -> Time {
         let rate = if broadcast { self.basic_rate_bps } else { self.data_rate_bps };
-        self.plcp + tx_time((DATA_HDR + size) as u64, rate)
+        self.plcp + tx_time((self.data_header + size) as u64, rate)
     }
 
     /// Whether a unicast data frame for an IP packet of `size` bytes is
     /// preceded by RTS/CTS.
     pub fn uses_rts(&self, size: u32) -> bool {
-        self.rts_threshold.is_some_and(|t| DATA_HDR + size > t)
+        self.rts_threshold.is_some_and(|t| self.data_header + size > t)
     }
 }
 

@@ -4,10 +4,20 @@
 # this script never fails the build; it only installs when it can (root and
 # apt-get present) and the tool is not there yet.
 set -u
+# ns-2.35's static routing for wireless nodes (benchmarks/ns2/static_route.cc,
+# which ns loads at run time): built once ns is there; the static-chain
+# cross-checks are skipped without it.
+static_route() {
+    if command -v ns >/dev/null 2>&1; then
+        bash "$(dirname "$0")/../benchmarks/ns2/build_static_route.sh" \
+            || echo "install-peers: the ns-2 static-routing module was not built; the static-chain cross-checks will be skipped" >&2
+    fi
+}
 need=()
 command -v ns >/dev/null 2>&1 || need+=(ns2)
 command -v tshark >/dev/null 2>&1 || need+=(tshark)
 if [ ${#need[@]} -eq 0 ]; then
+    static_route
     exit 0
 fi
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
@@ -20,4 +30,5 @@ if ! apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null 2>&1;
     apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null 2>&1 \
         || echo "install-peers: apt-get install ${need[*]} failed; the cross-checks that need them will be skipped" >&2
 fi
+static_route
 exit 0

@@ -23,6 +23,9 @@ if [ -f "$out" ] && [ "$out" -nt "$src" ]; then
 fi
 fail() { echo "build_static_route: $*" >&2; exit 1; }
 command -v ns >/dev/null 2>&1 || fail "ns-2 is not installed (apt-get install ns2)"
+if [ -n "${NS2_SRC:-}" ] && [ ! -f "$NS2_SRC/common/agent.h" ]; then
+    fail "NS2_SRC=$NS2_SRC is not an ns-2.35 tree (no common/agent.h)"
+fi
 as_root=0
 [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && as_root=1
 export DEBIAN_FRONTEND=noninteractive

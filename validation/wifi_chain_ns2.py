@@ -12,9 +12,12 @@ flow from the first node to the last with 1460-byte segments and a 32-packet
 window, started at 1 s and measured for `duration` seconds. `--hops N` runs
 1..N hops, `--hops 2,4,8` those hop counts, `--hops 2-8` that range.
 
-ns-2.35 has no static routing for wireless nodes, so its chains run AODV
-(routes are found once at the start; a MAC retry-limit drop breaks the route
-and starts a repair). tcplab runs static shortest-hop routing by default;
+`--routing static` (the default) runs static shortest-hop routing on both
+sides: ns-2.35 has no multi-hop static routing for wireless nodes, so its
+side loads benchmarks/ns2/static_route.cc's agent into ns (built on first
+use by benchmarks/ns2/build_static_route.sh; a MAC retry-limit drop loses
+the frame and nothing else, as in tcplab). Before that module existed the
+ns-2 side of a "static" chain ran AODV (docs/validation.md);
 `--routing aodv|dsdv|dsr` runs that protocol on both sides (ns-2's DSR with
 its CMUPriQueue interface queue, as ns-2 requires). `--net-diameter` sets
 tcplab's `[wireless.aodv] net_diameter` (ns-2.35 hard-codes 30);

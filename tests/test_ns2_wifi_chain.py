@@ -73,6 +73,20 @@ def test_static_chain_is_the_same_run_in_ns2():
     assert run_ns2(1, 1, 30.0, "aodv")["routing_packets"] > 0
 
 
+@pytest.mark.skipif(not ns2.available() or ns2.static_route_module(build=False) is None,
+                    reason="ns-2 or its static-routing module missing (benchmarks/ns2/build_static_route.sh)")
+def test_udp_saturation_is_ns2s_packet_for_packet():
+    """The MAC alone: a saturating CBR source over one static hop delivers
+    exactly as many packets in tcplab's ns2 profile as in ns-2.35 (5216 in
+    30 s, seed 1), and over two hops within 0.5 %."""
+    from validation.wifi_chain_ns2 import udp_saturation
+
+    theirs, ours = udp_saturation(1, 1, 30.0)
+    assert abs(ours - theirs) <= 1, (ours, theirs)
+    theirs, ours = udp_saturation(2, 1, 30.0)
+    assert abs(ours / theirs - 1) < 0.005, (ours, theirs)
+
+
 @pytest.mark.skipif(not ns2.available(), reason="ns-2 not installed (apt-get install ns2)")
 def test_static_route_build_says_what_is_missing(tmp_path):
     """build_static_route.sh against a directory that is not an ns-2.35

@@ -183,6 +183,44 @@ $ns run
 """
 
 
+def udp_saturation(hops: int, seed: int, duration: float) -> tuple[int, int]:
+    """Packets delivered over the static chain by a saturating CBR source
+    (1020-byte IP packets at 12 Mbit/s offered, from 1 s for `duration`
+    seconds): ns-2.35 (static routing module) and tcplab's ns2 profile. No
+    TCP: the MAC and PHY alone."""
+    t = tcl(hops, seed, duration, "static")
+    udp = f"""set udp [new Agent/UDP]
+$ns attach-agent $n(0) $udp
+set sink [new Agent/LossMonitor]
+$ns attach-agent $n({hops}) $sink
+$ns connect $udp $sink
+set cbr [new Application/Traffic/CBR]
+$cbr set packetSize_ 1000
+$cbr set rate_ 12Mb
+$cbr attach-agent $udp
+$ns at 1.0 "$cbr start"
+"""
+    # ns-2's UDP agent sends 1000 bytes, its routing agent adds the IP header.
+    t = t[:t.index("set tcp [new Agent/TCP/Newreno]")] + udp + t[t.index("proc finish"):]
+    t = t.replace('puts "flow [$tcp set ack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_]"',
+                  'puts "udp [$sink set npkts_]"').replace("global tcp tr", "global sink tr")
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "udp.tcl"
+        path.write_text(t)
+        m = measure(["ns", str(path)], cwd=d)
+    if m["returncode"] != 0:
+        raise RuntimeError(f"ns failed: {m['stderr'].strip()[-500:]}")
+    theirs = int(next(ln for ln in m["stdout"].splitlines() if ln.startswith("udp ")).split()[1])
+    sc = scenario(hops, seed, duration)
+    sc["wireless"]["profile"] = "ns2"
+    # 992 bytes of payload and 28 of UDP/IP headers: ns-2's 1020-byte packet.
+    sc["flow"] = [{"name": "udp", "from": "n0", "to": f"n{hops}", "transport": "udp", "packet_size": 992,
+                   "app": {"kind": "cbr", "rate": "12Mbps", "start": 1.0}}]
+    f = tcplab.run(sc).columns("flows")
+    ours = round(f["goodput_bps"][0] * duration / (992 * 8))
+    return theirs, ours
+
+
 # ns-2's packet type names of the routing protocols' own packets.
 NS2_ROUTING_TYPES = {"AODV", "message", "DSR"}
 

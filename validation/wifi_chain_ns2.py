@@ -47,7 +47,8 @@ and `--no-cca` its instant carrier sense (`cca_time = 0`);
 (`[wireless.dsr] ns2_request_backoff = true`) and `--dsr-flow-state`
 ns-2.35's flow state (`[wireless.dsr] flow_state = true`; likewise
 `--dsr-release-spacing`, `--dsr-salvage-discovery`, `--dsr-ns2-cache`,
-`--dsr-grat-errors`, `--dsr-buffer-checks`);
+`--dsr-grat-errors`, `--dsr-buffer-checks`; `--dsdv-ns2-ip-header` and
+`--dsr-ns2-ip-header`, ns-2.35's second IP header on TCP packets);
 `--ns2-profile` sets
 `[wireless] profile = "ns2"`, all of ns-2.35's switches at once.
 
@@ -319,6 +320,12 @@ SWITCHES = [
     ("dsr_buffer_checks", "--dsr-buffer-checks", "dsr", {"buffer_check": "30ms", "jitter_own": True},
      "tcplab's DSR takes due discovery steps at send-buffer checks 30-60 ms apart and jitters its own "
      "requests and replies, as ns-2.35's ([wireless.dsr] buffer_check = \"30ms\", jitter_own = true)"),
+    ("dsdv_ns2_ip_header", "--dsdv-ns2-ip-header", "dsdv", {"ns2_ip_header": True},
+     "tcplab's DSDV counts a second IP header on the TCP packets a node originates, as ns-2.35's "
+     "([wireless.dsdv] ns2_ip_header = true)"),
+    ("dsr_ns2_ip_header", "--dsr-ns2-ip-header", "dsr", {"ns2_ip_header": True},
+     "tcplab's DSR counts a second IP header on the TCP packets a node originates, as ns-2.35's "
+     "([wireless.dsr] ns2_ip_header = true)"),
     ("ns2_mac", "--ns2-mac", None, {"mac": {"ns2_reception": True, "ns2_cts": True, "ns2_eifs": True}},
      "tcplab's MAC with ns-2.35's reception, CTS and EIFS rules ([wireless.mac] ns2_reception, ns2_cts, "
      "ns2_eifs = true)"),

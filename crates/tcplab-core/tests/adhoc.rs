@@ -669,12 +669,12 @@ fn ns2_profile_is_the_ns2_switches_together() {
              ns2_per_hop_time = true\nretry_ticks = \"0.5s\"\nns2_local_repair = true\nns2_route_errors = true\n\
              release_spacing = \"10ms\"\nns2_lifetimes = true",
         ),
-        ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true"),
+        ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true\nns2_ip_header = true"),
         (
             "dsr",
             "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true\nrelease_spacing = \"30ms\"\n\
              salvage_discovery = true\nns2_cache = true\ngrat_route_errors = true\nbuffer_check = \"30ms\"\n\
-             jitter_own = true",
+             jitter_own = true\nns2_ip_header = true",
         ),
     ];
     for (routing, keys) in cases {

@@ -193,6 +193,9 @@ pub struct DsrCfg {
     /// ns-2.35's jitter of a node's own requests and a target's replies;
     /// default false.
     pub jitter_own: Option<bool>,
+    /// ns-2.35's size accounting: TCP packets a node originates carry 20
+    /// more bytes (its second IP header); default false.
+    pub ns2_ip_header: Option<bool>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).
@@ -215,6 +218,9 @@ pub struct DsdvCfg {
     /// ns-2.35's advertising rule: every changed route held back 2 x its
     /// settling time, even from full dumps (default false).
     pub ns2_advertising: Option<bool>,
+    /// ns-2.35's size accounting: TCP packets a node originates carry 20
+    /// more bytes (its second IP header); default false.
+    pub ns2_ip_header: Option<bool>,
 }
 
 /// `[wireless.aodv]` (defaults: ns-2.35's aodv.h and aodv_rqueue.h).

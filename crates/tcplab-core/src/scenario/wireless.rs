@@ -556,6 +556,7 @@ pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
         // route may be advertised.
         p.use_mac_failures = false;
         p.ns2_advertising = true;
+        p.ns2_ip_header = true;
     }
     let Some(d) = &w.dsdv else { return p };
     given(&mut p.periodic_update_interval, dur(d.periodic_update_interval));
@@ -566,6 +567,7 @@ pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
     given(&mut p.buffer_timeout, dur(d.buffer_timeout));
     given(&mut p.startup_jitter, dur(d.startup_jitter));
     given(&mut p.ns2_advertising, d.ns2_advertising);
+    given(&mut p.ns2_ip_header, d.ns2_ip_header);
     p
 }
 
@@ -580,6 +582,7 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
         grat_route_errors: ns2(w),
         buffer_check: if ns2(w) { 30 * crate::engine::time::MS } else { 0 },
         jitter_own: ns2(w),
+        ns2_ip_header: ns2(w),
         ..Default::default()
     };
     let Some(d) = &w.dsr else { return p };
@@ -601,6 +604,7 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     given(&mut p.grat_route_errors, d.grat_route_errors);
     given(&mut p.buffer_check, dur(d.buffer_check));
     given(&mut p.jitter_own, d.jitter_own);
+    given(&mut p.ns2_ip_header, d.ns2_ip_header);
     p
 }
 

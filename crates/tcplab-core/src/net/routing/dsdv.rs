@@ -80,6 +80,9 @@ pub struct DsdvParams {
     pub startup_jitter: Time,
     /// ns-2.35's advertising rule (module text); off by default.
     pub ns2_advertising: bool,
+    /// ns-2.35's size accounting: the TCP packets this node originates
+    /// carry 20 more bytes (`ns2_extra_ip_header`); off by default.
+    pub ns2_ip_header: bool,
 }
 
 impl Default for DsdvParams {
@@ -95,6 +98,7 @@ impl Default for DsdvParams {
             jitter: 10 * MS,
             startup_jitter: 2 * SEC,
             ns2_advertising: false,
+            ns2_ip_header: false,
         }
     }
 }
@@ -471,7 +475,14 @@ impl Dsdv {
 
 impl Routing for Dsdv {
     fn route(&mut self, now: Time, id: PktId, io: &mut RoutingIo) -> Route {
-        let dst = io.pool.get(id).ip.dst;
+        let p = io.pool.get_mut(id);
+        let dst = p.ip.dst;
+        // Once, at the source (a packet held for a route comes back here).
+        if self.p.ns2_ip_header && p.ip.src == self.me && p.ip.options_len == 0 {
+            let extra = super::ns2_extra_ip_header(p);
+            p.ip.options_len = extra;
+            p.size += extra as u32;
+        }
         if let Some(next_hop) = self.next_hop(dst) {
             return Route::Forward { dev: self.dev, next_hop };
         }
@@ -563,5 +574,36 @@ impl Routing for Dsdv {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{PacketPool, TcpHeader};
+
+    /// `ns2_ip_header`: a TCP packet this node originates grows by 20
+    /// bytes once (a packet held for a route is routed again later); UDP
+    /// packets, packets passing through and the rule off leave sizes alone.
+    #[test]
+    fn ns2_ip_header_adds_twenty_bytes_to_own_tcp_packets_once() {
+        let on = DsdvParams { ns2_ip_header: true, ..DsdvParams::default() };
+        let size_after = |p: DsdvParams, src: NodeId, l4: Transport, routings: usize| {
+            let mut dsdv = Dsdv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+            let mut pool = PacketPool::new();
+            let id = pool.insert(Packet::new(0, src, 5, l4, 20, 1000, 0));
+            let mut out = Vec::new();
+            for _ in 0..routings {
+                dsdv.route(0, id, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            }
+            pool.get(id).size
+        };
+        let tcp = || Transport::Tcp(TcpHeader::default());
+        // IP 20 + TCP 20 + 1000 bytes of payload: 1040.
+        assert_eq!(size_after(on, 0, tcp(), 1), 1060);
+        assert_eq!(size_after(on, 0, tcp(), 3), 1060);
+        assert_eq!(size_after(on, 3, tcp(), 1), 1040);
+        assert_eq!(size_after(on, 0, Transport::Udp(Default::default()), 1), 1040);
+        assert_eq!(size_after(DsdvParams::default(), 0, tcp(), 1), 1040);
     }
 }

@@ -182,6 +182,11 @@ pub struct DsrParams {
     /// U(0, `jitter`) like forwarded requests. False (the default): only
     /// forwarded requests are jittered (RFC 4728 8.2.2 asks it of them).
     pub jitter_own: bool,
+    /// ns-2.35's size accounting: the TCP packets a node originates carry
+    /// 20 more bytes (`ns2_extra_ip_header`) beside their DSR header (in
+    /// its MAC trace a 1500-byte segment on a default flow is a 1520-byte
+    /// packet, one carrying a two-hop route 1540); off by default.
+    pub ns2_ip_header: bool,
 }
 
 impl Default for DsrParams {
@@ -207,6 +212,7 @@ impl Default for DsrParams {
             grat_route_errors: false,
             buffer_check: 0,
             jitter_own: false,
+            ns2_ip_header: false,
         }
     }
 }
@@ -653,7 +659,7 @@ impl Dsr {
                     0
                 }
             }
-        };
+        } + if self.p.ns2_ip_header { super::ns2_extra_ip_header(p) } else { 0 };
         p.size = p.size - old as u32 + new as u32;
         p.ip.options_len = new;
         let uid = p.uid;
@@ -1282,6 +1288,41 @@ mod tests {
             assert_eq!(p.ip.options_len as usize, 8 + 4 * (hops - 1));
             assert_eq!(p.size as usize, 20 + 20 + 1000 + 8 + 4 * (hops - 1));
             assert_eq!(headers.lock().unwrap().map[&p.uid].route, route);
+        }
+    }
+
+    /// `ns2_ip_header`: the TCP packets a source sends carry 20 bytes
+    /// beside their DSR header (the route, or nothing on a default flow),
+    /// UDP packets only their DSR header.
+    #[test]
+    fn ns2_ip_header_adds_twenty_bytes_to_own_tcp_packets() {
+        let route: Vec<NodeId> = (0..=2).collect();
+        for flow_state in [false, true] {
+            let p = DsrParams { ns2_ip_header: true, flow_state, ..DsrParams::default() };
+            let mut dsr = Dsr::new(0, 0, p, SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+            dsr.learn(route.clone());
+            let mut pool = PacketPool::new();
+            let mut out = Vec::new();
+            let mut sent = Vec::new();
+            for (k, l4) in [Transport::Tcp(TcpHeader::default()), Transport::Udp(Default::default())]
+                .into_iter()
+                .cycle()
+                .take(10)
+                .enumerate()
+            {
+                let id = pool.insert(Packet::new(0, 0, 2, l4, 20, 1000, 0));
+                dsr.route(k as Time * MS, id, &mut RoutingIo { pool: &mut pool, out: &mut out });
+                let q = pool.get(id);
+                sent.push((q.ip.options_len, q.size - 1040));
+            }
+            let full = source_route_len(&route) + if flow_state { 8 } else { 0 };
+            // Flow state: the first three packets carry the route, then the
+            // default flow carries none.
+            let dsr_bytes = |k: usize| if flow_state && k >= 3 { 0 } else { full };
+            for (k, &(opts, extra)) in sent.iter().enumerate() {
+                let want = dsr_bytes(k) + if k % 2 == 0 { 20 } else { 0 };
+                assert_eq!((opts, extra), (want, want as u32), "flow_state {flow_state}, packet {k}");
+            }
         }
     }
 

@@ -139,6 +139,20 @@ pub struct RoutingIo<'a> {
     pub out: &'a mut Vec<RoutingAction>,
 }
 
+/// The bytes ns-2.35's DSDV and DSR add to a packet their node originates:
+/// an IP header (`IP_HDR_LEN`) on every packet, TCP's too, whose segments
+/// and ACKs already count theirs (dsdv.cc's and dsragent.cc's `recv`;
+/// AODV skips TCP). tcplab's packets always count their IP header, so
+/// with `ns2_ip_header` only TCP's grow, by 20 bytes carried as IP
+/// options: a TCP frame is as long on the air as in ns-2.
+pub fn ns2_extra_ip_header(p: &crate::packet::Packet) -> u16 {
+    if matches!(p.l4, crate::packet::Transport::Tcp(_)) {
+        20
+    } else {
+        0
+    }
+}
+
 pub trait Routing: Any + Send {
     /// The route for packet `id` (in `io.pool`) that this node sends or
     /// forwards. A protocol that answers `Hold` keeps the id.

@@ -265,6 +265,33 @@ fn aodv_repairs_a_route_through_a_node_switched_off() {
     assert!(col_sum(&r.nodes, "false_route_failures") < col_sum(&r.nodes, "link_failures"));
 }
 
+/// A link failure flushes every packet queued for the lost neighbour,
+/// the one the MAC took from the queue in the failure's own event too (it
+/// was queued when the failure came; ns-2.35 flushes before its MAC asks
+/// for the next packet). n0 saturates its queue towards n1 over one hop;
+/// n1 goes dark at 5 s: n0's MAC fails once, and the packets after that
+/// wait for a route that never comes, so no second frame goes to n1.
+#[test]
+fn a_link_failure_flushes_the_frame_the_mac_just_took_too() {
+    let nodes = chain_nodes(1);
+    let flow = "[[flow]]\nfrom = \"n0\"\nto = \"n1\"\ntransport = \"udp\"\npacket_size = 1000\n\
+                app = { kind = \"cbr\", rate = \"1.6Mbps\", start = 0.0 }\n";
+    for routing in ["aodv", "dsr"] {
+        let mut w = build(&scenario("10s", routing, "", &nodes, flow));
+        w.run_until(5 * SEC - 1);
+        let victim = w.nodes[1].devices[0];
+        w.devices[victim as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = 5 * SEC;
+        let r = w.run();
+        let (failures, flushed) = (node_stat(&r, "n0", "link_failures"), node_stat(&r, "n0", "drops_link_broken"));
+        println!("{routing}: n0 link failures {failures}, flushed {flushed}");
+        assert_eq!(failures, 1.0, "{routing}: a second frame went to the dark neighbour");
+        if routing == "aodv" {
+            // The queue was full (50 packets) when the MAC gave up.
+            assert!(flushed >= 45.0, "{routing}: {flushed} packets flushed");
+        }
+    }
+}
+
 /// One 512-byte UDP packet at 8 kbit/s from n0 to the chain's last node.
 fn slow_cbr_to_the_end(hops: usize) -> String {
     format!(

@@ -975,7 +975,24 @@ impl NetDevice for Dcf {
     /// The queued frames addressed to `nb` (the frame being sent stays: it
     /// is the MAC's until it is done).
     fn take_queued_to(&mut self, now: Time, nb: NodeId, pool: &crate::packet::PacketPool) -> Vec<PktId> {
-        self.queue.remove_where(now, |id| matches!(pool.get(id).l2, LinkHeader::Mac { rx, .. } if rx == nb))
+        // The failure's own event let the MAC take the next frame from the
+        // queue before routing heard of it (`finish`, then `settle` and
+        // `arm`): a frame for `nb` not yet tried is still one of the
+        // queued packets, and goes with them, first. ns-2.35 flushes the
+        // queue in the failure callback, before its MAC asks for the next
+        // packet (`tx_resume` after `xmit_failure_`).
+        let mut out = Vec::new();
+        if let Some(c) = self.cur {
+            if c.to == Some(nb) && matches!(self.state, State::Idle) && self.src == 0 && self.lrc == 0 && !c.reported {
+                self.cur = None;
+                self.stats.data_offered -= 1;
+                out.push(c.pkt);
+            }
+        }
+        out.extend(
+            self.queue.remove_where(now, |id| matches!(pool.get(id).l2, LinkHeader::Mac { rx, .. } if rx == nb)),
+        );
+        out
     }
 
     fn in_range(&self, nb: NodeId) -> Option<DevId> {

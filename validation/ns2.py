@@ -240,16 +240,22 @@ def error_model(name: str, e: dict, i: int) -> list:
     raise NotImplementedError(f"link[{i}].error: kind {e['kind']!r} with packets {e.get('packets', 'all')!r}")
 
 
-def run(sc: dict) -> dict:
-    """Run the scenario in ns-2: {'wall_s', 'cpu_s', 'maxrss_kb', 'flows': {name: {...}}}."""
-    tcl = to_tcl(sc)
-    dur = _secs(sc["sim"]["duration"])
+def run_tcl(tcl: str) -> dict:
+    """Run an ns-2 script from a temporary directory: `measure`'s result;
+    RuntimeError with the end of ns's error output if it fails."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "scenario.tcl"
         path.write_text(tcl)
         m = measure(["ns", str(path)], cwd=d)
     if m["returncode"] != 0:
         raise RuntimeError(f"ns failed: {m['stderr'].strip()[-500:]}")
+    return m
+
+
+def run(sc: dict) -> dict:
+    """Run the scenario in ns-2: {'wall_s', 'cpu_s', 'maxrss_kb', 'flows': {name: {...}}}."""
+    dur = _secs(sc["sim"]["duration"])
+    m = run_tcl(to_tcl(sc))
     flows = {}
     for line in m["stdout"].splitlines():
         parts = line.split()

@@ -72,7 +72,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import tcplab  # noqa: E402
-from validation.ns2 import available, measure, static_route_module  # noqa: E402
+from validation.ns2 import available, measure, run_tcl, static_route_module  # noqa: E402
 
 SEGMENT = 1460
 
@@ -205,12 +205,7 @@ $ns at 1.0 "$cbr start"
     t = t[:t.index("set tcp [new Agent/TCP/Newreno]")] + udp + t[t.index("proc finish"):]
     t = t.replace('puts "flow [$tcp set ack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_]"',
                   'puts "udp [$sink set npkts_]"').replace("global tcp tr", "global sink tr")
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "udp.tcl"
-        path.write_text(t)
-        m = measure(["ns", str(path)], cwd=d)
-    if m["returncode"] != 0:
-        raise RuntimeError(f"ns failed: {m['stderr'].strip()[-500:]}")
+    m = run_tcl(t)
     theirs = int(next(ln for ln in m["stdout"].splitlines() if ln.startswith("udp ")).split()[1])
     sc = scenario(hops, seed, duration)
     sc["wireless"]["profile"] = "ns2"

@@ -537,6 +537,14 @@ fn bad_wireless_input_is_one_line_naming_the_key() {
             base.replace("rts_threshold = 0", "rts_threshold = 0\nmac = { data_header = -2 }"),
             "wireless.mac.data_header",
         ),
+        (
+            base.replace("rts_threshold = 0", "rts_threshold = 0\nmac = { timeout_slack = \"0s\" }"),
+            "wireless.mac.timeout_slack",
+        ),
+        (
+            base.replace("rts_threshold = 0", "rts_threshold = 0\nmac = { timeout_slack = \"51us\" }"),
+            "wireless.mac.timeout_slack",
+        ),
         (base.replace("position = [500.0, 0.0]", "position = [560.0, 0.0]"), "flow[0].to"),
     ];
     for (sc, key) in cases {

@@ -369,6 +369,9 @@ pub struct MacCfg {
     /// MAC header and FCS of a data frame in bytes: 28 (three addresses),
     /// 34 in ns-2.35.
     pub data_header: Option<u32>,
+    /// Wait past a CTS's or ACK's expected end before a retry: a slot
+    /// ("20us"), 4 us in ns-2.35.
+    pub timeout_slack: Option<Dur>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]

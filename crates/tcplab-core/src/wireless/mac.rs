@@ -820,13 +820,13 @@ impl Dcf {
                     State::Tx(Sent::Rts) => {
                         self.state = State::WaitCts;
                         self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.air.cts + self.mac.slot;
+                        let at = now + self.mac.sifs + self.air.cts + self.mac.timeout_slack;
                         Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
                     }
                     State::Tx(Sent::Data) => {
                         self.state = State::WaitAck;
                         self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.air.ack + self.mac.slot;
+                        let at = now + self.mac.sifs + self.air.ack + self.mac.timeout_slack;
                         Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
                     }
                     State::Tx(Sent::Broadcast) => self.finish(true, io),
@@ -1073,6 +1073,44 @@ mod tests {
             d.freeze(start + slots as Time * d.mac.slot - 10 * US);
             assert_eq!(d.access.is_none(), frozen, "cca {cca}");
             assert_eq!(d.backoff, Some(if frozen { 1 } else { slots }), "cca {cca}");
+        }
+    }
+
+    /// Records what a station schedules.
+    #[derive(Default)]
+    struct Recorder(Vec<(Time, DevEvent)>);
+
+    impl DevScheduler for Recorder {
+        fn schedule(&mut self, at: Time, ev: DevEvent) {
+            self.0.push((at, ev));
+        }
+        fn schedule_for(&mut self, _dev: DevId, _at: Time, _ev: DevEvent) {}
+        fn fan_out(&mut self, _now: Time, _frame: PktId, _targets: &[FanOut]) {}
+        fn schedule_frame_end(&mut self, _frame: PktId, _at: Time) {}
+    }
+
+    /// At the end of its RTS (data frame) the station waits a SIFS, the
+    /// CTS (ACK) and `timeout_slack` for the answer: a slot by default,
+    /// 4 us in ns-2.35 (twice its maximum propagation delay).
+    #[test]
+    fn the_response_timeout_waits_sifs_the_response_and_the_slack() {
+        for slack in [20 * US, 4 * US] {
+            let m = MacParams { timeout_slack: slack, ..MacParams::default() };
+            for (sent, response) in [(Sent::Rts, m.ctrl_air(CTS_LEN)), (Sent::Data, m.ctrl_air(ACK_LEN))] {
+                let mut d = station(m);
+                d.state = State::Tx(sent);
+                let (mut pool, mut rec, mut out) = (crate::packet::PacketPool::new(), Recorder::default(), Vec::new());
+                let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
+                let now = 5_000 * US;
+                d.on_timer(now, T_TXEND, &mut io);
+                let timeouts: Vec<Time> = rec
+                    .0
+                    .iter()
+                    .filter(|(_, ev)| matches!(ev, DevEvent::Timer(t) if t & ((1 << KIND_BITS) - 1) == T_TIMEOUT))
+                    .map(|&(at, _)| at)
+                    .collect();
+                assert_eq!(timeouts, vec![now + m.sifs + response + slack], "slack {slack}");
+            }
         }
     }
 

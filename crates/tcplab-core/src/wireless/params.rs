@@ -58,6 +58,9 @@ pub const DATA_HDR: u32 = 28;
 /// longer than its IP packet in ns-2's MAC trace, PLCP apart; the
 /// `ns2` profile's `data_header`).
 pub const NS2_DATA_HDR: u32 = 34;
+/// ns-2.35's wait past a response's expected end: 2 x 2 us of maximum
+/// propagation delay (the `ns2` profile's `timeout_slack`).
+pub const NS2_TIMEOUT_SLACK: Time = 4 * US;
 /// RTS: frame control, duration, RA, TA, FCS.
 pub const RTS_LEN: u32 = 20;
 /// CTS and ACK: frame control, duration, RA, FCS.
@@ -88,6 +91,13 @@ pub struct MacParams {
     /// MAC header and FCS of a data frame, in bytes (sent at the frame's
     /// rate with the IP packet).
     pub data_header: u32,
+    /// How long past the expected end of a CTS or ACK a station waits
+    /// before it counts the exchange failed: a slot (the standard's
+    /// CTSTimeout and ACKTimeout leave a slot beyond SIFS and the
+    /// response's start); ns-2.35 waits twice its maximum propagation
+    /// delay, 4 us (`DSSS_MaxPropagationDelay` in check_pktRTS and
+    /// check_pktTx).
+    pub timeout_slack: Time,
     /// How long after a frame's energy reaches a station its clear-channel
     /// assessment reports the medium busy (aCCATime of the DSSS PHY, at
     /// most 15 us). A station whose backoff ends within this time of another
@@ -134,6 +144,7 @@ impl Default for MacParams {
             rts_threshold: Some(0),
             plcp: 192 * US,
             data_header: DATA_HDR,
+            timeout_slack: 20 * US,
             cca_time: 15 * US,
             ns2_reception: false,
             ns2_cts: false,

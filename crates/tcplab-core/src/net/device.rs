@@ -163,10 +163,6 @@ pub trait NetDevice: Any + Send {
     /// unless a routing protocol asks for it. Devices without a shared
     /// medium hear nothing of the kind.
     fn set_promiscuous(&mut self, _on: bool) {}
-    /// The link failure this device reported has been handed to routing
-    /// (and the queue flushed): a MAC that held its next frame back since
-    /// takes it now.
-    fn failure_handled(&mut self, _now: Time, _io: &mut DevIo) {}
     /// For captures of link-layer frames: the duration field (ns) of the
     /// frame `p` and whether frame `pkt` on the air from this station is a
     /// retransmission.

@@ -542,10 +542,6 @@ impl World {
                     self.routing_actions(now, n, out);
                     let flushes = self.nodes[n as usize].routing.as_dyn().flushes_on_link_failure();
                     self.flush_link(now, dev, n, neighbor, flushes, salvages.then_some(failed));
-                    self.with_device(now, dev, |d, io| match d {
-                        Device::Wifi(w) => w.failure_handled_on(now, io),
-                        d => d.as_dyn_mut().failure_handled(now, &mut io.as_dyn()),
-                    });
                 }
             }
         }

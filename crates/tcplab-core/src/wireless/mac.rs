@@ -259,9 +259,6 @@ pub struct Dcf {
     ctrl_on_air: Option<PktId>,
     /// Report data frames decoded for other stations (`Overheard`).
     promiscuous: bool,
-    /// The MAC just gave up on a frame: it takes no next frame from the
-    /// queue until routing has heard of the failure (`failure_handled_on`).
-    hold_load: bool,
     pub stats: WifiStats,
 }
 
@@ -315,7 +312,6 @@ impl Dcf {
             last_seen: Vec::new(),
             ctrl_on_air: None,
             promiscuous: false,
-            hold_load: false,
             stats: WifiStats::default(),
             off_from: Time::MAX,
         }
@@ -413,7 +409,7 @@ impl Dcf {
     /// Take the next frame from the interface queue if none is being sent.
     #[inline]
     fn load<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
-        if self.cur.is_some() || self.hold_load {
+        if self.cur.is_some() {
             return;
         }
         let Some(pkt) = self.queue.dequeue(now) else { return };
@@ -588,7 +584,6 @@ impl Dcf {
             match c.to {
                 Some(to) => {
                     self.stats.link_failures += 1;
-                    self.hold_load = true;
                     io.out.push(DevAction::LinkFailed { neighbor: to, failed: c.pkt });
                 }
                 None => io.out.push(DevAction::Drop(c.pkt, DropReason::RetryLimit)),
@@ -938,18 +933,6 @@ impl Dcf {
         self.settle(now, io);
     }
 
-    /// Routing has heard of the link failure (and flushed the queue, and
-    /// queued its route errors): the MAC takes its next frame now, the
-    /// queue's head at this moment. ns-2.35 calls the failure callback
-    /// before its MAC asks the queue for the next packet (`tx_resume`
-    /// after `xmit_failure_`), so the packets queued for the lost
-    /// neighbour are all flushed and a route error goes ahead of the data.
-    pub fn failure_handled_on<S: DevScheduler + ?Sized>(&mut self, now: Time, io: &mut DevIo<S>) {
-        self.hold_load = false;
-        self.load(now, io);
-        self.settle(now, io);
-    }
-
     /// Called once per event by the world's dispatch, and inlined there
     /// (left to itself, the release build's inliner keeps it a call).
     #[inline(always)]
@@ -992,13 +975,24 @@ impl NetDevice for Dcf {
     /// The queued frames addressed to `nb` (the frame being sent stays: it
     /// is the MAC's until it is done).
     fn take_queued_to(&mut self, now: Time, nb: NodeId, pool: &crate::packet::PacketPool) -> Vec<PktId> {
-        // Called while the MAC holds its next frame back (`hold_load`):
-        // every packet for `nb` is still in the queue.
-        self.queue.remove_where(now, |id| matches!(pool.get(id).l2, LinkHeader::Mac { rx, .. } if rx == nb))
-    }
-
-    fn failure_handled(&mut self, now: Time, io: &mut DevIo) {
-        self.failure_handled_on(now, io);
+        // The failure's own event let the MAC take the next frame from the
+        // queue before routing heard of it (`finish`, then `settle` and
+        // `arm`): a frame for `nb` not yet tried is still one of the
+        // queued packets, and goes with them, first. ns-2.35 flushes the
+        // queue in the failure callback, before its MAC asks for the next
+        // packet (`tx_resume` after `xmit_failure_`).
+        let mut out = Vec::new();
+        if let Some(c) = self.cur {
+            if c.to == Some(nb) && matches!(self.state, State::Idle) && self.src == 0 && self.lrc == 0 && !c.reported {
+                self.cur = None;
+                self.stats.data_offered -= 1;
+                out.push(c.pkt);
+            }
+        }
+        out.extend(
+            self.queue.remove_where(now, |id| matches!(pool.get(id).l2, LinkHeader::Mac { rx, .. } if rx == nb)),
+        );
+        out
     }
 
     fn in_range(&self, nb: NodeId) -> Option<DevId> {
@@ -1118,47 +1112,6 @@ mod tests {
                 assert_eq!(timeouts, vec![now + m.sifs + response + slack], "slack {slack}");
             }
         }
-    }
-
-    /// The MAC gives up on a frame for node 1 with two more queued, one for
-    /// node 1 and one for node 2: it takes no next frame until routing has
-    /// heard of the failure; routing flushes node 1's packet and queues a
-    /// route error at the head, and the MAC's next frame is that error, then
-    /// node 2's packet (ns-2.35's order: callback, then `tx_resume`).
-    #[test]
-    fn after_a_failure_the_next_frame_waits_for_routing() {
-        let mut d = station(MacParams::default());
-        let (mut pool, mut rec, mut out) = (crate::packet::PacketPool::new(), Recorder::default(), Vec::new());
-        let data = |pool: &mut crate::packet::PacketPool, to: NodeId| {
-            pool.insert(Packet::new(0, 0, to, Transport::Udp(Default::default()), 8, 500, 0))
-        };
-        let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
-        let (failing, for_1, for_2) = (data(io.pool, 1), data(io.pool, 1), data(io.pool, 2));
-        for (id, to) in [(failing, 1), (for_1, 1), (for_2, 2)] {
-            d.send_on(0, id, Some(to), false, &mut io);
-        }
-        // The first frame's exchange is under way: its last attempt times out.
-        assert_eq!(d.cur.map(|c| c.pkt), Some(failing));
-        d.state = State::WaitCts;
-        d.src = d.mac.short_retry_limit - 1;
-        let now = 10_000 * US;
-        d.on_event_on(now, DevEvent::Timer(T_TIMEOUT | (d.timeout_gen << KIND_BITS)), &mut io);
-        assert!(matches!(io.out.last(), Some(DevAction::LinkFailed { neighbor: 1, failed }) if *failed == failing));
-        assert!(d.cur.is_none(), "no next frame before routing has heard");
-        assert_eq!(d.take_queued_to(now, 1, io.pool), vec![for_1]);
-        let rerr = io.pool.insert(Packet::new(
-            NO_FLOW,
-            0,
-            BROADCAST,
-            Transport::Control(ControlHeader { proto: 1, kind: 3, len: 12, blob: None }),
-            12,
-            0,
-            now,
-        ));
-        d.send_on(now, rerr, None, false, &mut io);
-        d.failure_handled_on(now, &mut io);
-        assert_eq!(d.cur.map(|c| c.pkt), Some(rerr));
-        assert_eq!(d.queue.len(), 1, "node 2's packet waits behind it");
     }
 
     #[test]

@@ -7,13 +7,14 @@
 // The agent does what ns-2's own routing agents do to a data packet and
 // nothing else: a packet from this node's agents gains its IP header
 // unless it is TCP's, which counts it already (AODV's rule), and a packet
-// passing through loses one TTL; then it goes down to the link layer towards the next hop set
-// from Tcl with `$ragent route DST NEXT`. Packets for this node go up to
+// passing through loses one TTL; then it goes down to the link layer
+// towards the next hop set from Tcl with `$ragent route DST NEXT`. Packets for this node go up to
 // the node's port demultiplexer. A MAC failure drops the frame (no
 // xmit_failure_ callback), as tcplab's static routing does.
 //
-// Used by benchmarks/wifi.py (`--ns2-static`); built by
-// benchmarks/ns2/build_static_route.sh against the ns-2.35 source headers.
+// Used by validation/wifi_chain_ns2.py (`--routing static`) and
+// benchmarks/wifi.py; built by benchmarks/ns2/build_static_route.sh
+// against the ns-2.35 source headers (validation/ns2.py finds it).
 
 #include <map>
 

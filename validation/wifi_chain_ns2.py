@@ -363,7 +363,11 @@ def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
     r = tcplab.run(sc)
     f = r.columns("flows")
     n = r.columns("nodes")
-    return {"goodput_bps": f["goodput_bps"][0], "retransmits": f["retransmits"][0], "timeouts": f["timeouts"][0],
+    # ns-2's figure is the data its sender saw acknowledged (ack_); tcplab's
+    # like for like is throughput_bps (bytes acknowledged at the sender),
+    # not goodput_bps (bytes delivered at the receiver, which counts the
+    # segments whose ACKs are still on their way back when the run ends).
+    return {"goodput_bps": f["throughput_bps"][0], "retransmits": f["retransmits"][0], "timeouts": f["timeouts"][0],
             "mac_drops": sum(n["drops_retry_limit"]), "wall_s": r.summary["wall_s"],
             "routing_packets": sum(n["routing_packets"]) if "routing_packets" in n else None,
             "link_broken": sum(n["drops_link_broken"]) if "drops_link_broken" in n else None}

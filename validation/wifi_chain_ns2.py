@@ -48,7 +48,8 @@ and `--no-cca` its instant carrier sense (`cca_time = 0`);
 ns-2.35's flow state (`[wireless.dsr] flow_state = true`; likewise
 `--dsr-release-spacing`, `--dsr-salvage-discovery`, `--dsr-ns2-cache`,
 `--dsr-grat-errors`, `--dsr-buffer-checks`; `--dsdv-ns2-ip-header` and
-`--dsr-ns2-ip-header`, ns-2.35's second IP header on TCP packets);
+`--dsr-ns2-ip-header`, ns-2.35's second IP header on TCP packets;
+`--dsr-ns2-request-size`, its growing route requests);
 `--ns2-profile` sets
 `[wireless] profile = "ns2"`, all of ns-2.35's switches at once.
 
@@ -321,6 +322,9 @@ SWITCHES = [
     ("dsr_ns2_ip_header", "--dsr-ns2-ip-header", "dsr", {"ns2_ip_header": True},
      "tcplab's DSR counts a second IP header on the TCP packets a node originates, as ns-2.35's "
      "([wireless.dsr] ns2_ip_header = true)"),
+    ("dsr_ns2_request_size", "--dsr-ns2-request-size", "dsr", {"ns2_request_size": True},
+     "tcplab's DSR grows a forwarded route request by its whole header at each hop, as ns-2.35's "
+     "([wireless.dsr] ns2_request_size = true)"),
     ("ns2_mac", "--ns2-mac", None, {"mac": {"ns2_reception": True, "ns2_cts": True, "ns2_eifs": True}},
      "tcplab's MAC with ns-2.35's reception, CTS and EIFS rules ([wireless.mac] ns2_reception, ns2_cts, "
      "ns2_eifs = true)"),

@@ -701,7 +701,7 @@ fn ns2_profile_is_the_ns2_switches_together() {
             "dsr",
             "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true\nrelease_spacing = \"30ms\"\n\
              salvage_discovery = true\nns2_cache = true\ngrat_route_errors = true\nbuffer_check = \"30ms\"\n\
-             jitter_own = true\nns2_ip_header = true",
+             jitter_own = true\nns2_ip_header = true\nns2_request_size = true",
         ),
     ];
     for (routing, keys) in cases {

@@ -196,6 +196,9 @@ pub struct DsrCfg {
     /// ns-2.35's size accounting: TCP packets a node originates carry 20
     /// more bytes (its second IP header); default false.
     pub ns2_ip_header: Option<bool>,
+    /// ns-2.35's size of a forwarded route request: each forwarder adds
+    /// the whole DSR header again; default false.
+    pub ns2_request_size: Option<bool>,
 }
 
 /// `[wireless.dsdv]` (defaults: ns-2.35's dsdv.cc, except MAC failures).

@@ -595,6 +595,7 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
         buffer_check: if ns2(w) { 30 * crate::engine::time::MS } else { 0 },
         jitter_own: ns2(w),
         ns2_ip_header: ns2(w),
+        ns2_request_size: ns2(w),
         ..Default::default()
     };
     let Some(d) = &w.dsr else { return p };
@@ -617,6 +618,7 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     given(&mut p.buffer_check, dur(d.buffer_check));
     given(&mut p.jitter_own, d.jitter_own);
     given(&mut p.ns2_ip_header, d.ns2_ip_header);
+    given(&mut p.ns2_request_size, d.ns2_request_size);
     p
 }
 

@@ -187,6 +187,15 @@ pub struct DsrParams {
     /// its MAC trace a 1500-byte segment on a default flow is a 1520-byte
     /// packet, one carrying a two-hop route 1540); off by default.
     pub ns2_ip_header: bool,
+    /// ns-2.35's size of a route request: its header counts the addresses
+    /// after the first, and each forwarder adds the whole DSR header of
+    /// the request it sends to the size of the one it received
+    /// (`sendOutPacketWithRoute` adds `srh->size()` and nothing took the
+    /// previous hop's off), so the request grows by 12 + 4 x (nodes
+    /// recorded - 1) bytes a hop, 16 more with a gratuitous route error,
+    /// instead of 4 (its trace: 32, 48, 68, 92 bytes from the source to
+    /// the third forwarder); off by default.
+    pub ns2_request_size: bool,
 }
 
 impl Default for DsrParams {
@@ -213,6 +222,7 @@ impl Default for DsrParams {
             buffer_check: 0,
             jitter_own: false,
             ns2_ip_header: false,
+            ns2_request_size: false,
         }
     }
 }
@@ -475,8 +485,9 @@ impl Dsr {
         }
         let rq = Rreq { id: self.req_id, target, record: vec![self.me], grat_error };
         self.seen.insert((self.me, rq.id), now + self.p.max_request_period);
-        // Route request option: 8 bytes + 4 per recorded address.
-        let len = 8 + PER_ADDR + rreq_extra(&rq);
+        // Route request option: 8 bytes + 4 per recorded address (ns-2.35:
+        // per address after the first).
+        let len = 8 + if self.p.ns2_request_size { 0 } else { PER_ADDR } + rreq_extra(&rq);
         let pkt = self.message(now, BROADCAST, (kind::RREQ, len), ttl, Box::new(rq), io);
         self.send_jittered(now, pkt, None, io);
     }
@@ -894,7 +905,8 @@ impl Dsr {
         self.buffer = kept;
     }
 
-    fn on_rreq(&mut self, now: Time, ttl: u8, rq: Rreq, io: &mut RoutingIo) {
+    /// A route request heard (`received_len`: its DSR bytes on the wire).
+    fn on_rreq(&mut self, now: Time, ttl: u8, rq: Rreq, received_len: u32, io: &mut RoutingIo) {
         let orig = rq.record[0];
         if orig == self.me || rq.record.contains(&self.me) || self.seen.contains_key(&(orig, rq.id)) {
             return;
@@ -940,7 +952,12 @@ impl Dsr {
         if ttl <= 1 || record.len() >= self.p.max_route_len {
             return;
         }
-        let len = 8 + PER_ADDR * record.len() as u32 + rreq_extra(&rq);
+        let len = if self.p.ns2_request_size {
+            // ns-2's header counts the addresses after the first.
+            received_len + 8 + PER_ADDR * (record.len() as u32 - 1) + rreq_extra(&rq)
+        } else {
+            8 + PER_ADDR * record.len() as u32 + rreq_extra(&rq)
+        };
         let pkt = self.message(now, BROADCAST, (kind::RREQ, len), ttl - 1, Box::new(Rreq { record, ..rq }), io);
         let at = now + (self.rng.uniform() * self.p.jitter as f64) as Time;
         self.delayed.push((at, pkt, None));
@@ -1010,7 +1027,7 @@ impl Dsr {
                     if let Some((a, b)) = grat.filter(|_| !target) {
                         self.link_down(now, a, b);
                     }
-                    self.on_rreq(now, p.ip.ttl, rq, io);
+                    self.on_rreq(now, p.ip.ttl, rq, c.len, io);
                     if let Some((a, b)) = grat.filter(|_| target) {
                         self.link_down(now, a, b);
                     }
@@ -1291,6 +1308,31 @@ mod tests {
         }
     }
 
+    /// `ns2_request_size`: a route request passed along the chain 0-1-2-3
+    /// grows by the whole DSR header at each forwarder (ns-2.35's trace:
+    /// 32, 48, 68, 92 bytes with the IP header), by 4 bytes a hop without.
+    #[test]
+    fn ns2_request_size_adds_the_whole_header_at_each_forwarder() {
+        // DSR bytes on the wire (the fixed 4 included): the source's
+        // request, then each forwarder's.
+        for (ns2, want) in [(true, vec![12, 28, 48, 72]), (false, vec![16, 20, 24, 28])] {
+            let p = DsrParams { ns2_request_size: ns2, ..DsrParams::default() };
+            let headers = SharedHeaders::default();
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            let mut rq = Rreq { id: 1, target: 9, record: vec![0], grat_error: None };
+            let mut lens = vec![want[0]];
+            for me in 1..=3 {
+                let mut d = Dsr::new(me, 0, p, headers.clone(), crate::engine::stream_rng(1, "test"));
+                d.on_rreq(0, 10, rq.clone(), *lens.last().unwrap(), &mut RoutingIo { pool: &mut pool, out: &mut out });
+                let (_, pkt, _) = d.delayed.pop().expect("the request passed on");
+                let Transport::Control(c) = pool.get(pkt).l4 else { panic!("a DSR message") };
+                lens.push(c.len);
+                rq = pool.blob::<Rreq>(c.blob.unwrap()).unwrap().clone();
+            }
+            assert_eq!(lens, want, "ns2_request_size {ns2}");
+        }
+    }
+
     /// `ns2_ip_header`: the TCP packets a source sends carry 20 bytes
     /// beside their DSR header (the route, or nothing on a default flow),
     /// UDP packets only their DSR header.
@@ -1472,6 +1514,7 @@ mod tests {
                 0,
                 5,
                 Rreq { id: 1, target: 9, record: vec![0, 1], grat_error: None },
+                16,
                 &mut RoutingIo { pool: &mut pool, out: &mut out },
             );
             assert_eq!(mid.cached(0), (!ns2).then(|| vec![2, 1, 0]), "ns2 {ns2}");
@@ -1649,13 +1692,13 @@ mod tests {
             // The target answers; a node with a cached route answers too.
             let rq = Rreq { id: 1, target: 9, record: vec![0], grat_error: None };
             let mut target = Dsr::new(9, 0, p, SharedHeaders::default(), rng());
-            target.on_rreq(SEC, 5, rq.clone(), &mut RoutingIo { pool: &mut pool, out: &mut out });
+            target.on_rreq(SEC, 5, rq.clone(), 12, &mut RoutingIo { pool: &mut pool, out: &mut out });
             assert_eq!(out.len(), usize::from(!on), "target, on {on}");
             assert_eq!(target.delayed.len(), usize::from(on), "target, on {on}");
             out.clear();
             let mut cache = Dsr::new(4, 0, p, SharedHeaders::default(), rng());
             cache.learn(vec![4, 9]);
-            cache.on_rreq(SEC, 5, rq, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            cache.on_rreq(SEC, 5, rq, 12, &mut RoutingIo { pool: &mut pool, out: &mut out });
             assert_eq!(out.len(), 1, "cache reply, on {on}");
             assert!(cache.delayed.is_empty());
         }

@@ -174,14 +174,14 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if let Some(c) = m.cca_time.map(|d| d.0).filter(|&c| c >= slot) {
             return err("wireless.mac.cca_time", format!("must be less than the slot ({} ns), got {c} ns", slot));
         }
-        // From a header no longer than a CTS (frame control, duration, one
-        // address, FCS) to one with every optional field of 802.11-2016.
         // Past the response's end, up to the next DIFS (longer would let a
         // station's own post-backoff start before it notices the failure).
         let difs = m.sifs.map_or(mp.sifs, |d| d.0) + 2 * slot;
         if let Some(t) = m.timeout_slack.map(|d| d.0).filter(|&t| t == 0 || t > difs) {
             return err("wireless.mac.timeout_slack", format!("must be 1 ns .. DIFS ({difs} ns), got {t} ns"));
         }
+        // From a header no longer than a CTS (frame control, duration, one
+        // address, FCS) to one with every optional field of 802.11-2016.
         if let Some(h) = m.data_header.filter(|h| !(14..=64).contains(h)) {
             return err("wireless.mac.data_header", format!("must be 14 .. 64 bytes, got {h}"));
         }
@@ -433,7 +433,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         // ns-2.35's stations sense a frame as soon as it reaches them.
         mac.cca_time = 0;
         mac.data_header = crate::wireless::params::NS2_DATA_HDR;
-        mac.timeout_slack = crate::wireless::params::NS2_TIMEOUT_SLACK;
+        mac.timeout_slack = Some(crate::wireless::params::NS2_TIMEOUT_SLACK);
     }
     if let Some(m) = &w.mac {
         mac.cw_min = m.cw_min.unwrap_or(mac.cw_min);
@@ -448,11 +448,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.ns2_backoff = m.ns2_backoff.unwrap_or(mac.ns2_backoff);
         mac.cca_time = m.cca_time.map_or(mac.cca_time, |d| d.0);
         mac.data_header = m.data_header.unwrap_or(mac.data_header);
-        mac.timeout_slack = m.timeout_slack.map_or(mac.timeout_slack, |d| d.0);
-    }
-    // The standard's slack is a slot, whatever the slot was set to.
-    if !ns2(w) && w.mac.as_ref().is_none_or(|m| m.timeout_slack.is_none()) {
-        mac.timeout_slack = mac.slot;
+        mac.timeout_slack = m.timeout_slack.map(|d| d.0).or(mac.timeout_slack);
     }
     let ifq_limit = match w.ifq {
         Some(IfqCfg::Priqueue { limit: Some(l) }) => l,

@@ -820,13 +820,13 @@ impl Dcf {
                     State::Tx(Sent::Rts) => {
                         self.state = State::WaitCts;
                         self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.air.cts + self.mac.timeout_slack;
+                        let at = now + self.mac.sifs + self.air.cts + self.mac.response_slack();
                         Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
                     }
                     State::Tx(Sent::Data) => {
                         self.state = State::WaitAck;
                         self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.air.ack + self.mac.timeout_slack;
+                        let at = now + self.mac.sifs + self.air.ack + self.mac.response_slack();
                         Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
                     }
                     State::Tx(Sent::Broadcast) => self.finish(true, io),
@@ -1094,8 +1094,8 @@ mod tests {
     /// 4 us in ns-2.35 (twice its maximum propagation delay).
     #[test]
     fn the_response_timeout_waits_sifs_the_response_and_the_slack() {
-        for slack in [20 * US, 4 * US] {
-            let m = MacParams { timeout_slack: slack, ..MacParams::default() };
+        for (set, slack) in [(None, 20 * US), (Some(4 * US), 4 * US)] {
+            let m = MacParams { timeout_slack: set, ..MacParams::default() };
             for (sent, response) in [(Sent::Rts, m.ctrl_air(CTS_LEN)), (Sent::Data, m.ctrl_air(ACK_LEN))] {
                 let mut d = station(m);
                 d.state = State::Tx(sent);

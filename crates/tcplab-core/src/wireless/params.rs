@@ -92,12 +92,12 @@ pub struct MacParams {
     /// rate with the IP packet).
     pub data_header: u32,
     /// How long past the expected end of a CTS or ACK a station waits
-    /// before it counts the exchange failed: a slot (the standard's
-    /// CTSTimeout and ACKTimeout leave a slot beyond SIFS and the
-    /// response's start); ns-2.35 waits twice its maximum propagation
-    /// delay, 4 us (`DSSS_MaxPropagationDelay` in check_pktRTS and
-    /// check_pktTx).
-    pub timeout_slack: Time,
+    /// before it counts the exchange failed (`response_slack`). None: a
+    /// slot, whatever the slot is (the standard's CTSTimeout and
+    /// ACKTimeout leave a slot beyond SIFS and the response's start);
+    /// ns-2.35 waits twice its maximum propagation delay, 4 us
+    /// (`DSSS_MaxPropagationDelay` in check_pktRTS and check_pktTx).
+    pub timeout_slack: Option<Time>,
     /// How long after a frame's energy reaches a station its clear-channel
     /// assessment reports the medium busy (aCCATime of the DSSS PHY, at
     /// most 15 us). A station whose backoff ends within this time of another
@@ -144,7 +144,7 @@ impl Default for MacParams {
             rts_threshold: Some(0),
             plcp: 192 * US,
             data_header: DATA_HDR,
-            timeout_slack: 20 * US,
+            timeout_slack: None,
             cca_time: 15 * US,
             ns2_reception: false,
             ns2_cts: false,
@@ -175,6 +175,11 @@ impl MacParams {
     pub fn data_air(&self, size: u32, broadcast: bool) -> Time {
         let rate = if broadcast { self.basic_rate_bps } else { self.data_rate_bps };
         self.plcp + tx_time((self.data_header + size) as u64, rate)
+    }
+
+    /// The wait past a CTS's or ACK's expected end (`timeout_slack`).
+    pub fn response_slack(&self) -> Time {
+        self.timeout_slack.unwrap_or(self.slot)
     }
 
     /// Whether a unicast data frame for an IP packet of `size` bytes is

@@ -475,6 +475,14 @@ impl Dsr {
         self.stats.message(io.pool, now, (self.me, to), (PROTO_DSR, kind), FIXED + len, ttl, body)
     }
 
+    /// The route request option's bytes with `recorded` addresses: 8 + 4
+    /// per address (with `ns2_request_size`, ns-2.35's: per address after
+    /// the first), and a gratuitous route error if it carries one.
+    fn rreq_option_len(&self, recorded: usize, rq: &Rreq) -> u32 {
+        let counted = if self.p.ns2_request_size { recorded - 1 } else { recorded };
+        8 + PER_ADDR * counted as u32 + rreq_extra(rq)
+    }
+
     fn send_request(&mut self, now: Time, target: NodeId, ttl: u8, io: &mut RoutingIo) {
         self.req_id += 1;
         // The last route error received rides along (ns-2.35's
@@ -485,9 +493,7 @@ impl Dsr {
         }
         let rq = Rreq { id: self.req_id, target, record: vec![self.me], grat_error };
         self.seen.insert((self.me, rq.id), now + self.p.max_request_period);
-        // Route request option: 8 bytes + 4 per recorded address (ns-2.35:
-        // per address after the first).
-        let len = 8 + if self.p.ns2_request_size { 0 } else { PER_ADDR } + rreq_extra(&rq);
+        let len = self.rreq_option_len(1, &rq);
         let pkt = self.message(now, BROADCAST, (kind::RREQ, len), ttl, Box::new(rq), io);
         self.send_jittered(now, pkt, None, io);
     }
@@ -952,12 +958,8 @@ impl Dsr {
         if ttl <= 1 || record.len() >= self.p.max_route_len {
             return;
         }
-        let len = if self.p.ns2_request_size {
-            // ns-2's header counts the addresses after the first.
-            received_len + 8 + PER_ADDR * (record.len() as u32 - 1) + rreq_extra(&rq)
-        } else {
-            8 + PER_ADDR * record.len() as u32 + rreq_extra(&rq)
-        };
+        let option = self.rreq_option_len(record.len(), &rq);
+        let len = if self.p.ns2_request_size { received_len + option } else { option };
         let pkt = self.message(now, BROADCAST, (kind::RREQ, len), ttl - 1, Box::new(Rreq { record, ..rq }), io);
         let at = now + (self.rng.uniform() * self.p.jitter as f64) as Time;
         self.delayed.push((at, pkt, None));

@@ -19,7 +19,8 @@ use by benchmarks/ns2/build_static_route.sh; a MAC retry-limit drop loses
 the frame and nothing else, as in tcplab). Before that module existed the
 ns-2 side of a "static" chain ran AODV (docs/validation.md);
 `--routing aodv|dsdv|dsr` runs that protocol on both sides (ns-2's DSR with
-its CMUPriQueue interface queue, as ns-2 requires). `--net-diameter` sets
+its CMUPriQueue interface queue, as ns-2 requires, and tcplab's over the
+same queue, `ifq = { kind = "cmupriqueue" }`). `--net-diameter` sets
 tcplab's `[wireless.aodv] net_diameter` (ns-2.35 hard-codes 30);
 `--dsdv-no-mac-failures` makes tcplab's DSDV ignore MAC failures as
 ns-2.35's does and `--dsdv-ns2-advertising` hold changed routes back as
@@ -83,7 +84,10 @@ def scenario(hops: int, seed: int, duration: float, routing: str = "static") -> 
         "sim": {"duration": f"{duration + 1}s", "seed": seed},
         "wireless": {
             "propagation": "two_ray_ground", "data_rate": "2Mbps", "basic_rate": "1Mbps",
-            "rts_threshold": 0, "routing": routing, "ifq": {"kind": "priqueue", "limit": 50},
+            "rts_threshold": 0, "routing": routing,
+            # ns-2's DSR needs its CMUPriQueue (the Tcl below), the others
+            # run its PriQueue: the same kind of queue on both sides.
+            "ifq": {"kind": "cmupriqueue" if routing == "dsr" else "priqueue", "limit": 50},
         },
         "node": [{"name": f"n{i}", "position": [250.0 * i, 0.0]} for i in range(hops + 1)],
         "flow": [{

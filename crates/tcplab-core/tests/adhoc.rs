@@ -341,6 +341,36 @@ fn aodv_keys_are_validated() {
     );
 }
 
+/// The interface queue each scenario gets: ns-2.35's DSR runs only over its
+/// CMUPriQueue, so the ns2 profile gives DSR that queue unless the scenario
+/// names one; everything else gets the PriQueue. A zero limit or an unknown
+/// kind is refused naming the key.
+#[test]
+fn dsr_under_the_ns2_profile_gets_ns2s_cmu_queue_unless_one_is_named() {
+    use tcplab_core::wireless::IfqKind;
+    let kind_at = |text: String| {
+        let w = build(&text);
+        let dev = w.nodes[1].devices[0];
+        w.devices[dev as usize].as_dyn().as_any().downcast_ref::<Dcf>().unwrap().queue.kind()
+    };
+    let without_ifq = |routing: &str, extra: &str| {
+        chain(2, "1s", routing, extra).replace("ifq = { kind = \"priqueue\", limit = 50 }\n", "")
+    };
+    assert_eq!(kind_at(without_ifq("dsr", "profile = \"ns2\"")), IfqKind::Cmu);
+    assert_eq!(kind_at(without_ifq("dsr", "")), IfqKind::Pri);
+    assert_eq!(kind_at(without_ifq("aodv", "profile = \"ns2\"")), IfqKind::Pri);
+    assert_eq!(kind_at(chain(2, "1s", "dsr", "profile = \"ns2\"")), IfqKind::Pri, "a named queue wins");
+    let cmu = chain(2, "1s", "aodv", "").replace("kind = \"priqueue\"", "kind = \"cmupriqueue\"");
+    assert_eq!(kind_at(cmu.clone()), IfqKind::Cmu);
+    for (bad, key) in [("limit = 50", "limit = 0"), ("kind = \"cmupriqueue\"", "kind = \"fifo\"")] {
+        let Err(e) = Scenario::from_toml_str(&cmu.replace(bad, key)) else { panic!("{key} accepted") };
+        assert!(
+            e.to_string().contains(if key.starts_with("limit") { "wireless.ifq.limit" } else { "wireless.ifq.kind" }),
+            "{e}"
+        );
+    }
+}
+
 /// Each `[wireless.<routing>]` line is refused with an error naming `key`.
 fn refused_keys(routing: &str, cases: &[(&str, &str)]) {
     for (extra, key) in cases {

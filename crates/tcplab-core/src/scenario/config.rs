@@ -335,6 +335,17 @@ pub enum IfqCfg {
     /// ns-2's PriQueue: a drop-tail queue whose control packets (routing
     /// messages) go to the head.
     Priqueue { limit: Option<u32> },
+    /// ns-2's CMUPriQueue (what its DSR requires): strict-priority bands
+    /// for routing messages, TCP ACKs and the rest, each `limit` long.
+    Cmupriqueue { limit: Option<u32> },
+}
+
+impl IfqCfg {
+    pub fn limit(&self) -> Option<u32> {
+        match self {
+            IfqCfg::Priqueue { limit } | IfqCfg::Cmupriqueue { limit } => *limit,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]

@@ -5,10 +5,10 @@
 use super::config::*;
 use super::ScenarioError;
 use crate::engine::stream_rng;
-use crate::net::{DevId, Queue, QueuePolicy};
+use crate::net::DevId;
 use crate::packet::NodeId;
 use crate::wireless::channel::{distance, Station};
-use crate::wireless::{neighbour_lists, Dcf, MacParams, Neighbour, PhyParams, Propagation};
+use crate::wireless::{neighbour_lists, Dcf, IfqKind, InterfaceQueue, MacParams, Neighbour, PhyParams, Propagation};
 
 type R<T> = Result<T, ScenarioError>;
 
@@ -27,6 +27,8 @@ pub struct Radio {
     pub prop: Propagation,
     pub phy: PhyParams,
     pub mac: MacParams,
+    pub ifq_kind: IfqKind,
+    /// The limit of the queue, or of each band of a `cmupriqueue`.
     pub ifq_limit: u32,
     /// The nodes with a position, in node order; device `first_dev + k`.
     pub stations: Vec<Station>,
@@ -64,10 +66,7 @@ impl Radio {
                     self.phy,
                     self.prop,
                     list.clone(),
-                    Queue::new(
-                        QueuePolicy::DropTail { limit_packets: Some(self.ifq_limit), limit_bytes: None },
-                        self.mac.data_rate_bps,
-                    ),
+                    InterfaceQueue::new(self.ifq_kind, self.ifq_limit, self.mac.data_rate_bps),
                     stream_rng(seed, &format!("node{n}.wifi.queue")),
                     stream_rng(seed, &format!("node{n}.wifi.backoff")),
                     stream_rng(seed, &format!("node{n}.wifi.shadowing")),
@@ -120,7 +119,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         }
         _ => {}
     }
-    if let Some(IfqCfg::Priqueue { limit: Some(0) }) = w.ifq {
+    if w.ifq.as_ref().and_then(IfqCfg::limit) == Some(0) {
         return err("wireless.ifq.limit", "must be at least 1 packet");
     }
     if let Some(p) = &w.phy {
@@ -450,9 +449,14 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.data_header = m.data_header.unwrap_or(mac.data_header);
         mac.timeout_slack = m.timeout_slack.map(|d| d.0).or(mac.timeout_slack);
     }
-    let ifq_limit = match w.ifq {
-        Some(IfqCfg::Priqueue { limit: Some(l) }) => l,
-        _ => IFQ_LIMIT,
+    let ifq_limit = w.ifq.as_ref().and_then(IfqCfg::limit).unwrap_or(IFQ_LIMIT);
+    // ns-2.35's DSR runs only over its CMUPriQueue: the ns2 profile gives
+    // DSR that queue unless the scenario names one.
+    let ifq_kind = match w.ifq {
+        Some(IfqCfg::Cmupriqueue { .. }) => IfqKind::Cmu,
+        Some(IfqCfg::Priqueue { .. }) => IfqKind::Pri,
+        None if ns2(w) && w.routing == WirelessRouting::Dsr => IfqKind::Cmu,
+        None => IfqKind::Pri,
     };
     let stations: Vec<Station> = cfg
         .node
@@ -463,7 +467,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         .map(|(k, (i, pos))| Station { node: i as NodeId, dev: first_dev + k as DevId, pos })
         .collect();
     let lists = neighbour_lists(&stations, &prop, &phy);
-    Some(Radio { prop, phy, mac, ifq_limit, stations, lists })
+    Some(Radio { prop, phy, mac, ifq_kind, ifq_limit, stations, lists })
 }
 
 /// Why two nodes have no path, when the radio is to blame: the closest

@@ -24,14 +24,15 @@
 //! (post-backoff), so back-to-back frames of one station contend.
 
 use super::channel::Neighbour;
+use super::ifq::{Class, InterfaceQueue};
 use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, RTS_LEN};
 use super::propagation::Propagation;
 use crate::engine::time::TxRate;
 use crate::engine::{Rng, Time};
-use crate::net::{
-    DevAction, DevEvent, DevId, DevIo, DevScheduler, DropCause, DropReason, FanOut, NetDevice, Queue, Verdict,
+use crate::net::{DevAction, DevEvent, DevId, DevIo, DevScheduler, DropReason, FanOut, NetDevice, Queue, Verdict};
+use crate::packet::{
+    flags as tcp_flags, ControlHeader, LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW,
 };
-use crate::packet::{ControlHeader, LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW};
 use std::any::Any;
 
 /// Frame kinds in `LinkHeader::Mac::kind`.
@@ -219,8 +220,8 @@ pub struct Dcf {
     /// rank being the position in `neighbours` (the order in which their
     /// arrivals are numbered).
     fan: Vec<FanOut>,
-    /// Interface queue (ns-2's PriQueue: control packets go to its head).
-    pub queue: Queue,
+    /// Interface queue (ns-2's PriQueue or CMUPriQueue: `ifq`).
+    pub queue: InterfaceQueue,
     queue_rng: Rng,
     backoff_rng: Rng,
     shadow_rng: Rng,
@@ -270,7 +271,7 @@ impl Dcf {
         phy: PhyParams,
         prop: Propagation,
         neighbours: Vec<Neighbour>,
-        queue: Queue,
+        queue: InterfaceQueue,
         queue_rng: Rng,
         backoff_rng: Rng,
         shadow_rng: Rng,
@@ -871,28 +872,18 @@ impl Dcf {
             kind: frame::DATA,
             len: self.mac.data_header as u16,
         };
-        let (size, ect, control) = (p.size, p.is_ect(), matches!(p.l4, Transport::Control(_)));
-        if first || control {
-            // Routing messages (and local retransmissions) go ahead of the
-            // queued data, as ns-2's PriQueue puts them; a full queue still
-            // refuses them.
-            if self.queue.has_room() {
-                self.queue.enqueue_front(pkt, size);
-            } else {
-                self.stats.drops_ifq += 1;
-                io.out.push(DevAction::Drop(pkt, DropReason::Queue(DropCause::Overflow)));
-                return;
-            }
-        } else {
-            match self.queue.enqueue(now, pkt, size, ect, &mut self.queue_rng) {
-                Verdict::Dropped(cause) => {
-                    self.stats.drops_ifq += 1;
-                    io.out.push(DevAction::Drop(pkt, DropReason::Queue(cause)));
-                    return;
-                }
-                Verdict::Marked => io.pool.get_mut(pkt).ip.ecn = crate::packet::Ecn::Ce,
-                Verdict::Enqueued => {}
-            }
+        let class = match &p.l4 {
+            Transport::Control(_) => Class::Routing,
+            Transport::Tcp(h) if p.payload == 0 && h.flags & tcp_flags::ACK != 0 => Class::Ack,
+            _ => Class::Other,
+        };
+        // Routing messages (and local retransmissions) go ahead of the
+        // queued data, as ns-2's PriQueue and CMUPriQueue put them; a full
+        // queue (band) still refuses them.
+        if let Verdict::Dropped(cause) = self.queue.offer(now, pkt, p.size, class, first, &mut self.queue_rng) {
+            self.stats.drops_ifq += 1;
+            io.out.push(DevAction::Drop(pkt, DropReason::Queue(cause)));
+            return;
         }
         if self.cur.is_none() {
             if self.idle && self.access.is_none() {
@@ -969,7 +960,7 @@ impl NetDevice for Dcf {
     }
 
     fn queue(&self) -> &Queue {
-        &self.queue
+        self.queue.data_band()
     }
 
     /// The queued frames addressed to `nb` (the frame being sent stays: it
@@ -1031,7 +1022,7 @@ mod tests {
     use super::*;
     use crate::engine::rng::stream_rng;
     use crate::engine::time::US;
-    use crate::net::queue::QueuePolicy;
+    use crate::wireless::IfqKind;
 
     fn station(mac: MacParams) -> Dcf {
         Dcf::new(
@@ -1040,7 +1031,7 @@ mod tests {
             PhyParams::default(),
             Propagation::TwoRayGround,
             Vec::new(),
-            Queue::new(QueuePolicy::DropTail { limit_packets: Some(50), limit_bytes: None }, mac.data_rate_bps),
+            InterfaceQueue::new(IfqKind::Pri, 50, mac.data_rate_bps),
             stream_rng(1, "q"),
             stream_rng(1, "b"),
             stream_rng(1, "s"),
@@ -1111,6 +1102,33 @@ mod tests {
                     .collect();
                 assert_eq!(timeouts, vec![now + m.sifs + response + slack], "slack {slack}");
             }
+        }
+    }
+
+    /// ns-2's CMUPriQueue (DSR's queue) sends a forwarder's TCP ACKs ahead
+    /// of the data segments queued before them; its PriQueue keeps them in
+    /// arrival order. A SYN is not an ACK.
+    #[test]
+    fn tcp_acks_overtake_queued_data_only_in_the_cmu_queue() {
+        use crate::packet::{flags, TcpHeader};
+        for (kind, order) in [(IfqKind::Pri, ["data", "ack", "syn"]), (IfqKind::Cmu, ["ack", "data", "syn"])] {
+            let mut d = station(MacParams::default());
+            d.queue = InterfaceQueue::new(kind, 50, d.mac.data_rate_bps);
+            // Busy with a frame: what is offered waits in the queue.
+            d.cur = Some(Current { pkt: PktId(999), to: None, size: 0, rts: false, reported: false });
+            let (mut pool, mut rec, mut out) = (crate::packet::PacketPool::new(), Recorder::default(), Vec::new());
+            let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
+            let mut ids = Vec::new();
+            for (name, f, payload) in [("data", flags::ACK, 1460), ("ack", flags::ACK, 0), ("syn", flags::SYN, 0)] {
+                let h = TcpHeader { flags: f, ..TcpHeader::default() };
+                let id = io.pool.insert(Packet::new(0, 0, 2, Transport::Tcp(h), 20, payload, 0));
+                ids.push((id, name));
+                d.offer(0, id, Some(1), false, &mut io);
+            }
+            let sent: Vec<&str> = std::iter::from_fn(|| d.queue.dequeue(0))
+                .map(|p| ids.iter().find(|(id, _)| *id == p).unwrap().1)
+                .collect();
+            assert_eq!(sent, order, "{kind:?}");
         }
     }
 

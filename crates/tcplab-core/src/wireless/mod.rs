@@ -21,11 +21,13 @@
 //! neighbourhood, not the network.
 
 pub mod channel;
+pub mod ifq;
 pub mod mac;
 pub mod params;
 pub mod propagation;
 
 pub use channel::{neighbour_lists, Neighbour};
+pub use ifq::{IfqKind, InterfaceQueue};
 pub use mac::{Dcf, WifiStats};
 pub use params::{MacParams, PhyParams};
 pub use propagation::Propagation;

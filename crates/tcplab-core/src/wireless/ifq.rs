@@ -1,0 +1,175 @@
+//! An 802.11 station's interface queue, as ns-2.35's two kinds behave.
+//!
+//! - `priqueue` (ns-2's Queue/DropTail/PriQueue, what its AODV, DSDV and
+//!   static scenarios use): one drop-tail queue; routing messages go to its
+//!   head.
+//! - `cmupriqueue` (ns-2's CMUPriQueue, queue/dsr-priqueue.cc, which its
+//!   DSR requires): strict-priority bands, each a drop-tail queue with its
+//!   own limit, served in order: routing messages, then TCP ACKs (its
+//!   `PT_ACK` band, IFQ_LOWDELAY: what a TCP sink sends), then everything
+//!   else. So on a chain a forwarder's ACKs overtake the data segments
+//!   waiting beside them. (Its real-time band holds ns-2's audio and video
+//!   packet types, which tcplab has not.)
+
+use crate::engine::{Rng, Time};
+use crate::net::{DropCause, Queue, QueuePolicy, Verdict};
+use crate::packet::PktId;
+
+/// Which interface queue, from the scenario's `[wireless] ifq`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IfqKind {
+    Pri,
+    Cmu,
+}
+
+/// What a packet is to the interface queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// A routing protocol's message.
+    Routing,
+    /// A TCP segment without payload that acknowledges (ns-2's `PT_ACK`).
+    Ack,
+    Other,
+}
+
+pub struct InterfaceQueue {
+    kind: IfqKind,
+    /// One band (`Pri`), or routing, ACK and other bands (`Cmu`).
+    bands: Vec<Queue>,
+}
+
+impl InterfaceQueue {
+    pub fn new(kind: IfqKind, limit: u32, rate_bps: u64) -> Self {
+        let n = match kind {
+            IfqKind::Pri => 1,
+            IfqKind::Cmu => 3,
+        };
+        let band = || Queue::new(QueuePolicy::DropTail { limit_packets: Some(limit), limit_bytes: None }, rate_bps);
+        InterfaceQueue { kind, bands: (0..n).map(|_| band()).collect() }
+    }
+
+    pub fn kind(&self) -> IfqKind {
+        self.kind
+    }
+
+    fn band(&self, class: Class) -> usize {
+        match (self.kind, class) {
+            (IfqKind::Pri, _) | (IfqKind::Cmu, Class::Routing) => 0,
+            (IfqKind::Cmu, Class::Ack) => 1,
+            (IfqKind::Cmu, Class::Other) => 2,
+        }
+    }
+
+    /// Queue a packet. `first` (a local retransmission) puts it at the head
+    /// of its band; so does `Pri` for a routing message. A full band
+    /// refuses it. (Every band is drop-tail: nothing is ever marked.)
+    pub fn offer(&mut self, now: Time, pkt: PktId, size: u32, class: Class, first: bool, rng: &mut Rng) -> Verdict {
+        let head = first || (self.kind == IfqKind::Pri && class == Class::Routing);
+        let b = self.band(class);
+        let q = &mut self.bands[b];
+        if head {
+            if !q.has_room() {
+                return Verdict::Dropped(DropCause::Overflow);
+            }
+            q.enqueue_front(pkt, size);
+            return Verdict::Enqueued;
+        }
+        q.enqueue(now, pkt, size, false, rng)
+    }
+
+    /// The next packet to send: the head of the first band holding one.
+    #[inline]
+    pub fn dequeue(&mut self, now: Time) -> Option<PktId> {
+        self.bands.iter_mut().find(|q| !q.is_empty())?.dequeue(now)
+    }
+
+    /// Whether a data packet could join (the band ordinary packets use).
+    pub fn has_room(&self) -> bool {
+        self.bands[self.bands.len() - 1].has_room()
+    }
+
+    /// The band ordinary packets use (the whole queue for `Pri`).
+    pub fn data_band(&self) -> &Queue {
+        &self.bands[self.bands.len() - 1]
+    }
+
+    /// Take out every queued packet `pick` chooses, band by band in service
+    /// order (ns-2's `prq_get_nexthop`, called until it finds none).
+    pub fn remove_where(&mut self, now: Time, mut pick: impl FnMut(PktId) -> bool) -> Vec<PktId> {
+        let mut out = Vec::new();
+        for q in &mut self.bands {
+            out.extend(q.remove_where(now, &mut pick));
+        }
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.bands.iter().map(Queue::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bands.iter().all(Queue::is_empty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::rng::stream_rng;
+
+    fn offer(q: &mut InterfaceQueue, id: u32, class: Class) -> Verdict {
+        q.offer(0, PktId(id), 100, class, false, &mut stream_rng(1, "ifq"))
+    }
+
+    fn drain(q: &mut InterfaceQueue) -> Vec<u32> {
+        std::iter::from_fn(|| q.dequeue(0)).map(|p| p.0).collect()
+    }
+
+    #[test]
+    fn priqueue_puts_routing_messages_at_the_head_of_one_queue() {
+        let mut q = InterfaceQueue::new(IfqKind::Pri, 4, 1_000_000);
+        offer(&mut q, 1, Class::Other);
+        offer(&mut q, 2, Class::Ack);
+        offer(&mut q, 3, Class::Routing);
+        offer(&mut q, 4, Class::Ack);
+        assert_eq!(q.len(), 4);
+        assert!(matches!(offer(&mut q, 5, Class::Routing), Verdict::Dropped(DropCause::Overflow)), "one limit for all");
+        assert_eq!(drain(&mut q), vec![3, 1, 2, 4], "ACKs wait behind the data");
+    }
+
+    #[test]
+    fn cmupriqueue_serves_routing_then_acks_then_the_rest_each_with_its_own_limit() {
+        let mut q = InterfaceQueue::new(IfqKind::Cmu, 2, 1_000_000);
+        for (id, class) in [(1, Class::Other), (2, Class::Ack), (3, Class::Other), (4, Class::Routing), (5, Class::Ack)]
+        {
+            assert!(matches!(offer(&mut q, id, class), Verdict::Enqueued));
+        }
+        assert!(matches!(offer(&mut q, 6, Class::Other), Verdict::Dropped(DropCause::Overflow)), "data band full");
+        assert!(matches!(offer(&mut q, 7, Class::Routing), Verdict::Enqueued), "its own band has room");
+        assert!(!q.has_room(), "room is the data band's");
+        // Routing messages join their band's tail (ns-2's CMUPriQueue has no head insertion).
+        assert_eq!(drain(&mut q), vec![4, 7, 2, 5, 1, 3]);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn packets_for_a_lost_neighbour_come_back_band_by_band() {
+        let mut q = InterfaceQueue::new(IfqKind::Cmu, 10, 1_000_000);
+        for (id, class) in [(1, Class::Other), (2, Class::Ack), (3, Class::Other), (4, Class::Routing), (5, Class::Ack)]
+        {
+            offer(&mut q, id, class);
+        }
+        let taken: Vec<u32> = q.remove_where(0, |id| id.0 != 3).iter().map(|p| p.0).collect();
+        assert_eq!(taken, vec![4, 2, 5, 1]);
+        assert_eq!(drain(&mut q), vec![3]);
+    }
+
+    #[test]
+    fn a_local_retransmission_goes_to_the_head_of_its_band() {
+        let mut q = InterfaceQueue::new(IfqKind::Cmu, 10, 1_000_000);
+        offer(&mut q, 1, Class::Other);
+        offer(&mut q, 2, Class::Ack);
+        q.offer(0, PktId(3), 100, Class::Other, true, &mut stream_rng(1, "ifq"));
+        assert_eq!(drain(&mut q), vec![2, 3, 1]);
+    }
+}

@@ -17,8 +17,8 @@ share of the time it is 2 s or more, and the jumps of the smoothed RTT by
 of a few hundred ms). And how long the receiver held its ACKs: from a
 segment's arrival to its ACK's first transmission (ns-2: the sink's agent
 trace line and the ACK's first MAC send; tcplab: a capture of the
-receiver's 802.11 frames, the n-th new segment received paired with the
-n-th new ACK sent). No assertion: a measurement for people.
+receiver's 802.11 frames, each segment paired with the first ACK sent
+that carries the number it calls for). No assertion: a measurement for people.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import tcplab  # noqa: E402
 from validation.ns2 import available  # noqa: E402
-from validation.wifi_chain_ns2 import scenario, tcl  # noqa: E402
+from validation.wifi_chain_ns2 import SEGMENT, scenario, tcl  # noqa: E402
 
 # ns-2.35's TCP defaults the chains run with (Agent/TCP minrto_, maxrto_).
 NS2_MIN_RTO, NS2_MAX_RTO, TICK = 0.2, 60.0, 0.01
@@ -94,27 +94,42 @@ def ns2_run(hops: int, seed: int, duration: float, routing: str) -> dict:
 def receiver_holds(capture: bytes, node: int) -> list[float]:
     """From a node capture (nanosecond pcap of 802.11 frames, as tcplab
     writes them): the time from each new TCP segment the node received to
-    the first transmission of the ACK it answered with (one ACK per
-    segment, in order: ns-2's sink and tcplab's ns2 profile)."""
-    me = bytes([10, 0, 0, node + 1])  # output/pcap.rs node_addr
-    off, arrivals, answers, seen_in, seen_out = 24, [], [], set(), set()
+    the first transmission of the ACK it answered with. The receiver is
+    replayed to know which ACK number each segment calls for (the next
+    byte expected: a duplicate ACK for a segment out of order); ACKs with
+    one number answer their segments in order, and a segment whose ACK
+    never went out (dropped at the receiver) is left out."""
+    me = bytes([10, 0, 0, node + 1])  # output/pcap.rs node_addr, mac_addr
+    mac = bytes([2, 0, 0]) + (node + 1).to_bytes(3, "big")
+    off, seen_in, seen_out = 24, set(), set()
+    rcv_nxt, above, waiting, holds = None, set(), {}, []
     while off < len(capture):
-        sec, nsec, incl, _ = struct.unpack("<IIII", capture[off:off + 16])
+        sec, nsec, incl, orig = struct.unpack("<IIII", capture[off:off + 16])
         frame = capture[off + 16:off + 16 + incl]
         off += 16 + incl
-        # Data frames only: 24-byte header, 8-byte LLC/SNAP, IPv4, TCP.
+        # Data frames only: 24-byte header (receiver, transmitter), 8-byte
+        # LLC/SNAP, IPv4, TCP.
         if frame[0] != 0x08 or len(frame) < 72 or frame[32 + 9] != 6:
             continue
-        ip = frame[32:]
+        ip, t = frame[32:], sec + nsec * 1e-9
         key = (frame[22:24], ip[24:32])  # sequence control, TCP seq and ack: a MAC retry is the same frame
-        t = sec + nsec * 1e-9
-        if ip[16:20] == me and key not in seen_in:
+        seq, ack = struct.unpack(">II", ip[24:32])
+        if frame[4:10] == mac and ip[16:20] == me and key not in seen_in:
             seen_in.add(key)
-            arrivals.append(t)
-        elif ip[12:16] == me and key not in seen_out:
+            if ip[33] & 0x02:  # SYN: tcplab's takes no sequence number
+                rcv_nxt = seq
+            elif rcv_nxt is not None and orig > 500:  # a full segment (the captured length is headers only)
+                above.add(seq)
+                while rcv_nxt in above:
+                    above.discard(rcv_nxt)
+                    rcv_nxt += SEGMENT
+            if rcv_nxt is not None:
+                waiting.setdefault(rcv_nxt, []).append(t)
+        elif frame[10:16] == mac and ip[12:16] == me and key not in seen_out:
             seen_out.add(key)
-            answers.append(t)
-    return [b - a for a, b in zip(arrivals, answers)]
+            if waiting.get(ack):
+                holds.append(t - waiting[ack].pop(0))
+    return holds
 
 
 def tcplab_run(hops: int, seed: int, duration: float, routing: str) -> dict:

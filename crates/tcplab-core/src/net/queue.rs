@@ -227,12 +227,20 @@ impl Queue {
     /// Whether a packet could join without reaching the limit (Snoop caches
     /// only then, so that congestion still shows to the sender).
     pub fn has_room(&self) -> bool {
-        let limit = match &self.policy {
+        self.limit().is_none_or(|l| self.buf.len() + 1 < l)
+    }
+
+    fn limit(&self) -> Option<usize> {
+        match &self.policy {
             QueuePolicy::DropTail { limit_packets, .. } => limit_packets.map(|l| l as usize),
             QueuePolicy::Red(p) => Some(p.limit as usize),
             QueuePolicy::DualThreshold { hard, .. } => Some(*hard as usize),
-        };
-        limit.is_none_or(|l| self.buf.len() + 1 < l)
+        }
+    }
+
+    /// Whether the queue holds its limit (of packets waiting).
+    pub fn is_full(&self) -> bool {
+        self.limit().is_some_and(|l| self.buf.len() >= l)
     }
 
     pub fn dequeue(&mut self, now: Time) -> Option<PktId> {

@@ -60,15 +60,17 @@ impl InterfaceQueue {
         }
     }
 
-    /// Queue a packet. `first` (a local retransmission) puts it at the head
-    /// of its band; so does `Pri` for a routing message. A full band
-    /// refuses it. (Every band is drop-tail: nothing is ever marked.)
+    /// Queue a packet. `Pri` puts a routing message at its head, refused
+    /// only by a full queue; `first` (a local retransmission) goes to the
+    /// head of its band when that leaves room (`Queue::has_room`, as on a
+    /// link). Otherwise the band's drop-tail verdict. (Nothing is ever
+    /// marked.)
     pub fn offer(&mut self, now: Time, pkt: PktId, size: u32, class: Class, first: bool, rng: &mut Rng) -> Verdict {
-        let head = first || (self.kind == IfqKind::Pri && class == Class::Routing);
         let b = self.band(class);
         let q = &mut self.bands[b];
-        if head {
-            if !q.has_room() {
+        let routing_first = self.kind == IfqKind::Pri && class == Class::Routing;
+        if first || routing_first {
+            if if first { !q.has_room() } else { q.is_full() } {
                 return Verdict::Dropped(DropCause::Overflow);
             }
             q.enqueue_front(pkt, size);
@@ -131,10 +133,11 @@ mod tests {
         offer(&mut q, 1, Class::Other);
         offer(&mut q, 2, Class::Ack);
         offer(&mut q, 3, Class::Routing);
-        offer(&mut q, 4, Class::Ack);
+        assert!(matches!(offer(&mut q, 4, Class::Routing), Verdict::Enqueued), "refused only by a full queue");
+        assert!(matches!(offer(&mut q, 5, Class::Ack), Verdict::Dropped(DropCause::Overflow)), "one limit for all");
+        assert!(matches!(offer(&mut q, 6, Class::Routing), Verdict::Dropped(DropCause::Overflow)));
         assert_eq!(q.len(), 4);
-        assert!(matches!(offer(&mut q, 5, Class::Routing), Verdict::Dropped(DropCause::Overflow)), "one limit for all");
-        assert_eq!(drain(&mut q), vec![3, 1, 2, 4], "ACKs wait behind the data");
+        assert_eq!(drain(&mut q), vec![4, 3, 1, 2], "ACKs wait behind the data");
     }
 
     #[test]

@@ -14,7 +14,9 @@ from validation.wifi_chain_ns2 import scenario  # noqa: E402
 
 
 def test_stalls_are_gaps_between_sends_ended_by_an_ack_or_the_timer():
-    run = {"sends": [1.0, 1.1, 2.0, 2.1, 4.0], "acks": [1.5, 2.05],
+    # The send at 2.0 is clocked by the ACK arriving then; the one at 4.0
+    # comes after an ACK (3.0) that sent nothing: the timer's.
+    run = {"sends": [1.0, 1.1, 2.0, 2.1, 4.0], "acks": [1.5, 2.0, 3.0],
            "rto": [(1.0, 1.0), (2.0, 3.0)], "srtt": [(1.0, 0.2), (2.0, 0.5), (3.0, 0.55)], "holds": [0.01, 2.0]}
     a = analyse(run, gap=0.3, end=4.0)
     assert a["stalls"] == [(pytest.approx(0.9), "ack"), (pytest.approx(1.9), "timer")]

@@ -77,15 +77,20 @@ def ns2_run(hops: int, seed: int, duration: float, routing: str) -> dict:
                 continue
             if name == "srtt_":
                 srtt = v
-                srtts.append((t, v))
+                if v > 0:  # (0: rtt_backoff() forgot it; the next sample starts afresh)
+                    srtts.append((t, v))
             elif name == "rttvar_":
                 rttvar = v
             elif name == "backoff_":
                 backoff = int(v)
             if srtt is not None:
-                # rtt_timeout() with rfc2988_: whole ticks, the minimum
-                # before the backoff.
-                base = int(round((srtt + 4 * rttvar) / TICK, 6)) * TICK
+                # rtt_update()'s t_rtxcur_ from the integers the traced
+                # values print (t_srtt_ in eighths of a tick, t_rttvar_ in
+                # quarters, to 1 ms: below half of either), then
+                # rtt_timeout() with rfc2988_: the minimum before the
+                # backoff.
+                srtt8, rttvar4 = round(srtt / TICK * 8), round(rttvar / TICK * 4)
+                base = ((rttvar4 << 3) + srtt8 >> 3) * TICK
                 timeline.append((t, min(max(base, NS2_MIN_RTO) * backoff, NS2_MAX_RTO)))
     holds = [first_tx[u] - t for u, t in made.items() if u in first_tx]
     return {"sends": sends, "acks": acks, "rto": timeline, "srtt": srtts, "holds": holds}
@@ -98,7 +103,9 @@ def receiver_holds(capture: bytes, node: int) -> list[float]:
     replayed to know which ACK number each segment calls for (the next
     byte expected: a duplicate ACK for a segment out of order); ACKs with
     one number answer their segments in order, and a segment whose ACK
-    never went out (dropped at the receiver) is left out."""
+    never went out (dropped at the receiver) is left out, except within a
+    run of duplicate ACKs, where a lost one shifts the pairing of the
+    rest of the run by one."""
     me = bytes([10, 0, 0, node + 1])  # output/pcap.rs node_addr, mac_addr
     mac = bytes([2, 0, 0]) + (node + 1).to_bytes(3, "big")
     off, seen_in, seen_out = 24, set(), set()
@@ -112,7 +119,8 @@ def receiver_holds(capture: bytes, node: int) -> list[float]:
         if frame[0] != 0x08 or len(frame) < 72 or frame[32 + 9] != 6:
             continue
         ip, t = frame[32:], sec + nsec * 1e-9
-        key = (frame[22:24], ip[24:32])  # sequence control, TCP seq and ack: a MAC retry is the same frame
+        # Sequence control, IP ID, TCP seq and ack: a MAC retry is the same frame.
+        key = (frame[22:24], ip[4:6], ip[24:32])
         seq, ack = struct.unpack(">II", ip[24:32])
         if frame[4:10] == mac and ip[16:20] == me and key not in seen_in:
             seen_in.add(key)
@@ -153,10 +161,13 @@ def tcplab_run(hops: int, seed: int, duration: float, routing: str) -> dict:
 
 def analyse(run: dict, gap: float, end: float) -> dict:
     sends, acks = run["sends"], run["acks"]
+    # A send at the instant an ACK arrives was clocked out by it; any other
+    # send after a stall is the timer's.
+    at_ack = {round(t, 9) for t in acks}
     stalls = []
     for a, b in zip(sends, sends[1:]):
         if b - a > gap:
-            stalls.append((b - a, "ack" if any(a < t <= b for t in acks) else "timer"))
+            stalls.append((b - a, "ack" if round(b, 9) in at_ack else "timer"))
     active = (sends[-1] - sends[0]) - sum(d for d, _ in stalls) if sends else 0.0
     tl = run["rto"]
     weighted = long_time = total = 0.0

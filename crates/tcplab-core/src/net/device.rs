@@ -136,7 +136,8 @@ pub trait NetDevice: Any + Send {
     fn on_event(&mut self, now: Time, ev: DevEvent, io: &mut DevIo);
     /// Whether a packet could join the queue without reaching its limit.
     fn has_room(&self) -> bool;
-    /// The interface queue, for samples and reports.
+    /// The interface queue, for samples and reports (an 802.11 station's
+    /// CMUPriQueue: its data band only; `Dcf::queue` has all of it).
     fn queue(&self) -> &Queue;
     /// Take the packets queued for `neighbor` out of the interface queue
     /// (after a link failure: routing drops or salvages them). A device

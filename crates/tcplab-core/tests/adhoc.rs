@@ -348,11 +348,13 @@ fn aodv_keys_are_validated() {
 #[test]
 fn dsr_under_the_ns2_profile_gets_ns2s_cmu_queue_unless_one_is_named() {
     use tcplab_core::wireless::IfqKind;
-    let kind_at = |text: String| {
+    let queue_at = |text: String| {
         let w = build(&text);
         let dev = w.nodes[1].devices[0];
-        w.devices[dev as usize].as_dyn().as_any().downcast_ref::<Dcf>().unwrap().queue.kind()
+        let q = &w.devices[dev as usize].as_dyn().as_any().downcast_ref::<Dcf>().unwrap().queue;
+        (q.kind(), q.ns2_limits())
     };
+    let kind_at = |text: String| queue_at(text).0;
     let without_ifq = |routing: &str, extra: &str| {
         chain(2, "1s", routing, extra).replace("ifq = { kind = \"priqueue\", limit = 50 }\n", "")
     };
@@ -360,14 +362,22 @@ fn dsr_under_the_ns2_profile_gets_ns2s_cmu_queue_unless_one_is_named() {
     assert_eq!(kind_at(without_ifq("dsr", "")), IfqKind::Pri);
     assert_eq!(kind_at(without_ifq("aodv", "profile = \"ns2\"")), IfqKind::Pri);
     assert_eq!(kind_at(chain(2, "1s", "dsr", "profile = \"ns2\"")), IfqKind::Pri, "a named queue wins");
+    // ns-2's PriQueue counting comes with the profile, or by its key.
+    assert!(queue_at(chain(2, "1s", "aodv", "profile = \"ns2\"")).1);
+    assert!(!queue_at(chain(2, "1s", "aodv", "")).1);
+    let counted = chain(2, "1s", "aodv", "").replace("limit = 50 }", "limit = 50, ns2_limits = true }");
+    assert!(queue_at(counted).1);
     let cmu = chain(2, "1s", "aodv", "").replace("kind = \"priqueue\"", "kind = \"cmupriqueue\"");
     assert_eq!(kind_at(cmu.clone()), IfqKind::Cmu);
-    for (bad, key) in [("limit = 50", "limit = 0"), ("kind = \"cmupriqueue\"", "kind = \"fifo\"")] {
-        let Err(e) = Scenario::from_toml_str(&cmu.replace(bad, key)) else { panic!("{key} accepted") };
-        assert!(
-            e.to_string().contains(if key.starts_with("limit") { "wireless.ifq.limit" } else { "wireless.ifq.kind" }),
-            "{e}"
-        );
+    // A bad value, an unknown kind, and a PriQueue key on the CMU queue:
+    // one line naming the key.
+    for (bad, good, key) in [
+        ("limit = 50", "limit = 0", "wireless.ifq.limit"),
+        ("kind = \"cmupriqueue\"", "kind = \"fifo\"", "wireless.ifq.kind"),
+        ("limit = 50", "limit = 50, ns2_limits = true", "wireless.ifq.ns2_limits"),
+    ] {
+        let Err(e) = Scenario::from_toml_str(&cmu.replace(bad, good)) else { panic!("{good} accepted") };
+        assert!(e.to_string().contains(key), "{e}");
     }
 }
 
@@ -736,7 +746,11 @@ fn ns2_profile_is_the_ns2_switches_together() {
     ];
     for (routing, keys) in cases {
         let by_profile = run_toml(&chain(4, "30s", routing, "profile = \"ns2\"")).unwrap();
-        let by_keys = run_toml(&chain(4, "30s", routing, &format!("{mac}{keys}"))).unwrap();
+        let by_keys = run_toml(
+            &chain(4, "30s", routing, &format!("{mac}{keys}"))
+                .replace("limit = 50 }", "limit = 50, ns2_limits = true }"),
+        )
+        .unwrap();
         let standard = run_toml(&chain(4, "30s", routing, "")).unwrap();
         assert_eq!(by_profile.flows.to_csv(), by_keys.flows.to_csv(), "{routing}");
         assert_eq!(by_profile.nodes.to_csv(), by_keys.nodes.to_csv(), "{routing}");

@@ -230,7 +230,8 @@ impl Queue {
         self.limit().is_none_or(|l| self.buf.len() + 1 < l)
     }
 
-    fn limit(&self) -> Option<usize> {
+    /// The most packets that may wait (None: no limit).
+    pub fn limit(&self) -> Option<usize> {
         match &self.policy {
             QueuePolicy::DropTail { limit_packets, .. } => limit_packets.map(|l| l as usize),
             QueuePolicy::Red(p) => Some(p.limit as usize),
@@ -241,6 +242,17 @@ impl Queue {
     /// Whether the queue holds its limit (of packets waiting).
     pub fn is_full(&self) -> bool {
         self.limit().is_some_and(|l| self.buf.len() >= l)
+    }
+
+    /// Take the last packet out (ns-2's PriQueue making room behind a
+    /// routing message).
+    pub fn pop_back(&mut self, now: Time) -> Option<PktId> {
+        let (id, size) = self.buf.pop_back()?;
+        self.bytes -= size as u64;
+        if self.buf.is_empty() {
+            self.red.idle_since = Some(now);
+        }
+        Some(id)
     }
 
     pub fn dequeue(&mut self, now: Time) -> Option<PktId> {

@@ -333,8 +333,8 @@ pub enum RtsThresholdCfg {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum IfqCfg {
     /// ns-2's PriQueue: a drop-tail queue whose control packets (routing
-    /// messages) go to the head.
-    Priqueue { limit: Option<u32> },
+    /// messages) go to the head. `ns2_limits`: counted as ns-2.35 does.
+    Priqueue { limit: Option<u32>, ns2_limits: Option<bool> },
     /// ns-2's CMUPriQueue (what its DSR requires): strict-priority bands
     /// for routing messages, TCP ACKs and the rest, each `limit` long.
     Cmupriqueue { limit: Option<u32> },
@@ -343,7 +343,7 @@ pub enum IfqCfg {
 impl IfqCfg {
     pub fn limit(&self) -> Option<u32> {
         match self {
-            IfqCfg::Priqueue { limit } | IfqCfg::Cmupriqueue { limit } => *limit,
+            IfqCfg::Priqueue { limit, .. } | IfqCfg::Cmupriqueue { limit } => *limit,
         }
     }
 }

@@ -30,6 +30,8 @@ pub struct Radio {
     pub ifq_kind: IfqKind,
     /// The limit of the queue, or of each band of a `cmupriqueue`.
     pub ifq_limit: u32,
+    /// A `priqueue` counted as ns-2.35's (`ifq.ns2_limits`).
+    pub ifq_ns2_limits: bool,
     /// The nodes with a position, in node order; device `first_dev + k`.
     pub stations: Vec<Station>,
     pub lists: Vec<Vec<Neighbour>>,
@@ -66,7 +68,7 @@ impl Radio {
                     self.phy,
                     self.prop,
                     list.clone(),
-                    InterfaceQueue::new(self.ifq_kind, self.ifq_limit, self.mac.data_rate_bps),
+                    InterfaceQueue::new(self.ifq_kind, self.ifq_limit, self.ifq_ns2_limits, self.mac.data_rate_bps),
                     stream_rng(seed, &format!("node{n}.wifi.queue")),
                     stream_rng(seed, &format!("node{n}.wifi.backoff")),
                     stream_rng(seed, &format!("node{n}.wifi.shadowing")),
@@ -458,6 +460,11 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         None if ns2(w) && w.routing == WirelessRouting::Dsr => IfqKind::Cmu,
         None => IfqKind::Pri,
     };
+    // The ns2 profile counts a PriQueue as ns-2.35 does (wireless/ifq.rs).
+    let ifq_ns2_limits = match w.ifq {
+        Some(IfqCfg::Priqueue { ns2_limits: Some(b), .. }) => b,
+        _ => ns2(w),
+    };
     let stations: Vec<Station> = cfg
         .node
         .iter()
@@ -467,7 +474,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         .map(|(k, (i, pos))| Station { node: i as NodeId, dev: first_dev + k as DevId, pos })
         .collect();
     let lists = neighbour_lists(&stations, &prop, &phy);
-    Some(Radio { prop, phy, mac, ifq_kind, ifq_limit, stations, lists })
+    Some(Radio { prop, phy, mac, ifq_kind, ifq_limit, ifq_ns2_limits, stations, lists })
 }
 
 /// Why two nodes have no path, when the radio is to blame: the closest

@@ -10,6 +10,14 @@
 //!   else. So on a chain a forwarder's ACKs overtake the data segments
 //!   waiting beside them. (Its real-time band holds ns-2's audio and video
 //!   packet types, which tcplab has not.)
+//!
+//! `limit` counts the packets waiting, as on links. With `ns2_limits` the
+//! PriQueue counts as ns-2.35's does instead: at most `limit` - 1 packets
+//! wait (its DropTail drops an arrival when length + 1 >= limit), and a
+//! routing message is never refused: it goes to the head, and the last
+//! packet is dropped if the queue then holds `limit` (PriQueue::
+//! recvHighPriority). (CMUPriQueue's bands hold `limit` packets in ns-2
+//! too.)
 
 use crate::engine::{Rng, Time};
 use crate::net::{DropCause, Queue, QueuePolicy, Verdict};
@@ -32,24 +40,45 @@ pub enum Class {
     Other,
 }
 
+/// What became of an offered packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offered {
+    Queued,
+    /// Refused: the caller drops it.
+    Refused(DropCause),
+    /// Queued, and this packet, the last in the queue, pushed out
+    /// (`ns2_limits`): the caller drops that one.
+    PushedOut(PktId),
+}
+
 pub struct InterfaceQueue {
     kind: IfqKind,
     /// One band (`Pri`), or routing, ACK and other bands (`Cmu`).
     bands: Vec<Queue>,
+    /// ns-2.35's PriQueue counting (`Pri` only; the bands then hold
+    /// `limit` - 1 packets and routing messages push out).
+    ns2_limits: bool,
 }
 
 impl InterfaceQueue {
-    pub fn new(kind: IfqKind, limit: u32, rate_bps: u64) -> Self {
+    pub fn new(kind: IfqKind, limit: u32, ns2_limits: bool, rate_bps: u64) -> Self {
         let n = match kind {
             IfqKind::Pri => 1,
             IfqKind::Cmu => 3,
         };
-        let band = || Queue::new(QueuePolicy::DropTail { limit_packets: Some(limit), limit_bytes: None }, rate_bps);
-        InterfaceQueue { kind, bands: (0..n).map(|_| band()).collect() }
+        let ns2_limits = ns2_limits && kind == IfqKind::Pri;
+        let held = if ns2_limits { limit.saturating_sub(1) } else { limit };
+        let band = || Queue::new(QueuePolicy::DropTail { limit_packets: Some(held), limit_bytes: None }, rate_bps);
+        InterfaceQueue { kind, bands: (0..n).map(|_| band()).collect(), ns2_limits }
     }
 
     pub fn kind(&self) -> IfqKind {
         self.kind
+    }
+
+    /// Whether the PriQueue is counted as ns-2.35's (`ns2_limits`).
+    pub fn ns2_limits(&self) -> bool {
+        self.ns2_limits
     }
 
     fn band(&self, class: Class) -> usize {
@@ -61,22 +90,34 @@ impl InterfaceQueue {
     }
 
     /// Queue a packet. `Pri` puts a routing message at its head, refused
-    /// only by a full queue; `first` (a local retransmission) goes to the
-    /// head of its band when that leaves room (`Queue::has_room`, as on a
-    /// link). Otherwise the band's drop-tail verdict. (Nothing is ever
-    /// marked.)
-    pub fn offer(&mut self, now: Time, pkt: PktId, size: u32, class: Class, first: bool, rng: &mut Rng) -> Verdict {
+    /// only by a full queue (with `ns2_limits` never: the last packet goes
+    /// instead); `first` (a local retransmission) goes to the head of its
+    /// band when that leaves room (`Queue::has_room`, as on a link).
+    /// Otherwise the band's drop-tail verdict.
+    pub fn offer(&mut self, now: Time, pkt: PktId, size: u32, class: Class, first: bool, rng: &mut Rng) -> Offered {
         let b = self.band(class);
         let q = &mut self.bands[b];
         let routing_first = self.kind == IfqKind::Pri && class == Class::Routing;
+        if routing_first && self.ns2_limits && !first {
+            q.enqueue_front(pkt, size);
+            if q.len() > q.limit().unwrap_or(usize::MAX) {
+                let last = q.pop_back(now).expect("a packet past the limit");
+                return Offered::PushedOut(last);
+            }
+            return Offered::Queued;
+        }
         if first || routing_first {
             if if first { !q.has_room() } else { q.is_full() } {
-                return Verdict::Dropped(DropCause::Overflow);
+                return Offered::Refused(DropCause::Overflow);
             }
             q.enqueue_front(pkt, size);
-            return Verdict::Enqueued;
+            return Offered::Queued;
         }
-        q.enqueue(now, pkt, size, false, rng)
+        match q.enqueue(now, pkt, size, false, rng) {
+            Verdict::Dropped(cause) => Offered::Refused(cause),
+            // (Drop-tail bands never mark.)
+            Verdict::Enqueued | Verdict::Marked => Offered::Queued,
+        }
     }
 
     /// The next packet to send: the head of the first band holding one.
@@ -119,7 +160,7 @@ mod tests {
     use super::*;
     use crate::engine::rng::stream_rng;
 
-    fn offer(q: &mut InterfaceQueue, id: u32, class: Class) -> Verdict {
+    fn offer(q: &mut InterfaceQueue, id: u32, class: Class) -> Offered {
         q.offer(0, PktId(id), 100, class, false, &mut stream_rng(1, "ifq"))
     }
 
@@ -129,26 +170,26 @@ mod tests {
 
     #[test]
     fn priqueue_puts_routing_messages_at_the_head_of_one_queue() {
-        let mut q = InterfaceQueue::new(IfqKind::Pri, 4, 1_000_000);
+        let mut q = InterfaceQueue::new(IfqKind::Pri, 4, false, 1_000_000);
         offer(&mut q, 1, Class::Other);
         offer(&mut q, 2, Class::Ack);
         offer(&mut q, 3, Class::Routing);
-        assert!(matches!(offer(&mut q, 4, Class::Routing), Verdict::Enqueued), "refused only by a full queue");
-        assert!(matches!(offer(&mut q, 5, Class::Ack), Verdict::Dropped(DropCause::Overflow)), "one limit for all");
-        assert!(matches!(offer(&mut q, 6, Class::Routing), Verdict::Dropped(DropCause::Overflow)));
+        assert!(matches!(offer(&mut q, 4, Class::Routing), Offered::Queued), "refused only by a full queue");
+        assert!(matches!(offer(&mut q, 5, Class::Ack), Offered::Refused(DropCause::Overflow)), "one limit for all");
+        assert!(matches!(offer(&mut q, 6, Class::Routing), Offered::Refused(DropCause::Overflow)));
         assert_eq!(q.len(), 4);
         assert_eq!(drain(&mut q), vec![4, 3, 1, 2], "ACKs wait behind the data");
     }
 
     #[test]
     fn cmupriqueue_serves_routing_then_acks_then_the_rest_each_with_its_own_limit() {
-        let mut q = InterfaceQueue::new(IfqKind::Cmu, 2, 1_000_000);
+        let mut q = InterfaceQueue::new(IfqKind::Cmu, 2, false, 1_000_000);
         for (id, class) in [(1, Class::Other), (2, Class::Ack), (3, Class::Other), (4, Class::Routing), (5, Class::Ack)]
         {
-            assert!(matches!(offer(&mut q, id, class), Verdict::Enqueued));
+            assert!(matches!(offer(&mut q, id, class), Offered::Queued));
         }
-        assert!(matches!(offer(&mut q, 6, Class::Other), Verdict::Dropped(DropCause::Overflow)), "data band full");
-        assert!(matches!(offer(&mut q, 7, Class::Routing), Verdict::Enqueued), "its own band has room");
+        assert!(matches!(offer(&mut q, 6, Class::Other), Offered::Refused(DropCause::Overflow)), "data band full");
+        assert!(matches!(offer(&mut q, 7, Class::Routing), Offered::Queued), "its own band has room");
         assert!(!q.has_room(), "room is the data band's");
         // Routing messages join their band's tail (ns-2's CMUPriQueue has no head insertion).
         assert_eq!(drain(&mut q), vec![4, 7, 2, 5, 1, 3]);
@@ -157,7 +198,7 @@ mod tests {
 
     #[test]
     fn packets_for_a_lost_neighbour_come_back_band_by_band() {
-        let mut q = InterfaceQueue::new(IfqKind::Cmu, 10, 1_000_000);
+        let mut q = InterfaceQueue::new(IfqKind::Cmu, 10, false, 1_000_000);
         for (id, class) in [(1, Class::Other), (2, Class::Ack), (3, Class::Other), (4, Class::Routing), (5, Class::Ack)]
         {
             offer(&mut q, id, class);
@@ -169,10 +210,30 @@ mod tests {
 
     #[test]
     fn a_local_retransmission_goes_to_the_head_of_its_band() {
-        let mut q = InterfaceQueue::new(IfqKind::Cmu, 10, 1_000_000);
+        let mut q = InterfaceQueue::new(IfqKind::Cmu, 10, false, 1_000_000);
         offer(&mut q, 1, Class::Other);
         offer(&mut q, 2, Class::Ack);
         q.offer(0, PktId(3), 100, Class::Other, true, &mut stream_rng(1, "ifq"));
         assert_eq!(drain(&mut q), vec![2, 3, 1]);
+    }
+
+    /// ns-2.35's PriQueue with qlim 4: three packets wait at most, and a
+    /// routing message pushes the last one out instead of being refused.
+    #[test]
+    fn ns2_limits_count_the_priqueue_as_ns2_does() {
+        let mut q = InterfaceQueue::new(IfqKind::Pri, 4, true, 1_000_000);
+        for id in 1..=3 {
+            assert_eq!(offer(&mut q, id, Class::Other), Offered::Queued);
+        }
+        assert_eq!(offer(&mut q, 4, Class::Ack), Offered::Refused(DropCause::Overflow), "length + 1 >= limit");
+        assert_eq!(offer(&mut q, 5, Class::Routing), Offered::PushedOut(PktId(3)));
+        assert_eq!(offer(&mut q, 6, Class::Routing), Offered::PushedOut(PktId(2)));
+        assert_eq!(drain(&mut q), vec![6, 5, 1]);
+        // The CMU queue holds `limit` per band in ns-2 too: no change.
+        let mut c = InterfaceQueue::new(IfqKind::Cmu, 2, true, 1_000_000);
+        assert_eq!(
+            (offer(&mut c, 1, Class::Other), offer(&mut c, 2, Class::Other)),
+            (Offered::Queued, Offered::Queued)
+        );
     }
 }

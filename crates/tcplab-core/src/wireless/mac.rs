@@ -24,12 +24,12 @@
 //! (post-backoff), so back-to-back frames of one station contend.
 
 use super::channel::Neighbour;
-use super::ifq::{Class, InterfaceQueue};
+use super::ifq::{Class, InterfaceQueue, Offered};
 use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, RTS_LEN};
 use super::propagation::Propagation;
 use crate::engine::time::TxRate;
 use crate::engine::{Rng, Time};
-use crate::net::{DevAction, DevEvent, DevId, DevIo, DevScheduler, DropReason, FanOut, NetDevice, Queue, Verdict};
+use crate::net::{DevAction, DevEvent, DevId, DevIo, DevScheduler, DropCause, DropReason, FanOut, NetDevice, Queue};
 use crate::packet::{
     flags as tcp_flags, ControlHeader, LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW,
 };
@@ -880,10 +880,17 @@ impl Dcf {
         // Routing messages (and local retransmissions) go ahead of the
         // queued data, as ns-2's PriQueue and CMUPriQueue put them; a full
         // queue (band) still refuses them.
-        if let Verdict::Dropped(cause) = self.queue.offer(now, pkt, p.size, class, first, &mut self.queue_rng) {
-            self.stats.drops_ifq += 1;
-            io.out.push(DevAction::Drop(pkt, DropReason::Queue(cause)));
-            return;
+        match self.queue.offer(now, pkt, p.size, class, first, &mut self.queue_rng) {
+            Offered::Queued => {}
+            Offered::Refused(cause) => {
+                self.stats.drops_ifq += 1;
+                io.out.push(DevAction::Drop(pkt, DropReason::Queue(cause)));
+                return;
+            }
+            Offered::PushedOut(last) => {
+                self.stats.drops_ifq += 1;
+                io.out.push(DevAction::Drop(last, DropReason::Queue(DropCause::Overflow)));
+            }
         }
         if self.cur.is_none() {
             if self.idle && self.access.is_none() {
@@ -1031,7 +1038,7 @@ mod tests {
             PhyParams::default(),
             Propagation::TwoRayGround,
             Vec::new(),
-            InterfaceQueue::new(IfqKind::Pri, 50, mac.data_rate_bps),
+            InterfaceQueue::new(IfqKind::Pri, 50, false, mac.data_rate_bps),
             stream_rng(1, "q"),
             stream_rng(1, "b"),
             stream_rng(1, "s"),
@@ -1113,7 +1120,7 @@ mod tests {
         use crate::packet::{flags, TcpHeader};
         for (kind, order) in [(IfqKind::Pri, ["data", "ack", "syn"]), (IfqKind::Cmu, ["ack", "data", "syn"])] {
             let mut d = station(MacParams::default());
-            d.queue = InterfaceQueue::new(kind, 50, d.mac.data_rate_bps);
+            d.queue = InterfaceQueue::new(kind, 50, false, d.mac.data_rate_bps);
             // Busy with a frame: what is offered waits in the queue.
             d.cur = Some(Current { pkt: PktId(999), to: None, size: 0, rts: false, reported: false });
             let (mut pool, mut rec, mut out) = (crate::packet::PacketPool::new(), Recorder::default(), Vec::new());

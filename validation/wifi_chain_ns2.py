@@ -189,12 +189,13 @@ $ns run
 """
 
 
-def udp_saturation(hops: int, seed: int, duration: float) -> tuple[int, int]:
-    """Packets delivered over the static chain by a saturating CBR source
+def udp_saturation(hops: int, seed: int, duration: float, routing: str = "static") -> tuple[int, int]:
+    """Packets delivered over the chain by a saturating CBR source
     (1020-byte IP packets at 12 Mbit/s offered, from 1 s for `duration`
-    seconds): ns-2.35 (static routing module) and tcplab's ns2 profile. No
-    TCP: the MAC and PHY alone."""
-    t = tcl(hops, seed, duration, "static")
+    seconds): ns-2.35 and tcplab's ns2 profile. No TCP: with static routing
+    (ns-2: the static routing module) the MAC and PHY alone; with a routing
+    protocol also its messages through full interface queues."""
+    t = tcl(hops, seed, duration, routing)
     udp = f"""set udp [new Agent/UDP]
 $ns attach-agent $n(0) $udp
 set sink [new Agent/LossMonitor]
@@ -212,7 +213,7 @@ $ns at 1.0 "$cbr start"
                   'puts "udp [$sink set npkts_]"').replace("global tcp tr", "global sink tr")
     m = run_tcl(t)
     theirs = int(next(ln for ln in m["stdout"].splitlines() if ln.startswith("udp ")).split()[1])
-    sc = scenario(hops, seed, duration)
+    sc = scenario(hops, seed, duration, routing)
     sc["wireless"]["profile"] = "ns2"
     # 992 bytes of payload and 28 of UDP/IP headers: ns-2's 1020-byte packet.
     sc["flow"] = [{"name": "udp", "from": "n0", "to": f"n{hops}", "transport": "udp", "packet_size": 992,
@@ -411,6 +412,9 @@ def main() -> int:
                          "gave up (discovery_hold_down; ns-2.35: 10)")
     for _, flag, _, _, help_text in SWITCHES:
         ap.add_argument(flag, action="store_true", help=help_text)
+    ap.add_argument("--udp", action="store_true",
+                    help="instead of TCP, a saturating CBR source (12 Mbit/s offered, 1020-byte packets): "
+                         "packets delivered, tcplab's ns2 profile against ns-2.35")
     ap.add_argument("--se", action="store_true",
                     help="goodput, retransmissions and timeouts as mean ± standard error over the seeds")
     ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
@@ -426,6 +430,18 @@ def main() -> int:
     if not available():
         print("ns (ns-2.35) is not installed", file=sys.stderr)
         return 1
+    if a.udp:
+        print("| hops | tcplab packets delivered | ns-2 packets delivered |")
+        print("|---|---|---|")
+        for hops in a.hops:
+            runs = [udp_saturation(hops, s, a.duration, a.routing) for s in range(1, a.seeds + 1)]
+
+            def col(i):
+                v = [r[i] for r in runs]
+                se = f" ± {statistics.stdev(v) / len(v) ** 0.5:.0f}" if len(v) > 1 else ""
+                return f"{statistics.mean(v):.0f}{se}"
+            print(f"| {hops} | {col(1)} | {col(0)} |", flush=True)
+        return 0
     print("| hops | tcplab goodput (kbit/s) | ns-2 goodput (kbit/s) | tcplab rtx | ns-2 rtx "
           "| tcplab timeouts | ns-2 timeouts | tcplab routing pkts | ns-2 routing pkts "
           "| tcplab MAC drops | tcplab link-broken drops | ns-2 RTR data drops |")

@@ -724,11 +724,12 @@ fn dsr_request_schedules() {
 /// salvaged packets, cache learning, gratuitous route errors, send-buffer
 /// checks, jitter of its own requests and replies), with the
 /// MAC's rules (reception, CTS, EIFS, backoff, no CCA delay, the data
-/// frame's 34-byte header, the 4 us response-timeout slack).
+/// frame's 34-byte header, the 4 us response-timeout slack, ARP) and the
+/// PriQueue's counting.
 #[test]
 fn ns2_profile_is_the_ns2_switches_together() {
     let mac = "mac = { ns2_reception = true, ns2_cts = true, ns2_eifs = true, ns2_backoff = true, cca_time = \"0s\", \
-         data_header = 34, timeout_slack = \"4us\" }\n";
+         data_header = 34, timeout_slack = \"4us\", ns2_arp = true }\n";
     let cases = [
         (
             "aodv",

@@ -306,6 +306,50 @@ fn ns2_profile_sets_the_mac_switches_unless_told_otherwise() {
 /// the standard's B answers each (its NAV is clear: it cannot decode C's
 /// frames), ns-2.35's (`ns2_cts`) withholds the CTS when a frame is
 /// arriving, or an EIFS runs, a SIFS after the RTS.
+/// ns-2.35's ARP (`ns2_arp`, in the ns2 profile): a slow flow over one hop
+/// costs one broadcast request and one unicast reply, and every packet
+/// arrives; a saturating source over two hops makes the forwarder drop
+/// the packets that displaced each other while its next hop was being
+/// resolved (without ARP its queue never overflows); and a next hop that
+/// never answers fails the held packet and the new one after three
+/// requests (the link failure ns-2's callback reports).
+#[test]
+fn ns2_arp_resolves_each_next_hop_once_and_fails_after_three_requests() {
+    let base = "routing = \"static\"\nrts_threshold = 0";
+    let one = [("n0", 0.0, 0.0), ("n1", 200.0, 0.0)];
+    let slow = udp("n0", "n1", "8kbps", 512, 1.0);
+    let mut delivered = Vec::new();
+    for arp in [false, true] {
+        let r = run_toml(&wifi("10s", &format!("{base}\nmac = {{ ns2_arp = {arp} }}"), &one, &slow)).unwrap();
+        let (bc, replies) = (node_stat(&r, "n0", "broadcast_frames"), node_stat(&r, "n1", "data_frames"));
+        assert_eq!((bc, replies), if arp { (1.0, 1.0) } else { (0.0, 0.0) }, "arp {arp}");
+        delivered.push(col(&r.flows, "bytes_delivered")[0]);
+    }
+    assert!(delivered[0] > 0.0 && delivered[0] == delivered[1], "every packet arrives: {delivered:?}");
+    let two = [("n0", 0.0, 0.0), ("n1", 200.0, 0.0), ("n2", 400.0, 0.0)];
+    let flood = udp("n0", "n2", "2Mbps", 1000, 1.0);
+    let forwarder_drops = |arp: bool| {
+        let r = run_toml(&wifi("3s", &format!("{base}\nmac = {{ ns2_arp = {arp} }}"), &two, &flood)).unwrap();
+        node_stat(&r, "n1", "drops_ifq")
+    };
+    assert_eq!(forwarder_drops(false), 0.0);
+    assert!(forwarder_drops(true) > 0.0, "packets displaced while n2 was resolved");
+    // n1's radio is off: the requests go unanswered.
+    let text = wifi("5s", &format!("{base}\nmac = {{ ns2_arp = true }}"), &one, &udp("n0", "n1", "16kbps", 512, 1.0));
+    let mut w = Scenario::from_toml_str(&text).unwrap().build();
+    let victim = w.nodes[1].devices[0];
+    w.devices[victim as usize]
+        .as_dyn_mut()
+        .as_any_mut()
+        .downcast_mut::<tcplab_core::wireless::Dcf>()
+        .unwrap()
+        .off_from = 0;
+    let r = w.run();
+    assert_eq!(node_stat(&r, "n0", "data_frames"), 0.0, "nothing goes unresolved");
+    assert!(node_stat(&r, "n0", "broadcast_frames") >= 3.0);
+    assert!(node_stat(&r, "n0", "link_failures") >= 2.0, "the held packet and the fourth fail");
+}
+
 #[test]
 fn ns2_cts_is_sent_only_on_an_idle_medium() {
     let run = |ns2: bool| sensed_sender(&format!("rts_threshold = 0\nmac = {{ ns2_cts = {ns2} }}"));

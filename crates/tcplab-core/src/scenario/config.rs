@@ -378,6 +378,9 @@ pub struct MacCfg {
     /// ns-2.35's backoff: drawn from [0, CW - 1], and taken even by a frame
     /// that finds the medium idle.
     pub ns2_backoff: Option<bool>,
+    /// ns-2.35's ARP: a next hop's address resolved the first time a
+    /// unicast frame goes to it.
+    pub ns2_arp: Option<bool>,
     /// Clear-channel assessment delay (aCCATime): 15 us, 0 in ns-2.35.
     pub cca_time: Option<Dur>,
     /// MAC header and FCS of a data frame in bytes: 28 (three addresses),

@@ -431,6 +431,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.ns2_cts = true;
         mac.ns2_eifs = true;
         mac.ns2_backoff = true;
+        mac.ns2_arp = true;
         // ns-2.35's stations sense a frame as soon as it reaches them.
         mac.cca_time = 0;
         mac.data_header = crate::wireless::params::NS2_DATA_HDR;
@@ -447,6 +448,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.ns2_cts = m.ns2_cts.unwrap_or(mac.ns2_cts);
         mac.ns2_eifs = m.ns2_eifs.unwrap_or(mac.ns2_eifs);
         mac.ns2_backoff = m.ns2_backoff.unwrap_or(mac.ns2_backoff);
+        mac.ns2_arp = m.ns2_arp.unwrap_or(mac.ns2_arp);
         mac.cca_time = m.cca_time.map_or(mac.cca_time, |d| d.0);
         mac.data_header = m.data_header.unwrap_or(mac.data_header);
         mac.timeout_slack = m.timeout_slack.map(|d| d.0).or(mac.timeout_slack);

@@ -23,6 +23,7 @@
 //! unreachable. After every exchange the station draws a new backoff
 //! (post-backoff), so back-to-back frames of one station contend.
 
+use super::arp::{self, ArpTable, Resolve};
 use super::channel::Neighbour;
 use super::ifq::{Class, InterfaceQueue, Offered};
 use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, RTS_LEN};
@@ -260,6 +261,11 @@ pub struct Dcf {
     ctrl_on_air: Option<PktId>,
     /// Report data frames decoded for other stations (`Overheard`).
     promiscuous: bool,
+    /// ns-2's ARP table (`ns2_arp`).
+    arp: Option<ArpTable>,
+    /// ARP's sends decided while frames were being taken off the air:
+    /// offered once that is done.
+    arp_out: Vec<(PktId, Option<NodeId>)>,
     pub stats: WifiStats,
 }
 
@@ -313,6 +319,8 @@ impl Dcf {
             last_seen: Vec::new(),
             ctrl_on_air: None,
             promiscuous: false,
+            arp: mac.ns2_arp.then(ArpTable::default),
+            arp_out: Vec::new(),
             stats: WifiStats::default(),
             off_from: Time::MAX,
         }
@@ -573,6 +581,16 @@ impl Dcf {
 
     /// The current frame is done with: delivered (or broadcast), or dropped
     /// at the retry limit. Either way CW resets and a new backoff is drawn.
+    /// Drop a frame the queue refused: a packet goes to the world's
+    /// accounting, an ARP frame (no one's packet) is just let go.
+    fn drop_frame<S: DevScheduler + ?Sized>(&mut self, pkt: PktId, why: DropReason, io: &mut DevIo<S>) {
+        if arp::fields(io.pool.get(pkt)).is_some() {
+            io.pool.release(pkt);
+        } else {
+            io.out.push(DevAction::Drop(pkt, why));
+        }
+    }
+
     fn finish<S: DevScheduler + ?Sized>(&mut self, delivered: bool, io: &mut DevIo<S>) {
         let c = self.cur.take().expect("a current frame");
         if delivered {
@@ -583,6 +601,8 @@ impl Dcf {
         } else {
             self.stats.drops_retry += 1;
             match c.to {
+                // An ARP reply is no one's packet: ns-2 drops it.
+                Some(_) if arp::fields(io.pool.get(c.pkt)).is_some() => io.pool.release(c.pkt),
                 Some(to) => {
                     self.stats.link_failures += 1;
                     io.out.push(DevAction::LinkFailed { neighbor: to, failed: c.pkt });
@@ -695,6 +715,9 @@ impl Dcf {
             }
         }
         self.rx.truncate(kept);
+        for (pkt, next_hop) in std::mem::take(&mut self.arp_out) {
+            self.offer(now, pkt, next_hop, false, io);
+        }
     }
 
     /// A frame decoded at this station.
@@ -703,7 +726,7 @@ impl Dcf {
         // are control frames or someone else's).
         let p = io.pool.get(pkt);
         let LinkHeader::Mac { tx, rx, kind, .. } = p.l2 else { unreachable!() };
-        let (size, uid) = (p.size, p.uid);
+        let (size, uid, arp_fields) = (p.size, p.uid, arp::fields(p));
         if rx != self.node && rx != BROADCAST {
             // Someone else's exchange: honour its reservation.
             let nav = now + self.duration_of(p);
@@ -746,11 +769,24 @@ impl Dcf {
                 io.pool.release(pkt);
             }
             _ => {
-                if rx != BROADCAST {
-                    if matches!(self.state, State::Idle) {
-                        self.state = State::Sifs(Reply::Ack { to: tx });
-                        Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
+                if rx != BROADCAST && matches!(self.state, State::Idle) {
+                    self.state = State::Sifs(Reply::Ack { to: tx });
+                    Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
+                }
+                if let (Some((op, target)), Some(table)) = (arp_fields, self.arp.as_mut()) {
+                    // ns-2's arpinput: the sender is known now; the packet
+                    // held for it goes, and a request for us is answered.
+                    if let Some(held) = table.learn(tx) {
+                        self.arp_out.push((held, Some(tx)));
                     }
+                    if op == arp::REQUEST && target == self.node {
+                        let reply = io.pool.insert_copy(arp::packet(self.node, tx, arp::REPLY, now));
+                        self.arp_out.push((reply, Some(tx)));
+                    }
+                    io.pool.release(pkt);
+                    return;
+                }
+                if rx != BROADCAST {
                     // A retransmission whose ACK was lost: acknowledge it
                     // again but do not deliver it twice.
                     match self.last_seen.iter_mut().find(|e| e.0 == tx) {
@@ -865,6 +901,26 @@ impl Dcf {
         first: bool,
         io: &mut DevIo<S>,
     ) {
+        if let (Some(table), Some(to)) = (self.arp.as_mut(), next_hop) {
+            match table.resolve(to, pkt) {
+                Resolve::Send => {}
+                Resolve::Held { displaced } => {
+                    if let Some(d) = displaced {
+                        self.stats.drops_ifq += 1;
+                        io.out.push(DevAction::Drop(d, DropReason::Queue(DropCause::Overflow)));
+                    }
+                    let request = io.pool.insert_copy(arp::packet(self.node, to, arp::REQUEST, now));
+                    return self.offer(now, request, None, false, io);
+                }
+                Resolve::Failed(pkts) => {
+                    for failed in pkts {
+                        self.stats.link_failures += 1;
+                        io.out.push(DevAction::LinkFailed { neighbor: to, failed });
+                    }
+                    return;
+                }
+            }
+        }
         let p = io.pool.get_mut(pkt);
         p.l2 = LinkHeader::Mac {
             tx: self.node,
@@ -873,6 +929,8 @@ impl Dcf {
             len: self.mac.data_header as u16,
         };
         let class = match &p.l4 {
+            // (ns-2's PT_ARP has no priority.)
+            Transport::Control(c) if c.proto == arp::PROTO_ARP => Class::Other,
             Transport::Control(_) => Class::Routing,
             Transport::Tcp(h) if p.payload == 0 && h.flags & tcp_flags::ACK != 0 => Class::Ack,
             _ => Class::Other,
@@ -884,12 +942,12 @@ impl Dcf {
             Offered::Queued => {}
             Offered::Refused(cause) => {
                 self.stats.drops_ifq += 1;
-                io.out.push(DevAction::Drop(pkt, DropReason::Queue(cause)));
+                self.drop_frame(pkt, DropReason::Queue(cause), io);
                 return;
             }
             Offered::PushedOut(last) => {
                 self.stats.drops_ifq += 1;
-                io.out.push(DevAction::Drop(last, DropReason::Queue(DropCause::Overflow)));
+                self.drop_frame(last, DropReason::Queue(DropCause::Overflow), io);
             }
         }
         if self.cur.is_none() {
@@ -987,9 +1045,11 @@ impl NetDevice for Dcf {
                 out.push(c.pkt);
             }
         }
-        out.extend(
-            self.queue.remove_where(now, |id| matches!(pool.get(id).l2, LinkHeader::Mac { rx, .. } if rx == nb)),
-        );
+        // (ARP's own frames stay: they are no one's packets.)
+        out.extend(self.queue.remove_where(now, |id| {
+            let p = pool.get(id);
+            matches!(p.l2, LinkHeader::Mac { rx, .. } if rx == nb) && arp::fields(p).is_none()
+        }));
         out
     }
 

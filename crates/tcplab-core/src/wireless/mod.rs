@@ -20,6 +20,7 @@
 //! device. No shared mutable state, and the cost of a frame grows with its
 //! neighbourhood, not the network.
 
+pub mod arp;
 pub mod channel;
 pub mod ifq;
 pub mod mac;

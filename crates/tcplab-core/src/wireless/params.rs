@@ -128,6 +128,9 @@ pub struct MacParams {
     /// of going at once (`bugFix_timer_`, on in ns-2.35's defaults:
     /// Mac802_11::send starts the backoff timer with a DIFS).
     pub ns2_backoff: bool,
+    /// ns-2.35's ARP before a unicast frame to a neighbour not yet resolved
+    /// (wireless/arp.rs).
+    pub ns2_arp: bool,
 }
 
 impl Default for MacParams {
@@ -150,6 +153,7 @@ impl Default for MacParams {
             ns2_cts: false,
             ns2_eifs: false,
             ns2_backoff: false,
+            ns2_arp: false,
         }
     }
 }

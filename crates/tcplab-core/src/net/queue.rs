@@ -247,16 +247,19 @@ impl Queue {
     /// Take the last packet out (ns-2's PriQueue making room behind a
     /// routing message).
     pub fn pop_back(&mut self, now: Time) -> Option<PktId> {
-        let (id, size) = self.buf.pop_back()?;
-        self.bytes -= size as u64;
-        if self.buf.is_empty() {
-            self.red.idle_since = Some(now);
-        }
-        Some(id)
+        let taken = self.buf.pop_back();
+        self.took(now, taken)
     }
 
     pub fn dequeue(&mut self, now: Time) -> Option<PktId> {
-        let (id, size) = self.buf.pop_front()?;
+        let taken = self.buf.pop_front();
+        self.took(now, taken)
+    }
+
+    /// The bookkeeping of a packet taken out at `now`.
+    #[inline(always)]
+    fn took(&mut self, now: Time, taken: Option<(PktId, u32)>) -> Option<PktId> {
+        let (id, size) = taken?;
         self.bytes -= size as u64;
         if self.buf.is_empty() {
             self.red.idle_since = Some(now);

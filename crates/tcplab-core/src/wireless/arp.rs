@@ -86,7 +86,8 @@ impl ArpTable {
         e.hold.take()
     }
 
-    pub fn resolved(&self, n: NodeId) -> bool {
+    #[cfg(test)]
+    fn resolved(&self, n: NodeId) -> bool {
         self.entries.iter().any(|e| e.0 == n && e.1.up)
     }
 }

@@ -98,19 +98,17 @@ impl InterfaceQueue {
         let b = self.band(class);
         let q = &mut self.bands[b];
         let routing_first = self.kind == IfqKind::Pri && class == Class::Routing;
-        if routing_first && self.ns2_limits && !first {
-            q.enqueue_front(pkt, size);
-            if q.len() > q.limit().unwrap_or(usize::MAX) {
-                let last = q.pop_back(now).expect("a packet past the limit");
-                return Offered::PushedOut(last);
-            }
-            return Offered::Queued;
-        }
         if first || routing_first {
-            if if first { !q.has_room() } else { q.is_full() } {
+            let refused = if first { !q.has_room() } else { !self.ns2_limits && q.is_full() };
+            if refused {
                 return Offered::Refused(DropCause::Overflow);
             }
             q.enqueue_front(pkt, size);
+            if q.len() > q.limit().unwrap_or(usize::MAX) {
+                // (Only `ns2_limits` lets a routing message in past the limit.)
+                let last = q.pop_back(now).expect("a packet past the limit");
+                return Offered::PushedOut(last);
+            }
             return Offered::Queued;
         }
         match q.enqueue(now, pkt, size, false, rng) {
@@ -128,7 +126,7 @@ impl InterfaceQueue {
 
     /// Whether a data packet could join (the band ordinary packets use).
     pub fn has_room(&self) -> bool {
-        self.bands[self.bands.len() - 1].has_room()
+        self.data_band().has_room()
     }
 
     /// The band ordinary packets use (the whole queue for `Pri`).

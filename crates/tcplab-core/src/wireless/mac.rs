@@ -579,18 +579,26 @@ impl Dcf {
         }
     }
 
-    /// The current frame is done with: delivered (or broadcast), or dropped
-    /// at the retry limit. Either way CW resets and a new backoff is drawn.
-    /// Drop a frame the queue refused: a packet goes to the world's
-    /// accounting, an ARP frame (no one's packet) is just let go.
-    fn drop_frame<S: DevScheduler + ?Sized>(&mut self, pkt: PktId, why: DropReason, io: &mut DevIo<S>) {
+    /// A frame dropped at the interface queue (refused, pushed out, or
+    /// displaced while ARP resolved its next hop): a packet goes to the
+    /// world's accounting, an ARP frame (no one's packet) is just let go.
+    fn ifq_drop<S: DevScheduler + ?Sized>(&mut self, pkt: PktId, cause: DropCause, io: &mut DevIo<S>) {
+        self.stats.drops_ifq += 1;
         if arp::fields(io.pool.get(pkt)).is_some() {
             io.pool.release(pkt);
         } else {
-            io.out.push(DevAction::Drop(pkt, why));
+            io.out.push(DevAction::Drop(pkt, DropReason::Queue(cause)));
         }
     }
 
+    /// `pkt` could not reach neighbour `to`: routing is told.
+    fn link_failed<S: DevScheduler + ?Sized>(&mut self, to: NodeId, pkt: PktId, io: &mut DevIo<S>) {
+        self.stats.link_failures += 1;
+        io.out.push(DevAction::LinkFailed { neighbor: to, failed: pkt });
+    }
+
+    /// The current frame is done with: delivered (or broadcast), or dropped
+    /// at the retry limit. Either way CW resets and a new backoff is drawn.
     fn finish<S: DevScheduler + ?Sized>(&mut self, delivered: bool, io: &mut DevIo<S>) {
         let c = self.cur.take().expect("a current frame");
         if delivered {
@@ -603,10 +611,7 @@ impl Dcf {
             match c.to {
                 // An ARP reply is no one's packet: ns-2 drops it.
                 Some(_) if arp::fields(io.pool.get(c.pkt)).is_some() => io.pool.release(c.pkt),
-                Some(to) => {
-                    self.stats.link_failures += 1;
-                    io.out.push(DevAction::LinkFailed { neighbor: to, failed: c.pkt });
-                }
+                Some(to) => self.link_failed(to, c.pkt, io),
                 None => io.out.push(DevAction::Drop(c.pkt, DropReason::RetryLimit)),
             }
         }
@@ -726,7 +731,7 @@ impl Dcf {
         // are control frames or someone else's).
         let p = io.pool.get(pkt);
         let LinkHeader::Mac { tx, rx, kind, .. } = p.l2 else { unreachable!() };
-        let (size, uid, arp_fields) = (p.size, p.uid, arp::fields(p));
+        let (size, uid) = (p.size, p.uid);
         if rx != self.node && rx != BROADCAST {
             // Someone else's exchange: honour its reservation.
             let nav = now + self.duration_of(p);
@@ -773,6 +778,7 @@ impl Dcf {
                     self.state = State::Sifs(Reply::Ack { to: tx });
                     Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
                 }
+                let arp_fields = self.arp.as_ref().and_then(|_| arp::fields(io.pool.get(pkt)));
                 if let (Some((op, target)), Some(table)) = (arp_fields, self.arp.as_mut()) {
                     // ns-2's arpinput: the sender is known now; the packet
                     // held for it goes, and a request for us is answered.
@@ -906,16 +912,14 @@ impl Dcf {
                 Resolve::Send => {}
                 Resolve::Held { displaced } => {
                     if let Some(d) = displaced {
-                        self.stats.drops_ifq += 1;
-                        io.out.push(DevAction::Drop(d, DropReason::Queue(DropCause::Overflow)));
+                        self.ifq_drop(d, DropCause::Overflow, io);
                     }
                     let request = io.pool.insert_copy(arp::packet(self.node, to, arp::REQUEST, now));
                     return self.offer(now, request, None, false, io);
                 }
                 Resolve::Failed(pkts) => {
                     for failed in pkts {
-                        self.stats.link_failures += 1;
-                        io.out.push(DevAction::LinkFailed { neighbor: to, failed });
+                        self.link_failed(to, failed, io);
                     }
                     return;
                 }
@@ -940,15 +944,8 @@ impl Dcf {
         // queue (band) still refuses them.
         match self.queue.offer(now, pkt, p.size, class, first, &mut self.queue_rng) {
             Offered::Queued => {}
-            Offered::Refused(cause) => {
-                self.stats.drops_ifq += 1;
-                self.drop_frame(pkt, DropReason::Queue(cause), io);
-                return;
-            }
-            Offered::PushedOut(last) => {
-                self.stats.drops_ifq += 1;
-                self.drop_frame(last, DropReason::Queue(DropCause::Overflow), io);
-            }
+            Offered::Refused(cause) => return self.ifq_drop(pkt, cause, io),
+            Offered::PushedOut(last) => self.ifq_drop(last, DropCause::Overflow, io),
         }
         if self.cur.is_none() {
             if self.idle && self.access.is_none() {

@@ -382,6 +382,14 @@ def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
             "link_broken": sum(n["drops_link_broken"]) if "drops_link_broken" in n else None}
 
 
+def mean_se(values: list[float], digits: int = 1, se_digits: int = 1, se: bool = True) -> str:
+    """`mean ± standard error` (the error only with `se` and more than one value)."""
+    m = f"{statistics.mean(values):.{digits}f}"
+    if se and len(values) > 1:
+        m += f" ± {statistics.stdev(values) / len(values) ** 0.5:.{se_digits}f}"
+    return m
+
+
 def hop_list(spec: str) -> list[int]:
     """`7` -> 1..7, `2,4,8` -> those, `2-8` -> 2..8."""
     try:
@@ -436,11 +444,8 @@ def main() -> int:
         for hops in a.hops:
             runs = [udp_saturation(hops, s, a.duration, a.routing) for s in range(1, a.seeds + 1)]
 
-            def col(i):
-                v = [r[i] for r in runs]
-                se = f" ± {statistics.stdev(v) / len(v) ** 0.5:.0f}" if len(v) > 1 else ""
-                return f"{statistics.mean(v):.0f}{se}"
-            print(f"| {hops} | {col(1)} | {col(0)} |", flush=True)
+            ours, theirs = ([r[i] for r in runs] for i in (1, 0))
+            print(f"| {hops} | {mean_se(ours, 0, 0)} | {mean_se(theirs, 0, 0)} |", flush=True)
         return 0
     print("| hops | tcplab goodput (kbit/s) | ns-2 goodput (kbit/s) | tcplab rtx | ns-2 rtx "
           "| tcplab timeouts | ns-2 timeouts | tcplab routing pkts | ns-2 routing pkts "
@@ -456,11 +461,7 @@ def main() -> int:
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
 
         def cell(rs, k, scale=1.0, digits=1):
-            v = [r[k] / scale for r in rs]
-            m = f"{statistics.mean(v):.{digits}f}"
-            if a.se and len(v) > 1:
-                m += f" ± {statistics.stdev(v) / len(v) ** 0.5:.1f}"
-            return m
+            return mean_se([r[k] / scale for r in rs], digits, 1, a.se)
 
         opt = lambda rs, k: "-" if rs[0][k] is None else f"{mean(rs, k):.1f}"  # noqa: E731
         reasons = sorted({k for r in theirs for k in r["rtr_drops"]})

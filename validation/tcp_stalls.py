@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import struct
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -34,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import tcplab  # noqa: E402
-from validation.ns2 import available  # noqa: E402
+from validation.ns2 import available, run_tcl  # noqa: E402
 from validation.wifi_chain_ns2 import SEGMENT, scenario, tcl  # noqa: E402
 
 # ns-2.35's TCP defaults the chains run with (Agent/TCP minrto_, maxrto_).
@@ -51,8 +50,7 @@ def ns2_run(hops: int, seed: int, duration: float, routing: str) -> dict:
         text = text.replace("$ns connect $tcp $sink", f"$ns connect $tcp $sink\nset tf [open {tv} w]\n$tcp attach $tf\n"
                             + "".join(f"$tcp tracevar {v}\n" for v in ("srtt_", "rttvar_", "backoff_")))
         text = text.replace("close $tr", "global tf\n  close $tr\n  close $tf")
-        (Path(d) / "chain.tcl").write_text(text)
-        subprocess.run(["ns", "chain.tcl"], cwd=d, capture_output=True, check=True)
+        run_tcl(text)
         sends, acks, made, first_tx = [], [], {}, {}
         sink = f"_{hops}_"
         for line in trace.open():

@@ -379,7 +379,8 @@ def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
     return {"goodput_bps": f["throughput_bps"][0], "retransmits": f["retransmits"][0], "timeouts": f["timeouts"][0],
             "mac_drops": sum(n["drops_retry_limit"]), "wall_s": r.summary["wall_s"],
             "routing_packets": sum(n["routing_packets"]) if "routing_packets" in n else None,
-            "link_broken": sum(n["drops_link_broken"]) if "drops_link_broken" in n else None}
+            "link_broken": sum(n["drops_link_broken"]) if "drops_link_broken" in n else None,
+            "ttl_drops": r.summary["drops_ttl"]}
 
 
 def mean_se(values: list[float], digits: int = 1, se_digits: int = 1, se: bool = True) -> str:
@@ -449,8 +450,8 @@ def main() -> int:
         return 0
     print("| hops | tcplab goodput (kbit/s) | ns-2 goodput (kbit/s) | tcplab rtx | ns-2 rtx "
           "| tcplab timeouts | ns-2 timeouts | tcplab routing pkts | ns-2 routing pkts "
-          "| tcplab MAC drops | tcplab link-broken drops | ns-2 RTR data drops |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| tcplab MAC drops | tcplab link-broken drops | tcplab TTL drops | ns-2 RTR data drops |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for hops in a.hops:
         seeds = range(1, a.seeds + 1)
         switches = {kw: getattr(a, flag[2:].replace("-", "_")) != (kw in ON_BY_DEFAULT)
@@ -471,7 +472,8 @@ def main() -> int:
               f"| {cell(ours, 'retransmits')} | {cell(theirs, 'retransmits')} "
               f"| {cell(ours, 'timeouts')} | {cell(theirs, 'timeouts')} "
               f"| {opt(ours, 'routing_packets')} | {mean(theirs, 'routing_packets'):.1f} "
-              f"| {mean(ours, 'mac_drops'):.1f} | {opt(ours, 'link_broken')} | {drops} |",
+              f"| {mean(ours, 'mac_drops'):.1f} | {opt(ours, 'link_broken')} | {mean(ours, 'ttl_drops'):.2f} "
+              f"| {drops} |",
               flush=True)
     return 0
 

@@ -337,6 +337,7 @@ fn aodv_keys_are_validated() {
             ("ns2_route_errors = 1", "ns2_route_errors"),
             ("release_spacing = \"-1ms\"", "release_spacing"),
             ("ns2_lifetimes = \"on\"", "ns2_lifetimes"),
+            ("ns2_data_ttl = 30", "ns2_data_ttl"),
         ],
     );
 }
@@ -735,7 +736,7 @@ fn ns2_profile_is_the_ns2_switches_together() {
             "aodv",
             "[wireless.aodv]\nnew_destination_ring = false\ndiscovery_hold_down = \"10s\"\nlocal_repair = true\n\
              ns2_per_hop_time = true\nretry_ticks = \"0.5s\"\nns2_local_repair = true\nns2_route_errors = true\n\
-             release_spacing = \"10ms\"\nns2_lifetimes = true",
+             release_spacing = \"10ms\"\nns2_lifetimes = true\nns2_data_ttl = true",
         ),
         ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true\nns2_ip_header = true"),
         (

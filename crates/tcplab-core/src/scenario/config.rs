@@ -281,6 +281,9 @@ pub struct AodvCfg {
     /// which brings it down with its sequence number raised; replies set
     /// lifetimes, in whole seconds from intermediate nodes; default false.
     pub ns2_lifetimes: Option<bool>,
+    /// ns-2.35's TTL for data: net_diameter at the source instead of 64;
+    /// default false.
+    pub ns2_data_ttl: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

@@ -532,7 +532,8 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
         // local repair is its code's (ns2_local_repair), and so are its
         // route errors (ns2_route_errors) and route lifetimes
         // (ns2_lifetimes); a reply frees the buffered packets ARP_DELAY
-        // (10 ms) apart.
+        // (10 ms) apart; data leave their source with TTL NETWORK_DIAMETER
+        // (ns2_data_ttl).
         p.new_destination_ring = false;
         p.discovery_hold_down = 10 * crate::engine::time::SEC;
         p.local_repair = true;
@@ -542,6 +543,7 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
         p.ns2_route_errors = true;
         p.release_spacing = 10 * crate::engine::time::MS;
         p.ns2_lifetimes = true;
+        p.ns2_data_ttl = true;
     }
     let Some(a) = &w.aodv else { return p };
     given(&mut p.net_diameter, a.net_diameter.map(|x| x as u8));
@@ -558,6 +560,7 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
     given(&mut p.ns2_local_repair, a.ns2_local_repair);
     given(&mut p.ns2_route_errors, a.ns2_route_errors);
     given(&mut p.ns2_lifetimes, a.ns2_lifetimes);
+    given(&mut p.ns2_data_ttl, a.ns2_data_ttl);
     given(&mut p.active_route_timeout, dur(a.active_route_timeout));
     given(&mut p.my_route_timeout, dur(a.my_route_timeout));
     given(&mut p.node_traversal_time, dur(a.node_traversal_time));

@@ -182,6 +182,12 @@ pub struct AodvParams {
     /// whole seconds (ns-2 casts it to an integer). false (the default):
     /// the RFC's rules.
     pub ns2_lifetimes: bool,
+    /// ns-2.35's TTL for data (aodv.cc `recv`): a data packet leaves its
+    /// source with TTL `net_diameter` (30) instead of the IP default (64),
+    /// so a packet caught in a routing loop dies after 30 hops. It matters
+    /// only in loops and on paths longer than `net_diameter`. false (the
+    /// default): the IP default.
+    pub ns2_data_ttl: bool,
 }
 
 impl Default for AodvParams {
@@ -213,6 +219,7 @@ impl Default for AodvParams {
             ns2_route_errors: false,
             release_spacing: 0,
             ns2_lifetimes: false,
+            ns2_data_ttl: false,
         }
     }
 }
@@ -490,6 +497,15 @@ impl Aodv {
         super::hold_packet(&mut self.buffer, self.p.buffer_len, id, dst, now, &mut self.stats, io.out);
     }
 
+    /// The TTL a data packet leaves its source with (`ns2_data_ttl`).
+    fn data_ttl(&self) -> u8 {
+        if self.p.ns2_data_ttl {
+            self.p.net_diameter
+        } else {
+            DEFAULT_TTL
+        }
+    }
+
     /// Whether the frame the MAC gave up on towards `nb` is one this node
     /// repairs locally: a data packet it relays (not its own) on its valid
     /// route to the destination through `nb`, that has come more hops than
@@ -501,7 +517,7 @@ impl Aodv {
             return None;
         }
         // Every relay lowered the TTL (this one too, before routing it).
-        let come = DEFAULT_TTL.saturating_sub(p.ip.ttl);
+        let come = self.data_ttl().saturating_sub(p.ip.ttl);
         // (ns-2's rt_ll_failed looks only at the entry's hop count: a
         // route already in its repair is repaired again, the packet kept.)
         // (Only `ns2_local_repair` puts a route in repair this way.)
@@ -1005,6 +1021,11 @@ impl Routing for Aodv {
     fn route(&mut self, now: Time, id: PktId, io: &mut RoutingIo) -> Route {
         let p = io.pool.get(id);
         let (src, dst) = (p.ip.src, p.ip.dst);
+        if self.p.ns2_data_ttl && src == self.me && p.ip.ttl == DEFAULT_TTL {
+            // Leaving its source (one that came back round a loop has a
+            // lower TTL and keeps it).
+            io.pool.get_mut(id).ip.ttl = self.p.net_diameter;
+        }
         if let Some((next_hop, _)) = self.valid(dst, now) {
             self.touch(now, dst);
             if !self.p.ns2_lifetimes {
@@ -1231,6 +1252,36 @@ mod tests {
             assert_eq!(packet(&mut a, &mut pool, 3 * SEC), Route::Hold);
             let per_hop = if ns2 { 100 * MS } else { 30 * MS };
             assert_eq!(a.discoveries[&3].timeout, 3 * SEC + 2 * 5 * per_hop, "ns2 {ns2}");
+        }
+    }
+
+    /// ns-2.35's TTL for data (`ns2_data_ttl`): a packet leaving its
+    /// source gets TTL net_diameter (ns-2's NETWORK_DIAMETER), one that
+    /// came back to it round a loop keeps its lower TTL, and a relay counts
+    /// the hops a packet has come from that TTL (local repair's test).
+    #[test]
+    fn ns2_data_ttl_starts_data_at_net_diameter() {
+        for ns2 in [false, true] {
+            let p = AodvParams { ns2_data_ttl: ns2, net_diameter: 30, ..AodvParams::default() };
+            let mut a = Aodv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+            let mut pool = PacketPool::new();
+            a.offer(SEC, 5, Some(10), 3, 1, 10 * SEC);
+            let mut send = |ttl: u8| {
+                let mut pkt = Packet::new(0, 0, 5, Transport::Udp(Default::default()), 8, 512, 0);
+                pkt.ip.ttl = ttl;
+                let id = pool.insert(pkt);
+                let r = a.route(SEC, id, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+                assert_eq!(r, Route::Forward { dev: 0, next_hop: 1 });
+                pool.get(id).ip.ttl
+            };
+            assert_eq!(send(DEFAULT_TTL), if ns2 { 30 } else { DEFAULT_TTL }, "ns2 {ns2}");
+            assert_eq!(send(20), 20, "a packet back at its source keeps its TTL");
+            // Relay 0 again, now for a packet of node 9 that has come 4 hops.
+            let mut pkt = Packet::new(0, 9, 5, Transport::Udp(Default::default()), 8, 512, 0);
+            pkt.ip.ttl = if ns2 { 30 - 4 } else { DEFAULT_TTL - 4 };
+            let id = pool.insert(pkt);
+            let io = RoutingIo { pool: &mut pool, out: &mut Vec::new() };
+            assert_eq!(a.repairable(SEC, id, 1, &io), Some((5, 4)), "ns2 {ns2}");
         }
     }
 

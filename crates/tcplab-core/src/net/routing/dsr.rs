@@ -171,9 +171,13 @@ pub struct DsrParams {
     /// U(0, `T`) apart, and only then takes a discovery step that has
     /// fallen due (the propagating request, the next cycle) and sends a
     /// waiting packet whose destination its cache has learnt meanwhile;
-    /// a packet entering the buffer still starts or steps its discovery
-    /// at once (getRouteForPacket). 0 (the default): steps are taken when
-    /// due and only a route reply frees packets. ns-2.35: 30 ms.
+    /// a packet of the node's own entering the buffer still starts or
+    /// steps its discovery at once (getRouteForPacket), while one
+    /// salvaged into it (`salvage_discovery`) starts its discovery at the
+    /// next check (ns-2's undeliverablePkt only puts it in the buffer). 0
+    /// (the default): steps are taken when due, a salvaged packet's
+    /// discovery starts at once, and only a route reply frees packets.
+    /// ns-2.35: 30 ms.
     pub buffer_check: Time,
     /// ns-2.35's jitter of a node's own requests and of a target's
     /// replies (dsragent.cc: every request leaves through
@@ -847,11 +851,17 @@ impl Dsr {
     /// Keep a packet of this node's own in the send buffer (the oldest
     /// goes when it is full) and discover a route to `dst`.
     fn hold(&mut self, now: Time, id: PktId, dst: NodeId, io: &mut RoutingIo) {
+        self.park(now, id, dst, io);
+        self.discover(now, dst, io);
+    }
+
+    /// Keep a packet in the send buffer without a discovery step (the next
+    /// send-buffer check takes it).
+    fn park(&mut self, now: Time, id: PktId, dst: NodeId, io: &mut RoutingIo) {
         if self.p.buffer_check > 0 && self.buffer.is_empty() {
             self.advance_checks(now);
         }
         super::hold_packet(&mut self.buffer, self.p.buffer_len, id, dst, now, &mut self.stats, io.out);
-        self.discover(now, dst, io);
     }
 
     fn note_via(&mut self, next: NodeId, route: &[NodeId]) {
@@ -1147,7 +1157,10 @@ impl Routing for Dsr {
             let salvaged = self.salvaged(uid);
             // Salvage a data packet: on over another cached route (the
             // broken link is already forgotten), its salvage count raised.
-            // Route replies and errors are not salvaged (ns-2 neither).
+            // Route replies and errors are not salvaged. (ns-2.35 puts a
+            // reply of the node's own whose link failed back in its send
+            // buffer and discovers a route for it: about one a run at a
+            // 6-hop chain's busiest relay; not followed.)
             match self.cached(dst) {
                 // This node's own packet goes on its (new) flow.
                 Some(route) if data && src == self.me && self.p.flow_state => {
@@ -1163,9 +1176,14 @@ impl Routing for Dsr {
                 // in the send buffer for a new discovery (ns-2.35 as well).
                 None if data && src == self.me && self.p.rebuffer_own => self.hold(now, id, dst, io),
                 // Someone else's: ns-2.35 keeps it for one cycle of
-                // non-propagating requests (`salvage_discovery`).
+                // non-propagating requests (`salvage_discovery`), which
+                // its next send-buffer check starts (`buffer_check`).
                 None if data && src != self.me && self.p.salvage_discovery && salvaged < self.p.max_salvage => {
-                    self.hold(now, id, dst, io)
+                    if self.p.buffer_check > 0 {
+                        self.park(now, id, dst, io);
+                    } else {
+                        self.hold(now, id, dst, io);
+                    }
                 }
                 _ if was_failed => io.out.push(RoutingAction::DropFailed(id)),
                 _ => io.out.push(RoutingAction::DropBroken(id)),
@@ -1253,6 +1271,13 @@ impl Routing for Dsr {
         let mut waiting: Vec<NodeId> =
             self.discoveries.iter().filter(|(dst, d)| due(dst, d)).map(|(&x, _)| x).collect();
         if self.p.buffer_check > 0 {
+            // A packet parked without a discovery (one salvaged into the
+            // buffer) starts its discovery now.
+            for &(_, dst, _) in &self.buffer {
+                if !self.discoveries.contains_key(&dst) && !waiting.contains(&dst) {
+                    waiting.push(dst);
+                }
+            }
             // ns-2's check goes through the buffer in order.
             let first = |dst: &NodeId| self.buffer.iter().position(|b| b.1 == *dst);
             waiting.sort_by_key(first);
@@ -1607,6 +1632,36 @@ mod tests {
             dsr.add_route(vec![0, 1, 9]);
             let (_, sent, _) = drive(&mut dsr, &mut pool, 4 * SEC, SEC);
             assert_eq!(sent.iter().map(|x| x.1).collect::<Vec<_>>(), if check > 0 { vec![id] } else { vec![] });
+        }
+    }
+
+    /// A packet of node 5 for 9 that relay 0 failed to pass on and has no
+    /// other route for is kept for a discovery of its own
+    /// (`salvage_discovery`). Without send-buffer checks its
+    /// non-propagating request goes at once; with them (ns-2.35's
+    /// undeliverablePkt only puts it in the buffer) at the first check.
+    #[test]
+    fn a_salvaged_packets_discovery_waits_for_the_next_buffer_check() {
+        for check in [0, 30 * MS] {
+            let p = DsrParams {
+                buffer_check: check,
+                ns2_request_backoff: true,
+                salvage_discovery: true,
+                ..DsrParams::default()
+            };
+            let mut dsr = Dsr::new(0, 0, p, SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            let id = pool.insert(Packet::new(0, 5, 9, Transport::Udp(Default::default()), 8, 512, 0));
+            dsr.take_back(SEC, Some(id), Vec::new(), &mut RoutingIo { pool: &mut pool, out: &mut out });
+            let requests_now = out.iter().filter(|a| matches!(a, RoutingAction::Send { next_hop: None, .. })).count();
+            assert_eq!(requests_now, usize::from(check == 0), "check {check}: {out:?}");
+            let (reqs, _, wakes) = drive(&mut dsr, &mut pool, SEC, 100 * MS);
+            if check > 0 {
+                assert!(matches!(reqs[..], [(t, 1)] if t == wakes[0] && t >= SEC + check), "{reqs:?} {wakes:?}");
+            } else {
+                assert!(reqs.is_empty(), "{reqs:?}");
+            }
+            assert_eq!(dsr.buffer.len(), 1, "the packet waits");
         }
     }
 

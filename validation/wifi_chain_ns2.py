@@ -223,6 +223,39 @@ $ns at 1.0 "$cbr start"
     return theirs, ours
 
 
+def two_way(hops: int, seed: int, duration: float, routing: str = "static") -> dict[str, list[float]]:
+    """Two NewReno flows in opposite directions over the chain, n0 -> nH
+    from 1 s and nH -> n0 from 1.5 s (each with its own sink, so each
+    flow's data share the radio with the other's data and both flows'
+    ACKs): goodput of each in kbit/s, ns-2.35 and tcplab's ns2 profile."""
+    t = tcl(hops, seed, duration, routing)
+    back = f"""set tcp2 [new Agent/TCP/Newreno]
+$tcp2 set packetSize_ {SEGMENT}
+$tcp2 set window_ 32
+set sink2 [new Agent/TCPSink]
+$ns attach-agent $n({hops}) $tcp2
+$ns attach-agent $n(0) $sink2
+$ns connect $tcp2 $sink2
+set ftp2 [new Application/FTP]
+$ftp2 attach-agent $tcp2
+$ns at 1.5 "$ftp2 start"
+"""
+    t = t.replace("proc finish", back + "proc finish", 1)
+    t = t.replace('puts "flow [$tcp set ack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_]"',
+                  'puts "flows [$tcp set ack_] [$tcp2 set ack_]"').replace("global tcp tr", "global tcp tcp2 tr")
+    m = run_tcl(t)
+    acks = next(ln for ln in m["stdout"].splitlines() if ln.startswith("flows ")).split()[1:3]
+    theirs = [max(int(a), 0) * SEGMENT * 8 / duration / 1e3 for a in acks]
+    sc = scenario(hops, seed, duration, routing)
+    sc["wireless"]["profile"] = "ns2"
+    sc["flow"].append({**sc["flow"][0], "name": "back", "from": f"n{hops}", "to": "n0",
+                       "app": {"kind": "bulk", "start": 1.5}})
+    f = tcplab.run(sc).columns("flows")
+    # Both sides count the data acknowledged at the sender (see run_tcplab).
+    ours = [x / 1e3 for x in f["throughput_bps"][:2]]
+    return {"ns2": theirs, "tcplab": ours}
+
+
 # ns-2's packet type names of the routing protocols' own packets.
 NS2_ROUTING_TYPES = {"AODV", "message", "DSR"}
 
@@ -424,6 +457,9 @@ def main() -> int:
     ap.add_argument("--udp", action="store_true",
                     help="instead of TCP, a saturating CBR source (12 Mbit/s offered, 1020-byte packets): "
                          "packets delivered, tcplab's ns2 profile against ns-2.35")
+    ap.add_argument("--two-way", action="store_true",
+                    help="two NewReno flows in opposite directions (n0 -> nH from 1 s, nH -> n0 from 1.5 s): "
+                         "each flow's goodput, tcplab's ns2 profile against ns-2.35")
     ap.add_argument("--se", action="store_true",
                     help="goodput, retransmissions and timeouts as mean ± standard error over the seeds")
     ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
@@ -447,6 +483,19 @@ def main() -> int:
 
             ours, theirs = ([r[i] for r in runs] for i in (1, 0))
             print(f"| {hops} | {mean_se(ours, 0, 0)} | {mean_se(theirs, 0, 0)} |", flush=True)
+        return 0
+    if a.two_way:
+        print("| hops | tcplab n0 -> nH (kbit/s) | ns-2 n0 -> nH | tcplab nH -> n0 | ns-2 nH -> n0 "
+              "| tcplab both | ns-2 both |")
+        print("|---|---|---|---|---|---|---|")
+        for hops in a.hops:
+            runs = [two_way(hops, s, a.duration, a.routing) for s in range(1, a.seeds + 1)]
+            cells = []
+            for i in (0, 1, None):
+                for side in ("tcplab", "ns2"):
+                    vals = [sum(r[side]) if i is None else r[side][i] for r in runs]
+                    cells.append(mean_se(vals, 0, 1))
+            print(f"| {hops} | " + " | ".join(cells) + " |", flush=True)
         return 0
     print("| hops | tcplab goodput (kbit/s) | ns-2 goodput (kbit/s) | tcplab rtx | ns-2 rtx "
           "| tcplab timeouts | ns-2 timeouts | tcplab routing pkts | ns-2 routing pkts "

@@ -738,7 +738,10 @@ fn ns2_profile_is_the_ns2_switches_together() {
              ns2_per_hop_time = true\nretry_ticks = \"0.5s\"\nns2_local_repair = true\nns2_route_errors = true\n\
              release_spacing = \"10ms\"\nns2_lifetimes = true\nns2_data_ttl = true",
         ),
-        ("dsdv", "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true\nns2_ip_header = true"),
+        (
+            "dsdv",
+            "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true\nns2_ip_header = true\nns2_queue = true",
+        ),
         (
             "dsr",
             "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true\nrelease_spacing = \"30ms\"\n\

@@ -224,6 +224,10 @@ pub struct DsdvCfg {
     /// ns-2.35's size accounting: TCP packets a node originates carry 20
     /// more bytes (its second IP header); default false.
     pub ns2_ip_header: Option<bool>,
+    /// ns-2.35's queue for packets without a route: five per destination,
+    /// the oldest dropped, no timeout (instead of buffer_len and
+    /// buffer_timeout); default false.
+    pub ns2_queue: Option<bool>,
 }
 
 /// `[wireless.aodv]` (defaults: ns-2.35's aodv.h and aodv_rqueue.h).

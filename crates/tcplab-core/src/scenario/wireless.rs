@@ -576,11 +576,13 @@ pub fn aodv_params(w: &WirelessCfg) -> crate::net::routing::AodvParams {
 pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
     let mut p = crate::net::routing::DsdvParams::default();
     if ns2(w) {
-        // ns-2.35's dsdv.cc: use_mac_ 0, and its rule for when a changed
-        // route may be advertised.
+        // ns-2.35's dsdv.cc: use_mac_ 0, its rule for when a changed
+        // route may be advertised, its size accounting and its queue of
+        // five packets per destination without a timeout.
         p.use_mac_failures = false;
         p.ns2_advertising = true;
         p.ns2_ip_header = true;
+        p.ns2_queue = true;
     }
     let Some(d) = &w.dsdv else { return p };
     given(&mut p.periodic_update_interval, dur(d.periodic_update_interval));
@@ -592,6 +594,7 @@ pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
     given(&mut p.startup_jitter, dur(d.startup_jitter));
     given(&mut p.ns2_advertising, d.ns2_advertising);
     given(&mut p.ns2_ip_header, d.ns2_ip_header);
+    given(&mut p.ns2_queue, d.ns2_queue);
     p
 }
 

@@ -83,7 +83,16 @@ pub struct DsdvParams {
     /// ns-2.35's size accounting: the TCP packets this node originates
     /// carry 20 more bytes (`ns2_extra_ip_header`); off by default.
     pub ns2_ip_header: bool,
+    /// ns-2.35's queue for packets without a route (dsdv.cc `forwardPacket`,
+    /// MAX_QUEUE_LENGTH): at most `NS2_QUEUE_PER_DESTINATION` (5) held per
+    /// destination, the oldest of them dropped when a sixth comes, none
+    /// timed out and no limit on the whole, instead of `buffer_len` and
+    /// `buffer_timeout`; off by default.
+    pub ns2_queue: bool,
 }
+
+/// ns-2.35's MAX_QUEUE_LENGTH: packets held per destination (`ns2_queue`).
+pub const NS2_QUEUE_PER_DESTINATION: usize = 5;
 
 impl Default for DsdvParams {
     fn default() -> Self {
@@ -99,6 +108,7 @@ impl Default for DsdvParams {
             startup_jitter: 2 * SEC,
             ns2_advertising: false,
             ns2_ip_header: false,
+            ns2_queue: false,
         }
     }
 }
@@ -486,8 +496,16 @@ impl Routing for Dsdv {
         if let Some(next_hop) = self.next_hop(dst) {
             return Route::Forward { dev: self.dev, next_hop };
         }
-        if self.buffer.len() >= self.p.buffer_len {
-            let (old, _, _) = self.buffer.pop_front().expect("a full buffer");
+        let full = if self.p.ns2_queue {
+            // ns-2: a queue per destination; the sixth pushes out the first.
+            (self.buffer.iter().filter(|b| b.1 == dst).count() >= NS2_QUEUE_PER_DESTINATION)
+                .then(|| self.buffer.iter().position(|b| b.1 == dst))
+                .flatten()
+        } else {
+            (self.buffer.len() >= self.p.buffer_len).then_some(0)
+        };
+        if let Some(i) = full {
+            let (old, _, _) = self.buffer.remove(i).expect("a held packet");
             self.stats.drops_buffer_full += 1;
             io.out.push(RoutingAction::DropHeld(old));
         }
@@ -519,7 +537,7 @@ impl Routing for Dsdv {
         if let Some(t) = self.next_incremental {
             at(t);
         }
-        if let Some(&(_, _, since)) = self.buffer.front() {
+        if let (Some(&(_, _, since)), false) = (self.buffer.front(), self.p.ns2_queue) {
             at(since.saturating_add(self.p.buffer_timeout));
         }
         if let Some(t) = self.heard.values().min() {
@@ -561,7 +579,9 @@ impl Routing for Dsdv {
                 }
             }
         }
-        super::expire_held(&mut self.buffer, now, self.p.buffer_timeout, &mut self.stats, io.out);
+        if !self.p.ns2_queue {
+            super::expire_held(&mut self.buffer, now, self.p.buffer_timeout, &mut self.stats, io.out);
+        }
     }
 
     fn stats(&self) -> Option<&RoutingStats> {
@@ -581,6 +601,37 @@ impl Routing for Dsdv {
 mod tests {
     use super::*;
     use crate::packet::{PacketPool, TcpHeader};
+
+    /// `ns2_queue`: without a route, six packets for node 5 and one for
+    /// node 6 are held as ns-2.35's DSDV holds them: five per destination,
+    /// the first for 5 dropped by the sixth, the one for 6 kept, and no
+    /// timer to drop them later (the default: 64 in all, 30 s each).
+    #[test]
+    fn ns2_queue_holds_five_per_destination_without_a_timeout() {
+        for ns2 in [false, true] {
+            let p = DsdvParams { ns2_queue: ns2, ..DsdvParams::default() };
+            let mut dsdv = Dsdv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+            let mut pool = PacketPool::new();
+            let mut out = Vec::new();
+            let mut ids = Vec::new();
+            for (i, dst) in [5, 6, 5, 5, 5, 5, 5].into_iter().enumerate() {
+                let id = pool.insert(Packet::new(0, 0, dst, Transport::Udp(Default::default()), 8, 512, 0));
+                let at = i as Time * SEC;
+                assert_eq!(dsdv.route(at, id, &mut RoutingIo { pool: &mut pool, out: &mut out }), Route::Hold);
+                ids.push(id);
+            }
+            let dropped: Vec<PktId> =
+                out.iter().filter_map(|a| if let RoutingAction::DropHeld(x) = a { Some(*x) } else { None }).collect();
+            assert_eq!(dropped, if ns2 { vec![ids[0]] } else { vec![] }, "ns2 {ns2}");
+            assert_eq!(dsdv.buffer.len(), if ns2 { 6 } else { 7 });
+            // 40 s on, still without a route: by default every packet has
+            // waited its 30 s and is dropped; ns-2 keeps them.
+            out.clear();
+            dsdv.on_timer(40 * SEC, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            let expired = out.iter().filter(|a| matches!(a, RoutingAction::DropHeld(_))).count();
+            assert_eq!(expired, if ns2 { 0 } else { 7 }, "ns2 {ns2}");
+        }
+    }
 
     /// `ns2_ip_header`: a TCP packet this node originates grows by 20
     /// bytes once (a packet held for a route is routed again later); UDP

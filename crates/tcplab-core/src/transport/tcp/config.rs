@@ -137,7 +137,10 @@ pub struct Ns2Rules {
     /// retransmissions ns-2 sends with output() (NewReno's on a partial
     /// ACK, Sack1's holes in recovery, Vegas's expired segments) leave it
     /// running. Otherwise (Karn, RFC 6298) any retransmission of data at
-    /// or below the timed segment ends it.
+    /// or below the timed segment ends it. With it, too, the timer's
+    /// backoff ends only with an RTT sample, so the ACK of a retransmitted
+    /// SYN (not timed) leaves it for the first data segments (RFC 6298
+    /// 5.7: it ends when the handshake completes).
     pub ns2_rtt_timing: bool,
 }
 

@@ -204,6 +204,28 @@ fn syn_exchange_then_initial_window() {
     assert_eq!(out.len(), 1, "initial window 1 after a lost SYN");
 }
 
+/// `rtt_timing`, at the handshake: two SYNs lost (timeouts at 3 and 9 s),
+/// the third answered. ns-2 takes no sample from a retransmitted SYN and
+/// clears the backoff only with one, so the first data segment's timer
+/// runs 3 s x 4; under RFC 6298 (5.7) the backoff ends with the handshake
+/// and it runs 3 s.
+#[test]
+fn a_retransmitted_syns_ack_keeps_the_backoff_in_ns2() {
+    for (rules, backoff) in [(Ns2Rules::ns2(), 4), (Ns2Rules { ns2_rtt_timing: false, ..Ns2Rules::ns2() }, 1)] {
+        let mut c = cfg(rules, 2);
+        c.syn = true;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+        s.app_write(None);
+        drain(&mut s, 0);
+        assert!(s.on_timeout(3 * SEC));
+        drain(&mut s, 3 * SEC);
+        assert!(s.on_timeout(9 * SEC));
+        drain(&mut s, 9 * SEC);
+        ack(&mut s, 9 * SEC + 100 * MS, 0);
+        assert_eq!(s.rto.backoff(), backoff, "ns2_rtt_timing {}", rules.ns2_rtt_timing);
+    }
+}
+
 /// Segments 0 and 9 of a ten-segment window lost, seven duplicate ACKs (the
 /// ACKs of 1..7; 8's is lost), then the partial ACK of the retransmitted 0
 /// and the full ACK of the retransmitted 9 (10..12 lost too). Returns the

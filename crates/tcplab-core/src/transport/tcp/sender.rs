@@ -427,13 +427,21 @@ impl TcpSender {
     }
 
     /// The ACK of the SYN: an RTT sample unless the SYN was sent twice
-    /// (Karn), and the initial window (ns-2's delay_growth_).
+    /// (Karn), and the initial window (ns-2's delay_growth_). The timer's
+    /// backoff ends here (RFC 6298 5.7: data start with an RTO of 3 s),
+    /// but with `ns2_rtt_timing` only with a sample: ns-2 clears t_backoff_
+    /// only when a timed segment is acknowledged, and a retransmitted SYN
+    /// is not timed, so after lost SYNs the first data segment's timer
+    /// keeps their backoff (3 s x 16 after four).
     fn on_syn_ack(&mut self, now: Time) {
         self.syn_pending = false;
+        let sampled = matches!(self.syn_sent, Some((_, false)));
         if let Some((sent, false)) = self.syn_sent {
             self.rto.sample_timed(sent, now);
         }
-        self.rto.clear_backoff();
+        if sampled || !self.cfg.rules.ns2_rtt_timing {
+            self.rto.clear_backoff();
+        }
         self.consecutive_timeouts = 0;
         self.rto_deadline = None;
         self.w.cwnd = self.cfg.initial_cwnd();

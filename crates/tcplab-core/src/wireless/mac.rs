@@ -107,6 +107,12 @@ struct Incoming {
     /// It reached us while we were transmitting (half duplex: never
     /// received, and its end is no reception error).
     during_tx: bool,
+    /// `ns2_reception`: captured over, i.e. it began while the station was
+    /// locked on a frame at least the capture ratio stronger, and ns-2
+    /// forgets it (Mac802_11::capture frees it and keeps only a NAV to its
+    /// end plus EIFS): it is sensed until its end but locks the receiver
+    /// against no later frame and hurts none.
+    forgotten: bool,
 }
 
 /// The head-of-line frame being sent.
@@ -665,11 +671,15 @@ impl Dcf {
         let decodable = power >= self.phy.rx_threshold_w;
         let transmitting = matches!(self.state, State::Tx(_));
         // ns-2's receiver is locked by the frame it senses first, whatever
-        // this one's power.
-        let unlocked = !self.mac.ns2_reception || self.rx.is_empty();
-        let mut ok = decodable && !transmitting && unlocked;
+        // this one's power (after a collision, by the one that ends last:
+        // its pktRx_). A frame at least the capture ratio weaker than that
+        // one is captured over and forgotten; any other collides with it.
+        let ns2 = self.mac.ns2_reception;
+        let lock = if ns2 { self.rx.iter().filter(|r| !r.forgotten).max_by_key(|r| r.end) } else { None };
+        let forgotten = lock.is_some_and(|l| l.power >= power * self.capture_ratio);
+        let mut ok = decodable && !transmitting && lock.is_none();
         let mut hit = false;
-        for r in self.rx.iter_mut() {
+        for r in self.rx.iter_mut().filter(|r| !r.forgotten && !forgotten) {
             if r.power < power * self.capture_ratio && r.ok {
                 r.ok = false;
                 r.hit = true;
@@ -679,7 +689,7 @@ impl Dcf {
                 hit = true;
             }
         }
-        self.rx.push(Incoming { pkt, power, end, ok, hit, during_tx: transmitting });
+        self.rx.push(Incoming { pkt, power, end, ok, hit, during_tx: transmitting, forgotten });
         io.sched.schedule_frame_end(pkt, end);
     }
 
@@ -1128,6 +1138,43 @@ mod tests {
             d.freeze(start + slots as Time * d.mac.slot - 10 * US);
             assert_eq!(d.access.is_none(), frozen, "cca {cca}");
             assert_eq!(d.backoff, Some(if frozen { 1 } else { slots }), "cca {cca}");
+        }
+    }
+
+    /// ns-2's capture (`ns2_reception`): station 0 hears a short frame
+    /// from node 1 (strong), and during it a long one from node 2, 13 dB
+    /// weaker: captured over. After node 1's frame ends, node 3's frame
+    /// (3 dB stronger than node 2's, decodable alone) arrives while node
+    /// 2's is still on the air. ns-2 forgot node 2's frame, so node 3's
+    /// is received; the standard's receiver lets node 2's frame destroy it
+    /// (not 10 dB weaker), and counts both node 2's and node 3's frames as
+    /// collisions. Either way node 1's frame is received and node 2's is
+    /// not.
+    #[test]
+    fn a_frame_captured_over_is_forgotten_by_ns2s_receiver() {
+        let nb = |node, power_w| Neighbour { node, dev: node as DevId, power_w, distance_m: 100.0, delay: 0 };
+        for (ns2, received) in [(false, 1), (true, 2)] {
+            let mut d = station(MacParams { ns2_reception: ns2, ..MacParams::default() });
+            d.neighbours = vec![nb(1, 1e-8), nb(2, 5e-10), nb(3, 1e-9)];
+            let (mut pool, mut rec, mut out) = (crate::packet::PacketPool::new(), Recorder::default(), Vec::new());
+            let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
+            let arrive = |d: &mut Dcf, io: &mut DevIo<Recorder>, now: Time, tx: NodeId, payload: u32| {
+                let mut p = Packet::new(0, tx, 9, Transport::Udp(Default::default()), 8, payload, 0);
+                p.l2 = LinkHeader::Mac { tx, rx: 9, kind: frame::DATA, len: 28 };
+                let id = io.pool.insert(p);
+                d.on_arrive(now, id, io);
+                d.rx.last().expect("sensed").end
+            };
+            let end1 = arrive(&mut d, &mut io, 0, 1, 100);
+            let end2 = arrive(&mut d, &mut io, 100 * US, 2, 1500);
+            assert_eq!(d.rx[1].forgotten, ns2);
+            d.on_rx_end(end1, &mut io);
+            let end3 = arrive(&mut d, &mut io, end1 + 100 * US, 3, 100);
+            assert!(end3 < end2, "node 2's frame is still on the air");
+            d.on_rx_end(end3, &mut io);
+            d.on_rx_end(end2, &mut io);
+            assert_eq!(d.stats.frames_received, received, "ns2_reception {ns2}");
+            assert_eq!(d.stats.collisions, if ns2 { 0 } else { 2 }, "ns2_reception {ns2}");
         }
     }
 

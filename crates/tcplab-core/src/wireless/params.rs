@@ -108,7 +108,9 @@ pub struct MacParams {
     /// a frame (any frame above the carrier-sense threshold, even one too
     /// weak to decode, or one that began while it transmitted) decodes no
     /// frame that begins before it ends; the first survives a later one
-    /// only if 10 dB stronger (Mac802_11::recv: capture or collision).
+    /// only if 10 dB stronger (Mac802_11::recv: capture or collision), and
+    /// the later one is then forgotten: sensed, but locking the station
+    /// against no frame after the first ends (Mac802_11::capture).
     pub ns2_reception: bool,
     /// ns-2.35's CTS rule instead of the standard's: the CTS is sent a SIFS
     /// after the RTS only if no frame is arriving then, the NAV is clear,

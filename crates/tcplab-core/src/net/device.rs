@@ -140,9 +140,16 @@ pub trait NetDevice: Any + Send {
     /// CMUPriQueue: its data band only; `Dcf::queue` has all of it).
     fn queue(&self) -> &Queue;
     /// Take the packets queued for `neighbor` out of the interface queue
-    /// (after a link failure: routing drops or salvages them). A device
-    /// without per-neighbour frames has none.
-    fn take_queued_to(&mut self, _now: Time, _neighbor: NodeId, _pool: &PacketPool) -> Vec<PktId> {
+    /// (after a link failure: routing drops or salvages them; after a
+    /// route error from `neighbor`, with `after_failure` false: ns-2's
+    /// AODV drops them). A device without per-neighbour frames has none.
+    fn take_queued_to(
+        &mut self,
+        _now: Time,
+        _neighbor: NodeId,
+        _pool: &PacketPool,
+        _after_failure: bool,
+    ) -> Vec<PktId> {
         Vec::new()
     }
     /// The device of `neighbor` if it is within this device's receive range

@@ -179,7 +179,10 @@ impl World {
                     self.trace_drop(now, &p);
                 }
                 RoutingAction::FlushTo { dev, neighbor } => {
-                    for pkt in self.devices[dev as usize].as_dyn_mut().take_queued_to(now, neighbor, &self.pool) {
+                    // A route error's flush: the MAC's own frame stays.
+                    let flushed =
+                        self.devices[dev as usize].as_dyn_mut().take_queued_to(now, neighbor, &self.pool, false);
+                    for pkt in flushed {
                         self.drop_broken(now, n, pkt);
                     }
                 }
@@ -554,7 +557,7 @@ impl World {
     /// protocol, or drop them (`drops_link_broken`).
     fn flush_link(&mut self, now: Time, dev: DevId, n: NodeId, neighbor: NodeId, flushes: bool, failed: Option<PktId>) {
         let pkts = if flushes {
-            self.devices[dev as usize].as_dyn_mut().take_queued_to(now, neighbor, &self.pool)
+            self.devices[dev as usize].as_dyn_mut().take_queued_to(now, neighbor, &self.pool, true)
         } else {
             vec![]
         };

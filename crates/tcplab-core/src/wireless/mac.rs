@@ -1037,15 +1037,24 @@ impl NetDevice for Dcf {
 
     /// The queued frames addressed to `nb` (the frame being sent stays: it
     /// is the MAC's until it is done).
-    fn take_queued_to(&mut self, now: Time, nb: NodeId, pool: &crate::packet::PacketPool) -> Vec<PktId> {
-        // The failure's own event let the MAC take the next frame from the
-        // queue before routing heard of it (`finish`, then `settle` and
-        // `arm`): a frame for `nb` not yet tried is still one of the
-        // queued packets, and goes with them, first. ns-2.35 flushes the
-        // queue in the failure callback, before its MAC asks for the next
-        // packet (`tx_resume` after `xmit_failure_`).
+    fn take_queued_to(
+        &mut self,
+        now: Time,
+        nb: NodeId,
+        pool: &crate::packet::PacketPool,
+        after_failure: bool,
+    ) -> Vec<PktId> {
+        // After a link failure: the failure's own event let the MAC take
+        // the next frame from the queue before routing heard of it
+        // (`finish`, then `settle` and `arm`): a frame for `nb` not yet
+        // tried is still one of the queued packets, and goes with them,
+        // first. ns-2.35 flushes the queue in the failure callback, before
+        // its MAC asks for the next packet (`tx_resume` after
+        // `xmit_failure_`). A route error's flush comes at any other time,
+        // when ns-2's MAC holds its next frame already (`recvError`
+        // filters only the interface queue): the MAC's frame stays.
         let mut out = Vec::new();
-        if let Some(c) = self.cur {
+        if let (Some(c), true) = (self.cur, after_failure) {
             if c.to == Some(nb) && matches!(self.state, State::Idle) && self.src == 0 && self.lrc == 0 && !c.reported {
                 self.cur = None;
                 self.stats.data_offered -= 1;
@@ -1240,6 +1249,39 @@ mod tests {
                 .map(|p| ids.iter().find(|(id, _)| *id == p).unwrap().1)
                 .collect();
             assert_eq!(sent, order, "{kind:?}");
+        }
+    }
+
+    /// The frames for neighbour 1 that a flush takes: after a link failure
+    /// the MAC's own frame if it has not been tried yet (ns-2 flushed its
+    /// queue before its MAC took that frame), after a route error only
+    /// the queued ones (ns-2's MAC holds its next frame then).
+    #[test]
+    fn a_route_errors_flush_leaves_the_macs_frame() {
+        for after_failure in [true, false] {
+            let mut d = station(MacParams::default());
+            let mut pool = crate::packet::PacketPool::new();
+            let mut ids = Vec::new();
+            for _ in 0..3 {
+                let id = pool.insert(Packet::new(0, 0, 2, Transport::Udp(Default::default()), 8, 512, 0));
+                ids.push(id);
+            }
+            let frame = |pool: &mut crate::packet::PacketPool, id: PktId| {
+                pool.get_mut(id).l2 = LinkHeader::Mac { tx: 0, rx: 1, kind: frame::DATA, len: 28 };
+            };
+            for &id in &ids {
+                frame(&mut pool, id);
+            }
+            d.cur = Some(Current { pkt: ids[0], to: Some(1), size: 540, rts: true, reported: false });
+            d.stats.data_offered = 1;
+            for &id in &ids[1..] {
+                let offered = d.queue.offer(0, id, 540, Class::Other, false, &mut d.queue_rng);
+                assert!(matches!(offered, Offered::Queued));
+            }
+            let taken = d.take_queued_to(0, 1, &pool, after_failure);
+            let want = if after_failure { ids.clone() } else { ids[1..].to_vec() };
+            assert_eq!(taken, want, "after_failure {after_failure}");
+            assert_eq!(d.cur.is_some(), !after_failure);
         }
     }
 

@@ -215,6 +215,22 @@ def test_frame_fates_reads_tcplabs_captures():
     assert nodes["rts_frames"][nodes["node"].index("n2")] == rts
 
 
+def test_frame_fates_times_data_frames_by_the_profiles_header():
+    """The airtime frame_fates.py gives tcplab's data frames ends each
+    where the next station's capture stamps its decoding (the end, plus
+    0.83 us of propagation over 250 m), with the standard's 28-byte data
+    header and the ns2 profile's 34."""
+    from validation.frame_fates import DATA, run_tcplab_captured, tcplab_frames
+
+    for ns2 in (False, True):
+        caps = run_tcplab_captured(2, 1, "static", 5.0, ns2)
+        sent, got = tcplab_frames(caps, data_header=34 if ns2 else 28)
+        ends = [e for s, e, n, k, ra in sent if n == 0 and k == DATA and ra == 1]
+        decoded = sorted(got[1][(DATA, 0, 1)])
+        matched = sum(1 for e in ends if any(0 <= t - e < 2e-6 for t in decoded))
+        assert len(ends) > 100 and matched == len(decoded), (ns2, len(ends), matched, len(decoded))
+
+
 def test_the_debugging_patch_still_applies():
     """validation/aodv_event_log.patch (tcplab's AODV and MAC event log,
     docs/validation.md) applies to the source as it is."""

@@ -162,12 +162,15 @@ def read_pcap(path: Path):
     return out
 
 
-def tcplab_frames(captures: dict, data_bps: float = 2e6, basic_bps: float = 1e6):
+def tcplab_frames(captures: dict, data_bps: float = 2e6, basic_bps: float = 1e6, data_header: int = 28):
     """Sent frames and per-station received frames from the captures of
     every station of a chain (node -> records). A control frame without a
     transmitter address is the capturing station's own when it is
     addressed to a neighbour of it (on a chain no one else within decoding
-    range answers them)."""
+    range answers them). A captured data frame is its 24-byte MAC header,
+    the 8-byte LLC/SNAP header and the IP packet; on the air it is the IP
+    packet and `[wireless.mac] data_header` bytes (28; the ns2 profile's
+    34)."""
     sent, got = [], {}
     for n, recs in captures.items():
         for t, orig, kind, ra, ta in recs:
@@ -176,7 +179,7 @@ def tcplab_frames(captures: dict, data_bps: float = 2e6, basic_bps: float = 1e6)
                 if kind in (RTS, CTS, ACK):
                     air = PLCP + (orig + 4) * 8 / basic_bps
                 else:
-                    air = PLCP + (orig - 4) * 8 / (basic_bps if ra == BROADCAST else data_bps)
+                    air = PLCP + (orig - 32 + data_header) * 8 / (basic_bps if ra == BROADCAST else data_bps)
                 sent.append((t, t + air, n, kind, ra))
             elif ta is not None:
                 got.setdefault(n, {}).setdefault((kind, ta, ra), []).append(t)
@@ -184,16 +187,18 @@ def tcplab_frames(captures: dict, data_bps: float = 2e6, basic_bps: float = 1e6)
     return sent, got
 
 
-def tcplab(captures: dict, src: int, dst: int) -> dict:
-    sent, got = tcplab_frames(captures)
+def tcplab(captures: dict, src: int, dst: int, ns2_profile: bool = False) -> dict:
+    sent, got = tcplab_frames(captures, data_header=34 if ns2_profile else 28)
     return fates(sent, got, src, dst, reply_within=20e-6)
 
 
-def run_tcplab_captured(hops: int, seed: int, routing: str, duration: float) -> dict:
+def run_tcplab_captured(hops: int, seed: int, routing: str, duration: float, ns2_profile: bool = False) -> dict:
     import tcplab as tl
     from validation.wifi_chain_ns2 import scenario
 
     sc = scenario(hops, seed, duration, routing)
+    if ns2_profile:
+        sc["wireless"]["profile"] = "ns2"
     names = [f"n{i}" for i in range(hops + 1)]
     with tempfile.TemporaryDirectory() as d:
         tl.run(sc, pcap=names).write(Path(d) / "out")
@@ -218,6 +223,7 @@ def main() -> int:
     b.add_argument("--hops", type=int, default=3)
     b.add_argument("--seed", type=int, default=1)
     b.add_argument("--duration", type=float, default=100.0)
+    b.add_argument("--ns2-profile", action="store_true", help="tcplab's [wireless] profile = \"ns2\"")
     for p in (a, b):
         p.add_argument("src", type=int)
         p.add_argument("dst", type=int)
@@ -225,7 +231,8 @@ def main() -> int:
     if o.cmd == "ns2":
         show(ns2(o.trace, o.src, o.dst), o.src, o.dst)
     else:
-        show(tcplab(run_tcplab_captured(o.hops, o.seed, o.routing, o.duration), o.src, o.dst), o.src, o.dst)
+        caps = run_tcplab_captured(o.hops, o.seed, o.routing, o.duration, o.ns2_profile)
+        show(tcplab(caps, o.src, o.dst, o.ns2_profile), o.src, o.dst)
     return 0
 
 

@@ -196,9 +196,7 @@ def run_tcplab_captured(hops: int, seed: int, routing: str, duration: float, ns2
     import tcplab as tl
     from validation.wifi_chain_ns2 import scenario
 
-    sc = scenario(hops, seed, duration, routing)
-    if ns2_profile:
-        sc["wireless"]["profile"] = "ns2"
+    sc = scenario(hops, seed, duration, routing, ns2_profile)
     names = [f"n{i}" for i in range(hops + 1)]
     with tempfile.TemporaryDirectory() as d:
         tl.run(sc, pcap=names).write(Path(d) / "out")

@@ -139,8 +139,7 @@ def receiver_holds(capture: bytes, node: int) -> list[float]:
 
 
 def tcplab_run(hops: int, seed: int, duration: float, routing: str) -> dict:
-    sc = scenario(hops, seed, duration, routing)
-    sc["wireless"]["profile"] = "ns2"
+    sc = scenario(hops, seed, duration, routing, ns2_profile=True)
     sc["output"] = {"trace": True, "sample_interval": "10ms"}
     sc["pcap"] = [{"node": f"n{hops}", "name": "receiver"}]
     r = tcplab.run(sc)

@@ -79,8 +79,9 @@ from validation.ns2 import available, measure, run_tcl, static_route_module  # n
 SEGMENT = 1460
 
 
-def scenario(hops: int, seed: int, duration: float, routing: str = "static") -> dict:
-    return {
+def scenario(hops: int, seed: int, duration: float, routing: str = "static", ns2_profile: bool = False) -> dict:
+    """The chain in tcplab; `ns2_profile`: with `[wireless] profile = "ns2"`."""
+    sc = {
         "sim": {"duration": f"{duration + 1}s", "seed": seed},
         "wireless": {
             "propagation": "two_ray_ground", "data_rate": "2Mbps", "basic_rate": "1Mbps",
@@ -95,6 +96,9 @@ def scenario(hops: int, seed: int, duration: float, routing: str = "static") -> 
             "packet_size": SEGMENT, "window": 32, "app": {"kind": "bulk", "start": 1.0},
         }],
     }
+    if ns2_profile:
+        sc["wireless"]["profile"] = "ns2"
+    return sc
 
 
 def tcl(hops: int, seed: int, duration: float, routing: str = "static", trace: str = "/dev/null",
@@ -189,6 +193,16 @@ $ns run
 """
 
 
+def run_reporting(t: str, values: str, names: str) -> list[str]:
+    """Run chain Tcl `t` (from `tcl`) with its finish proc printing the Tcl
+    `values` (its globals `names`) instead of the TCP flow's line; the
+    printed fields."""
+    t = t.replace('puts "flow [$tcp set ack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_]"',
+                  f'puts "report {values}"').replace("global tcp tr", f"global {names} tr")
+    m = run_tcl(t)
+    return next(ln for ln in m["stdout"].splitlines() if ln.startswith("report ")).split()[1:]
+
+
 def udp_saturation(hops: int, seed: int, duration: float, routing: str = "static") -> tuple[int, int]:
     """Packets delivered over the chain by a saturating CBR source
     (1020-byte IP packets at 12 Mbit/s offered, from 1 s for `duration`
@@ -209,12 +223,8 @@ $ns at 1.0 "$cbr start"
 """
     # ns-2's UDP agent sends 1000 bytes, its routing agent adds the IP header.
     t = t[:t.index("set tcp [new Agent/TCP/Newreno]")] + udp + t[t.index("proc finish"):]
-    t = t.replace('puts "flow [$tcp set ack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_]"',
-                  'puts "udp [$sink set npkts_]"').replace("global tcp tr", "global sink tr")
-    m = run_tcl(t)
-    theirs = int(next(ln for ln in m["stdout"].splitlines() if ln.startswith("udp ")).split()[1])
-    sc = scenario(hops, seed, duration, routing)
-    sc["wireless"]["profile"] = "ns2"
+    theirs = int(run_reporting(t, "[$sink set npkts_]", "sink")[0])
+    sc = scenario(hops, seed, duration, routing, ns2_profile=True)
     # 992 bytes of payload and 28 of UDP/IP headers: ns-2's 1020-byte packet.
     sc["flow"] = [{"name": "udp", "from": "n0", "to": f"n{hops}", "transport": "udp", "packet_size": 992,
                    "app": {"kind": "cbr", "rate": "12Mbps", "start": 1.0}}]
@@ -241,13 +251,9 @@ $ftp2 attach-agent $tcp2
 $ns at 1.5 "$ftp2 start"
 """
     t = t.replace("proc finish", back + "proc finish", 1)
-    t = t.replace('puts "flow [$tcp set ack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_]"',
-                  'puts "flows [$tcp set ack_] [$tcp2 set ack_]"').replace("global tcp tr", "global tcp tcp2 tr")
-    m = run_tcl(t)
-    acks = next(ln for ln in m["stdout"].splitlines() if ln.startswith("flows ")).split()[1:3]
+    acks = run_reporting(t, "[$tcp set ack_] [$tcp2 set ack_]", "tcp tcp2")
     theirs = [max(int(a), 0) * SEGMENT * 8 / duration / 1e3 for a in acks]
-    sc = scenario(hops, seed, duration, routing)
-    sc["wireless"]["profile"] = "ns2"
+    sc = scenario(hops, seed, duration, routing, ns2_profile=True)
     sc["flow"].append({**sc["flow"][0], "name": "back", "from": f"n{hops}", "to": "n0",
                        "app": {"kind": "bulk", "start": 1.5}})
     f = tcplab.run(sc).columns("flows")

@@ -496,15 +496,13 @@ impl Routing for Dsdv {
         if let Some(next_hop) = self.next_hop(dst) {
             return Route::Forward { dev: self.dev, next_hop };
         }
-        let full = if self.p.ns2_queue {
-            // ns-2: a queue per destination; the sixth pushes out the first.
-            (self.buffer.iter().filter(|b| b.1 == dst).count() >= NS2_QUEUE_PER_DESTINATION)
-                .then(|| self.buffer.iter().position(|b| b.1 == dst))
-                .flatten()
-        } else {
-            (self.buffer.len() >= self.p.buffer_len).then_some(0)
-        };
-        if let Some(i) = full {
+        if !self.p.ns2_queue {
+            super::hold_packet(&mut self.buffer, self.p.buffer_len, id, dst, now, &mut self.stats, io.out);
+            return Route::Hold;
+        }
+        // ns-2: a queue per destination; the sixth pushes out the first.
+        if self.buffer.iter().filter(|b| b.1 == dst).count() >= NS2_QUEUE_PER_DESTINATION {
+            let i = self.buffer.iter().position(|b| b.1 == dst).expect("a packet held for dst");
             let (old, _, _) = self.buffer.remove(i).expect("a held packet");
             self.stats.drops_buffer_full += 1;
             io.out.push(RoutingAction::DropHeld(old));

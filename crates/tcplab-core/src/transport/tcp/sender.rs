@@ -435,10 +435,12 @@ impl TcpSender {
     /// keeps their backoff (3 s x 16 after four).
     fn on_syn_ack(&mut self, now: Time) {
         self.syn_pending = false;
-        let sampled = matches!(self.syn_sent, Some((_, false)));
-        if let Some((sent, false)) = self.syn_sent {
+        let sampled = if let Some((sent, false)) = self.syn_sent {
             self.rto.sample_timed(sent, now);
-        }
+            true
+        } else {
+            false
+        };
         if sampled || !self.cfg.rules.ns2_rtt_timing {
             self.rto.clear_backoff();
         }

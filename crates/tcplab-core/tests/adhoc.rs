@@ -492,6 +492,9 @@ fn dsdv_first_route_with_and_without_ns2_advertising() {
     let bad = chain(2, "1s", "dsdv", "[wireless.dsdv]\nns2_advertising = 1");
     let Err(e) = Scenario::from_toml_str(&bad) else { panic!("ns2_advertising = 1 accepted") };
     assert!(e.to_string().contains("wireless.dsdv.ns2_advertising"), "{e}");
+    let bad = chain(2, "1s", "dsdv", "[wireless.dsdv]\nns2_queue = \"yes\"");
+    let Err(e) = Scenario::from_toml_str(&bad) else { panic!("ns2_queue = \"yes\" accepted") };
+    assert!(e.to_string().contains("wireless.dsdv.ns2_queue"), "{e}");
 }
 
 /// On a grid every node learns a route to every other, following the next

@@ -34,6 +34,29 @@ fn control_characters_in_names_are_refused() {
     assert_eq!(err_key(flow, ""), "flow[0].name");
 }
 
+/// A position that is not two numbers, and an 802.11 rate given as a bare
+/// number (bit/s): the message says what was expected and shows the value
+/// in the unit it was meant in.
+#[test]
+fn wireless_positions_and_rates_say_what_was_expected() {
+    let scenario = |position: &str, rate: &str| {
+        format!(
+            "[sim]\nduration = \"1s\"\n[wireless]\ndata_rate = {rate}\n\
+             [[node]]\nname = \"a\"\nposition = [0.0, 0.0]\n\
+             [[node]]\nname = \"b\"\nposition = {position}\n\
+             [[flow]]\nfrom = \"a\"\nto = \"b\"\ntransport = \"udp\"\napp = {{ kind = \"cbr\", rate = \"10kbps\" }}\n"
+        )
+    };
+    let refused = |text: String| Scenario::from_toml_str(&text).expect_err("must be refused").to_string();
+    assert!(Scenario::from_toml_str(&scenario("[100.0, 0.0]", "\"2Mbps\"")).is_ok());
+    for (position, got) in [("[100.0, 0.0, 3.0]", "got 3 numbers"), ("[100.0]", "got 1 number")] {
+        let e = refused(scenario(position, "\"2Mbps\""));
+        assert!(e.starts_with("node[1].position: must be [x, y] in metres") && e.ends_with(got), "{e}");
+    }
+    let e = refused(scenario("[100.0, 0.0]", "\"2\""));
+    assert!(e.starts_with("wireless.data_rate: unknown 802.11 rate 2 bit/s;"), "{e}");
+}
+
 /// A run that streams its trace and series to files writes exactly the CSV
 /// text the in-memory run produces.
 #[test]

@@ -80,7 +80,23 @@ pub struct NodeCfg {
     pub snoop: bool,
     /// Position in metres; a node with a position has an 802.11 device on
     /// the `[wireless]` channel.
+    #[serde(default, deserialize_with = "position")]
     pub position: Option<[f64; 2]>,
+}
+
+/// `[x, y]`: a list of any other length is refused by its length (serde's
+/// own message for a fixed-size array, "trailing characters" or "invalid
+/// length", does not say what was expected).
+fn position<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<[f64; 2]>, D::Error> {
+    let v = Vec::<f64>::deserialize(d)?;
+    match v[..] {
+        [x, y] => Ok(Some([x, y])),
+        _ => Err(serde::de::Error::custom(format!(
+            "must be [x, y] in metres (the plane has two coordinates), got {} number{}",
+            v.len(),
+            if v.len() == 1 { "" } else { "s" }
+        ))),
+    }
 }
 
 /// `[wireless]`: the radio channel, its PHY and MAC (defaults: ns-2.35's

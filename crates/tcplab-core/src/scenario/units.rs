@@ -43,6 +43,19 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     check_rate(n * mult).map_err(|_| format!("invalid rate {s:?}: must be greater than 0"))
 }
 
+/// A rate in bit/s as an error message shows it, in the largest unit
+/// that keeps it at 1 or more (`2` bit/s reads "2 bit/s", not "0.000002
+/// Mbit/s").
+pub fn format_rate(bps: f64) -> String {
+    let (div, unit) = match bps {
+        x if x >= 1e9 => (1e9, "Gbit/s"),
+        x if x >= 1e6 => (1e6, "Mbit/s"),
+        x if x >= 1e3 => (1e3, "kbit/s"),
+        _ => (1.0, "bit/s"),
+    };
+    format!("{} {unit}", bps / div)
+}
+
 fn check_rate(r: f64) -> Result<Rate, String> {
     if r.is_finite() && r > 0.0 {
         Ok(Rate(r))
@@ -125,6 +138,14 @@ impl<'de> Deserialize<'de> for Dur {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_format_in_the_largest_unit_at_or_above_one() {
+        assert_eq!(format_rate(2.0), "2 bit/s");
+        assert_eq!(format_rate(9600.0), "9.6 kbit/s");
+        assert_eq!(format_rate(5.5e6), "5.5 Mbit/s");
+        assert_eq!(format_rate(1e9), "1 Gbit/s");
+    }
 
     #[test]
     fn rates() {

@@ -90,7 +90,10 @@ fn rate_of(key: &str, r: Option<super::units::Rate>, default: f64) -> R<u64> {
     if !RATES.iter().any(|x| (x - v).abs() < 1.0) {
         return err(
             key,
-            format!("unknown 802.11 rate {} Mbit/s; use \"1Mbps\", \"2Mbps\", \"5.5Mbps\" or \"11Mbps\"", v / 1e6),
+            format!(
+                "unknown 802.11 rate {}; use \"1Mbps\", \"2Mbps\", \"5.5Mbps\" or \"11Mbps\"",
+                super::units::format_rate(v)
+            ),
         );
     }
     Ok(v.round() as u64)

@@ -5,7 +5,7 @@
 //! 3561), never from earlier runs.
 
 use tcplab_core::engine::time::SEC;
-use tcplab_core::net::routing::{Aodv, Dsdv, Dsr, Olsr};
+use tcplab_core::net::routing::{Aodv, AodvParams, Dsdv, Dsr, DsrParams, Olsr, OlsrParams};
 use tcplab_core::output::{Column, Table};
 use tcplab_core::sim::World;
 use tcplab_core::wireless::Dcf;
@@ -136,6 +136,14 @@ fn aodv_finds_the_chain_route_on_demand_and_carries_tcp() {
     assert!(gp > 0.5 * gp_static, "AODV {gp} vs static {gp_static}");
     assert_eq!(r.summary.drops_ttl, 0, "no routing loop");
     assert!(node_stat(&r, "n0", "route_discoveries") >= 1.0);
+    // Every station is static, on, and routes only to its chain neighbours
+    // (200 m, within the 250 m receive range): every link failure the MAC
+    // reports is a collision loss, a false route failure.
+    assert!(col_sum(&r.nodes, "link_failures") > 0.0, "the loaded chain has link failures");
+    for i in 0..=hops {
+        let n = format!("n{i}");
+        assert_eq!(node_stat(&r, &n, "false_route_failures"), node_stat(&r, &n, "link_failures"), "{n}");
+    }
     assert!(static_r.nodes.column("routing_packets").is_none(), "static routing keeps the 802.11 columns only");
     assert!(static_r.summary.routing_overhead.is_none());
 }
@@ -285,9 +293,137 @@ fn a_link_failure_flushes_the_frame_the_mac_just_took_too() {
         let (failures, flushed) = (node_stat(&r, "n0", "link_failures"), node_stat(&r, "n0", "drops_link_broken"));
         println!("{routing}: n0 link failures {failures}, flushed {flushed}");
         assert_eq!(failures, 1.0, "{routing}: a second frame went to the dark neighbour");
+        // The failure is towards a neighbour whose radio is off: not false.
+        assert_eq!(node_stat(&r, "n0", "false_route_failures"), 0.0, "{routing}");
         if routing == "aodv" {
             // The queue was full (50 packets) when the MAC gave up.
             assert!(flushed >= 45.0, "{routing}: {flushed} packets flushed");
+        }
+    }
+}
+
+/// `false_route_failures` counts a link failure as false only when the
+/// neighbour is within receive range by geometry (and its radio is on).
+/// DSR's cache is the one place a route can name a node beyond range
+/// while it is in use: s (0, 0) knows only s -> a -> d, with a at 400 m
+/// (beyond two-ray ground's 250 m receive range, within its 550 m
+/// carrier-sense range, so a station of s's radio) and d at 200 m. s's MAC
+/// gives up on a; that is a real failure, not a false one; s then finds
+/// s -> d. With a at 200 m, in range but switched off, the failure is not
+/// false either; with a in range and on, there is none.
+#[test]
+fn false_route_failures_leave_out_a_neighbour_beyond_receive_range() {
+    let run = |a: (f64, f64), a_off: bool| {
+        let nodes = vec![("s".to_string(), 0.0, 0.0), ("a".to_string(), a.0, a.1), ("d".to_string(), 200.0, 0.0)];
+        let flow = "[[flow]]\nfrom = \"s\"\nto = \"d\"\ntransport = \"udp\"\npacket_size = 512\n\
+                    app = { kind = \"cbr\", rate = \"8kbps\", start = 0.5, stop = 4.5 }\n";
+        let mut w = build(&scenario("5s", "dsr", "", &nodes, flow));
+        dsr_mut(&mut w, 0).add_route(vec![0, 1, 2]);
+        if a_off {
+            let dev = w.nodes[1].devices[0];
+            w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = 0;
+        }
+        let r = w.run();
+        (node_stat(&r, "s", "link_failures"), node_stat(&r, "s", "false_route_failures"), r)
+    };
+    let (failures, false_failures, r) = run((0.0, 400.0), false);
+    println!("DSR route through a node 400 m away: {failures} link failures at s, {false_failures} false");
+    assert!(failures >= 1.0, "s's MAC gave up on a");
+    assert_eq!(false_failures, 0.0);
+    assert!(false_failures < failures);
+    assert!(r.flows.get("bytes_delivered", 0).unwrap() > 0.0, "s found s -> d");
+    let (failures, false_failures, _) = run((100.0, 100.0), true);
+    assert!(failures >= 1.0);
+    assert_eq!(false_failures, 0.0);
+    let (failures, _, r) = run((100.0, 100.0), false);
+    assert_eq!(failures, 0.0);
+    assert_eq!(col_sum(&r.nodes, "false_route_failures"), 0.0);
+}
+
+/// The route buffer (64 packets, 30 s, as ns-2's rqueue): n0 sends UDP to
+/// n1, 200 m away, whose radio is off from the start, so no route to it
+/// ever comes (DSDV and OLSR never hear of it; DSR's and AODV's requests go
+/// unanswered). Every packet is held. Arrivals `start + k interval` within
+/// `duration`, expected from the parameters:
+/// with `buffer_len` x interval shorter than `buffer_timeout`, no packet
+/// lives out its timeout, the first `buffer_len` fill the buffer and every
+/// later one pushes out the oldest (drops_no_route_buffer_full = sent -
+/// buffer_len, the first exactly when packet `buffer_len` + 1 comes); with
+/// fewer than `buffer_len` arrivals in any `buffer_timeout`, none is
+/// pushed out and every packet that has waited `buffer_timeout` by the end
+/// is dropped (drops_no_route_timeout, the first exactly `buffer_timeout`
+/// after the first packet). AODV gives up its discovery after about 18 s
+/// and drops what it holds (a failed discovery): it is in the short runs only.
+#[test]
+fn route_buffer_limits_drop_with_their_causes() {
+    let ms = SEC / 1000;
+    // (routing, [wireless.<routing>] keys, buffer_len, buffer_timeout)
+    let defaults = (AodvParams::default().buffer_len, AodvParams::default().buffer_timeout);
+    assert_eq!(defaults, (64, 30 * SEC), "ns-2's rqueue");
+    assert_eq!((DsrParams::default().buffer_len, DsrParams::default().buffer_timeout), defaults);
+    assert_eq!((OlsrParams::default().buffer_len, OlsrParams::default().buffer_timeout), defaults);
+    let dsdv_p = tcplab_core::net::routing::DsdvParams::default();
+    assert_eq!((dsdv_p.buffer_len, dsdv_p.buffer_timeout), defaults);
+    let stat = |w: &World| {
+        let s = w.nodes[0].routing.as_dyn().stats().expect("routing counters");
+        (s.drops_buffer_full, s.drops_buffer_timeout, s.drops_discovery_failed)
+    };
+    for (routing, keys) in [("dsdv", ""), ("olsr", ""), ("dsr", ""), ("aodv", "")]
+        .into_iter()
+        .chain(["dsdv", "olsr", "dsr", "aodv"].map(|r| (r, "buffer_len = 10\nbuffer_timeout = \"5s\"")))
+    {
+        let (len, timeout) = if keys.is_empty() { defaults } else { (10, 5 * SEC) };
+        // (interval, duration): a fast flow for a full buffer, a slow one
+        // (more than timeout / buffer_len apart) for timeouts.
+        let cases: &[(u64, u64)] =
+            if routing == "aodv" { &[(100 * ms, 10 * SEC)] } else { &[(100 * ms, 10 * SEC), (700 * ms, 100 * SEC)] };
+        for &(interval, duration) in cases {
+            let start = 50 * ms;
+            let sent = (duration - start).div_ceil(interval);
+            let arrival = |k: u64| start + k * interval;
+            let (full, timed_out) = if len as u64 * interval < timeout {
+                (sent.saturating_sub(len as u64), 0)
+            } else {
+                assert!(timeout / interval < len as u64, "a case between the two");
+                (0, (0..sent).filter(|&k| arrival(k) + timeout < duration).count() as u64)
+            };
+            let flow = format!(
+                "[[flow]]\nfrom = \"n0\"\nto = \"n1\"\ntransport = \"udp\"\npacket_size = 512\n\
+                 app = {{ kind = \"cbr\", interval = \"{}ms\", start = \"{}ms\" }}\n",
+                interval / ms,
+                start / ms
+            );
+            let extra = if keys.is_empty() { String::new() } else { format!("[wireless.{routing}]\n{keys}") };
+            let sc = scenario(&format!("{}s", duration / SEC), routing, &extra, &chain_nodes(1), &flow);
+            let mut w = build(&sc);
+            let dev = w.nodes[1].devices[0];
+            w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = 0;
+            let what = format!("{routing} {keys:?} every {} ms", interval / ms);
+            // The first drop comes exactly with packet len + 1, or exactly
+            // `timeout` after the first packet.
+            if full > 0 {
+                w.run_until(arrival(len as u64) - 1);
+                assert_eq!(stat(&w), (0, 0, 0), "{what}: before packet {}", len + 1);
+                w.run_until(arrival(len as u64));
+                assert_eq!(stat(&w), (1, 0, 0), "{what}: at packet {}", len + 1);
+            } else {
+                w.run_until(start + timeout - 1);
+                assert_eq!(stat(&w).1, 0, "{what}: before the first timeout");
+                w.run_until(start + timeout);
+                assert_eq!(stat(&w).1, 1, "{what}: the first timeout");
+            }
+            let r = w.run();
+            println!(
+                "{what}: sent {}, buffer full {}, timeout {} (expected {sent}, {full}, {timed_out})",
+                r.flows.get("packets_sent", 0).unwrap(),
+                node_stat(&r, "n0", "drops_no_route_buffer_full"),
+                node_stat(&r, "n0", "drops_no_route_timeout"),
+            );
+            assert_eq!(r.flows.get("packets_sent", 0).unwrap(), sent as f64, "{what}");
+            assert_eq!(r.flows.get("bytes_delivered", 0).unwrap(), 0.0, "{what}");
+            assert_eq!(node_stat(&r, "n0", "drops_no_route_buffer_full"), full as f64, "{what}");
+            assert_eq!(node_stat(&r, "n0", "drops_no_route_timeout"), timed_out as f64, "{what}");
+            assert_eq!(node_stat(&r, "n0", "drops_no_route_discovery_failed"), 0.0, "{what}");
         }
     }
 }
@@ -340,6 +476,78 @@ fn aodv_keys_are_validated() {
             ("ns2_data_ttl = 30", "ns2_data_ttl"),
         ],
     );
+}
+
+/// AODV's HELLO option (`hello = true`, RFC 3561 6.9): every node
+/// broadcasts a HELLO (an RREP about itself, TTL 1: IP 20 + UDP 8 + 20
+/// bytes) every `hello_interval`, so about duration / interval of them per
+/// node; none without the option. A neighbour not heard for
+/// `allowed_hello_loss` intervals is gone, found without any data towards
+/// it: on a chain n0 .. n3 a flow n0 -> n3 sets up the routes and stops at
+/// 5 s; n2 goes dark at 6 s. n1 last heard n2 within an interval before
+/// that, so it declares the link broken (route to n3 down, a route error to
+/// its precursor n0) between (loss - 1) and loss intervals after 6 s,
+/// long before the route's lifetime (10 s after its last use) ends.
+/// Without HELLOs nothing tells n1: its route to n3 stays up and it sends
+/// no route error.
+#[test]
+fn aodv_hellos_are_sent_every_interval_and_find_a_silent_neighbour() {
+    let loss = AodvParams::default().allowed_hello_loss as u64;
+    assert_eq!(loss, 3);
+    let duration = 20u64;
+    for (keys, interval) in [("hello = true", SEC), ("hello = true\nhello_interval = \"0.5s\"", SEC / 2), ("", 0)] {
+        let r = run_toml(&scenario(
+            &format!("{duration}s"),
+            "aodv",
+            &format!("[wireless.aodv]\n{keys}"),
+            &chain_nodes(3),
+            "",
+        ))
+        .unwrap();
+        for i in 0..=3 {
+            let n = format!("n{i}");
+            let hellos = node_stat(&r, &n, "hello_sent");
+            assert_eq!(node_stat(&r, &n, "hello_bytes"), 48.0 * hellos, "{keys:?} {n}");
+            match (duration * SEC).checked_div(interval) {
+                None => assert_eq!(hellos, 0.0, "no HELLOs without the option ({n})"),
+                Some(expect) => {
+                    let expect = expect as f64;
+                    assert!((hellos - expect).abs() <= 1.0, "{keys:?} {n}: {hellos} HELLOs, expected {expect}");
+                }
+            }
+        }
+    }
+    let flow = "[[flow]]\nfrom = \"n0\"\nto = \"n3\"\ntransport = \"udp\"\npacket_size = 512\n\
+                app = { kind = \"cbr\", rate = \"8kbps\", start = 0.5, stop = 5.0 }\n";
+    let off_at = 6 * SEC;
+    let step = 10 * SEC / 1000;
+    let watch = |keys: &str, until: u64| {
+        let mut w = build(&scenario("20s", "aodv", keys, &chain_nodes(3), flow));
+        w.run_until(off_at - 1);
+        assert_eq!(aodv(&w, 1).valid(3, off_at - 1).map(|r| r.0), Some(2), "{keys:?}: n1's route to n3");
+        assert_eq!(aodv(&w, 1).stats.route_errors, 0, "{keys:?}");
+        let dev = w.nodes[2].devices[0];
+        w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+        let mut t = off_at;
+        while t < until {
+            t += step;
+            w.run_until(t);
+            if aodv(&w, 1).stats.route_errors > 0 {
+                return (Some(t), aodv(&w, 1).valid(3, t));
+            }
+        }
+        (None, aodv(&w, 1).valid(3, t))
+    };
+    let hello = SEC;
+    let (found, route) = watch("[wireless.aodv]\nhello = true", off_at + (loss + 1) * hello);
+    let found = found.expect("n1 noticed the silent n2");
+    println!("AODV HELLO: n1 declared n2 gone at {:.2} s (dark from 6 s)", found as f64 / SEC as f64);
+    assert!(found > off_at + (loss - 1) * hello, "too early: {found}");
+    assert!(found <= off_at + loss * hello + step, "too late: {found}");
+    assert_eq!(route, None, "the route through n2 is down");
+    let (found, route) = watch("", off_at + (loss + 1) * hello);
+    assert_eq!(found, None, "without HELLOs n1 cannot know");
+    assert_eq!(route.map(|r| r.0), Some(2), "its route to n3 is still up");
 }
 
 /// The interface queue each scenario gets: ns-2.35's DSR runs only over its
@@ -497,41 +705,118 @@ fn dsdv_first_route_with_and_without_ns2_advertising() {
     assert!(e.to_string().contains("wireless.dsdv.ns2_queue"), "{e}");
 }
 
+/// DSDV's order of routes: a newer sequence number wins, then a smaller
+/// metric (sequence numbers compared with wrap-around, as the protocol).
+fn dsdv_newer(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
+fn dsdv(w: &World, n: usize) -> &Dsdv {
+    w.nodes[n].routing.as_dyn().as_any().downcast_ref::<Dsdv>().expect("a DSDV node")
+}
+
 /// On a grid every node learns a route to every other, following the next
-/// hops from any node reaches the destination without a loop, and no route
-/// is shorter than the grid distance. Unlike on a chain, a route may for a
-/// while be longer than the shortest: a destination's new sequence number
-/// can arrive over a longer path first and is taken at once (DSDV's
-/// settling time delays advertising such a route, not using it), until the
-/// same number arrives over the shorter path.
+/// hops from any node reaches the destination without a loop, and every
+/// route is the shortest hop path unless DSDV's rules keep a longer one for
+/// now. A destination's new sequence number is taken at once over
+/// whatever path it arrives first (the settling time delays advertising a
+/// route, not using it), and a node's new number travels one hop per full
+/// dump of each relay; so a route can be longer than the shortest while no
+/// neighbour on a shorter path has yet dumped that number. Traced at 1 ms
+/// with seed 1: at 45 s g1_2 (9) goes 4 hops to g1_0 (1) with g1_0's number
+/// 8, which g2_2 dumped at 43.35 s; g1_1 (5), one hop from g1_0, got 8 at
+/// 39.58 s, 0.1 s after its own dump, and dumps next after 45 s. The check
+/// is the protocol's rule itself: the whole run is followed at 1 ms, and
+/// at 45 s every route must be at least as good (newer number, or the same
+/// number and a metric no larger) as what each neighbour advertised in a
+/// full dump made after its entry last changed; every longer route must
+/// be one of those the shorter neighbours have not advertised yet.
 #[test]
 fn dsdv_routes_on_a_grid_reach_every_node_without_loops() {
     let (gw, gh) = (4, 4);
+    let n = gw * gh;
     let nodes = grid_nodes(gw, gh);
     let mut w = build(&scenario("50s", "dsdv", "", &nodes, &probe("g0_0", "g3_3", 45.0)));
-    w.run_until(45 * SEC);
-    let xy = |n: usize| (n % gw, n / gw);
+    let xy = |a: usize| (a % gw, a / gw);
     let dist = |a: usize, b: usize| {
         let ((ax, ay), (bx, by)) = (xy(a), xy(b));
         ax.abs_diff(bx) + ay.abs_diff(by)
     };
+    // Per node, the ms of its last full dump; per (node, destination), its
+    // entry and the ms it took that value.
+    let end_ms = 45_000u64;
+    let mut dumps = vec![0u64; n];
+    let mut dumped_at = vec![0u64; n];
+    type Since = (Option<(u32, u8, u32)>, u64);
+    let mut since: Vec<Vec<Since>> = vec![vec![(None, 0); n]; n];
+    for ms in 1..=end_ms {
+        w.run_until(ms * SEC / 1000);
+        for x in 0..n {
+            let d = dsdv(&w, x);
+            if d.stats.sent[0] != dumps[x] {
+                dumps[x] = d.stats.sent[0];
+                dumped_at[x] = ms;
+            }
+            for (y, s) in since[x].iter_mut().enumerate() {
+                let e = d.entry(y as u32);
+                if e != s.0 {
+                    *s = (e, ms);
+                }
+            }
+        }
+    }
+    // What neighbour z last advertised about d in a full dump (its own
+    // entry at metric 0), if that dump came after the entry took its value
+    // and long enough before the end to have been heard.
+    let advertised = |z: usize, d: usize| -> Option<(u32, u8)> {
+        if dumped_at[z] == 0 || dumped_at[z] + 50 > end_ms {
+            return None;
+        }
+        if z == d {
+            return Some((dsdv(&w, z).own_seq(), 0));
+        }
+        match since[z][d] {
+            (Some((_, m, s)), at) if at < dumped_at[z] => Some((s, m)),
+            _ => None,
+        }
+    };
     let (mut pairs, mut shortest) = (0, 0);
-    for n in 0..gw * gh {
-        let r = routes(&w, n);
-        assert_eq!(r.len(), gw * gh - 1, "node {n}: {r:?}");
-        for &(d, _, h) in &r {
+    for a in 0..n {
+        let r = routes(&w, a);
+        assert_eq!(r.len(), n - 1, "node {a}: {r:?}");
+        for &(d, next, h) in &r {
             let d = d as usize;
-            assert!(h as usize >= dist(n, d), "{n} -> {d}: {h} hops");
+            let (_, _, seq) = dsdv(&w, a).entry(d as u32).expect("an entry");
+            // DSDV's rule against every neighbour's last full dump.
+            let mut unadvertised_shorter = true;
+            for z in (0..n).filter(|&z| dist(a, z) == 1) {
+                let Some((zs, zm)) = advertised(z, d) else { continue };
+                let at_least_as_good = dsdv_newer(seq, zs) || (seq == zs && h <= zm.saturating_add(1));
+                assert!(
+                    at_least_as_good,
+                    "{a} -> {d}: {h} hops with number {seq}, but {z} dumped {zm} hops with number {zs}"
+                );
+                if dist(z, d) + 1 == dist(a, d) && (zs, zm as usize + 1) == (seq, dist(a, d)) {
+                    unadvertised_shorter = false;
+                }
+            }
+            if h as usize != dist(a, d) {
+                assert!(
+                    h as usize > dist(a, d) && unadvertised_shorter,
+                    "{a} -> {d}: {h} hops (next {next}) with number {seq}, grid distance {}",
+                    dist(a, d)
+                );
+            }
             // Walk it.
-            let mut at = n;
+            let mut at = a;
             let mut steps = 0;
             while at != d {
                 at = routes(&w, at).iter().find(|e| e.0 as usize == d).expect("a route on").1 as usize;
                 steps += 1;
-                assert!(steps <= gw * gh, "a loop from {n} towards {d}");
+                assert!(steps <= n, "a loop from {a} towards {d}");
             }
             pairs += 1;
-            shortest += usize::from(steps == dist(n, d));
+            shortest += usize::from(steps == dist(a, d) && h as usize == dist(a, d));
         }
     }
     println!("DSDV grid at 45 s: {shortest} of {pairs} routes are shortest hop paths");
@@ -637,6 +922,141 @@ fn dsdv_repairs_a_route_through_a_node_switched_off() {
     // periodic intervals instead, and the flow still recovers.
     let (_, after_slow) = outcome("[wireless.dsdv]\nuse_mac_failures = false");
     assert!(after_slow > 100_000.0, "{after_slow}");
+}
+
+/// A broken route is advertised with an infinite metric and the next (odd)
+/// sequence number, which only the destination's next even number
+/// overrides. A 6 x 2 ladder carries a light UDP flow g0_0 -> g5_0; the
+/// node after the source's first hop goes dark at 40 s. The node sending
+/// the flow to it (the upstream neighbour: the first hop, or whichever
+/// relay the route has moved to) has its MAC give up on the next packet:
+/// every entry it had through the dark node becomes infinite with its even
+/// number + 1, a triggered update goes out at once, and each of its
+/// neighbours that knew an older number takes the broken route from it.
+/// Later the destination's next even number brings the source a finite
+/// route around the dark node; the dark node's own route stays broken (no
+/// one can give it a newer number).
+#[test]
+fn dsdv_advertises_a_broken_route_with_an_odd_number_until_a_newer_even_one() {
+    use tcplab_core::net::routing::dsdv::INFINITY;
+    let (gw, gh) = (6, 2);
+    let nodes = grid_nodes(gw, gh);
+    let n = nodes.len();
+    let dst = 5u32;
+    let off_at = 40 * SEC;
+    let ms = SEC / 1000;
+    let mut w = build(&scenario("80s", "dsdv", "", &nodes, &probe("g0_0", "g5_0", 1.0)));
+    w.run_until(off_at - 1);
+    let first = dsdv(&w, 0).entry(dst).expect("a route").0 as usize;
+    let victim = dsdv(&w, first).entry(dst).expect("a route").0;
+    assert_ne!(victim, dst);
+    let dev = w.nodes[victim as usize].devices[0];
+    w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+    let tables = |w: &World| -> Vec<Vec<Option<(u32, u8, u32)>>> {
+        (0..n).map(|a| (0..n as u32).map(|d| dsdv(w, a).entry(d)).collect()).collect()
+    };
+    let mac_failures = |w: &World, a: usize| {
+        let dev = w.nodes[a].devices[0];
+        w.devices[dev as usize].as_dyn().as_any().downcast_ref::<Dcf>().unwrap().stats.link_failures
+    };
+    let dist = |a: usize, b: usize| (a % gw).abs_diff(b % gw) + (a / gw).abs_diff(b / gw);
+    // Step 1 ms at a time until a node breaks its own link to the dark
+    // node; keep every table of the step before.
+    let mut before = tables(&w);
+    let mut failures: Vec<u64> = (0..n).map(|a| mac_failures(&w, a)).collect();
+    let mut incrementals: Vec<u64> = (0..n).map(|a| dsdv(&w, a).stats.sent[1]).collect();
+    let mut t = off_at;
+    let up = loop {
+        t += ms;
+        assert!(t < off_at + 2 * SEC, "no break within 2 s of the switch-off");
+        w.run_until(t);
+        if let Some(a) = (0..n).find(|&a| dsdv(&w, a).entry(victim).is_some_and(|e| e.0 == victim && e.1 >= INFINITY)) {
+            break a;
+        }
+        before = tables(&w);
+        failures = (0..n).map(|a| mac_failures(&w, a)).collect();
+        incrementals = (0..n).map(|a| dsdv(&w, a).stats.sent[1]).collect();
+    };
+    let broke_at = t;
+    assert!(mac_failures(&w, up) > failures[up], "{up}'s MAC reported the failure");
+    let broken: Vec<u32> =
+        (0..n as u32).filter(|&d| before[up][d as usize].is_some_and(|e| e.0 == victim && e.1 < INFINITY)).collect();
+    assert!(broken.contains(&victim) && broken.contains(&dst), "{broken:?}");
+    let mut odd = vec![0u32; n];
+    for &d in &broken {
+        let was = before[up][d as usize].unwrap();
+        let now = dsdv(&w, up).entry(d).unwrap();
+        assert_eq!(was.2 % 2, 0, "{up} -> {d} was {was:?}");
+        assert_eq!(now, (victim, INFINITY, was.2 + 1), "{up} -> {d} after the break (was {was:?})");
+        odd[d as usize] = was.2 + 1;
+    }
+    // Its triggered update (after at most 10 ms of jitter) reaches its
+    // neighbours, followed at 1 ms for 50 ms: a neighbour's first change
+    // to each broken destination it knew with an older number than the odd
+    // one is to take the broken route from `up`, unless the destination's
+    // next even number reaches it first (which the odd one cannot
+    // override). The dark node gives no newer number: that one must go.
+    let receivers: Vec<usize> = (0..n).filter(|&r| dist(r, up) == 1 && r != victim as usize).collect();
+    let mut seen: Vec<Vec<Vec<(u32, u8, u32)>>> = vec![vec![Vec::new(); n]; n];
+    for step in 0..=50 {
+        w.run_until(broke_at + step * ms);
+        for &r in &receivers {
+            for &d in &broken {
+                seen[r][d as usize].push(dsdv(&w, r).entry(d).unwrap());
+            }
+        }
+    }
+    assert!(dsdv(&w, up).stats.sent[1] > incrementals[up], "a triggered update from {up}");
+    let mut taken = Vec::new();
+    for &r in &receivers {
+        for &d in &broken {
+            let Some(was) = before[r][d as usize] else { continue };
+            let change = seen[r][d as usize].iter().find(|&&e| e != was).copied();
+            if dsdv_newer(odd[d as usize], was.2) {
+                let change = change.unwrap_or_else(|| panic!("{r} -> {d}: kept {was:?}"));
+                if change == (up as u32, INFINITY, odd[d as usize]) {
+                    taken.push((r, d));
+                } else {
+                    assert!(
+                        d != victim && dsdv_newer(change.2, odd[d as usize]),
+                        "{r} -> {d}: {was:?} became {change:?}"
+                    );
+                }
+            } else {
+                assert!(change.is_none_or(|e| e.2 != odd[d as usize]), "{r} -> {d}: a broken route over {was:?}");
+            }
+        }
+    }
+    println!(
+        "DSDV: {victim} dark at 40 s, {up} broke {broken:?} at {:.3} s; its neighbours took (node, destination) \
+         {taken:?} as broken",
+        broke_at as f64 / SEC as f64
+    );
+    assert!(receivers.iter().any(|&r| taken.contains(&(r, victim))), "{taken:?}");
+    // The source: broken until the destination's next even number, then a
+    // finite route with it, around the dark node.
+    let mut t = broke_at;
+    let repaired = loop {
+        t += SEC / 10;
+        assert!(t < 75 * SEC, "no new route to {dst} by 75 s");
+        w.run_until(t);
+        let e = dsdv(&w, 0).entry(dst).unwrap();
+        if e.1 < INFINITY && dsdv_newer(e.2, odd[dst as usize]) {
+            break e;
+        }
+    };
+    assert_eq!(repaired.2 % 2, 0, "{repaired:?}");
+    let mut at = 0u32;
+    let mut path = vec![0u32];
+    while at != dst {
+        at = dsdv(&w, at as usize).entry(dst).filter(|e| e.1 < INFINITY).expect("a route on").0;
+        path.push(at);
+        assert!(path.len() <= n, "a loop: {path:?}");
+    }
+    assert!(!path.contains(&victim), "{path:?}");
+    w.run_until(75 * SEC);
+    let dark = dsdv(&w, 0).entry(victim).unwrap();
+    assert!(dark.1 >= INFINITY && dark.2 % 2 == 1, "the dark node's route stays broken: {dark:?}");
 }
 
 /// The AODV example scenario parses, validates and runs.
@@ -881,6 +1301,38 @@ fn olsr_carries_tcp_and_repairs_a_route_through_a_node_switched_off() {
     assert_ne!(victim, dst);
     let dev = w.nodes[victim as usize].devices[0];
     w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+    // The link to the dark node times out at the first hop: symmetric until
+    // its last HELLO plus the hold time (RFC 3626: 3 HELLO intervals), so
+    // no later than the hold time after it went dark, and (its HELLOs come
+    // at most one interval apart) not before the hold time minus one
+    // interval. Followed every 10 ms.
+    let (hold, hello) = (OlsrParams::default().neighb_hold, OlsrParams::default().hello_interval);
+    let first = first as usize;
+    let mut t = off_at;
+    let mut until = olsr(&w, first).link(victim).expect("a link to the victim").1;
+    let lost_at = loop {
+        t += 10 * SEC / 1000;
+        assert!(t <= off_at + hold + hello, "{first} still holds a link to {victim}: {until}");
+        w.run_until(t);
+        match olsr(&w, first).link(victim) {
+            Some((_, sym)) if sym > t => until = sym,
+            _ => break t,
+        }
+    };
+    println!(
+        "OLSR: {first}'s link to {victim} symmetric until {:.3} s (dark from 20 s), seen lost at {:.2} s",
+        until as f64 / SEC as f64,
+        lost_at as f64 / SEC as f64
+    );
+    assert!(until <= off_at + hold, "heard after going dark? symmetric until {until}");
+    assert!(until > off_at + hold - hello, "expired early: symmetric until {until}");
+    assert!(lost_at >= until && lost_at < until + 10 * SEC / 1000);
+    // Its routes follow at its next recomputation (its own HELLO at the
+    // latest): none has the dark node as next hop (a route to it over
+    // other nodes' TCs may stay for their hold time).
+    w.run_until(until + hello);
+    let r = routes(&w, first);
+    assert!(r.iter().all(|e| e.1 != victim), "{first}: {r:?}");
     w.run_until(59 * SEC);
     let mut path = vec![0u32];
     while *path.last().unwrap() != dst {
@@ -911,7 +1363,8 @@ fn olsr_carries_tcp_and_repairs_a_route_through_a_node_switched_off() {
 
 /// DSR on a grid: both flows' sources find routes on demand, every cached
 /// route followed hop by hop reaches its destination without a loop and is
-/// no shorter than the grid distance, and the data arrives.
+/// a shortest hop path (as long as the grid distance), and the data
+/// arrives.
 #[test]
 fn dsr_finds_routes_on_a_grid() {
     let (gw, gh) = (4, 4);
@@ -923,7 +1376,7 @@ fn dsr_finds_routes_on_a_grid() {
     for (src, dst) in [(0usize, 15usize), (3, 8)] {
         let dsr = w.nodes[src].routing.as_dyn().as_any().downcast_ref::<Dsr>().unwrap();
         let path = dsr.cached(dst as u32).unwrap_or_else(|| panic!("{src} has no route to {dst}"));
-        assert!(path.len() > dist(src, dst), "no shorter than the grid distance: {path:?}");
+        assert_eq!(path.len() - 1, dist(src, dst), "the shortest hop path: {path:?}");
         for pair in path.windows(2) {
             assert_eq!(dist(pair[0] as usize, pair[1] as usize), 1, "{path:?} hops between grid neighbours");
         }

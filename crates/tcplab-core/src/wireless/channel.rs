@@ -111,4 +111,63 @@ mod tests {
             assert_eq!(got, brute, "station {i}");
         }
     }
+
+    /// The grid search against all pairs, for the three models, with
+    /// stations scattered over a square three reaches wide around the
+    /// origin (negative coordinates: cells on both sides of 0), no pair
+    /// within 0.5 m of the reach: each list holds exactly the stations
+    /// within reach (two-ray ground and free space: the carrier-sense
+    /// range; shadowing: the widened reach), sorted by node, with their
+    /// mean power, distance and delay. 300 more stations 1000 reaches away
+    /// leave every list of the first ones as it was.
+    #[test]
+    fn grid_search_matches_all_pairs_anywhere_and_ignores_far_stations() {
+        let phy = PhyParams::default();
+        let shadowing = Propagation::Shadowing { path_loss_exponent: 2.7, sigma_db: 4.0, reference_distance: 1.0 };
+        for prop in [Propagation::TwoRayGround, Propagation::FreeSpace, shadowing] {
+            let reach = prop.reach(&phy);
+            if !matches!(prop, Propagation::Shadowing { .. }) {
+                assert_eq!(reach, prop.range(&phy, phy.cs_threshold_w));
+            }
+            let mut rng = crate::engine::stream_rng(5, "channel-test");
+            let mut st: Vec<Station> = Vec::new();
+            while st.len() < 80 {
+                let pos = [(rng.uniform() - 0.5) * 3.0 * reach, (rng.uniform() - 0.5) * 3.0 * reach];
+                if st.iter().all(|o| (distance(o.pos, pos) - reach).abs() > 0.5) {
+                    let i = st.len() as NodeId;
+                    st.push(Station { node: i, dev: 500 + i, pos });
+                }
+            }
+            let lists = neighbour_lists(&st, &prop, &phy);
+            for (i, s) in st.iter().enumerate() {
+                let brute: Vec<Neighbour> = st
+                    .iter()
+                    .filter(|o| o.node != s.node && distance(s.pos, o.pos) < reach)
+                    .map(|o| {
+                        let d = distance(s.pos, o.pos);
+                        Neighbour {
+                            node: o.node,
+                            dev: o.dev,
+                            power_w: prop.mean_power(&phy, d),
+                            distance_m: d,
+                            delay: Propagation::delay_ns(d),
+                        }
+                    })
+                    .collect();
+                assert_eq!(lists[i], brute, "{prop:?}: station {i}");
+                if !matches!(prop, Propagation::Shadowing { .. }) {
+                    assert!(lists[i].iter().all(|n| n.power_w >= phy.cs_threshold_w));
+                }
+            }
+            assert!(lists.iter().any(|l| l.len() >= 10) && lists.iter().all(|l| l.len() < 79), "{prop:?}");
+            let mut more = st.clone();
+            for k in 0..300u32 {
+                let pos = [1000.0 * reach + 0.3 * reach * (k % 20) as f64, -0.3 * reach * (k / 20) as f64];
+                more.push(Station { node: 80 + k, dev: 580 + k, pos });
+            }
+            let with_far = neighbour_lists(&more, &prop, &phy);
+            assert_eq!(with_far[..st.len()], lists[..], "{prop:?}");
+            assert!(with_far[st.len()..].iter().flatten().all(|n| n.node >= 80), "{prop:?}");
+        }
+    }
 }

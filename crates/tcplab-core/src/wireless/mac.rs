@@ -1285,6 +1285,263 @@ mod tests {
         }
     }
 
+    /// A scheduler that keeps everything the station schedules for itself,
+    /// the ends of its receptions included, to be run in time order
+    /// (insertion order among equal times, as the world's queue).
+    #[derive(Default)]
+    struct Agenda {
+        evs: Vec<(Time, u64, DevEvent)>,
+        n: u64,
+    }
+
+    impl DevScheduler for Agenda {
+        fn schedule(&mut self, at: Time, ev: DevEvent) {
+            self.n += 1;
+            self.evs.push((at, self.n, ev));
+        }
+        fn schedule_for(&mut self, _dev: DevId, _at: Time, _ev: DevEvent) {}
+        fn fan_out(&mut self, _now: Time, _frame: PktId, _targets: &[FanOut]) {}
+        fn schedule_frame_end(&mut self, _frame: PktId, at: Time) {
+            self.schedule(at, DevEvent::FrameEnd);
+        }
+    }
+
+    impl Agenda {
+        fn pop(&mut self) -> Option<(Time, DevEvent)> {
+            let i = (0..self.evs.len()).min_by_key(|&i| (self.evs[i].0, self.evs[i].1))?;
+            let (at, _, ev) = self.evs.swap_remove(i);
+            Some((at, ev))
+        }
+    }
+
+    /// What became of one packet station 0 sent to station 1.
+    struct Exchange {
+        d: Dcf,
+        /// CW after each attempt ended without its answer, and after the
+        /// exchange ended (delivered or dropped).
+        cw: Vec<u32>,
+        /// The backoff drawn at each of those moments.
+        backoff: Vec<Option<u32>>,
+        out: Vec<DevAction>,
+        pkt: PktId,
+    }
+
+    /// Station 0 sends one 1000-byte datagram to station 1, which answers
+    /// its `k`-th RTS (from 1) with a CTS if `cts(k)` and its `k`-th data
+    /// frame with an ACK if `ack(k)`, each a SIFS after the frame's end.
+    /// Runs until nothing is left to do.
+    fn exchange(mac: MacParams, cts: impl Fn(u64) -> bool, ack: impl Fn(u64) -> bool) -> Exchange {
+        exchange_seeded(mac, 1, cts, ack)
+    }
+
+    /// `exchange` with the station's backoff drawn from stream `seed`.
+    fn exchange_seeded(mac: MacParams, seed: u64, cts: impl Fn(u64) -> bool, ack: impl Fn(u64) -> bool) -> Exchange {
+        let mut d = station(mac);
+        d.backoff_rng = stream_rng(seed, "b");
+        d.neighbours = vec![Neighbour { node: 1, dev: 1, power_w: 1e-8, distance_m: 100.0, delay: 0 }];
+        let (mut pool, mut ag, mut out) = (crate::packet::PacketPool::new(), Agenda::default(), Vec::new());
+        let pkt = pool.insert(Packet::new(0, 0, 1, Transport::Udp(Default::default()), 8, 1000, 0));
+        let start = 1_000 * US;
+        d.send_on(
+            start,
+            pkt,
+            Some(1),
+            false,
+            &mut DevIo { pool: &mut pool, sched: &mut ag, report_transmit: false, out: &mut out },
+        );
+        let answer = |pool: &mut crate::packet::PacketPool, kind: u8, len: u32, size: u32, now: Time| {
+            let l4 = Transport::Control(ControlHeader { proto: PROTO_MAC, kind: kind as u16, len: 0, blob: None });
+            let mut p = Packet::new(NO_FLOW, 1, 0, l4, 0, 0, now);
+            p.size = size;
+            p.l2 = LinkHeader::Mac { tx: 1, rx: 0, kind, len: len as u16 };
+            pool.insert_copy(p)
+        };
+        let (mut cw, mut backoff) = (Vec::new(), Vec::new());
+        let mut steps = 0;
+        while let Some((now, ev)) = ag.pop() {
+            steps += 1;
+            assert!(steps < 100_000, "the exchange never ends");
+            let before = d.state;
+            d.on_event_on(
+                now,
+                ev,
+                &mut DevIo { pool: &mut pool, sched: &mut ag, report_transmit: false, out: &mut out },
+            );
+            let size = d.cur.map_or(0, |c| c.size);
+            match (before, d.state) {
+                (State::Tx(Sent::Rts), State::WaitCts) if cts(d.stats.rts_sent) => {
+                    let id = answer(&mut pool, frame::CTS, CTS_LEN, size, now + d.mac.sifs);
+                    ag.schedule(now + d.mac.sifs, DevEvent::Arrive(id));
+                }
+                (State::Tx(Sent::Data), State::WaitAck) if ack(d.stats.data_sent) => {
+                    let id = answer(&mut pool, frame::ACK, ACK_LEN, 0, now + d.mac.sifs);
+                    ag.schedule(now + d.mac.sifs, DevEvent::Arrive(id));
+                }
+                (State::WaitCts | State::WaitAck, State::Idle) => {
+                    cw.push(d.cw);
+                    backoff.push(d.backoff);
+                }
+                _ => {}
+            }
+        }
+        Exchange { d, cw, backoff, out, pkt }
+    }
+
+    /// The LinkFailed actions of an exchange, and whether any packet was
+    /// dropped otherwise.
+    fn failures(x: &Exchange) -> (Vec<(NodeId, PktId)>, bool) {
+        let failed = x
+            .out
+            .iter()
+            .filter_map(|a| match *a {
+                DevAction::LinkFailed { neighbor, failed } => Some((neighbor, failed)),
+                _ => None,
+            })
+            .collect();
+        (failed, x.out.iter().any(|a| matches!(a, DevAction::Drop(..))))
+    }
+
+    /// The retry limits: short 7, long 4 (the defaults).
+    #[test]
+    fn retry_limits_default_to_short_7_and_long_4() {
+        let m = MacParams::default();
+        assert_eq!((m.short_retry_limit, m.long_retry_limit, m.cw_min, m.cw_max), (7, 4, 31, 1023));
+    }
+
+    /// No CTS ever: the RTS goes out `short_retry_limit` times, each
+    /// failure doubling CW (2 CW + 1) up to CWmax, then the frame is
+    /// dropped, routing is told, and CW is back at CWmin. Without RTS/CTS
+    /// and no ACK ever, the data frame itself counts against the short
+    /// limit the same way.
+    #[test]
+    fn unanswered_frames_go_short_retry_limit_times_doubling_cw_to_cwmax() {
+        for rts in [Some(0), None] {
+            let m = MacParams { rts_threshold: rts, ..MacParams::default() };
+            let x = exchange(m, |_| false, |_| false);
+            let s = &x.d.stats;
+            let attempts = m.short_retry_limit as u64;
+            let (rts_sent, data_sent) = if rts.is_some() { (attempts, 0) } else { (0, attempts) };
+            assert_eq!((s.rts_sent, s.data_sent), (rts_sent, data_sent), "rts {rts:?}");
+            assert_eq!((s.retries, s.drops_retry, s.link_failures), (attempts - 1, 1, 1), "rts {rts:?}");
+            assert_eq!((s.data_offered, s.data_acked), (1, 0), "rts {rts:?}");
+            assert_eq!(failures(&x), (vec![(1, x.pkt)], false), "rts {rts:?}");
+            // 31 -> 63 -> 127 -> 255 -> 511 -> 1023 -> 1023, then CWmin.
+            let mut want = Vec::new();
+            let mut cw = m.cw_min;
+            for _ in 1..attempts {
+                cw = (2 * cw + 1).min(m.cw_max);
+                want.push(cw);
+            }
+            want.push(m.cw_min);
+            assert_eq!(want, [63, 127, 255, 511, 1023, 1023, 31]);
+            assert_eq!(x.cw, want, "rts {rts:?}");
+            for (cw, b) in x.cw.iter().zip(&x.backoff) {
+                assert!(b.is_some_and(|b| b <= *cw), "a backoff of {b:?} slots with CW {cw}");
+            }
+            assert!(x.d.cur.is_none() && matches!(x.d.state, State::Idle));
+            assert_eq!((x.d.src, x.d.lrc, x.d.cw), (0, 0, m.cw_min));
+        }
+    }
+
+    /// The backoff after each failure is drawn from [0, CW] with CW already
+    /// doubled: over 400 exchanges (400 backoff streams) with no answer,
+    /// the draws after the k-th failure stay within that CW, exceed the
+    /// CW before it, and average CW / 2; after the drop, from [0, CWmin].
+    #[test]
+    fn each_retry_draws_its_backoff_from_the_doubled_cw() {
+        let m = MacParams::default();
+        let runs: Vec<Exchange> = (0..400).map(|seed| exchange_seeded(m, seed, |_| false, |_| false)).collect();
+        let mut prev = m.cw_min;
+        for k in 0..m.short_retry_limit as usize {
+            let cw = runs[0].cw[k];
+            let draws: Vec<u32> = runs.iter().map(|x| x.backoff[k].expect("a backoff drawn")).collect();
+            let (max, mean) =
+                (*draws.iter().max().unwrap(), draws.iter().map(|&b| b as f64).sum::<f64>() / draws.len() as f64);
+            assert!(runs.iter().all(|x| x.cw[k] == cw));
+            assert!(max <= cw, "after failure {}: a draw of {max} with CW {cw}", k + 1);
+            // (after the drop, CW is back at CWmin: compare with CWmin's half)
+            let below = if cw == m.cw_min || cw == prev { cw / 2 } else { prev };
+            assert!(max > below, "after failure {}: draws up to {max} only, CW {cw}", k + 1);
+            assert!((mean / (cw as f64 / 2.0) - 1.0).abs() < 0.15, "after failure {}: mean {mean}, CW {cw}", k + 1);
+            prev = cw;
+        }
+    }
+
+    /// CW stays at CWmax however many more failures come (a short retry
+    /// limit of 10 here), and returns to CWmin with the drop.
+    #[test]
+    fn cw_saturates_at_cwmax() {
+        let m = MacParams { short_retry_limit: 10, ..MacParams::default() };
+        let x = exchange(m, |_| false, |_| false);
+        assert_eq!(x.cw, [63, 127, 255, 511, 1023, 1023, 1023, 1023, 1023, 31]);
+        assert_eq!((x.d.stats.rts_sent, x.d.stats.drops_retry), (10, 1));
+    }
+
+    /// Every RTS answered, no data frame acknowledged: the data frame goes
+    /// `long_retry_limit` times (each after a new RTS/CTS), then the
+    /// frame is dropped and routing told. A data frame sent after RTS/CTS
+    /// counts against the long limit only: 4 attempts, not 7.
+    #[test]
+    fn data_never_acknowledged_after_rts_cts_goes_long_retry_limit_times() {
+        let m = MacParams::default();
+        let x = exchange(m, |_| true, |_| false);
+        let s = &x.d.stats;
+        let attempts = m.long_retry_limit as u64;
+        assert_eq!((s.rts_sent, s.data_sent), (attempts, attempts));
+        assert_eq!((s.retries, s.drops_retry, s.link_failures, s.data_acked), (attempts - 1, 1, 1, 0));
+        assert_eq!(failures(&x), (vec![(1, x.pkt)], false));
+        assert_eq!(x.cw, [63, 127, 255, 31]);
+    }
+
+    /// The two counters are separate, and a CTS resets the short one: six
+    /// RTS frames unanswered (one short of the short limit), then every
+    /// RTS answered and no data acknowledged: the frame is dropped at the
+    /// fourth data frame, after 6 + 4 RTS frames; CW keeps doubling across
+    /// both kinds of failure. Then the opposite order: 3 data frames
+    /// unacknowledged, then no CTS: 3 + 7 RTS frames. And a CTS between
+    /// two runs of failures: six RTS frames unanswered, the seventh
+    /// answered, its data frame not acknowledged, then no CTS: the count
+    /// starts again from 0 after the CTS, 7 + 7 RTS frames (without the
+    /// reset the eighth would be the last).
+    #[test]
+    fn a_cts_resets_the_short_retry_count_and_the_long_one_counts_on() {
+        let m = MacParams::default();
+        let x = exchange(m, |k| k > 6, |_| false);
+        let s = &x.d.stats;
+        assert_eq!((s.rts_sent, s.data_sent, s.retries, s.drops_retry, s.link_failures), (10, 4, 9, 1, 1));
+        assert_eq!(x.cw, [63, 127, 255, 511, 1023, 1023, 1023, 1023, 1023, 31]);
+        let x = exchange(m, |k| k <= 3, |_| false);
+        let s = &x.d.stats;
+        assert_eq!((s.rts_sent, s.data_sent, s.retries, s.drops_retry, s.link_failures), (10, 3, 9, 1, 1));
+        let x = exchange(m, |k| k == 7, |_| false);
+        let s = &x.d.stats;
+        assert_eq!((s.rts_sent, s.data_sent, s.retries, s.drops_retry, s.link_failures), (14, 1, 13, 1, 1));
+    }
+
+    /// Success after failures: three RTS frames unanswered, then the
+    /// exchange completes. CW went 63, 127, 255 and is back at CWmin
+    /// after the ACK; the packet is not dropped, and the next frame starts
+    /// with fresh counters.
+    #[test]
+    fn cw_and_retry_counts_reset_after_a_success() {
+        let m = MacParams::default();
+        let x = exchange(m, |k| k > 3, |_| true);
+        let s = &x.d.stats;
+        assert_eq!(
+            (s.rts_sent, s.data_sent, s.retries, s.data_acked, s.drops_retry, s.link_failures),
+            (4, 1, 3, 1, 0, 0)
+        );
+        assert_eq!(x.cw, [63, 127, 255, 31]);
+        assert_eq!((x.d.src, x.d.lrc, x.d.cw), (0, 0, m.cw_min));
+        assert!(x.out.is_empty(), "nothing dropped, nothing failed");
+        // Without RTS: two data frames unacknowledged, the third acknowledged.
+        let m = MacParams { rts_threshold: None, ..MacParams::default() };
+        let x = exchange(m, |_| false, |k| k > 2);
+        let s = &x.d.stats;
+        assert_eq!((s.rts_sent, s.data_sent, s.retries, s.data_acked, s.drops_retry), (0, 3, 2, 1, 0));
+        assert_eq!(x.cw, [63, 127, 31]);
+    }
+
     #[test]
     fn airtimes_match_mac_params() {
         // whole nanoseconds per byte (1 and 2 Mbit/s) and not (5.5, 11, 0.3)

@@ -159,4 +159,69 @@ mod tests {
         let mean_db: f64 = (0..n).map(|_| 10.0 * (sh.sample_power(1.0, &mut rng)).log10()).sum::<f64>() / n as f64;
         assert!(mean_db.abs() < 0.1, "{mean_db}");
     }
+
+    /// The log-distance mean computed here from its formula: Friis at d0
+    /// (Pt Gt Gr lambda^2 / ((4 pi d0)^2 L)), then (d0 / d)^beta.
+    fn log_distance_mean(phy: &PhyParams, beta: f64, d0: f64, d: f64) -> f64 {
+        let lambda = SPEED_OF_LIGHT / phy.frequency_hz;
+        let p0 = phy.tx_power_w * phy.antenna_gain * phy.antenna_gain * lambda * lambda
+            / ((4.0 * PI * d0).powi(2) * phy.system_loss);
+        p0 * (d0 / d).powf(beta)
+    }
+
+    /// Shadowing: 10 log10 of a frame's sampled power is normal around the
+    /// log-distance mean with standard deviation sigma_db. 20 000 draws per
+    /// case: the sample mean within 4 standard errors (sigma / 141) of the
+    /// mean, the sample deviation within 3 % of sigma, and the normal's
+    /// shape (15.87 % of the draws above mean + sigma, 95.45 % within two
+    /// sigmas, each within about 4 standard errors): a uniform or a
+    /// one-sided draw with the right mean would fail.
+    #[test]
+    fn shadowing_draws_are_normal_in_db_around_the_log_distance_mean() {
+        let phy = PhyParams::default();
+        for (beta, sigma, d0, d) in [(2.0, 4.0, 1.0, 100.0), (2.7, 6.0, 1.0, 300.0), (3.5, 2.0, 10.0, 40.0)] {
+            let sh = Propagation::Shadowing { path_loss_exponent: beta, sigma_db: sigma, reference_distance: d0 };
+            let mean_w = log_distance_mean(&phy, beta, d0, d);
+            let case = format!("beta {beta}, sigma {sigma} dB, d0 {d0} m, d {d} m");
+            assert!((sh.mean_power(&phy, d) / mean_w - 1.0).abs() < 1e-12, "{case}");
+            let mean_db = 10.0 * mean_w.log10();
+            let mut rng = crate::engine::stream_rng(11 + d as u64, "node3.wifi.shadowing");
+            let n = 20_000;
+            let x: Vec<f64> =
+                (0..n).map(|_| 10.0 * sh.sample_power(sh.mean_power(&phy, d), &mut rng).log10()).collect();
+            let m = x.iter().sum::<f64>() / n as f64;
+            let sd = (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+            let share = |f: &dyn Fn(f64) -> bool| x.iter().filter(|&&v| f(v)).count() as f64 / n as f64;
+            let above = share(&|v| v > mean_db + sigma);
+            let within2 = share(&|v| (v - mean_db).abs() < 2.0 * sigma);
+            println!("{case}: mean {m:.3} dB (log-distance {mean_db:.3}), sd {sd:.3}, above +1 sd {above:.4}, within 2 sd {within2:.4}");
+            assert!((m - mean_db).abs() < 4.0 * sigma / (n as f64).sqrt(), "{case}: mean {m} vs {mean_db}");
+            assert!((sd / sigma - 1.0).abs() < 0.03, "{case}: sd {sd}");
+            assert!((above - 0.1587).abs() < 0.01, "{case}: {above}");
+            assert!((within2 - 0.9545).abs() < 0.006, "{case}: {within2}");
+        }
+    }
+
+    /// The draws come from the stream they are given: the same seed and
+    /// name give the same powers, another seed or another station's stream
+    /// other ones (none of 1000 equal). Without variance, and for the
+    /// other models, a frame gets the mean, whatever the stream.
+    #[test]
+    fn shadowing_draws_follow_their_stream() {
+        let sh = Propagation::Shadowing { path_loss_exponent: 2.0, sigma_db: 4.0, reference_distance: 1.0 };
+        let draws = |p: Propagation, seed: u64, name: &str| -> Vec<f64> {
+            let mut rng = crate::engine::stream_rng(seed, name);
+            (0..1000).map(|_| p.sample_power(1e-9, &mut rng)).collect()
+        };
+        let a = draws(sh, 1, "node0.wifi.shadowing");
+        assert_eq!(a, draws(sh, 1, "node0.wifi.shadowing"));
+        for other in [draws(sh, 2, "node0.wifi.shadowing"), draws(sh, 1, "node1.wifi.shadowing")] {
+            assert!(a.iter().zip(&other).all(|(x, y)| x != y));
+        }
+        assert!(a.windows(2).all(|w| w[0] != w[1]), "a new draw per frame");
+        let flat = Propagation::Shadowing { path_loss_exponent: 2.0, sigma_db: 0.0, reference_distance: 1.0 };
+        for p in [flat, Propagation::FreeSpace, Propagation::TwoRayGround] {
+            assert!(draws(p, 1, "node0.wifi.shadowing").iter().all(|&x| x == 1e-9), "{p:?}");
+        }
+    }
 }

@@ -193,6 +193,17 @@ impl Dsdv {
         self.table.iter().filter(|(_, e)| e.metric < INFINITY).map(|(&d, e)| (d, e.next_hop, e.metric)).collect()
     }
 
+    /// The table's entry for `dst`, an infinite (broken) one included:
+    /// (next hop, metric, sequence number). Read-only, for tests.
+    pub fn entry(&self, dst: NodeId) -> Option<(NodeId, u8, u32)> {
+        self.table.get(&dst).map(|e| (e.next_hop, e.metric, e.seq))
+    }
+
+    /// This node's own sequence number (even; raised by 2 at each full dump).
+    pub fn own_seq(&self) -> u32 {
+        self.seq
+    }
+
     fn next_hop(&self, dst: NodeId) -> Option<NodeId> {
         self.table.get(&dst).filter(|e| e.metric < INFINITY).map(|e| e.next_hop)
     }

@@ -245,6 +245,13 @@ impl Olsr {
         self.quality.get(&n).copied()
     }
 
+    /// The link set's entry for neighbour `n`: (heard until, symmetric
+    /// until), each the last HELLO from it plus the hold time. Read-only,
+    /// for tests.
+    pub fn link(&self, n: NodeId) -> Option<(Time, Time)> {
+        self.links.get(&n).copied()
+    }
+
     /// Whether hysteresis lets the link to `n` be used (always without it).
     fn usable(&self, n: NodeId) -> bool {
         !self.p.hysteresis || self.quality.get(&n).is_some_and(|h| !h.pending && !h.lost)

@@ -23,15 +23,39 @@ def test_every_example_scenario_runs(name, tmp_path):
     assert (tmp_path / "nodes.csv").exists() == ("[wireless]" in (SCENARIOS / name).read_text())
 
 
-def test_bad_wireless_input_is_one_line_exit_2(tmp_path):
-    sc = (SCENARIOS / "wifi-chain.toml").read_text().replace("position = [1000.0, 0.0]", "position = [1300.0, 0.0]")
-    path = tmp_path / "gap.toml"
-    path.write_text(sc)
+def run_bad_chain(tmp_path, old, new):
+    """wifi-chain.toml with `old` replaced by `new`, run into a new output
+    directory: (exit status, stderr), after checking nothing was written."""
+    text = (SCENARIOS / "wifi-chain.toml").read_text()
+    assert old in text
+    path = tmp_path / "bad.toml"
+    path.write_text(text.replace(old, new, 1))
     r = tcplab("run", path, "--out", tmp_path / "out")
-    assert r.returncode == 2
-    assert r.stderr.strip().count("\n") == 0, r.stderr
-    assert "flow[0].to" in r.stderr and '"n3" - "n4", 550.0 m apart' in r.stderr and "250.0 m" in r.stderr
     assert not (tmp_path / "out").exists()
+    return r.returncode, r.stderr
+
+
+def test_bad_wireless_input_is_one_line_exit_2(tmp_path):
+    code, err = run_bad_chain(tmp_path, "position = [1000.0, 0.0]", "position = [1300.0, 0.0]")
+    assert code == 2
+    assert err.strip().count("\n") == 0, err
+    assert "flow[0].to" in err and '"n3" - "n4", 550.0 m apart' in err and "250.0 m" in err
+
+
+@pytest.mark.parametrize("old, new, key", [
+    ("position = [250.0, 0.0]\n", "", "node[1].position"),
+    ("position = [250.0, 0.0]", "position = [nan, 0.0]", "node[1].position"),
+    ("position = [250.0, 0.0]", "position = [250.0, 0.0, 1.5]", "node[1].position"),
+    ('data_rate = "2Mbps"', 'data_rate = "3Mbps"', "wireless.data_rate"),
+    ('basic_rate = "1Mbps"', 'basic_rate = "2"', "wireless.basic_rate"),
+    ("rts_threshold = 0", "rts_threshold = -5", "wireless.rts_threshold"),
+    ("rts_threshold = 0", "rts_threshold = 0\nphy = { cs_threshold_w = -1e-11 }", "wireless.phy.cs_threshold_w"),
+])
+def test_each_bad_wireless_key_is_named_exit_2_nothing_written(tmp_path, old, new, key):
+    code, err = run_bad_chain(tmp_path, old, new)
+    assert code == 2
+    assert err.strip().count("\n") == 0, err
+    assert f"error: {key}" in err, err
 
 
 def test_run_writes_all_outputs(tmp_path):

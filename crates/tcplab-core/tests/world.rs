@@ -263,3 +263,50 @@ fn a_20000_node_chain_builds_and_ttl_ends_its_packets() {
     assert_eq!(r.summary.drops_ttl, 100, "every datagram ends after 63 forwarding hops");
     assert_eq!(r.summary.packets_in_flight, 1);
 }
+
+/// The send times of a cbr flow on one 10 Mbit/s link, read by running the
+/// world in 1 ms steps (each send counted at the step it falls in).
+fn cbr_send_times(app: &str, seed: u64) -> Vec<u64> {
+    use tcplab_core::transport::socket::SocketKind;
+    let flow = format!("transport = \"udp\"\npacket_size = 512\napp = {app}");
+    let text =
+        common::path("60s", "rate = \"10Mbps\"\ndelay = \"1ms\"", "rate = \"10Mbps\"\ndelay = \"1ms\"", &flow, "")
+            .replace("seed = 1", &format!("seed = {seed}"));
+    let mut w = Scenario::from_toml_str(&text).unwrap().build();
+    let ms = 1_000_000;
+    let (mut times, mut sent) = (Vec::new(), 0);
+    for t in (0..60_000).map(|k| k * ms) {
+        w.run_until(t);
+        let SocketKind::UdpSender(u) = &w.sockets[w.flows[0].tx as usize].kind else { unreachable!() };
+        for _ in sent..u.stats.packets_sent {
+            times.push(t);
+        }
+        sent = u.stats.packets_sent;
+    }
+    times
+}
+
+/// `random = true` (ns-2's CBR `random_ 1`): every gap between two sends
+/// is the interval times U(0.5, 1.5), so gaps spread over that whole range
+/// with the interval as their mean; the same seed gives the same times,
+/// another seed others. Without it every gap is the interval.
+#[test]
+fn a_random_cbr_draws_each_gap_from_half_to_one_and_a_half_intervals() {
+    let ms = 1_000_000u64;
+    let plain = cbr_send_times("{ kind = \"cbr\", interval = \"100ms\", start = \"1s\" }", 1);
+    assert!(plain.windows(2).all(|w| w[1] - w[0] == 100 * ms), "a plain cbr's gaps are the interval");
+    let random = "{ kind = \"cbr\", interval = \"100ms\", start = \"1s\", random = true }";
+    let times = cbr_send_times(random, 1);
+    assert_eq!(times[0], 1000 * ms, "the first datagram goes at the start");
+    let gaps: Vec<f64> = times.windows(2).map(|w| (w[1] - w[0]) as f64 / ms as f64).collect();
+    // Send times are read to the millisecond: a gap is within 1 ms of its draw.
+    assert!(gaps.iter().all(|&g| (49.0..=151.0).contains(&g)), "{gaps:?}");
+    let (lo, hi) = gaps.iter().fold((f64::MAX, 0.0f64), |(l, h), &g| (l.min(g), h.max(g)));
+    assert!(lo < 55.0 && hi > 145.0, "gaps fill [50, 150] ms: {lo} .. {hi}");
+    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    // About 590 gaps of standard deviation 100 / sqrt(12) ms: 1.2 ms of
+    // standard error.
+    assert!((mean - 100.0).abs() < 5.0, "mean gap {mean} ms");
+    assert_eq!(cbr_send_times(random, 1), times, "same seed, same send times");
+    assert_ne!(cbr_send_times(random, 2), times, "another seed, other send times");
+}

@@ -313,7 +313,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         }
         let ak = format!("{k}.app");
         match (&f.app, f.transport) {
-            (AppCfg::Cbr { rate, interval, start, stop }, TransportName::Udp) => {
+            (AppCfg::Cbr { rate, interval, start, stop, .. }, TransportName::Udp) => {
                 if rate.is_some() == interval.is_some() {
                     return err(ak, "a cbr app needs exactly one of `rate` or `interval`");
                 }
@@ -679,7 +679,7 @@ fn app_of(f: &FlowCfg, payload: u32) -> App {
     match &f.app {
         AppCfg::Bulk { start, stop } => App::Bulk { start: start.0, stop: stop.map(|d| d.0) },
         AppCfg::Transfer { bytes, write, start } => App::Transfer { start: start.0, bytes: *bytes, write: *write },
-        AppCfg::Cbr { start, stop, rate, interval } => {
+        AppCfg::Cbr { start, stop, rate, interval, .. } => {
             let interval = match (rate, interval) {
                 (_, Some(i)) => i.0,
                 // One datagram of IP size (payload + 28 bytes) per interval.
@@ -879,6 +879,8 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             stopped: false,
             first_bytes: f.first_bytes,
             first_bytes_at: None,
+            cbr_jitter: matches!(f.app, AppCfg::Cbr { random: true, .. })
+                .then(|| stream_rng(seed, &format!("flow{i}.cbr"))),
         });
     }
     // Per-hop agents: ELN marking wherever an ELN connection's packets may

@@ -747,6 +747,10 @@ pub enum AppCfg {
         stop: Option<Dur>,
         rate: Option<Rate>,
         interval: Option<Dur>,
+        /// Each gap drawn uniformly from 0.5 to 1.5 intervals (ns-2's CBR
+        /// with `random_ 1`), not every gap the interval.
+        #[serde(default)]
+        random: bool,
     },
 }
 

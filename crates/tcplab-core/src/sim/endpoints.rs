@@ -204,6 +204,11 @@ impl World {
         u.stats.bytes_sent += payload as u64;
         let h = UdpHeader { sport, dport, seqno };
         self.emit(now, sid, Transport::Udp(h), UDP_HEADER, payload, Ecn::NotEct);
-        self.q.schedule(now + interval, Ev::AppSend(fid));
+        // ns-2's CBR with random_: the interval plus U(-0.5, 0.5) of it.
+        let gap = match self.flows[fid as usize].cbr_jitter.as_mut() {
+            Some(rng) => (interval as f64 * (0.5 + rng.uniform())).round() as Time,
+            None => interval,
+        };
+        self.q.schedule(now + gap.max(1), Ev::AppSend(fid));
     }
 }

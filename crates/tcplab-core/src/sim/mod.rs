@@ -14,7 +14,7 @@ pub use report::{link_dirs_table, trace_sink, Samples};
 pub use trace::{Capture, TraceKind};
 
 use crate::engine::time::to_secs;
-use crate::engine::{prefetch, EventQueue, Time};
+use crate::engine::{prefetch, EventQueue, Rng, Time};
 use crate::mechanisms::{AgentAction, ConnKey};
 use crate::net::{DevActions, DevEvent, DevId, Device};
 use crate::output::{RowSink, RunError, RunResult};
@@ -74,6 +74,9 @@ pub struct Flow {
     /// Threshold for `first_bytes_s` and when it was reached.
     pub first_bytes: Option<u64>,
     pub first_bytes_at: Option<Time>,
+    /// A cbr app with `random = true`: the stream its intervals are drawn
+    /// from (`flow<i>.cbr`).
+    pub cbr_jitter: Option<Rng>,
 }
 
 impl Ev {

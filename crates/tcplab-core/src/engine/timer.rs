@@ -17,10 +17,15 @@ pub struct TimerSlot {
 
 impl TimerSlot {
     /// The component's deadline is now `deadline`: returns the time at which
-    /// a new event must be scheduled, if one is needed.
+    /// a new event must be scheduled, if one is needed. A deadline already
+    /// past is due `now`: the event queue would put it at `now` anyway, and
+    /// the slot must then expect it at `now`, or its `fire` would not
+    /// recognise the event and the component's timer would stop for good
+    /// (DSDV's triggered updates once did that: docs/validation.md, "50
+    /// nodes, 20 CBR flows").
     #[inline]
-    pub fn arm(&mut self, deadline: Option<Time>) -> Option<Time> {
-        let d = deadline?;
+    pub fn arm(&mut self, deadline: Option<Time>, now: Time) -> Option<Time> {
+        let d = deadline?.max(now);
         if self.pending.is_none_or(|p| d < p) {
             self.pending = Some(d);
             Some(d)
@@ -50,13 +55,23 @@ mod tests {
     #[test]
     fn later_deadlines_reuse_the_pending_event_and_stale_ones_are_ignored() {
         let mut t = TimerSlot::default();
-        assert_eq!(t.arm(None), None);
-        assert_eq!(t.arm(Some(10)), Some(10));
-        assert_eq!(t.arm(Some(20)), None, "the event at 10 re-arms when it fires");
-        assert_eq!(t.arm(Some(5)), Some(5));
+        assert_eq!(t.arm(None, 0), None);
+        assert_eq!(t.arm(Some(10), 0), Some(10));
+        assert_eq!(t.arm(Some(20), 0), None, "the event at 10 re-arms when it fires");
+        assert_eq!(t.arm(Some(5), 0), Some(5));
         assert!(!t.fire(10), "superseded by the event at 5");
         assert!(t.fire(5));
         assert!(!t.fire(5), "consumed");
-        assert_eq!(t.arm(Some(20)), Some(20));
+        assert_eq!(t.arm(Some(20), 5), Some(20));
+    }
+
+    #[test]
+    fn a_deadline_already_past_is_due_now_and_fires() {
+        let mut t = TimerSlot::default();
+        assert_eq!(t.arm(Some(7), 10), Some(10), "scheduled now, not in the past");
+        assert!(t.fire(10), "the event at 10 is the pending one");
+        assert_eq!(t.arm(Some(3), 12), Some(12));
+        assert_eq!(t.arm(Some(11), 12), None, "one event due now is enough");
+        assert!(t.fire(12));
     }
 }

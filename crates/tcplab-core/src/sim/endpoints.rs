@@ -126,7 +126,7 @@ impl World {
     #[inline(always)]
     fn sync_socket_timer(&mut self, sid: SockId) {
         let s = &mut self.sockets[sid as usize];
-        if let Some(at) = s.timer.arm(s.deadline()) {
+        if let Some(at) = s.timer.arm(s.deadline(), self.q.now()) {
             self.q.schedule(at, Ev::Socket(sid));
         }
     }

@@ -193,7 +193,7 @@ impl World {
 
     pub(super) fn sync_routing_timer(&mut self, n: NodeId) {
         let node = &mut self.nodes[n as usize];
-        if let Some(at) = node.routing_timer.arm(node.routing.deadline()) {
+        if let Some(at) = node.routing_timer.arm(node.routing.deadline(), self.q.now()) {
             self.q.schedule(at, Ev::Routing(n));
         }
     }
@@ -267,7 +267,7 @@ impl World {
                 AgentAction::Timer(token) => {
                     let a = &mut self.nodes[n as usize].agents[agent];
                     let deadline = a.deadline(token);
-                    if let Some(at) = a.timer_slot(token).and_then(|s| s.arm(deadline)) {
+                    if let Some(at) = a.timer_slot(token).and_then(|s| s.arm(deadline, now)) {
                         self.q.schedule(at, Ev::Agent(n, agent as u16, token));
                     }
                 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Peer simulators and tools the cross-checks use: ns-2.35 (Debian package
-# ns2) and tshark (to check that our pcap files decode). Optional: tests that need them are skipped when they are missing, so
+# ns2), the scene files of its test suites (ns2-examples) and tshark (to
+# check that our pcap files decode). Optional: tests that need them are skipped when they are missing, so
 # this script never fails the build; it only installs when it can (root and
 # apt-get present) and the tool is not there yet.
 set -u
@@ -16,6 +17,8 @@ static_route() {
 need=()
 command -v ns >/dev/null 2>&1 || need+=(ns2)
 command -v tshark >/dev/null 2>&1 || need+=(tshark)
+# ns-2's test suites' scene files (validation/wireless_lan_ns2.py).
+[ -d /usr/share/doc/ns2/examples/tcl/mobility/scene ] || need+=(ns2-examples)
 if [ ${#need[@]} -eq 0 ]; then
     static_route
     exit 0

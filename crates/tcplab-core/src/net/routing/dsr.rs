@@ -200,6 +200,13 @@ pub struct DsrParams {
     /// instead of 4 (its trace: 32, 48, 68, 92 bytes from the source to
     /// the third forwarder); off by default.
     pub ns2_request_size: bool,
+    /// ns-2.35's target answers every copy of a route request that reaches
+    /// it, each along the path that copy took (`handlePacketReceipt` with
+    /// `dsragent_reply_only_to_first_rtreq = false`), so the requester and
+    /// the nodes the replies pass learn several routes from one flood.
+    /// False (the default): the target answers the first copy only, as
+    /// every other node handles a request once.
+    pub reply_to_every_copy: bool,
 }
 
 impl Default for DsrParams {
@@ -227,6 +234,7 @@ impl Default for DsrParams {
             jitter_own: false,
             ns2_ip_header: false,
             ns2_request_size: false,
+            reply_to_every_copy: false,
         }
     }
 }
@@ -620,8 +628,11 @@ impl Dsr {
     /// ns-2.35's tap (`ns2_cache`): what an overheard packet teaches. A
     /// source route this node is on, from here on (not when it is the next
     /// hop: it receives the packet anyway); one it is not on, the link to
-    /// the transmitter and the route after it; a reply it is on, from here
-    /// on; a route error, the broken link.
+    /// the transmitter and the route after it; a reply: the route it
+    /// carries, from here on if this node is on it, and then the reply's
+    /// own source route like any other (dsragent.cc `tap`: the reply path,
+    /// then `noticeRouteUsed` on the packet's route); a route error, the
+    /// broken link.
     fn tap(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {
         let p = io.pool.get(pkt);
         let LinkHeader::Mac { tx, .. } = p.l2 else { return };
@@ -636,6 +647,13 @@ impl Dsr {
                 if let Some(i) = route.iter().position(|&n| n == self.me) {
                     self.learn(route[i..].to_vec());
                 }
+                // The reply travels back along the route's beginning: from
+                // its transmitter the rest of its way is `route[..=t]`
+                // reversed, to the requester.
+                if let Some(t) = route.iter().position(|&n| n == tx) {
+                    let rest: Vec<NodeId> = route[..=t].iter().rev().copied().collect();
+                    self.learn_overheard(&rest);
+                }
             }
             return;
         }
@@ -647,6 +665,21 @@ impl Dsr {
             Some(m) if m == t + 1 => {}
             Some(m) => self.learn(route[m..].to_vec()),
             None => self.learn(std::iter::once(self.me).chain(route[t..].iter().copied()).collect()),
+        }
+    }
+
+    /// What an overheard packet's remaining source route `rest` (its
+    /// transmitter first) teaches: from here on if this node is on it
+    /// further along (not as the next hop, which receives the packet
+    /// anyway), else the link to the transmitter and the route after it.
+    fn learn_overheard(&mut self, rest: &[NodeId]) {
+        if rest.len() < 2 {
+            return;
+        }
+        match rest.iter().position(|&n| n == self.me) {
+            Some(1) => {}
+            Some(m) => self.learn(rest[m..].to_vec()),
+            None => self.learn(std::iter::once(self.me).chain(rest.iter().copied()).collect()),
         }
     }
 
@@ -924,10 +957,14 @@ impl Dsr {
     /// A route request heard (`received_len`: its DSR bytes on the wire).
     fn on_rreq(&mut self, now: Time, ttl: u8, rq: Rreq, received_len: u32, io: &mut RoutingIo) {
         let orig = rq.record[0];
-        if orig == self.me || rq.record.contains(&self.me) || self.seen.contains_key(&(orig, rq.id)) {
+        if orig == self.me || rq.record.contains(&self.me) {
             return;
         }
-        self.seen.insert((orig, rq.id), now + self.p.max_request_period);
+        let again = self.seen.contains_key(&(orig, rq.id));
+        if again && !(self.p.reply_to_every_copy && rq.target == self.me) {
+            return;
+        }
+        self.seen.entry((orig, rq.id)).or_insert(now + self.p.max_request_period);
         let mut record = rq.record.clone();
         record.push(self.me);
         // The way back to the originator.
@@ -1758,6 +1795,70 @@ mod tests {
             cache.on_rreq(SEC, 5, rq, 12, &mut RoutingIo { pool: &mut pool, out: &mut out });
             assert_eq!(out.len(), 1, "cache reply, on {on}");
             assert!(cache.delayed.is_empty());
+        }
+    }
+
+    /// ns-2.35's tap of an overheard route reply (`ns2_cache`): the reply
+    /// for the route 0-1-2-3 found by 0 travels 3 -> 2 -> 1 -> 0. When 2
+    /// passes it on, node 5 (not on it) learns the link to 2 and the
+    /// reply's way on, 5-2-1-0; node 3, which sent it to 2, learns 3-2-1-0
+    /// the same way; 1, the next hop, learns nothing from overhearing (it
+    /// receives the reply). Without `ns2_cache` nothing is learnt by
+    /// overhearing.
+    #[test]
+    fn an_overheard_reply_teaches_its_own_way_to_the_requester() {
+        for ns2 in [false, true] {
+            let p = DsrParams { ns2_cache: ns2, grat_replies: false, ..DsrParams::default() };
+            let rng = || crate::engine::stream_rng(1, "test");
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            let mut sender = Dsr::new(2, 0, p, SharedHeaders::default(), rng());
+            let rp = Box::new(Rrep { route: vec![0, 1, 2, 3] });
+            let pkt =
+                sender.message(SEC, 1, (kind::RREP, 20), 255, rp, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            pool.get_mut(pkt).l2 = LinkHeader::Mac { tx: 2, rx: 1, kind: 0, len: 0 };
+            for (me, want) in [(5, Some(vec![5, 2, 1, 0])), (3, Some(vec![3, 2, 1, 0])), (1, None)] {
+                let mut node = Dsr::new(me, 0, p, SharedHeaders::default(), rng());
+                node.on_overheard(SEC, pkt, &mut RoutingIo { pool: &mut pool, out: &mut out });
+                let want = if ns2 { want } else { None };
+                assert_eq!(node.cached(0), want, "node {me}, ns2_cache {ns2}");
+            }
+        }
+    }
+
+    /// ns-2.35's target answers every copy of a request
+    /// (`reply_to_every_copy`), each along its own recorded path; by
+    /// default only the first. A node other than the target handles a
+    /// request once either way.
+    #[test]
+    fn the_target_answers_every_copy_of_a_request_or_the_first() {
+        for every in [false, true] {
+            let p = DsrParams { reply_to_every_copy: every, ..DsrParams::default() };
+            let rng = || crate::engine::stream_rng(1, "test");
+            let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+            let mut target = Dsr::new(9, 0, p, SharedHeaders::default(), rng());
+            for record in [vec![0, 1], vec![0, 2, 3], vec![0, 4]] {
+                let rq = Rreq { id: 7, target: 9, record, grat_error: None };
+                target.on_rreq(SEC, 5, rq, 12, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            }
+            let replies: Vec<Vec<NodeId>> = out
+                .iter()
+                .filter_map(|a| match a {
+                    RoutingAction::Send { pkt, .. } => {
+                        let Transport::Control(c) = pool.get(*pkt).l4 else { return None };
+                        pool.blob::<Rrep>(c.blob?).map(|r| r.route.clone())
+                    }
+                    _ => None,
+                })
+                .collect();
+            let want = if every { vec![vec![0, 1, 9], vec![0, 2, 3, 9], vec![0, 4, 9]] } else { vec![vec![0, 1, 9]] };
+            assert_eq!(replies, want, "reply_to_every_copy {every}");
+            out.clear();
+            let mut relay = Dsr::new(5, 0, p, SharedHeaders::default(), rng());
+            for record in [vec![0, 1], vec![0, 4]] {
+                let rq = Rreq { id: 7, target: 9, record, grat_error: None };
+                relay.on_rreq(SEC, 5, rq, 12, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            }
+            assert_eq!(relay.delayed.len(), 1, "a relay forwards the first copy only");
         }
     }
 

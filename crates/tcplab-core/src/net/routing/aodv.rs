@@ -179,8 +179,11 @@ pub struct AodvParams {
     /// it (the RFC: invalid at once, its sequence number kept). A reply
     /// sets the route's lifetime rather than extending it, and an
     /// intermediate node answers with its route's remaining lifetime in
-    /// whole seconds (ns-2 casts it to an integer). false (the default):
-    /// the RFC's rules.
+    /// whole seconds (ns-2 casts it to an integer). A route a request or
+    /// reply sets up gets ACTIVE_ROUTE_TIMEOUT only when packets go out
+    /// on it or (a request) when this node was itself looking for the
+    /// requester (`recvRequest`: REV_ROUTE_LIFE, 6 s, otherwise), not
+    /// for being set up. false (the default): the RFC's rules.
     pub ns2_lifetimes: bool,
     /// ns-2.35's TTL for data (aodv.cc `recv`): a data packet leaves its
     /// source with TTL `net_diameter` (30) instead of the IP default (64),
@@ -472,6 +475,11 @@ impl Aodv {
             std::mem::take(&mut self.buffer).into_iter().partition(|b| b.1 == dst);
         self.buffer = kept;
         let mut delay = first;
+        // ns-2.35 extends a route when a packet goes out on it (`forward`),
+        // not when it is set up (`ns2_lifetimes`).
+        if !go.is_empty() || !self.p.ns2_lifetimes {
+            self.touch(now, dst);
+        }
         for (pkt, _, _) in go {
             self.send(now, pkt, Some(next_hop), delay, io);
             delay += spacing;
@@ -479,7 +487,6 @@ impl Aodv {
         self.discoveries.remove(&dst);
         self.repairing.remove(&dst);
         self.close_repair(dst, true);
-        self.touch(now, dst);
         delay
     }
 
@@ -769,6 +776,11 @@ impl Aodv {
         self.offer(now, rq.orig, Some(rq.orig_seq), hops, from, self.p.rev_route_life);
         if let Some(e) = self.table.get_mut(&rq.orig) {
             e.expire = e.expire.max(before).max(after(now, self.p.rev_route_life));
+        }
+        if self.p.ns2_lifetimes && self.discoveries.contains_key(&rq.orig) {
+            // ns-2.35 (`recvRequest`): looking for the requester ourselves,
+            // the reverse route gets ACTIVE_ROUTE_TIMEOUT.
+            self.touch(now, rq.orig);
         }
         self.release(now, rq.orig, io);
         if rq.dst == self.me {
@@ -1478,6 +1490,42 @@ mod tests {
             assert!(a.valid(0, tick).is_none());
             let asked = if ns2 { 11 } else { 10 };
             assert_eq!(ask(&mut a, &mut pool, tick + 100 * MS, 2, 0, 10), (None, Some(asked)), "ns2 {ns2}");
+        }
+    }
+
+    /// The reverse route a request leaves at a node that hears it: ns-2.35
+    /// (`ns2_lifetimes`, aodv.cc `recvRequest`) keeps it REV_ROUTE_LIFE
+    /// (6 s) unless packets go out on it or the node is looking for the
+    /// requester itself (then ACTIVE_ROUTE_TIMEOUT, 10 s); the RFC rules
+    /// here give it ACTIVE_ROUTE_TIMEOUT whenever it is set up. Node 2
+    /// hears node 7's request for 5 at 5 s, through neighbour 9.
+    #[test]
+    fn a_request_leaves_a_reverse_route_of_rev_route_life_under_ns2() {
+        for ns2 in [false, true] {
+            for looking in [false, true] {
+                let p = AodvParams { ns2_lifetimes: ns2, ..AodvParams::default() };
+                let mut a = Aodv::new(2, 0, p, crate::engine::stream_rng(1, "test"));
+                let mut pool = PacketPool::new();
+                if looking {
+                    let id = pool.insert(Packet::new(0, 2, 7, Transport::Udp(Default::default()), 8, 512, 0));
+                    let held = a.route(4 * SEC, id, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+                    assert_eq!(held, Route::Hold);
+                }
+                let now = 5 * SEC;
+                let rq = Rreq {
+                    id: 1,
+                    orig: 7,
+                    orig_seq: 2,
+                    dst: 5,
+                    dst_seq: 0,
+                    unknown_seq: true,
+                    hops: 2,
+                    timestamp: now,
+                };
+                a.on_rreq(now, 9, 10, rq, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+                let want = if ns2 && !looking { now + p.rev_route_life } else { now + p.active_route_timeout };
+                assert_eq!(a.table[&7].expire, want, "ns2 {ns2}, looking for 7 {looking}");
+            }
         }
     }
 

@@ -147,6 +147,13 @@ struct Entry {
     /// With `ns2_advertising`: a triggered update is due for this entry at
     /// this time (ns-2's per-entry trigger_event).
     trigger: Option<Time>,
+    /// With `ns2_advertising`: ns-2's advert_seqnum and advert_metric. An
+    /// update clears the first; only a full dump clears the second, so a
+    /// route whose metric changed goes into every triggered update until
+    /// the next full dump, and counts towards turning one into a full
+    /// dump (dsdv.cc `makeUpdate`). `pending` is set while either is.
+    adv_seq: bool,
+    adv_metric: bool,
 }
 
 pub struct Dsdv {
@@ -238,6 +245,8 @@ impl Dsdv {
             routes.push(Advert { dst, metric: e.metric, seq: e.seq });
             e.pending = None;
             e.advertised_metric = e.metric;
+            e.adv_seq = false;
+            e.adv_metric = false;
         }
         if !gated {
             self.next_incremental = None;
@@ -277,6 +286,7 @@ impl Dsdv {
                 e.pending = Some(now);
                 e.ok_at = now;
                 e.trigger = Some(now);
+                (e.adv_seq, e.adv_metric) = (true, true);
                 any = true;
             }
         }
@@ -318,6 +328,8 @@ impl Dsdv {
                 changed_at: now,
                 advertised_metric: INFINITY,
                 trigger: None,
+                adv_seq: false,
+                adv_metric: false,
             });
             let fresher = newer(a.seq, e.seq);
             let better = a.seq == e.seq && metric < e.metric;
@@ -386,14 +398,15 @@ impl Dsdv {
             };
             let finite_before = old.is_none_or(|e| e.metric < INFINITY);
             let ok_at = if metric < INFINITY && finite_before { now + 2 * settle } else { now };
-            // (take it, advertise it, trigger an update for it)
-            let (advertise, trigger) = match old {
-                None => (metric < INFINITY, metric < INFINITY),
+            // (take it with ns-2's advert_seqnum and advert_metric, trigger
+            // an update for it)
+            let (adv_seq, adv_metric, trigger) = match old {
+                None => (false, metric < INFINITY, metric < INFINITY),
                 Some(e) if e.seq == a.seq && metric < e.metric => {
                     let changed = metric != e.advertised_metric;
-                    (changed || e.pending.is_some(), changed)
+                    (e.adv_seq, changed, changed)
                 }
-                Some(e) if newer(a.seq, e.seq) => (true, false),
+                Some(e) if newer(a.seq, e.seq) => (true, metric != e.advertised_metric, false),
                 Some(e) => {
                     // Older news of a route we have broken: tell them now.
                     if metric >= INFINITY && e.metric < INFINITY && newer(e.seq, a.seq) {
@@ -401,6 +414,7 @@ impl Dsdv {
                         e.ok_at = now;
                         e.pending = Some(now);
                         e.trigger = Some(now);
+                        e.adv_metric = true;
                         self.schedule_ns2_trigger();
                     }
                     continue;
@@ -410,13 +424,15 @@ impl Dsdv {
                 next_hop: from,
                 metric,
                 seq: a.seq,
-                pending: advertise.then_some(ok_at),
+                pending: (adv_seq || adv_metric).then_some(ok_at),
                 seq_heard,
                 settle,
                 ok_at,
                 changed_at: now,
                 advertised_metric: old.map_or(0, |e| e.advertised_metric),
                 trigger: if trigger { Some(ok_at) } else { old.and_then(|e| e.trigger) },
+                adv_seq,
+                adv_metric,
             };
             self.table.insert(a.dst, e);
             if trigger {
@@ -452,7 +468,12 @@ impl Dsdv {
             for (&dst, e) in self.table.iter_mut() {
                 if e.pending.is_some() && e.ok_at <= now {
                     routes.push(Advert { dst, metric: e.metric, seq: e.seq });
-                    e.pending = None;
+                    // ns-2 (`makeUpdate`): a triggered update clears
+                    // advert_seqnum only; advert_metric waits for a full dump.
+                    e.adv_seq = false;
+                    if !e.adv_metric {
+                        e.pending = None;
+                    }
                     e.advertised_metric = e.metric;
                 }
             }
@@ -615,6 +636,37 @@ mod tests {
     /// node 6 are held as ns-2.35's DSDV holds them: five per destination,
     /// the first for 5 dropped by the sixth, the one for 6 kept, and no
     /// timer to drop them later (the default: 64 in all, 30 s each).
+    /// ns-2.35's advert_metric (`ns2_advertising`, dsdv.cc `makeUpdate`):
+    /// a route whose metric changed goes into every triggered update until
+    /// a full dump clears it, while a newer sequence number alone goes
+    /// into one. Node 0 hears neighbour 1 advertise 5 (metric 1): a new
+    /// route, so metric-changed. Its first triggered update carries 5;
+    /// a second, after 6 arrives, carries 6 and 5 again; one after a
+    /// fresher number for 7 (taken at its old metric) carries 7 once.
+    #[test]
+    fn ns2_triggered_updates_repeat_changed_metrics_until_a_full_dump() {
+        let p = DsdvParams { ns2_advertising: true, initial_settling_time: 0, ..DsdvParams::default() };
+        let mut d = Dsdv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        let advert = |dst, metric, seq| Update { routes: vec![Advert { dst, metric, seq }] };
+        let sent = |d: &mut Dsdv, pool: &mut PacketPool, now: Time| -> Vec<NodeId> {
+            let mut out = Vec::new();
+            d.incremental_ns2(now, &mut RoutingIo { pool, out: &mut out });
+            let [RoutingAction::Send { pkt, .. }] = out[..] else { return vec![] };
+            let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
+            pool.blob::<Update>(c.blob.unwrap()).unwrap().routes.iter().map(|a| a.dst).collect()
+        };
+        d.on_update_ns2(SEC, 1, &advert(5, 0, 2));
+        assert_eq!(sent(&mut d, &mut pool, 2 * SEC), vec![5]);
+        d.on_update_ns2(3 * SEC, 1, &advert(6, 0, 2));
+        assert_eq!(sent(&mut d, &mut pool, 4 * SEC), vec![5, 6], "5's changed metric goes again");
+        d.on_update_ns2(5 * SEC, 1, &advert(7, 0, 2));
+        d.full_dump(5 * SEC, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+        d.on_update_ns2(7 * SEC, 1, &advert(7, 0, 4));
+        assert_eq!(sent(&mut d, &mut pool, 8 * SEC), vec![7], "a newer number at the metric last advertised");
+        assert_eq!(sent(&mut d, &mut pool, 10 * SEC), Vec::<NodeId>::new(), "and only once");
+    }
+
     #[test]
     fn ns2_queue_holds_five_per_destination_without_a_timeout() {
         for ns2 in [false, true] {

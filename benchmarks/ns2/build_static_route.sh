@@ -7,7 +7,7 @@
 #   benchmarks/ns2/build_static_route.sh [OUT.so]     # default: build/ns2/libstaticroute.so
 #
 # Needs ns (apt-get install ns2), g++, the Tcl and TclCL headers
-# (tcl8.6-dev, tclcl-dev) and ns-2.35's source headers: from $NS2_SRC (an
+# (tcl8.6-dev, tclcl-dev, libotcl1-dev) and ns-2.35's source headers: from $NS2_SRC (an
 # unpacked ns-2.35 tree) or from Debian's source package (`apt-get source
 # ns2`, which needs a deb-src entry; as root the script adds one for the
 # system's Debian suite if none answers). As root it apt-installs what is
@@ -33,6 +33,8 @@ need=()
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/include/tcl8.6/tcl.h ] || need+=(tcl8.6-dev)
 [ -f /usr/include/tclcl/tclcl.h ] || need+=(tclcl-dev)
+# tclcl.h includes otcl.h; Debian's libtclcl1-dev does not depend on it.
+[ -f /usr/include/otcl.h ] || need+=(libotcl1-dev)
 if [ ${#need[@]} -gt 0 ]; then
     [ $as_root = 1 ] || fail "missing ${need[*]} (apt-get install ${need[*]})"
     apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null 2>&1 \

@@ -17,7 +17,7 @@ import os
 import signal
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from typing import Callable, Iterator, Sequence
 
 from .errors import ScenarioError
@@ -254,6 +254,9 @@ def run_local(calls: Sequence[tuple[Callable, tuple]], jobs: int) -> list:
     if jobs <= 1 or len(calls) <= 1:
         return [fn(*args) for fn, args in calls]
     results: list = [None] * len(calls)
-    for i, r in LocalPool(jobs).imap(_call, list(calls)):
-        results[i] = r
+    # Closed on the way out, so Ctrl-C kills the workers at once (as a
+    # sweep's pool is), not when the generator happens to be collected.
+    with closing(LocalPool(jobs).imap(_call, list(calls))) as done:
+        for i, r in done:
+            results[i] = r
     return results

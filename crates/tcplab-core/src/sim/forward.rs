@@ -1,15 +1,17 @@
 //! Moving packets through nodes: per-hop agents, local delivery, routing
 //! and devices, and carrying out the actions they return.
 
+use super::NodeStats;
 use super::{Ev, TraceKind, World};
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, Router, RoutingAction, RoutingIo};
+use crate::net::DropCause;
 use crate::net::{
     DevAction, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, NetDevice, Offer, PointToPoint,
 };
 use crate::packet::Ecn;
-use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
+use crate::packet::{NodeId, Packet, PacketPool, PktId, Transport, BROADCAST};
 
 /// The event queue as a device's scheduler: events tagged with the device.
 struct Sched<'a> {
@@ -83,6 +85,77 @@ impl DevScheduler for Sched<'_> {
     }
 }
 
+/// A router decrements the TTL of what it forwards (not what it
+/// originates); false, the drop counted, when the TTL runs out.
+#[inline(always)]
+fn ttl_step(p: &mut Packet, n: NodeId, stats: &mut NodeStats) -> bool {
+    if p.ip.src != n {
+        if p.ip.ttl <= 1 {
+            stats.drops_ttl += 1;
+            return false;
+        }
+        p.ip.ttl -= 1;
+    }
+    true
+}
+
+/// What a point-to-point send step did with a packet.
+#[derive(Clone, Copy)]
+enum Sent {
+    /// Its transmission started: it is on its way to the far end.
+    Started,
+    /// Queued behind the packet being sent.
+    Waiting,
+    /// Refused by the queue.
+    Dropped(DropCause),
+}
+
+/// The send step of point-to-point device `dev` (`d`) over the parts of the
+/// world it needs: an idle transmitter starts the packet at once (its
+/// arrival scheduled directly: a per-link FIFO line of arrivals saved heap
+/// work but only costs on the timing wheel, docs/architecture.md, "FIFO
+/// lines"), otherwise it waits in the queue (`first`: at its head; ECN
+/// marked if the queue says so) behind one `TxDone` event, or is refused.
+#[inline(always)]
+fn p2p_offer(
+    q: &mut EventQueue<Ev>,
+    pool: &mut PacketPool,
+    d: &mut PointToPoint,
+    dev: DevId,
+    id: PktId,
+    now: Time,
+    first: bool,
+) -> Sent {
+    let p = pool.get(id);
+    let (size, ect) = (p.size, p.is_ect());
+    if first {
+        if d.idle(now) {
+            return p2p_transmit(q, d, dev, id, size, now);
+        }
+        d.note_queue(now);
+        d.queue.enqueue_front(id, size);
+    } else {
+        match d.offer(now, id, size, ect) {
+            Offer::Idle => return p2p_transmit(q, d, dev, id, size, now),
+            Offer::Queued { marked: true } => pool.get_mut(id).ip.ecn = Ecn::Ce,
+            Offer::Queued { marked: false } => {}
+            Offer::Dropped(cause) => return Sent::Dropped(cause),
+        }
+    }
+    if let Some(at) = d.arm_tx_done() {
+        q.schedule(at, Ev::DevTxDone(dev));
+    }
+    Sent::Waiting
+}
+
+/// Put a packet of IP size `size` on device `dev`'s medium now.
+#[inline(always)]
+fn p2p_transmit(q: &mut EventQueue<Ev>, d: &mut PointToPoint, dev: DevId, id: PktId, size: u32, now: Time) -> Sent {
+    let at = d.transmit(now, size);
+    q.schedule(at, Ev::DevArrive(dev, id));
+    Sent::Started
+}
+
 impl World {
     /// A packet is at node `n` (created here or arrived over a device):
     /// the node's agents see it, then it is delivered here or forwarded.
@@ -124,16 +197,9 @@ impl World {
     /// that device.
     #[inline(always)]
     fn forward(&mut self, now: Time, n: NodeId, id: PktId) {
-        // A router decrements the TTL of what it forwards (not what it
-        // originates) and drops a packet whose TTL runs out.
         let p = self.pool.get_mut(id);
-        if p.ip.src != n {
-            if p.ip.ttl <= 1 {
-                self.nodes[n as usize].stats.drops_ttl += 1;
-                self.pool.release(id);
-                return;
-            }
-            p.ip.ttl -= 1;
+        if !ttl_step(p, n, &mut self.nodes[n as usize].stats) {
+            return self.pool.release(id);
         }
         let dst = p.ip.dst;
         // Static routing needs no actions or I/O: look the hop up directly.
@@ -398,7 +464,7 @@ impl World {
     /// function, so that neither path pays for the other's registers and
     /// stack frame; the merged 802.11 events call it directly.
     #[inline(never)]
-    fn other_device_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
+    pub(super) fn other_device_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
         self.with_device(now, dev, |d, io| match d {
             Device::Wifi(w) => w.on_event_on(now, ev, io),
             d => d.as_dyn_mut().on_event(now, ev, &mut io.as_dyn()),
@@ -434,50 +500,82 @@ impl World {
         }
     }
 
+    /// Offer a packet to point-to-point device `dev` (`first`: ahead of
+    /// its queue) and report what became of it; the caller shows a started
+    /// transmission to captures and agents, or drops a refused packet.
     #[inline(always)]
     fn p2p_send(&mut self, now: Time, dev: DevId, id: PktId, first: bool) {
-        let Device::P2p(d) = &mut self.devices[dev as usize] else { unreachable!() };
-        let p = self.pool.get(id);
-        let (size, ect) = (p.size, p.is_ect());
-        if first {
-            if d.idle(now) {
-                return self.p2p_start(now, dev, id);
+        let World { devices, pool, q, .. } = self;
+        let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
+        let sent = p2p_offer(q, pool, d, dev, id, now, first);
+        self.p2p_sent(now, dev, id, sent);
+    }
+
+    /// What follows a point-to-point send step with the whole world at hand.
+    #[inline(always)]
+    fn p2p_sent(&mut self, now: Time, dev: DevId, id: PktId, sent: Sent) {
+        match sent {
+            Sent::Started => {
+                if self.watched(dev) {
+                    self.dev_transmit(now, dev, id);
+                }
             }
-            d.note_queue(now);
-            d.queue.enqueue_front(id, size);
-        } else {
-            match d.offer(now, id, size, ect) {
-                Offer::Idle => return self.p2p_start(now, dev, id),
-                Offer::Queued { marked: true } => self.pool.get_mut(id).ip.ecn = Ecn::Ce,
-                Offer::Queued { marked: false } => {}
-                Offer::Dropped(cause) => return self.dev_drop(now, dev, id, DropReason::Queue(cause)),
-            }
-        }
-        let Device::P2p(d) = &mut self.devices[dev as usize] else { unreachable!() };
-        if let Some(at) = d.arm_tx_done() {
-            self.q.schedule(at, Ev::DevTxDone(dev));
+            Sent::Waiting => {}
+            Sent::Dropped(cause) => self.dev_drop(now, dev, id, DropReason::Queue(cause)),
         }
     }
 
+    /// A packet arrives over point-to-point device `dev`: the link's error
+    /// decision and, at a node that only forwards it (no agents, static
+    /// routing, a point-to-point device out), the TTL, the next hop and the
+    /// send step, with the packet, the two devices and the node each looked
+    /// up once over split borrows of the world, where `p2p_event`,
+    /// `dev_deliver`, `at_node`, `forward`, `dev_send` and `p2p_send` look
+    /// them up again one after the other (callgrind: 3 % fewer instructions
+    /// with 10 and 100 flows, 8 % on a chain of routers). Captures,
+    /// delivery, agents, other routing protocols and other devices go
+    /// through those functions, entered where this one stops: the steps and
+    /// their order are the same either way.
     #[inline(always)]
-    fn p2p_start(&mut self, now: Time, dev: DevId, id: PktId) {
-        let Device::P2p(d) = &mut self.devices[dev as usize] else { unreachable!() };
-        let at = d.transmit(now, self.pool.get(id).size);
-        // Scheduled directly: a per-link FIFO line (arrivals leave in the
-        // order they were sent) saved heap work but only costs on the
-        // timing wheel (docs/architecture.md, "FIFO lines").
-        self.q.schedule(at, Ev::DevArrive(dev, id));
-        if self.watched(dev) {
-            self.dev_transmit(now, dev, id);
+    pub(super) fn p2p_arrive(&mut self, now: Time, dev: DevId, id: PktId) {
+        if !self.captures.is_empty() {
+            return self.p2p_event(now, dev, DevEvent::Arrive(id));
         }
+        let World { devices, pool, nodes, q, .. } = self;
+        let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
+        let p = pool.get(id);
+        if !d.arrives_intact(now, p.size, p.payload) {
+            return self.dev_drop(now, dev, id, DropReason::Corruption);
+        }
+        let (to, dst) = (d.to, p.ip.dst);
+        let node = &mut nodes[to as usize];
+        if dst == to || dst == BROADCAST || !node.agents.is_empty() {
+            return self.at_node_slow(now, to, id);
+        }
+        let Router::Static(r) = &node.routing else { return self.forward(now, to, id) };
+        if !ttl_step(pool.get_mut(id), to, &mut node.stats) {
+            return pool.release(id);
+        }
+        let Some((out, next_hop)) = r.next_hop(dst) else {
+            node.stats.drops_no_route += 1;
+            return pool.release(id);
+        };
+        let Device::P2p(o) = &mut devices[out as usize] else {
+            return self.dev_send(now, out, id, Some(next_hop), false);
+        };
+        let sent = p2p_offer(q, pool, o, out, id, now, false);
+        self.p2p_sent(now, out, id, sent);
     }
 
     #[inline]
-    fn p2p_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
+    pub(super) fn p2p_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
         match ev {
             DevEvent::TxDone => {
-                if let Some(next) = self.p2p(dev).tx_done(now) {
-                    self.p2p_start(now, dev, next);
+                let World { devices, pool, q, .. } = self;
+                let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
+                if let Some(next) = d.tx_done(now) {
+                    p2p_transmit(q, d, dev, next, pool.get(next).size, now);
+                    self.p2p_sent(now, dev, next, Sent::Started);
                     if let Some(at) = self.p2p(dev).arm_tx_done() {
                         self.q.schedule(at, Ev::DevTxDone(dev));
                     }

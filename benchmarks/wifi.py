@@ -11,9 +11,11 @@ isolated stations 1000 km away (more nodes, the same neighbourhoods), to
 show that the cost of a transmission depends on the neighbourhood, not on
 the number of nodes. Each chain runs with tcplab's standard rules and with
 `[wireless] profile = "ns2"` (ns-2.35's MAC and routing rules: the run
-closest to ns-2's own, moving about as much data).
+closest to ns-2's own, moving about as much data). With `--seeds N` the
+AODV chain also runs over seeds 1..N in both simulators and the totals are
+compared: one seed is not the same run in the two.
 
-    python benchmarks/wifi.py [--repeats 5] [--grids 50,200,800] [--isolated 200]
+    python benchmarks/wifi.py [--repeats 5] [--grids 50,200,800] [--isolated 200] [--seeds 10]
 
 tcplab is timed as the Rust core alone (examples/run_scenario, one run per
 process, best of N: benchmarks/core_timing.py) and as a whole process; ns-2
@@ -38,8 +40,8 @@ from validation.wifi_chain_ns2 import flow_result  # noqa: E402
 from validation.wifi_chain_ns2 import tcl as chain_tcl  # noqa: E402
 
 
-def toml_chain(hops: int, duration: float, routing: str = "static", profile: str = "standard") -> str:
-    s = (f'[sim]\nduration = "{duration + 1}s"\nseed = 1\n[wireless]\nrts_threshold = 0\n'
+def toml_chain(hops: int, duration: float, routing: str = "static", profile: str = "standard", seed: int = 1) -> str:
+    s = (f'[sim]\nduration = "{duration + 1}s"\nseed = {seed}\n[wireless]\nrts_threshold = 0\n'
          f'routing = "{routing}"\nprofile = "{profile}"\nifq = {{ kind = "priqueue", limit = 50 }}\n')
     for i in range(hops + 1):
         s += f'[[node]]\nname = "n{i}"\nposition = [{250.0 * i}, 0.0]\n'
@@ -73,7 +75,7 @@ def core(exe: Path, text: str, repeats: int) -> dict:
         return first_runs(exe, path, repeats)
 
 
-def ns2_chain(hops: int, duration: float, repeats: int, routing: str = "aodv") -> dict:
+def ns2_chain(hops: int, duration: float, repeats: int, routing: str = "aodv", seed: int = 1) -> dict:
     """ns-2.35's chain (validation/wifi_chain_ns2.py's script, no trace;
     `routing` "static" or "aodv"): the whole process, best CPU time of
     `repeats` runs, and its goodput from the sender's last acknowledged
@@ -83,10 +85,10 @@ def ns2_chain(hops: int, duration: float, repeats: int, routing: str = "aodv") -
     (the two runs may move different amounts of data)."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "chain.tcl"
-        path.write_text(chain_tcl(hops, 1, duration, routing))
+        path.write_text(chain_tcl(hops, seed, duration, routing))
         runs = [ns2.measure(["ns", str(path)], cwd=d) for _ in range(max(repeats, 1))]
         trace = Path(d) / "mac.tr"
-        path.write_text(chain_tcl(hops, 1, duration, routing, trace=str(trace), mac_trace=True))
+        path.write_text(chain_tcl(hops, seed, duration, routing, trace=str(trace), mac_trace=True))
         ns2.measure(["ns", str(path)], cwd=d)
         with open(trace, errors="replace") as f:
             frames = sum(1 for ln in f if ln.startswith("s ") and ln.split()[3:4] == ["MAC"])
@@ -103,6 +105,32 @@ def per_frame(r: dict, m: dict) -> None:
           f"ns-2.35 {theirs:.2f} us ({m['mac_frames']} frames): {theirs / ours:.1f}x")
 
 
+def aodv_seeds(exe: Path, seeds: int, repeats: int) -> None:
+    """The AODV chain over seeds 1..`seeds` in both simulators, summed: one
+    seed's run is not the same run in the two (their random streams
+    differ, and a route break or a timeout more or less changes how much
+    data a run moves by tens of percent), while over many seeds both move
+    about the same data (docs/validation.md), so the totals compare like
+    with like. Each seed's time is the best of `repeats` processes."""
+    theirs = [ns2_chain(7, 250.0, repeats, seed=k) for k in range(1, seeds + 1)]
+    ns_cpu = sum(m["cpu_s"] for m in theirs)
+    ns_frames = sum(m["mac_frames"] for m in theirs)
+    ns_good = sum(m["goodput_bps"] for m in theirs) / seeds
+    for profile in ("standard", "ns2"):
+        ours = [core(exe, toml_chain(7, 250.0, "aodv", profile, seed=k), repeats) for k in range(1, seeds + 1)]
+        t = sum(r["best_wall_s"] for r in ours)
+        cpu = sum(r["process_cpu_s"] for r in ours)
+        frames = sum(r["mac_frames"] for r in ours)
+        good = sum(r["throughput_bps"][0] for r in ours) / seeds
+        print(f"7-hop chain, AODV on both sides, one NewReno flow, 250 s, seeds 1-{seeds}, "
+              f"tcplab profile = \"{profile}\"")
+        print(f"  tcplab core: {t * 1e3:.0f} ms in all, {frames:.0f} MAC frames, mean goodput {good / 1e3:.0f} kbit/s; "
+              f"whole processes {cpu * 1e3:.0f} ms CPU")
+        print(f"  ns-2.35: {ns_cpu * 1e3:.0f} ms CPU in all, {ns_frames} MAC frames, mean goodput "
+              f"{ns_good / 1e3:.0f} kbit/s; speed-up {ns_cpu / t:.1f}x core, {ns_cpu / cpu:.1f}x whole process, "
+              f"{(ns_cpu / ns_frames) / (t / frames):.1f}x per MAC frame")
+
+
 def grid_row(label: str, g: dict) -> None:
     """One row of the grid table: MAC frames, events, core wall time, and
     microseconds and events per MAC frame."""
@@ -116,9 +144,13 @@ def main() -> int:
     ap.add_argument("--grids", default="50,200,800")
     ap.add_argument("--isolated", type=int, default=200,
                     help="also run this grid with three times as many isolated stations (0: no)")
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="also run the AODV chain over seeds 1..N in both simulators and compare the totals")
     a = ap.parse_args()
     if a.isolated < 0:
         ap.error(f"--isolated: a grid size of 0 (none) or more, got {a.isolated}")
+    if a.seeds < 1:
+        ap.error(f"--seeds: 1 or more, got {a.seeds}")
     subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario"], cwd=ROOT, check=True)
     exe = ROOT / "target" / "release" / "examples" / "run_scenario"
 
@@ -161,6 +193,8 @@ def main() -> int:
             print(f"  ns-2.35: {m['cpu_s'] * 1e3:.0f} ms CPU (best of {a.repeats}), goodput {m['goodput_bps'] / 1e3:.0f} kbit/s; "
                   f"speed-up {m['cpu_s'] / r['best_wall_s']:.1f}x core, {m['cpu_s'] / r['process_cpu_s']:.1f}x whole process")
             per_frame(r, m)
+    if a.seeds > 1 and ns2.available():
+        aodv_seeds(exe, a.seeds, a.repeats)
     print("static grids, 200 m spacing, one 100 kbit/s UDP flow per 10 nodes, 20 s")
     print("| nodes | MAC frames | events | core wall (ms) | us per frame | events per frame |")
     print("|---|---|---|---|---|---|")

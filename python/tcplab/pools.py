@@ -18,7 +18,7 @@ import signal
 import sys
 import threading
 from contextlib import closing, contextmanager
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Generator, Iterator, Sequence
 
 from .errors import ScenarioError
 
@@ -102,7 +102,9 @@ class LocalPool:
     def __init__(self, jobs: int):
         self.jobs = jobs
 
-    def imap(self, fn: Callable, tasks: Sequence[tuple]) -> Iterator[tuple[int, object]]:
+    # A generator (not just an iterator): `run_local` closes it to kill the
+    # workers when its caller is interrupted.
+    def imap(self, fn: Callable, tasks: Sequence[tuple]) -> Generator[tuple[int, object], None, None]:
         # Worker processes even for one job: a run inside the simulator
         # cannot be interrupted, but a worker can be killed, so Ctrl-C stops
         # at once whatever the length of a run.

@@ -302,5 +302,25 @@ def main(argv=None) -> int:
     return _fail(f"unknown command {args.command!r}")
 
 
+def entry() -> None:
+    """The `tcplab` command and `python -m tcplab`: `main`, then exit with
+    its status. An interrupted command (status 130) leaves at once through
+    `os._exit`, past the interpreter's shutdown: by then its results are
+    saved or removed, its workers killed and its output flushed, but the
+    shutdown joins the process pool's manager thread, which can stay blocked
+    reading a result that a killed worker was in the middle of writing.
+    Seen once in CI (2026-11-29): a SIGTERM'd sweep printed its
+    "interrupted" line and was still running 30 s later. `main` itself
+    returns normally, so in-process callers (tests) are unaffected."""
+    code = main()
+    if code == EXIT_INTERRUPTED:
+        import os
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

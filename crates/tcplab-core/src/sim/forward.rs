@@ -470,7 +470,7 @@ impl World {
     /// function, so that neither path pays for the other's registers and
     /// stack frame; the merged 802.11 events call it directly.
     #[inline(never)]
-    pub(super) fn other_device_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
+    fn other_device_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
         self.with_device(now, dev, |d, io| match d {
             Device::Wifi(w) => w.on_event_on(now, ev, io),
             d => d.as_dyn_mut().on_event(now, ev, &mut io.as_dyn()),
@@ -531,32 +531,8 @@ impl World {
         }
     }
 
-    /// A packet arrives over point-to-point device `dev`: the link's error
-    /// decision, then the node (`at_node`). With no capture to show it to,
-    /// the packet and the device are looked up once for both (over split
-    /// borrows of the world), where `p2p_event` and `dev_deliver` look them
-    /// up again; `forward` does the same for the next hop and its send step
-    /// (the two together, callgrind: 4 % fewer instructions with 10 and 100
-    /// flows, 7 % on a chain of routers; docs/architecture.md, "Fewer
-    /// lookups, not fewer events"). Same steps, same order as the general
-    /// path.
-    #[inline(always)]
-    pub(super) fn p2p_arrive(&mut self, now: Time, dev: DevId, id: PktId) {
-        if !self.captures.is_empty() {
-            return self.p2p_event(now, dev, DevEvent::Arrive(id));
-        }
-        let World { devices, pool, .. } = self;
-        let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
-        let p = pool.get(id);
-        if !d.arrives_intact(now, p.size, p.payload) {
-            return self.dev_drop(now, dev, id, DropReason::Corruption);
-        }
-        let to = d.to;
-        self.at_node(now, to, id);
-    }
-
     #[inline]
-    pub(super) fn p2p_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
+    fn p2p_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
         match ev {
             DevEvent::TxDone => {
                 let World { devices, pool, q, .. } = self;
@@ -570,10 +546,15 @@ impl World {
                 }
             }
             DevEvent::Arrive(id) => {
-                let p = self.pool.get(id);
-                let (size, payload) = (p.size, p.payload);
-                let d = self.p2p(dev);
-                if d.arrives_intact(now, size, payload) {
+                // Split borrows: the packet and the device looked up once
+                // for the error decision (`forward` does the same for the
+                // next hop; together 3 % fewer instructions with 10 and 100
+                // flows, docs/architecture.md, "Fewer lookups, not fewer
+                // events").
+                let World { devices, pool, .. } = self;
+                let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
+                let p = pool.get(id);
+                if d.arrives_intact(now, p.size, p.payload) {
                     let to = d.to;
                     self.dev_deliver(now, to, id);
                 } else {

@@ -277,13 +277,7 @@ impl World {
     fn handle(&mut self, now: Time, ev: Ev) {
         match ev {
             Ev::DevTxDone(d) => self.device_event(now, d, DevEvent::TxDone),
-            Ev::DevArrive(d, p) => {
-                if let Device::P2p(_) = self.devices[d as usize] {
-                    self.p2p_arrive(now, d, p)
-                } else {
-                    self.other_device_event(now, d, DevEvent::Arrive(p))
-                }
-            }
+            Ev::DevArrive(d, p) => self.device_event(now, d, DevEvent::Arrive(p)),
             Ev::FanArrive(d, p, first) => self.fan_arrive(now, d, p, first),
             Ev::DevTimer(d, t) => self.device_timer(now, d, t),
             Ev::DevFrameEnd(d) => self.device_event(now, d, DevEvent::FrameEnd),

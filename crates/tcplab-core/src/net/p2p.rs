@@ -150,10 +150,18 @@ impl PointToPoint {
     /// Offer a packet arriving at `now`. `Offer::Idle`: nothing is being
     /// serialised or waiting, the caller transmits it at once
     /// (`transmit`). Otherwise the queue's verdict, with the statistics kept.
+    #[inline(always)]
     pub fn offer(&mut self, now: Time, id: PktId, size: u32, ect: bool) -> Offer {
         if self.idle(now) {
             return Offer::Idle;
         }
+        self.offer_to_queue(now, id, size, ect)
+    }
+
+    /// `offer` for a busy transmitter: the queue decides. Out of line, so
+    /// that an idle hop (most hops) makes no call.
+    #[inline(never)]
+    fn offer_to_queue(&mut self, now: Time, id: PktId, size: u32, ect: bool) -> Offer {
         self.note_queue(now);
         match self.queue.enqueue(now, id, size, ect, &mut self.queue_rng) {
             Verdict::Enqueued => Offer::Queued { marked: false },

@@ -186,7 +186,8 @@ pub trait CongestionControl: Send {
         }
     }
     /// A data segment [seq, seq + len) is put on the wire at `now` (new or
-    /// again). Vegas keeps ns-2's send-time slots from it.
+    /// again). Vegas keeps ns-2's send-time slots from it. Called only for
+    /// policies whose `times_segments` is true (the sender asks that once).
     fn on_send(&mut self, _w: &CcState, _seq: u64, _len: u32, _now: crate::engine::Time) {}
     /// Whether the policy uses per-segment send times (`AckInfo::acked_seg`,
     /// `head_seg`); the sender keeps that log only for policies that do.

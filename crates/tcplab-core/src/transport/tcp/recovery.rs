@@ -23,6 +23,11 @@ pub trait LossRecovery: Send {
     /// An ACK, after the sender's common prelude. `ece_cut`: the window was
     /// just reduced for an ECN echo (no increase on this ACK).
     fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool);
+    /// Whether `poll` ever chooses (policies that override it say so; the
+    /// sender asks once, at construction).
+    fn polls(&self) -> bool {
+        false
+    }
     /// While in recovery: `Some(segment or nothing)` when the policy chooses
     /// what to send, `None` to let the ordinary window rules decide.
     fn poll(&mut self, _s: &mut TcpSender, _now: Time) -> Option<Option<Segment>> {
@@ -191,6 +196,10 @@ impl LossRecovery for SackRecovery {
     /// RFC 6675 step (C): while cwnd - pipe >= 1 MSS, send what NextSeg()
     /// chooses: a lost segment, new data, or an unSACKed one below the
     /// highest SACK.
+    fn polls(&self) -> bool {
+        true
+    }
+
     fn poll(&mut self, s: &mut TcpSender, now: Time) -> Option<Option<Segment>> {
         Some(Self::next_segment(s, now))
     }

@@ -203,6 +203,10 @@ impl LossRecovery for Sack1Recovery {
         }
     }
 
+    fn polls(&self) -> bool {
+        true
+    }
+
     fn poll(&mut self, s: &mut TcpSender, now: Time) -> Option<Option<Segment>> {
         Some(self.next_segment(s, now))
     }

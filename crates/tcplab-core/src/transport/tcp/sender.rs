@@ -100,6 +100,10 @@ pub struct TcpSender {
     /// How losses are detected and repaired (beside `cc`, which owns the
     /// window): taken out while it runs, so it can work on the sender.
     recovery: Option<Box<dyn LossRecovery>>,
+    /// The recovery policy chooses what to send while in recovery
+    /// (`LossRecovery::polls`): fixed at construction, so that senders
+    /// whose policy never does ask no policy on every send.
+    recovery_polls: bool,
     /// Highest byte + 1 sent at the last loss event (SACK mode's guard
     /// against a new recovery for losses of the same window, RFC 6675 5).
     pub(super) sack_recover: Option<u64>,
@@ -161,6 +165,7 @@ impl TcpSender {
             None => Box::new(DupAckRecovery),
         };
         TcpSender {
+            recovery_polls: recovery.polls(),
             recovery: Some(recovery),
             sb,
             sack_recover: None,
@@ -285,11 +290,17 @@ impl TcpSender {
     }
 
     /// Record a transmission of [seq, seq+len) in the per-segment log (kept
-    /// only for policies that time every segment: it costs on every send).
+    /// only for policies that time every segment: it costs on every send),
+    /// and tell such a policy of it. The check is inlined into every send,
+    /// the log itself is not.
+    #[inline(always)]
     fn log_send(&mut self, now: Time, seq: u64, len: u32) {
-        if !self.log_segments {
-            return;
+        if self.log_segments {
+            self.log_send_timed(now, seq, len);
         }
+    }
+
+    fn log_send_timed(&mut self, now: Time, seq: u64, len: u32) {
         if seq == 0 && len > 0 {
             self.first_sent = Some(now);
         }
@@ -303,13 +314,20 @@ impl TcpSender {
             }
             _ => self.sent.push_back(SentSeg { seq, end, time: now, transmits: 1 }),
         }
+        if len > 0 {
+            self.cc.on_send(&self.w, seq, len, now);
+        }
     }
 
     /// Forget segments the cumulative ACK covers; remember the last of them.
+    #[inline(always)]
     fn log_ack(&mut self, ack: u64) {
-        if !self.log_segments {
-            return;
+        if self.log_segments {
+            self.log_ack_timed(ack);
         }
+    }
+
+    fn log_ack_timed(&mut self, ack: u64) {
         self.last_acked_seg = None;
         while let Some(s) = self.sent.front() {
             if s.end > ack {
@@ -380,10 +398,10 @@ impl TcpSender {
                 return Some(seg);
             }
         }
-        if self.in_recovery() {
+        if self.recovery_polls && self.in_recovery() {
             let mut rec = self.recovery.take().expect("recovery policy present");
             let seg = rec.poll(self, now);
-            self.recovery = Some(rec);
+            self.put_recovery(rec);
             if let Some(seg) = seg {
                 return seg;
             }
@@ -474,9 +492,6 @@ impl TcpSender {
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
         self.log_send(now, seq, len);
-        if len > 0 {
-            self.cc.on_send(&self.w, seq, len, now);
-        }
         let ect = self.cfg.ecn && !retransmit;
         let cwr = ect && std::mem::take(&mut self.pending_cwr);
         self.stats.segments_sent += 1;
@@ -541,7 +556,19 @@ impl TcpSender {
         }
         let mut rec = self.recovery.take().expect("recovery policy present");
         rec.on_ack(self, now, h, ece_cut);
-        self.recovery = Some(rec);
+        self.put_recovery(rec);
+    }
+
+    /// Put the recovery policy back after it ran (`recovery` is empty then:
+    /// a plain assignment would call the drop of the empty slot, a call
+    /// per ACK).
+    #[inline(always)]
+    fn put_recovery(&mut self, rec: Box<dyn LossRecovery>) {
+        if self.recovery.is_none() {
+            self.recovery = Some(rec);
+        } else {
+            unreachable!("the recovery policy was put back twice");
+        }
     }
 
     /// Bookkeeping common to every ACK of new data: RTT sample, the left
@@ -668,7 +695,7 @@ impl TcpSender {
         self.ecn_action = None;
         let mut rec = self.recovery.take().expect("recovery policy present");
         rec.on_timeout(self);
-        self.recovery = Some(rec);
+        self.put_recovery(rec);
         self.w.ca_frac = 0.0;
         self.rto.back_off();
         self.snd_nxt = self.snd_una;

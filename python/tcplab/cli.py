@@ -67,9 +67,11 @@ def _columns() -> int:
 
 
 class _Formatter(argparse.HelpFormatter):
-    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
-        # argparse's own default: the terminal's width less 2.
-        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None, **kwargs):
+        # argparse's own default: the terminal's width less 2. Keyword
+        # arguments of later Pythons' formatter pass through.
+        width = _columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width, **kwargs)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -347,8 +347,6 @@ def entry() -> None:
     returns normally, so in-process callers (tests) are unaffected."""
     code = main()
     if code == EXIT_INTERRUPTED:
-        import os
-
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -10,8 +10,8 @@
 //! node each (the slab of events and the separate list nodes this replaced
 //! cost two allocations, two free lists and two cache lines per event).
 //!
-//! A timing wheel holds the near future: `WHEEL` = 1024 buckets of 2^15 ns
-//! (33 us, a 34 ms horizon; wider in sparse runs, see `adapt`), each an unsorted list
+//! A timing wheel holds the near future: `WHEEL` = 4096 buckets of 2^13 ns
+//! (8 us, a 34 ms horizon; wider in sparser runs, see `adapt`), each an unsorted list
 //! of nodes, with a two-level bitmap to find the next non-empty bucket in a
 //! few instructions. When the clock reaches a bucket its keys are sorted
 //! once (usually one to a few) and popped in order; keys scheduled into the
@@ -50,18 +50,25 @@ const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 /// by time, then insertion.
 type Key = u128;
 
-/// Bucket width of the wheel: 2^shift ns, from 2^15 (33 us, the start)
-/// to 2^23 (8.4 ms, a 8.6 s horizon), adapted to the run (`adapt`).
-const MIN_SHIFT: u32 = 15;
+/// Bucket width of the wheel: 2^shift ns, from 2^13 (8 us, the start)
+/// to 2^23 (8.4 ms, a 34 s horizon), adapted to the run (`adapt`).
+/// (1024 buckets from 2^15 until 2026-11-29: at 1000 flows a bucket of
+/// 2^15 held about 30 keys and their sort was a tenth of the run, but
+/// narrower buckets on that wheel put the 20 ms links' arrivals past its
+/// horizon, into the far heap. Four times the buckets, a quarter the
+/// width, keep the horizon; docs/architecture.md has the measures.)
+const MIN_SHIFT: u32 = 13;
 const MAX_SHIFT: u32 = 23;
 /// Advances between two looks at the events per bucket (4096 until
 /// 2026-11-29: a sparse run then spent 16 k advances widening from 2^15 to
 /// 2^23; at 1024 one flow for 100 s takes 1.7 % fewer instructions, the
 /// others the same or slightly fewer; at 256 hardly fewer again).
 const ADAPT_EVERY: u32 = 1024;
-/// Buckets on the wheel (a power of two, a multiple of 64).
-const WHEEL: u64 = 1024;
+/// Buckets on the wheel (a power of two, a multiple of 64, at most 64 x 64:
+/// `summary` has a bit per word of `bits`).
+const WHEEL: u64 = 4096;
 const WORDS: usize = (WHEEL / 64) as usize;
+const _: () = assert!(WORDS <= 64, "one summary word");
 
 const NONE: u32 = u32::MAX;
 
@@ -394,7 +401,7 @@ impl<E: Copy> EventQueue<E> {
     /// each (a sparse run: few flows, slow links) nearly every pop pays for
     /// a bucket change, so the buckets widen; with many per bucket (sorting
     /// and sorted insertions grow) they narrow again. Widths stay between
-    /// 2^15 and 2^23 ns. Callgrind, 10 flows for 100 s: 551 M instructions
+    /// 2^13 and 2^23 ns. Callgrind (on the wheel of 1024 buckets), 10 flows for 100 s: 551 M instructions
     /// at 2^15, 511 M at 2^19; 100 flows for 20 s: 1036 M at 2^15 and 2^17,
     /// 1103 M at 2^19; 1000 flows do best at 2^15 (docs/architecture.md).
     /// One flow on the 1 Mbit/s dumbbell (an event every 1.2 ms) still had

@@ -24,6 +24,11 @@ pub struct StaticRouting {
     /// thousand flows the rows of the hosts were 32 MB, and the first hop
     /// of every packet missed the cache in its host's row.
     uniform: Option<Uniform>,
+    /// `next` is indexed by destination node, not by column: a full row
+    /// (a router's) when the nodes are not many more than the columns, so
+    /// a router's lookup is one load instead of two (the column of the
+    /// destination, then the hop).
+    by_node: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -64,16 +69,22 @@ impl StaticRouting {
     pub fn with_columns(slot_of: Arc<[u32]>, next: Vec<Option<(DevId, NodeId)>>) -> Self {
         let mut next: Vec<_> = next.into_iter().map(|x| x.unwrap_or((NONE, NONE))).collect();
         let uniform = Uniform::of(&next);
+        let by_node = uniform.is_none() && slot_of.len() <= 2 * next.len();
         if uniform.is_some() {
             next = Vec::new();
+        } else if by_node {
+            next = slot_of.iter().map(|&c| next.get(c as usize).copied().unwrap_or((NONE, NONE))).collect();
         }
-        StaticRouting { slot_of, next, uniform }
+        StaticRouting { slot_of, next, uniform, by_node }
     }
 
     // Always inlined: left to the inliner it stayed a call from a TCP
     // endpoint's first hop, once per segment and ACK.
     #[inline(always)]
     pub fn next_hop(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
+        if self.by_node {
+            return self.next.get(dst as usize).copied().filter(|&(d, _)| d != NONE);
+        }
         let slot = *self.slot_of.get(dst as usize)?;
         if let Some(u) = &self.uniform {
             return (slot < u.columns && slot != u.unreachable).then_some(u.hop);
@@ -130,6 +141,32 @@ mod tests {
                 let expected = table.get(dst).copied().filter(|&(d, _)| d != NONE);
                 assert_eq!(routing.next_hop(dst as NodeId), expected, "row {r}, destination {dst}");
             }
+        }
+    }
+
+    /// A router's row over some destinations (columns), stored by node when
+    /// the nodes are not many more than the columns and by column when they
+    /// are: both answer every node as the row by column does, nodes that
+    /// are no column and nodes past the table included.
+    #[test]
+    fn rows_by_node_answer_as_rows_by_column() {
+        let (a, b) = ((3, 7), (4, 8));
+        // Nodes 0..6; destinations (columns) are nodes 5, 1, 4 and 2.
+        let slot_of: Arc<[u32]> = Arc::from(vec![NONE, 1, 3, NONE, 2, 0]);
+        let row = vec![Some(a), Some(b), None, Some(a)];
+        let by_column = |dst: usize| -> Option<(DevId, NodeId)> {
+            let c = *slot_of.get(dst)?;
+            row.get(c as usize).copied().flatten()
+        };
+        let routing = StaticRouting::with_columns(slot_of.clone(), row.clone());
+        assert!(routing.by_node, "6 nodes, 4 columns: by node");
+        // The same columns among 9 nodes: more than twice as many, by column.
+        let wide: Arc<[u32]> = Arc::from(vec![NONE, 1, 3, NONE, 2, 0, NONE, NONE, NONE]);
+        let sparse = StaticRouting::with_columns(wide, row.clone());
+        assert!(!sparse.by_node, "9 nodes, 4 columns: by column");
+        for dst in 0..12 {
+            assert_eq!(routing.next_hop(dst as NodeId), by_column(dst), "destination {dst}");
+            assert_eq!(sparse.next_hop(dst as NodeId), by_column(dst), "destination {dst}, by column");
         }
     }
 }

@@ -97,3 +97,35 @@ fn an_interruption_stops_the_run() {
     assert!(matches!(r, Err(tcplab_core::output::RunError::Interrupted)));
     assert_eq!(asked, 3);
 }
+
+/// A flow whose ends do not reach each other is refused with its key: wired
+/// nodes on separate links, and 802.11 stations out of range (then the
+/// message names the nearest gap between what the source reaches and the
+/// rest, from whichever end cannot reach the other).
+#[test]
+fn flows_between_unconnected_nodes_are_refused() {
+    let wired = "[sim]\nduration = \"1s\"\n\
+                 [[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[node]]\nname = \"c\"\n[[node]]\nname = \"d\"\n\
+                 [[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+                 [[link]]\nbetween = [\"c\", \"d\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+                 [[flow]]\nfrom = \"a\"\nto = \"b\"\ntransport = \"reno\"\napp = { kind = \"bulk\" }\n\
+                 [[flow]]\nfrom = \"b\"\nto = \"c\"\ntransport = \"reno\"\napp = { kind = \"bulk\" }\n";
+    let e = Scenario::from_toml_str(wired).expect_err("must be refused");
+    assert_eq!(e.key, "flow[1].to");
+    assert!(e.to_string().contains("no route between \"b\" and \"c\""), "{e}");
+    let radio = |x: f64| {
+        format!(
+            "[sim]\nduration = \"1s\"\n[wireless]\nrouting = \"static\"\n\
+             [[node]]\nname = \"a\"\nposition = [0.0, 0.0]\n\
+             [[node]]\nname = \"b\"\nposition = [200.0, 0.0]\n\
+             [[node]]\nname = \"c\"\nposition = [{x}, 0.0]\n\
+             [[flow]]\nfrom = \"a\"\nto = \"c\"\ntransport = \"udp\"\napp = {{ kind = \"cbr\", rate = \"10kbps\" }}\n"
+        )
+    };
+    if let Err(e) = Scenario::from_toml_str(&radio(400.0)) {
+        panic!("a - b - c in range, hop by hop: {e}");
+    }
+    let e = Scenario::from_toml_str(&radio(1000.0)).expect_err("must be refused");
+    assert_eq!(e.key, "flow[0].to");
+    assert!(e.to_string().contains("the nearest gap is \"b\" - \"c\", 800.0 m apart"), "{e}");
+}

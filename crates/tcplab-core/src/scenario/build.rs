@@ -8,7 +8,7 @@ use super::ScenarioError;
 use crate::engine::{stream_rng, Time, TimerSlot};
 use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
 use crate::net::error::ErrorKind;
-use crate::net::routing::{shortest_paths_to, Router, StaticRouting};
+use crate::net::routing::{shortest_paths_to, strong_components, Router, StaticRouting};
 use crate::net::{DevId, Device, ErrorModel, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams};
 use crate::output::pcap::PcapWriter;
 use crate::output::RunOptions;
@@ -250,7 +250,9 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     super::wireless::validate(cfg)?;
     let radio = super::wireless::radio(cfg, 2 * cfg.link.len() as DevId);
     let (dirs, _) = route_graph(cfg, radio.as_ref());
-    let routes = shortest_paths_to(cfg.node.len(), &dirs, &flow_endpoints(cfg));
+    // Each flow's ends must reach each other: the same strongly connected
+    // component (the routes themselves are computed by `build`).
+    let comp = strong_components(cfg.node.len(), &dirs);
     let mut flow_names = HashMap::new();
     for (i, f) in cfg.flow.iter().enumerate() {
         let k = format!("flow[{i}]");
@@ -259,9 +261,9 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if a == b {
             return err(format!("{k}.to"), "must differ from `from`");
         }
-        if routes.next(a, b).is_none() || routes.next(b, a).is_none() {
+        if comp[a as usize] != comp[b as usize] {
             let why = radio.as_ref().and_then(|r| {
-                let x = if routes.next(a, b).is_none() { a } else { b };
+                let x = if reachable_from(cfg.node.len(), &dirs, a)[b as usize] { b } else { a };
                 super::wireless::gap(cfg, r, &reachable_from(cfg.node.len(), &dirs, x))
             });
             let why = why.map(|w| format!(": {w}")).unwrap_or_default();

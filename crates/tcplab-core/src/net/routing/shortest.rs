@@ -89,9 +89,107 @@ pub fn shortest_paths_to(n_nodes: usize, dirs: &[(NodeId, NodeId)], dsts: &[Node
     RoutingTable { slot_of, n_dst, table }
 }
 
+/// The strongly connected component of every node of the directed graph
+/// `dirs` (component numbers, equal for two nodes exactly when each can
+/// reach the other). O(nodes + dirs): whether every flow's two ends reach
+/// each other is known without a breadth-first search per destination,
+/// which at a thousand flows was 370 M instructions of validation alone.
+/// (Kosaraju: finishing order of a depth-first search forwards, then
+/// searches over the reversed graph in reverse finishing order.)
+pub fn strong_components(n_nodes: usize, dirs: &[(NodeId, NodeId)]) -> Vec<u32> {
+    let adjacency = |reverse: bool| {
+        let mut start = vec![0u32; n_nodes + 1];
+        for &(a, b) in dirs {
+            let from = if reverse { b } else { a };
+            start[from as usize + 1] += 1;
+        }
+        for i in 0..n_nodes {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut to = vec![0 as NodeId; dirs.len()];
+        for &(a, b) in dirs {
+            let (from, t) = if reverse { (b, a) } else { (a, b) };
+            to[fill[from as usize] as usize] = t;
+            fill[from as usize] += 1;
+        }
+        (start, to)
+    };
+    let (fs, ft) = adjacency(false);
+    let mut order = Vec::with_capacity(n_nodes);
+    let mut seen = vec![false; n_nodes];
+    // Iterative depth-first search: (node, next edge to look at).
+    let mut stack: Vec<(usize, u32)> = Vec::new();
+    for root in 0..n_nodes {
+        if seen[root] {
+            continue;
+        }
+        seen[root] = true;
+        stack.push((root, fs[root]));
+        while let Some(top) = stack.last_mut() {
+            let (v, e) = *top;
+            if e < fs[v + 1] {
+                top.1 += 1;
+                let w = ft[e as usize] as usize;
+                if !seen[w] {
+                    seen[w] = true;
+                    stack.push((w, fs[w]));
+                }
+            } else {
+                order.push(v);
+                stack.pop();
+            }
+        }
+    }
+    let (rs, rt) = adjacency(true);
+    let mut comp = vec![NONE; n_nodes];
+    let mut next = 0;
+    let mut todo = Vec::new();
+    for &root in order.iter().rev() {
+        if comp[root] != NONE {
+            continue;
+        }
+        comp[root] = next;
+        todo.push(root);
+        while let Some(v) = todo.pop() {
+            for &w in &rt[rs[v] as usize..rs[v + 1] as usize] {
+                if comp[w as usize] == NONE {
+                    comp[w as usize] = next;
+                    todo.push(w as usize);
+                }
+            }
+        }
+        next += 1;
+    }
+    comp
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::stream_rng;
+
+    /// Two nodes share a component exactly when each reaches the other, as
+    /// the shortest-path table says, on random directed graphs sparse and
+    /// dense (one-way links, isolated nodes, cycles).
+    #[test]
+    fn strong_components_agree_with_mutual_reachability() {
+        let mut r = stream_rng(3, "scc-test");
+        for case in 0..200 {
+            let n = 1 + (r.next_u64() % 12) as usize;
+            let m = (r.next_u64() % (2 * n as u64 + 4)) as usize;
+            let dirs: Vec<(NodeId, NodeId)> =
+                (0..m).map(|_| ((r.next_u64() % n as u64) as NodeId, (r.next_u64() % n as u64) as NodeId)).collect();
+            let comp = strong_components(n, &dirs);
+            let rt = shortest_paths(n, &dirs);
+            for a in 0..n as NodeId {
+                for b in 0..n as NodeId {
+                    let mutual = a == b || (rt.next(a, b).is_some() && rt.next(b, a).is_some());
+                    assert_eq!(comp[a as usize] == comp[b as usize], mutual, "case {case}: {a} and {b} in {dirs:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn chain_and_shortcut() {

@@ -10,8 +10,9 @@
 //! node each (the slab of events and the separate list nodes this replaced
 //! cost two allocations, two free lists and two cache lines per event).
 //!
-//! A timing wheel holds the near future: `WHEEL` = 4096 buckets of 2^13 ns
-//! (8 us, a 34 ms horizon; wider in sparser runs, see `adapt`), each an unsorted list
+//! A timing wheel holds the near future: `WHEEL` = 4096 buckets of 2^15 ns
+//! at the start (33 us, a 134 ms horizon; down to 2^13 ns, 8 us and 34 ms,
+//! in dense runs, wider in sparse ones, see `adapt`), each an unsorted list
 //! of nodes, with a two-level bitmap to find the next non-empty bucket in a
 //! few instructions. When the clock reaches a bucket its keys are sorted
 //! once (usually one to a few) and popped in order; keys scheduled into the
@@ -50,14 +51,18 @@ const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 /// by time, then insertion.
 type Key = u128;
 
-/// Bucket width of the wheel: 2^shift ns, from 2^13 (8 us, the start)
-/// to 2^23 (8.4 ms, a 34 s horizon), adapted to the run (`adapt`).
+/// Bucket width of the wheel: 2^shift ns, from 2^13 (8 us, a 34 ms
+/// horizon) to 2^23 (8.4 ms, a 34 s horizon), adapted to the run (`adapt`).
 /// (1024 buckets from 2^15 until 2026-11-29: at 1000 flows a bucket of
 /// 2^15 held about 30 keys and their sort was a tenth of the run, but
 /// narrower buckets on that wheel put the 20 ms links' arrivals past its
 /// horizon, into the far heap. Four times the buckets, a quarter the
 /// width, keep the horizon; docs/architecture.md has the measures.)
 const MIN_SHIFT: u32 = 13;
+/// The width a run starts at: dense runs narrow from it, sparse ones widen
+/// (a start at 2^13 cost the sparse runs up to 0.4 % more instructions for
+/// their first adaptations).
+const START_SHIFT: u32 = 15;
 const MAX_SHIFT: u32 = 23;
 /// Advances between two looks at the events per bucket (4096 until
 /// 2026-11-29: a sparse run then spent 16 k advances widening from 2^15 to
@@ -225,7 +230,7 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             current: Vec::with_capacity(64),
             cur: 0,
-            shift: MIN_SHIFT,
+            shift: START_SHIFT,
             adapt_in: ADAPT_EVERY,
             adapt_every: ADAPT_EVERY,
             popped_at_adapt: 0,

@@ -162,6 +162,21 @@ def test_clear_error_when_not_root_or_no_tun(tmp_path, what, message):
 # ---- the emulator itself ---------------------------------------------
 
 
+def emulate_in_real_time(sc, attempts: int = 2):
+    """`emulate(sc)`, run again (once, by default) when the emulator reports
+    that the machine fell behind real time: on a shared machine another
+    job can hold the CPU for a few ms and make one packet late. That says
+    nothing about the emulator, and a late run's timing is not the one to
+    test, so the result returned is the first on time (or the last, whose
+    warning the caller's assertion then shows). Any other warning counts
+    at once."""
+    for _ in range(attempts):
+        res = emulate(sc)
+        if not any("fell behind real time" in w for w in res.warnings):
+            break
+    return res
+
+
 @needs_emulator
 def test_line_rate_of_ppp_framed_segments():
     """Error-free 9600 bit/s link, unlimited buffer, MSS 256, PPP: once the
@@ -171,7 +186,7 @@ def test_line_rate_of_ppp_framed_segments():
     sc = gsmlink.scenario("baseline", "unlimited", 0.0, baseline="modern")
     sc.data["flow"][0]["app"]["bytes"] = 40 * 256
     sc.data["flow"][0]["first_bytes"] = 5 * 256
-    res = emulate(sc)
+    res = emulate_in_real_time(sc)
     assert not res.warnings, res.warnings
     got = read_pcap(res.pcaps["tun-mobile"])
     data = [p for p in got if p[4] > 0]

@@ -406,9 +406,10 @@ impl<E: Copy> EventQueue<E> {
     /// each (a sparse run: few flows, slow links) nearly every pop pays for
     /// a bucket change, so the buckets widen; with many per bucket (sorting
     /// and sorted insertions grow) they narrow again. Widths stay between
-    /// 2^13 and 2^23 ns. Callgrind (on the wheel of 1024 buckets), 10 flows for 100 s: 551 M instructions
-    /// at 2^15, 511 M at 2^19; 100 flows for 20 s: 1036 M at 2^15 and 2^17,
-    /// 1103 M at 2^19; 1000 flows do best at 2^15 (docs/architecture.md).
+    /// 2^13 and 2^23 ns. Callgrind (on the wheel of 1024 buckets), 10 flows
+    /// for 100 s: 551 M instructions at 2^15, 511 M at 2^19; 100 flows for
+    /// 20 s: 1036 M at 2^15 and 2^17, 1103 M at 2^19; 1000 flows did best
+    /// at 2^15 there (docs/architecture.md).
     /// One flow on the 1 Mbit/s dumbbell (an event every 1.2 ms) still had
     /// one event per bucket at 2^19, the cap until 2026-11-29: with 2^23
     /// it settles there, about 7 a bucket, and takes 7.5 % fewer

@@ -263,8 +263,10 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         }
         if comp[a as usize] != comp[b as usize] {
             let why = radio.as_ref().and_then(|r| {
-                let x = if reachable_from(cfg.node.len(), &dirs, a)[b as usize] { b } else { a };
-                super::wireless::gap(cfg, r, &reachable_from(cfg.node.len(), &dirs, x))
+                // From whichever end cannot reach the other.
+                let from_a = reachable_from(cfg.node.len(), &dirs, a);
+                let reach = if from_a[b as usize] { reachable_from(cfg.node.len(), &dirs, b) } else { from_a };
+                super::wireless::gap(cfg, r, &reach)
             });
             let why = why.map(|w| format!(": {w}")).unwrap_or_default();
             return err(format!("{k}.to"), format!("no route between {:?} and {:?}{why}", f.from, f.to));

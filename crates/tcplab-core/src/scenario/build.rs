@@ -8,7 +8,7 @@ use super::ScenarioError;
 use crate::engine::{stream_rng, Time, TimerSlot};
 use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
 use crate::net::error::ErrorKind;
-use crate::net::routing::{shortest_paths_to, strong_components, Router, StaticRouting};
+use crate::net::routing::{reachable_from, shortest_paths_to, strong_components, Router, StaticRouting};
 use crate::net::{DevId, Device, ErrorModel, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams};
 use crate::output::pcap::PcapWriter;
 use crate::output::RunOptions;
@@ -437,26 +437,6 @@ fn flow_endpoints(cfg: &ScenarioCfg) -> Vec<NodeId> {
 
 fn flow_name(i: usize, f: &FlowCfg) -> String {
     f.name.clone().unwrap_or_else(|| format!("flow{i}"))
-}
-
-/// Nodes reachable from `a` over the directed graph `dirs`.
-fn reachable_from(n: usize, dirs: &[(NodeId, NodeId)], a: NodeId) -> Vec<bool> {
-    let mut out: Vec<Vec<NodeId>> = vec![Vec::new(); n];
-    for &(x, y) in dirs {
-        out[x as usize].push(y);
-    }
-    let mut seen = vec![false; n];
-    seen[a as usize] = true;
-    let mut stack = vec![a];
-    while let Some(v) = stack.pop() {
-        for &w in &out[v as usize] {
-            if !seen[w as usize] {
-                seen[w as usize] = true;
-                stack.push(w);
-            }
-        }
-    }
-    seen
 }
 
 /// The graph static routing runs over: every link direction (direction i

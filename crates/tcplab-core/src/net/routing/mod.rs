@@ -18,7 +18,7 @@ pub use aodv::{Aodv, AodvParams};
 pub use dsdv::{Dsdv, DsdvParams};
 pub use dsr::{Dsr, DsrParams, SharedHeaders};
 pub use olsr::{Olsr, OlsrParams};
-pub use shortest::{shortest_paths, shortest_paths_to, strong_components};
+pub use shortest::{reachable_from, shortest_paths, shortest_paths_to, strong_components};
 pub use static_routes::StaticRouting;
 
 use super::device::DevId;

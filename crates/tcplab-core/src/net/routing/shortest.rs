@@ -89,6 +89,45 @@ pub fn shortest_paths_to(n_nodes: usize, dirs: &[(NodeId, NodeId)], dsts: &[Node
     RoutingTable { slot_of, n_dst, table }
 }
 
+/// The graph `dirs` as adjacency arrays: the neighbours of node `v` are
+/// `to[start[v]..start[v + 1]]`, those it reaches (or, `reverse`, those
+/// that reach it), in direction order.
+fn adjacency(n_nodes: usize, dirs: &[(NodeId, NodeId)], reverse: bool) -> (Vec<u32>, Vec<NodeId>) {
+    let mut start = vec![0u32; n_nodes + 1];
+    for &(a, b) in dirs {
+        let from = if reverse { b } else { a };
+        start[from as usize + 1] += 1;
+    }
+    for i in 0..n_nodes {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut to = vec![0 as NodeId; dirs.len()];
+    for &(a, b) in dirs {
+        let (from, t) = if reverse { (b, a) } else { (a, b) };
+        to[fill[from as usize] as usize] = t;
+        fill[from as usize] += 1;
+    }
+    (start, to)
+}
+
+/// The nodes `a` reaches over the directed graph `dirs` (itself included).
+pub fn reachable_from(n_nodes: usize, dirs: &[(NodeId, NodeId)], a: NodeId) -> Vec<bool> {
+    let (start, to) = adjacency(n_nodes, dirs, false);
+    let mut seen = vec![false; n_nodes];
+    seen[a as usize] = true;
+    let mut stack = vec![a];
+    while let Some(v) = stack.pop() {
+        for &w in &to[start[v as usize] as usize..start[v as usize + 1] as usize] {
+            if !seen[w as usize] {
+                seen[w as usize] = true;
+                stack.push(w);
+            }
+        }
+    }
+    seen
+}
+
 /// The strongly connected component of every node of the directed graph
 /// `dirs` (component numbers, equal for two nodes exactly when each can
 /// reach the other). O(nodes + dirs): whether every flow's two ends reach
@@ -97,25 +136,7 @@ pub fn shortest_paths_to(n_nodes: usize, dirs: &[(NodeId, NodeId)], dsts: &[Node
 /// (Kosaraju: finishing order of a depth-first search forwards, then
 /// searches over the reversed graph in reverse finishing order.)
 pub fn strong_components(n_nodes: usize, dirs: &[(NodeId, NodeId)]) -> Vec<u32> {
-    let adjacency = |reverse: bool| {
-        let mut start = vec![0u32; n_nodes + 1];
-        for &(a, b) in dirs {
-            let from = if reverse { b } else { a };
-            start[from as usize + 1] += 1;
-        }
-        for i in 0..n_nodes {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut to = vec![0 as NodeId; dirs.len()];
-        for &(a, b) in dirs {
-            let (from, t) = if reverse { (b, a) } else { (a, b) };
-            to[fill[from as usize] as usize] = t;
-            fill[from as usize] += 1;
-        }
-        (start, to)
-    };
-    let (fs, ft) = adjacency(false);
+    let (fs, ft) = adjacency(n_nodes, dirs, false);
     let mut order = Vec::with_capacity(n_nodes);
     let mut seen = vec![false; n_nodes];
     // Iterative depth-first search: (node, next edge to look at).
@@ -141,7 +162,7 @@ pub fn strong_components(n_nodes: usize, dirs: &[(NodeId, NodeId)]) -> Vec<u32> 
             }
         }
     }
-    let (rs, rt) = adjacency(true);
+    let (rs, rt) = adjacency(n_nodes, dirs, true);
     let mut comp = vec![NONE; n_nodes];
     let mut next = 0;
     let mut todo = Vec::new();
@@ -169,9 +190,10 @@ mod tests {
     use super::*;
     use crate::engine::stream_rng;
 
-    /// Two nodes share a component exactly when each reaches the other, as
-    /// the shortest-path table says, on random directed graphs sparse and
-    /// dense (one-way links, isolated nodes, cycles).
+    /// Two nodes share a component exactly when each reaches the other, and
+    /// `reachable_from` names the nodes a node reaches, as the shortest-path
+    /// table says, on random directed graphs sparse and dense (one-way
+    /// links, isolated nodes, cycles).
     #[test]
     fn strong_components_agree_with_mutual_reachability() {
         let mut r = stream_rng(3, "scc-test");
@@ -183,7 +205,10 @@ mod tests {
             let comp = strong_components(n, &dirs);
             let rt = shortest_paths(n, &dirs);
             for a in 0..n as NodeId {
+                let reach = reachable_from(n, &dirs, a);
                 for b in 0..n as NodeId {
+                    let reaches = a == b || rt.next(a, b).is_some();
+                    assert_eq!(reach[b as usize], reaches, "case {case}: {a} reaches {b} in {dirs:?}");
                     let mutual = a == b || (rt.next(a, b).is_some() && rt.next(b, a).is_some());
                     assert_eq!(comp[a as usize] == comp[b as usize], mutual, "case {case}: {a} and {b} in {dirs:?}");
                 }

@@ -314,9 +314,9 @@ impl World {
             Some(&Ev::DevArrive(d, p)) => {
                 self.pool.prefetch(p);
                 self.prefetch_device(d);
-                // The node: its agents and routing, mid-struct.
+                // The node's first line: its agents and sockets (`Node`).
                 let node = self.nodes.as_ptr().wrapping_add(self.arrive_node[d as usize] as usize) as *const u8;
-                prefetch(node.wrapping_add(std::mem::size_of::<Node>() / 2));
+                prefetch(node);
             }
             Some(&Ev::DevTxDone(d)) => self.prefetch_device(d),
             Some(&Ev::Socket(s)) => prefetch(self.sockets.as_ptr().wrapping_add(s as usize)),

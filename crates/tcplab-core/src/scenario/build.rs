@@ -5,7 +5,7 @@ use super::config::*;
 use super::units::Dur;
 use super::wireless::Radio;
 use super::ScenarioError;
-use crate::engine::{stream_rng, Time, TimerSlot};
+use crate::engine::{stream_rng, Time};
 use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
 use crate::net::error::ErrorKind;
 use crate::net::routing::{reachable_from, shortest_paths_to, strong_components, Router, StaticRouting};
@@ -811,7 +811,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         let (tx_kind, rx_kind) = match f.transport {
             TransportName::Udp => {
                 let u = UdpFlow { payload: f.packet_size.unwrap_or(1000), ..Default::default() };
-                (SocketKind::UdpSender(u.clone()), SocketKind::UdpSink(u))
+                (SocketKind::UdpSender(Box::new(u.clone())), SocketKind::UdpSink(Box::new(u)))
             }
             t => {
                 let opts = f.tcp.clone().unwrap_or_default().or(&cfg.tcp);
@@ -835,17 +835,10 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             }
         };
         let tx = sockets.len() as SockId;
-        let socket = |node, port, remote, remote_port, kind| Socket {
-            node,
-            port,
-            remote,
-            remote_port,
-            flow: i as FlowId,
-            kind,
-            timer: TimerSlot::default(),
-        };
-        sockets.push(socket(src, sport, dst, dport, tx_kind));
-        sockets.push(socket(dst, dport, src, sport, rx_kind));
+        sockets.push(Socket::new(src, sport, dst, dport, i as FlowId, tx_kind));
+        let mut rx = Socket::new(dst, dport, src, sport, i as FlowId, rx_kind);
+        rx.first_bytes_due = f.first_bytes.unwrap_or(u64::MAX);
+        sockets.push(rx);
         nodes[src as usize].sockets.push(tx);
         nodes[dst as usize].sockets.push(tx + 1);
         if f.eln {

@@ -49,11 +49,9 @@ impl World {
                 let ack_now = rx.on_segment(now, h.seq, p.payload, h.ts.map(|t| t.0));
                 let delivered = rx.delivered();
                 self.pool.release(id);
-                let f = &mut self.flows[fid as usize];
-                if let (Some(n), None) = (f.first_bytes, f.first_bytes_at) {
-                    if delivered >= n {
-                        f.first_bytes_at = Some(now);
-                    }
+                if delivered >= sock.first_bytes_due {
+                    sock.first_bytes_due = u64::MAX;
+                    self.flows[fid as usize].first_bytes_at = Some(now);
                 }
                 if ack_now {
                     self.send_ack(now, sid);

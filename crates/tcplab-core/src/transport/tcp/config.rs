@@ -184,46 +184,29 @@ impl Ns2Rules {
     }
 }
 
+/// `repr(C)`: the fields a sender reads on every ACK (the advertised
+/// window and the feature switches) come first, so that they share one
+/// cache line inside `TcpSender`.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct TcpConfig {
-    /// Maximum segment size: payload bytes per segment.
-    pub mss: u32,
-    /// Initial window in segments; 0 selects RFC 3390's min(4*MSS, max(2*MSS, 4380)).
-    pub initial_window: u32,
-    /// Initial ssthresh in bytes; None = the receiver's advertised window (ns-2
-    /// sets ssthresh_ = window_), Some(u64::MAX) = unbounded.
-    pub initial_ssthresh: Option<u64>,
     /// Receiver's advertised window in bytes.
     pub rwnd: u64,
-    pub min_rto: Time,
-    pub max_rto: Time,
-    pub initial_rto: Time,
-    /// Clock granularity G of RFC 6298 (ns-2's tcpTick_).
-    pub granularity: Time,
-    pub dupthresh: u32,
-    /// RFC 3042 Limited Transmit: a new segment on each of the first
-    /// dupthresh-1 duplicate ACKs (ns-2's singledup_, on by default there).
-    pub limited_transmit: bool,
-    /// Give up after this many consecutive timeouts of one segment; None = never.
-    pub max_retransmits: Option<u32>,
-    pub ack_policy: AckPolicy,
-    /// Timer of the delayed and thinning policies.
-    pub delack_timeout: Time,
-    /// Selective acknowledgements (RFC 2018) with RFC 6675 loss recovery.
-    pub sack: bool,
-    /// Timestamps option (RFC 7323): 12 bytes per segment, RTT from every ACK.
-    pub timestamps: bool,
-    /// NewReno resets the retransmission timer on every partial ACK
-    /// ("Slow-but-Steady", RFC 6582 4) instead of only the first
-    /// ("Impatient", the RFC's recommendation and ns-2.35's newreno_changes1_ 1).
-    pub slow_but_steady: bool,
-    pub vegas: VegasParams,
     /// ECN (RFC 3168): ECT on new data, react to ECE once per window, CWR.
     pub ecn: bool,
     /// Honour the ELN bit: retransmit without a congestion response.
     pub eln: bool,
-    /// Which algorithm each ns-2/RFC difference follows.
-    pub rules: Ns2Rules,
+    /// Timestamps option (RFC 7323): 12 bytes per segment, RTT from every ACK.
+    pub timestamps: bool,
+    /// RFC 3042 Limited Transmit: a new segment on each of the first
+    /// dupthresh-1 duplicate ACKs (ns-2's singledup_, on by default there).
+    pub limited_transmit: bool,
+    /// Selective acknowledgements (RFC 2018) with RFC 6675 loss recovery.
+    pub sack: bool,
+    /// NewReno resets the retransmission timer on every partial ACK
+    /// ("Slow-but-Steady", RFC 6582 4) instead of only the first
+    /// ("Impatient", the RFC's recommendation and ns-2.35's newreno_changes1_ 1).
+    pub slow_but_steady: bool,
     /// Open with a SYN as ns-2's one-way TCP does (syn_ and delay_growth_,
     /// both on there by default): a 40-byte SYN that the receiver
     /// acknowledges at once, data only after that ACK, cwnd one segment
@@ -231,6 +214,27 @@ pub struct TcpConfig {
     /// retransmitted by the timer and the initial window becomes one
     /// segment (ns-2's bugfix_ss_). Off: connections start established.
     pub syn: bool,
+    /// Which algorithm each ns-2/RFC difference follows.
+    pub rules: Ns2Rules,
+    /// Maximum segment size: payload bytes per segment.
+    pub mss: u32,
+    pub dupthresh: u32,
+    /// Initial window in segments; 0 selects RFC 3390's min(4*MSS, max(2*MSS, 4380)).
+    pub initial_window: u32,
+    /// Initial ssthresh in bytes; None = the receiver's advertised window (ns-2
+    /// sets ssthresh_ = window_), Some(u64::MAX) = unbounded.
+    pub initial_ssthresh: Option<u64>,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    pub initial_rto: Time,
+    /// Clock granularity G of RFC 6298 (ns-2's tcpTick_).
+    pub granularity: Time,
+    /// Give up after this many consecutive timeouts of one segment; None = never.
+    pub max_retransmits: Option<u32>,
+    pub ack_policy: AckPolicy,
+    /// Timer of the delayed and thinning policies.
+    pub delack_timeout: Time,
+    pub vegas: VegasParams,
     /// Phase of the sender's tick clock for the ns-2 RTT estimator (ns-2's
     /// boot_time_, uniform in [0, granularity) per connection); set from the
     /// run's random streams when the connection is built.

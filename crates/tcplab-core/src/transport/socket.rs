@@ -60,3 +60,20 @@ impl Socket {
         self.port == port && self.remote == remote && self.remote_port == remote_port
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// A socket is one cache line, and the TCP sender's per-ACK state
+    /// (through the leading fields of its configuration) lies in its first
+    /// nine lines: the layouts the speed notes in docs/architecture.md
+    /// ("A flow's state in fewer lines") were measured with.
+    #[test]
+    fn hot_state_stays_in_its_lines() {
+        assert_eq!(size_of::<Socket>(), 64);
+        assert_eq!(std::mem::align_of::<TcpSender>(), 64);
+        assert!(offset_of!(TcpSender, cfg) + offset_of!(crate::transport::tcp::TcpConfig, mss) <= 9 * 64);
+    }
+}

@@ -854,7 +854,6 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             tx,
             rx: tx + 1,
             stopped: false,
-            first_bytes: f.first_bytes,
             first_bytes_at: None,
             cbr_jitter: matches!(f.app, AppCfg::Cbr { random: true, .. })
                 .then(|| stream_rng(seed, &format!("flow{i}.cbr"))),

@@ -71,8 +71,8 @@ pub struct Flow {
     pub tx: SockId,
     pub rx: SockId,
     pub stopped: bool,
-    /// Threshold for `first_bytes_s` and when it was reached.
-    pub first_bytes: Option<u64>,
+    /// When the flow's receiver had its first `first_bytes` bytes (the
+    /// threshold is the receiving socket's `first_bytes_due`).
     pub first_bytes_at: Option<Time>,
     /// A cbr app with `random = true`: the stream its intervals are drawn
     /// from (`flow<i>.cbr`).

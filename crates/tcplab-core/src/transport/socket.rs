@@ -64,7 +64,7 @@ impl Socket {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::mem::{offset_of, size_of};
+    use std::mem::{align_of, offset_of, size_of};
 
     /// A socket is one cache line, and the TCP sender's per-ACK state
     /// (through the leading fields of its configuration) lies in its first
@@ -73,7 +73,7 @@ mod tests {
     #[test]
     fn hot_state_stays_in_its_lines() {
         assert_eq!(size_of::<Socket>(), 64);
-        assert_eq!(std::mem::align_of::<TcpSender>(), 64);
+        assert_eq!(align_of::<TcpSender>(), 64);
         assert!(offset_of!(TcpSender, cfg) + offset_of!(crate::transport::tcp::TcpConfig, mss) <= 9 * 64);
     }
 }

@@ -29,6 +29,17 @@ fn cbr_faster_than_one_datagram_per_ns_is_refused() {
 }
 
 #[test]
+fn windows_beyond_tcps_largest_are_refused() {
+    // RFC 7323's 2^30 bytes: SACK blocks are read back relative to the
+    // cumulative ACK from 32-bit edges, exact below 2^31.
+    let bulk = "transport = \"sack\"\napp = { kind = \"bulk\" }";
+    assert_eq!(err_key(&format!("{bulk}\ntcp = {{ window_bytes = 1073741825 }}"), ""), "flow[0].tcp.window_bytes");
+    assert_eq!(err_key(&format!("{bulk}\nwindow = 2000000\npacket_size = 1000"), ""), "flow[0].window");
+    let ok = format!("{bulk}\nwindow = 1000000\npacket_size = 1000");
+    assert!(Scenario::from_toml_str(&common::path("2s", LINK, LINK, &ok, "")).is_ok());
+}
+
+#[test]
 fn control_characters_in_names_are_refused() {
     let flow = "name = \"a\\rb\"\ntransport = \"reno\"\napp = { kind = \"bulk\" }";
     assert_eq!(err_key(flow, ""), "flow[0].name");

@@ -269,7 +269,7 @@ fn tcp_header(p: &Packet, h: &crate::packet::TcpHeader) -> Vec<u8> {
     }
     if h.nsack > 0 {
         opts.extend_from_slice(&[1, 1, 5, 2 + 8 * h.nsack]);
-        for b in &h.sack[..h.nsack as usize] {
+        for b in h.sack_blocks().iter() {
             opts.extend_from_slice(&(b.start as u32).to_be_bytes());
             opts.extend_from_slice(&(b.end as u32).to_be_bytes());
         }
@@ -319,8 +319,7 @@ mod tests {
         let p = pkt(h, 1000);
         assert_eq!(packet_headers(&p).len() as u32, 20 + h.wire_len());
         h.ts = Some((5, 6));
-        h.nsack = 3;
-        h.sack = [SackBlock { start: 1, end: 2 }; 4];
+        h.set_sack(&[SackBlock { start: 1, end: 2 }; 3]);
         let p = pkt(h, 0);
         assert_eq!(packet_headers(&p).len() as u32, 20 + h.wire_len());
         assert_eq!(h.wire_len(), 60);

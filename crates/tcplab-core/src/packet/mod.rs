@@ -32,6 +32,7 @@ pub enum Ecn {
 }
 
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub struct IpHeader {
     pub src: NodeId,
     pub dst: NodeId,
@@ -70,21 +71,79 @@ pub struct SackBlock {
 
 /// TCP header. Sequence numbers are 64-bit and never wrap inside a
 /// simulation; the pcap writer folds them to 32 bits.
+///
+/// Laid out for the packet slot's first cache line (see `Packet`): what
+/// every delivery reads (sequence numbers, ports, flags, window) first, the
+/// options last; 72 bytes with no padding.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub struct TcpHeader {
-    pub sport: u16,
-    pub dport: u16,
     pub seq: u64,
     pub ack: u64,
+    pub sport: u16,
+    pub dport: u16,
     pub flags: u8,
-    /// Advertised receive window in bytes.
-    pub window: u32,
+    /// SACK blocks carried (0 to 4); set with `set_sack`.
+    pub nsack: u8,
     /// Explicit Loss Notification bit (carried on ACKs).
     pub eln: bool,
+    /// Advertised receive window in bytes.
+    pub window: u32,
     /// Timestamps option (TSval, TSecr) when in use.
     pub ts: Option<(u32, u32)>,
-    pub sack: [SackBlock; 4],
-    pub nsack: u8,
+    /// The SACK blocks' edges as the option carries them (`set_sack`,
+    /// `sack_blocks`).
+    pub sack: SackEdges,
+}
+
+/// The edges of up to four SACK blocks as the option carries them on the
+/// wire: 32-bit sequence numbers (RFC 2018). A block is read back as the
+/// 64-bit sequence nearest the header's cumulative ACK, the way a real
+/// stack compares sequence numbers modulo 2^32; blocks lie within the
+/// receive window of the ACK, and TCP's windows stay below 2^30 bytes
+/// (RFC 7323), so the 64-bit values come back exactly. Half the bytes of
+/// four 64-bit pairs: that is what keeps a packet in two cache lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct SackEdges([u32; 8]);
+
+impl SackEdges {
+    /// The edges of `blocks` (at most four), for a header whose cumulative
+    /// ACK is `ack` (see `TcpHeader::sack_blocks`).
+    #[inline]
+    pub fn of(blocks: &[SackBlock], ack: u64) -> SackEdges {
+        assert!(blocks.len() <= 4, "a SACK option holds at most 4 blocks, not {}", blocks.len());
+        let mut e = [0u32; 8];
+        for (i, b) in blocks.iter().enumerate() {
+            debug_assert!(
+                unfold(b.start as u32, ack) == b.start && unfold(b.end as u32, ack) == b.end,
+                "SACK block {b:?} lies 2^31 bytes or more from the cumulative ACK {ack}"
+            );
+            e[2 * i] = b.start as u32;
+            e[2 * i + 1] = b.end as u32;
+        }
+        SackEdges(e)
+    }
+}
+
+/// The SACK blocks of a header, in the order the option lists them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SackBlocks {
+    blocks: [SackBlock; 4],
+    n: u8,
+}
+
+impl std::ops::Deref for SackBlocks {
+    type Target = [SackBlock];
+    fn deref(&self) -> &[SackBlock] {
+        &self.blocks[..self.n as usize]
+    }
+}
+
+/// The 64-bit sequence number whose low 32 bits are `wire`, nearest `near`.
+#[inline]
+fn unfold(wire: u32, near: u64) -> u64 {
+    near.wrapping_add(wire.wrapping_sub(near as u32) as i32 as i64 as u64)
 }
 
 impl TcpHeader {
@@ -99,6 +158,24 @@ impl TcpHeader {
             opt += 4 + 8 * self.nsack as u32;
         }
         TCP_HEADER + opt
+    }
+
+    /// Carry `blocks` (at most four) in the SACK option. `ack` must be set
+    /// first: the blocks are read back relative to it.
+    pub fn set_sack(&mut self, blocks: &[SackBlock]) {
+        self.sack = SackEdges::of(blocks, self.ack);
+        self.nsack = blocks.len() as u8;
+    }
+
+    /// The SACK blocks carried, as 64-bit sequence numbers.
+    #[inline]
+    pub fn sack_blocks(&self) -> SackBlocks {
+        let (ack, SackEdges(e)) = (self.ack, self.sack);
+        let mut out = SackBlocks { blocks: [SackBlock::default(); 4], n: self.nsack };
+        for (i, b) in out.blocks.iter_mut().enumerate().take(self.nsack as usize) {
+            *b = SackBlock { start: unfold(e[2 * i], ack), end: unfold(e[2 * i + 1], ack) };
+        }
+        out
     }
 }
 
@@ -157,21 +234,32 @@ impl LinkHeader {
     }
 }
 
+/// A packet. `repr(C)` in this order so that, in the pool's 128-byte slots
+/// that start on a cache line, everything a forwarding hop reads (sizes,
+/// IP and link headers) and what a delivery reads of the transport header
+/// (sequence numbers, ports, flags, window) share the slot's first line;
+/// the options, the uid, the birth time and the flow tag (read by traces
+/// and statistics) fill the second, with the pool's reference count in
+/// what would otherwise be padding.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct Packet {
-    /// Unique id within the run (for traces).
-    pub uid: u64,
-    /// Measurement tag (see `FlowId`); `NO_FLOW` for control packets.
-    pub flow: FlowId,
-    pub l2: LinkHeader,
-    pub ip: IpHeader,
-    pub l4: Transport,
-    /// Application payload bytes.
-    pub payload: u32,
     /// IP datagram size: IP + transport headers + payload.
     pub size: u32,
+    /// Application payload bytes.
+    pub payload: u32,
+    pub ip: IpHeader,
+    pub l2: LinkHeader,
+    pub l4: Transport,
+    /// Unique id within the run (for traces).
+    pub uid: u64,
     /// When the packet was created at its source.
     pub born: Time,
+    /// Measurement tag (see `FlowId`); `NO_FLOW` for control packets.
+    pub flow: FlowId,
+    /// Holders of the pool slot this packet is stored in (`PacketPool`);
+    /// meaningless in a copy taken out of the pool.
+    pub(super) refs: u32,
 }
 
 impl Packet {
@@ -187,6 +275,7 @@ impl Packet {
             payload,
             size: IP_HEADER + l4_len + payload,
             born,
+            refs: 0,
         }
     }
 
@@ -224,9 +313,17 @@ mod tests {
     use super::*;
     #[test]
     fn packet_stays_small() {
-        // Packets are copied on every delivery: keep the hot struct compact.
-        assert!(std::mem::size_of::<Packet>() <= 160, "{}", std::mem::size_of::<Packet>());
-        assert_eq!(std::mem::size_of::<LinkHeader>(), 12);
+        // A packet and its pool's reference count fill one 128-byte slot
+        // (two cache lines); a hop and a delivery read the first line only
+        // (see `Packet`): the transport header's hot fields end within it.
+        use std::mem::{offset_of, size_of};
+        assert_eq!(size_of::<Packet>(), 128);
+        assert_eq!(size_of::<LinkHeader>(), 12);
+        let p = Packet::new(0, 0, 1, Transport::Tcp(TcpHeader::default()), TCP_HEADER, 0, 0);
+        let Transport::Tcp(h) = &p.l4 else { unreachable!() };
+        let at = |f: *const u8| f as usize - &p as *const Packet as usize;
+        assert!(offset_of!(Packet, l4) >= offset_of!(Packet, l2) + size_of::<LinkHeader>());
+        assert!(at(&h.ts as *const _ as *const u8) <= 64, "window and flags in the first line");
     }
 
     #[test]
@@ -236,9 +333,27 @@ mod tests {
         h.ts = Some((1, 2));
         assert_eq!(h.wire_len(), 32); // 10 bytes of option, padded to 12
         h.ts = None;
-        h.nsack = 3;
+        h.set_sack(&[SackBlock { start: 1, end: 2 }; 3]);
         assert_eq!(h.wire_len(), 20 + 28);
         h.ts = Some((1, 2));
         assert_eq!(h.wire_len(), 20 + 40, "the 40-byte option space is full");
+    }
+
+    #[test]
+    fn sack_blocks_come_back_as_64_bit_sequence_numbers() {
+        // Blocks above and below the cumulative ACK, across a 2^32 boundary.
+        let ack = (5u64 << 32) - 1000;
+        let mut h = TcpHeader { ack, ..Default::default() };
+        let blocks = [
+            SackBlock { start: ack + 500, end: ack + 2000 },
+            SackBlock { start: ack + (1 << 30), end: ack + (1 << 30) + 1460 },
+            SackBlock { start: ack - 3000, end: ack - 1000 },
+        ];
+        h.set_sack(&blocks);
+        assert_eq!(h.nsack, 3);
+        assert_eq!(&*h.sack_blocks(), &blocks[..]);
+        h.set_sack(&[]);
+        assert!(h.sack_blocks().is_empty());
+        assert_eq!(h.wire_len(), 20);
     }
 }

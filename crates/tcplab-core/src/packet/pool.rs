@@ -16,17 +16,25 @@ use std::any::Any;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PktId(pub u32);
 
+/// 128 bytes on a cache-line boundary: the packet's first line holds what
+/// hops and deliveries read (see `Packet`), so a hop loads one line. (Until
+/// 2026-11-29 slots were 168 bytes at any offset, three or four lines, and
+/// a hop and a delivery read two or three of them.)
+/// The reference count is the packet's own `refs` field, which fills the
+/// padding a separate field would have doubled into a third line.
+#[repr(C, align(64))]
 struct Slot {
     pkt: Packet,
-    refs: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 128, "a slot is two cache lines");
 
 struct Blob {
     refs: u32,
     body: Option<Box<dyn Any + Send>>,
 }
 
-/// Slots are plain values: a free slot has `refs == 0` (checked in debug
+/// Slots are plain values: a free slot's packet has `refs == 0` (checked in debug
 /// builds, where every test runs), so reading a packet is one indexed load
 /// with no `Option` to test, and storing one writes it in place.
 #[derive(Default)]
@@ -62,20 +70,20 @@ impl PacketPool {
     }
 
     #[inline(always)]
-    fn store(&mut self, p: Packet) -> PktId {
+    fn store(&mut self, mut p: Packet) -> PktId {
         if let Some(b) = blob_of(&p) {
             self.blobs[b.0 as usize].refs += 1;
         }
+        p.refs = 1;
         match self.free.pop() {
             Some(i) => {
                 let s = &mut self.slots[i as usize];
-                debug_assert_eq!(s.refs, 0, "a free packet slot in use");
+                debug_assert_eq!(s.pkt.refs, 0, "a free packet slot in use");
                 s.pkt = p;
-                s.refs = 1;
                 PktId(i)
             }
             None => {
-                self.slots.push(Slot { pkt: p, refs: 1 });
+                self.slots.push(Slot { pkt: p });
                 PktId(self.slots.len() as u32 - 1)
             }
         }
@@ -84,41 +92,38 @@ impl PacketPool {
     #[inline]
     fn slot_mut(&mut self, id: PktId) -> &mut Slot {
         let s = &mut self.slots[id.0 as usize];
-        debug_assert!(s.refs > 0, "packet slot {} is empty", id.0);
+        debug_assert!(s.pkt.refs > 0, "packet slot {} is empty", id.0);
         s
     }
 
-    /// Start loading the lines of packet `id` that a hop reads (see
-    /// `engine::prefetch`): a slot spans three lines, and the transport
-    /// header's kind and the IP header and sizes lie at its two ends.
+    /// Start loading the line of packet `id` that a hop reads (see
+    /// `engine::prefetch`): the slot's first (see `Slot`).
     #[inline(always)]
     pub fn prefetch(&self, id: PktId) {
-        let slot = self.slots.as_ptr().wrapping_add(id.0 as usize) as *const u8;
-        crate::engine::prefetch(slot.wrapping_add(16));
-        crate::engine::prefetch(slot.wrapping_add(std::mem::size_of::<Slot>() - 16));
+        crate::engine::prefetch(self.slots.as_ptr().wrapping_add(id.0 as usize));
     }
 
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {
         let s = &self.slots[id.0 as usize];
-        debug_assert!(s.refs > 0, "packet slot {} is empty", id.0);
+        debug_assert!(s.pkt.refs > 0, "packet slot {} is empty", id.0);
         &s.pkt
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
         let s = self.slot_mut(id);
-        debug_assert_eq!(s.refs, 1, "changing a shared packet in place");
+        debug_assert_eq!(s.pkt.refs, 1, "changing a shared packet in place");
         &mut s.pkt
     }
 
     pub fn share(&mut self, id: PktId) -> PktId {
-        self.slot_mut(id).refs += 1;
+        self.slot_mut(id).pkt.refs += 1;
         id
     }
 
     pub fn refs(&self, id: PktId) -> u32 {
-        self.slots[id.0 as usize].refs
+        self.slots[id.0 as usize].pkt.refs
     }
 
     /// A copy of the packet, dropping this holder's reference.
@@ -131,8 +136,8 @@ impl PacketPool {
     #[inline]
     pub fn release(&mut self, id: PktId) {
         let s = self.slot_mut(id);
-        s.refs -= 1;
-        if s.refs == 0 {
+        s.pkt.refs -= 1;
+        if s.pkt.refs == 0 {
             let blob = blob_of(&s.pkt);
             self.free.push(id.0);
             if let Some(b) = blob {

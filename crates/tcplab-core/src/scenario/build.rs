@@ -24,6 +24,12 @@ use std::sync::Arc;
 
 type R<T> = Result<T, ScenarioError>;
 
+/// The largest advertised window TCP allows (RFC 7323 2.3: 2^30 bytes). SACK
+/// blocks travel as 32-bit sequence numbers and are read back relative to the
+/// cumulative ACK (`packet::SackEdges`), exact while the window stays below
+/// 2^31.
+const MAX_WINDOW: u64 = 1 << 30;
+
 fn err<T>(key: impl Into<String>, msg: impl Into<String>) -> R<T> {
     Err(ScenarioError::new(key, msg))
 }
@@ -119,8 +125,13 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
     if t.initial_ssthresh == Some(0) {
         return err(format!("{key}.initial_ssthresh"), "must be at least 1 segment");
     }
-    if t.window_bytes == Some(0) {
-        return err(format!("{key}.window_bytes"), "must be at least 1 byte");
+    if let Some(w) = t.window_bytes {
+        if !(1..=MAX_WINDOW).contains(&w) {
+            return err(
+                format!("{key}.window_bytes"),
+                format!("must be 1..{MAX_WINDOW} bytes (RFC 7323's largest window), got {w}"),
+            );
+        }
     }
     if t.dupthresh == Some(0) {
         return err(format!("{key}.dupthresh"), "must be at least 1");
@@ -182,6 +193,15 @@ fn tcp_source(cfg: &ScenarioCfg, i: usize, f: &FlowCfg, pick: fn(&TcpOptions) ->
 /// mix still impossible (a flow's max_rto below the global min_rto).
 fn validate_effective_tcp(cfg: &ScenarioCfg, i: usize, f: &FlowCfg) -> R<()> {
     let c = tcp_config(cfg, f);
+    if let (Some(w), true) = (f.window, c.rwnd > MAX_WINDOW) {
+        return err(
+            format!("flow[{i}].window"),
+            format!(
+                "must be at most {MAX_WINDOW} bytes (RFC 7323's largest window), got {w} packets of {} bytes",
+                c.mss
+            ),
+        );
+    }
     let secs = crate::engine::time::to_secs;
     if c.min_rto > c.max_rto {
         let min_from = tcp_source(cfg, i, f, |t| t.min_rto.is_some(), "min_rto");

@@ -64,7 +64,7 @@ impl World {
                     let (h, snd_una) = (*h, tx.snd_una);
                     let kind = if h.ack > snd_una { TraceKind::Ack } else { TraceKind::DupAck };
                     self.trace_push(now, fid, kind, h.ack, 0);
-                    for b in &h.sack[..h.nsack as usize] {
+                    for b in h.sack_blocks().iter() {
                         self.trace_push(now, fid, TraceKind::Sack, b.start, (b.end - b.start) as u32);
                     }
                 }

@@ -38,10 +38,7 @@ fn drain(s: &mut TcpSender, now: Time) -> Vec<Segment> {
 
 fn ack_with(s: &mut TcpSender, now: Time, n: u64, flags_: u8, sack: &[(u64, u64)]) -> Vec<Segment> {
     let mut h = TcpHeader { ack: n, window: 1_000_000, flags: flags::ACK | flags_, ..Default::default() };
-    for (i, &(a, b)) in sack.iter().enumerate() {
-        h.sack[i] = SackBlock { start: a, end: b };
-    }
-    h.nsack = sack.len() as u8;
+    h.set_sack(&sack.iter().map(|&(start, end)| SackBlock { start, end }).collect::<Vec<_>>());
     s.on_ack(now, &h);
     drain(s, now)
 }

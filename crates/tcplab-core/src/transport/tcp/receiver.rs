@@ -13,7 +13,7 @@
 
 use super::config::{AckPolicy, TcpConfig};
 use crate::engine::Time;
-use crate::packet::{flags, SackBlock, TcpHeader};
+use crate::packet::{flags, SackBlock, SackEdges, TcpHeader};
 
 #[derive(Clone, Debug, Default)]
 pub struct ReceiverStats {
@@ -267,8 +267,8 @@ impl TcpReceiver {
             ack: a.ack,
             flags: flags::ACK | if a.ece { flags::ECE } else { 0 },
             window: self.window,
-            sack: a.sack,
             nsack: a.nsack,
+            sack: SackEdges::of(&a.sack[..a.nsack as usize], a.ack),
             ts: a.ts_ecr.map(|ecr| (super::TcpSender::ts_clock(now), ecr)),
             ..Default::default()
         }

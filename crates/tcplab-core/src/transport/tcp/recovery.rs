@@ -135,7 +135,7 @@ impl LossRecovery for SackRecovery {
     /// ssthresh on loss; the recovery itself (pipe, NextSeg) is the sender's.
     fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
         let ack = h.ack;
-        let blocks = &h.sack[..h.nsack as usize];
+        let blocks = &*h.sack_blocks();
         let new_ack = ack > s.snd_una;
         let flight = s.flight();
         let newly_sacked = s.sb.as_mut().unwrap().update(ack.max(s.snd_una), blocks);

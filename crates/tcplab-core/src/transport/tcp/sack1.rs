@@ -147,7 +147,7 @@ impl LossRecovery for Sack1Recovery {
 
     fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
         let ack = h.ack;
-        let blocks = &h.sack[..h.nsack as usize];
+        let blocks = &*h.sack_blocks();
         if !self.fast_recovery {
             if ack > s.snd_una {
                 let flight = s.flight();

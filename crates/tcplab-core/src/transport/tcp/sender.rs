@@ -642,7 +642,7 @@ impl TcpSender {
     fn on_eln(&mut self, now: Time, h: &TcpHeader) {
         self.stats.dupacks_received += 1;
         if let Some(sb) = self.sb.as_mut() {
-            sb.update(self.snd_una, &h.sack[..h.nsack as usize]);
+            sb.update(self.snd_una, &h.sack_blocks());
         }
         if self.eln_done_for != Some(self.snd_una) {
             self.eln_done_for = Some(self.snd_una);

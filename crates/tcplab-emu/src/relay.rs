@@ -190,8 +190,7 @@ impl Relay {
     fn handle(&mut self, t: Time, ev: Ev) {
         match ev {
             Ev::TxDone(d) => {
-                if let Some(PktId(id)) = self.path.dirs[d].tx_done(t) {
-                    let size = self.pkt(id).size;
+                if let Some((PktId(id), size)) = self.path.dirs[d].tx_done(t) {
                     let at = self.path.dirs[d].transmit(t, size);
                     self.schedule(at, Ev::Arrive(d, id));
                 }

@@ -191,10 +191,11 @@ impl PointToPoint {
     }
 
     /// The transmitter is free at `now`: the next packet to `transmit`, if any.
-    pub fn tx_done(&mut self, now: Time) -> Option<PktId> {
+    /// The transmitter is free: the next packet to send and its IP size.
+    pub fn tx_done(&mut self, now: Time) -> Option<(PktId, u32)> {
         self.tx_event = false;
         self.note_queue(now);
-        self.queue.dequeue(now)
+        self.queue.dequeue_sized(now)
     }
 
     /// Serialise a packet of IP size `size` from `now`; returns the time it
@@ -287,7 +288,7 @@ impl PointToPoint {
     pub fn on_event_on<S: DevScheduler + ?Sized>(&mut self, now: Time, ev: DevEvent, io: &mut DevIo<S>) {
         match ev {
             DevEvent::TxDone => {
-                if let Some(next) = self.tx_done(now) {
+                if let Some((next, _)) = self.tx_done(now) {
                     self.start_tx(now, next, io);
                     self.arm(io);
                 }
@@ -373,7 +374,7 @@ mod tests {
         assert_eq!(d.arm_tx_done(), Some(MS));
         assert_eq!(d.arm_tx_done(), None, "one pending event per direction");
         assert_eq!(d.offer(0, PktId(3), 1000, false), Offer::Dropped(DropCause::Overflow));
-        assert_eq!(d.tx_done(MS), Some(PktId(2)));
+        assert_eq!(d.tx_done(MS), Some((PktId(2), 1000)), "with the size it was queued with");
         assert_eq!(d.transmit(MS, 1000), 2 * MS + 10 * MS);
         assert_eq!(d.arm_tx_done(), None, "nothing left to pull");
         assert!(d.arrives_intact(11 * MS, 1000, 960));

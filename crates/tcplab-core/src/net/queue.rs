@@ -252,8 +252,17 @@ impl Queue {
     }
 
     pub fn dequeue(&mut self, now: Time) -> Option<PktId> {
+        self.dequeue_sized(now).map(|(id, _)| id)
+    }
+
+    /// `dequeue`, with the IP size the packet was queued with: a link
+    /// starting its transmission needs no look at the packet, which has
+    /// waited in the queue and is no longer in the cache.
+    #[inline]
+    pub fn dequeue_sized(&mut self, now: Time) -> Option<(PktId, u32)> {
         let taken = self.buf.pop_front();
-        self.took(now, taken)
+        self.took(now, taken)?;
+        taken
     }
 
     /// The bookkeeping of a packet taken out at `now`.

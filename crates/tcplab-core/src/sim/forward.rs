@@ -535,10 +535,10 @@ impl World {
     fn p2p_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
         match ev {
             DevEvent::TxDone => {
-                let World { devices, pool, q, .. } = self;
+                let World { devices, q, .. } = self;
                 let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
-                if let Some(next) = d.tx_done(now) {
-                    p2p_transmit(q, d, dev, next, pool.get(next).size, now);
+                if let Some((next, size)) = d.tx_done(now) {
+                    p2p_transmit(q, d, dev, next, size, now);
                     self.p2p_sent(now, dev, next, Sent::Started);
                     if let Some(at) = self.p2p(dev).arm_tx_done() {
                         self.q.schedule(at, Ev::DevTxDone(dev));

@@ -190,8 +190,8 @@ impl PointToPoint {
         Some(self.busy_until)
     }
 
-    /// The transmitter is free at `now`: the next packet to `transmit`, if any.
-    /// The transmitter is free: the next packet to send and its IP size.
+    /// The transmitter is free at `now`: the next packet to `transmit`, if
+    /// any, with the IP size it was queued with.
     pub fn tx_done(&mut self, now: Time) -> Option<(PktId, u32)> {
         self.tx_event = false;
         self.note_queue(now);

@@ -74,7 +74,7 @@ pub struct SackBlock {
 ///
 /// Laid out for the packet slot's first cache line (see `Packet`): what
 /// every delivery reads (sequence numbers, ports, flags, window) first, the
-/// options last; 72 bytes with no padding.
+/// options last; 72 bytes, one of them padding (after `eln`).
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
 pub struct TcpHeader {

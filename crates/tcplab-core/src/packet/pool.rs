@@ -117,6 +117,16 @@ impl PacketPool {
         &mut s.pkt
     }
 
+    /// Write `p` over packet `id` (a copy taken out and changed), keeping
+    /// the slot's reference count: the count travels in the packet, and a
+    /// copy's is not the slot's.
+    pub fn replace(&mut self, id: PktId, mut p: Packet) {
+        let s = self.slot_mut(id);
+        debug_assert_eq!(s.pkt.refs, 1, "changing a shared packet in place");
+        p.refs = s.pkt.refs;
+        s.pkt = p;
+    }
+
     pub fn share(&mut self, id: PktId) -> PktId {
         self.slot_mut(id).pkt.refs += 1;
         id
@@ -206,6 +216,19 @@ mod tests {
         assert_eq!(pool.get(id).ip.ttl, crate::packet::DEFAULT_TTL, "the original is unchanged");
         pool.release(id);
         assert_eq!(pool.live(), 1);
+        pool.release(id);
+        assert_eq!(pool.live(), 0);
+    }
+
+    #[test]
+    fn a_changed_copy_written_back_keeps_the_slots_count() {
+        let mut pool = PacketPool::new();
+        let id = pool.insert(ctl(None));
+        let mut copy = *pool.get(id);
+        copy.refs = 0; // a copy's count means nothing (here: a new packet's)
+        copy.ip.ttl = 7;
+        pool.replace(id, copy);
+        assert_eq!((pool.refs(id), pool.get(id).ip.ttl), (1, 7));
         pool.release(id);
         assert_eq!(pool.live(), 0);
     }

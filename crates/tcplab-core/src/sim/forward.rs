@@ -302,7 +302,7 @@ impl World {
         for i in 0..self.nodes[n as usize].agents.len() {
             let mut p = *self.pool.get(id);
             let verdict = self.with_agent(now, n, i, |a, io| a.on_packet(now, n, &mut p, io));
-            *self.pool.get_mut(id) = p;
+            self.pool.replace(id, p);
             if verdict == Verdict::Consume {
                 return verdict;
             }

@@ -230,8 +230,9 @@ impl PointToPoint {
         }
     }
 
-    fn start_tx<S: DevScheduler + ?Sized>(&mut self, now: Time, id: PktId, io: &mut DevIo<S>) {
-        let at = self.transmit(now, io.pool.get(id).size);
+    /// Put packet `id`, of IP size `size`, on the medium now.
+    fn start_tx<S: DevScheduler + ?Sized>(&mut self, now: Time, id: PktId, size: u32, io: &mut DevIo<S>) {
+        let at = self.transmit(now, size);
         io.sched.schedule(at, DevEvent::Arrive(id));
         if io.report_transmit {
             io.out.push(DevAction::Transmit(id));
@@ -261,8 +262,9 @@ impl PointToPoint {
     #[inline]
     pub fn send_on<S: DevScheduler + ?Sized>(&mut self, now: Time, id: PktId, io: &mut DevIo<S>) {
         let p = io.pool.get(id);
-        match self.offer(now, id, p.size, p.is_ect()) {
-            Offer::Idle => self.start_tx(now, id, io),
+        let size = p.size;
+        match self.offer(now, id, size, p.is_ect()) {
+            Offer::Idle => self.start_tx(now, id, size, io),
             Offer::Queued { marked } => {
                 if marked {
                     io.pool.get_mut(id).ip.ecn = Ecn::Ce;
@@ -275,11 +277,12 @@ impl PointToPoint {
 
     #[inline]
     pub fn send_first_on<S: DevScheduler + ?Sized>(&mut self, now: Time, id: PktId, io: &mut DevIo<S>) {
+        let size = io.pool.get(id).size;
         if self.idle(now) {
-            self.start_tx(now, id, io);
+            self.start_tx(now, id, size, io);
         } else {
             self.note_queue(now);
-            self.queue.enqueue_front(id, io.pool.get(id).size);
+            self.queue.enqueue_front(id, size);
             self.arm(io);
         }
     }
@@ -288,8 +291,8 @@ impl PointToPoint {
     pub fn on_event_on<S: DevScheduler + ?Sized>(&mut self, now: Time, ev: DevEvent, io: &mut DevIo<S>) {
         match ev {
             DevEvent::TxDone => {
-                if let Some((next, _)) = self.tx_done(now) {
-                    self.start_tx(now, next, io);
+                if let Some((next, size)) = self.tx_done(now) {
+                    self.start_tx(now, next, size, io);
                     self.arm(io);
                 }
             }

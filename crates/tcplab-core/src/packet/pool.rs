@@ -121,10 +121,9 @@ impl PacketPool {
     /// the slot's reference count: the count travels in the packet, and a
     /// copy's is not the slot's.
     pub fn replace(&mut self, id: PktId, mut p: Packet) {
-        let s = self.slot_mut(id);
-        debug_assert_eq!(s.pkt.refs, 1, "changing a shared packet in place");
-        p.refs = s.pkt.refs;
-        s.pkt = p;
+        let s = self.get_mut(id);
+        p.refs = s.refs;
+        *s = p;
     }
 
     pub fn share(&mut self, id: PktId) -> PktId {

@@ -93,34 +93,53 @@ impl World {
     #[inline(always)]
     fn emit(&mut self, now: Time, sid: SockId, l4: Transport, l4_len: u32, payload: u32, ecn: Ecn) {
         let s = &self.sockets[sid as usize];
-        let mut p = Packet::new(s.flow, s.node, s.remote, l4, l4_len, payload, now);
+        self.emit_from(now, (s.flow, s.node, s.remote), l4, l4_len, payload, ecn);
+    }
+
+    /// `emit` for a socket whose (flow, node, remote node) the caller has
+    /// at hand: the socket is not looked up again.
+    #[inline(always)]
+    fn emit_from(
+        &mut self,
+        now: Time,
+        end: (FlowId, NodeId, NodeId),
+        l4: Transport,
+        l4_len: u32,
+        payload: u32,
+        ecn: Ecn,
+    ) {
+        let (flow, node, remote) = end;
+        let mut p = Packet::new(flow, node, remote, l4, l4_len, payload, now);
         p.ip.ecn = ecn;
-        let node = s.node;
         let id = self.pool.insert(p);
         self.at_node(now, node, id);
     }
 
-    /// Let a TCP sender put out everything its window allows.
+    /// Let a TCP sender put out everything its window allows. The socket
+    /// is looked up once a segment (three times until 2026-11-29).
     #[inline(always)]
     pub(super) fn tcp_output(&mut self, now: Time, sid: SockId) {
         loop {
-            let SocketKind::TcpSender(tx) = &mut self.sockets[sid as usize].kind else { unreachable!() };
+            let s = &mut self.sockets[sid as usize];
+            let end = (s.flow, s.node, s.remote);
+            let SocketKind::TcpSender(tx) = &mut s.kind else { unreachable!() };
             let Some(seg) = tx.poll_segment(now) else { break };
-            let fid = self.sockets[sid as usize].flow;
             let kind = if seg.retransmit { TraceKind::Retransmit } else { TraceKind::Send };
-            self.trace_push(now, fid, kind, seg.header.seq, seg.payload);
+            self.trace_push(now, end.0, kind, seg.header.seq, seg.payload);
             let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };
-            self.emit(now, sid, Transport::Tcp(seg.header), seg.header.wire_len(), seg.payload, ecn);
+            self.emit_from(now, end, Transport::Tcp(seg.header), seg.header.wire_len(), seg.payload, ecn);
         }
         self.sync_socket_timer(sid);
     }
 
     #[inline(always)]
     fn send_ack(&mut self, now: Time, sid: SockId) {
-        let SocketKind::TcpReceiver(rx) = &mut self.sockets[sid as usize].kind else { unreachable!() };
+        let s = &mut self.sockets[sid as usize];
+        let end = (s.flow, s.node, s.remote);
+        let SocketKind::TcpReceiver(rx) = &mut s.kind else { unreachable!() };
         let h = rx.ack_header(now);
         let len = rx.ack_wire_len(&h);
-        self.emit(now, sid, Transport::Tcp(h), len, 0, Ecn::NotEct);
+        self.emit_from(now, end, Transport::Tcp(h), len, 0, Ecn::NotEct);
     }
 
     /// Make sure an event exists at or before the socket's deadline.

@@ -42,7 +42,8 @@ pub struct TcpReceiver {
     pub rcv_nxt: u64,
     /// Out-of-order data held: disjoint, sorted [start, end) ranges above rcv_nxt.
     ooo: Vec<(u64, u64)>,
-    /// Starts of out-of-order ranges, most recently changed first (for SACK).
+    /// Starts of out-of-order ranges, most recently changed first: the
+    /// order of the SACK blocks, kept only when SACK is on.
     recent: Vec<u64>,
     policy: AckPolicy,
     delack_timeout: Time,
@@ -190,7 +191,9 @@ impl TcpReceiver {
             }
             self.rcv_nxt = self.rcv_nxt.max(e);
             self.ooo.remove(0);
-            self.recent.retain(|&x| x != s);
+            if self.sack {
+                self.recent.retain(|&x| x != s);
+            }
         }
         self.last_delivery = now;
         let Some(timeout) = self.timeout() else { return true };
@@ -231,12 +234,26 @@ impl TcpReceiver {
             ne = ne.max(self.ooo[j].1);
             j += 1;
         }
-        for r in &self.ooo[i..j] {
-            let start = r.0;
-            self.recent.retain(|&x| x != start);
+        // `recent` orders the SACK blocks: kept only when SACK is on.
+        if self.sack {
+            for r in &self.ooo[i..j] {
+                let start = r.0;
+                self.recent.retain(|&x| x != start);
+            }
         }
-        self.ooo.splice(i..j, [(ns, ne)]);
-        self.recent.insert(0, ns);
+        // The merged range replaces those it covers (a splice cost a tenth
+        // of a per cent of the 1000-flow run in its own machinery).
+        match j - i {
+            0 => self.ooo.insert(i, (ns, ne)),
+            1 => self.ooo[i] = (ns, ne),
+            _ => {
+                self.ooo[i] = (ns, ne);
+                self.ooo.drain(i + 1..j);
+            }
+        }
+        if self.sack {
+            self.recent.insert(0, ns);
+        }
     }
 
     /// Out-of-order ranges currently held.

@@ -460,6 +460,39 @@ fn receiver_merges_out_of_order_ranges() {
     assert!(r.ooo_ranges().is_empty());
 }
 
+/// Segments of 1000 bytes in a random order, some twice: the held ranges
+/// are always the maximal runs of received segments above the cumulative
+/// ACK, with and without SACK (which also keeps the blocks' order).
+#[test]
+fn out_of_order_ranges_are_the_runs_received() {
+    let mut rng = crate::engine::rng::stream_rng(7, "ooo-ranges");
+    for sack in [false, true] {
+        let mut r = rx_with(AckPolicy::Immediate, sack, false);
+        let mut got = [false; 40];
+        for _ in 0..120 {
+            let k = (rng.next_u64() % 40) as usize;
+            r.on_segment(0, k as u64 * 1000, 1000, None);
+            got[k] = true;
+            let next = got.iter().position(|&g| !g).unwrap_or(40);
+            assert_eq!(r.delivered(), next as u64 * 1000);
+            let mut runs = Vec::new();
+            let mut i = next;
+            while i < 40 {
+                if got[i] {
+                    let s = i;
+                    while i < 40 && got[i] {
+                        i += 1;
+                    }
+                    runs.push((s as u64 * 1000, i as u64 * 1000));
+                } else {
+                    i += 1;
+                }
+            }
+            assert_eq!(r.ooo_ranges(), &runs[..]);
+        }
+    }
+}
+
 /// RFC 2018 4: the first SACK block holds the most recently received
 /// segment, the others follow most recent first; 4 blocks fit, 3 next to
 /// timestamps.

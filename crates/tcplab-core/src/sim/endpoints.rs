@@ -59,14 +59,20 @@ impl World {
                     self.sync_socket_timer(sid);
                 }
             }
+            (SocketKind::TcpSender(tx), Transport::Tcp(h)) if self.trace.is_none() => {
+                // Untraced (the common case): the ACK read where it lies,
+                // the socket and packet not looked up again.
+                tx.on_ack(now, h);
+                self.pool.release(id);
+                self.tcp_output(now, sid);
+            }
             (SocketKind::TcpSender(tx), Transport::Tcp(h)) => {
-                if self.trace.is_some() {
-                    let (h, snd_una) = (*h, tx.snd_una);
-                    let kind = if h.ack > snd_una { TraceKind::Ack } else { TraceKind::DupAck };
-                    self.trace_push(now, fid, kind, h.ack, 0);
-                    for b in h.sack_blocks().iter() {
-                        self.trace_push(now, fid, TraceKind::Sack, b.start, (b.end - b.start) as u32);
-                    }
+                // Traced: the ACK's rows first, then as above.
+                let (h, snd_una) = (*h, tx.snd_una);
+                let kind = if h.ack > snd_una { TraceKind::Ack } else { TraceKind::DupAck };
+                self.trace_push(now, fid, kind, h.ack, 0);
+                for b in h.sack_blocks().iter() {
+                    self.trace_push(now, fid, TraceKind::Sack, b.start, (b.end - b.start) as u32);
                 }
                 let p = self.pool.get(id);
                 if let (SocketKind::TcpSender(tx), Transport::Tcp(h)) = (&mut self.sockets[sid as usize].kind, &p.l4) {

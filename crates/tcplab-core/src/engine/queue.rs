@@ -414,12 +414,12 @@ impl<E: Copy> EventQueue<E> {
     /// one event per bucket at 2^19, the cap until 2026-11-29: with 2^23
     /// it settles there, about 7 a bucket, and takes 7.5 % fewer
     /// instructions (9.5 % for 10 000 s); denser runs never widen that far.
-    /// Steps of 2x (4x until 2026-11-29, from fewer than 3 a bucket to
-    /// more than 12): 100 flows settled at 2^17 with 11 a bucket, where
-    /// 2^16 (about 5) takes 1.5 % fewer instructions and 2 % less time; now
-    /// buckets widen 2x below 4 a bucket (4x below 2, so sparse runs still
-    /// get wide quickly) and narrow 2x above 10. The other runs stay where
-    /// they were, within 0.15 % (docs/architecture.md, "Bucket steps").
+    /// Buckets widen 4x below 3 events a bucket and narrow 4x above 12, and
+    /// since 2026-11-29 narrow 2x above 9: 100 flows had settled at 2^17
+    /// with 11 a bucket, where 2^16 (about 5) takes 1.6 % fewer
+    /// instructions and about 3 % less time. Steps of 2x both ways were
+    /// tried and not kept (docs/architecture.md, "Half steps of the
+    /// bucket width").
     /// Any width gives the same order, so outputs do not depend on it.
     fn adapt(&mut self) {
         self.adapt_in = self.adapt_every;
@@ -430,11 +430,11 @@ impl<E: Copy> EventQueue<E> {
         }
         let per_bucket = (self.processed - self.popped_at_adapt) / self.adapt_every as u64;
         self.popped_at_adapt = self.processed;
-        let shift = if per_bucket < 2 && self.shift + 2 <= MAX_SHIFT {
-            self.shift + 2
-        } else if per_bucket < 4 && self.shift < MAX_SHIFT {
-            self.shift + 1
-        } else if per_bucket > 10 && self.shift > MIN_SHIFT {
+        let shift = if per_bucket < 3 && self.shift < MAX_SHIFT {
+            (self.shift + 2).min(MAX_SHIFT)
+        } else if per_bucket > 12 && self.shift > MIN_SHIFT {
+            (self.shift - 2).max(MIN_SHIFT)
+        } else if per_bucket > 9 && self.shift > MIN_SHIFT {
             self.shift - 1
         } else {
             return;

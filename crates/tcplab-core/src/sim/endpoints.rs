@@ -127,9 +127,10 @@ impl World {
     pub(super) fn tcp_output(&mut self, now: Time, sid: SockId) {
         loop {
             let s = &mut self.sockets[sid as usize];
-            let end = (s.flow, s.node, s.remote);
             let SocketKind::TcpSender(tx) = &mut s.kind else { unreachable!() };
             let Some(seg) = tx.poll_segment(now) else { break };
+            // Read after the poll, so nothing is held across it.
+            let end = (s.flow, s.node, s.remote);
             let kind = if seg.retransmit { TraceKind::Retransmit } else { TraceKind::Send };
             self.trace_push(now, end.0, kind, seg.header.seq, seg.payload);
             let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };

@@ -241,8 +241,9 @@ impl TcpReceiver {
                 self.recent.retain(|&x| x != start);
             }
         }
-        // The merged range replaces those it covers (a splice cost a tenth
-        // of a per cent of the 1000-flow run in its own machinery).
+        // The merged range replaces those it covers, in place (through
+        // `Vec::splice` its machinery alone was a third of a per cent of
+        // the 1000-flow run).
         match j - i {
             0 => self.ooo.insert(i, (ns, ne)),
             1 => self.ooo[i] = (ns, ne),

@@ -730,8 +730,12 @@ impl Dcf {
             }
         }
         self.rx.truncate(kept);
-        for (pkt, next_hop) in std::mem::take(&mut self.arp_out) {
-            self.offer(now, pkt, next_hop, false, io);
+        // Almost always empty: tested first, so that a reception end does
+        // not take, walk and drop an empty list.
+        if !self.arp_out.is_empty() {
+            for (pkt, next_hop) in std::mem::take(&mut self.arp_out) {
+                self.offer(now, pkt, next_hop, false, io);
+            }
         }
     }
 

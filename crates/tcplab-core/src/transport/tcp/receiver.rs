@@ -285,6 +285,9 @@ impl TcpReceiver {
             ack: a.ack,
             flags: flags::ACK | if a.ece { flags::ECE } else { 0 },
             window: self.window,
+            // `TcpHeader::set_sack`'s work, in the literal: calling it on
+            // the built header copies the header on the stack (+1.6 %
+            // instructions at 10 flows; docs/architecture.md).
             nsack: a.nsack,
             sack: SackEdges::of(&a.sack[..a.nsack as usize], a.ack),
             ts: a.ts_ecr.map(|ecr| (super::TcpSender::ts_clock(now), ecr)),

@@ -91,12 +91,16 @@ pub trait DevScheduler {
 }
 
 /// One receiver of a frame on a shared channel (see `DevScheduler::fan_out`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FanOut {
     pub dev: DevId,
     pub delay: Time,
     /// Position in the order the arrivals are scheduled in.
     pub rank: u32,
+    /// Mean power (W) at which this receiver hears the sender: the same
+    /// both ways, so the receiver need not look the sender up among its
+    /// own neighbours at every arrival.
+    pub power_w: f64,
 }
 
 /// What a device may touch while handling a call: the packets, its event

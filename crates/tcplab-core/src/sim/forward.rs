@@ -62,7 +62,9 @@ impl DevScheduler for Sched<'_> {
             // every insertion number between theirs is from this block,
             // and the block's other events are at other times. So one
             // event, numbered as the first of them, carries them all.
-            let ev = if same > 1 && i <= u16::MAX as usize {
+            // A single arrival travels as a `FanArrive` too: the receiver
+            // then gets the sender's power from the fan-out list.
+            let ev = if i <= u16::MAX as usize {
                 Ev::FanArrive(self.dev, frame, i as u16)
             } else {
                 Ev::DevArrive(t.dev, frame)
@@ -397,7 +399,7 @@ impl World {
         let mut i = first;
         while let Some(t) = self.fan_target(sender, i).filter(|t| t.delay == delay) {
             let before = self.pending_ends.len();
-            self.other_device_event(now, t.dev, DevEvent::Arrive(frame));
+            self.wifi_arrive(now, t.dev, frame, t.power_w);
             for e in &mut self.pending_ends[before..] {
                 e.member = i as u16;
             }
@@ -406,6 +408,16 @@ impl World {
         self.batching_ends = false;
         self.merged_events += (i - first - 1) as u64;
         self.queue_pending_ends(sender);
+    }
+
+    /// One arrival of a `FanArrive`: an 802.11 station is handed the
+    /// sender's mean power with the frame; any other device gets `Arrive`.
+    #[inline(never)]
+    fn wifi_arrive(&mut self, now: Time, dev: DevId, frame: PktId, mean_power_w: f64) {
+        self.with_device(now, dev, |d, io| match d {
+            Device::Wifi(w) => w.arrive_from_on(now, frame, mean_power_w, io),
+            d => d.as_dyn_mut().on_event(now, DevEvent::Arrive(frame), &mut io.as_dyn()),
+        });
     }
 
     /// Queue the reception ends numbered during a `FanArrive`, each with its

@@ -291,7 +291,7 @@ impl Dcf {
         let mut fan: Vec<FanOut> = neighbours
             .iter()
             .enumerate()
-            .map(|(i, nb)| FanOut { dev: nb.dev, delay: nb.delay, rank: i as u32 })
+            .map(|(i, nb)| FanOut { dev: nb.dev, delay: nb.delay, rank: i as u32, power_w: nb.power_w })
             .collect();
         fan.sort_by_key(|f| (f.delay, f.rank));
         Dcf {
@@ -647,14 +647,11 @@ impl Dcf {
         true
     }
 
-    #[inline(always)]
+    /// A frame arriving from a transmitter found by its header among the
+    /// neighbours (the trait's `Arrive`; the world's fan-out passes the
+    /// mean power itself, `arrive_from_on`).
     fn on_arrive<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, io: &mut DevIo<S>) {
-        if !self.on(now) {
-            io.pool.release(pkt);
-            return;
-        }
-        let p = io.pool.get(pkt);
-        let LinkHeader::Mac { tx, .. } = p.l2 else {
+        let LinkHeader::Mac { tx, .. } = io.pool.get(pkt).l2 else {
             io.pool.release(pkt);
             return;
         };
@@ -662,7 +659,20 @@ impl Dcf {
             io.pool.release(pkt);
             return;
         };
-        let power = self.prop.sample_power(self.neighbours[i].power_w, &mut self.shadow_rng);
+        self.arrive(now, pkt, self.neighbours[i].power_w, io);
+    }
+
+    /// A frame from a neighbour heard at `mean_power_w` reaches the antenna.
+    #[inline(always)]
+    fn arrive<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, mean_power_w: f64, io: &mut DevIo<S>) {
+        if !self.on(now) {
+            io.pool.release(pkt);
+            return;
+        }
+        let p = io.pool.get(pkt);
+        debug_assert!(matches!(p.l2, LinkHeader::Mac { tx, .. }
+            if self.neighbours.iter().any(|n| n.node == tx && n.power_w == mean_power_w)));
+        let power = self.prop.sample_power(mean_power_w, &mut self.shadow_rng);
         if power < self.phy.cs_threshold_w {
             io.pool.release(pkt);
             return;
@@ -1002,6 +1012,21 @@ impl Dcf {
 
     /// Called once per event by the world's dispatch, and inlined there
     /// (left to itself, the release build's inliner keeps it a call).
+    /// A frame of the world's fan-out arrives from a neighbour heard at
+    /// `mean_power_w` (`FanOut::power_w`): `Arrive` without looking the
+    /// sender up.
+    #[inline(always)]
+    pub fn arrive_from_on<S: DevScheduler + ?Sized>(
+        &mut self,
+        now: Time,
+        pkt: PktId,
+        mean_power_w: f64,
+        io: &mut DevIo<S>,
+    ) {
+        self.arrive(now, pkt, mean_power_w, io);
+        self.settle(now, io);
+    }
+
     #[inline(always)]
     pub fn on_event_on<S: DevScheduler + ?Sized>(&mut self, now: Time, ev: DevEvent, io: &mut DevIo<S>) {
         match ev {

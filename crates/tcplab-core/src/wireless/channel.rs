@@ -168,6 +168,21 @@ mod tests {
             let with_far = neighbour_lists(&more, &prop, &phy);
             assert_eq!(with_far[..st.len()], lists[..], "{prop:?}");
             assert!(with_far[st.len()..].iter().flatten().all(|n| n.node >= 80), "{prop:?}");
+            // Hearing is mutual and at the same mean power both ways, to
+            // the bit: a frame's arrival takes its power from the sender's
+            // list (`FanOut::power_w`) instead of the receiver's.
+            for (i, s) in st.iter().enumerate() {
+                for n in &lists[i] {
+                    let back = lists[n.node as usize].iter().find(|m| m.node == s.node);
+                    assert_eq!(
+                        back.map(|m| (m.power_w.to_bits(), m.delay)),
+                        Some((n.power_w.to_bits(), n.delay)),
+                        "{prop:?}: stations {} and {}",
+                        s.node,
+                        n.node
+                    );
+                }
+            }
         }
     }
 }

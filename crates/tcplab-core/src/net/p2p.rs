@@ -18,18 +18,20 @@ use crate::engine::{Rng, Time};
 use crate::packet::{Ecn, NodeId, PktId};
 use std::any::Any;
 
-/// Counters of one direction. `repr(C)` keeps the ones every packet
-/// touches (sent, bytes, busy time, delivered, the queue integral) in the
-/// first cache line.
+/// Counters of one direction. `repr(C)` keeps the three every packet
+/// touches (sent, bytes, delivered) first: with the link's hop fields
+/// they fill its first cache line.
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct DirStats {
     /// Packets put on the medium (a transmission cut by the end of the run counts).
     pub packets_sent: u64,
     pub bytes_sent: u64,
-    /// Time the transmitter was busy.
-    pub busy_ns: u64,
     pub packets_delivered: u64,
+    /// Time the transmitter was busy, summed per packet only where a
+    /// byte's time is not a whole number of ns (see
+    /// `PointToPoint::busy_ns`, which answers for every rate).
+    pub busy_ns: u64,
     /// Integral of queue length (packets) over time, for the mean.
     pub queue_area: f64,
     pub last_change: Time,
@@ -45,24 +47,30 @@ pub struct DirStats {
 }
 
 /// `repr(C)`, 64-byte aligned, in this order: what a packet's hop reads
-/// and writes (transmitter, delay, rate, far end, the flags standing in for
-/// "queue empty" and "no error model", then the four counters every packet
-/// bumps) fills the first two cache lines; the rest of the counters, the
+/// and writes (transmitter, delay, whole ns per byte, framing, the flags
+/// standing in for "queue empty" and "no error model", far end, the room
+/// for `Device`'s discriminant, then the three counters every packet
+/// bumps) fills the first cache line; the rest of the counters, the
 /// queue, the error model and the report-only fields follow. An idle hop
-/// thus touches two lines of the 400-byte struct, not four or five: at a
-/// thousand flows the links no longer fit in the second-level cache and
-/// every line is a miss.
+/// thus touches one line of the 448-byte struct: at a thousand flows the
+/// links no longer fit in the second-level cache and every line is a
+/// miss. (Two lines until 2026-11-29: the rate as a 16-byte `TxRate`, the
+/// busy time summed per packet, framing as `u32`.)
 #[repr(C, align(64))]
 pub struct PointToPoint {
     /// The transmitter is busy until this time (the packet being serialised
     /// is already on its way to the far end as an `Arrive` event).
     pub busy_until: Time,
     pub delay: Time,
-    /// `rate_bps` as serialisation goes (a product where it can).
-    tx_rate: TxRate,
-    /// Per-packet framing overhead in bytes (PPP: 8).
-    pub framing: u32,
-    pub to: NodeId,
+    /// Whole ns per byte where 8e9 is a multiple of the rate (a packet's
+    /// time is then a product, and the busy time the bytes sent times
+    /// this), 0 otherwise (a division by `rate_bps`, further down). Eight
+    /// bytes where `TxRate` takes sixteen: the hop's fields and counters
+    /// then fit one cache line.
+    ns_per_byte: u64,
+    /// Per-packet framing overhead in bytes (PPP: 8), as `u16` so that
+    /// the line below holds `TagHere` too.
+    framing: u16,
     /// A `TxDone` event is pending to start the next queued packet; true
     /// exactly when packets wait in the queue (so `idle` need not look at
     /// the queue, further down the struct).
@@ -70,6 +78,9 @@ pub struct PointToPoint {
     /// The error model never corrupts (`ErrorModel::is_none`, fixed for
     /// the run): arrivals need not look at it.
     lossless: bool,
+    pub to: NodeId,
+    /// Room for `Device`'s discriminant in this line (see `TagHere`).
+    _tag: TagHere,
     pub stats: DirStats,
     pub queue: Queue,
     pub error: ErrorModel,
@@ -84,6 +95,26 @@ pub struct PointToPoint {
     /// True for the direction between[0] -> between[1].
     pub forward: bool,
 }
+
+/// A field-less `u64` enum: all but one of its values are free, more than
+/// in any other field (the queue policy's tag has all but three), and the
+/// compiler keeps an enclosing enum's discriminant in the largest free
+/// range. So `Device` records "this is a point-to-point link" in the
+/// link's first line, which a hop reads anyway; without it the
+/// discriminant went to the queue policy's tag, a third line that every
+/// hop would read first.
+#[derive(Clone, Copy, Debug)]
+#[repr(u64)]
+enum TagHere {
+    Here,
+}
+
+// An idle hop reads and writes the first line only: the transmitter's
+// fields, the far end, the flags and the three per-packet counters.
+const _: () = assert!(
+    std::mem::offset_of!(PointToPoint, stats) + std::mem::offset_of!(DirStats, packets_delivered) + 8 <= 64,
+    "a hop's fields in the first cache line"
+);
 
 impl PointToPoint {
     #[allow(clippy::too_many_arguments)]
@@ -107,13 +138,17 @@ impl PointToPoint {
             to,
             rate_bps,
             delay,
-            framing,
+            framing: u16::try_from(framing).expect("framing: bytes per packet fit 16 bits"),
             queue,
             lossless: error.is_none(),
+            _tag: TagHere::Here,
             error,
             rng,
             queue_rng,
-            tx_rate: TxRate::new(rate_bps),
+            ns_per_byte: match TxRate::new(rate_bps) {
+                TxRate::PerByte(ns) => ns,
+                TxRate::Bps(_) => 0,
+            },
             busy_until: 0,
             tx_event: false,
             stats: DirStats::default(),
@@ -123,7 +158,12 @@ impl PointToPoint {
     /// Time to put a packet of IP size `size` on this link.
     #[inline]
     pub fn tx_time(&self, size: u32) -> Time {
-        self.tx_rate.time((size + self.framing) as u64)
+        let bytes = (size + self.framing as u32) as u64;
+        if self.ns_per_byte != 0 {
+            bytes * self.ns_per_byte
+        } else {
+            TxRate::Bps(self.rate_bps).time(bytes)
+        }
     }
 
     /// Nothing being serialised and nothing waiting: a new packet starts at
@@ -132,6 +172,17 @@ impl PointToPoint {
     pub fn idle(&self, now: Time) -> bool {
         debug_assert_eq!(self.tx_event, !self.queue.is_empty(), "a TxDone is pending exactly while packets wait");
         now >= self.busy_until && !self.tx_event
+    }
+
+    /// Time the transmitter was busy: every packet's transmission time
+    /// summed (a product of the bytes sent where a byte takes whole ns,
+    /// since each packet's time is its bytes times that).
+    pub fn busy_ns(&self) -> u64 {
+        if self.ns_per_byte != 0 {
+            self.stats.bytes_sent * self.ns_per_byte
+        } else {
+            self.stats.busy_ns
+        }
     }
 
     /// Account queue-length change for the time-average.
@@ -204,16 +255,18 @@ impl PointToPoint {
     pub fn transmit(&mut self, now: Time, size: u32) -> Time {
         let t = self.tx_time(size);
         self.busy_until = now + t;
-        self.stats.busy_ns += t;
+        if self.ns_per_byte == 0 {
+            self.stats.busy_ns += t;
+        }
         self.stats.packets_sent += 1;
-        self.stats.bytes_sent += (size + self.framing) as u64;
+        self.stats.bytes_sent += (size + self.framing as u32) as u64;
         now + t + self.delay
     }
 
     /// The packet (IP size `size`, `payload` bytes of application data)
     /// reaches the far end at `now`: false if the error model corrupts it.
     pub fn arrives_intact(&mut self, now: Time, size: u32, payload: u32) -> bool {
-        let wire = size + self.framing;
+        let wire = size + self.framing as u32;
         if !self.lossless && self.error.corrupts(now, wire, payload, &mut self.rng) {
             self.stats.drops_corruption += 1;
             return false;

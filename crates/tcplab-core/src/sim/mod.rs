@@ -351,12 +351,10 @@ impl World {
         }
     }
 
-    /// A device's first two lines (all a point-to-point hop reads).
+    /// A device's first line (all a point-to-point hop reads: `PointToPoint`).
     #[inline(always)]
     fn prefetch_device(&self, d: DevId) {
-        let dev = self.devices.as_ptr().wrapping_add(d as usize) as *const u8;
-        prefetch(dev);
-        prefetch(dev.wrapping_add(64));
+        prefetch(self.devices.as_ptr().wrapping_add(d as usize) as *const u8);
     }
 
     // ---- measurements ------------------------------------------------

@@ -324,7 +324,7 @@ pub fn link_dirs_table<'a>(
         ]) {
             v.push(x as i64);
         }
-        num[0].push(if dur > 0 { s.busy_ns.min(dur) as f64 / dur as f64 } else { 0.0 });
+        num[0].push(if dur > 0 { d.busy_ns().min(dur) as f64 / dur as f64 } else { 0.0 });
         num[1].push(if dur > 0 { s.queue_area / dur as f64 } else { 0.0 });
     }
     t.push("link", Column::I64(cols.0));

@@ -126,6 +126,11 @@ impl PacketPool {
         *s = p;
     }
 
+    /// `share` `n` times over.
+    pub fn share_n(&mut self, id: PktId, n: u32) {
+        self.slot_mut(id).pkt.refs += n;
+    }
+
     pub fn share(&mut self, id: PktId) -> PktId {
         self.slot_mut(id).pkt.refs += 1;
         id

@@ -426,7 +426,7 @@ impl World {
     /// the other (no other event can hold a number between theirs): it goes
     /// as one `FanEnd`.
     fn queue_pending_ends(&mut self, sender: DevId) {
-        let ends = std::mem::take(&mut self.pending_ends);
+        let World { pending_ends: ends, q, .. } = self;
         let mut i = 0;
         while i < ends.len() {
             let e = ends[i];
@@ -440,11 +440,10 @@ impl World {
             }
             let ev =
                 if n > 1 { Ev::FanEnd { sender, first: e.member, count: n as u16 } } else { Ev::DevFrameEnd(e.dev) };
-            self.q.schedule_numbered(e.at, e.seq, ev);
+            q.schedule_numbered(e.at, e.seq, ev);
             i += n;
         }
-        self.pending_ends = ends;
-        self.pending_ends.clear();
+        ends.clear();
     }
 
     /// The reception ends a `FanEnd` stands for, in order.

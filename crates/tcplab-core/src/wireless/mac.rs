@@ -515,9 +515,7 @@ impl Dcf {
         Self::show(pkt, io);
         // A radio switched off keeps its MAC's timing but reaches no one.
         if self.on(now) {
-            for _ in 0..self.fan.len() {
-                io.pool.share(pkt);
-            }
+            io.pool.share_n(pkt, self.fan.len() as u32);
             io.sched.fan_out(now, pkt, &self.fan);
         }
         // Half duplex: what we were receiving is lost.

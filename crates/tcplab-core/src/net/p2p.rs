@@ -13,7 +13,7 @@
 
 use super::device::{DevAction, DevEvent, DevIo, DevScheduler, DropReason, NetDevice};
 use super::{DropCause, ErrorModel, Queue, Verdict};
-use crate::engine::time::TxRate;
+use crate::engine::time::{tx_time, TxRate};
 use crate::engine::{Rng, Time};
 use crate::packet::{Ecn, NodeId, PktId};
 use std::any::Any;
@@ -162,7 +162,7 @@ impl PointToPoint {
         if self.ns_per_byte != 0 {
             bytes * self.ns_per_byte
         } else {
-            TxRate::Bps(self.rate_bps).time(bytes)
+            tx_time(bytes, self.rate_bps)
         }
     }
 

@@ -1008,8 +1008,6 @@ impl Dcf {
         self.settle(now, io);
     }
 
-    /// Called once per event by the world's dispatch, and inlined there
-    /// (left to itself, the release build's inliner keeps it a call).
     /// A frame of the world's fan-out arrives from a neighbour heard at
     /// `mean_power_w` (`FanOut::power_w`): `Arrive` without looking the
     /// sender up.
@@ -1025,6 +1023,8 @@ impl Dcf {
         self.settle(now, io);
     }
 
+    /// Called once per event by the world's dispatch, and inlined there
+    /// (left to itself, the release build's inliner keeps it a call).
     #[inline(always)]
     pub fn on_event_on<S: DevScheduler + ?Sized>(&mut self, now: Time, ev: DevEvent, io: &mut DevIo<S>) {
         match ev {

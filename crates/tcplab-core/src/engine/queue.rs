@@ -77,6 +77,12 @@ const _: () = assert!(WORDS <= 64, "one summary word");
 
 const NONE: u32 = u32::MAX;
 
+/// Insertion numbers past which the run is stopped (`overflowed`). A key
+/// holds 40 bits of them; `advance` checks, so the numbers taken between
+/// two of its calls (at most the events pending, below 2^24, plus what
+/// one event schedules) must stay below the margin of 2^36.
+const SEQ_LIMIT: u64 = (1 << (64 - SLOT_BITS)) - (1 << 36);
+
 /// Pending events above which prefetching pays (`prefetching`): below,
 /// what the next events touch is in the first-level cache already and the
 /// hints only cost instructions.
@@ -280,22 +286,19 @@ impl<E: Copy> EventQueue<E> {
 
     /// Schedule `ev` at absolute time `at`. Scheduling in the past is a bug in
     /// the caller and panics in debug builds; release builds clamp to now.
-    /// With `CAPACITY` events pending (or 2^40 scheduled in all) the event is
-    /// dropped and `overflowed()` turns true: the run is no longer valid and
-    /// its loop stops with an error instead of the process aborting.
+    /// With `CAPACITY` events pending the event is dropped and
+    /// `overflowed()` turns true: the run is no longer valid and its loop
+    /// stops with an error instead of the process aborting. Running out of
+    /// insertion numbers (2^40) is caught by `advance` as it nears, not here
+    /// (a test at every insertion cost 4 instructions an event for a limit
+    /// a run reaches after hours).
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
-        if self.seq >> (64 - SLOT_BITS) != 0 {
-            self.overflow = true;
-            return;
-        }
         let at = at.max(self.now);
         let seq = self.seq;
         self.seq += 1;
-        if let Some(n) = self.alloc(at, seq, ev) {
-            self.insert_at(n, at);
-        }
+        self.place(at, seq, ev);
     }
 
     #[inline(always)]
@@ -313,10 +316,11 @@ impl<E: Copy> EventQueue<E> {
         unsafe { self.nodes.get_unchecked_mut(n as usize) }
     }
 
-    /// A node for an event (its `next` is left to `insert`); `None` and
-    /// `overflow` set when `limit` nodes are in use.
+    /// A free node's number (the arena grows when none is free); `None`
+    /// and `overflow` set when `limit` nodes are in use. The caller writes
+    /// the node.
     #[inline(always)]
-    fn alloc(&mut self, at: Time, seq: u64, ev: E) -> Option<u32> {
+    fn alloc(&mut self, at: Time, ev: E) -> Option<u32> {
         let n = if self.free != NONE {
             let n = self.free;
             self.free = self.node(n).next;
@@ -328,9 +332,28 @@ impl<E: Copy> EventQueue<E> {
             self.overflow = true;
             return None;
         };
-        *self.node_mut(n) = Node { at, lo: (seq << SLOT_BITS) | n as u64, next: NONE, ev };
         self.live += 1;
         Some(n)
+    }
+
+    /// A new event in a node, written once: with its wheel bucket's link
+    /// when it goes on the wheel (a separate store of the link after the
+    /// node's stayed in the machine code: the compiler cannot tell the
+    /// arena from the queue's own counters), else to `insert_off_wheel`.
+    #[inline(always)]
+    fn place(&mut self, at: Time, seq: u64, ev: E) {
+        let Some(n) = self.alloc(at, ev) else { return };
+        let lo = (seq << SLOT_BITS) | n as u64;
+        let b = at >> self.shift;
+        // cur < b < cur + WHEEL, in one compare.
+        if b.wrapping_sub(self.cur + 1) < WHEEL - 1 {
+            let i = (b % WHEEL) as usize;
+            *self.node_mut(n) = Node { at, lo, next: self.heads[i], ev };
+            self.head_bucket(i, n);
+        } else {
+            *self.node_mut(n) = Node { at, lo, next: NONE, ev };
+            self.insert_off_wheel(n, b);
+        }
     }
 
     #[inline(always)]
@@ -340,27 +363,27 @@ impl<E: Copy> EventQueue<E> {
         self.live -= 1;
     }
 
-    /// Put node `n` where its bucket says: the sorted current list, a wheel
-    /// bucket or the far heap.
+    /// Put pending node `n` where its bucket says (after a change of the
+    /// width, or coming in from the far heap): the sorted current list, a
+    /// wheel bucket or the far heap.
     #[inline(always)]
     fn insert(&mut self, n: u32) {
-        self.insert_at(n, self.node(n).at)
-    }
-
-    /// `insert` for a node whose time the caller has at hand (just
-    /// stored: reading it back would wait for the store).
-    #[inline(always)]
-    fn insert_at(&mut self, n: u32, at: Time) {
-        let b = at >> self.shift;
+        let b = self.node(n).at >> self.shift;
         if b > self.cur && b - self.cur < WHEEL {
             let i = (b % WHEEL) as usize;
             self.node_mut(n).next = self.heads[i];
-            self.heads[i] = n;
-            self.bits[i / 64] |= 1 << (i % 64);
-            self.summary |= 1 << (i / 64);
+            self.head_bucket(i, n);
         } else {
             self.insert_off_wheel(n, b);
         }
+    }
+
+    /// Make node `n`, already linked to bucket `i`'s old head, its head.
+    #[inline(always)]
+    fn head_bucket(&mut self, i: usize, n: u32) {
+        self.heads[i] = n;
+        self.bits[i / 64] |= 1 << (i % 64);
+        self.summary |= 1 << (i / 64);
     }
 
     /// `insert` for the bucket being drained and for the far future.
@@ -478,6 +501,10 @@ impl<E: Copy> EventQueue<E> {
     /// it. False when nothing is pending.
     #[inline(never)]
     fn advance(&mut self) -> bool {
+        if self.seq >= SEQ_LIMIT {
+            // Numbers near the key's 40 bits: stop the run (see `SEQ_LIMIT`).
+            self.overflow = true;
+        }
         self.adapt_in -= 1;
         if self.adapt_in == 0 {
             self.adapt();
@@ -563,9 +590,7 @@ impl<E: Copy> EventQueue<E> {
             return;
         }
         let at = at.max(self.now);
-        if let Some(n) = self.alloc(at, seq, ev) {
-            self.insert_at(n, at);
-        }
+        self.place(at, seq, ev);
     }
 
     pub fn schedule_in(&mut self, delay: Time, ev: E) {
@@ -679,6 +704,20 @@ mod tests {
         assert!(q.overflowed());
         assert_eq!(q.len(), 1000);
         assert_eq!(q.pop_until(u64::MAX), Some((0, 0)));
+    }
+
+    /// Insertion numbers near the keys' 40 bits stop the run at the next
+    /// bucket change, before any number past the limit is taken.
+    #[test]
+    fn running_out_of_insertion_numbers_is_reported() {
+        let mut q = EventQueue::new();
+        q.seq = SEQ_LIMIT - 1;
+        // Past the clock's bucket, so that the pop changes buckets.
+        q.schedule(1_000_000, 0u8);
+        assert!(!q.overflowed());
+        q.schedule(2_000_000, 1u8);
+        assert_eq!(q.pop_until(u64::MAX), Some((1_000_000, 0)));
+        assert!(q.overflowed());
     }
 
     /// Against the obvious reference (sort by time, then insertion order)

@@ -118,18 +118,21 @@ enum Sent {
 /// work but only costs on the timing wheel, docs/architecture.md, "FIFO
 /// lines"), otherwise it waits in the queue (`first`: at its head; ECN
 /// marked if the queue says so) behind one `TxDone` event, or is refused.
+/// The packet's IP size and ECN capability come from the caller, who has
+/// the packet at hand already (looked up again here: 1 % more instructions
+/// on the wired runs).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn p2p_offer(
     q: &mut EventQueue<Ev>,
     pool: &mut PacketPool,
     d: &mut PointToPoint,
     dev: DevId,
     id: PktId,
+    (size, ect): (u32, bool),
     now: Time,
     first: bool,
 ) -> Sent {
-    let p = pool.get(id);
-    let (size, ect) = (p.size, p.is_ect());
     if first {
         if d.idle(now) {
             return p2p_transmit(q, d, dev, id, size, now);
@@ -207,7 +210,7 @@ impl World {
         if !ttl_step(p, n, &mut node.stats) {
             return pool.release(id);
         }
-        let dst = p.ip.dst;
+        let (dst, size_ect) = (p.ip.dst, (p.size, p.is_ect()));
         // Static routing needs no actions or I/O: look the hop up directly,
         // and take a point-to-point device's send step here.
         if let Router::Static(r) = &node.routing {
@@ -218,7 +221,7 @@ impl World {
             let Device::P2p(o) = &mut devices[out as usize] else {
                 return self.dev_send(now, out, id, Some(next_hop), false);
             };
-            let sent = p2p_offer(q, pool, o, out, id, now, false);
+            let sent = p2p_offer(q, pool, o, out, id, size_ect, now, false);
             return self.p2p_sent(now, out, id, sent);
         }
         let mut out = Vec::new();
@@ -524,7 +527,8 @@ impl World {
     fn p2p_send(&mut self, now: Time, dev: DevId, id: PktId, first: bool) {
         let World { devices, pool, q, .. } = self;
         let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
-        let sent = p2p_offer(q, pool, d, dev, id, now, first);
+        let p = pool.get(id);
+        let sent = p2p_offer(q, pool, d, dev, id, (p.size, p.is_ect()), now, first);
         self.p2p_sent(now, dev, id, sent);
     }
 

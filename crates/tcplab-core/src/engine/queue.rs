@@ -78,9 +78,11 @@ const _: () = assert!(WORDS <= 64, "one summary word");
 const NONE: u32 = u32::MAX;
 
 /// Insertion numbers past which the run is stopped (`overflowed`). A key
-/// holds 40 bits of them; `advance` checks, so the numbers taken between
-/// two of its calls (at most the events pending, below 2^24, plus what
-/// one event schedules) must stay below the margin of 2^36.
+/// holds 40 bits of them; `advance` checks, at every bucket change, so the
+/// numbers taken between two of its calls (the events of one bucket,
+/// fewer than 2^24, each scheduling a few or one 802.11 frame's
+/// receivers) stay far inside the margin of 2^36 and no key is cut
+/// before the run loop stops on the flag.
 const SEQ_LIMIT: u64 = (1 << (64 - SLOT_BITS)) - (1 << 36);
 
 /// Pending events above which prefetching pays (`prefetching`): below,

@@ -119,8 +119,8 @@ enum Sent {
 /// lines"), otherwise it waits in the queue (`first`: at its head; ECN
 /// marked if the queue says so) behind one `TxDone` event, or is refused.
 /// The packet's IP size and ECN capability come from the caller, who has
-/// the packet at hand already (looked up again here: 1 % more instructions
-/// on the wired runs).
+/// the packet at hand already (looking the packet up again here cost 1 %
+/// more instructions on the wired runs).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn p2p_offer(

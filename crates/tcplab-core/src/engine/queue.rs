@@ -347,8 +347,7 @@ impl<E: Copy> EventQueue<E> {
         let Some(n) = self.alloc(at, ev) else { return };
         let lo = (seq << SLOT_BITS) | n as u64;
         let b = at >> self.shift;
-        // cur < b < cur + WHEEL, in one compare.
-        if b.wrapping_sub(self.cur + 1) < WHEEL - 1 {
+        if self.on_wheel(b) {
             let i = (b % WHEEL) as usize;
             *self.node_mut(n) = Node { at, lo, next: self.heads[i], ev };
             self.head_bucket(i, n);
@@ -371,13 +370,20 @@ impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     fn insert(&mut self, n: u32) {
         let b = self.node(n).at >> self.shift;
-        if b > self.cur && b - self.cur < WHEEL {
+        if self.on_wheel(b) {
             let i = (b % WHEEL) as usize;
             self.node_mut(n).next = self.heads[i];
             self.head_bucket(i, n);
         } else {
             self.insert_off_wheel(n, b);
         }
+    }
+
+    /// Bucket `b` is one of the wheel's, cur < b < cur + WHEEL (in one
+    /// compare).
+    #[inline(always)]
+    fn on_wheel(&self, b: u64) -> bool {
+        b.wrapping_sub(self.cur + 1) < WHEEL - 1
     }
 
     /// Make node `n`, already linked to bucket `i`'s old head, its head.

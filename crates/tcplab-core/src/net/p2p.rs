@@ -29,9 +29,9 @@ pub struct DirStats {
     pub bytes_sent: u64,
     pub packets_delivered: u64,
     /// Time the transmitter was busy, summed per packet only where a
-    /// byte's time is not a whole number of ns (see
-    /// `PointToPoint::busy_ns`, which answers for every rate).
-    pub busy_ns: u64,
+    /// byte's time is not a whole number of ns: private, so that it is
+    /// read through `PointToPoint::busy_ns`, which answers for every rate.
+    busy_ns: u64,
     /// Integral of queue length (packets) over time, for the mean.
     pub queue_area: f64,
     pub last_change: Time,

@@ -400,8 +400,16 @@ impl<E: Copy> EventQueue<E> {
         let k = self.node(n).key();
         if b <= self.cur {
             // Decreasing order: the new key goes after every larger one.
-            let pos = self.current.partition_point(|&x| x > k);
-            self.current.insert(pos, k);
+            // From the end (the next key): a key scheduled into the bucket
+            // being drained is mostly due soon, a few places from there.
+            self.current.push(k);
+            let c = &mut self.current[..];
+            let mut i = c.len() - 1;
+            while i > 0 && c[i - 1] < k {
+                c[i] = c[i - 1];
+                i -= 1;
+            }
+            c[i] = k;
         } else {
             self.far.push(k);
         }

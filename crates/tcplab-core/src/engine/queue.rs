@@ -85,6 +85,10 @@ const NONE: u32 = u32::MAX;
 /// before the run loop stops on the flag.
 const SEQ_LIMIT: u64 = (1 << (64 - SLOT_BITS)) - (1 << 36);
 
+/// Places from the end of the bucket being drained that a key scheduled
+/// into it is walked before the rest is searched (`insert_off_wheel`).
+const NEAR_END: usize = 16;
+
 /// Pending events above which prefetching pays (`prefetching`): below,
 /// what the next events touch is in the first-level cache already and the
 /// hints only cost instructions.
@@ -402,12 +406,23 @@ impl<E: Copy> EventQueue<E> {
             // Decreasing order: the new key goes after every larger one.
             // From the end (the next key): a key scheduled into the bucket
             // being drained is mostly due soon, a few places from there.
+            // (A binary search and `Vec::insert` called `memmove` for
+            // every such key: the 802.11 chain 2 % slower.) Past
+            // `NEAR_END` places, a crowded bucket, the rest is searched.
             self.current.push(k);
             let c = &mut self.current[..];
             let mut i = c.len() - 1;
-            while i > 0 && c[i - 1] < k {
-                c[i] = c[i - 1];
-                i -= 1;
+            if i >= NEAR_END && c[i - NEAR_END] < k {
+                // Past the last `NEAR_END` keys (all smaller: the order is
+                // decreasing): searched, and the rest moved in one copy.
+                let pos = c[..i - NEAR_END].partition_point(|&x| x > k);
+                c.copy_within(pos..i, pos + 1);
+                i = pos;
+            } else {
+                while i > 0 && c[i - 1] < k {
+                    c[i] = c[i - 1];
+                    i -= 1;
+                }
             }
             c[i] = k;
         } else {
@@ -958,5 +973,41 @@ mod tests {
         assert!(plain.is_empty());
         assert_eq!(a, b);
         assert!(a.len() > 50_000);
+    }
+
+    /// Keys scheduled into the bucket being drained, near its end and far
+    /// from it (more than `NEAR_END` places), in both orders, with ties.
+    #[test]
+    fn keys_into_the_bucket_being_drained_keep_the_order() {
+        let mut q = EventQueue::new();
+        let mut reference = BTreeSet::new();
+        let mut id = 0u64;
+        let mut add = |q: &mut EventQueue<u64>, at: Time, reference: &mut BTreeSet<(Time, u64)>| {
+            q.schedule(at, id);
+            reference.insert((at, id));
+            id += 1;
+        };
+        // A first event, popped, so the clock's bucket is being drained.
+        add(&mut q, 100, &mut reference);
+        assert_eq!(q.pop_until(u64::MAX), reference.pop_first());
+        for round in 0..40u64 {
+            let now = q.now();
+            for i in 0..50u64 {
+                // Increasing, decreasing and equal times within the bucket.
+                let dt = match round % 3 {
+                    0 => i * 7,
+                    1 => (50 - i) * 7,
+                    _ => (i % 5) * 3,
+                };
+                add(&mut q, now + dt, &mut reference);
+            }
+            for _ in 0..30 {
+                assert_eq!(q.pop_until(u64::MAX), reference.pop_first());
+            }
+        }
+        while let Some(first) = reference.pop_first() {
+            assert_eq!(q.pop_until(u64::MAX), Some(first));
+        }
+        assert!(q.is_empty());
     }
 }

@@ -132,7 +132,7 @@ impl PacketPool {
     }
 
     pub fn share(&mut self, id: PktId) -> PktId {
-        self.slot_mut(id).pkt.refs += 1;
+        self.share_n(id, 1);
         id
     }
 

@@ -57,7 +57,18 @@ def prepare(
 ) -> Scenario:
     """The scenario with the arguments of `run` applied, validated (a copy:
     the caller's is untouched). Raises ScenarioError naming the key."""
-    sc = _as_scenario(scenario).with_overrides(_strings(overrides, "overrides"), seed)
+    return _prepare(scenario, seed=seed, overrides=overrides, sample_interval=sample_interval, trace=trace,
+                    pcap=pcap)[0]
+
+
+def _prepare(scenario, *, seed, overrides, sample_interval, trace, pcap) -> tuple[Scenario, str]:
+    """`prepare`, and the JSON text it validated, which `run` hands the
+    core as it is (made once, not again for the run). A path is read here
+    and edited in place: nobody else holds that dict, so it is not copied."""
+    if isinstance(scenario, (str, os.PathLike)):
+        sc = load_scenario(scenario).apply_overrides(_strings(overrides, "overrides"), seed)
+    else:
+        sc = _as_scenario(scenario).with_overrides(_strings(overrides, "overrides"), seed)
     if sample_interval is not None:
         _entry(sc.data, "output", dict)["sample_interval"] = sample_interval
     if trace is not None:
@@ -66,7 +77,7 @@ def prepare(
         _entry(sc.data, "output", dict)["trace"] = trace
     for spec in _strings(pcap, "pcap"):
         _entry(sc.data, "pcap", list).append(_pcap_entry(spec))
-    return sc.validate()
+    return sc, sc.checked_json()
 
 
 def _entry(data: dict, key: str, kind: type):
@@ -83,6 +94,11 @@ def run_prepared(sc: Scenario, stream_dir=None) -> Result:
     """Run a prepared scenario. The trace, the series and the captures are
     streamed into `stream_dir`, or into a temporary directory owned by the
     Result."""
+    return _run_text(sc, sc.to_json(), stream_dir)
+
+
+def _run_text(sc: Scenario, text: str, stream_dir=None) -> Result:
+    """`run_prepared` with the scenario's JSON text at hand (`_prepare`)."""
     owned = None
     if stream_dir is None:
         out = sc.data.get("output", {})
@@ -92,7 +108,7 @@ def run_prepared(sc: Scenario, stream_dir=None) -> Result:
 
             owned = stream_dir = tempfile.mkdtemp(prefix="tcplab-run-")
     try:
-        raw = _core.run_json(sc.to_json(), None if stream_dir is None else str(stream_dir))
+        raw = _core.run_json(text, None if stream_dir is None else str(stream_dir))
     except _core.CoreScenarioError as e:
         _cleanup(owned)
         raise ScenarioError(e.args[0], e.args[1]) from None
@@ -132,8 +148,9 @@ def run(
     Ctrl-C stops the simulation within a fraction of a second
     (KeyboardInterrupt).
     """
-    sc = prepare(scenario, seed=seed, overrides=overrides, sample_interval=sample_interval, trace=trace, pcap=pcap)
-    return run_prepared(sc)
+    sc, text = _prepare(scenario, seed=seed, overrides=overrides, sample_interval=sample_interval, trace=trace,
+                        pcap=pcap)
+    return _run_text(sc, text)
 
 
 def _pcap_entry(spec: str) -> dict:

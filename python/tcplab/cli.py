@@ -180,16 +180,15 @@ def _print_flows(res) -> None:
 
 
 def cmd_run(a) -> int:
-    from .api import prepare, run_prepared
+    from .api import _prepare, _run_text
     from .io import check_out_dir, staged_dir
-    from .scenario import load_scenario
 
     # Check everything before the first byte is written.
     out = check_out_dir(a.out if a.out is not None else Path("results") / "runs" / Path(a.scenario).stem)
-    sc = prepare(load_scenario(a.scenario), seed=a.seed, overrides=a.overrides,
-                 sample_interval=a.sample_interval, trace=True if a.trace else None, pcap=a.pcap)
+    sc, text = _prepare(a.scenario, seed=a.seed, overrides=a.overrides,
+                        sample_interval=a.sample_interval, trace=True if a.trace else None, pcap=a.pcap)
     with staged_dir(out) as stage:
-        res = run_prepared(sc, stream_dir=stage)
+        res = _run_text(sc, text, stream_dir=stage)
         res.write_files_into(stage, parquet=a.parquet)
     if not a.quiet:
         _print_flows(res)

@@ -58,6 +58,25 @@ def test_load_scenario_and_overrides():
     assert res.summary["seed"] == 9
 
 
+def test_path_scenario_and_dict_run_alike_and_leave_the_callers_data_alone():
+    # A path is read and edited in place (nobody else holds that dict); a
+    # Scenario or a dict is copied first. All three give the same tables,
+    # and the JSON a run hands the core is the one it validated.
+    path = SCENARIOS / "dumbbell.toml"
+    overrides = ["sim.duration=3s", "flow[*].transport=reno"]
+    sc = tcplab.load_scenario(path)
+    as_dict = tcplab.load_scenario(path).data
+    runs = [tcplab.run(x, overrides=overrides, seed=3) for x in (path, str(path), sc, as_dict)]
+    for r in runs[1:]:
+        assert r.csv("flows") == runs[0].csv("flows") and r.csv("links") == runs[0].csv("links")
+    assert set(runs[0].flows.transport) == {"reno"}
+    assert sc.data == as_dict == tcplab.load_scenario(path).data  # the callers' data untouched
+    from tcplab.api import _prepare
+    prepared, text = _prepare(path, seed=3, overrides=overrides, sample_interval=None, trace=None, pcap=())
+    assert text == prepared.to_json()
+    assert prepared.data["sim"]["duration"] == "3s" and prepared.data["sim"]["seed"] == 3
+
+
 def test_same_seed_same_tables(small_scenario):
     a = tcplab.run(small_scenario, seed=4)
     b = tcplab.run(small_scenario, seed=4)

@@ -7,6 +7,7 @@ never have; at 1000 flows that alone was 15-20 % (docs/validation.md)."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -29,3 +30,18 @@ def first_runs(exe: Path, scenario: Path, repeats: int) -> dict:
             out["process_wall_s"], out["process_cpu_s"] = m["wall_s"], m["cpu_s"]
             best = out
     return best
+
+
+def compile_tcplab() -> None:
+    """Byte-compile the tcplab package that `python -m tcplab` imports, as
+    an install does (pip compiles what it installs). The whole-process
+    timings then measure tcplab as a user runs it. Without this an editable
+    install whose sources changed since their bytecode was written is
+    compiled again at every start when PYTHONDONTWRITEBYTECODE is set (it
+    is on the project's machine): about 9 ms of each `tcplab run`
+    (docs/validation.md, "Scaling"). compileall writes the bytecode
+    whatever that variable says; a package it cannot write to is left as
+    it is."""
+    code = ("import compileall, os, tcplab; "
+            "compileall.compile_dir(os.path.dirname(tcplab.__file__), quiet=2)")
+    subprocess.run([sys.executable, "-c", code], check=False, capture_output=True)

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
 
-from core_timing import first_runs  # noqa: E402  (this script's directory)
+from core_timing import compile_tcplab, first_runs  # noqa: E402  (this script's directory)
 
 SCENARIO = ROOT / "scenarios" / "dumbbell.toml"
 
@@ -58,6 +58,7 @@ def main() -> int:
         path.write_text(text)
 
         subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario"], cwd=ROOT, check=True)
+        compile_tcplab()  # the whole `tcplab run` as installed (core_timing.py)
         exe = ROOT / "target" / "release" / "examples" / "run_scenario"
         core = first_runs(exe, path, a.repeats)
         rss = core["maxrss_kb"]

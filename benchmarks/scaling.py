@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
 
-from core_timing import first_runs  # noqa: E402  (this script's directory)
+from core_timing import compile_tcplab, first_runs  # noqa: E402  (this script's directory)
 
 
 def scenario(n: int, duration: str) -> str:
@@ -134,6 +134,7 @@ def main() -> int:
         cases = [("N = 1", 1, "100s"), ("N = 10", 10, "100s"), ("N = 100", 100, "100s"),
                  ("N = 1000", 1000, "100s"), ("1 flow, 10 000 s", 1, "10000s")]
     subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario"], cwd=ROOT, check=True)
+    compile_tcplab()  # the whole `tcplab run` as installed (core_timing.py)
     print(f"{'case':<18} {'tcplab whole':>13} {'sim':>9} {'ns/event':>9} {'Mev/s':>6} {'MiB':>5} | "
           f"{'ns-2 whole':>11} {'sim':>9} {'MiB':>5} | {'whole x':>7} {'sim x':>6}")
     with_ns2 = not a.no_ns2 and ns2.available()

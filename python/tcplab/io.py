@@ -12,9 +12,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from pathlib import Path
 
 from . import _core
+
+# pathlib only where a caller gets a Path back (`check_out_dir`,
+# `write_result`): importing it cost `tcplab run` about 4 ms of its start-up
+# (paired medians, 2026-11-30), so the run's own path works on strings.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: Files a run writes (besides NAME.pcap captures).
 RESULT_FILES = (
@@ -38,15 +44,16 @@ def _file_mode() -> int:
     return 0o666 & ~_umask()
 
 
-def atomic_write(path: Path, write) -> None:
+def atomic_write(path: str | Path, write) -> None:
     """Call `write(tmp)` to fill a temporary file beside `path`, then give it
     ordinary permissions and rename it into place; on any failure remove the
     temporary file and leave `path` as it was."""
     import tempfile
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    path = os.fspath(path)
+    parent = os.path.dirname(path) or "."
+    os.makedirs(parent, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=parent)
     os.close(fd)
     try:
         write(tmp)
@@ -58,38 +65,50 @@ def atomic_write(path: Path, write) -> None:
         raise
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as f:
+            f.write(data)
+
+    atomic_write(path, write)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def check_out_dir(out) -> Path:
-    """The output directory as an absolute path; OutputError if it cannot be
-    one (an empty name, an existing file)."""
+def out_dir_path(out) -> str:
+    """The output directory as an absolute path (a string); OutputError if
+    it cannot be one (an empty name, an existing file)."""
     if out is None or str(out).strip() == "":
         raise OutputError("--out: needs a directory name (got an empty one)")
-    p = Path(os.path.abspath(out))
-    if p.exists() and not p.is_dir():
+    p = os.path.abspath(out)
+    if os.path.exists(p) and not os.path.isdir(p):
         raise OutputError(f"--out {out}: exists and is not a directory")
-    if p.parent == p:
+    if os.path.dirname(p) == p:
         raise OutputError(f"--out {out}: cannot replace the file system root")
     return p
 
 
-def _is_result_dir(d: Path) -> bool:
+def check_out_dir(out) -> Path:
+    """`out_dir_path` as a Path."""
+    from pathlib import Path
+
+    return Path(out_dir_path(out))
+
+
+def _is_result_dir(d: str) -> bool:
     """Holds nothing but files a run writes (so it may be swapped whole)."""
-    return all(e.is_file() and (e.name in RESULT_FILES or e.name.endswith(".pcap")) for e in d.iterdir())
+    with os.scandir(d) as it:
+        return all(e.is_file() and (e.name in RESULT_FILES or e.name.endswith(".pcap")) for e in it)
 
 
-def _new_dir(parent: Path, prefix: str) -> Path:
+def _new_dir(parent: str, prefix: str) -> str:
     """A new empty directory `parent/prefix<random>`, mode 0700, as
     tempfile.mkdtemp makes it (without importing tempfile and random, which
     were a tenth of `tcplab run`'s start-up)."""
     for _ in range(100):
-        d = parent / f"{prefix}{os.urandom(6).hex()}"
+        d = os.path.join(parent, f"{prefix}{os.urandom(6).hex()}")
         try:
             os.mkdir(d, 0o700)
             return d
@@ -98,7 +117,7 @@ def _new_dir(parent: Path, prefix: str) -> Path:
     raise FileExistsError(f"{parent}: no free name for a temporary directory {prefix}*")
 
 
-def _remove_dir(d: Path) -> None:
+def _remove_dir(d: str) -> None:
     """Remove a directory of a run's files (flat: a run writes no
     subdirectories) without importing shutil; anything else, or an error,
     goes to shutil.rmtree. Errors are ignored, as rmtree(ignore_errors)."""
@@ -115,7 +134,7 @@ def _remove_dir(d: Path) -> None:
         shutil.rmtree(d, ignore_errors=True)
 
 
-def _commit(stage: Path, out: Path) -> None:
+def _commit(stage: str, out: str) -> None:
     """Put the finished run in `stage` at `out`.
 
     A new `out`: one rename. An `out` holding only an earlier run's files: the
@@ -126,7 +145,7 @@ def _commit(stage: Path, out: Path) -> None:
     files that this run does not write are removed, and the user's files are
     left alone."""
     os.chmod(stage, 0o777 & ~_umask())  # _new_dir made it 0700
-    if not out.exists():
+    if not os.path.exists(out):
         os.rename(stage, out)
         return
     if _is_result_dir(out):
@@ -136,17 +155,18 @@ def _commit(stage: Path, out: Path) -> None:
             return
         import shutil
 
-        old = _new_dir(out.parent, f".{out.name}.old-")
-        os.rename(out, old / "d")
+        old = _new_dir(os.path.dirname(out), f".{os.path.basename(out)}.old-")
+        os.rename(out, os.path.join(old, "d"))
         os.rename(stage, out)
         shutil.rmtree(old, ignore_errors=True)
         return
-    new = {e.name for e in stage.iterdir()}
-    for e in out.iterdir():
-        if e.is_file() and (e.name in RESULT_FILES or e.name.endswith(".pcap")) and e.name not in new:
-            e.unlink()
+    new = set(os.listdir(stage))
+    with os.scandir(out) as it:
+        for e in it:
+            if e.is_file() and (e.name in RESULT_FILES or e.name.endswith(".pcap")) and e.name not in new:
+                os.unlink(e.path)
     for name in sorted(new):
-        os.replace(stage / name, out / name)
+        os.replace(os.path.join(stage, name), os.path.join(out, name))
     _remove_dir(stage)
 
 
@@ -154,11 +174,11 @@ def _commit(stage: Path, out: Path) -> None:
 def staged_dir(out):
     """Yield a fresh temporary directory beside `out` to write a run into;
     on success it replaces `out` (see `_commit`), on any failure (including
-    Ctrl-C) it is removed and `out` is untouched."""
-    out = check_out_dir(out)
+    Ctrl-C) it is removed and `out` is untouched. Paths are strings."""
+    out = out_dir_path(out)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        stage = _new_dir(out.parent, f".{out.name}.tmp-")
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        stage = _new_dir(os.path.dirname(out), f".{os.path.basename(out)}.tmp-")
     except OSError as e:
         raise OutputError(f"--out {out}: cannot create the directory: {e.strerror or e}") from None
     try:
@@ -169,7 +189,7 @@ def staged_dir(out):
         raise
 
 
-def write_parquet(path: Path, table: dict) -> None:
+def write_parquet(path: str | Path, table: dict) -> None:
     """Write one result table (as handed over by the core: CSV text plus
     column types) to Parquet. Arrow's C++ CSV reader builds the columns with
     the declared types; going through pyarrow.array() instead would make
@@ -195,48 +215,59 @@ def write_parquet(path: Path, table: dict) -> None:
     del data
 
 
-def write_files(result, out: Path, parquet: bool = False) -> list:
+def write_files(result, out: str | Path, parquet: bool = False) -> list:
     """Write a run's files into the directory `out` (normally a staging
     directory): flows.csv, links.csv, summary.json; nodes.csv when the
     scenario has 802.11 nodes; series.csv and queues.csv when sampling was on; trace.csv when tracing was on;
     NAME.pcap per capture; flows.parquet when asked for. Tables the core
-    already streamed into `out` stay where they are; others are copied."""
-    out = Path(out)
+    already streamed into `out` stay where they are; others are copied.
+    Returns the paths written, as strings."""
+    out = os.fspath(out)
     written = []
+
+    def same(src, p: str) -> bool:
+        return os.path.realpath(src) == os.path.realpath(p)
+
+    def put(p: str, data: bytes) -> None:
+        with open(p, "wb") as f:
+            f.write(data)
+
     for name in ("flows", "links", "nodes", "series", "queues", "trace"):
-        p = out / f"{name}.csv"
+        p = os.path.join(out, f"{name}.csv")
         src = result.file(name)
         if src is not None:
-            if Path(src).resolve() != p.resolve():
+            if not same(src, p):
                 import shutil
 
                 shutil.copyfile(src, p)
         elif name in ("nodes", "series", "queues", "trace") and result.rows(name) == 0:
             continue
         else:
-            p.write_text(result.csv(name), encoding="utf-8")
+            put(p, result.csv(name).encode("utf-8"))
         written.append(p)
     for name in result.pcaps:
-        p = out / f"{name}.pcap"
+        p = os.path.join(out, f"{name}.pcap")
         src = result.pcaps.files.get(name)
         if src is None:
-            p.write_bytes(result.pcaps[name])
-        elif Path(src).resolve() != p.resolve():
+            put(p, result.pcaps[name])
+        elif not same(src, p):
             import shutil
 
             shutil.copyfile(src, p)
         written.append(p)
     if parquet:
-        write_parquet(out / "flows.parquet", result._raw["flows"])
-        written.append(out / "flows.parquet")
+        p = os.path.join(out, "flows.parquet")
+        write_parquet(p, result._raw["flows"])
+        written.append(p)
     summary = dict(result.summary)
     from . import __version__
 
     summary["tcplab_version"] = __version__
     if result.scenario is not None and result.scenario.source:
         summary["scenario"] = result.scenario.source
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    written.append(out / "summary.json")
+    p = os.path.join(out, "summary.json")
+    put(p, (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    written.append(p)
     return written
 
 
@@ -244,5 +275,5 @@ def write_result(result, out_dir, parquet: bool = False) -> list:
     """Write a run's files into `out_dir`, all of them appearing together."""
     out = check_out_dir(out_dir)
     with staged_dir(out) as stage:
-        names = [p.name for p in write_files(result, stage, parquet)]
+        names = [os.path.basename(p) for p in write_files(result, stage, parquet)]
     return [out / n for n in names]

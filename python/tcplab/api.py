@@ -65,10 +65,10 @@ def _prepare(scenario, *, seed, overrides, sample_interval, trace, pcap) -> tupl
     """`prepare`, and the JSON text it validated, which `run` hands the
     core as it is (made once, not again for the run). A path is read here
     and edited in place: nobody else holds that dict, so it is not copied."""
-    if isinstance(scenario, (str, os.PathLike)):
-        sc = load_scenario(scenario).apply_overrides(_strings(overrides, "overrides"), seed)
-    else:
-        sc = _as_scenario(scenario).with_overrides(_strings(overrides, "overrides"), seed)
+    fresh = isinstance(scenario, (str, os.PathLike))
+    sc = _as_scenario(scenario)
+    overrides = _strings(overrides, "overrides")
+    sc = sc.apply_overrides(overrides, seed) if fresh else sc.with_overrides(overrides, seed)
     if sample_interval is not None:
         _entry(sc.data, "output", dict)["sample_interval"] = sample_interval
     if trace is not None:

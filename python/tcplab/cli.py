@@ -9,9 +9,6 @@ from .errors import ScenarioError
 
 # pathlib is imported by the commands that hand paths on (reproduce, sweep),
 # not here: `tcplab run` works on strings (about 4 ms of its start-up).
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path  # noqa: F401
 
 EXIT_BAD_INPUT = 2
 

@@ -65,12 +65,13 @@ def atomic_write(path: str | Path, write) -> None:
         raise
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    def write(tmp: str) -> None:
-        with open(tmp, "wb") as f:
-            f.write(data)
+def _write_bytes(path: str, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
 
-    atomic_write(path, write)
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    atomic_write(path, lambda tmp: _write_bytes(tmp, data))
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
@@ -176,9 +177,10 @@ def staged_dir(out):
     on success it replaces `out` (see `_commit`), on any failure (including
     Ctrl-C) it is removed and `out` is untouched. Paths are strings."""
     out = out_dir_path(out)
+    parent = os.path.dirname(out)
     try:
-        os.makedirs(os.path.dirname(out), exist_ok=True)
-        stage = _new_dir(os.path.dirname(out), f".{os.path.basename(out)}.tmp-")
+        os.makedirs(parent, exist_ok=True)
+        stage = _new_dir(parent, f".{os.path.basename(out)}.tmp-")
     except OSError as e:
         raise OutputError(f"--out {out}: cannot create the directory: {e.strerror or e}") from None
     try:
@@ -228,10 +230,6 @@ def write_files(result, out: str | Path, parquet: bool = False) -> list:
     def same(src, p: str) -> bool:
         return os.path.realpath(src) == os.path.realpath(p)
 
-    def put(p: str, data: bytes) -> None:
-        with open(p, "wb") as f:
-            f.write(data)
-
     for name in ("flows", "links", "nodes", "series", "queues", "trace"):
         p = os.path.join(out, f"{name}.csv")
         src = result.file(name)
@@ -243,13 +241,13 @@ def write_files(result, out: str | Path, parquet: bool = False) -> list:
         elif name in ("nodes", "series", "queues", "trace") and result.rows(name) == 0:
             continue
         else:
-            put(p, result.csv(name).encode("utf-8"))
+            _write_bytes(p, result.csv(name).encode("utf-8"))
         written.append(p)
     for name in result.pcaps:
         p = os.path.join(out, f"{name}.pcap")
         src = result.pcaps.files.get(name)
         if src is None:
-            put(p, result.pcaps[name])
+            _write_bytes(p, result.pcaps[name])
         elif not same(src, p):
             import shutil
 
@@ -266,7 +264,7 @@ def write_files(result, out: str | Path, parquet: bool = False) -> list:
     if result.scenario is not None and result.scenario.source:
         summary["scenario"] = result.scenario.source
     p = os.path.join(out, "summary.json")
-    put(p, (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    _write_bytes(p, (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
     written.append(p)
     return written
 

@@ -13,3 +13,14 @@ def test_scaling_benchmark_quick_runs():
     rows = [line for line in r.stdout.splitlines() if line.startswith("N = ")]
     assert [row.split()[2] for row in rows] == ["1", "10"]
     assert all(" ms " in row for row in rows)
+
+
+def test_hop_floor_benchmark_quick_runs():
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "hop_floor.py"), "--quick"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    # The floor runs exactly tcplab's events (the same packets, the same hops).
+    assert "warning" not in r.stderr, r.stderr
+    rows = {line.split("  ")[0]: line for line in r.stdout.splitlines()}
+    assert any(k.startswith("tcplab core") for k in rows), r.stdout
+    assert any(k.startswith("floor:") for k in rows), r.stdout

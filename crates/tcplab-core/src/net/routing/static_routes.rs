@@ -11,6 +11,13 @@ use std::sync::Arc;
 
 const NONE: u32 = u32::MAX;
 
+/// Nodes up to which every full row is kept by node, however few its
+/// columns (512 bytes a row at most): the routers of a chain carrying one
+/// flow have two columns among ten nodes, and their column lookup was one
+/// dependent load more on every hop (the UDP chain of
+/// benchmarks/hop_floor.py 5 % faster by node).
+const SMALL_NETWORK: usize = 64;
+
 pub struct StaticRouting {
     /// Column of each destination node (shared by every node's table).
     slot_of: Arc<[u32]>,
@@ -25,9 +32,9 @@ pub struct StaticRouting {
     /// of every packet missed the cache in its host's row.
     uniform: Option<Uniform>,
     /// `next` is indexed by destination node, not by column: a full row
-    /// (a router's) when the nodes are not many more than the columns, so
-    /// a router's lookup is one load instead of two (the column of the
-    /// destination, then the hop).
+    /// (a router's) when the nodes are not many more than the columns, or
+    /// few (`SMALL_NETWORK`), so a router's lookup is one load instead of
+    /// two (the column of the destination, then the hop).
     by_node: bool,
 }
 
@@ -69,7 +76,7 @@ impl StaticRouting {
     pub fn with_columns(slot_of: Arc<[u32]>, next: Vec<Option<(DevId, NodeId)>>) -> Self {
         let mut next: Vec<_> = next.into_iter().map(|x| x.unwrap_or((NONE, NONE))).collect();
         let uniform = Uniform::of(&next);
-        let by_node = uniform.is_none() && slot_of.len() <= 2 * next.len();
+        let by_node = uniform.is_none() && (slot_of.len() <= 2 * next.len() || slot_of.len() <= SMALL_NETWORK);
         if uniform.is_some() {
             next = Vec::new();
         } else if by_node {
@@ -145,28 +152,30 @@ mod tests {
     }
 
     /// A router's row over some destinations (columns), stored by node when
-    /// the nodes are not many more than the columns and by column when they
-    /// are: both answer every node as the row by column does, nodes that
-    /// are no column and nodes past the table included.
+    /// the nodes are not many more than the columns or few, and by column
+    /// otherwise: each answers every node as the row by column does, nodes
+    /// that are no column and nodes past the table included.
     #[test]
     fn rows_by_node_answer_as_rows_by_column() {
         let (a, b) = ((3, 7), (4, 8));
-        // Nodes 0..6; destinations (columns) are nodes 5, 1, 4 and 2.
-        let slot_of: Arc<[u32]> = Arc::from(vec![NONE, 1, 3, NONE, 2, 0]);
         let row = vec![Some(a), Some(b), None, Some(a)];
-        let by_column = |dst: usize| -> Option<(DevId, NodeId)> {
-            let c = *slot_of.get(dst)?;
-            row.get(c as usize).copied().flatten()
+        // Destinations (columns) are nodes 5, 1, 4 and 2, among `nodes`.
+        let columns = |nodes: usize| -> Arc<[u32]> {
+            let mut slot_of = vec![NONE; nodes];
+            for (c, n) in [5, 1, 4, 2].into_iter().enumerate() {
+                slot_of[n] = c as u32;
+            }
+            Arc::from(slot_of)
         };
-        let routing = StaticRouting::with_columns(slot_of.clone(), row.clone());
-        assert!(routing.by_node, "6 nodes, 4 columns: by node");
-        // The same columns among 9 nodes: more than twice as many, by column.
-        let wide: Arc<[u32]> = Arc::from(vec![NONE, 1, 3, NONE, 2, 0, NONE, NONE, NONE]);
-        let sparse = StaticRouting::with_columns(wide, row.clone());
-        assert!(!sparse.by_node, "9 nodes, 4 columns: by column");
-        for dst in 0..12 {
-            assert_eq!(routing.next_hop(dst as NodeId), by_column(dst), "destination {dst}");
-            assert_eq!(sparse.next_hop(dst as NodeId), by_column(dst), "destination {dst}, by column");
+        let wide = SMALL_NETWORK + 1;
+        for (nodes, by_node) in [(6, true), (9, true), (SMALL_NETWORK, true), (wide, false)] {
+            let slot_of = columns(nodes);
+            let routing = StaticRouting::with_columns(slot_of.clone(), row.clone());
+            assert_eq!(routing.by_node, by_node, "{nodes} nodes, 4 columns");
+            for dst in 0..wide + 3 {
+                let by_column = slot_of.get(dst).and_then(|&c| row.get(c as usize).copied().flatten());
+                assert_eq!(routing.next_hop(dst as NodeId), by_column, "{nodes} nodes, destination {dst}");
+            }
         }
     }
 }

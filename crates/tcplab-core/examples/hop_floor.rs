@@ -18,8 +18,9 @@
 //!
 //!     cargo run --release --example hop_floor -- [SECONDS] [repeats]
 
+mod common;
+
 use std::collections::VecDeque;
-use std::time::Instant;
 use tcplab_core::engine::EventQueue;
 
 const ROUTERS: usize = 10;
@@ -187,20 +188,11 @@ impl Floor {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let seconds: f64 = args.next().map(|s| s.parse().expect("SECONDS: a number")).unwrap_or(1000.0);
-    let repeats: usize = args.next().map(|s| s.parse().expect("repeats: a number")).unwrap_or(1);
-    let duration = (seconds * 1e9).round() as u64;
-    let mut best = f64::INFINITY;
-    let mut last = None;
-    for _ in 0..repeats.max(1) {
+    let (best, f) = common::best_of_runs(|duration| {
         let mut f = Floor::new();
-        let t0 = Instant::now();
         f.run(duration);
-        best = best.min(t0.elapsed().as_secs_f64());
-        last = Some(f);
-    }
-    let f = last.unwrap();
+        f
+    });
     let sent: u64 = f.links.iter().map(|l| l.packets_sent).sum();
     println!(
         "{{\"events\": {}, \"best_wall_s\": {}, \"ns_per_event\": {:.1}, \"delivered\": {}, \"link_packets\": {}}}",

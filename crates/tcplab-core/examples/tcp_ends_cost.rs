@@ -10,8 +10,9 @@
 //!
 //!     cargo run --release --example tcp_ends_cost -- [SECONDS] [repeats]
 
+mod common;
+
 use std::collections::VecDeque;
-use std::time::Instant;
 use tcplab_core::packet::TcpHeader;
 use tcplab_core::transport::tcp::{make_cc, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant};
 
@@ -74,19 +75,7 @@ fn run(duration: u64) -> Counts {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let seconds: f64 = args.next().map(|s| s.parse().expect("SECONDS: a number")).unwrap_or(1000.0);
-    let repeats: usize = args.next().map(|s| s.parse().expect("repeats: a number")).unwrap_or(1);
-    let duration = (seconds * 1e9).round() as u64;
-    let mut best = f64::INFINITY;
-    let mut last = None;
-    for _ in 0..repeats.max(1) {
-        let t0 = Instant::now();
-        let c = run(duration);
-        best = best.min(t0.elapsed().as_secs_f64());
-        last = Some(c);
-    }
-    let c = last.unwrap();
+    let (best, c) = common::best_of_runs(run);
     println!(
         "{{\"segments\": {}, \"acks\": {}, \"best_wall_s\": {}, \"ns_per_segment_and_ack\": {:.1}}}",
         c.segments,

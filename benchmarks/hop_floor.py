@@ -53,8 +53,7 @@ def scenario(seconds: float) -> str:
 # two sending the same packets at the same times. The UDP agent's own
 # packetSize_ (1000 by default) is the most it puts in one packet: left
 # at 1000 it would split every 1028-byte message in two.
-NS2_TCL = """set dur [lindex $argv 0]
-set ns [new Simulator]
+NS2_TCL = """set ns [new Simulator]
 for {set i 0} {$i < %(n)d} {incr i} { set n($i) [$ns node] }
 for {set i 0} {$i < %(last)d} {incr i} { $ns duplex-link $n($i) $n([expr $i+1]) 100Mb 1ms DropTail }
 set udp [new Agent/UDP]
@@ -68,23 +67,20 @@ $cbr set packetSize_ 1028
 $cbr set rate_ 10Mb
 $cbr attach-agent $udp
 $ns at 0.0 "$cbr start"
-$ns at $dur "exit 0"
+$ns at %(dur)s "exit 0"
 $ns run
 """
 
 
-def ns2_sim(tcl: Path, seconds: float, repeats: int) -> dict | None:
+def ns2_sim(seconds: float, repeats: int) -> dict | None:
     """ns-2's best CPU time for the run and for its set-up (the script run
     for 1 us); None without ns-2."""
     if not ns2.available():
         return None
     full, setup = [], []
     for _ in range(max(repeats, 1)):
-        for dur, out in ((str(seconds), full), ("0.000001", setup)):
-            m = ns2.measure(["ns", str(tcl), dur])
-            if m["returncode"] != 0:
-                raise RuntimeError(m["stderr"][-300:])
-            out.append(m["cpu_s"])
+        for dur, out in ((seconds, full), (0.000001, setup)):
+            out.append(ns2.run_tcl(NS2_TCL % {"n": ROUTERS, "last": ROUTERS - 1, "dur": dur})["cpu_s"])
     return {"cpu_s": min(full), "sim_s": max(min(full) - min(setup), 1e-9)}
 
 
@@ -99,12 +95,11 @@ def main() -> int:
                    cwd=ROOT, check=True)
     examples = ROOT / "target" / "release" / "examples"
     with tempfile.TemporaryDirectory() as tmp:
-        toml, tcl = Path(tmp) / "chain.toml", Path(tmp) / "chain.tcl"
+        toml = Path(tmp) / "chain.toml"
         toml.write_text(scenario(seconds))
-        tcl.write_text(NS2_TCL % {"n": ROUTERS, "last": ROUTERS - 1})
         ours = first_runs(examples / "run_scenario", toml, repeats)
-        floor = first_runs(examples / "hop_floor", Path(str(seconds)), repeats)
-        theirs = ns2_sim(tcl, seconds, repeats)
+    floor = first_runs(examples / "hop_floor", Path(str(seconds)), repeats)
+    theirs = ns2_sim(seconds, repeats)
     if floor["events"] != ours["events"]:
         print(f"warning: the floor ran {floor['events']} events, tcplab {ours['events']}", file=sys.stderr)
     events = ours["events"]

@@ -21,6 +21,6 @@ def test_hop_floor_benchmark_quick_runs():
     assert r.returncode == 0, r.stderr[-2000:]
     # The floor runs exactly tcplab's events (the same packets, the same hops).
     assert "the floor ran" not in r.stderr, r.stderr
-    rows = {line.split("  ")[0]: line for line in r.stdout.splitlines()}
-    assert any(k.startswith("tcplab core") for k in rows), r.stdout
-    assert any(k.startswith("floor:") for k in rows), r.stdout
+    lines = r.stdout.splitlines()
+    assert any(line.startswith("tcplab core") for line in lines), r.stdout
+    assert any(line.startswith("floor:") for line in lines), r.stdout

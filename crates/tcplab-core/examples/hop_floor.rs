@@ -39,7 +39,7 @@ enum Ev {
     TxDone { link: u32 },
 }
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Packet {
     dst: u32,
     size: u32,
@@ -102,11 +102,6 @@ impl Floor {
         }
     }
 
-    #[inline(always)]
-    fn schedule(&mut self, at: u64, ev: Ev) {
-        self.q.schedule(at, ev);
-    }
-
     fn tx_time(size: u32) -> u64 {
         (size as u64 + FRAMING) * 8 * 1_000_000_000 / RATE_BPS
     }
@@ -132,7 +127,7 @@ impl Floor {
         } else {
             if l.queue.is_empty() {
                 let at = l.busy_until;
-                self.schedule(at, Ev::TxDone { link: out });
+                self.q.schedule(at, Ev::TxDone { link: out });
             }
             self.links[out as usize].queue.push_back(pkt);
         }
@@ -144,12 +139,12 @@ impl Floor {
         l.busy_until = done;
         l.packets_sent += 1;
         l.bytes_sent += size as u64 + FRAMING;
-        self.schedule(done + DELAY_NS, Ev::Arrive { link, pkt });
+        self.q.schedule(done + DELAY_NS, Ev::Arrive { link, pkt });
     }
 
     fn run(&mut self, duration: u64) {
         let interval = (PAYLOAD + IP_UDP) as u64 * 8 * 1_000_000_000 / CBR_BPS;
-        self.schedule(0, Ev::Send);
+        self.q.schedule(0, Ev::Send);
         while let Some((at, ev)) = self.q.pop_until(duration) {
             self.processed += 1;
             match ev {
@@ -166,7 +161,7 @@ impl Floor {
                         }
                     };
                     self.at_node(at, 0, id);
-                    self.schedule(at + interval, Ev::Send);
+                    self.q.schedule(at + interval, Ev::Send);
                 }
                 Ev::Arrive { link, pkt } => {
                     let to = self.links[link as usize].to;
@@ -178,7 +173,7 @@ impl Floor {
                         self.transmit(at, link, pkt, size);
                         if !self.links[link as usize].queue.is_empty() {
                             let next = self.links[link as usize].busy_until;
-                            self.schedule(next, Ev::TxDone { link });
+                            self.q.schedule(next, Ev::TxDone { link });
                         }
                     }
                 }

@@ -289,7 +289,9 @@ impl TcpReceiver {
             // the built header copies the header on the stack (+1.6 %
             // instructions at 10 flows; docs/architecture.md).
             nsack: a.nsack,
-            sack: SackEdges::of(&a.sack[..a.nsack as usize], a.ack),
+            // Without SACK blocks (every ACK of a flow without SACK) the
+            // edges are zero: no call (about 0.3 % of a 10-flow run).
+            sack: if a.nsack == 0 { SackEdges::default() } else { SackEdges::of(&a.sack[..a.nsack as usize], a.ack) },
             ts: a.ts_ecr.map(|ecr| (super::TcpSender::ts_clock(now), ecr)),
             ..Default::default()
         }

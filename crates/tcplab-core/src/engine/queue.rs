@@ -671,9 +671,25 @@ impl<E: Copy> EventQueue<E> {
         self.prefetching
     }
 
+    /// With the bucket being drained empty, move on to the next bucket that
+    /// holds keys now rather than at the next pop, so that `peek_next` shows
+    /// the event after the one just popped even when that is the first of
+    /// its bucket (a run that prefetches calls this after each pop; without
+    /// it a bucket's first event, one in seven at 1000 flows, found nothing
+    /// prefetched). Order-safe: a key scheduled later into a bucket before
+    /// the new one goes into the sorted `current` (`insert_off_wheel`), where
+    /// the full (time, insertion number) key orders it, as it would have
+    /// come out had the move waited.
+    #[inline(always)]
+    pub fn ready_next(&mut self) {
+        if self.current.is_empty() {
+            self.advance();
+        }
+    }
+
     /// The event `pop_until` returns next, if it is in the bucket being
     /// drained, so the caller can prefetch what that event will touch.
-    /// `None` says nothing about later events.
+    /// `None` says nothing about later events (see `ready_next`).
     #[inline(always)]
     pub fn peek_next(&self) -> Option<&E> {
         self.current.last().map(|&k| &self.node((k as u64 & SLOT_MASK) as u32).ev)
@@ -882,7 +898,8 @@ mod tests {
     /// With more than `PREFETCH_ABOVE` events pending the pops prefetch
     /// (the next bucket's list walked ahead, through nodes that meanwhile
     /// move, are freed and are reused): the order stays exact, and
-    /// `peek_next`, when it answers, names the event popped next.
+    /// `peek_next`, when it answers, names the event popped next; after
+    /// `ready_next` it always answers while anything is pending.
     #[test]
     fn prefetching_keeps_the_order() {
         let mut r = stream_rng(17, "queue-prefetch");
@@ -905,6 +922,13 @@ mod tests {
             } else {
                 let first = reference.pop_first().unwrap();
                 assert_eq!(q.pop_until(u64::MAX), Some(first));
+                if q.prefetching() {
+                    // As the run loop does: the next bucket taken up at
+                    // once, and the keys scheduled after that (some before
+                    // it) still come out in order.
+                    q.ready_next();
+                    assert_eq!(q.peek_next().is_some(), !reference.is_empty());
+                }
                 if let Some(&next) = q.peek_next() {
                     assert_eq!(Some(next), reference.first().map(|x| x.1));
                     peeked += 1;

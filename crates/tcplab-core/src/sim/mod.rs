@@ -263,6 +263,7 @@ impl World {
         let mut countdown = CHECK_EVERY;
         while let Some((now, ev)) = self.q.pop_until(self.duration) {
             if self.q.prefetching() {
+                self.q.ready_next();
                 self.prefetch_next();
             }
             self.handle(now, ev);

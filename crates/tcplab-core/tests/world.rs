@@ -310,3 +310,43 @@ fn a_random_cbr_draws_each_gap_from_half_to_one_and_a_half_intervals() {
     assert_eq!(cbr_send_times(random, 1), times, "same seed, same send times");
     assert_ne!(cbr_send_times(random, 2), times, "another seed, other send times");
 }
+
+/// A dumbbell of `n` NewReno flows through an `n` Mbit/s bottleneck with
+/// 1 % loss (the scaling benchmark's shape, benchmarks/scaling.py).
+fn many_flows(n: usize, duration: &str) -> String {
+    let mut t = format!("[sim]\nduration = \"{duration}\"\nseed = 1\ntcp_profile = \"ns2\"\n\n");
+    t += "[[node]]\nname = \"r1\"\n[[node]]\nname = \"r2\"\n";
+    for i in 0..n {
+        t += &format!("[[node]]\nname = \"s{i}\"\n[[node]]\nname = \"d{i}\"\n");
+    }
+    t += &format!("[[link]]\nbetween = [\"r1\", \"r2\"]\nrate = \"{n}Mbps\"\ndelay = \"20ms\"\n");
+    t += "queue = { kind = \"droptail\", limit = 1000 }\n";
+    t += "error = { kind = \"uniform\", rate = 0.01, direction = \"forward\" }\n";
+    for i in 0..n {
+        for (a, b) in [(format!("s{i}"), "r1".to_string()), ("r2".to_string(), format!("d{i}"))] {
+            t += &format!("[[link]]\nbetween = [\"{a}\", \"{b}\"]\nrate = \"100Mbps\"\ndelay = \"1ms\"\n");
+        }
+        t += &format!("[[flow]]\nname = \"f{i}\"\nfrom = \"s{i}\"\nto = \"d{i}\"\ntransport = \"newreno\"\n");
+        t += &format!("packet_size = 1000\nwindow = 20\napp = {{ kind = \"bulk\", start = \"{}ms\" }}\n", i % 97);
+    }
+    t
+}
+
+/// With more than 1024 events pending the run loop prefetches and takes
+/// up each next bucket of the event queue early (`EventQueue::ready_next`):
+/// the run's outputs are those of the same run stepped by `run_until`,
+/// which does neither.
+#[test]
+fn a_run_that_prefetches_gives_the_outputs_of_one_that_does_not() {
+    const SEC: u64 = 1_000_000_000;
+    let text = many_flows(300, "2s");
+    let sc = Scenario::from_toml_str(&text).unwrap();
+    let mut stepped = sc.build();
+    stepped.run_until(SEC);
+    assert!(stepped.q.prefetching(), "{} pending: the run must prefetch", stepped.q.len());
+    stepped.run_until(2 * SEC);
+    let (a, b) = (sc.build().run(), stepped.run());
+    assert_eq!(a.summary.events, b.summary.events);
+    assert_eq!(a.flows.to_csv(), b.flows.to_csv());
+    assert_eq!(a.links.to_csv(), b.links.to_csv());
+}

@@ -80,6 +80,9 @@ pub struct Flow {
     pub cbr_jitter: Option<Rng>,
 }
 
+/// No device (`World::arrive_end`).
+const NO_DEV: DevId = DevId::MAX;
+
 impl Ev {
     /// The queue event for a device's own event.
     #[inline]
@@ -118,7 +121,7 @@ pub struct World {
     /// the run loop can prefetch them one event ahead (`prefetch_next`);
     /// an address of 0 otherwise. An address only ever prefetched, never
     /// read through (the boxes do not move while the world runs).
-    arrive_end: Vec<(SockId, usize)>,
+    arrive_end: Vec<(SockId, DevId, usize, usize)>,
     /// Whether a device's transmissions are watched (a capture exists, or
     /// its node has agents): only then does it report them.
     dev_watched: Vec<bool>,
@@ -212,13 +215,20 @@ impl World {
         w.arrive_end = w
             .arrive_node
             .iter()
-            .map(|&n| match w.nodes[n as usize].sockets[..] {
-                [s] => match &w.sockets[s as usize].kind {
-                    SocketKind::TcpSender(tx) => (s, &**tx as *const TcpSender as usize),
-                    SocketKind::TcpReceiver(rx) => (s, &**rx as *const TcpReceiver as usize),
-                    _ => (s, 0),
-                },
-                _ => (0, 0),
+            .map(|&n| {
+                let node = &w.nodes[n as usize];
+                let out = match node.devices[..] {
+                    [d] => d,
+                    _ => NO_DEV,
+                };
+                match node.sockets[..] {
+                    [s] => match &w.sockets[s as usize].kind {
+                        SocketKind::TcpSender(tx) => (s, out, &**tx as *const TcpSender as usize, tx.cc_addr()),
+                        SocketKind::TcpReceiver(rx) => (s, out, &**rx as *const TcpReceiver as usize, 0),
+                        _ => (s, out, 0, 0),
+                    },
+                    _ => (0, NO_DEV, 0, 0),
+                }
             })
             .collect();
         w
@@ -339,11 +349,17 @@ impl World {
                 // The node's first line: its agents and sockets (`Node`).
                 let node = self.nodes.as_ptr().wrapping_add(self.arrive_node[d as usize] as usize) as *const u8;
                 prefetch(node);
-                let (s, end) = self.arrive_end[d as usize];
+                let (s, out, end, cc) = self.arrive_end[d as usize];
                 if end != 0 {
                     prefetch(self.sockets.as_ptr().wrapping_add(s as usize));
                     prefetch(end as *const u8);
                     prefetch((end + 64) as *const u8);
+                    if cc != 0 {
+                        prefetch(cc as *const u8);
+                    }
+                    if out != NO_DEV {
+                        self.prefetch_device(out);
+                    }
                 }
             }
             Some(&Ev::DevTxDone(d)) => self.prefetch_device(d),

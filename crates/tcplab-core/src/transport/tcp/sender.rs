@@ -150,6 +150,13 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
+    /// Where the congestion control's state lives (its own allocation, read
+    /// on every ACK after the sender's first line): an address to prefetch
+    /// only, never read through.
+    pub fn cc_addr(&self) -> usize {
+        &*self.cc as *const dyn CongestionControl as *const u8 as usize
+    }
+
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
         let w = CcState {
             cwnd: if cfg.syn { cfg.mss as u64 } else { cfg.initial_cwnd() },

@@ -1078,3 +1078,38 @@ fn fan_out_reaches_exactly_the_stations_within_carrier_sense_range() {
         assert_eq!(a.flows.to_csv(), b.flows.to_csv(), "{name}");
     }
 }
+
+/// A 25 x 25 grid of stations 200 m apart carrying 500 NewReno flows
+/// between pairs drawn from a fixed stream: busy enough that more than
+/// 1024 events are pending, so the run loop prefetches and takes up the
+/// event queue's next bucket early (`EventQueue::ready_next`) while frames'
+/// arrivals and reception ends carry insertion numbers reserved ahead.
+/// The run's outputs are those of the same run stepped by `run_until`,
+/// which does neither.
+#[test]
+fn a_busy_grid_that_prefetches_gives_the_outputs_of_one_that_does_not() {
+    const SEC: u64 = 1_000_000_000;
+    let n = 25;
+    let mut rng = tcplab_core::engine::stream_rng(5, "wifi-busy-grid");
+    let mut t =
+        String::from("[sim]\nduration = \"0.5s\"\nseed = 1\n[wireless]\nrts_threshold = 0\nrouting = \"static\"\n");
+    for i in 0..n * n {
+        t += &format!("[[node]]\nname = \"g{i}\"\nposition = [{}.0, {}.0]\n", (i % n) * 200, (i / n) * 200);
+    }
+    for f in 0..500 {
+        let a = rng.next_u64() as usize % (n * n);
+        let b = (a + 1 + rng.next_u64() as usize % (n * n - 1)) % (n * n);
+        t += &format!("[[flow]]\nname = \"f{f}\"\nfrom = \"g{a}\"\nto = \"g{b}\"\ntransport = \"newreno\"\n");
+        t += &format!("packet_size = 512\napp = {{ kind = \"bulk\", start = \"{}ms\" }}\n", f % 100);
+    }
+    let sc = Scenario::from_toml_str(&t).unwrap();
+    let mut stepped = sc.build();
+    stepped.run_until(SEC / 4);
+    assert!(stepped.q.prefetching(), "{} pending: the run must prefetch", stepped.q.len());
+    stepped.run_until(SEC / 2);
+    let (a, b) = (sc.build().run(), stepped.run());
+    assert_eq!(a.summary.events, b.summary.events);
+    assert!(a.summary.events > 1_000_000, "{} events", a.summary.events);
+    assert_eq!(a.flows.to_csv(), b.flows.to_csv());
+    assert_eq!(a.nodes.to_csv(), b.nodes.to_csv());
+}

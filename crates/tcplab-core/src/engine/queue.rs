@@ -31,7 +31,9 @@
 //! one before. Then each pop walks the next bucket's list one node further
 //! and prefetches it (`ahead`), so the list is in the cache when the clock
 //! gets there; `peek_next` lets the world prefetch what the next event
-//! will touch. Hints only: the order is the same.
+//! will touch, and `ready_next` takes the next bucket up as soon as the
+//! current one is empty so that `peek_next` always has an answer. Neither
+//! changes the order.
 //!
 //! Insertion numbers can be reserved ahead (`reserve`) and given to events
 //! scheduled later (`schedule_numbered`: the receptions of one 802.11

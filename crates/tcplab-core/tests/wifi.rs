@@ -3,6 +3,9 @@
 //! validation and determinism. Expected values come from the standard's
 //! timing and from analytic models, never from earlier runs.
 
+mod common;
+
+use tcplab_core::engine::time::SEC;
 use tcplab_core::output::Table;
 use tcplab_core::{run_toml, RunResult, Scenario};
 
@@ -1088,7 +1091,6 @@ fn fan_out_reaches_exactly_the_stations_within_carrier_sense_range() {
 /// which does neither.
 #[test]
 fn a_busy_grid_that_prefetches_gives_the_outputs_of_one_that_does_not() {
-    const SEC: u64 = 1_000_000_000;
     let n = 25;
     let mut rng = tcplab_core::engine::stream_rng(5, "wifi-busy-grid");
     let mut t =
@@ -1102,12 +1104,7 @@ fn a_busy_grid_that_prefetches_gives_the_outputs_of_one_that_does_not() {
         t += &format!("[[flow]]\nname = \"f{f}\"\nfrom = \"g{a}\"\nto = \"g{b}\"\ntransport = \"newreno\"\n");
         t += &format!("packet_size = 512\napp = {{ kind = \"bulk\", start = \"{}ms\" }}\n", f % 100);
     }
-    let sc = Scenario::from_toml_str(&t).unwrap();
-    let mut stepped = sc.build();
-    stepped.run_until(SEC / 4);
-    assert!(stepped.q.prefetching(), "{} pending: the run must prefetch", stepped.q.len());
-    stepped.run_until(SEC / 2);
-    let (a, b) = (sc.build().run(), stepped.run());
+    let (a, b) = common::run_and_stepped_run(&t, SEC / 2);
     assert_eq!(a.summary.events, b.summary.events);
     assert!(a.summary.events > 1_000_000, "{} events", a.summary.events);
     assert_eq!(a.flows.to_csv(), b.flows.to_csv());

@@ -4,6 +4,7 @@
 mod common;
 
 use proptest::prelude::*;
+use tcplab_core::engine::time::SEC;
 use tcplab_core::{run_toml, RunResult, Scenario};
 
 /// One sender, a fast access link and a bottleneck `rate` with optional
@@ -338,14 +339,7 @@ fn many_flows(n: usize, duration: &str) -> String {
 /// which does neither.
 #[test]
 fn a_run_that_prefetches_gives_the_outputs_of_one_that_does_not() {
-    const SEC: u64 = 1_000_000_000;
-    let text = many_flows(300, "2s");
-    let sc = Scenario::from_toml_str(&text).unwrap();
-    let mut stepped = sc.build();
-    stepped.run_until(SEC);
-    assert!(stepped.q.prefetching(), "{} pending: the run must prefetch", stepped.q.len());
-    stepped.run_until(2 * SEC);
-    let (a, b) = (sc.build().run(), stepped.run());
+    let (a, b) = common::run_and_stepped_run(&many_flows(300, "2s"), 2 * SEC);
     assert_eq!(a.summary.events, b.summary.events);
     assert_eq!(a.flows.to_csv(), b.flows.to_csv());
     assert_eq!(a.links.to_csv(), b.links.to_csv());

@@ -1,4 +1,9 @@
-//! Scenario text shared by the integration tests.
+//! Scenario text and checks shared by the integration tests (each test
+//! crate uses part of them).
+#![allow(dead_code)]
+
+use tcplab_core::engine::time::Time;
+use tcplab_core::{RunResult, Scenario};
 
 /// The three-node path most tests use: a --access-- r --bottleneck-- b, one
 /// flow from a to b. `access` and `bottleneck` are the lines of the two link
@@ -29,4 +34,19 @@ to = "b"
 {tail}
 "#
     )
+}
+
+/// Run `text` (a scenario that lasts `end` and has more than 1024 events
+/// pending by half time, so that the run loop prefetches and takes up the
+/// event queue's next bucket early: `EventQueue::ready_next`) as a plain
+/// run, and stepped by `run_until`, which does neither; both results, for
+/// the caller to compare. Panics unless the stepped run prefetches at half
+/// time.
+pub fn run_and_stepped_run(text: &str, end: Time) -> (RunResult, RunResult) {
+    let sc = Scenario::from_toml_str(text).unwrap();
+    let mut stepped = sc.build();
+    stepped.run_until(end / 2);
+    assert!(stepped.q.prefetching(), "{} pending: the run must prefetch", stepped.q.len());
+    stepped.run_until(end);
+    (sc.build().run(), stepped.run())
 }

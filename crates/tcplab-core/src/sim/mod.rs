@@ -80,8 +80,31 @@ pub struct Flow {
     pub cbr_jitter: Option<Rng>,
 }
 
-/// No device (`World::arrive_end`).
+/// No device (`ArriveEnd::out`).
 const NO_DEV: DevId = DevId::MAX;
+
+/// What the run loop prefetches, beside the packet, device and node, for an
+/// arrival over a device at a TCP end (a node with exactly one socket, a
+/// TCP sender or receiver): addresses only ever prefetched, never read
+/// through (the boxes do not move while the world runs).
+#[derive(Clone, Copy)]
+struct ArriveEnd {
+    /// The node's socket.
+    sock: SockId,
+    /// The node's only device, what the answer leaves on (`NO_DEV` when it
+    /// has several).
+    out: DevId,
+    /// The boxed TCP state; 0 when the node is no TCP end.
+    end: usize,
+    /// A sender's congestion-control state (a box of its own, read on
+    /// every ACK after the sender's first line: a dependent miss at 1000
+    /// flows until it was prefetched, 8-11 % of that run); 0 otherwise.
+    cc: usize,
+}
+
+impl ArriveEnd {
+    const NONE: ArriveEnd = ArriveEnd { sock: 0, out: NO_DEV, end: 0, cc: 0 };
+}
 
 impl Ev {
     /// The queue event for a device's own event.
@@ -116,17 +139,10 @@ pub struct World {
     /// until 2026-11-29 it prefetched `dev_node`, a link's near end, the
     /// node the packet was leaving (1000 flows 2-4 % slower).
     arrive_node: Vec<NodeId>,
-    /// For an arrival over each device at a node with exactly one socket,
-    /// a TCP end: that socket, the node's only device if it has one
-    /// (`NO_DEV` otherwise: what the answer leaves on), the address of the
-    /// boxed TCP state and, for a sender, of its congestion control's
-    /// state (a box of its own, read on every ACK after the sender's first
-    /// line: a dependent miss at 1000 flows until it was prefetched, 8-11 %
-    /// of that run), so the run loop can prefetch them one event ahead
-    /// (`prefetch_next`); an address of 0 otherwise. Addresses only ever
-    /// prefetched, never read through (the boxes do not move while the
-    /// world runs).
-    arrive_end: Vec<(SockId, DevId, usize, usize)>,
+    /// For an arrival over each device, the TCP end there if any
+    /// (`ArriveEnd`), so the run loop can prefetch it one event ahead
+    /// (`prefetch_next`).
+    arrive_end: Vec<ArriveEnd>,
     /// Whether a device's transmissions are watched (a capture exists, or
     /// its node has agents): only then does it report them.
     dev_watched: Vec<bool>,
@@ -226,14 +242,13 @@ impl World {
                     [d] => d,
                     _ => NO_DEV,
                 };
-                match node.sockets[..] {
-                    [s] => match &w.sockets[s as usize].kind {
-                        SocketKind::TcpSender(tx) => (s, out, &**tx as *const TcpSender as usize, tx.cc_addr()),
-                        SocketKind::TcpReceiver(rx) => (s, out, &**rx as *const TcpReceiver as usize, 0),
-                        _ => (s, out, 0, 0),
-                    },
-                    _ => (0, NO_DEV, 0, 0),
-                }
+                let [sock] = node.sockets[..] else { return ArriveEnd::NONE };
+                let (end, cc) = match &w.sockets[sock as usize].kind {
+                    SocketKind::TcpSender(tx) => (&**tx as *const TcpSender as usize, tx.cc_addr()),
+                    SocketKind::TcpReceiver(rx) => (&**rx as *const TcpReceiver as usize, 0),
+                    _ => (0, 0),
+                };
+                ArriveEnd { sock, out, end, cc }
             })
             .collect();
         w
@@ -354,9 +369,9 @@ impl World {
                 // The node's first line: its agents and sockets (`Node`).
                 let node = self.nodes.as_ptr().wrapping_add(self.arrive_node[d as usize] as usize) as *const u8;
                 prefetch(node);
-                let (s, out, end, cc) = self.arrive_end[d as usize];
+                let ArriveEnd { sock, out, end, cc } = self.arrive_end[d as usize];
                 if end != 0 {
-                    prefetch(self.sockets.as_ptr().wrapping_add(s as usize));
+                    prefetch(self.sockets.as_ptr().wrapping_add(sock as usize));
                     prefetch(end as *const u8);
                     prefetch((end + 64) as *const u8);
                     if cc != 0 {

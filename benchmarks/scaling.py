@@ -17,7 +17,9 @@ The two simulators run in rounds, alternately (tcplab first in even
 rounds, ns-2 first in odd ones), so a slow spell of this shared machine
 falls on both and not on one; the main row takes the best of the rounds
 for each quantity, and a second line gives the ratios of each round on
-its own (their range and median), which shows how firm the row is. The
+its own (their range and median), which shows how firm the row is. Last,
+a verdict on each of issue 11's speed targets that the run measured, with
+the figure that decides it (`verdicts`). The
 cases below 100 flows run at least 9 rounds: there ns-2's simulation time
 is the difference of two process times of tens of milliseconds.
 
@@ -121,6 +123,35 @@ def mib(kb) -> str:
     return "  n/a" if kb is None else f"{kb / 1024:5.0f}"
 
 
+def verdicts(rows: dict) -> list[str]:
+    """Issue 11's speed targets against one run of this script: `rows` maps
+    each dumbbell's N to its (tcplab, ns-2) best-of-rounds pair from
+    `best_of` (the long run is not one of "every N"). A target is judged
+    only when every case it names was measured with ns-2; the line gives
+    the figure that decides it, so a reader sees how far off it is."""
+    out = []
+    both = {n: (t, s) for n, (t, s) in rows.items() if s is not None}
+    if both:
+        sim = {n: s["sim_s"] / t["sim_s"] for n, (t, s) in both.items()}
+        whole = {n: s["wall_s"] / t["wall_s"] for n, (t, s) in both.items()}
+        n_sim, n_whole = min(sim, key=sim.get), min(whole, key=whole.get)
+        out.append(f"simulation at least 10x ns-2's at every N: {'met' if sim[n_sim] >= 10 else 'NOT met'} "
+                   f"(lowest {sim[n_sim]:.1f}x, N = {n_sim})")
+        out.append(f"whole process faster than ns-2 at every N: {'met' if whole[n_whole] > 1 else 'NOT met'} "
+                   f"(lowest {whole[n_whole]:.2f}x, N = {n_whole})")
+        big = {n: x for n, x in whole.items() if n >= 100}
+        if big:
+            n_big = min(big, key=big.get)
+            out.append(f"whole process at least 10x ns-2's from N = 100 up: {'met' if big[n_big] >= 10 else 'NOT met'} "
+                       f"(lowest {big[n_big]:.2f}x, N = {n_big})")
+    if 10 in rows and 1000 in rows:
+        per_ev = {n: rows[n][0]["sim_s"] / max(rows[n][0]["events"], 1) * 1e9 for n in (10, 1000)}
+        growth = per_ev[1000] / per_ev[10]
+        out.append(f"cost per event from N = 10 to N = 1000 at most 1.5x: {'met' if growth <= 1.5 else 'NOT met'} "
+                   f"({per_ev[10]:.0f} -> {per_ev[1000]:.0f} ns, {growth:.2f}x)")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="N = 1 and 10 for 10 s (a smoke run)")
@@ -138,12 +169,15 @@ def main() -> int:
     print(f"{'case':<18} {'tcplab whole':>13} {'sim':>9} {'ns/event':>9} {'Mev/s':>6} {'MiB':>5} | "
           f"{'ns-2 whole':>11} {'sim':>9} {'MiB':>5} | {'whole x':>7} {'sim x':>6}")
     with_ns2 = not a.no_ns2 and ns2.available()
+    judged = {}
     for label, n, dur in cases:
         text = scenario(n, dur)
         rounds = a.repeats if a.quick or n >= 100 else max(a.repeats, 9)
         with tempfile.TemporaryDirectory() as d:
             ours, theirs = rounds_of(text, rounds, Path(d), with_ns2)
         t, s = best_of(ours, theirs)
+        if label.startswith("N = "):
+            judged[n] = (t, s)
         ns_per_ev = t["sim_s"] / max(t["events"], 1) * 1e9
         row = (f"{label:<18} {t['wall_s'] * 1e3:10.0f} ms {t['sim_s'] * 1e3:6.0f} ms {ns_per_ev:9.0f} "
                f"{t['events'] / t['sim_s'] / 1e6:6.1f} {mib(t['rss_kb'])} | ")
@@ -160,6 +194,13 @@ def main() -> int:
                   flush=True)
     print("whole x = ns-2 whole process / tcplab whole process (`tcplab run`), wall; "
           "sim x = ns-2 simulation CPU / tcplab simulation")
+    # A quick run's 10 s cases are too short to judge (ns-2's simulation
+    # is then the difference of two start-ups).
+    lines = [] if a.quick else verdicts(judged)
+    if lines:
+        print("issue 11's targets, on this run:")
+        for line in lines:
+            print(f"  {line}")
     return 0
 
 

@@ -123,32 +123,44 @@ def mib(kb) -> str:
     return "  n/a" if kb is None else f"{kb / 1024:5.0f}"
 
 
+def ns_per_event(t: dict) -> float:
+    """tcplab's simulation time per event, in ns (`best_of`'s tcplab side)."""
+    return t["sim_s"] / max(t["events"], 1) * 1e9
+
+
+def speedups(t: dict, s: dict) -> tuple[float, float]:
+    """ns-2 / tcplab for the whole process (wall) and for the simulation."""
+    return s["wall_s"] / t["wall_s"], s["sim_s"] / t["sim_s"]
+
+
 def verdicts(rows: dict) -> list[str]:
     """Issue 11's speed targets against one run of this script: `rows` maps
     each dumbbell's N to its (tcplab, ns-2) best-of-rounds pair from
     `best_of` (the long run is not one of "every N"). A target is judged
     only when every case it names was measured with ns-2; the line gives
     the figure that decides it, so a reader sees how far off it is."""
+    def line(target: str, met: bool, figure: str) -> str:
+        return f"{target}: {'met' if met else 'NOT met'} ({figure})"
+
     out = []
-    both = {n: (t, s) for n, (t, s) in rows.items() if s is not None}
-    if both:
-        sim = {n: s["sim_s"] / t["sim_s"] for n, (t, s) in both.items()}
-        whole = {n: s["wall_s"] / t["wall_s"] for n, (t, s) in both.items()}
+    ratios = {n: speedups(t, s) for n, (t, s) in rows.items() if s is not None}
+    if ratios:
+        whole = {n: w for n, (w, _) in ratios.items()}
+        sim = {n: x for n, (_, x) in ratios.items()}
         n_sim, n_whole = min(sim, key=sim.get), min(whole, key=whole.get)
-        out.append(f"simulation at least 10x ns-2's at every N: {'met' if sim[n_sim] >= 10 else 'NOT met'} "
-                   f"(lowest {sim[n_sim]:.1f}x, N = {n_sim})")
-        out.append(f"whole process faster than ns-2 at every N: {'met' if whole[n_whole] > 1 else 'NOT met'} "
-                   f"(lowest {whole[n_whole]:.2f}x, N = {n_whole})")
+        out.append(line("simulation at least 10x ns-2's at every N", sim[n_sim] >= 10,
+                        f"lowest {sim[n_sim]:.1f}x, N = {n_sim}"))
+        out.append(line("whole process faster than ns-2 at every N", whole[n_whole] > 1,
+                        f"lowest {whole[n_whole]:.2f}x, N = {n_whole}"))
         big = {n: x for n, x in whole.items() if n >= 100}
         if big:
             n_big = min(big, key=big.get)
-            out.append(f"whole process at least 10x ns-2's from N = 100 up: {'met' if big[n_big] >= 10 else 'NOT met'} "
-                       f"(lowest {big[n_big]:.2f}x, N = {n_big})")
+            out.append(line("whole process at least 10x ns-2's from N = 100 up", big[n_big] >= 10,
+                            f"lowest {big[n_big]:.2f}x, N = {n_big}"))
     if 10 in rows and 1000 in rows:
-        per_ev = {n: rows[n][0]["sim_s"] / max(rows[n][0]["events"], 1) * 1e9 for n in (10, 1000)}
-        growth = per_ev[1000] / per_ev[10]
-        out.append(f"cost per event from N = 10 to N = 1000 at most 1.5x: {'met' if growth <= 1.5 else 'NOT met'} "
-                   f"({per_ev[10]:.0f} -> {per_ev[1000]:.0f} ns, {growth:.2f}x)")
+        small, large = ns_per_event(rows[10][0]), ns_per_event(rows[1000][0])
+        out.append(line("cost per event from N = 10 to N = 1000 at most 1.5x", large / small <= 1.5,
+                        f"{small:.0f} -> {large:.0f} ns, {large / small:.2f}x"))
     return out
 
 
@@ -178,14 +190,14 @@ def main() -> int:
         t, s = best_of(ours, theirs)
         if label.startswith("N = "):
             judged[n] = (t, s)
-        ns_per_ev = t["sim_s"] / max(t["events"], 1) * 1e9
-        row = (f"{label:<18} {t['wall_s'] * 1e3:10.0f} ms {t['sim_s'] * 1e3:6.0f} ms {ns_per_ev:9.0f} "
+        row = (f"{label:<18} {t['wall_s'] * 1e3:10.0f} ms {t['sim_s'] * 1e3:6.0f} ms {ns_per_event(t):9.0f} "
                f"{t['events'] / t['sim_s'] / 1e6:6.1f} {mib(t['rss_kb'])} | ")
         if s is None:
             row += "ns-2 not run" if a.no_ns2 else "ns-2 not installed"
         else:
+            whole_x, sim_x = speedups(t, s)
             row += (f"{s['wall_s'] * 1e3:8.0f} ms {s['sim_s'] * 1e3:6.0f} ms {mib(s['rss_kb'])} | "
-                    f"{s['wall_s'] / t['wall_s']:7.2f} {s['sim_s'] / t['sim_s']:6.1f}")
+                    f"{whole_x:7.2f} {sim_x:6.1f}")
         print(row, flush=True)
         if s is not None:
             whole = [b["wall_s"] / o["wall_s"] for o, b in zip(ours, theirs)]

@@ -105,7 +105,9 @@ def _add_run(sub) -> None:
 
 def _add_reproduce(sub) -> None:
     rp = sub.add_parser("reproduce", help="run one of the classic studies and write its tables and figures")
-    rp.add_argument("study", choices=["basestation", "gsmlink"], help="the study")
+    from .studies import STUDIES
+
+    rp.add_argument("study", choices=list(STUDIES), help="the study")
     rp.add_argument("--quick", action="store_true", help="a reduced grid that runs in well under two minutes")
     _add_pool_options(rp)
     rp.add_argument("--out", help="output directory (default: results/<study>)")

@@ -14,7 +14,9 @@ it, for inputs drawn per seed such as start-time jitter). `metrics` is a list of
 (:mod:`tcplab.metrics`) or a function whose parameters say by their names
 what it needs: ``flows`` (the run's flow table, a dict of column lists),
 ``summary``, ``trace`` (the time-sequence trace of scenarios that record one,
-else None) and ``params`` (the cell's parameters); it returns a dict of
+else None), ``params`` (the cell's parameters), ``nodes`` (the node table:
+802.11 and routing counters) and ``series`` (the sampled flow state of
+scenarios with ``output.sample_interval``, else None); it returns a dict of
 numbers. Metrics are computed where the run executes, so traces never travel.
 
 For a sweep described as data (a scenario file, a grid of key paths, seeds,
@@ -43,7 +45,7 @@ from .scenario import Scenario
 if TYPE_CHECKING:
     import pandas
 
-METRIC_INPUTS = ("flows", "summary", "trace", "params")
+METRIC_INPUTS = ("flows", "summary", "trace", "params", "nodes", "series")
 
 
 def t95(dof: int) -> float:
@@ -135,8 +137,10 @@ def run_cell(text: str, metrics_blob: bytes, params: dict) -> dict:
     metrics = cloudpickle.loads(metrics_blob)
     raw = _core.run_json(text)
     trace = raw["trace"]["columns"]
+    series = raw["series"]["columns"]
     inputs = {"flows": raw["flows"]["columns"], "summary": raw["summary"],
-              "trace": trace if trace["time_s"] else None, "params": params}
+              "trace": trace if trace["time_s"] else None, "params": params,
+              "nodes": raw["nodes"]["columns"], "series": series if series["time_s"] else None}
     values = metrics(**{n: inputs[n] for n in _metric_inputs(metrics)})
     return {"metrics": values, "events": raw["summary"]["events"]}
 

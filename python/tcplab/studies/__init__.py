@@ -4,6 +4,7 @@
 STUDIES = {
     "basestation": "tcplab.studies.basestation",
     "gsmlink": "tcplab.studies.gsmlink",
+    "multihop": "tcplab.studies.multihop",
 }
 
 

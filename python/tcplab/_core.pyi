@@ -53,6 +53,7 @@ class RunOutput(TypedDict):
 
     flows: Table
     links: Table
+    nodes: Table  # one row per node with an 802.11 interface (no rows without one)
     series: Table
     queues: Table
     trace: Table
@@ -65,6 +66,7 @@ class StreamedRunOutput(TypedDict):
 
     flows: Table
     links: Table
+    nodes: Table
     series: Table | StreamedTable
     queues: Table | StreamedTable
     trace: Table | StreamedTable

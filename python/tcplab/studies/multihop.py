@@ -168,11 +168,11 @@ MEASURES = ["goodput_bps", "retransmits", "timeouts", "avg_window_pkts", "false_
 
 def table(runs, by: list, measures=MEASURES):
     """Mean, std, n and 95 % half-width of each measure per cell of `by`."""
-    t = None
-    for col in measures:
-        s = summarize(runs, by, col).rename(columns={"n": f"{col}_n"})
-        t = s if t is None else t.merge(s, on=by)
-    return t.rename(columns={"goodput_bps_n": "n"})
+    first, *rest = measures
+    t = summarize(runs, by, first)
+    for col in rest:
+        t = t.merge(summarize(runs, by, col).rename(columns={"n": f"{col}_n"}), on=by)
+    return t
 
 
 def udp_bound(udp):

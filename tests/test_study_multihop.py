@@ -15,7 +15,9 @@ def test_chain_is_the_studys():
     assert [n["position"] for n in sc["node"]] == [[250.0 * i, 0.0] for i in range(8)]
     w = sc["wireless"]
     assert (w["data_rate"], w["basic_rate"], w["rts_threshold"], w["routing"]) == ("2Mbps", "1Mbps", 0, "aodv")
-    assert w["aodv"]["net_diameter"] == 64
+    assert w["aodv"]["net_diameter"] == 64 and w["profile"] == "standard"
+    ns2 = mh.scenario(7, "newreno", profile="ns2", net_diameter=30).data["wireless"]
+    assert ns2["profile"] == "ns2" and ns2["aodv"]["net_diameter"] == 30
     (f,) = sc["flow"]
     assert (f["from"], f["to"], f["transport"], f["packet_size"], f["window"]) == ("n0", "n7", "vegas", 1460, 32)
     assert f["vegas"] == {"alpha": 3, "beta": 3} and f["tcp"] == {"ack_thinning": True}
@@ -35,7 +37,8 @@ def test_clamped_window_is_h_over_4_rounded_up(hops, window):
 @pytest.mark.parametrize("kwargs,key", [
     ({"config": "cubic"}, "config"), ({"hops": 0}, "hops"), ({"hops": 2.5}, "hops"),
     ({"rate": "3Mbps"}, "rate"), ({"config": "udp"}, "interval_ms"),
-    ({"config": "udp", "interval_ms": -1}, "interval_ms")])
+    ({"config": "udp", "interval_ms": -1}, "interval_ms"), ({"profile": "linux"}, "profile"),
+    ({"net_diameter": 0}, "net_diameter"), ({"net_diameter": 300}, "net_diameter")])
 def test_bad_arguments_name_the_key(kwargs, key):
     with pytest.raises(ValueError, match=f"^{key}: "):
         mh.scenario(**kwargs)

@@ -37,6 +37,7 @@ PACKET = 1460            # bytes of TCP payload (and of each UDP datagram)
 WINDOW = 32              # receiver window, packets
 START = 1.0              # s: the flow's application starts (AODV finds the route then)
 NET_DIAMETER = 64        # AODV's network diameter: ns-2.35's 30 cannot reach 64 hops
+PROFILE = "standard"     # [wireless] profile: the 802.11 standard; "ns2" for ns-2.35's MAC and AODV rules
 DURATION, QUICK_DURATION = "300s", "30s"
 SEEDS, QUICK_SEEDS = 5, 3
 SAMPLE = "0.1s"          # the window is sampled this often for its time average
@@ -82,14 +83,22 @@ def _check(name: str, value, allowed) -> None:
 
 
 def scenario(hops: int = 7, config: str = "newreno", rate: str = "2Mbps", duration: str = DURATION,
-             seed: int = 1, interval_ms: float | None = None) -> Scenario:
+             seed: int = 1, interval_ms: float | None = None, profile: str | None = None,
+             net_diameter: int | None = None) -> Scenario:
     """The chain of SPEC 9.3 with one flow from n0 to n`hops`: TCP in
     configuration `config` (CONFIGS), or with `config = "udp"` paced UDP
-    sending one datagram every `interval_ms`."""
+    sending one datagram every `interval_ms`. `profile` and `net_diameter`
+    default to the module's PROFILE and NET_DIAMETER (read at each call, so
+    setting them before `run` changes the whole study)."""
     if not isinstance(hops, int) or isinstance(hops, bool) or hops < 1:
         raise ValueError(f"hops: expected a whole number >= 1, got {hops!r}")
     _check("config", config, [*CONFIGS, "udp"])
     _check("rate", rate, RATES)
+    profile = PROFILE if profile is None else profile
+    _check("profile", profile, ["standard", "ns2"])
+    net_diameter = NET_DIAMETER if net_diameter is None else net_diameter
+    if not isinstance(net_diameter, int) or isinstance(net_diameter, bool) or not 1 <= net_diameter <= 255:
+        raise ValueError(f"net_diameter: expected a whole number from 1 to 255, got {net_diameter!r}")
     nodes = [{"name": f"n{i}", "position": [SPACING * i, 0.0]} for i in range(hops + 1)]
     flow: dict = {"name": config, "from": "n0", "to": f"n{hops}", "packet_size": PACKET}
     if config == "udp":
@@ -106,7 +115,7 @@ def scenario(hops: int = 7, config: str = "newreno", rate: str = "2Mbps", durati
             flow["tcp"] = {"ack_thinning": True}
     data = {"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"},
             "wireless": {"data_rate": rate, "basic_rate": "1Mbps", "rts_threshold": 0, "routing": "aodv",
-                         "aodv": {"net_diameter": NET_DIAMETER}},
+                         "profile": profile, "aodv": {"net_diameter": net_diameter}},
             "node": nodes, "flow": [flow]}
     if config != "udp":
         data["output"] = {"sample_interval": SAMPLE}

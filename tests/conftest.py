@@ -33,3 +33,16 @@ def small_scenario() -> dict:
              "app": {"kind": "transfer", "bytes": 50000, "write": 256, "start": "1s"}},
         ],
     }
+
+
+def reproduce_quick(study: str, tmp_path_factory) -> Path:
+    """Run `tcplab reproduce STUDY --quick` into a fresh directory (for a
+    module-scoped fixture) and return it; the command must succeed."""
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp(study)
+    r = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", study, "--quick", "--out", str(out), "-q"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return out

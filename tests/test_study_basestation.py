@@ -1,10 +1,9 @@
 """The basestation study: the study's own set-up unchanged, its open keys,
 the added experiments and the mechanism analyses of `--quick`."""
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
+from conftest import reproduce_quick
 
 from tcplab.studies import basestation as bs
 
@@ -30,11 +29,7 @@ def test_keys_change_the_scenario():
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    out = tmp_path_factory.mktemp("basestation")
-    r = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "basestation", "--quick", "--out", str(out),
-                        "-q"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return out
+    return reproduce_quick("basestation", tmp_path_factory)
 
 
 def test_quick_mode_writes_every_file(quick):

@@ -1,10 +1,9 @@
 """The multihop study (SPEC 9.3): its chain, its configurations, bad input,
 and what the quick run must show."""
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
+from conftest import reproduce_quick
 
 import tcplab
 from tcplab.studies import multihop as mh
@@ -53,11 +52,7 @@ def test_every_chain_length_of_the_study_finds_its_route():
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    out = tmp_path_factory.mktemp("multihop")
-    r = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "multihop", "--quick", "--out", str(out), "-q"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return out
+    return reproduce_quick("multihop", tmp_path_factory)
 
 
 def test_quick_mode_writes_every_file(quick):

@@ -416,3 +416,14 @@ def summarize(runs, by: list, value: str):
                    for s, n in zip(out["std"], out["count"])]
     out = out.rename(columns={"mean": value, "std": f"{value}_std", "count": "n", "ci95": f"{value}_ci95"})
     return pd.DataFrame(out)
+
+
+def summarize_many(runs, by: list, values: list):
+    """`summarize` of several measures side by side: the first measure's
+    count is `n`, each other measure's `<value>_n` (a measure missing in
+    some run has its own count)."""
+    first, *rest = values
+    t = summarize(runs, by, first)
+    for col in rest:
+        t = t.merge(summarize(runs, by, col).rename(columns={"n": f"{col}_n"}), on=by)
+    return t

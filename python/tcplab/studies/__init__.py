@@ -5,6 +5,7 @@ STUDIES = {
     "basestation": "tcplab.studies.basestation",
     "gsmlink": "tcplab.studies.gsmlink",
     "multihop": "tcplab.studies.multihop",
+    "routing": "tcplab.studies.routing",
 }
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..scenario import Scenario
-from ..sweep import Sweep, summarize
+from ..sweep import Sweep, summarize, summarize_many
 
 if TYPE_CHECKING:
     import pandas
@@ -168,12 +168,8 @@ def tables(runs):
 
 def experiment_tables(runs):
     by = ["experiment", "variant", "mechanism", "error_rate"]
-    t = summarize(runs, by, "throughput_bps")
     cols = ["unfairness", "jain", "retransmits", "timeouts"] + [f"throughput_{i}_bps" for i in range(1, N_FLOWS + 1)]
-    for col in cols:
-        # `n` is the runs of the cell; a measure missing in some run has its own count.
-        t = t.merge(summarize(runs, by, col).rename(columns={"n": f"{col}_n"}), on=by)
-    return t
+    return summarize_many(runs, by, ["throughput_bps", *cols])
 
 
 # --- Mechanism analyses from traces -------------------------------------------------

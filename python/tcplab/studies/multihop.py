@@ -30,7 +30,7 @@ import math
 from pathlib import Path
 
 from ..scenario import Scenario
-from ..sweep import Sweep, summarize
+from ..sweep import Sweep, summarize_many
 
 SPACING = 250.0          # m between neighbours of the chain
 PACKET = 1460            # bytes of TCP payload (and of each UDP datagram)
@@ -177,11 +177,7 @@ MEASURES = ["goodput_bps", "retransmits", "timeouts", "avg_window_pkts", "false_
 
 def table(runs, by: list, measures=MEASURES):
     """Mean, std, n and 95 % half-width of each measure per cell of `by`."""
-    first, *rest = measures
-    t = summarize(runs, by, first)
-    for col in rest:
-        t = t.merge(summarize(runs, by, col).rename(columns={"n": f"{col}_n"}), on=by)
-    return t
+    return summarize_many(runs, by, measures)
 
 
 def udp_bound(udp):

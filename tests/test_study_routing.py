@@ -1,5 +1,5 @@
-"""The routing study (SPEC 9.4): its string, bad input, and the quick run's
-static experiment; the mobile experiment is reported as not run."""
+"""The routing study (SPEC 9.4): its string and its moving field, bad input,
+and the quick run's static and mobile experiments."""
 
 import pandas as pd
 import pytest
@@ -32,13 +32,15 @@ def quick(tmp_path_factory):
 
 
 def test_quick_mode_writes_every_file(quick):
-    for name in ["runs.csv", "static.csv", "throughput.csv", "NOT_RUN.txt"] + [
-            f"{f}.{e}" for f in ("throughput", "routing_overhead") for e in ("png", "svg")]:
+    for name in ["runs.csv", "static.csv", "throughput.csv", "mobile_runs.csv", "mobile.csv"] + [
+            f"{f}.{e}" for f in ("throughput", "routing_overhead", "mobile") for e in ("png", "svg")]:
         assert (quick / name).stat().st_size > 0, name
     thr = pd.read_csv(quick / "throughput.csv")
     assert set(zip(thr.protocol, thr.variant)) == {(p, v) for p in rt.PROTOCOLS for v in rt.VARIANTS}
     assert list(thr.columns[2:]) == [f"{h} hops" for h in rt.QUICK_HOPS]
-    assert "mobility" in (quick / "NOT_RUN.txt").read_text()
+    mobile = pd.read_csv(quick / "mobile.csv")
+    assert set(zip(mobile.protocol, mobile.variant)) == {(p, v) for p in rt.PROTOCOLS for v in rt.VARIANTS}
+    assert (mobile.n == rt.QUICK_PATTERNS).all()
 
 
 def test_one_hop_needs_no_route_and_carries_most(quick):
@@ -49,6 +51,40 @@ def test_one_hop_needs_no_route_and_carries_most(quick):
     assert one.throughput_bps.between(1.1e6, 1.4e6).all()
     for (p, v), d in s.groupby(["protocol", "variant"]):
         assert d[d.hops == 1].throughput_bps.iloc[0] > d[d.hops > 1].throughput_bps.max(), (p, v)
+
+
+def test_movement_patterns():
+    a, b = rt.movement(4, 100.0), rt.movement(4, 100.0)
+    assert a == b and a != rt.movement(5, 100.0) and len(a) == rt.MOBILE_NODES
+    for node in a:
+        x, y = node["position"]
+        assert 0 <= x <= rt.FIELD[0] and 0 <= y <= rt.FIELD[1]
+        for t, tx, ty, v in node["waypoints"]:
+            assert 0 <= tx <= rt.FIELD[0] and 0 <= ty <= rt.FIELD[1] and rt.SPEED[0] <= v <= rt.SPEED[1]
+        # Legs run back to back (no pause): each starts where the last ended.
+        assert rt._position(node, 0.0) == pytest.approx(tuple(node["position"]))
+        for prev, leg in zip(node["waypoints"], node["waypoints"][1:]):
+            assert rt._position(node, leg[0]) == pytest.approx(tuple(prev[1:3]))
+    tl = rt.hop_timeline(4, 100.0)
+    assert sum(tl.values()) == pytest.approx(100.0 - rt.START)
+
+
+def test_positions_move_as_the_core_moves_them():
+    # The same rule as the core's waypoints (wireless/mobility.rs): from the
+    # start towards the destination at the leg's speed, then stay.
+    node = {"position": [0.0, 0.0], "waypoints": [[2.0, 300.0, 400.0, 10.0]]}
+    assert rt._position(node, 1.0) == (0.0, 0.0)
+    assert rt._position(node, 27.0) == pytest.approx((150.0, 200.0))
+    assert rt._position(node, 99.0) == (300.0, 400.0)
+
+
+def test_mobile_runs_follow_their_pattern(quick):
+    m = pd.read_csv(quick / "mobile_runs.csv")
+    # Expected throughput is a weighted static throughput: between 0 and
+    # the 1-hop one; each pattern's hop counts are the same for every run.
+    assert (m.expected_bps > 0).all() and (m.expected_bps < 1.4e6).all()
+    assert m.groupby("pattern").mean_hops.nunique().eq(1).all()
+    assert (m.throughput_bps > 0).all()
 
 
 def test_protocols_pay_their_overhead(quick):

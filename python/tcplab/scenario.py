@@ -149,6 +149,11 @@ def load_scenario(path: str | PathLike) -> Scenario:
         raise ScenarioError(f"{p}: invalid TOML: {e}", "scenario") from None
     except RecursionError:
         raise ScenarioError(f"{p}: invalid TOML: nested too deeply", "scenario") from None
+    w = data.get("wireless")
+    if isinstance(w, dict) and "setdest" in w:
+        from .setdest import expand
+
+        expand(data, p)
     return Scenario(data, p)
 
 

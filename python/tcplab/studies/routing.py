@@ -10,11 +10,13 @@ with 1500-byte IP packets (1460 bytes of payload) and a window of 32
 packets, the ns2 TCP profile. Output: the throughput table per routing
 protocol, with the retransmissions and the routing overhead.
 
-The mobile experiment of SPEC 9.4 (30 stations in 1500 m x 300 m, random
-waypoint at a mean 10 m/s, 25 movement patterns: expected throughput,
-actual throughput and their ratio) needs node mobility, which tcplab does
-not model yet (SPEC 5, "Mobility"); `run` says so in the output directory
-(NOT_RUN.txt) instead of leaving it out silently.
+The mobile experiment: 30 stations in 1500 m x 300 m moving by random
+waypoint (speed uniform in 9-11 m/s, mean 10, no pause), 25 movement
+patterns, one TCP connection from n0 to n1 per pattern, every variant over
+every protocol: the actual throughput, the expected throughput (Holland &
+Vaidya, MobiCom 1999: the static i-hop throughput of the same variant and
+protocol weighted by the time the pattern's shortest path has i hops, 0
+while the two are partitioned) and their ratio.
 """
 from __future__ import annotations
 
@@ -35,19 +37,19 @@ SEEDS, QUICK_SEEDS = 5, 2
 VARIANTS = ["tahoe", "reno", "newreno", "sack", "vegas"]
 PROTOCOLS = ["dsdv", "olsr", "aodv", "dsr"]
 HOPS = list(range(1, NODES))
-QUICK_HOPS = [1, 3, 7]
+QUICK_HOPS = HOPS      # the mobile experiment weights every hop count
 LABELS = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno", "sack": "SACK", "vegas": "Vegas",
           "dsdv": "DSDV", "olsr": "OLSR", "aodv": "AODV", "dsr": "DSR"}
 
-MOBILE_NOT_RUN = """The mobile experiment of SPEC 9.4 was not run.
-
-It needs 30 stations moving by random waypoint (1500 m x 300 m, mean speed
-10 m/s, 25 movement patterns), and tcplab has no model of node mobility yet
-(SPEC 5, "Mobility": random waypoint and ns-2 setdest files). Its table
-(expected throughput, actual throughput and their ratio per variant and
-routing protocol) is therefore absent. The static experiment's tables and
-figures in this directory are complete.
-"""
+# The mobile experiment.
+FIELD = (1500.0, 300.0)  # m
+MOBILE_NODES = 30
+SPEED = (9.0, 11.0)      # m/s, uniform per leg: mean 10 m/s, never near 0
+PAUSE = 0.0              # s
+RX_RANGE = 250.0         # m: ns-2.35's WaveLAN receive range (two-ray ground)
+PATTERNS, QUICK_PATTERNS = 25, 3
+MOBILE_DURATION, QUICK_MOBILE_DURATION = "200s", "60s"
+HOP_SAMPLE = 0.1         # s between the samples of the shortest path's length
 
 
 def _check(name: str, value, allowed) -> None:
@@ -72,6 +74,90 @@ def scenario(protocol: str = "aodv", variant: str = "newreno", hops: int = 7, du
                      "node": nodes, "flow": [flow]}, source="routing")
 
 
+def movement(pattern: int, duration: float) -> list[dict]:
+    """Movement pattern `pattern`: each station's starting position
+    (uniform in the field) and its random-waypoint legs as `waypoints`
+    (time, x, y, speed), drawn from the pattern's own stream (the same for
+    every variant and protocol, as ns-2 studies reuse one setdest file)."""
+    import random
+
+    rng = random.Random(f"routing-mobile-pattern-{pattern}")
+    nodes = []
+    for i in range(MOBILE_NODES):
+        at = [rng.uniform(0, FIELD[0]), rng.uniform(0, FIELD[1])]
+        t, legs = PAUSE, []
+        pos = at
+        while t < duration:
+            to = [rng.uniform(0, FIELD[0]), rng.uniform(0, FIELD[1])]
+            v = rng.uniform(*SPEED)
+            legs.append([round(t, 9), to[0], to[1], v])
+            t += ((to[0] - pos[0]) ** 2 + (to[1] - pos[1]) ** 2) ** 0.5 / v + PAUSE
+            pos = to
+        nodes.append({"name": f"m{i}", "position": at, "waypoints": legs})
+    return nodes
+
+
+def _position(node: dict, t: float) -> tuple[float, float]:
+    """Where a station of `movement` is at `t` (its legs run back to back:
+    each starts where the last ended, after the pause)."""
+    x, y = node["position"]
+    for i, (t0, tx, ty, v) in enumerate(node["waypoints"]):
+        if t0 > t:
+            break
+        d = ((tx - x) ** 2 + (ty - y) ** 2) ** 0.5
+        arrive = t0 + d / v
+        if t < arrive:
+            f = (t - t0) / (arrive - t0)
+            return x + f * (tx - x), y + f * (ty - y)
+        x, y = tx, ty
+    return x, y
+
+
+def hop_timeline(pattern: int, duration: float, src: int = 0, dst: int = 1) -> dict[int, float]:
+    """Seconds the pattern's shortest path from station `src` to `dst` has
+    i hops (0: partitioned), from the connection's start to the end, by
+    breadth-first search over the stations within receive range, sampled
+    every HOP_SAMPLE."""
+    from collections import deque
+
+    nodes = movement(pattern, duration)
+    out: dict[int, float] = {}
+    n = int(round((duration - START) / HOP_SAMPLE))
+    for k in range(n):
+        t = START + (k + 0.5) * HOP_SAMPLE
+        pos = [_position(nd, t) for nd in nodes]
+        dist = {src: 0}
+        queue = deque([src])
+        while queue and dst not in dist:
+            a = queue.popleft()
+            for b in range(len(pos)):
+                if b not in dist and (pos[a][0] - pos[b][0]) ** 2 + (pos[a][1] - pos[b][1]) ** 2 <= RX_RANGE ** 2:
+                    dist[b] = dist[a] + 1
+                    queue.append(b)
+        h = dist.get(dst, 0)
+        out[h] = out.get(h, 0.0) + HOP_SAMPLE
+    return out
+
+
+def mobile_scenario(protocol: str = "aodv", variant: str = "newreno", pattern: int = 0,
+                    duration: str = MOBILE_DURATION, seed: int = 1, profile: str | None = None) -> Scenario:
+    """The 30 moving stations of pattern `pattern` with one connection from
+    m0 to m1."""
+    _check("protocol", protocol, PROTOCOLS)
+    _check("variant", variant, VARIANTS)
+    if not isinstance(pattern, int) or isinstance(pattern, bool) or pattern < 0:
+        raise ValueError(f"pattern: expected a whole number >= 0, got {pattern!r}")
+    profile = PROFILE if profile is None else profile
+    _check("profile", profile, ["standard", "ns2"])
+    secs = float(duration.rstrip("s"))
+    flow = {"name": variant, "from": "m0", "to": "m1", "transport": variant, "packet_size": PACKET,
+            "window": WINDOW, "app": {"kind": "bulk", "start": f"{START:g}s"}}
+    wireless = {"data_rate": "2Mbps", "basic_rate": "1Mbps", "rts_threshold": 0, "routing": protocol,
+                "profile": profile}
+    return Scenario({"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"}, "wireless": wireless,
+                     "node": movement(pattern, secs), "flow": [flow]}, source="routing-mobile")
+
+
 def string_metrics(flows: dict, nodes: dict, summary: dict) -> dict:
     """The connection's throughput, goodput and retransmissions; routing
     packets sent by all stations and the routing overhead (control bytes /
@@ -92,6 +178,44 @@ def make_sweep(out: Path, quick: bool) -> Sweep:
     return Sweep(lambda p: scenario(p["protocol"], p["variant"], p["hops"], duration), grid,
                  QUICK_SEEDS if quick else SEEDS, out / "runs_static", metrics=string_metrics,
                  name="routing/static")
+
+
+def mobile_sweep(out: Path, quick: bool) -> Sweep:
+    duration = QUICK_MOBILE_DURATION if quick else MOBILE_DURATION
+    grid = {"protocol": PROTOCOLS, "variant": VARIANTS,
+            "pattern": list(range(QUICK_PATTERNS if quick else PATTERNS))}
+    return Sweep(lambda p: mobile_scenario(p["protocol"], p["variant"], p["pattern"], duration), grid, [1],
+                 out / "runs_mobile", metrics=string_metrics, name="routing/mobile")
+
+
+def expected_throughput(mruns, static, duration: float):
+    """Each mobile run with its expected throughput (the static throughput
+    of its variant and protocol over i hops, weighted by the time its
+    pattern's path has i hops; paths longer than the static string's 7
+    hops take the 7-hop throughput, and `beyond_7_s` says how long that
+    was) and the ratio actual / expected."""
+    import pandas as pd
+
+    static_thr = {(r.protocol, r.variant, r.hops): r.throughput_bps for r in static.itertuples()}
+    timelines = {p: hop_timeline(p, duration) for p in sorted(set(mruns.pattern))}
+    rows = []
+    for r in mruns.itertuples():
+        tl = timelines[r.pattern]
+        total = sum(tl.values())
+        exp = sum(sec * static_thr[(r.protocol, r.variant, min(h, max(HOPS)))] for h, sec in tl.items() if h > 0) / total
+        rows.append({"expected_bps": exp, "ratio": r.throughput_bps / exp if exp > 0 else float("nan"),
+                     "partitioned_s": tl.get(0, 0.0), "beyond_7_s": sum(v for h, v in tl.items() if h > max(HOPS)),
+                     "mean_hops": sum(h * v for h, v in tl.items() if h > 0) / max(total - tl.get(0, 0.0), 1e-9)})
+    return pd.concat([mruns.reset_index(drop=True), pd.DataFrame(rows)], axis=1)
+
+
+def mobile_table(mobile):
+    """Per protocol and variant: mean actual and expected throughput over
+    the patterns, with their 95 % half-widths, and the ratio of the means
+    (and the mean of the per-pattern ratios)."""
+    t = summarize_many(mobile, ["protocol", "variant"], ["throughput_bps", "expected_bps", "ratio"])
+    t["ratio_of_means"] = t.throughput_bps / t.expected_bps
+    return t
 
 
 def throughput_table(static):
@@ -123,8 +247,29 @@ def _by_protocol(plt, static, col: str, scale: float, ylabel: str, title: str):
     return fig
 
 
-def figure_tasks(static) -> list:
-    return [("throughput", _by_protocol, (static, "throughput_bps", 1e3, "throughput (kbit/s)",
+def _mobile(plt, mobile):
+    """Actual and expected throughput per variant, one panel per protocol."""
+    import numpy as np
+
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), sharey=True)
+    x = np.arange(len(VARIANTS))
+    for ax, protocol in zip(axes.flat, PROTOCOLS):
+        d = mobile[mobile.protocol == protocol].set_index("variant").reindex(VARIANTS)
+        for off, col, label in [(-0.2, "expected_bps", "expected"), (0.2, "throughput_bps", "actual")]:
+            ax.bar(x + off, d[col] / 1e3, 0.4, yerr=d[f"{col}_ci95"].fillna(0) / 1e3, capsize=2, label=label)
+        ax.set_xticks(x, [LABELS[v] for v in VARIANTS])
+        ax.set_title(LABELS[protocol])
+        ax.set_ylabel("throughput (kbit/s)")
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle("30 stations moving at 10 m/s in 1500 m x 300 m: actual and expected throughput\n"
+                 "(mean over the movement patterns and 95 % CI)")
+    return fig
+
+
+def figure_tasks(static, mobile=None) -> list:
+    extra = [("mobile", _mobile, (mobile,))] if mobile is not None and len(mobile) else []
+    return extra + [("throughput", _by_protocol, (static, "throughput_bps", 1e3, "throughput (kbit/s)",
                                           "TCP over an 8-station 802.11 string (2 Mbit/s, RTS/CTS; mean and 95 % CI)")),
             ("routing_overhead", _by_protocol, (static, "routing_overhead", 1e-2,
                                                 "routing bytes / delivered data bytes (%)",
@@ -133,8 +278,8 @@ def figure_tasks(static) -> list:
 
 def run(out: str | Path = "results/routing", quick: bool = False, jobs: int | None = None,
         progress: bool = True) -> dict:
-    """Run the static experiment (resuming stored runs), write its tables
-    and figures, and NOT_RUN.txt for the mobile experiment."""
+    """Run the static and the mobile experiment (resuming stored runs) and
+    write their tables and figures."""
     from ..io import atomic_write_text
     from ..pools import local_jobs, run_local
     from .figures import draw_task
@@ -144,9 +289,14 @@ def run(out: str | Path = "results/routing", quick: bool = False, jobs: int | No
     runs = make_sweep(out, quick).run(jobs=jobs, progress=progress)
     static = summarize_many(runs, ["protocol", "variant", "hops"], MEASURES)
     thr = throughput_table(static)
-    done = run_local([(draw_task, (t, out)) for t in figure_tasks(static)], local_jobs(jobs))
+    mruns = mobile_sweep(out, quick).run(jobs=jobs, progress=progress)
+    duration = float((QUICK_MOBILE_DURATION if quick else MOBILE_DURATION).rstrip("s"))
+    mobile_runs = expected_throughput(mruns, static, duration)
+    mobile = mobile_table(mobile_runs)
+    done = run_local([(draw_task, (t, out)) for t in figure_tasks(static, mobile)], local_jobs(jobs))
     figs = [Path(p) for paths in done for p in paths]
-    for name, t in [("runs.csv", runs), ("static.csv", static), ("throughput.csv", thr)]:
+    for name, t in [("runs.csv", runs), ("static.csv", static), ("throughput.csv", thr),
+                    ("mobile_runs.csv", mobile_runs), ("mobile.csv", mobile)]:
         atomic_write_text(out / name, t.to_csv(index=False))
-    atomic_write_text(out / "NOT_RUN.txt", MOBILE_NOT_RUN)
-    return {"runs": runs, "static": static, "throughput": thr, "figures": figs}
+    return {"runs": runs, "static": static, "throughput": thr, "mobile_runs": mobile_runs, "mobile": mobile,
+            "figures": figs}

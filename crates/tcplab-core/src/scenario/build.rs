@@ -281,7 +281,8 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if a == b {
             return err(format!("{k}.to"), "must differ from `from`");
         }
-        if comp[a as usize] != comp[b as usize] {
+        // Moving stations may meet later: only fixed ones must be connected.
+        if comp[a as usize] != comp[b as usize] && radio.as_ref().is_none_or(|r| r.mobility.is_none()) {
             let why = radio.as_ref().and_then(|r| {
                 // From whichever end cannot reach the other.
                 let from_a = reachable_from(cfg.node.len(), &dirs, a);

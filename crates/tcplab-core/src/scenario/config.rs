@@ -82,6 +82,10 @@ pub struct NodeCfg {
     /// the `[wireless]` channel.
     #[serde(default, deserialize_with = "position")]
     pub position: Option<[f64; 2]>,
+    /// Movement commands, each `[time s, x m, y m, speed m/s]`: at that
+    /// time the node heads for (x, y) at that speed from wherever it is
+    /// (ns-2's setdest; speed 0 stops it).
+    pub waypoints: Option<Vec<[f64; 4]>>,
 }
 
 /// `[x, y]`: a list of any other length is refused by its length (serde's
@@ -133,6 +137,31 @@ pub struct WirelessCfg {
     pub dsr: Option<DsrCfg>,
     /// `[wireless.olsr]`: OLSR's parameters (routing = "olsr").
     pub olsr: Option<OlsrCfg>,
+    /// `[wireless.mobility]`: stations moving by random waypoint.
+    pub mobility: Option<MobilityCfg>,
+}
+
+/// `[wireless.mobility]`: random waypoint (Broch et al. 1998; ns-2's
+/// setdest) for the stations named in `nodes` (default: every station
+/// without `waypoints` of its own).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MobilityCfg {
+    pub model: MobilityModel,
+    /// `[width, height]` in metres: destinations are drawn in
+    /// [0, width] x [0, height].
+    pub area: [f64; 2],
+    /// `[min, max]` speed in m/s, drawn uniformly per leg.
+    pub speed: [f64; 2],
+    /// Pause before each leg (default 0 s).
+    pub pause: Option<Dur>,
+    pub nodes: Option<Vec<String>>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MobilityModel {
+    RandomWaypoint,
 }
 
 /// `[wireless.olsr]` (defaults: RFC 3626).

@@ -5,10 +5,16 @@
 use super::config::*;
 use super::ScenarioError;
 use crate::engine::stream_rng;
+use crate::engine::time::SEC;
+use crate::engine::Time;
 use crate::net::DevId;
 use crate::packet::NodeId;
 use crate::wireless::channel::{distance, Station};
-use crate::wireless::{neighbour_lists, Dcf, IfqKind, InterfaceQueue, MacParams, Neighbour, PhyParams, Propagation};
+use crate::wireless::mobility::random_waypoint;
+use crate::wireless::{
+    neighbour_lists, Dcf, IfqKind, InterfaceQueue, MacParams, Mobility, Neighbour, PhyParams, Propagation, Track,
+};
+use std::sync::Arc;
 
 type R<T> = Result<T, ScenarioError>;
 
@@ -35,6 +41,8 @@ pub struct Radio {
     /// The nodes with a position, in node order; device `first_dev + k`.
     pub stations: Vec<Station>,
     pub lists: Vec<Vec<Neighbour>>,
+    /// The stations' movement (None: every station stays where it is).
+    pub mobility: Option<Arc<Mobility>>,
 }
 
 impl Radio {
@@ -62,7 +70,7 @@ impl Radio {
             .zip(&self.lists)
             .map(|(s, list)| {
                 let n = s.node;
-                Dcf::new(
+                let mut d = Dcf::new(
                     n,
                     self.mac,
                     self.phy,
@@ -72,7 +80,13 @@ impl Radio {
                     stream_rng(seed, &format!("node{n}.wifi.queue")),
                     stream_rng(seed, &format!("node{n}.wifi.backoff")),
                     stream_rng(seed, &format!("node{n}.wifi.shadowing")),
-                )
+                );
+                // Every station follows the movement, the still ones too:
+                // the others come and go around them.
+                if let Some(m) = &self.mobility {
+                    d.set_mobility(m.clone());
+                }
+                d
             })
             .collect()
     }
@@ -380,7 +394,108 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             _ => {}
         }
     }
+    validate_mobility(cfg, w)
+}
+
+/// `[wireless.mobility]` and the nodes' `waypoints`.
+fn validate_mobility(cfg: &ScenarioCfg, w: &WirelessCfg) -> R<()> {
+    let moving = w.mobility.is_some() || cfg.node.iter().any(|n| n.waypoints.is_some());
+    if moving && w.routing == WirelessRouting::Static {
+        let key = if w.mobility.is_some() { "wireless.mobility".to_string() } else { waypoints_key(cfg) };
+        return err(
+            key,
+            "moving stations need an ad hoc routing protocol (wireless.routing = \"aodv\", \"dsdv\", \"dsr\" or \"olsr\"): static routes are computed once, from the positions at the start",
+        );
+    }
+    for (i, n) in cfg.node.iter().enumerate() {
+        let Some(wp) = &n.waypoints else { continue };
+        let key = format!("node[{i}].waypoints");
+        if n.position.is_none() {
+            return err(key, "needs the node's starting position (node.position)");
+        }
+        let mut last = 0.0;
+        for (j, c) in wp.iter().enumerate() {
+            let [t, x, y, v] = *c;
+            if !(t.is_finite() && x.is_finite() && y.is_finite() && v.is_finite() && t >= 0.0 && v >= 0.0) {
+                return err(
+                    format!("{key}[{j}]"),
+                    format!(
+                        "must be [time s >= 0, x m, y m, speed m/s >= 0], finite numbers, got [{t}, {x}, {y}, {v}]"
+                    ),
+                );
+            }
+            if t < last {
+                return err(format!("{key}[{j}]"), format!("times must not decrease: {t} s after {last} s"));
+            }
+            last = t;
+        }
+    }
+    let Some(m) = &w.mobility else { return Ok(()) };
+    let [width, height] = m.area;
+    if !(width.is_finite() && height.is_finite() && width > 0.0 && height > 0.0) {
+        return err(
+            "wireless.mobility.area",
+            format!("must be [width, height] in metres, both > 0, got [{width}, {height}]"),
+        );
+    }
+    let [lo, hi] = m.speed;
+    if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && hi >= lo && hi > 0.0) {
+        return err(
+            "wireless.mobility.speed",
+            format!("must be [min, max] in m/s with 0 <= min <= max and max > 0, got [{lo}, {hi}]"),
+        );
+    }
+    for (j, name) in m.nodes.iter().flatten().enumerate() {
+        match cfg.node.iter().find(|n| &n.name == name) {
+            None => return err(format!("wireless.mobility.nodes[{j}]"), format!("unknown node {name:?}")),
+            Some(n) if n.position.is_none() => {
+                return err(
+                    format!("wireless.mobility.nodes[{j}]"),
+                    format!("node {name:?} has no position on the radio channel"),
+                )
+            }
+            Some(n) if n.waypoints.is_some() => {
+                return err(format!("wireless.mobility.nodes[{j}]"), format!("node {name:?} has waypoints of its own"))
+            }
+            _ => {}
+        }
+    }
     Ok(())
+}
+
+fn waypoints_key(cfg: &ScenarioCfg) -> String {
+    let i = cfg.node.iter().position(|n| n.waypoints.is_some()).unwrap_or(0);
+    format!("node[{i}].waypoints")
+}
+
+/// The stations' movement, when any moves: a node with `waypoints` follows
+/// them; `[wireless.mobility]` moves the others it names (all by default).
+fn mobility(cfg: &ScenarioCfg, w: &WirelessCfg, stations: &[Station]) -> Option<Arc<Mobility>> {
+    if w.mobility.is_none() && cfg.node.iter().all(|n| n.waypoints.is_none()) {
+        return None;
+    }
+    let until = cfg.sim.duration.0;
+    let tracks = stations
+        .iter()
+        .map(|s| {
+            let n = &cfg.node[s.node as usize];
+            if let Some(wp) = &n.waypoints {
+                let mut t = Track { origin: s.pos, legs: Vec::new() };
+                for &[at, x, y, v] in wp {
+                    t.set_destination((at * SEC as f64).round() as Time, [x, y], v);
+                }
+                return Some(t);
+            }
+            let m = w.mobility.as_ref()?;
+            if m.nodes.as_ref().is_some_and(|names| !names.contains(&n.name)) {
+                return None;
+            }
+            let pause = m.pause.map_or(0, |d| d.0);
+            let mut rng = stream_rng(cfg.sim.seed, &format!("node{}.mobility", s.node));
+            Some(random_waypoint(s.pos, m.area, m.speed, pause, until, &mut rng))
+        })
+        .collect();
+    Some(Arc::new(Mobility::new(stations.to_vec(), tracks)))
 }
 
 fn phy_params(w: &WirelessCfg) -> PhyParams {
@@ -479,7 +594,8 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         .map(|(k, (i, pos))| Station { node: i as NodeId, dev: first_dev + k as DevId, pos })
         .collect();
     let lists = neighbour_lists(&stations, &prop, &phy);
-    Some(Radio { prop, phy, mac, ifq_kind, ifq_limit, ifq_ns2_limits, stations, lists })
+    let mobility = mobility(cfg, w, &stations);
+    Some(Radio { prop, phy, mac, ifq_kind, ifq_limit, ifq_ns2_limits, stations, lists, mobility })
 }
 
 /// Why two nodes have no path, when the radio is to blame: the closest

@@ -26,6 +26,7 @@
 use super::arp::{self, ArpTable, Resolve};
 use super::channel::Neighbour;
 use super::ifq::{Class, InterfaceQueue, Offered};
+use super::mobility::Mobility;
 use super::params::{MacParams, PhyParams, ACK_LEN, CTS_LEN, RTS_LEN};
 use super::propagation::Propagation;
 use crate::engine::time::TxRate;
@@ -35,6 +36,7 @@ use crate::packet::{
     flags as tcp_flags, ControlHeader, LinkHeader, NodeId, Packet, PktId, Transport, BROADCAST, NO_FLOW,
 };
 use std::any::Any;
+use std::sync::Arc;
 
 /// Frame kinds in `LinkHeader::Mac::kind`.
 pub mod frame {
@@ -227,6 +229,9 @@ pub struct Dcf {
     /// rank being the position in `neighbours` (the order in which their
     /// arrivals are numbered).
     fan: Vec<FanOut>,
+    /// Moving stations: `neighbours` and `fan` are taken again from the
+    /// positions of the instant each frame starts (`radiate`).
+    mobility: Option<Arc<Mobility>>,
     /// Interface queue (ns-2's PriQueue or CMUPriQueue: `ifq`).
     pub queue: InterfaceQueue,
     queue_rng: Rng,
@@ -275,6 +280,19 @@ pub struct Dcf {
     pub stats: WifiStats,
 }
 
+/// A station's neighbours as a frame's receivers: sorted by (delay, rank),
+/// rank being the position in `neighbours` (the order in which their
+/// arrivals are numbered).
+fn fan_of(neighbours: &[Neighbour]) -> Vec<FanOut> {
+    let mut fan: Vec<FanOut> = neighbours
+        .iter()
+        .enumerate()
+        .map(|(i, nb)| FanOut { dev: nb.dev, delay: nb.delay, rank: i as u32, power_w: nb.power_w })
+        .collect();
+    fan.sort_by_key(|f| (f.delay, f.rank));
+    fan
+}
+
 impl Dcf {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -288,14 +306,9 @@ impl Dcf {
         backoff_rng: Rng,
         shadow_rng: Rng,
     ) -> Self {
-        let mut fan: Vec<FanOut> = neighbours
-            .iter()
-            .enumerate()
-            .map(|(i, nb)| FanOut { dev: nb.dev, delay: nb.delay, rank: i as u32, power_w: nb.power_w })
-            .collect();
-        fan.sort_by_key(|f| (f.delay, f.rank));
         Dcf {
-            fan,
+            fan: fan_of(&neighbours),
+            mobility: None,
             node,
             capture_ratio: phy.capture_ratio(),
             air: Air::new(&mac),
@@ -335,6 +348,11 @@ impl Dcf {
     /// Whether the radio is on at `now`.
     pub fn on(&self, now: Time) -> bool {
         now < self.off_from
+    }
+
+    /// Make the station's neighbours follow the stations' movement.
+    pub fn set_mobility(&mut self, m: Arc<Mobility>) {
+        self.mobility = Some(m);
     }
 
     fn timer<S: DevScheduler + ?Sized>(io: &mut DevIo<S>, at: Time, kind: u32, gen: u32) {
@@ -513,6 +531,15 @@ impl Dcf {
     /// propagation delay.
     fn radiate<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, air: Time, io: &mut DevIo<S>) {
         Self::show(pkt, io);
+        if let Some(m) = &self.mobility {
+            // Who hears this frame, from where everyone is now. The lists
+            // change only here: the previous frame's arrivals and reception
+            // ends, which name their receivers by index in `fan`, are all
+            // past (they end within a propagation delay of its end, and a
+            // station starts a frame at least a SIFS after its last).
+            self.neighbours = m.neighbours_at(self.node, now, &self.prop, &self.phy);
+            self.fan = fan_of(&self.neighbours);
+        }
         // A radio switched off keeps its MAC's timing but reaches no one.
         if self.on(now) {
             io.pool.share_n(pkt, self.fan.len() as u32);
@@ -653,11 +680,17 @@ impl Dcf {
             io.pool.release(pkt);
             return;
         };
-        let Ok(i) = self.neighbours.binary_search_by_key(&tx, |n| n.node) else {
+        let power = match &self.mobility {
+            Some(m) => {
+                m.neighbours_at(self.node, now, &self.prop, &self.phy).iter().find(|n| n.node == tx).map(|n| n.power_w)
+            }
+            None => self.neighbours.binary_search_by_key(&tx, |n| n.node).ok().map(|i| self.neighbours[i].power_w),
+        };
+        let Some(power) = power else {
             io.pool.release(pkt);
             return;
         };
-        self.arrive(now, pkt, self.neighbours[i].power_w, io);
+        self.arrive(now, pkt, power, io);
     }
 
     /// A frame from a neighbour heard at `mean_power_w` reaches the antenna.
@@ -668,8 +701,11 @@ impl Dcf {
             return;
         }
         let p = io.pool.get(pkt);
-        debug_assert!(matches!(p.l2, LinkHeader::Mac { tx, .. }
-            if self.neighbours.iter().any(|n| n.node == tx && n.power_w == mean_power_w)));
+        debug_assert!(
+            self.mobility.is_some()
+                || matches!(p.l2, LinkHeader::Mac { tx, .. }
+            if self.neighbours.iter().any(|n| n.node == tx && n.power_w == mean_power_w))
+        );
         let power = self.prop.sample_power(mean_power_w, &mut self.shadow_rng);
         if power < self.phy.cs_threshold_w {
             io.pool.release(pkt);

@@ -24,11 +24,13 @@ pub mod arp;
 pub mod channel;
 pub mod ifq;
 pub mod mac;
+pub mod mobility;
 pub mod params;
 pub mod propagation;
 
 pub use channel::{neighbour_lists, Neighbour};
 pub use ifq::{IfqKind, InterfaceQueue};
 pub use mac::{Dcf, WifiStats};
+pub use mobility::{Mobility, Track};
 pub use params::{MacParams, PhyParams};
 pub use propagation::Propagation;

@@ -1,0 +1,155 @@
+"""Moving stations (SPEC 5): waypoints as ns-2's setdest gives them, random
+waypoint, what the routing protocols and the counters see, and bad input."""
+import pytest
+
+import tcplab
+from tcplab.api import prepare
+from tcplab.errors import ScenarioError
+
+
+def pair(waypoints, b_at=(200.0, 0.0), routing="aodv", duration="20s", seed=1) -> dict:
+    """Station a fixed at the origin, station b starting at `b_at` and
+    following `waypoints`; 10 UDP datagrams a second from a to b from 1 s."""
+    return {
+        "sim": {"duration": duration, "seed": seed},
+        "wireless": {"routing": routing},
+        "node": [{"name": "a", "position": [0.0, 0.0]},
+                 {"name": "b", "position": list(b_at), "waypoints": waypoints}],
+        "flow": [{"from": "a", "to": "b", "transport": "udp", "packet_size": 500,
+                  "app": {"kind": "cbr", "interval": "100ms", "start": "1s"}}],
+    }
+
+
+@pytest.mark.parametrize("routing", ["aodv", "dsdv", "dsr", "olsr"])
+def test_a_station_moving_away_is_lost_at_the_receive_range(routing):
+    # b leaves at 10 m/s from 200 m: 250 m (the receive range of ns-2.35's
+    # WaveLAN defaults) at exactly 5 s. Datagrams sent at 1.0 ... 5.0 s can
+    # arrive, none after; the link failure that follows is a true one.
+    res = tcplab.run(pair([[0.0, 1200.0, 0.0, 10.0]], routing=routing))
+    delivered = res.flows.bytes_delivered[0] // 500
+    assert delivered <= 41
+    assert delivered >= (41 if routing == "aodv" else 30)  # the proactive ones first need a route
+    assert res.nodes.false_route_failures.sum() == 0
+
+
+def test_a_station_coming_closer_is_found():
+    # b starts 400 m away (out of range) and stops at 100 m: in range from
+    # 15 s; AODV finds the route once b can hear the requests.
+    res = tcplab.run(pair([[10.0, 100.0, 0.0, 30.0]], b_at=(400.0, 0.0), duration="30s"))
+    got = res.flows.bytes_delivered[0] // 500
+    assert 100 < got <= 160  # about 15 s of 10 a second, less the discovery's wait
+
+
+def test_exact_position_at_the_edge():
+    # Positions are exact at the instant a frame starts: sent at 5.0 s the
+    # datagram finds b at 250 m, on the receive threshold (inclusive); from
+    # 1 cm further back it finds b at 250.01 m and is lost.
+    on_edge = tcplab.run(pair([[0.0, 1200.0, 0.0, 10.0]]))
+    beyond = tcplab.run(pair([[0.0, 1200.0, 0.0, 10.0]], b_at=(200.01, 0.0)))
+    assert on_edge.flows.bytes_delivered[0] // 500 == 41
+    assert beyond.flows.bytes_delivered[0] // 500 == 40
+
+
+def waypoint_field(seed=1, routing="aodv") -> dict:
+    nodes = [{"name": f"m{i}", "position": [150.0 * (i % 5), 150.0 * (i // 5)]} for i in range(10)]
+    return {
+        "sim": {"duration": "60s", "seed": seed},
+        "wireless": {"routing": routing,
+                     "mobility": {"model": "random_waypoint", "area": [800.0, 300.0], "speed": [1.0, 19.0],
+                                  "pause": "1s"}},
+        "node": nodes,
+        "flow": [{"from": "m0", "to": "m9", "transport": "newreno", "packet_size": 1460, "window": 8,
+                  "app": {"kind": "bulk", "start": "1s"}}],
+    }
+
+
+def test_random_waypoint_is_the_same_for_the_same_seed():
+    a = tcplab.run(waypoint_field(1))
+    b = tcplab.run(waypoint_field(1))
+    c = tcplab.run(waypoint_field(2))
+    assert a.flows.equals(b.flows) and a.nodes.equals(b.nodes)
+    assert a.summary["events"] == b.summary["events"]
+    assert a.summary["events"] != c.summary["events"]
+
+
+def test_only_named_stations_move():
+    sc = waypoint_field(1)
+    sc["wireless"]["mobility"]["nodes"] = ["m3"]
+    moving = tcplab.run(sc)
+    still = waypoint_field(1)
+    del still["wireless"]["mobility"]
+    assert moving.summary["events"] != tcplab.run(still).summary["events"]
+
+
+@pytest.mark.parametrize("edit,key", [
+    (lambda s: s["wireless"].update(routing="static"), "wireless.mobility"),
+    (lambda s: s["wireless"]["mobility"].update(area=[0.0, 300.0]), "wireless.mobility.area"),
+    (lambda s: s["wireless"]["mobility"].update(speed=[5.0, 2.0]), "wireless.mobility.speed"),
+    (lambda s: s["wireless"]["mobility"].update(speed=[0.0, 0.0]), "wireless.mobility.speed"),
+    (lambda s: s["wireless"]["mobility"].update(model="gauss_markov"), "wireless.mobility.model"),
+    (lambda s: s["wireless"]["mobility"].update(nodes=["nobody"]), "wireless.mobility.nodes[0]"),
+    (lambda s: s["node"][1].update(waypoints=[[5.0, 0.0, 0.0, 1.0], [4.0, 0.0, 0.0, 1.0]]), "node[1].waypoints[1]"),
+    (lambda s: s["node"][1].update(waypoints=[[1.0, 0.0, 0.0, -1.0]]), "node[1].waypoints[0]"),
+])
+def test_bad_mobility_names_the_key(edit, key):
+    sc = waypoint_field()
+    edit(sc)
+    with pytest.raises(ScenarioError) as e:
+        prepare(sc)
+    assert e.value.key == key, str(e.value)
+
+
+def test_waypoints_with_static_routing_are_refused():
+    with pytest.raises(ScenarioError) as e:
+        prepare(pair([[0.0, 1200.0, 0.0, 10.0]], routing="static"))
+    assert e.value.key == "node[1].waypoints"
+
+
+SCEN_3 = """set god_ [God instance]
+$ns_ at 50.000000000000 "$node_(2) setdest 369.463244915743 170.519203111152 3.371785899154"
+$ns_ at 51.000000000000 "$node_(1) setdest 221.826585497093 80.855495003839 14.909259208114"
+$ns_ at 33.000000000000 "$node_(0) setdest 89.663708107313 283.494644426442 19.153832288917"
+$god_ set-dist 1 2 2
+$node_(2) set Z_ 0.000000000000
+$node_(2) set Y_ 199.373306816804
+$node_(2) set X_ 591.256560093833
+$node_(1) set Y_ 345.357731779204
+$node_(1) set X_ 257.046298323157
+$node_(0) set Y_ 239.438009831261
+$node_(0) set X_ 83.364418416244
+"""
+
+
+def test_setdest_files_give_positions_and_waypoints(tmp_path):
+    # The form of ns-2's own scen-3-test (ns2-examples, tcl/mobility/scene).
+    from tcplab.setdest import read_setdest
+
+    (tmp_path / "scen").write_text(SCEN_3)
+    moves = read_setdest(str(tmp_path / "scen"))
+    assert moves[0]["position"] == [83.364418416244, 239.438009831261]
+    assert moves[2]["waypoints"] == [[50.0, 369.463244915743, 170.519203111152, 3.371785899154]]
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('[sim]\nduration = "60s"\n[wireless]\nrouting = "aodv"\nsetdest = "scen"\n'
+                        + "".join(f'[[node]]\nname = "n{i}"\n' for i in range(3))
+                        + '[[flow]]\nfrom = "n0"\nto = "n1"\ntransport = "udp"\n'
+                          'app = { kind = "cbr", interval = "1s" }\n')
+    sc = tcplab.load_scenario(scenario)
+    assert "setdest" not in sc.data["wireless"]
+    assert sc.data["node"][1]["position"] == [257.046298323157, 345.357731779204]
+    assert sc.data["node"][1]["waypoints"] == [[51.0, 221.826585497093, 80.855495003839, 14.909259208114]]
+    tcplab.run(sc)  # the moved scenario is valid and runs
+
+
+@pytest.mark.parametrize("text,what", [
+    ("$node_(0) set X_ 1.0\n", "no starting position"),
+    ("$node_(0) set X_ 1.0\n$node_(0) set Y_ nan\n", "not a finite number"),
+    ("$node_(5) set X_ 1.0\n$node_(5) set Y_ 1.0\n", "moves node 5, but the scenario has 3 nodes"),
+])
+def test_bad_setdest_files_name_the_key(tmp_path, text, what):
+    (tmp_path / "scen").write_text(text)
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('[sim]\nduration = "1s"\n[wireless]\nrouting = "aodv"\nsetdest = "scen"\n'
+                        + "".join(f'[[node]]\nname = "n{i}"\nposition = [0.0, 0.0]\n' for i in range(3)))
+    with pytest.raises(ScenarioError, match=what) as e:
+        tcplab.load_scenario(scenario)
+    assert e.value.key == "wireless.setdest"

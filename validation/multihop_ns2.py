@@ -335,6 +335,17 @@ def config_list(spec: str) -> list[str]:
     return configs
 
 
+def ns2_ready(ap: argparse.ArgumentParser, a: argparse.Namespace) -> bool:
+    """The checks every side-by-side script makes: seeds and duration
+    (argparse's error, exit 2), then ns-2.35 itself (False, said on stderr)."""
+    if a.seeds < 1 or a.duration <= 0:
+        ap.error("--seeds must be >= 1 and --duration > 0")
+    if not available():
+        print("ns (ns-2.35) is not installed", file=sys.stderr)
+        return False
+    return True
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hops", type=hop_list, default=hop_list("2,4,7,16"), help="a,b,c, a-b or N (1..N); <= 30")
@@ -352,10 +363,7 @@ def main() -> int:
     a = ap.parse_args()
     if max(a.hops) > NS2_MAX_HOPS:
         ap.error(f"--hops: ns-2.35's AODV finds no route beyond {NS2_MAX_HOPS} hops (NETWORK_DIAMETER)")
-    if a.seeds < 1 or a.duration <= 0:
-        ap.error("--seeds must be >= 1 and --duration > 0")
-    if not available():
-        print("ns (ns-2.35) is not installed", file=sys.stderr)
+    if not ns2_ready(ap, a):
         return 1
     seeds = list(range(1, a.seeds + 1))
     cases = [(c, iv) for c in a.configs for iv in (a.udp_intervals if c == "udp" else [None])]

@@ -56,11 +56,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 # wifi_chain_ns2 puts the repository root on sys.path (validation.ns2).
 from wifi_chain_ns2 import SEGMENT, flow_result, hop_list, mean_se, read_ns2_trace, tcl  # noqa: E402
-from multihop_ns2 import NS2_FINISH_PUTS, NS2_TCP_LINES, fmt_z, ratio, z_value  # noqa: E402
+from multihop_ns2 import NS2_FINISH_PUTS, NS2_TCP_LINES, fmt_z, ns2_ready, ratio, z_value  # noqa: E402
 
 import tcplab  # noqa: E402
 from tcplab.studies import routing  # noqa: E402
-from validation.ns2 import AGENTS, available, measure  # noqa: E402
+from validation.ns2 import AGENTS, measure  # noqa: E402
 
 assert SEGMENT == routing.PACKET, "the study and wifi_chain_ns2.py must send the same segments"
 NS2_PROTOCOLS = [p for p in routing.PROTOCOLS if p != "olsr"]  # ns-2.35 has no OLSR
@@ -157,10 +157,7 @@ def main() -> int:
     a = ap.parse_args()
     if max(a.hops) > LAST:
         ap.error(f"--hops: the string has {routing.NODES} stations, at most {LAST} hops")
-    if a.seeds < 1 or a.duration <= 0:
-        ap.error("--seeds must be >= 1 and --duration > 0")
-    if not available():
-        print("ns (ns-2.35) is not installed", file=sys.stderr)
+    if not ns2_ready(ap, a):
         return 1
     if a.trace_dir is not None:
         a.trace_dir.mkdir(parents=True, exist_ok=True)

@@ -35,6 +35,23 @@ pub fn distance(a: [f64; 2], b: [f64; 2]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
 }
 
+/// Station `o`, `d` metres away, as a neighbour: when its frames can be
+/// sensed there (within `reach`; above the carrier-sense threshold, or, with
+/// shadowing, possibly above it).
+pub fn sensed(o: &Station, d: f64, reach: f64, prop: &Propagation, phy: &PhyParams) -> Option<Neighbour> {
+    if d > reach {
+        return None;
+    }
+    let power_w = prop.mean_power(phy, d);
+    (matches!(prop, Propagation::Shadowing { .. }) || power_w >= phy.cs_threshold_w).then(|| Neighbour {
+        node: o.node,
+        dev: o.dev,
+        power_w,
+        distance_m: d,
+        delay: Propagation::delay_ns(d),
+    })
+}
+
 /// For each station, the stations within its reach, sorted by node id.
 pub fn neighbour_lists(stations: &[Station], prop: &Propagation, phy: &PhyParams) -> Vec<Vec<Neighbour>> {
     let reach = prop.reach(phy);
@@ -64,20 +81,7 @@ pub fn neighbour_lists(stations: &[Station], prop: &Propagation, phy: &PhyParams
                     if o.node == s.node {
                         continue;
                     }
-                    let d = distance(s.pos, o.pos);
-                    if d > reach {
-                        continue;
-                    }
-                    let power_w = prop.mean_power(phy, d);
-                    if matches!(prop, Propagation::Shadowing { .. }) || power_w >= phy.cs_threshold_w {
-                        list.push(Neighbour {
-                            node: o.node,
-                            dev: o.dev,
-                            power_w,
-                            distance_m: d,
-                            delay: Propagation::delay_ns(d),
-                        });
-                    }
+                    list.extend(sensed(o, distance(s.pos, o.pos), reach, prop, phy));
                 }
             }
         }

@@ -7,7 +7,7 @@
 //! a frame takes its neighbours from the positions of that instant
 //! (`Mobility::neighbours_at`), as ns-2.35 and ns-3 do.
 
-use super::channel::{distance, Neighbour, Station};
+use super::channel::{distance, sensed, Neighbour, Station};
 use super::params::PhyParams;
 use super::propagation::Propagation;
 use crate::engine::rng::Rng;
@@ -147,26 +147,10 @@ impl Mobility {
         let Some(k) = self.index.get(node as usize).copied().flatten() else { return Vec::new() };
         let here = self.position(k, t);
         let reach = prop.reach(phy);
-        let mut out = Vec::new();
-        for (j, o) in self.stations.iter().enumerate() {
-            if j == k {
-                continue;
-            }
-            let d = distance(here, self.position(j, t));
-            if d > reach {
-                continue;
-            }
-            let power_w = prop.mean_power(phy, d);
-            if matches!(prop, Propagation::Shadowing { .. }) || power_w >= phy.cs_threshold_w {
-                out.push(Neighbour {
-                    node: o.node,
-                    dev: o.dev,
-                    power_w,
-                    distance_m: d,
-                    delay: Propagation::delay_ns(d),
-                });
-            }
-        }
+        let mut out: Vec<Neighbour> = (self.stations.iter().enumerate())
+            .filter(|&(j, _)| j != k)
+            .filter_map(|(j, o)| sensed(o, distance(here, self.position(j, t)), reach, prop, phy))
+            .collect();
         out.sort_by_key(|n| n.node);
         out
     }

@@ -153,3 +153,76 @@ def test_bad_setdest_files_name_the_key(tmp_path, text, what):
     with pytest.raises(ScenarioError, match=what) as e:
         tcplab.load_scenario(scenario)
     assert e.value.key == "wireless.setdest"
+
+
+def test_far_receivers_of_a_moving_sender_get_their_frames():
+    # Free space with a huge transmit power: b and c hear a from 200 km,
+    # 667 us away, longer than the gap between a's frames; d jumps away
+    # between two of them. Each arrival names its receiver, so a's next
+    # neighbour list cannot misdirect the ones still on their way (found
+    # by review: a panic, "a receiver of the frame").
+    sc = {
+        "sim": {"duration": "4s", "seed": 1},
+        "wireless": {"routing": "aodv", "propagation": "free_space", "phy": {"tx_power_w": 1e6}},
+        "node": [{"name": "a", "position": [0.0, 0.0]}, {"name": "e", "position": [50.0, 0.0]},
+                 {"name": "b", "position": [200e3, 0.0]}, {"name": "c", "position": [-200e3, 0.0]},
+                 {"name": "d", "position": [100.0, 0.0], "waypoints": [[2.0, 1e9, 0.0, 1e12]]}],
+        "flow": [{"from": "a", "to": "e", "transport": "udp", "packet_size": 500,
+                  "app": {"kind": "cbr", "interval": "5ms", "start": "1s"}}],
+    }
+    res = tcplab.run(sc)
+    assert res.flows.bytes_delivered[0] > 500 * 500
+
+
+def test_nothing_moving_keeps_the_reachability_check():
+    sc = pair([], b_at=(5000.0, 0.0))
+    with pytest.raises(ScenarioError, match="no route") as e:
+        prepare(sc)
+    assert e.value.key == "flow[0].to"
+
+
+def test_waypoints_need_the_radio_channel():
+    sc = {"sim": {"duration": "1s"}, "node": [{"name": "a", "waypoints": [[0.0, 1.0, 1.0, 1.0]]}, {"name": "b"}],
+          "link": [{"between": ["a", "b"], "rate": "1Mbps", "delay": "1ms"}]}
+    with pytest.raises(ScenarioError) as e:
+        prepare(sc)
+    assert e.value.key == "node[0].waypoints"
+
+
+@pytest.mark.parametrize("mobility", [
+    {"area": [1e-9, 1e-9], "speed": [1.0, 1.0]},     # legs of no length
+    {"area": [1e-3, 1e-3], "speed": [1e9, 1e9]},     # legs of no time
+])
+def test_random_waypoint_with_endless_legs_is_refused(mobility):
+    sc = waypoint_field()
+    sc["wireless"]["mobility"].update(mobility)
+    with pytest.raises(ScenarioError, match="million moves") as e:
+        prepare(sc)
+    assert e.value.key == "wireless.mobility.speed"
+
+
+def test_a_node_named_twice_to_move_is_refused():
+    sc = waypoint_field()
+    sc["wireless"]["mobility"]["nodes"] = ["m1", "m1"]
+    with pytest.raises(ScenarioError, match="named twice") as e:
+        prepare(sc)
+    assert e.value.key == "wireless.mobility.nodes[1]"
+
+
+def test_setdest_comments_and_other_timed_commands(tmp_path):
+    from tcplab.setdest import read_setdest
+
+    (tmp_path / "ok").write_text('$node_(0) set X_ 1.0\n$node_(0) set Y_ 2.0\n'
+                                 '$ns_ at 4.0 "$node_(0) setdest 10.0 20.0 3.0" ;# a comment\n')
+    assert read_setdest(str(tmp_path / "ok"))[0]["waypoints"] == [[4.0, 10.0, 20.0, 3.0]]
+    (tmp_path / "bad").write_text('$node_(0) set X_ 1.0\n$node_(0) set Y_ 2.0\n$ns_ at 4.0 "$node_(0) set X_ 100.0"\n')
+    with pytest.raises(ScenarioError, match="only `setdest` commands"):
+        read_setdest(str(tmp_path / "bad"))
+
+
+def test_setdest_in_a_dict_scenario(tmp_path):
+    (tmp_path / "scen").write_text(SCEN_3)
+    sc = {"sim": {"duration": "10s"}, "wireless": {"routing": "aodv", "setdest": str(tmp_path / "scen")},
+          "node": [{"name": f"n{i}"} for i in range(3)],
+          "flow": [{"from": "n0", "to": "n1", "transport": "udp", "app": {"kind": "cbr", "interval": "1s"}}]}
+    assert tcplab.run(sc).flows.bytes_delivered[0] > 0

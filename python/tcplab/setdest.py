@@ -23,6 +23,8 @@ from .errors import ScenarioError
 KEY = "wireless.setdest"
 _SET = re.compile(r"^\$node_\((\d+)\)\s+set\s+([XYZ])_\s+(\S+)\s*$")
 _AT = re.compile(r'^\$ns_\s+at\s+(\S+)\s+"\$node_\((\d+)\)\s+setdest\s+(\S+)\s+(\S+)\s+(\S+)\s*"\s*$')
+# Any other timed command on a node: a movement this reader would get wrong.
+_NODE_AT = re.compile(r'^\$ns_\s+at\s+\S+\s+"\$node_\(')
 
 
 def _number(text: str, where: str) -> float:
@@ -45,7 +47,8 @@ def read_setdest(path: str) -> dict[int, dict]:
         raise ScenarioError(f"{KEY}: cannot read {path}: {e.strerror or e}", KEY) from None
     nodes: dict[int, dict] = {}
     for i, raw in enumerate(lines, start=1):
-        line = raw.strip()
+        # Tcl's trailing comment (`;# ...`) is not part of the command.
+        line = raw.split(";#", 1)[0].strip()
         where = f"{path}:{i}"
         if m := _SET.match(line):
             n, axis = int(m.group(1)), m.group(2)
@@ -56,6 +59,8 @@ def read_setdest(path: str) -> dict[int, dict]:
             t, n = _number(m.group(1), where), int(m.group(2))
             x, y, v = (_number(m.group(k), where) for k in (3, 4, 5))
             nodes.setdefault(n, {"position": [None, None], "waypoints": []})["waypoints"].append([t, x, y, v])
+        elif _NODE_AT.match(line):
+            raise ScenarioError(f"{KEY}: {where}: only `setdest` commands move nodes here, got {line!r}", KEY)
     for n, d in nodes.items():
         if None in d["position"]:
             raise ScenarioError(f"{KEY}: {path}: node {n} has no starting position (set X_ and Y_)", KEY)

@@ -84,6 +84,13 @@ pub trait DevScheduler {
     /// `NetDevice::fan_targets` (the arrivals due at one time may travel as
     /// one event that names the sender and the first of them).
     fn fan_out(&mut self, now: Time, frame: PktId, targets: &[FanOut]);
+    /// `fan_out` with one `Arrive` per receiver, each naming its receiver's
+    /// device, in the same order: for a sender whose list of receivers may
+    /// change before its frame's last arrival (moving stations), so that no
+    /// event refers to the list by position.
+    fn fan_out_each(&mut self, now: Time, frame: PktId, targets: &[FanOut]) {
+        self.fan_out(now, frame, targets)
+    }
     /// `FrameEnd` for this device at `at`, the end of its reception of
     /// frame `frame`: the same order as `schedule` (the ends of one frame's
     /// receptions due at one time may travel as one event).
@@ -159,7 +166,7 @@ pub trait NetDevice: Any + Send {
     /// The device of `neighbor` if it is within this device's receive range
     /// by geometry (mean power at the receive threshold): whether a link
     /// failure to it is a false one. None for devices without a radio.
-    fn in_range(&self, _neighbor: NodeId) -> Option<DevId> {
+    fn in_range(&self, _now: Time, _neighbor: NodeId) -> Option<DevId> {
         None
     }
     /// The receivers of every frame the device puts on a shared channel,

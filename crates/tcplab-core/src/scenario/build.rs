@@ -282,7 +282,9 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             return err(format!("{k}.to"), "must differ from `from`");
         }
         // Moving stations may meet later: only fixed ones must be connected.
-        if comp[a as usize] != comp[b as usize] && radio.as_ref().is_none_or(|r| r.mobility.is_none()) {
+        if comp[a as usize] != comp[b as usize]
+            && !radio.as_ref().and_then(|r| r.mobility.as_ref()).is_some_and(|m| m.moves())
+        {
             let why = radio.as_ref().and_then(|r| {
                 // From whichever end cannot reach the other.
                 let from_a = reachable_from(cfg.node.len(), &dirs, a);

@@ -122,6 +122,12 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                 "a position puts the node on a radio channel: add a [wireless] table",
             );
         }
+        if let Some(i) = cfg.node.iter().position(|n| n.waypoints.is_some()) {
+            return err(
+                format!("node[{i}].waypoints"),
+                "only stations on a radio channel move: add a [wireless] table and the node's position",
+            );
+        }
         return Ok(());
     };
     rate_of("wireless.data_rate", w.data_rate, 2e6)?;
@@ -439,13 +445,26 @@ fn validate_mobility(cfg: &ScenarioCfg, w: &WirelessCfg) -> R<()> {
         );
     }
     let [lo, hi] = m.speed;
+    // Bounded work: at most about a million legs per station (a leg is
+    // some fraction of the area's longer side long).
+    let legs = crate::engine::time::to_secs(cfg.sim.duration.0) * hi / (width.max(height) / 8.0);
+    if lo.is_finite() && hi.is_finite() && legs > 1e6 {
+        return err(
+            "wireless.mobility.speed",
+            format!("{hi} m/s across a {width} x {height} m area for the whole run is more than a million moves per station; use a larger area or lower speeds"),
+        );
+    }
     if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && hi >= lo && hi > 0.0) {
         return err(
             "wireless.mobility.speed",
             format!("must be [min, max] in m/s with 0 <= min <= max and max > 0, got [{lo}, {hi}]"),
         );
     }
+    let mut named = std::collections::HashSet::new();
     for (j, name) in m.nodes.iter().flatten().enumerate() {
+        if !named.insert(name) {
+            return err(format!("wireless.mobility.nodes[{j}]"), format!("{name:?} is named twice"));
+        }
         match cfg.node.iter().find(|n| &n.name == name) {
             None => return err(format!("wireless.mobility.nodes[{j}]"), format!("unknown node {name:?}")),
             Some(n) if n.position.is_none() => {

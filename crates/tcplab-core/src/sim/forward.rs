@@ -74,6 +74,13 @@ impl DevScheduler for Sched<'_> {
         }
     }
 
+    fn fan_out_each(&mut self, now: Time, frame: PktId, targets: &[FanOut]) {
+        let first = self.q.reserve(targets.len() as u64);
+        for t in targets {
+            self.q.schedule_numbered(now + t.delay, first + t.rank as u64, Ev::DevArrive(t.dev, frame));
+        }
+    }
+
     #[inline(always)]
     fn schedule_frame_end(&mut self, frame: PktId, at: Time) {
         match self.ends.as_mut() {
@@ -671,7 +678,7 @@ impl World {
     /// radio on: a link failure the MAC reports then is a false one
     /// (collisions or a busy receiver, not distance).
     fn in_reach(&self, now: Time, dev: DevId, neighbor: NodeId) -> bool {
-        let Some(theirs) = self.devices[dev as usize].as_dyn().in_range(neighbor) else { return false };
+        let Some(theirs) = self.devices[dev as usize].as_dyn().in_range(now, neighbor) else { return false };
         self.devices[theirs as usize].as_dyn().radio_on(now)
     }
 

@@ -532,16 +532,19 @@ impl Dcf {
     fn radiate<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, air: Time, io: &mut DevIo<S>) {
         Self::show(pkt, io);
         if let Some(m) = &self.mobility {
-            // Who hears this frame, from where everyone is now. The lists
-            // change only here: the previous frame's arrivals and reception
-            // ends, which name their receivers by index in `fan`, are all
-            // past (they end within a propagation delay of its end, and a
-            // station starts a frame at least a SIFS after its last).
+            // Who hears this frame, from where everyone is now. Its arrivals
+            // go one per receiver, naming the receiver's device: with long
+            // delays (free space, shadowing) they may still be on their way
+            // when the station starts its next frame and takes a new list,
+            // which index-based events (`fan_out`) would then misread.
             self.neighbours = m.neighbours_at(self.node, now, &self.prop, &self.phy);
             self.fan = fan_of(&self.neighbours);
-        }
-        // A radio switched off keeps its MAC's timing but reaches no one.
-        if self.on(now) {
+            if self.on(now) {
+                io.pool.share_n(pkt, self.fan.len() as u32);
+                io.sched.fan_out_each(now, pkt, &self.fan);
+            }
+        } else if self.on(now) {
+            // A radio switched off keeps its MAC's timing but reaches no one.
             io.pool.share_n(pkt, self.fan.len() as u32);
             io.sched.fan_out(now, pkt, &self.fan);
         }
@@ -681,9 +684,9 @@ impl Dcf {
             return;
         };
         let power = match &self.mobility {
-            Some(m) => {
-                m.neighbours_at(self.node, now, &self.prop, &self.phy).iter().find(|n| n.node == tx).map(|n| n.power_w)
-            }
+            // Where both are as the frame reaches this station (ns-2.35's
+            // Propagation::Pr reads both nodes' positions then too).
+            Some(m) => m.pair(self.node, tx, now, &self.prop, &self.phy).map(|n| n.power_w),
             None => self.neighbours.binary_search_by_key(&tx, |n| n.node).ok().map(|i| self.neighbours[i].power_w),
         };
         let Some(power) = power else {
@@ -1132,9 +1135,11 @@ impl NetDevice for Dcf {
         out
     }
 
-    fn in_range(&self, nb: NodeId) -> Option<DevId> {
-        let i = self.neighbours.binary_search_by_key(&nb, |n| n.node).ok()?;
-        let n = &self.neighbours[i];
+    fn in_range(&self, now: Time, nb: NodeId) -> Option<DevId> {
+        let n = match &self.mobility {
+            Some(m) => m.pair(self.node, nb, now, &self.prop, &self.phy)?,
+            None => self.neighbours[self.neighbours.binary_search_by_key(&nb, |n| n.node).ok()?],
+        };
         (n.power_w >= self.phy.rx_threshold_w).then_some(n.dev)
     }
 

@@ -13,6 +13,7 @@ use super::propagation::Propagation;
 use crate::engine::rng::Rng;
 use crate::engine::time::{to_secs, SEC};
 use crate::engine::Time;
+use crate::packet::NodeId;
 
 /// A straight move from `from` (at `start`) to `to` (reached at `end`);
 /// the station stays at `to` until the next leg starts.
@@ -98,7 +99,9 @@ pub fn random_waypoint(
         if v <= 0.0 {
             break; // a station drawn speed 0 stays (speed ranges starting at 0 allow it)
         }
-        let end = t.saturating_add(secs(distance(at, to) / v));
+        // At least 1 ns a leg: a tiny area or a huge speed must still move
+        // the clock on (validation keeps the number of legs sensible).
+        let end = t.saturating_add(secs(distance(at, to) / v)).max(t + 1);
         track.legs.push(Leg { start: t, end, from: at, to });
         at = to;
         t = end.saturating_add(pause);
@@ -132,18 +135,27 @@ impl Mobility {
         }
     }
 
+    /// Station `other` as `node`'s neighbour at `t` (None: out of reach or
+    /// not a station).
+    pub fn pair(&self, node: NodeId, other: NodeId, t: Time, prop: &Propagation, phy: &PhyParams) -> Option<Neighbour> {
+        let k = self.index.get(node as usize).copied().flatten()?;
+        let j = self.index.get(other as usize).copied().flatten()?;
+        let d = distance(self.position(k, t), self.position(j, t));
+        sensed(&self.stations[j], d, prop.reach(phy), prop, phy)
+    }
+
+    /// Whether any station moves at all (a track with a leg that goes
+    /// somewhere).
+    pub fn moves(&self) -> bool {
+        self.tracks.iter().flatten().any(|t| t.legs.iter().any(|l| l.from != l.to && l.end > l.start))
+    }
+
     /// The stations node `node`'s frames reach at `t` (as
     /// `channel::neighbour_lists` finds them for fixed positions), sorted by
     /// node id. Every station is looked at: mobile networks here are tens of
     /// stations (SPEC 9.4's 30); a grid rebuilt as nodes move is the way to
     /// large ones (docs/architecture.md, "Mobility").
-    pub fn neighbours_at(
-        &self,
-        node: crate::packet::NodeId,
-        t: Time,
-        prop: &Propagation,
-        phy: &PhyParams,
-    ) -> Vec<Neighbour> {
+    pub fn neighbours_at(&self, node: NodeId, t: Time, prop: &Propagation, phy: &PhyParams) -> Vec<Neighbour> {
         let Some(k) = self.index.get(node as usize).copied().flatten() else { return Vec::new() };
         let here = self.position(k, t);
         let reach = prop.reach(phy);

@@ -39,6 +39,8 @@ KEYS = [
     "link[0].rate", "link[0].delay", "link[0].queue", "link[0].error", "link[0].error.direction",
     "link[0].error.rate", "link[0].framing", "link[0].forward", "link[0].between", "link[99].rate",
     "node[0].name", "node[0].snoop", "output.sample_interval", "output.trace", "pcap", "flow", "link", "",
+    "wireless.mobility", "wireless.mobility.area", "wireless.mobility.speed", "wireless.mobility.pause",
+    "wireless.mobility.nodes", "node[0].waypoints", "node[1].position", "wireless.setdest",
 ]
 
 #: Values that are often valid somewhere (so that runs, not only

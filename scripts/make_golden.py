@@ -102,6 +102,18 @@ def study_texts(study: str) -> list[str]:
     return sorted(set(texts))
 
 
+def study_cases() -> list[tuple[str, str]]:
+    """One scenario of each 802.11 study, as its sweep would hand it over."""
+    from tcplab.studies import multihop, routing
+
+    cases = {
+        "multihop-vegas2-thin-7": multihop.scenario(7, "vegas2+thin", duration="30s"),
+        "routing-string-dsdv-newreno-3": routing.scenario("dsdv", "newreno", 3, duration="60s"),
+        "routing-mobile-aodv-newreno-0": routing.mobile_scenario("aodv", "newreno", 0, duration="60s"),
+    }
+    return [(name, json.dumps(json.loads(sc.checked_json()), sort_keys=True)) for name, sc in cases.items()]
+
+
 def rerecord(names: list[str]) -> int:
     for name in names:
         path = OUT / "cases" / f"{name}.json"
@@ -145,6 +157,10 @@ def main() -> int:
             data = json.loads(text)
             record(f"{study}-{i:03d}", case_json(data, trace=True, sample=None))
             n += 1
+    # One run of each 802.11 study (their quick modes are hundreds of runs).
+    for name, text in study_cases():
+        record(name, text)
+        n += 1
     print(f"{n} golden cases in {OUT}")
     return 0
 

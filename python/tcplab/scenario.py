@@ -149,12 +149,18 @@ def load_scenario(path: str | PathLike) -> Scenario:
         raise ScenarioError(f"{p}: invalid TOML: {e}", "scenario") from None
     except RecursionError:
         raise ScenarioError(f"{p}: invalid TOML: nested too deeply", "scenario") from None
+    expand_setdest(data, p)
+    return Scenario(data, p)
+
+
+def expand_setdest(data: dict, source: str | None) -> None:
+    """Replace ``[wireless] setdest`` by the movement it names (the module
+    that reads movement files is imported only when one is named)."""
     w = data.get("wireless")
     if isinstance(w, dict) and "setdest" in w:
         from .setdest import expand
 
-        expand(data, p)
-    return Scenario(data, p)
+        expand(data, source)
 
 
 def _parse_value(text: str) -> object:

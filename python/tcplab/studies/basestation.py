@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..scenario import Scenario
 from ..sweep import Sweep, summarize, summarize_many
+from . import check_choice
 
 if TYPE_CHECKING:
     import pandas
@@ -67,10 +68,8 @@ def scenario(variant: str = "newreno", mechanism: str = "plain", error_rate: flo
     `queue` (DropTail limit at the base station, packets waiting), `window`
     (receiver window, packets) and `access_delays` (one-way delay of each
     fixed host's access link in ms, default 1 ms each: 26 ms end to end)."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant: expected one of {', '.join(VARIANTS)}, got {variant!r}")
-    if mechanism not in MECHANISMS:
-        raise ValueError(f"mechanism: expected one of {', '.join(MECHANISMS)}, got {mechanism!r}")
+    check_choice("variant", variant, VARIANTS)
+    check_choice("mechanism", mechanism, MECHANISMS)
     if starts is None:
         starts = [(i - 1) * stagger for i in range(1, N_FLOWS + 1)]
     if access_delays is None:

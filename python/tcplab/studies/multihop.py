@@ -31,6 +31,7 @@ from pathlib import Path
 
 from ..scenario import Scenario
 from ..sweep import Sweep, summarize_many
+from . import check_choice, check_whole, wireless_profile
 
 SPACING = 250.0          # m between neighbours of the chain
 PACKET = 1460            # bytes of TCP payload (and of each UDP datagram)
@@ -77,11 +78,6 @@ def clamp_window(hops: int) -> int:
     return max(1, math.ceil(hops / 4))
 
 
-def _check(name: str, value, allowed) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name}: expected one of {', '.join(map(str, allowed))}, got {value!r}")
-
-
 def scenario(hops: int = 7, config: str = "newreno", rate: str = "2Mbps", duration: str = DURATION,
              seed: int = 1, interval_ms: float | None = None, profile: str | None = None,
              net_diameter: int | None = None) -> Scenario:
@@ -90,15 +86,12 @@ def scenario(hops: int = 7, config: str = "newreno", rate: str = "2Mbps", durati
     sending one datagram every `interval_ms`. `profile` and `net_diameter`
     default to the module's PROFILE and NET_DIAMETER (read at each call, so
     setting them before `run` changes the whole study)."""
-    if not isinstance(hops, int) or isinstance(hops, bool) or hops < 1:
-        raise ValueError(f"hops: expected a whole number >= 1, got {hops!r}")
-    _check("config", config, [*CONFIGS, "udp"])
-    _check("rate", rate, RATES)
-    profile = PROFILE if profile is None else profile
-    _check("profile", profile, ["standard", "ns2"])
+    check_whole("hops", hops, 1)
+    check_choice("config", config, [*CONFIGS, "udp"])
+    check_choice("rate", rate, RATES)
+    profile = wireless_profile(profile, PROFILE)
     net_diameter = NET_DIAMETER if net_diameter is None else net_diameter
-    if not isinstance(net_diameter, int) or isinstance(net_diameter, bool) or not 1 <= net_diameter <= 255:
-        raise ValueError(f"net_diameter: expected a whole number from 1 to 255, got {net_diameter!r}")
+    check_whole("net_diameter", net_diameter, 1, 255)
     nodes = [{"name": f"n{i}", "position": [SPACING * i, 0.0]} for i in range(hops + 1)]
     flow: dict = {"name": config, "from": "n0", "to": f"n{hops}", "packet_size": PACKET}
     if config == "udp":

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..scenario import Scenario
 from ..sweep import Sweep, summarize_many
+from . import check_choice, check_whole, wireless_profile
 
 NODES = 8                # the string's stations
 SPACING = 250.0          # m
@@ -52,26 +53,27 @@ MOBILE_DURATION, QUICK_MOBILE_DURATION = "200s", "60s"
 HOP_SAMPLE = 0.1         # s between the samples of the shortest path's length
 
 
-def _check(name: str, value, allowed) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name}: expected one of {', '.join(map(str, allowed))}, got {value!r}")
+def _connection(nodes: list[dict], to: str, protocol: str, variant: str, duration: str, seed: int,
+                profile: str | None, source: str) -> Scenario:
+    """The stations `nodes` (the first sends) running `protocol`, one
+    connection of `variant` from the first to `to`: what the string and the
+    moving field share (their callers check protocol and variant first)."""
+    flow = {"name": variant, "from": nodes[0]["name"], "to": to, "transport": variant, "packet_size": PACKET,
+            "window": WINDOW, "app": {"kind": "bulk", "start": f"{START:g}s"}}
+    wireless = {"data_rate": "2Mbps", "basic_rate": "1Mbps", "rts_threshold": 0, "routing": protocol,
+                "profile": wireless_profile(profile, PROFILE)}
+    return Scenario({"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"}, "wireless": wireless,
+                     "node": nodes, "flow": [flow]}, source=source)
 
 
 def scenario(protocol: str = "aodv", variant: str = "newreno", hops: int = 7, duration: str = DURATION,
              seed: int = 1, profile: str | None = None) -> Scenario:
     """The 8-station string with one connection from n0 to n`hops`."""
-    _check("protocol", protocol, PROTOCOLS)
-    _check("variant", variant, VARIANTS)
-    _check("hops", hops, HOPS)
-    profile = PROFILE if profile is None else profile
-    _check("profile", profile, ["standard", "ns2"])
+    check_choice("protocol", protocol, PROTOCOLS)
+    check_choice("variant", variant, VARIANTS)
+    check_choice("hops", hops, HOPS)
     nodes = [{"name": f"n{i}", "position": [SPACING * i, 0.0]} for i in range(NODES)]
-    flow = {"name": variant, "from": "n0", "to": f"n{hops}", "transport": variant, "packet_size": PACKET,
-            "window": WINDOW, "app": {"kind": "bulk", "start": f"{START:g}s"}}
-    wireless = {"data_rate": "2Mbps", "basic_rate": "1Mbps", "rts_threshold": 0, "routing": protocol,
-                "profile": profile}
-    return Scenario({"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"}, "wireless": wireless,
-                     "node": nodes, "flow": [flow]}, source="routing")
+    return _connection(nodes, f"n{hops}", protocol, variant, duration, seed, profile, "routing")
 
 
 def movement(pattern: int, duration: float) -> list[dict]:
@@ -143,19 +145,11 @@ def mobile_scenario(protocol: str = "aodv", variant: str = "newreno", pattern: i
                     duration: str = MOBILE_DURATION, seed: int = 1, profile: str | None = None) -> Scenario:
     """The 30 moving stations of pattern `pattern` with one connection from
     m0 to m1."""
-    _check("protocol", protocol, PROTOCOLS)
-    _check("variant", variant, VARIANTS)
-    if not isinstance(pattern, int) or isinstance(pattern, bool) or pattern < 0:
-        raise ValueError(f"pattern: expected a whole number >= 0, got {pattern!r}")
-    profile = PROFILE if profile is None else profile
-    _check("profile", profile, ["standard", "ns2"])
-    secs = float(duration.rstrip("s"))
-    flow = {"name": variant, "from": "m0", "to": "m1", "transport": variant, "packet_size": PACKET,
-            "window": WINDOW, "app": {"kind": "bulk", "start": f"{START:g}s"}}
-    wireless = {"data_rate": "2Mbps", "basic_rate": "1Mbps", "rts_threshold": 0, "routing": protocol,
-                "profile": profile}
-    return Scenario({"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"}, "wireless": wireless,
-                     "node": movement(pattern, secs), "flow": [flow]}, source="routing-mobile")
+    check_choice("protocol", protocol, PROTOCOLS)
+    check_choice("variant", variant, VARIANTS)
+    check_whole("pattern", pattern, 0)
+    return _connection(movement(pattern, float(duration.rstrip("s"))), "m1", protocol, variant, duration, seed,
+                       profile, "routing-mobile")
 
 
 def string_metrics(flows: dict, nodes: dict, summary: dict) -> dict:

@@ -405,8 +405,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
 
 /// `[wireless.mobility]` and the nodes' `waypoints`.
 fn validate_mobility(cfg: &ScenarioCfg, w: &WirelessCfg) -> R<()> {
-    let moving = w.mobility.is_some() || cfg.node.iter().any(|n| n.waypoints.is_some());
-    if moving && w.routing == WirelessRouting::Static {
+    if moving(cfg, w) && w.routing == WirelessRouting::Static {
         let key = if w.mobility.is_some() { "wireless.mobility".to_string() } else { waypoints_key(cfg) };
         return err(
             key,
@@ -445,19 +444,19 @@ fn validate_mobility(cfg: &ScenarioCfg, w: &WirelessCfg) -> R<()> {
         );
     }
     let [lo, hi] = m.speed;
-    // Bounded work: at most about a million legs per station (a leg is
-    // some fraction of the area's longer side long).
-    let legs = crate::engine::time::to_secs(cfg.sim.duration.0) * hi / (width.max(height) / 8.0);
-    if lo.is_finite() && hi.is_finite() && legs > 1e6 {
-        return err(
-            "wireless.mobility.speed",
-            format!("{hi} m/s across a {width} x {height} m area for the whole run is more than a million moves per station; use a larger area or lower speeds"),
-        );
-    }
     if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && hi >= lo && hi > 0.0) {
         return err(
             "wireless.mobility.speed",
             format!("must be [min, max] in m/s with 0 <= min <= max and max > 0, got [{lo}, {hi}]"),
+        );
+    }
+    // Bounded work: at most about a million legs per station (a leg is
+    // some fraction of the area's longer side long).
+    let legs = crate::engine::time::to_secs(cfg.sim.duration.0) * hi / (width.max(height) / 8.0);
+    if legs > 1e6 {
+        return err(
+            "wireless.mobility.speed",
+            format!("{hi} m/s across a {width} x {height} m area for the whole run is more than a million moves per station; use a larger area or lower speeds"),
         );
     }
     let mut named = std::collections::HashSet::new();
@@ -482,6 +481,11 @@ fn validate_mobility(cfg: &ScenarioCfg, w: &WirelessCfg) -> R<()> {
     Ok(())
 }
 
+/// Whether the scenario moves any station (random waypoint or waypoints).
+fn moving(cfg: &ScenarioCfg, w: &WirelessCfg) -> bool {
+    w.mobility.is_some() || cfg.node.iter().any(|n| n.waypoints.is_some())
+}
+
 fn waypoints_key(cfg: &ScenarioCfg) -> String {
     let i = cfg.node.iter().position(|n| n.waypoints.is_some()).unwrap_or(0);
     format!("node[{i}].waypoints")
@@ -490,7 +494,7 @@ fn waypoints_key(cfg: &ScenarioCfg) -> String {
 /// The stations' movement, when any moves: a node with `waypoints` follows
 /// them; `[wireless.mobility]` moves the others it names (all by default).
 fn mobility(cfg: &ScenarioCfg, w: &WirelessCfg, stations: &[Station]) -> Option<Arc<Mobility>> {
-    if w.mobility.is_none() && cfg.node.iter().all(|n| n.waypoints.is_none()) {
+    if !moving(cfg, w) {
         return None;
     }
     let until = cfg.sim.duration.0;

@@ -11,7 +11,7 @@ use super::channel::{distance, sensed, Neighbour, Station};
 use super::params::PhyParams;
 use super::propagation::Propagation;
 use crate::engine::rng::Rng;
-use crate::engine::time::{to_secs, SEC};
+use crate::engine::time::SEC;
 use crate::engine::Time;
 use crate::packet::NodeId;
 
@@ -57,21 +57,11 @@ impl Track {
                 l.to = from;
             }
         }
-        let d = distance(from, to);
-        let end = if d == 0.0 || speed <= 0.0 { t } else { t.saturating_add(secs(d / speed)) };
         if speed <= 0.0 {
             return; // ns-2: speed 0 stops the node where it is
         }
+        let end = t.saturating_add(secs(distance(from, to) / speed));
         self.legs.push(Leg { start: t, end, from, to });
-    }
-
-    /// The fastest leg's speed, m/s.
-    pub fn max_speed(&self) -> f64 {
-        self.legs
-            .iter()
-            .filter(|l| l.end > l.start)
-            .map(|l| distance(l.from, l.to) / to_secs(l.end - l.start))
-            .fold(0.0, f64::max)
     }
 }
 
@@ -172,6 +162,17 @@ impl Mobility {
 mod tests {
     use super::*;
     use crate::engine::rng::stream_rng;
+    use crate::engine::time::to_secs;
+
+    /// The fastest leg's speed, m/s.
+    fn max_speed(track: &Track) -> f64 {
+        track
+            .legs
+            .iter()
+            .filter(|l| l.end > l.start)
+            .map(|l| distance(l.from, l.to) / to_secs(l.end - l.start))
+            .fold(0.0, f64::max)
+    }
 
     #[test]
     fn a_track_interpolates_and_stops_at_its_end() {
@@ -182,7 +183,7 @@ mod tests {
         assert_eq!(t.at(6 * SEC), [50.0, 0.0]);
         assert_eq!(t.at(11 * SEC), [100.0, 0.0]);
         assert_eq!(t.at(100 * SEC), [100.0, 0.0]);
-        assert_eq!(t.max_speed(), 10.0);
+        assert_eq!(max_speed(&t), 10.0);
     }
 
     #[test]

@@ -55,7 +55,8 @@ pub enum AgentAction {
 pub struct AgentIo<'a> {
     pub out: &'a mut Vec<AgentAction>,
     /// Whether the device towards a destination has room in its queue
-    /// (None: no route from this node).
+    /// (None: no route from this node, or, at a node with a radio, a
+    /// route that does not leave on it).
     pub room_towards: &'a dyn Fn(NodeId) -> Option<bool>,
 }
 

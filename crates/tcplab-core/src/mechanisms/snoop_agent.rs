@@ -45,6 +45,9 @@ impl Agent for SnoopAgent {
         let Some(room) = (io.room_towards)(key.dst) else { return Verdict::Pass };
         let idx = match self.index(&key) {
             Some(i) => i,
+            // A connection starts with its first data segment: a segment
+            // without payload (a SYN) going the other way is no ACK of one.
+            None if p.payload == 0 => return Verdict::Pass,
             None => {
                 self.conns.push((key, SnoopConn::default(), TimerSlot::default()));
                 self.conns.len() - 1

@@ -269,6 +269,9 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     validate_tcp("tcp", &cfg.tcp)?;
     super::wireless::validate(cfg)?;
     let radio = super::wireless::radio(cfg, 2 * cfg.link.len() as DevId);
+    if let Some(r) = &radio {
+        super::wireless::check_cells(cfg, r)?;
+    }
     let (dirs, _) = route_graph(cfg, radio.as_ref());
     // Each flow's ends must reach each other: the same strongly connected
     // component (the routes themselves are computed by `build`).
@@ -474,6 +477,22 @@ fn route_graph(cfg: &ScenarioCfg, radio: Option<&Radio>) -> (Vec<(NodeId, NodeId
             pairs.push((a, b));
             devs.push(d);
         }
+    }
+    (pairs, devs)
+}
+
+/// The graph of a wired-cum-wireless network's static routes: every link
+/// direction, then from each base station to each station of its cell
+/// (through the base station's 802.11 device), so that wired nodes and
+/// other cells reach a station through its base station.
+fn cell_graph(cfg: &ScenarioCfg, radio: &Radio, cells: &[Option<NodeId>]) -> (Vec<(NodeId, NodeId)>, Vec<DevId>) {
+    let mut pairs = dir_pairs(cfg);
+    let mut devs: Vec<DevId> = (0..pairs.len() as DevId).collect();
+    for s in &radio.stations {
+        let Some(bs) = cells[s.node as usize].filter(|&b| b != s.node) else { continue };
+        let dev = radio.stations.iter().find(|x| x.node == bs).expect("a base station has a radio").dev;
+        pairs.push((bs, s.node));
+        devs.push(dev);
     }
     (pairs, devs)
 }
@@ -770,8 +789,14 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         devices.extend(r.devices(seed).into_iter().map(|d| Device::Wifi(Box::new(d))));
     }
     // Static routing: each node's row of the next-hop table towards the
-    // nodes packets are addressed to (the flows' endpoints).
-    let (graph, graph_dev) = route_graph(cfg, radio.as_ref());
+    // nodes packets are addressed to (the flows' endpoints). In a
+    // wired-cum-wireless network the links carry it, each station reached
+    // through its base station.
+    let cells = super::wireless::cells(cfg);
+    let (graph, graph_dev) = match (&cells, &radio) {
+        (Some(c), Some(r)) => cell_graph(cfg, r, c),
+        _ => route_graph(cfg, radio.as_ref()),
+    };
     let routes = shortest_paths_to(cfg.node.len(), &graph, &flow_endpoints(cfg));
     let columns: Arc<[u32]> = Arc::from(routes.slot_of());
     let mut nodes: Vec<Node> = cfg
@@ -789,7 +814,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         .collect();
     // An ad hoc routing protocol replaces static routing on every station.
     if let (Some(w), Some(r)) = (&cfg.wireless, &radio) {
-        use crate::net::routing::{Aodv, Dsdv, Dsr, Olsr, OlsrParams, Routing, SharedHeaders};
+        use crate::net::routing::{Aodv, Cells, Dsdv, Dsr, Gateway, Olsr, OlsrParams, Routing, SharedHeaders};
         let olsr = super::wireless::olsr_params(w);
         let (aodv, dsdv, dsr) =
             (super::wireless::aodv_params(w), super::wireless::dsdv_params(w), super::wireless::dsr_params(w));
@@ -797,10 +822,20 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         let headers = SharedHeaders::default();
         for s in &r.stations {
             let rng = |name: &str| stream_rng(seed, &format!("node{}.{name}.jitter", s.node));
+            // Wired-cum-wireless: the station's cell, if it is in one.
+            let cell =
+                cells.as_ref().and_then(|c| c[s.node as usize].map(|mine| Cells { base_station_of: c.clone(), mine }));
+            let base_station = cell.as_ref().is_some_and(|c| c.mine == s.node);
             let proto: Option<Box<dyn Routing>> = match w.routing {
                 WirelessRouting::Static => None,
                 WirelessRouting::Aodv => Some(Box::new(Aodv::new(s.node, s.dev, aodv, rng("aodv")))),
-                WirelessRouting::Dsdv => Some(Box::new(Dsdv::new(s.node, s.dev, dsdv, rng("dsdv")))),
+                WirelessRouting::Dsdv => {
+                    let d = Dsdv::new(s.node, s.dev, dsdv, rng("dsdv"));
+                    Some(match cell.clone() {
+                        Some(c) if !base_station => Box::new(d.in_cell(c)),
+                        _ => Box::new(d),
+                    })
+                }
                 WirelessRouting::Dsr => Some(Box::new(Dsr::new(s.node, s.dev, dsr, headers.clone(), rng("dsr")))),
                 WirelessRouting::Olsr => {
                     let name = &cfg.node[s.node as usize].name;
@@ -814,7 +849,15 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                 if p.listens() {
                     devices[s.dev as usize].as_dyn_mut().set_promiscuous(true);
                 }
-                nodes[s.node as usize].routing = Router::Other(p);
+                let node = &mut nodes[s.node as usize];
+                node.routing = match (cell, &mut node.routing) {
+                    // A base station keeps its static routes for the links.
+                    (Some(c), Router::Static(wired)) if base_station => {
+                        let wired = std::mem::replace(wired, StaticRouting::new(Vec::new()));
+                        Router::Other(Box::new(Gateway::new(c, wired, p)))
+                    }
+                    _ => Router::Other(p),
+                };
             }
         }
     }

@@ -86,6 +86,14 @@ pub struct NodeCfg {
     /// time the node heads for (x, y) at that speed from wherever it is
     /// (ns-2's setdest; speed 0 stops it).
     pub waypoints: Option<Vec<[f64; 4]>>,
+    /// Wired-cum-wireless: the base station (a node with a position and
+    /// [[link]]s) through which this station reaches every node outside
+    /// its cell (ns-2's `base-station`).
+    pub base_station: Option<String>,
+    /// Probability that a frame this station would decode is corrupted
+    /// instead (ns-2's incoming error model, unit packet): discarded as
+    /// undecodable, followed by EIFS (default 0).
+    pub frame_error_rate: Option<f64>,
 }
 
 /// `[x, y]`: a list of any other length is refused by its length (serde's
@@ -276,6 +284,11 @@ pub struct DsdvCfg {
     /// the oldest dropped, no timeout (instead of buffer_len and
     /// buffer_timeout); default false.
     pub ns2_queue: Option<bool>,
+    /// Wired-cum-wireless: ns-2.35's forwarding of a packet for another
+    /// cell: straight to it if DSDV knows a route, else to the base
+    /// station, dropped if that has no route (default false: always
+    /// through the base station, held while its route is missing).
+    pub ns2_gateway: Option<bool>,
 }
 
 /// `[wireless.aodv]` (defaults: ns-2.35's aodv.h and aodv_rqueue.h).

@@ -43,6 +43,8 @@ pub struct Radio {
     pub lists: Vec<Vec<Neighbour>>,
     /// The stations' movement (None: every station stays where it is).
     pub mobility: Option<Arc<Mobility>>,
+    /// Each station's frame error rate (`[[node]] frame_error_rate`).
+    pub frame_error: Vec<f64>,
 }
 
 impl Radio {
@@ -68,7 +70,8 @@ impl Radio {
         self.stations
             .iter()
             .zip(&self.lists)
-            .map(|(s, list)| {
+            .enumerate()
+            .map(|(k, (s, list))| {
                 let n = s.node;
                 let mut d = Dcf::new(
                     n,
@@ -81,6 +84,10 @@ impl Radio {
                     stream_rng(seed, &format!("node{n}.wifi.backoff")),
                     stream_rng(seed, &format!("node{n}.wifi.shadowing")),
                 );
+                let rate = self.frame_error[k];
+                if rate > 0.0 {
+                    d.set_frame_errors(rate, stream_rng(seed, &format!("node{n}.wifi.frame_error")));
+                }
                 // Every station follows the movement, the still ones too:
                 // the others come and go around them.
                 if let Some(m) = &self.mobility {
@@ -333,10 +340,10 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         }
     }
     if w.routing != WirelessRouting::Static {
-        if !cfg.link.is_empty() {
+        if !cfg.link.is_empty() && w.routing != WirelessRouting::Dsdv {
             return err(
                 "wireless.routing",
-                "an ad hoc routing protocol runs over the radio only: remove the [[link]]s or use routing = \"static\"",
+                "with [[link]]s (wired-cum-wireless) the stations run \"dsdv\", as ns-2.35's base stations do, or \"static\"",
             );
         }
         if let Some(a) = &w.aodv {
@@ -400,7 +407,110 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             _ => {}
         }
     }
+    validate_cells(cfg, w, &linked)?;
     validate_mobility(cfg, w)
+}
+
+/// `[[node]] base_station` and `frame_error_rate`.
+fn validate_cells(cfg: &ScenarioCfg, w: &WirelessCfg, linked: &[bool]) -> R<()> {
+    let index: std::collections::HashMap<&str, usize> =
+        cfg.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+    let wired_cum_wireless = w.routing != WirelessRouting::Static && !cfg.link.is_empty();
+    for (i, n) in cfg.node.iter().enumerate() {
+        if let Some(r) = n.frame_error_rate {
+            if n.position.is_none() {
+                return err(format!("node[{i}].frame_error_rate"), "needs a position (a station's radio loses frames)");
+            }
+            if !(r.is_finite() && (0.0..=1.0).contains(&r)) {
+                return err(format!("node[{i}].frame_error_rate"), format!("must be a probability in [0, 1], got {r}"));
+            }
+        }
+        let key = format!("node[{i}].base_station");
+        match &n.base_station {
+            Some(b) => {
+                if !wired_cum_wireless {
+                    return err(
+                        key,
+                        "cells need [[link]]s and wireless.routing = \"dsdv\" (static routes take shortest paths over radio and links)",
+                    );
+                }
+                if n.position.is_none() {
+                    return err(key, "needs a position (a station in a base station's cell)");
+                }
+                if linked[i] {
+                    return err(key, format!("{:?} has [[link]]s: it is a base station, its own", n.name));
+                }
+                match index.get(b.as_str()) {
+                    None => return err(key, format!("unknown node {b:?}")),
+                    Some(&j) if !(linked[j] && cfg.node[j].position.is_some()) => {
+                        return err(key, format!("{b:?} is no base station: it needs a position and a [[link]]"));
+                    }
+                    Some(_) => {}
+                }
+            }
+            None if wired_cum_wireless && n.position.is_some() && !linked[i] => {
+                return err(
+                    key,
+                    format!(
+                        "with [[link]]s and an ad hoc protocol every station without links names its base station; {:?} names none",
+                        n.name
+                    ),
+                );
+            }
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+/// Wired-cum-wireless (an ad hoc protocol and [[link]]s): the base station
+/// of every node; a base station (a position and links) is its own, wired
+/// nodes have none. None for other networks.
+pub fn cells(cfg: &ScenarioCfg) -> Option<Arc<[Option<NodeId>]>> {
+    let w = cfg.wireless.as_ref()?;
+    if w.routing == WirelessRouting::Static || cfg.link.is_empty() {
+        return None;
+    }
+    let index: std::collections::HashMap<&str, NodeId> =
+        cfg.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i as NodeId)).collect();
+    let linked: std::collections::HashSet<&str> =
+        cfg.link.iter().flat_map(|l| l.between.iter().map(String::as_str)).collect();
+    Some(
+        cfg.node
+            .iter()
+            .enumerate()
+            .map(|(i, n)| match &n.base_station {
+                Some(b) => index.get(b.as_str()).copied(),
+                None if n.position.is_some() && linked.contains(n.name.as_str()) => Some(i as NodeId),
+                None => None,
+            })
+            .collect(),
+    )
+}
+
+/// Every station of a cell must reach its base station over the radio
+/// (unless stations move: they may meet later); the message names the gap.
+pub fn check_cells(cfg: &ScenarioCfg, radio: &Radio) -> R<()> {
+    let Some(cells) = cells(cfg) else { return Ok(()) };
+    if radio.mobility.as_ref().is_some_and(|m| m.moves()) {
+        return Ok(());
+    }
+    let dirs: Vec<(NodeId, NodeId)> = radio.routing_dirs().into_iter().map(|(a, b, _)| (a, b)).collect();
+    for (i, bs) in cells.iter().enumerate() {
+        let Some(bs) = bs.filter(|&b| b as usize != i) else { continue };
+        let reach = crate::net::routing::reachable_from(cfg.node.len(), &dirs, i as NodeId);
+        if !reach[bs as usize] {
+            let why = gap(cfg, radio, &reach).map(|w| format!(": {w}")).unwrap_or_default();
+            return err(
+                format!("node[{i}].base_station"),
+                format!(
+                    "{:?} has no radio path to its base station {:?}{why}",
+                    cfg.node[i].name, cfg.node[bs as usize].name
+                ),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `[wireless.mobility]` and the nodes' `waypoints`.
@@ -618,7 +728,8 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         .collect();
     let lists = neighbour_lists(&stations, &prop, &phy);
     let mobility = mobility(cfg, w, &stations);
-    Some(Radio { prop, phy, mac, ifq_kind, ifq_limit, ifq_ns2_limits, stations, lists, mobility })
+    let frame_error = stations.iter().map(|s| cfg.node[s.node as usize].frame_error_rate.unwrap_or(0.0)).collect();
+    Some(Radio { prop, phy, mac, ifq_kind, ifq_limit, ifq_ns2_limits, stations, lists, mobility, frame_error })
 }
 
 /// Why two nodes have no path, when the radio is to blame: the closest
@@ -725,6 +836,7 @@ pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
         p.ns2_advertising = true;
         p.ns2_ip_header = true;
         p.ns2_queue = true;
+        p.ns2_gateway = true;
     }
     let Some(d) = &w.dsdv else { return p };
     given(&mut p.periodic_update_interval, dur(d.periodic_update_interval));
@@ -737,6 +849,7 @@ pub fn dsdv_params(w: &WirelessCfg) -> crate::net::routing::DsdvParams {
     given(&mut p.ns2_advertising, d.ns2_advertising);
     given(&mut p.ns2_ip_header, d.ns2_ip_header);
     given(&mut p.ns2_queue, d.ns2_queue);
+    given(&mut p.ns2_gateway, d.ns2_gateway);
     p
 }
 

@@ -333,7 +333,17 @@ impl World {
         let start = self.agent_actions.len();
         let node = &mut self.nodes[n as usize];
         let (routing, devices) = (&node.routing, &self.devices);
-        let room = |dst: NodeId| routing.known_route(dst).map(|(d, _)| devices[d as usize].as_dyn().has_room());
+        // At a node with a radio (a wired-cum-wireless base station) the
+        // media that lose packets are its radio's: only connections whose
+        // data leave there are the agents' (Snoop's downlink); elsewhere,
+        // every connection the node forwards.
+        let radio = node.devices.iter().any(|&d| matches!(devices[d as usize], Device::Wifi(_)));
+        let room = |dst: NodeId| {
+            routing
+                .known_route(dst)
+                .filter(|&(d, _)| !radio || matches!(devices[d as usize], Device::Wifi(_)))
+                .map(|(d, _)| devices[d as usize].as_dyn().has_room())
+        };
         let r = f(node.agents[agent].as_mut(), &mut AgentIo { out: &mut self.agent_actions, room_towards: &room });
         let end = self.agent_actions.len();
         for i in start..end {

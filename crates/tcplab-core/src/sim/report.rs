@@ -354,7 +354,7 @@ pub fn link_dirs_table<'a>(
 /// The nodes table: one row per node with an 802.11 device, its MAC's
 /// frames by type, retries, losses and drops.
 fn nodes_table(w: &World) -> Table {
-    const INTS: [&str; 14] = [
+    const INTS: [&str; 15] = [
         "data_frames",
         "rts_frames",
         "cts_frames",
@@ -362,6 +362,7 @@ fn nodes_table(w: &World) -> Table {
         "broadcast_frames",
         "retries",
         "collisions",
+        "frame_errors",
         "drops_ifq",
         "drops_retry_limit",
         "link_failures",
@@ -384,6 +385,7 @@ fn nodes_table(w: &World) -> Table {
             s.broadcast_sent,
             s.retries,
             s.collisions,
+            s.rx_errors,
             s.drops_ifq,
             s.drops_retry,
             s.link_failures,

@@ -201,6 +201,9 @@ pub struct WifiStats {
     pub frames_received: u64,
     /// Retransmitted data frames recognised and not delivered twice.
     pub duplicates: u64,
+    /// Frames that would have been decoded here, corrupted by the
+    /// station's frame error model (`frame_error_rate`).
+    pub rx_errors: u64,
 }
 
 impl WifiStats {
@@ -277,6 +280,9 @@ pub struct Dcf {
     /// ARP's sends decided while frames were being taken off the air:
     /// offered once that is done.
     arp_out: Vec<(PktId, Option<NodeId>)>,
+    /// The incoming frame error model: the probability that a frame this
+    /// station would decode is corrupted, and the stream it is drawn from.
+    frame_error: Option<(f64, Rng)>,
     pub stats: WifiStats,
 }
 
@@ -340,6 +346,7 @@ impl Dcf {
             promiscuous: false,
             arp: mac.ns2_arp.then(ArpTable::default),
             arp_out: Vec::new(),
+            frame_error: None,
             stats: WifiStats::default(),
             off_from: Time::MAX,
         }
@@ -351,6 +358,22 @@ impl Dcf {
     }
 
     /// Make the station's neighbours follow the stations' movement.
+    /// Corrupt each frame this station would decode with probability
+    /// `rate` (ns-2's incoming error model with unit packet, placed
+    /// between its PHY and MAC): the frame is discarded as undecodable and
+    /// the station waits EIFS, as after a collision.
+    pub fn set_frame_errors(&mut self, rate: f64, rng: Rng) {
+        self.frame_error = Some((rate, rng));
+    }
+
+    /// Whether the frame error model corrupts the frame being decoded.
+    fn corrupted(&mut self) -> bool {
+        let Some((rate, rng)) = &mut self.frame_error else { return false };
+        let hit = rng.uniform() < *rate;
+        self.stats.rx_errors += hit as u64;
+        hit
+    }
+
     pub fn set_mobility(&mut self, m: Arc<Mobility>) {
         self.mobility = Some(m);
     }
@@ -756,7 +779,7 @@ impl Dcf {
             if r.hit {
                 self.stats.collisions += 1;
             }
-            if r.ok {
+            if r.ok && !self.corrupted() {
                 self.eifs = false;
                 self.stats.frames_received += 1;
                 Self::show(r.pkt, io);

@@ -39,6 +39,7 @@ use crate::net::device::DevId;
 use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
 use std::any::Any;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 /// `ControlHeader::proto` of DSDV messages.
 pub const PROTO_DSDV: u16 = 0xd5d7;
@@ -89,6 +90,14 @@ pub struct DsdvParams {
     /// timed out and no limit on the whole, instead of `buffer_len` and
     /// `buffer_timeout`; off by default.
     pub ns2_queue: bool,
+    /// Wired-cum-wireless (a station in a base station's cell): ns-2.35's
+    /// rule for a packet bound outside the cell (dsdv.cc `forwardPacket`):
+    /// straight to its destination if the table has a route, else to the
+    /// base station, dropped (not held) if that has none either. Off: such
+    /// a packet always goes through the base station, as an IP host sends
+    /// off-subnet traffic to its gateway, and waits in the buffer while
+    /// the route to it is missing.
+    pub ns2_gateway: bool,
 }
 
 /// ns-2.35's MAX_QUEUE_LENGTH: packets held per destination (`ns2_queue`).
@@ -109,6 +118,7 @@ impl Default for DsdvParams {
             ns2_advertising: false,
             ns2_ip_header: false,
             ns2_queue: false,
+            ns2_gateway: false,
         }
     }
 }
@@ -170,7 +180,25 @@ pub struct Dsdv {
     last_update: Option<Time>,
     buffer: VecDeque<(PktId, NodeId, Time)>,
     rng: Rng,
+    /// Wired-cum-wireless: this station's cell (`Cells`), if it has one.
+    cell: Option<Cells>,
     pub stats: RoutingStats,
+}
+
+/// The cells of a wired-cum-wireless network: the base station of every
+/// node (a base station is its own; wired nodes have none).
+#[derive(Clone, Debug)]
+pub struct Cells {
+    pub base_station_of: Arc<[Option<NodeId>]>,
+    /// This station's base station.
+    pub mine: NodeId,
+}
+
+impl Cells {
+    /// Whether `dst` is in this station's cell (its base station included).
+    pub fn holds(&self, dst: NodeId) -> bool {
+        self.base_station_of.get(dst as usize).copied().flatten() == Some(self.mine)
+    }
 }
 
 fn newer(a: u32, b: u32) -> bool {
@@ -191,7 +219,30 @@ impl Dsdv {
             last_update: None,
             buffer: VecDeque::new(),
             rng,
+            cell: None,
             stats: RoutingStats::new(KIND_NAMES),
+        }
+    }
+
+    /// A station in a base station's cell (wired-cum-wireless).
+    pub fn in_cell(mut self, cells: Cells) -> Self {
+        self.cell = Some(cells);
+        self
+    }
+
+    /// The node a packet for `dst` is routed towards: `dst` itself inside
+    /// the cell (or without cells), else the base station; with
+    /// `ns2_gateway`, `dst` itself when the table has a route to it.
+    fn towards(&self, dst: NodeId) -> NodeId {
+        match &self.cell {
+            Some(c) if !c.holds(dst) => {
+                if self.p.ns2_gateway && self.next_hop(dst).is_some() {
+                    dst
+                } else {
+                    c.mine
+                }
+            }
+            _ => dst,
         }
     }
 
@@ -518,7 +569,7 @@ impl Dsdv {
 impl Routing for Dsdv {
     fn route(&mut self, now: Time, id: PktId, io: &mut RoutingIo) -> Route {
         let p = io.pool.get_mut(id);
-        let dst = p.ip.dst;
+        let dst = self.towards(p.ip.dst);
         // Once, at the source (a packet held for a route comes back here).
         if self.p.ns2_ip_header && p.ip.src == self.me && p.ip.options_len == 0 {
             let extra = super::ns2_extra_ip_header(p);
@@ -527,6 +578,11 @@ impl Routing for Dsdv {
         }
         if let Some(next_hop) = self.next_hop(dst) {
             return Route::Forward { dev: self.dev, next_hop };
+        }
+        if self.p.ns2_gateway && self.cell.as_ref().is_some_and(|c| dst == c.mine && !c.holds(p.ip.dst)) {
+            // ns-2.35: "Route to base_stn not known: dropping pkt".
+            self.stats.drops_no_route += 1;
+            return Route::Drop;
         }
         if !self.p.ns2_queue {
             super::hold_packet(&mut self.buffer, self.p.buffer_len, id, dst, now, &mut self.stats, io.out);
@@ -544,7 +600,7 @@ impl Routing for Dsdv {
     }
 
     fn known_route(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
-        self.next_hop(dst).map(|n| (self.dev, n))
+        self.next_hop(self.towards(dst)).map(|n| (self.dev, n))
     }
 
     fn on_control(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {

@@ -5,18 +5,22 @@
 //! send and when it wants its timer, and never touches the event queue.
 //!
 //! Static shortest-path routing (`static_routes`) and the ad hoc protocols
-//! (`aodv`, `dsdv`, `dsr`, `olsr`) implement the same trait.
+//! (`aodv`, `dsdv`, `dsr`, `olsr`) implement the same trait; `gateway` is
+//! a wired-cum-wireless base station's: its cell over the radio, the rest
+//! over its links.
 
 pub mod aodv;
 pub mod dsdv;
 pub mod dsr;
+pub mod gateway;
 pub mod olsr;
 pub mod shortest;
 pub mod static_routes;
 
 pub use aodv::{Aodv, AodvParams};
-pub use dsdv::{Dsdv, DsdvParams};
+pub use dsdv::{Cells, Dsdv, DsdvParams};
 pub use dsr::{Dsr, DsrParams, SharedHeaders};
+pub use gateway::Gateway;
 pub use olsr::{Olsr, OlsrParams};
 pub use shortest::{reachable_from, shortest_paths, shortest_paths_to, strong_components};
 pub use static_routes::StaticRouting;

@@ -6,6 +6,7 @@ STUDIES = {
     "gsmlink": "tcplab.studies.gsmlink",
     "multihop": "tcplab.studies.multihop",
     "routing": "tcplab.studies.routing",
+    "wifi-bs": "tcplab.studies.wifibs",
 }
 
 

@@ -104,12 +104,13 @@ def study_texts(study: str) -> list[str]:
 
 def study_cases() -> list[tuple[str, str]]:
     """One scenario of each 802.11 study, as its sweep would hand it over."""
-    from tcplab.studies import multihop, routing
+    from tcplab.studies import multihop, routing, wifibs
 
     cases = {
         "multihop-vegas2-thin-7": multihop.scenario(7, "vegas2+thin", duration="30s"),
         "routing-string-dsdv-newreno-3": routing.scenario("dsdv", "newreno", 3, duration="60s"),
         "routing-mobile-aodv-newreno-0": routing.mobile_scenario("aodv", "newreno", 0, duration="60s"),
+        "wifibs-e-newreno-bi-snoop": wifibs.scenario("e-newreno", "bi", True, 0.05, duration=30.0),
     }
     return [(name, json.dumps(json.loads(sc.checked_json()), sort_keys=True)) for name, sc in cases.items()]
 

@@ -182,6 +182,9 @@ pub struct Dsdv {
     rng: Rng,
     /// Wired-cum-wireless: this station's cell (`Cells`), if it has one.
     cell: Option<Cells>,
+    /// Our sequence number moved on (we were advertised broken) and the
+    /// next triggered update must carry it, even with no other news.
+    own_news: bool,
     pub stats: RoutingStats,
 }
 
@@ -220,6 +223,7 @@ impl Dsdv {
             buffer: VecDeque::new(),
             rng,
             cell: None,
+            own_news: false,
             stats: RoutingStats::new(KIND_NAMES),
         }
     }
@@ -288,6 +292,7 @@ impl Dsdv {
     fn full_dump(&mut self, now: Time, io: &mut RoutingIo) {
         self.seq += 2;
         let gated = self.p.ns2_advertising;
+        self.own_news = false;
         let mut routes = vec![self.own()];
         for (&dst, e) in self.table.iter_mut() {
             if gated && e.ok_at > now {
@@ -315,7 +320,10 @@ impl Dsdv {
                 e.pending = None;
             }
         }
-        if routes.len() > 1 {
+        // Our own new number alone is news: the stations that took us
+        // for unreachable wait for it (else until our next full dump).
+        if routes.len() > 1 || self.own_news {
+            self.own_news = false;
             self.send_update(now, kind::INCREMENTAL, routes, io);
         }
     }
@@ -359,6 +367,7 @@ impl Dsdv {
                 // with a newer even number of our own in the next update.
                 if newer(a.seq, self.seq) {
                     self.seq = (a.seq + 1) & !1;
+                    self.own_news = true;
                     earliest = Some(now);
                 }
                 continue;
@@ -721,6 +730,33 @@ mod tests {
         d.on_update_ns2(7 * SEC, 1, &advert(7, 0, 4));
         assert_eq!(sent(&mut d, &mut pool, 8 * SEC), vec![7], "a newer number at the metric last advertised");
         assert_eq!(sent(&mut d, &mut pool, 10 * SEC), Vec::<NodeId>::new(), "and only once");
+    }
+
+    /// A station advertised broken by a neighbour (its number + 1, odd)
+    /// answers at its next triggered update with a newer even number of
+    /// its own, even when nothing else changed: the stations that took it
+    /// for unreachable get it back then, not at its next full dump up to
+    /// 15 s later (Perkins & Bhagwat 1994, 4.1). Found on the wifi-bs
+    /// study: every station of a cell lost its base station for 11 s after
+    /// one station's MAC gave up on it.
+    #[test]
+    fn a_station_advertised_broken_answers_with_a_newer_number_at_once() {
+        let mut d = Dsdv::new(0, 0, DsdvParams::default(), crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        d.on_update(SEC, 1, &Update { routes: vec![Advert { dst: 1, metric: 0, seq: 2 }] });
+        let mut out = Vec::new();
+        d.incremental(SEC, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        (d.next_incremental, d.next_full) = (None, Some(100 * SEC));
+        out.clear();
+        // Neighbour 1 advertises us (node 0, number 0 so far) broken.
+        d.on_update(2 * SEC, 1, &Update { routes: vec![Advert { dst: 0, metric: INFINITY, seq: 1 }] });
+        let due = d.next_incremental.expect("a triggered update");
+        assert!(due >= 2 * SEC && due < 2 * SEC + d.p.jitter, "{due}");
+        d.on_timer(due, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let [RoutingAction::Send { pkt, next_hop: None, .. }] = out[..] else { panic!("no update sent: {out:?}") };
+        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
+        let routes = &pool.blob::<Update>(c.blob.unwrap()).unwrap().routes;
+        assert_eq!(routes[..], [Advert { dst: 0, metric: 0, seq: 2 }]);
     }
 
     #[test]

@@ -41,6 +41,8 @@ KEYS = [
     "node[0].name", "node[0].snoop", "output.sample_interval", "output.trace", "pcap", "flow", "link", "",
     "wireless.mobility", "wireless.mobility.area", "wireless.mobility.speed", "wireless.mobility.pause",
     "wireless.mobility.nodes", "node[0].waypoints", "node[1].position", "wireless.setdest",
+    "node[4].base_station", "node[2].base_station", "node[0].frame_error_rate", "node[4].frame_error_rate",
+    "wireless.routing", "wireless.dsdv.ns2_gateway",
 ]
 
 #: Values that are often valid somewhere (so that runs, not only
@@ -52,6 +54,7 @@ PLAUSIBLE = st.sampled_from([
     '{kind="dual-threshold", soft=5, hard=20}', '{kind="transfer", bytes=50000}', '{kind="bulk", stop="0.1s"}',
     '{max_rto="1s", min_rto="100ms"}', '{delayed_ack=true}', '{ack_thinning=true}', '{sack=true, timestamps=true}',
     "ppp", '{rate="1Mbps", delay="5ms"}', '[{node="bs"}]', '[{link=0, direction="reverse"}]', '"100ms"',
+    '"bs1"', '"bs2"', '"dsdv"', '"static"', "0.2",
 ])
 
 VALUES = st.one_of(

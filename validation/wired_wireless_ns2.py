@@ -1,12 +1,12 @@
 """Wired-cum-wireless networks in tcplab and in ns-2.35, side by side.
 
     python validation/wired_wireless_ns2.py                     # every case, 20 seeds
-    python validation/wired_wireless_ns2.py --quick             # 3 seeds, 30 s: a smoke check
+    python validation/wired_wireless_ns2.py --quick             # 4 seeds, 30 s: a smoke check
     python validation/wired_wireless_ns2.py --cases 1,3 --seeds 5 --trace-dir /tmp/ww
 
 Base stations (a radio and wired links) with stations in their cells, DSDV
 over the radio, static routes over the links. Both sides are built from the
-same description (`NETS`, `CASES`):
+same description (`Net`, `CASES`):
 
 * tcplab: `[wireless] profile = "ns2"` (ns-2.35's MAC, ARP, queue and DSDV
   rules, among them `dsdv.ns2_gateway`: a station sends a packet for
@@ -60,17 +60,29 @@ goodput is the data acknowledged at the sender over the `duration` seconds
 retransmissions are ns-2's `nrexmitpack_` and tcplab's `retransmits`,
 timeouts `nrexmit_` and `timeouts`; `1st ACK` is the time from the start
 to the first ACK of data at the sender (ns-2: its traced `ack_` reaching 1;
-tcplab: trace.csv), i.e. how long DSDV and the SYN's backoff held the
-connection. MAC counts are over every radio, base stations included:
-`data frames` are unicast frames other than RTS/CTS/ACK put on the air,
-retransmissions included (ns-2: `s` lines at MAC with a unicast MAC
-destination; tcplab: nodes.csv data_frames), `MAC retries` the
+tcplab: trace.csv; the later of two connections, `duration` if none came),
+i.e. how long DSDV, ARP and the SYN's backoff held the connection. MAC
+counts are over every radio, base stations included: `data frames` are
+unicast frames other than RTS/CTS/ACK put on the air, retransmissions
+included (ns-2: `s` lines at MAC with a unicast MAC destination; tcplab:
+nodes.csv data_frames), `MAC retries` the
 retransmissions of a frame or its RTS (tcplab: retries; ns-2, where every
 unicast frame starts with an RTS and every retry sends one more: RTS lines
 minus the distinct frames the MACs sent or dropped at the retry limit),
 `retry drops` the frames dropped at the retry limit (ns-2: `D` lines with
-reason RET). Every cell is mean ± standard error over the seeds, `z` the
-difference over its standard error (sqrt(se1² + se2²)), `*` |z| > 2.
+reason RET), `RTS without CTS` the RTS frames no CTS answered (RTS sent
+minus CTS sent, both sides). ns-2 only: `RTS refused busy`, RTSs its MACs
+discarded as busy (`D ... MAC BSY ... RTS`), most of them at a station that
+had sent a CTS and still waits for the data it cleared (mac-802_11.cc
+recvRTS refuses any RTS while tx_state_ is not idle; after a CTS it stays
+MAC_CTS until the data arrives or the data's whole time has passed), and
+the data packets its routing layer dropped, by reason (CBK: the MAC gave
+up on the next hop, or ARP did after three requests). Every cell is mean ±
+standard error over the seeds, `z` the difference over its standard error
+(sqrt(se1² + se2²)), `*` |z| > 2.
+
+ns-2's runs are seeded with substreams (`ns2_seeding`), not with
+`$defaultRNG seed <seed>` as the other scripts here.
 
 `--trace-dir DIR` keeps ns-2's traces (DIR/<case>-s<seed>.tr, .ack) and
 tcplab's trace.csv, nodes.csv and links.csv (DIR/<case>-s<seed>-tcplab/).
@@ -100,7 +112,7 @@ LINK_RATE, LINK_DELAY = "5Mbps", "2ms"
 NS2_QUEUE_LIMIT = 50    # ns-2's default queue-limit (Queue set limit_ 50)
 START = 20.0            # the connections' start: DSDV's one-hop routes are there by then
 DURATION = 120.0
-QUICK_SEEDS, QUICK_DURATION = 3, 30.0
+QUICK_SEEDS, QUICK_DURATION = 4, 30.0
 
 
 @dataclass(frozen=True)
@@ -198,7 +210,8 @@ def scenario(case: Case, seed: int, duration: float, start: float = START) -> di
 
 def first_data_ack(trace: dict, flow: str, start: float) -> float | None:
     """Seconds from `start` to the first ACK at the sender that covers
-    data (the SYN takes sequence number 0 and data start at 1)."""
+    data (trace.csv: the SYN's answer is an ACK of 0, data start at byte 0,
+    so the first data ACK acknowledges `packet_size`)."""
     for t, f, kind, seq in zip(trace["time_s"], trace["flow"], trace["kind"], trace["seq"]):
         if f == flow and kind == "ack" and seq > 1:
             return t - start
@@ -244,7 +257,8 @@ def ns2_seeding(seed: int) -> str:
     generator (MRG32k3a): seed 1, then `seed` x next-substream (2^76 draws
     apart). Not `$defaultRNG seed <seed>` as the other scripts here: that
     sets every word of the generator's state to the seed, so early draws
-    are nearly linear in it (docs/validation.md, "ns-2's seeds"); here the
+    are nearly linear in it (docs/validation.md, the routing study's string,
+    "ns-2's seeds"); here the
     stations' first DSDV dumps, which set how soon a 2-hop route is
     passed on, came about 0.028 s later per seed (m0's route to BS0 at 0.064,
     0.095, 0.117 ... 0.602 s for seeds 1-20), a sweep rather than a sample."""
@@ -275,7 +289,8 @@ def ns2_tcl(case: Case, seed: int, duration: float, trace: str, ack_trace: str, 
     stations = "".join(place(name, pos) + f"$n({name}) base-station [AddrParams addr2id [$n({bs}) node-addr]]\n"
                        for name, pos, bs in net.stations())
     links = "".join(f"$ns duplex-link $n({a}) $n({b}) {LINK_RATE.replace('bps', 'b')} {LINK_DELAY} DropTail\n"
-                    f"$ns queue-limit $n({a}) $n({b}) {NS2_QUEUE_LIMIT}\n$ns queue-limit $n({b}) $n({a}) {NS2_QUEUE_LIMIT}\n"
+                    f"$ns queue-limit $n({a}) $n({b}) {NS2_QUEUE_LIMIT}\n"
+                    f"$ns queue-limit $n({b}) $n({a}) {NS2_QUEUE_LIMIT}\n"
                     for a, b in net.links)
     flows = ""
     for i, (a, b) in enumerate(case.flows):
@@ -391,7 +406,7 @@ def run_ns2(case: Case, seed: int, duration: float, start: float = START, keep: 
             raise RuntimeError(f"ns failed ({case.label}, seed {seed}): {m['stderr'].strip()[-500:]}")
         counts = read_trace(trace)
         first = read_ack_trace(acks, len(case.flows), start, duration)
-    good = rtx = tout = 0
+    good, rtx, tout = 0.0, 0, 0
     for ln in m["stdout"].splitlines():
         if ln.startswith("flow "):
             _, _, ack, r, t = ln.split()

@@ -111,8 +111,8 @@ def scenario(variant: str = "newreno", direction: str = "uni", snoop: bool = Fal
         raise ValueError(f"snoop: expected True or False, got {snoop!r}")
     if not (isinstance(error, (int, float)) and not isinstance(error, bool) and 0.0 <= error <= 1.0):
         raise ValueError(f"error: expected a probability in [0, 1], got {error!r}")
-    radio = {"frame_error_rate": error} if error > 0 else {}
-    nodes = [{"name": "w1"}, {"name": "w2"}]
+    radio: dict = {"frame_error_rate": error} if error > 0 else {}
+    nodes: list[dict] = [{"name": "w1"}, {"name": "w2"}]
     nodes += [{"name": n, "position": list(p), "snoop": snoop, **radio} for n, p in BASE_STATIONS.items()]
     nodes += [{"name": n, "position": p, "base_station": "bs1" if n[0] == "a" else "bs2", **radio}
               for n, p in placement(seed).items()]
@@ -233,7 +233,7 @@ def _goodput_vs_error(plt, summary, direction: str):
 
 def figure_tasks(runs, summary) -> list:
     thr, cwnd = mean_series(runs, "throughput_series"), mean_series(runs, "cwnd_series")
-    tasks = []
+    tasks: list[tuple] = []
     for direction, what in [("uni", "one way"), ("bi", "both ways")]:
         tasks.append((f"throughput_time_{direction}", _series_figure,
                       (thr, direction, 1e3, "throughput (kbit/s)",

@@ -357,7 +357,6 @@ impl Dcf {
         now < self.off_from
     }
 
-    /// Make the station's neighbours follow the stations' movement.
     /// Corrupt each frame this station would decode with probability
     /// `rate` (ns-2's incoming error model with unit packet, placed
     /// between its PHY and MAC): the frame is discarded as undecodable and
@@ -374,6 +373,7 @@ impl Dcf {
         hit
     }
 
+    /// Make the station's neighbours follow the stations' movement.
     pub fn set_mobility(&mut self, m: Arc<Mobility>) {
         self.mobility = Some(m);
     }

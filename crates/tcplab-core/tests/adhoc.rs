@@ -4,9 +4,11 @@
 //! expectations come from the topology (hop counts, message sizes from RFC
 //! 3561), never from earlier runs.
 
+mod common;
+use common::{col_sum, node_stat};
+
 use tcplab_core::engine::time::SEC;
 use tcplab_core::net::routing::{Aodv, AodvParams, Dsdv, Dsr, DsrParams, Olsr, OlsrParams};
-use tcplab_core::output::{Column, Table};
 use tcplab_core::sim::World;
 use tcplab_core::wireless::Dcf;
 use tcplab_core::{run_toml, RunResult, Scenario};
@@ -81,16 +83,6 @@ fn routes(w: &World, n: usize) -> Vec<(u32, u32, u8)> {
         return d.routes();
     }
     any.downcast_ref::<Olsr>().expect("an ad hoc routing protocol").routes()
-}
-
-fn node_stat(r: &RunResult, node: &str, stat: &str) -> f64 {
-    let Some(Column::Str(names)) = r.nodes.column("node") else { panic!("nodes table without names") };
-    let i = names.iter().position(|n| n == node).unwrap_or_else(|| panic!("no node {node}"));
-    r.nodes.get(stat, i).unwrap_or_else(|| panic!("no column {stat}"))
-}
-
-fn col_sum(t: &Table, name: &str) -> f64 {
-    (0..t.rows()).map(|i| t.get(name, i).unwrap_or_else(|| panic!("column {name}"))).sum()
 }
 
 fn build(text: &str) -> World {

@@ -4,6 +4,7 @@
 //! timing and from analytic models, never from earlier runs.
 
 mod common;
+use common::node_stat;
 
 use tcplab_core::engine::time::SEC;
 use tcplab_core::output::Table;
@@ -32,15 +33,6 @@ fn data_air_with(header: f64, ip_bytes: f64, rate: f64) -> f64 {
 
 fn col(t: &Table, name: &str) -> Vec<f64> {
     (0..t.rows()).map(|i| t.get(name, i).unwrap_or_else(|| panic!("column {name}"))).collect()
-}
-
-fn node_stat(r: &RunResult, node: &str, stat: &str) -> f64 {
-    let names = match r.nodes.column("node") {
-        Some(tcplab_core::output::Column::Str(v)) => v.clone(),
-        _ => panic!("nodes table without node names"),
-    };
-    let i = names.iter().position(|n| n == node).unwrap_or_else(|| panic!("no node {node}"));
-    r.nodes.get(stat, i).unwrap()
 }
 
 fn total_goodput(r: &RunResult) -> f64 {

@@ -4,9 +4,11 @@
 //! (which path a packet must take, which frames must be retried), never
 //! from earlier runs.
 
+mod common;
+use common::{col_sum, node_stat};
+
 use tcplab_core::mechanisms::SnoopAgent;
 use tcplab_core::net::routing::Dsdv;
-use tcplab_core::output::{Column, Table};
 use tcplab_core::sim::World;
 use tcplab_core::{run_toml, RunResult, Scenario};
 
@@ -38,16 +40,6 @@ fn tcp(from: &str, to: &str, start: f64) -> String {
 
 fn flow_stat(r: &RunResult, i: usize, stat: &str) -> f64 {
     r.flows.get(stat, i).unwrap_or_else(|| panic!("no column {stat}"))
-}
-
-fn node_stat(r: &RunResult, node: &str, stat: &str) -> f64 {
-    let Some(Column::Str(names)) = r.nodes.column("node") else { panic!("nodes table without names") };
-    let i = names.iter().position(|n| n == node).unwrap_or_else(|| panic!("no node {node}"));
-    r.nodes.get(stat, i).unwrap_or_else(|| panic!("no column {stat}"))
-}
-
-fn col_sum(t: &Table, name: &str) -> f64 {
-    (0..t.rows()).map(|i| t.get(name, i).unwrap_or_else(|| panic!("column {name}"))).sum()
 }
 
 fn build(text: &str) -> World {

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use tcplab_core::engine::time::Time;
+use tcplab_core::output::{Column, Table};
 use tcplab_core::{RunResult, Scenario};
 
 /// The three-node path most tests use: a --access-- r --bottleneck-- b, one
@@ -49,4 +50,16 @@ pub fn run_and_stepped_run(text: &str, end: Time) -> (RunResult, RunResult) {
     assert!(stepped.q.prefetching(), "{} pending: the run must prefetch", stepped.q.len());
     stepped.run_until(end);
     (sc.build().run(), stepped.run())
+}
+
+/// One node's value of a nodes-table column (802.11 and routing counters).
+pub fn node_stat(r: &RunResult, node: &str, stat: &str) -> f64 {
+    let Some(Column::Str(names)) = r.nodes.column("node") else { panic!("nodes table without names") };
+    let i = names.iter().position(|n| n == node).unwrap_or_else(|| panic!("no node {node}"));
+    r.nodes.get(stat, i).unwrap_or_else(|| panic!("no column {stat}"))
+}
+
+/// The sum of a numeric column over a table's rows.
+pub fn col_sum(t: &Table, name: &str) -> f64 {
+    (0..t.rows()).map(|i| t.get(name, i).unwrap_or_else(|| panic!("column {name}"))).sum()
 }

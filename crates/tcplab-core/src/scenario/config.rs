@@ -441,6 +441,9 @@ pub struct MacCfg {
     pub ns2_reception: Option<bool>,
     /// ns-2.35's CTS: sent only on an idle medium a SIFS after the RTS.
     pub ns2_cts: Option<bool>,
+    /// ns-2.35's wait after a CTS: busy (RTSs refused, backoff frozen)
+    /// until the cleared data arrives or its time has passed.
+    pub ns2_cts_wait: Option<bool>,
     /// ns-2.35's EIFS: a NAV, followed by a DIFS.
     pub ns2_eifs: Option<bool>,
     /// ns-2.35's backoff: drawn from [0, CW - 1], and taken even by a frame

@@ -680,6 +680,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
     if ns2(w) {
         mac.ns2_reception = true;
         mac.ns2_cts = true;
+        mac.ns2_cts_wait = true;
         mac.ns2_eifs = true;
         mac.ns2_backoff = true;
         mac.ns2_arp = true;
@@ -697,6 +698,7 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.long_retry_limit = m.long_retry_limit.unwrap_or(mac.long_retry_limit);
         mac.ns2_reception = m.ns2_reception.unwrap_or(mac.ns2_reception);
         mac.ns2_cts = m.ns2_cts.unwrap_or(mac.ns2_cts);
+        mac.ns2_cts_wait = m.ns2_cts_wait.unwrap_or(mac.ns2_cts_wait);
         mac.ns2_eifs = m.ns2_eifs.unwrap_or(mac.ns2_eifs);
         mac.ns2_backoff = m.ns2_backoff.unwrap_or(mac.ns2_backoff);
         mac.ns2_arp = m.ns2_arp.unwrap_or(mac.ns2_arp);

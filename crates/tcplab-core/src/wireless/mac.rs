@@ -59,6 +59,10 @@ const T_TXEND: u32 = 1;
 const T_TIMEOUT: u32 = 2;
 const T_SIFS: u32 = 3;
 const T_NAV: u32 = 4;
+const T_CTS_WAIT: u32 = 5;
+
+/// ns-2.35's DSSS_MaxPropagationDelay (2 us), in its wait after a CTS.
+const NS2_MAX_PROPAGATION: Time = 2_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sent {
@@ -94,6 +98,9 @@ enum State {
     WaitAck,
     /// SIFS before a response or the data after a CTS.
     Sifs(Reply),
+    /// `ns2_cts_wait`: our CTS went out; busy until the data it cleared
+    /// arrives or this time.
+    WaitData(Time),
 }
 
 /// A frame on the air at this receiver.
@@ -273,6 +280,8 @@ pub struct Dcf {
     last_seen: Vec<(NodeId, u64)>,
     /// Our control frame on the air (our reference is released at its end).
     ctrl_on_air: Option<PktId>,
+    /// `ns2_cts_wait`: when the wait after the CTS being sent ends.
+    cts_wait_until: Time,
     /// Report data frames decoded for other stations (`Overheard`).
     promiscuous: bool,
     /// ns-2's ARP table (`ns2_arp`).
@@ -343,6 +352,7 @@ impl Dcf {
             idle_since: 0,
             last_seen: Vec::new(),
             ctrl_on_air: None,
+            cts_wait_until: 0,
             promiscuous: false,
             arp: mac.ns2_arp.then(ArpTable::default),
             arp_out: Vec::new(),
@@ -605,6 +615,11 @@ impl Dcf {
             _ => self.stats.ack_sent += 1,
         }
         self.state = State::Tx(sent);
+        if sent == Sent::Cts && self.mac.ns2_cts_wait {
+            // The RTS's size is its data's: the wait covers that frame.
+            self.cts_wait_until =
+                now + self.air.cts + 2 * NS2_MAX_PROPAGATION + self.mac.sifs + self.air.data(size, false);
+        }
         self.ctrl_on_air = Some(id);
         self.radiate(now, id, self.air.ctrl(len), io);
     }
@@ -858,6 +873,10 @@ impl Dcf {
                 io.pool.release(pkt);
             }
             _ => {
+                if rx != BROADCAST && matches!(self.state, State::WaitData(_)) {
+                    // The data our CTS cleared (ns-2's recvDATA in MAC_CTS).
+                    self.state = State::Idle;
+                }
                 if rx != BROADCAST && matches!(self.state, State::Idle) {
                     self.state = State::Sifs(Reply::Ack { to: tx });
                     Self::timer(io, now + self.mac.sifs, T_SIFS, 0);
@@ -957,6 +976,11 @@ impl Dcf {
                         Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
                     }
                     State::Tx(Sent::Broadcast) => self.finish(true, io),
+                    State::Tx(Sent::Cts) if self.mac.ns2_cts_wait => {
+                        let until = self.cts_wait_until;
+                        self.state = State::WaitData(until);
+                        Self::timer(io, until, T_CTS_WAIT, 0);
+                    }
                     State::Tx(Sent::Cts) | State::Tx(Sent::Ack) => self.state = State::Idle,
                     _ => {}
                 }
@@ -978,6 +1002,12 @@ impl Dcf {
                 State::Sifs(Reply::Data) => self.send_data(now, io),
                 _ => {}
             },
+            T_CTS_WAIT => {
+                // No data came for our CTS (ns-2's send timer in MAC_CTS).
+                if self.state == State::WaitData(now) {
+                    self.state = State::Idle;
+                }
+            }
             _ => {} // T_NAV: `settle` looks at the NAV
         }
     }
@@ -1275,6 +1305,53 @@ mod tests {
             d.on_rx_end(end2, &mut io);
             assert_eq!(d.stats.frames_received, received, "ns2_reception {ns2}");
             assert_eq!(d.stats.collisions, if ns2 { 0 } else { 2 }, "ns2_reception {ns2}");
+        }
+    }
+
+    /// ns-2.35's wait after a CTS (`ns2_cts_wait`): station 0 answers
+    /// node 1's RTS with a CTS; node 1 (which lost the CTS) asks again 2 ms
+    /// later. ns-2's station is still waiting for the data it cleared (the
+    /// CTS, 4 us, SIFS and a 1000-byte frame's 4.4 ms at 2 Mbit/s) and
+    /// refuses; once the wait is over it answers. The standard's answers
+    /// at once.
+    #[test]
+    fn ns2s_station_refuses_rtss_while_it_waits_for_the_data_after_its_cts() {
+        let nb = Neighbour { node: 1, dev: 1, power_w: 1e-8, distance_m: 100.0, delay: 0 };
+        for ns2 in [false, true] {
+            let mut d = station(MacParams { ns2_cts_wait: ns2, ..MacParams::default() });
+            d.neighbours = vec![nb];
+            let (mut pool, mut rec, mut out) = (crate::packet::PacketPool::new(), Recorder::default(), Vec::new());
+            let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
+            // An RTS from node 1 for 1000 bytes of IP packet, decoded at its end.
+            let rts = |d: &mut Dcf, io: &mut DevIo<Recorder>, now: Time| {
+                let mut p = Packet::new(NO_FLOW, 1, 0, Transport::Udp(Default::default()), 0, 0, 0);
+                p.size = 1000;
+                p.l2 = LinkHeader::Mac { tx: 1, rx: 0, kind: frame::RTS, len: RTS_LEN as u16 };
+                let id = io.pool.insert(p);
+                d.on_arrive(now, id, io);
+                let end = d.rx.last().expect("sensed").end;
+                d.on_rx_end(end, io);
+                end
+            };
+            let end = rts(&mut d, &mut io, 0);
+            assert_eq!(d.state, State::Sifs(Reply::Cts { to: 1, size: 1000 }));
+            let cts_at = end + d.mac.sifs;
+            d.on_timer(cts_at, T_SIFS, &mut io);
+            assert_eq!((d.state, d.stats.cts_sent), (State::Tx(Sent::Cts), 1));
+            d.on_timer(cts_at + d.air.cts, T_TXEND, &mut io);
+            let until = cts_at + d.air.cts + 4 * US + d.mac.sifs + d.air.data(1000, false);
+            assert_eq!(d.state, if ns2 { State::WaitData(until) } else { State::Idle }, "ns2_cts_wait {ns2}");
+            assert!(!ns2 || !d.medium_idle(until - 1), "busy while waiting: no backoff counts");
+            let again = rts(&mut d, &mut io, cts_at + 2_000 * US);
+            assert!(again < until);
+            let answered = matches!(d.state, State::Sifs(Reply::Cts { .. }));
+            assert_eq!(answered, !ns2, "ns2_cts_wait {ns2}: a second RTS within the wait");
+            if ns2 {
+                d.on_timer(until, T_CTS_WAIT, &mut io);
+                assert_eq!(d.state, State::Idle);
+                rts(&mut d, &mut io, until + 100 * US);
+                assert!(matches!(d.state, State::Sifs(Reply::Cts { .. })), "answered after the wait");
+            }
         }
     }
 

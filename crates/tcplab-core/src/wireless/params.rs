@@ -117,6 +117,14 @@ pub struct MacParams {
     /// and no EIFS runs (ns-2 keeps EIFS as a NAV), and is withheld
     /// otherwise (check_pktCTRL, is_idle).
     pub ns2_cts: bool,
+    /// ns-2.35's wait after its CTS: the station stays busy until the data
+    /// it cleared arrives or the time that data needs has passed (the CTS,
+    /// twice the 2 us maximum propagation delay, SIFS and the data frame,
+    /// from the CTS's start: ns-2's MAC_CTS state and its send timer), and
+    /// meanwhile refuses every RTS (recvRTS, DROP_MAC_BUSY) and does not
+    /// count down its own backoff (is_idle). The standard's station answers
+    /// the next RTS as soon as its CTS is sent.
+    pub ns2_cts_wait: bool,
     /// ns-2.35's EIFS instead of the standard's: after a frame sensed but
     /// not decoded the medium counts as busy for EIFS (a NAV in ns-2), and
     /// the deferral then starts with a DIFS, so the station waits EIFS +
@@ -153,6 +161,7 @@ impl Default for MacParams {
             cca_time: 15 * US,
             ns2_reception: false,
             ns2_cts: false,
+            ns2_cts_wait: false,
             ns2_eifs: false,
             ns2_backoff: false,
             ns2_arp: false,

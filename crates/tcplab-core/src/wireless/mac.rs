@@ -1002,12 +1002,8 @@ impl Dcf {
                 State::Sifs(Reply::Data) => self.send_data(now, io),
                 _ => {}
             },
-            T_CTS_WAIT => {
-                // No data came for our CTS (ns-2's send timer in MAC_CTS).
-                if self.state == State::WaitData(now) {
-                    self.state = State::Idle;
-                }
-            }
+            // No data came for our CTS (ns-2's send timer in MAC_CTS).
+            T_CTS_WAIT if self.state == State::WaitData(now) => self.state = State::Idle,
             _ => {} // T_NAV: `settle` looks at the NAV
         }
     }

@@ -1139,12 +1139,14 @@ fn dsr_request_schedules() {
 /// schedule, flow state, 30 ms between released packets, discoveries for
 /// salvaged packets, cache learning, gratuitous route errors, send-buffer
 /// checks, jitter of its own requests and replies), with the
-/// MAC's rules (reception, CTS, EIFS, backoff, no CCA delay, the data
+/// MAC's rules (reception, CTS and the wait after it, EIFS, backoff, no CCA delay, the data
 /// frame's 34-byte header, the 4 us response-timeout slack, ARP) and the
 /// PriQueue's counting.
 #[test]
 fn ns2_profile_is_the_ns2_switches_together() {
-    let mac = "mac = { ns2_reception = true, ns2_cts = true, ns2_eifs = true, ns2_backoff = true, cca_time = \"0s\", \
+    let mac =
+        "mac = { ns2_reception = true, ns2_cts = true, ns2_cts_wait = true, ns2_eifs = true, ns2_backoff = true, \
+         cca_time = \"0s\", \
          data_header = 34, timeout_slack = \"4us\", ns2_arp = true }\n";
     let cases = [
         (
@@ -1155,7 +1157,8 @@ fn ns2_profile_is_the_ns2_switches_together() {
         ),
         (
             "dsdv",
-            "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true\nns2_ip_header = true\nns2_queue = true",
+            "[wireless.dsdv]\nuse_mac_failures = false\nns2_advertising = true\nns2_ip_header = true\nns2_queue = true\n\
+             ns2_gateway = true",
         ),
         (
             "dsr",

@@ -40,10 +40,14 @@ def _unfairness(flows: dict, summary: dict) -> float:
     return (hi - lo) / lo if lo > 0 else INF
 
 
+def jain(xs) -> float:
+    """Jain's fairness index of some flows' rates (NaN when all are 0)."""
+    sq = sum(x * x for x in xs)
+    return sum(xs) ** 2 / (len(xs) * sq) if xs and sq > 0 else NAN
+
+
 def _jain(flows: dict, summary: dict) -> float:
-    thr = flows["throughput_bps"]
-    sq = sum(x * x for x in thr)
-    return sum(thr) ** 2 / (len(thr) * sq) if thr and sq > 0 else NAN
+    return jain(flows["throughput_bps"])
 
 
 def _finished(xs) -> list:

@@ -39,6 +39,7 @@ import json
 import math
 from pathlib import Path
 
+from ..metrics import jain
 from ..scenario import Scenario
 from ..sweep import Sweep, summarize_many
 from . import check_choice, wireless_profile
@@ -143,9 +144,8 @@ def run_metrics(flows: dict, nodes: dict, series, params: dict) -> dict:
     names, good = flows["flow"], flows["goodput_bps"]
     out_bs1 = [g for n, g in zip(names, good) if n.startswith("a")]
     into_bs1 = [g for n, g in zip(names, good) if n.startswith("b")]
-    jain = sum(good) ** 2 / (len(good) * sum(g * g for g in good)) if any(good) else math.nan
     m = {"goodput_bps": sum(out_bs1), "reverse_goodput_bps": sum(into_bs1) if into_bs1 else math.nan,
-         "jain": jain, "retransmits": sum(flows["retransmits"]), "timeouts": sum(flows["timeouts"]),
+         "jain": jain(good), "retransmits": sum(flows["retransmits"]), "timeouts": sum(flows["timeouts"]),
          "ecn_reductions": sum(flows["ecn_reductions"]),
          "local_retransmits": sum(flows["snoop_local_retransmits"]),
          "frame_errors": sum(nodes["frame_errors"]), "mac_retries": sum(nodes["retries"])}

@@ -14,6 +14,7 @@ use crate::wireless::mobility::random_waypoint;
 use crate::wireless::{
     neighbour_lists, Dcf, IfqKind, InterfaceQueue, MacParams, Mobility, Neighbour, PhyParams, Propagation, Track,
 };
+use std::collections::HashMap;
 use std::sync::Arc;
 
 type R<T> = Result<T, ScenarioError>;
@@ -380,16 +381,8 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             }
         }
     }
-    let mut linked = vec![false; cfg.node.len()];
-    let names: std::collections::HashMap<&str, usize> =
-        cfg.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
-    for l in &cfg.link {
-        for n in &l.between {
-            if let Some(&i) = names.get(n.as_str()) {
-                linked[i] = true;
-            }
-        }
-    }
+    let names = node_names(cfg);
+    let linked = linked_nodes(cfg, &names);
     for (i, n) in cfg.node.iter().enumerate() {
         match n.position {
             Some(p) if !(p[0].is_finite() && p[1].is_finite()) => {
@@ -407,14 +400,26 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             _ => {}
         }
     }
-    validate_cells(cfg, w, &linked)?;
+    validate_cells(cfg, w, &names, &linked)?;
     validate_mobility(cfg, w)
 }
 
+/// Each node's index by name.
+fn node_names(cfg: &ScenarioCfg) -> HashMap<&str, usize> {
+    cfg.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect()
+}
+
+/// Whether each node has a `[[link]]`.
+fn linked_nodes(cfg: &ScenarioCfg, names: &HashMap<&str, usize>) -> Vec<bool> {
+    let mut linked = vec![false; cfg.node.len()];
+    for i in cfg.link.iter().flat_map(|l| &l.between).filter_map(|n| names.get(n.as_str())) {
+        linked[*i] = true;
+    }
+    linked
+}
+
 /// `[[node]] base_station` and `frame_error_rate`.
-fn validate_cells(cfg: &ScenarioCfg, w: &WirelessCfg, linked: &[bool]) -> R<()> {
-    let index: std::collections::HashMap<&str, usize> =
-        cfg.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+fn validate_cells(cfg: &ScenarioCfg, w: &WirelessCfg, index: &HashMap<&str, usize>, linked: &[bool]) -> R<()> {
     let wired_cum_wireless = w.routing != WirelessRouting::Static && !cfg.link.is_empty();
     for (i, n) in cfg.node.iter().enumerate() {
         if let Some(r) = n.frame_error_rate {
@@ -471,17 +476,15 @@ pub fn cells(cfg: &ScenarioCfg) -> Option<Arc<[Option<NodeId>]>> {
     if w.routing == WirelessRouting::Static || cfg.link.is_empty() {
         return None;
     }
-    let index: std::collections::HashMap<&str, NodeId> =
-        cfg.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i as NodeId)).collect();
-    let linked: std::collections::HashSet<&str> =
-        cfg.link.iter().flat_map(|l| l.between.iter().map(String::as_str)).collect();
+    let index = node_names(cfg);
+    let linked = linked_nodes(cfg, &index);
     Some(
         cfg.node
             .iter()
             .enumerate()
             .map(|(i, n)| match &n.base_station {
-                Some(b) => index.get(b.as_str()).copied(),
-                None if n.position.is_some() && linked.contains(n.name.as_str()) => Some(i as NodeId),
+                Some(b) => index.get(b.as_str()).map(|&j| j as NodeId),
+                None if n.position.is_some() && linked[i] => Some(i as NodeId),
                 None => None,
             })
             .collect(),

@@ -337,11 +337,13 @@ impl World {
         // media that lose packets are its radio's: only connections whose
         // data leave there are the agents' (Snoop's downlink); elsewhere,
         // every connection the node forwards.
-        let radio = node.devices.iter().any(|&d| matches!(devices[d as usize], Device::Wifi(_)));
+        // (Looked at only when an agent asks: ELN's agents at every node
+        // never do.)
+        let (radio, node_devs) = (|d: DevId| matches!(devices[d as usize], Device::Wifi(_)), &node.devices);
         let room = |dst: NodeId| {
             routing
                 .known_route(dst)
-                .filter(|&(d, _)| !radio || matches!(devices[d as usize], Device::Wifi(_)))
+                .filter(|&(d, _)| radio(d) || !node_devs.iter().any(|&x| radio(x)))
                 .map(|(d, _)| devices[d as usize].as_dyn().has_room())
         };
         let r = f(node.agents[agent].as_mut(), &mut AgentIo { out: &mut self.agent_actions, room_towards: &room });

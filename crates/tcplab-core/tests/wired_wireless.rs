@@ -1,5 +1,5 @@
 //! Wired-cum-wireless networks (base stations with links and a radio,
-//! stations in their cells, DSDV over the radio) and the 802.11 frame error
+//! stations in their cells, DSDV, AODV or OLSR over the radio) and the 802.11 frame error
 //! model. Expectations come from the topology and from the models' rules
 //! (which path a packet must take, which frames must be retried), never
 //! from earlier runs.
@@ -57,22 +57,90 @@ fn refused(text: &str) -> String {
 /// station to a station of the other cell. The cross-cell flow's data go
 /// through both base stations and every link even though its two stations
 /// hear each other: a station sends whatever leaves its cell to its base
-/// station, as an IP host sends off-subnet traffic to its gateway.
+/// station, as an IP host sends off-subnet traffic to its gateway. The
+/// same with each protocol that runs in cells.
 #[test]
 fn stations_reach_wired_hosts_and_other_cells_through_their_base_stations() {
-    let flows = tcp("m0", "w1", 6.0) + &tcp("w0", "m1", 6.0) + &tcp("m0", "m1", 6.0);
-    let r = run_toml(&network("", ["", ""], &flows)).unwrap();
-    for i in 0..3 {
-        assert!(flow_stat(&r, i, "goodput_bps") > 20e3, "flow {i}: {}", flow_stat(&r, i, "goodput_bps"));
+    for proto in ["dsdv", "aodv", "olsr"] {
+        let flows = tcp("m0", "w1", 6.0) + &tcp("w0", "m1", 6.0) + &tcp("m0", "m1", 6.0);
+        let text = network("", ["", ""], &flows).replace("routing = \"dsdv\"", &format!("routing = \"{proto}\""));
+        through_base_stations(&run_toml(&text).unwrap(), proto);
     }
-    let delivered = |i: usize| flow_stat(&r, i, "bytes_delivered") / 1000.0;
+}
+
+fn through_base_stations(r: &RunResult, proto: &str) {
+    for i in 0..3 {
+        let g = flow_stat(r, i, "goodput_bps");
+        assert!(g > 20e3, "{proto}, flow {i}: {g}");
+    }
+    let delivered = |i: usize| flow_stat(r, i, "bytes_delivered") / 1000.0;
     // Link 0 forward (bs0 -> w0) carries flows 0 and 2; link 2 forward
     // (w1 -> bs1) carries flows 1 and 2: at least every segment delivered.
     let link_sent = |row: usize| r.links.get("packets_sent", row).unwrap();
-    assert!(link_sent(0) >= delivered(0) + delivered(2), "{} < {}", link_sent(0), delivered(0) + delivered(2));
-    assert!(link_sent(4) >= delivered(1) + delivered(2), "{} < {}", link_sent(4), delivered(1) + delivered(2));
+    assert!(link_sent(0) >= delivered(0) + delivered(2), "{proto}: {} < {}", link_sent(0), delivered(0) + delivered(2));
+    assert!(link_sent(4) >= delivered(1) + delivered(2), "{proto}: {} < {}", link_sent(4), delivered(1) + delivered(2));
     // The two stations never exchange a data frame: each one's frames go
     // to its base station (m0's data and m1's ACKs alike).
+    assert_eq!(r.summary.drops_ttl, 0, "{proto}");
+}
+
+/// One cell in a line: bs (0) - relay (200) - far (400) m, bs linked to a
+/// wired host w. `relay_cell`: the relay's base station (`bs`, or `bs1` at
+/// 600 m, linked to w too, whose cell the relay then belongs to).
+fn line_cell(proto: &str, relay_cell: &str, flows: &str) -> String {
+    format!(
+        "[sim]\nduration = \"30s\"\nseed = 5\n[wireless]\nrouting = \"{proto}\"\n\
+         [[node]]\nname = \"w\"\n\
+         [[node]]\nname = \"bs\"\nposition = [0.0, 0.0]\n\
+         [[node]]\nname = \"relay\"\nposition = [200.0, 0.0]\nbase_station = \"{relay_cell}\"\n\
+         [[node]]\nname = \"far\"\nposition = [400.0, 0.0]\nbase_station = \"bs\"\n\
+         [[node]]\nname = \"bs1\"\nposition = [600.0, 0.0]\n\
+         [[link]]\nbetween = [\"bs\", \"w\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+         [[link]]\nbetween = [\"bs1\", \"w\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n{flows}"
+    )
+}
+
+/// A station two hops from its base station reaches the wired host and is
+/// reached from it: its packets leave the cell through the relay to the
+/// base station (AODV: a discovery for the base station; DSDV, OLSR: the
+/// route to it), and the base station takes the wired host's packets on
+/// over the radio (AODV: it discovers the station for them). bs1's cell is
+/// empty, so nothing of the flows crosses its link.
+#[test]
+fn a_station_two_hops_from_its_base_station_reaches_the_wired_side_both_ways() {
+    for proto in ["dsdv", "aodv", "olsr"] {
+        let r = run_toml(&line_cell(proto, "bs", &(tcp("far", "w", 6.0) + &tcp("w", "far", 6.0)))).unwrap();
+        for i in 0..2 {
+            let g = flow_stat(&r, i, "goodput_bps");
+            assert!(g > 100e3, "{proto}, flow {i}: {g}");
+        }
+        // Every data packet and ACK between far and bs went through the relay.
+        let delivered = flow_stat(&r, 0, "bytes_delivered") / 1000.0;
+        let forwarded = node_stat(&r, "relay", "data_acked");
+        assert!(
+            forwarded >= delivered,
+            "{proto}: the relay had {forwarded} data frames acknowledged for {delivered} segments"
+        );
+        let link_sent = |row: usize| r.links.get("packets_sent", row).unwrap();
+        assert_eq!((link_sent(2), link_sent(3)), (0.0, 0.0), "{proto}: bs1's link carried packets");
+        assert_eq!(r.summary.drops_ttl, 0, "{proto}");
+    }
+}
+
+/// AODV: a relay of another cell (bs1's) between bs and its station far.
+/// On the way out it has no route to its own base station, only the one
+/// far's discovery for bs gave it, and passes the data on towards bs; on
+/// the way in it passes bs's packets for far on to far (bs's discovery
+/// gave it the route), not back to a base station. Nothing goes over
+/// bs1's link, and nothing is dropped for want of a route.
+#[test]
+fn an_aodv_relay_of_another_cell_passes_packets_on_towards_the_base_station_it_knows() {
+    let r = run_toml(&line_cell("aodv", "bs1", &tcp("far", "w", 6.0))).unwrap();
+    let g = flow_stat(&r, 0, "goodput_bps");
+    assert!(g > 100e3, "{g}");
+    let link_sent = |row: usize| r.links.get("packets_sent", row).unwrap();
+    assert_eq!((link_sent(2), link_sent(3)), (0.0, 0.0), "bs1's link carried packets");
+    assert_eq!(node_stat(&r, "relay", "drops_no_route_forwarding"), 0.0);
     assert_eq!(r.summary.drops_ttl, 0);
 }
 
@@ -128,8 +196,8 @@ fn bad_cells_are_refused_with_the_key_named() {
     assert!(e.contains("node[5].base_station") && e.contains("is no base station"), "{e}");
     let e = refused(&network("", ["", ""], &flows).replace("base_station = \"bs1\"", "base_station = \"nope\""));
     assert!(e.contains("node[5].base_station") && e.contains("unknown node"), "{e}");
-    let e = refused(&network("", ["", ""], &flows).replace("routing = \"dsdv\"", "routing = \"aodv\""));
-    assert!(e.contains("wireless.routing") && e.contains("dsdv"), "{e}");
+    let e = refused(&network("", ["", ""], &flows).replace("routing = \"dsdv\"", "routing = \"dsr\""));
+    assert!(e.contains("wireless.routing") && e.contains("DSR's source routes"), "{e}");
     let e = refused(&network("", ["", ""], &flows).replace("routing = \"dsdv\"", "routing = \"static\""));
     assert!(e.contains("node[4].base_station") && e.contains("cells need"), "{e}");
     let e = refused(&network("", ["frame_error_rate = 1.5", ""], &flows));

@@ -828,7 +828,15 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             let base_station = cell.as_ref().is_some_and(|c| c.mine == s.node);
             let proto: Option<Box<dyn Routing>> = match w.routing {
                 WirelessRouting::Static => None,
-                WirelessRouting::Aodv => Some(Box::new(Aodv::new(s.node, s.dev, aodv, rng("aodv")))),
+                WirelessRouting::Aodv => {
+                    // The base station's AODV too: it takes on what comes
+                    // in over the links.
+                    let a = Aodv::new(s.node, s.dev, aodv, rng("aodv"));
+                    Some(Box::new(match cell.clone() {
+                        Some(c) => a.in_cell(c),
+                        None => a,
+                    }))
+                }
                 WirelessRouting::Dsdv => {
                     let d = Dsdv::new(s.node, s.dev, dsdv, rng("dsdv"));
                     Some(match cell.clone() {
@@ -840,7 +848,11 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                 WirelessRouting::Olsr => {
                     let name = &cfg.node[s.node as usize].name;
                     let p = OlsrParams { willingness: super::wireless::olsr_willingness(w, name, &olsr), ..olsr };
-                    Some(Box::new(Olsr::new(s.node, s.dev, p, rng("olsr"))))
+                    let o = Olsr::new(s.node, s.dev, p, rng("olsr"));
+                    Some(match cell.clone() {
+                        Some(c) if !base_station => Box::new(o.in_cell(c)),
+                        _ => Box::new(o),
+                    })
                 }
             };
             if let Some(p) = proto {

@@ -341,10 +341,10 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         }
     }
     if w.routing != WirelessRouting::Static {
-        if !cfg.link.is_empty() && w.routing != WirelessRouting::Dsdv {
+        if !cfg.link.is_empty() && w.routing == WirelessRouting::Dsr {
             return err(
                 "wireless.routing",
-                "with [[link]]s (wired-cum-wireless) the stations run \"dsdv\", as ns-2.35's base stations do, or \"static\"",
+                "with [[link]]s (wired-cum-wireless) the stations run \"dsdv\", \"aodv\", \"olsr\" or \"static\" (DSR's source routes cannot name wired nodes)",
             );
         }
         if let Some(a) = &w.aodv {
@@ -436,7 +436,7 @@ fn validate_cells(cfg: &ScenarioCfg, w: &WirelessCfg, index: &HashMap<&str, usiz
                 if !wired_cum_wireless {
                     return err(
                         key,
-                        "cells need [[link]]s and wireless.routing = \"dsdv\" (static routes take shortest paths over radio and links)",
+                        "cells need [[link]]s and wireless.routing = \"dsdv\", \"aodv\" or \"olsr\" (static routes take shortest paths over radio and links)",
                     );
                 }
                 if n.position.is_none() {

@@ -40,7 +40,7 @@
 //! all at once unless `release_spacing` (ns-2: 10 ms apart); route
 //! lifetimes as RFC 3561 6.2 unless `ns2_lifetimes`.
 
-use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
+use super::{Cells, Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};
 use crate::engine::{Rng, Time};
 use crate::net::device::DevId;
@@ -359,6 +359,8 @@ pub struct Aodv {
     broken: Option<NodeId>,
     /// Every local repair so far, in order (tests read it).
     pub local_repairs: Vec<LocalRepair>,
+    /// Wired-cum-wireless: this station's cell (`Cells`), if it has one.
+    cell: Option<Cells>,
 }
 
 fn after(now: Time, d: Time) -> Time {
@@ -388,7 +390,59 @@ impl Aodv {
             ns2_repair_timers: Vec::new(),
             broken: None,
             local_repairs: Vec::new(),
+            cell: None,
         }
+    }
+
+    /// A station (or the base station) of a wired-cum-wireless cell.
+    pub fn in_cell(mut self, cells: Cells) -> Self {
+        self.cell = Some(cells);
+        self
+    }
+
+    /// At a base station: whether a packet from `src` came in over the
+    /// links (its source is outside the cell), so that the cell's AODV
+    /// takes it on as its own: discovers, and holds it meanwhile.
+    fn came_over_links(&self, src: NodeId) -> bool {
+        self.cell.as_ref().is_some_and(|c| c.mine == self.me && !c.holds(src))
+    }
+
+    /// The destination whose route a packet for `dst` takes. Without cells,
+    /// and at a base station (which routes only its own cell over the
+    /// radio), `dst`. A station sends what leaves its cell to its base
+    /// station. A station relaying for another cell (the cells overlap on
+    /// the radio) cannot tell from the addresses which way the packet
+    /// goes, so it follows the routes the discoveries gave it: to a station
+    /// of another cell it has a route to (that cell's base station found
+    /// the way through it), else towards its own base station, else towards
+    /// a base station it has a route to (an upstream station's discovery
+    /// for it came through here; the lowest-numbered, if several).
+    fn target(&self, dst: NodeId, own: bool, now: Time) -> NodeId {
+        let Some(c) = &self.cell else { return dst };
+        if c.mine == self.me || c.holds(dst) {
+            return dst;
+        }
+        if own {
+            return c.mine;
+        }
+        let station = c.base_station_of.get(dst as usize).copied().flatten().is_some();
+        if station && self.valid(dst, now).is_some() {
+            return dst;
+        }
+        if self.valid(c.mine, now).is_some() {
+            return c.mine;
+        }
+        c.base_stations().find(|&b| self.valid(b, now).is_some()).unwrap_or(c.mine)
+    }
+
+    /// Whether packet `p` waits for the route to `dst`: its own
+    /// destination, or with cells a base station for a packet leaving the
+    /// cell.
+    fn waits_for(&self, p: &Packet, dst: NodeId) -> bool {
+        p.ip.dst == dst
+            || self.cell.as_ref().is_some_and(|c| {
+                c.mine != self.me && !c.holds(p.ip.dst) && c.base_station_of[dst as usize] == Some(dst)
+            })
     }
 
     /// A valid route to `dst` at `now`.
@@ -523,17 +577,18 @@ impl Aodv {
         if matches!(p.l4, Transport::Control(_)) || p.ip.dst == BROADCAST || p.ip.src == self.me {
             return None;
         }
+        let dst = self.target(p.ip.dst, false, now);
         // Every relay lowered the TTL (this one too, before routing it).
         let come = self.data_ttl().saturating_sub(p.ip.ttl);
         // (ns-2's rt_ll_failed looks only at the entry's hop count: a
         // route already in its repair is repaired again, the packet kept.)
         // (Only `ns2_local_repair` puts a route in repair this way.)
-        let in_repair = self.table.get(&p.ip.dst).filter(|e| e.in_repair);
+        let in_repair = self.table.get(&dst).filter(|e| e.in_repair);
         let (next, hops) = match in_repair {
             Some(e) => (e.next_hop, e.hops),
-            None => self.valid(p.ip.dst, now)?,
+            None => self.valid(dst, now)?,
         };
-        (next == nb && come > hops).then_some((p.ip.dst, come))
+        (next == nb && come > hops).then_some((dst, come))
     }
 
     /// Start a local repair of the route to `dst` (RFC 3561 6.12): mark it
@@ -1032,7 +1087,10 @@ impl Aodv {
 impl Routing for Aodv {
     fn route(&mut self, now: Time, id: PktId, io: &mut RoutingIo) -> Route {
         let p = io.pool.get(id);
-        let (src, dst) = (p.ip.src, p.ip.dst);
+        let src = p.ip.src;
+        // Whether the packet starts its way over the radio here.
+        let own = src == self.me || self.came_over_links(src);
+        let dst = self.target(p.ip.dst, own, now);
         if self.p.ns2_data_ttl && src == self.me && p.ip.ttl == DEFAULT_TTL {
             // Leaving its source (one that came back round a loop has a
             // lower TTL and keeps it).
@@ -1041,7 +1099,9 @@ impl Routing for Aodv {
         if let Some((next_hop, _)) = self.valid(dst, now) {
             self.touch(now, dst);
             if !self.p.ns2_lifetimes {
-                self.touch(now, src); // RFC 3561 6.2; ns-2's forward does not
+                // RFC 3561 6.2; ns-2's forward does not.
+                let back = self.cell.as_ref().map_or(src, |c| c.towards(src));
+                self.touch(now, back);
             }
             return Route::Forward { dev: self.dev, next_hop };
         }
@@ -1050,7 +1110,7 @@ impl Routing for Aodv {
             self.hold(now, id, dst, io);
             return Route::Hold;
         }
-        if src != self.me {
+        if !own {
             // A forwarder without a route: the packet is lost and the
             // upstream nodes learn the destination is unreachable.
             self.stats.drops_no_route += 1;
@@ -1066,6 +1126,10 @@ impl Routing for Aodv {
     fn known_route(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
         // Without the clock: a route marked up (lifetimes are checked when
         // a packet is actually routed).
+        let dst = match &self.cell {
+            Some(c) if c.mine != self.me => c.towards(dst),
+            _ => dst,
+        };
         self.table.get(&dst).filter(|e| e.up).map(|e| (self.dev, e.next_hop))
     }
 
@@ -1118,7 +1182,7 @@ impl Routing for Aodv {
         }
         for q in queued {
             let p = io.pool.get(q);
-            if p.ip.dst == dst && !matches!(p.l4, Transport::Control(_)) {
+            if self.waits_for(p, dst) && !matches!(p.l4, Transport::Control(_)) {
                 self.hold(now, q, dst, io);
             } else {
                 io.out.push(RoutingAction::DropBroken(q));

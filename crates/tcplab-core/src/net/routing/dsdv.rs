@@ -32,14 +32,13 @@
 //! a route back for minutes (docs/validation.md, "ns-2's DSDV: why the
 //! first route takes a minute"), so it is off by default.
 
-use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
+use super::{Cells, Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};
 use crate::engine::{Rng, Time};
 use crate::net::device::DevId;
 use crate::packet::{NodeId, Packet, PktId, Transport, BROADCAST};
 use std::any::Any;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 
 /// `ControlHeader::proto` of DSDV messages.
 pub const PROTO_DSDV: u16 = 0xd5d7;
@@ -188,22 +187,6 @@ pub struct Dsdv {
     pub stats: RoutingStats,
 }
 
-/// The cells of a wired-cum-wireless network: the base station of every
-/// node (a base station is its own; wired nodes have none).
-#[derive(Clone, Debug)]
-pub struct Cells {
-    pub base_station_of: Arc<[Option<NodeId>]>,
-    /// This station's base station.
-    pub mine: NodeId,
-}
-
-impl Cells {
-    /// Whether `dst` is in this station's cell (its base station included).
-    pub fn holds(&self, dst: NodeId) -> bool {
-        self.base_station_of.get(dst as usize).copied().flatten() == Some(self.mine)
-    }
-}
-
 fn newer(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) > 0
 }
@@ -239,14 +222,10 @@ impl Dsdv {
     /// `ns2_gateway`, `dst` itself when the table has a route to it.
     fn towards(&self, dst: NodeId) -> NodeId {
         match &self.cell {
-            Some(c) if !c.holds(dst) => {
-                if self.p.ns2_gateway && self.next_hop(dst).is_some() {
-                    dst
-                } else {
-                    c.mine
-                }
-            }
-            _ => dst,
+            // ns-2.35's rule: straight over the air when DSDV knows the way.
+            Some(_) if self.p.ns2_gateway && self.next_hop(dst).is_some() => dst,
+            Some(c) => c.towards(dst),
+            None => dst,
         }
     }
 

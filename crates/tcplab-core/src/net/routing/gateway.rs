@@ -5,12 +5,45 @@
 //! ns-2.35's base station node hands a packet to its routing agent only
 //! when the hierarchical address classifier finds it in its own domain.
 
-use super::dsdv::Cells;
 use super::{Route, Routing, RoutingIo, RoutingStats, StaticRouting};
 use crate::engine::Time;
 use crate::net::device::DevId;
 use crate::packet::{NodeId, PktId};
 use std::any::Any;
+use std::sync::Arc;
+
+/// The cells of a wired-cum-wireless network, as one station sees them:
+/// the base station of every node (a base station is its own; wired nodes
+/// have none) and this station's own.
+#[derive(Clone, Debug)]
+pub struct Cells {
+    pub base_station_of: Arc<[Option<NodeId>]>,
+    /// This station's base station.
+    pub mine: NodeId,
+}
+
+impl Cells {
+    /// Whether `dst` is in this station's cell (its base station included).
+    pub fn holds(&self, dst: NodeId) -> bool {
+        self.base_station_of.get(dst as usize).copied().flatten() == Some(self.mine)
+    }
+
+    /// The node a station routes a packet for `dst` towards: `dst` inside
+    /// its cell, else its base station (its default route, as a mobile
+    /// node's in ns-2's hierarchical mode).
+    pub fn towards(&self, dst: NodeId) -> NodeId {
+        if self.holds(dst) {
+            dst
+        } else {
+            self.mine
+        }
+    }
+
+    /// The base stations of the network, in node order.
+    pub fn base_stations(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.base_station_of.len() as NodeId).filter(|&n| self.base_station_of[n as usize] == Some(n))
+    }
+}
 
 pub struct Gateway {
     /// The base station's own cell (`mine` is this node).

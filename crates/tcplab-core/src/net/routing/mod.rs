@@ -18,9 +18,9 @@ pub mod shortest;
 pub mod static_routes;
 
 pub use aodv::{Aodv, AodvParams};
-pub use dsdv::{Cells, Dsdv, DsdvParams};
+pub use dsdv::{Dsdv, DsdvParams};
 pub use dsr::{Dsr, DsrParams, SharedHeaders};
-pub use gateway::Gateway;
+pub use gateway::{Cells, Gateway};
 pub use olsr::{Olsr, OlsrParams};
 pub use shortest::{reachable_from, shortest_paths, shortest_paths_to, strong_components};
 pub use static_routes::StaticRouting;

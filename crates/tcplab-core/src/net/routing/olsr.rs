@@ -18,7 +18,7 @@
 //! its quality, raised by every HELLO and lowered by every missed one, is
 //! above a high threshold, and drops it when it falls below a low one.
 
-use super::{Route, Routing, RoutingAction, RoutingIo, RoutingStats};
+use super::{Cells, Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::SEC;
 use crate::engine::{Rng, Time};
 use crate::net::device::DevId;
@@ -194,6 +194,9 @@ pub struct Olsr {
     buffer: VecDeque<(PktId, NodeId, Time)>,
     rng: Rng,
     pub stats: RoutingStats,
+    /// Wired-cum-wireless: this station's cell, if it is a station of one
+    /// (not its base station).
+    cell: Option<Cells>,
 }
 
 impl Olsr {
@@ -220,7 +223,19 @@ impl Olsr {
             buffer: VecDeque::new(),
             rng,
             stats: RoutingStats::new(KIND_NAMES),
+            cell: None,
         }
+    }
+
+    /// A station of a wired-cum-wireless cell: what leaves the cell goes to
+    /// its base station.
+    pub fn in_cell(mut self, cells: Cells) -> Self {
+        self.cell = Some(cells);
+        self
+    }
+
+    fn towards(&self, dst: NodeId) -> NodeId {
+        self.cell.as_ref().map_or(dst, |c| c.towards(dst))
     }
 
     /// (destination, next hop, hops) of the routing table.
@@ -489,7 +504,7 @@ impl Olsr {
 
 impl Routing for Olsr {
     fn route(&mut self, now: Time, id: PktId, io: &mut RoutingIo) -> Route {
-        let dst = io.pool.get(id).ip.dst;
+        let dst = self.towards(io.pool.get(id).ip.dst);
         if let Some(&(next_hop, _)) = self.table.get(&dst) {
             return Route::Forward { dev: self.dev, next_hop };
         }
@@ -503,7 +518,7 @@ impl Routing for Olsr {
     }
 
     fn known_route(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
-        self.table.get(&dst).map(|&(n, _)| (self.dev, n))
+        self.table.get(&self.towards(dst)).map(|&(n, _)| (self.dev, n))
     }
 
     fn on_control(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {

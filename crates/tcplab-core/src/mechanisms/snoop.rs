@@ -167,12 +167,24 @@ impl SnoopConn {
                 // avoids the chain by resending only on the second
                 // duplicate, RTX_THRESH; Snoop as published resends on the
                 // first, as here.)
+                // The sample is taken only when every segment the ACK
+                // covers went out once and none is missing from the cache:
+                // an ACK held back by a hole before the newest segment (a
+                // lost segment resent, locally or by the sender, or one never
+                // cached) measures the hole's repair, seconds on a lossy hop,
+                // not the hop's round trip, and such a sample inflated the
+                // timeout until a connection's lost segments waited seconds
+                // for their local retransmission.
                 let mut sample = None;
+                let mut clean = true;
+                let mut next = self.last_ack;
                 while let Some((&s, c)) = self.cache.iter().next() {
                     if c.end > ack {
                         break;
                     }
-                    sample = if !c.sender_rxmit && c.local_rxmits == 0 { c.sent } else { None };
+                    clean &= !c.sender_rxmit && c.local_rxmits == 0 && next.is_none_or(|n| n == s);
+                    sample = if clean { c.sent } else { None };
+                    next = Some(c.end);
                     self.stale_copies += u32::from(c.timer_copy);
                     self.cache.remove(&s);
                 }
@@ -379,6 +391,31 @@ mod tests {
         }
         assert_eq!(s.stats.timeouts, 0);
         assert_eq!(s.stats.local_retransmits, 0);
+    }
+
+    /// An ACK held back by a hole measures the hole's repair, not the round
+    /// trip: no sample from it (the segment behind a resent one, or behind
+    /// one never cached).
+    #[test]
+    fn an_ack_held_back_by_a_hole_gives_no_rtt_sample() {
+        let mut s = snoop_with(4);
+        s.on_ack(50 * MS, 1000);
+        let srtt = s.srtt;
+        assert_eq!(s.on_ack(51 * MS, 1000), AckAction::Retransmit(1000));
+        s.take_for_rxmit(1000).unwrap();
+        s.on_transmit(900 * MS, 1000);
+        s.on_ack(950 * MS, 4000); // covers the resent 1000 and 2000, 3000
+        assert_eq!(s.srtt, srtt, "a sample of 948 ms taken from segment 3000");
+        let mut t = SnoopConn::default();
+        for q in [0, 2000] {
+            // 1000 never cached (lost before the base station)
+            t.on_data(&seg(q), q, true);
+            t.on_transmit(q / 1000 * MS, q);
+        }
+        t.on_ack(40 * MS, 1000);
+        let srtt = t.srtt;
+        t.on_ack(2000 * MS, 3000); // the sender's retransmission filled it
+        assert_eq!(t.srtt, srtt);
     }
 
     /// A timer copy of a segment the mobile had all along (its ACK was only

@@ -37,6 +37,18 @@ def test_time_series_on_request(small_scenario):
     assert q.queue_packets.max() > 0
 
 
+def test_an_unset_ssthresh_is_an_empty_cell(small_scenario):
+    # The linux profile starts with an infinite ssthresh: no number (not
+    # the largest integer) until the first loss sets one.
+    small_scenario["sim"]["tcp_profile"] = "linux"
+    res = tcplab.run(small_scenario, sample_interval="500ms")
+    f1 = res.series[res.series.flow == "f1"]
+    assert f1.ssthresh_bytes.iloc[0] is None or math.isnan(f1.ssthresh_bytes.iloc[0])
+    assert f1.ssthresh_bytes.dropna().between(1, 1e9).all() and f1.ssthresh_bytes.notna().any()
+    first = res.csv("series").splitlines()[1].split(",")
+    assert first[3] == ""
+
+
 def test_trace_on_request(small_scenario):
     res = tcplab.run(small_scenario, trace=True)
     kinds = set(res.trace.kind)

@@ -18,7 +18,10 @@ def _parse(types: list):
     def opt_float(s):
         return float(s) if s != "" else None
 
-    conv = {"float64": opt_float, "int64": int, "bool": lambda s: s == "true", "string": str}
+    def opt_int(s):
+        return int(s) if s != "" else None
+
+    conv = {"float64": opt_float, "int64": opt_int, "bool": lambda s: s == "true", "string": str}
     return [conv[t] for t in types]
 
 

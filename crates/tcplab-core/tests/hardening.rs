@@ -140,3 +140,30 @@ fn flows_between_unconnected_nodes_are_refused() {
     assert_eq!(e.key, "flow[0].to");
     assert!(e.to_string().contains("the nearest gap is \"b\" - \"c\", 800.0 m apart"), "{e}");
 }
+
+/// Found by a fresh user's review (2026-11-30): a run whose flows all start
+/// at or after its end, a link capture "both" ways (the message must not
+/// offer it), and a negative duration (the message must not say zero is
+/// allowed where the key refuses it).
+#[test]
+fn review_inputs_get_consistent_one_line_errors() {
+    let late = "transport = \"udp\"\napp = { kind = \"cbr\", rate = \"1Mbps\", start = \"2s\" }";
+    let text = common::path("2s", LINK, LINK, late, "");
+    let e = Scenario::from_toml_str(&text).expect_err("must be refused");
+    assert_eq!(e.key, "flow[0].app.start");
+    assert!(e.to_string().contains("no flow starts before the end of the run (sim.duration = 2 s)"), "{e}");
+    let early = late.replace("\"2s\"", "\"1.9s\"");
+    assert!(Scenario::from_toml_str(&common::path("2s", LINK, LINK, &early, "")).is_ok());
+    // One flow late among others that start: a look at the early part.
+    let two = common::path("2s", LINK, LINK, &early, &format!("[[flow]]\nfrom = \"a\"\nto = \"b\"\n{late}"));
+    assert!(Scenario::from_toml_str(&two).is_ok());
+
+    let bulk = "transport = \"reno\"\napp = { kind = \"bulk\" }";
+    let both = common::path("2s", LINK, LINK, bulk, "[[pcap]]\nlink = 0\ndirection = \"both\"");
+    let e = Scenario::from_toml_str(&both).expect_err("must be refused").to_string();
+    assert!(e.starts_with("pcap[0].direction") && e.ends_with("expected `forward` or `reverse`"), "{e}");
+
+    let e = Scenario::from_toml_str(&common::path("-1s", LINK, LINK, bulk, "")).expect_err("must be refused");
+    assert_eq!(e.key, "sim.duration");
+    assert!(e.to_string().contains("cannot be negative") && !e.to_string().contains("zero"), "{e}");
+}

@@ -39,6 +39,7 @@ fn column<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyList>> {
         Column::F64(v) => PyList::new(py, v),
         Column::OptF64(v) => PyList::new(py, v),
         Column::I64(v) => PyList::new(py, v),
+        Column::OptI64(v) => PyList::new(py, v),
         Column::Bool(v) => PyList::new(py, v),
         Column::Str(v) => PyList::new(py, v),
     }
@@ -56,7 +57,7 @@ fn table<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
         .iter()
         .map(|c| match c {
             Column::F64(_) | Column::OptF64(_) => "float64",
-            Column::I64(_) => "int64",
+            Column::I64(_) | Column::OptI64(_) => "int64",
             Column::Bool(_) => "bool",
             Column::Str(_) => "string",
         })

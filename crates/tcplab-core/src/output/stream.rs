@@ -18,6 +18,7 @@ pub enum Cell<'a> {
     F64(f64),
     OptF64(Option<f64>),
     I64(i64),
+    OptI64(Option<i64>),
     Bool(bool),
     Str(&'a str),
 }
@@ -28,6 +29,8 @@ pub enum ColType {
     F64,
     OptF64,
     I64,
+    /// Integers with missing values (empty CSV cells; null in Parquet).
+    OptI64,
     Bool,
     Str,
 }
@@ -36,7 +39,7 @@ impl ColType {
     pub fn arrow_name(self) -> &'static str {
         match self {
             ColType::F64 | ColType::OptF64 => "float64",
-            ColType::I64 => "int64",
+            ColType::I64 | ColType::OptI64 => "int64",
             ColType::Bool => "bool",
             ColType::Str => "string",
         }
@@ -47,6 +50,7 @@ impl ColType {
             ColType::F64 => Column::F64(Vec::new()),
             ColType::OptF64 => Column::OptF64(Vec::new()),
             ColType::I64 => Column::I64(Vec::new()),
+            ColType::OptI64 => Column::OptI64(Vec::new()),
             ColType::Bool => Column::Bool(Vec::new()),
             ColType::Str => Column::Str(Vec::new()),
         }
@@ -135,6 +139,7 @@ impl RowSink {
                         (Column::F64(c), Cell::F64(x)) => c.push(x),
                         (Column::OptF64(c), Cell::OptF64(x)) => c.push(x),
                         (Column::I64(c), Cell::I64(x)) => c.push(x),
+                        (Column::OptI64(c), Cell::OptI64(x)) => c.push(x),
                         (Column::Bool(c), Cell::Bool(x)) => c.push(x),
                         (Column::Str(c), Cell::Str(x)) => c.push(x.to_string()),
                         _ => panic!("row does not match the table's column types"),

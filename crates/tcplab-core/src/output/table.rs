@@ -14,6 +14,11 @@ pub fn write_cell(v: Cell, out: &mut String) {
             }
         }
         Cell::I64(x) => write!(out, "{}", x).unwrap(),
+        Cell::OptI64(x) => {
+            if let Some(x) = x {
+                write!(out, "{}", x).unwrap()
+            }
+        }
         Cell::Bool(b) => out.push_str(if b { "true" } else { "false" }),
         Cell::Str(s) => {
             if s.contains([',', '"', '\n', '\r']) {
@@ -33,6 +38,8 @@ pub enum Column {
     /// Floats with missing values (written as empty CSV cells, NaN/None in Python).
     OptF64(Vec<Option<f64>>),
     I64(Vec<i64>),
+    /// Integers with missing values (empty CSV cells, None in Python).
+    OptI64(Vec<Option<i64>>),
     Bool(Vec<bool>),
     Str(Vec<String>),
 }
@@ -43,6 +50,7 @@ impl Column {
             Column::F64(v) => v.len(),
             Column::OptF64(v) => v.len(),
             Column::I64(v) => v.len(),
+            Column::OptI64(v) => v.len(),
             Column::Bool(v) => v.len(),
             Column::Str(v) => v.len(),
         }
@@ -57,6 +65,7 @@ impl Column {
             Column::F64(v) => Cell::F64(v[i]),
             Column::OptF64(v) => Cell::OptF64(v[i]),
             Column::I64(v) => Cell::I64(v[i]),
+            Column::OptI64(v) => Cell::OptI64(v[i]),
             Column::Bool(v) => Cell::Bool(v[i]),
             Column::Str(v) => Cell::Str(&v[i]),
         };
@@ -69,6 +78,7 @@ impl Column {
             Column::F64(v) => Some(v[i]),
             Column::OptF64(v) => v[i],
             Column::I64(v) => Some(v[i] as f64),
+            Column::OptI64(v) => v[i].map(|x| x as f64),
             Column::Bool(v) => Some(v[i] as u8 as f64),
             Column::Str(_) => None,
         }

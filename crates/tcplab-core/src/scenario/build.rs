@@ -389,6 +389,23 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             }
         }
     }
+    // A run in which no flow starts measures nothing: a mistake (a start in
+    // ms read as s, a duration cut too short), not a result of zeros. Some
+    // flows starting after the end is a legitimate look at the early part
+    // of a staggered scenario.
+    let starts = cfg.flow.iter().map(|f| match &f.app {
+        AppCfg::Bulk { start, .. } | AppCfg::Transfer { start, .. } | AppCfg::Cbr { start, .. } => start.0,
+    });
+    if let Some((i, first)) = starts.enumerate().min_by_key(|&(_, s)| s).filter(|&(_, s)| s >= cfg.sim.duration.0) {
+        return err(
+            format!("flow[{i}].app.start"),
+            format!(
+                "no flow starts before the end of the run (sim.duration = {} s); the earliest starts at {} s",
+                cfg.sim.duration.0 as f64 / 1e9,
+                first as f64 / 1e9
+            ),
+        );
+    }
     for (i, f) in cfg.flow.iter().enumerate() {
         if f.transport != TransportName::Udp {
             validate_effective_tcp(cfg, i, f)?;
@@ -406,9 +423,6 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                         n => format!("links are numbered 0 to {}", n - 1),
                     };
                     return err(format!("{k}.link"), format!("no link {l}; {have}"));
-                }
-                if c.direction == Some(Direction::Both) {
-                    return err(format!("{k}.direction"), "one direction per capture: \"forward\" or \"reverse\"");
                 }
             }
             (None, Some(n)) => {
@@ -446,7 +460,7 @@ fn pcap_name(c: &PcapCfg) -> String {
     }
     match (&c.link, &c.node) {
         (Some(l), _) => {
-            let d = if c.direction == Some(Direction::Reverse) { "reverse" } else { "forward" };
+            let d = if c.direction == Some(PcapDirection::Reverse) { "reverse" } else { "forward" };
             format!("link{l}-{d}")
         }
         (_, Some(n)) => format!("node-{n}"),
@@ -966,7 +980,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             };
             Ok(Capture {
                 name: pcap_name(c),
-                dev: c.link.map(|l| 2 * l + u32::from(c.direction == Some(Direction::Reverse))),
+                dev: c.link.map(|l| 2 * l + u32::from(c.direction == Some(PcapDirection::Reverse))),
                 node: c.node.as_ref().map(|n| names[n.as_str()]),
                 writer,
             })

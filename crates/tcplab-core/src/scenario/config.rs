@@ -36,7 +36,7 @@ pub struct ScenarioCfg {
 pub struct PcapCfg {
     pub link: Option<u32>,
     /// "forward" (default) or "reverse".
-    pub direction: Option<Direction>,
+    pub direction: Option<PcapDirection>,
     pub node: Option<String>,
     /// File name without ".pcap" (default "link3-forward" or "node-bs").
     pub name: Option<String>,
@@ -603,6 +603,14 @@ pub enum Direction {
     Forward,
     Reverse,
     Both,
+}
+
+/// A link capture's direction: one per file (a pcap file holds one link).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PcapDirection {
+    Forward,
+    Reverse,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

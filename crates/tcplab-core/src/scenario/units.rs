@@ -74,14 +74,16 @@ pub fn parse_dur(s: &str) -> Result<Dur, String> {
         "" | "s" => 1.0,
         _ => return Err(bad()),
     };
-    secs_to_dur(n * mult).map_err(|_| format!("invalid duration {s:?}: must be zero or positive"))
+    // Which durations may be zero is the key's business (sim.duration may
+    // not, a start may): here only what no duration can be.
+    secs_to_dur(n * mult).map_err(|_| format!("invalid duration {s:?}: a duration cannot be negative or above 1e9 s"))
 }
 
 fn secs_to_dur(x: f64) -> Result<Dur, String> {
     if x.is_finite() && (0.0..1e9).contains(&x) {
         Ok(Dur((x * 1e9).round() as Time))
     } else {
-        Err(format!("invalid duration {x}: must be zero or positive seconds"))
+        Err(format!("invalid duration {x}: a duration cannot be negative or above 1e9 s"))
     }
 }
 

@@ -25,7 +25,8 @@ const SERIES_SCHEMA: [(&str, ColType); 10] = [
     ("time_s", ColType::F64),
     ("flow", ColType::Str),
     ("cwnd_bytes", ColType::I64),
-    ("ssthresh_bytes", ColType::I64),
+    // Empty while unset (Linux starts with an infinite ssthresh).
+    ("ssthresh_bytes", ColType::OptI64),
     ("srtt_s", ColType::OptF64),
     ("rto_s", ColType::F64),
     ("snd_nxt", ColType::I64),
@@ -116,7 +117,7 @@ pub fn sample(w: &mut World, now: Time) {
                 Cell::F64(t),
                 Cell::Str(&f.name),
                 Cell::I64(tx.w.cwnd as i64),
-                Cell::I64(tx.w.ssthresh.min(i64::MAX as u64) as i64),
+                Cell::OptI64(i64::try_from(tx.w.ssthresh).ok()),
                 Cell::OptF64(tx.rto.srtt.map(to_secs)),
                 Cell::F64(to_secs(tx.rto.rto())),
                 Cell::I64(tx.snd_nxt as i64),

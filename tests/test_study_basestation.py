@@ -113,7 +113,11 @@ def test_snoop_leaves_eln_nothing_to_mark(quick):
         # Snoop + ELN within 1 % of Snoop alone ...
         assert g.loc["snoop+eln", "throughput_kbps"] == pytest.approx(g.loc["snoop", "throughput_kbps"], rel=0.01)
         # ... because the sender's remaining recoveries are timeouts with
-        # (almost) no duplicate ACK reaching it: Snoop suppresses them, and
-        # ELN rides on duplicate ACKs.
+        # few duplicate ACKs reaching it: Snoop suppresses them, and ELN
+        # rides on duplicate ACKs. (Since Snoop's timer restarts at each new
+        # ACK, a lost local copy waits a little longer and a few more
+        # duplicates reach the sender: ELN resends 8-13 % of the sender's
+        # retransmissions in the quick and full runs, 0-5 % before;
+        # docs/studies.md.)
         assert g.loc["snoop+eln", "fast_retransmits"] <= 1
-        assert g.loc["snoop+eln", "eln_retransmits"] <= 0.1 * max(g.loc["snoop+eln", "sender_retransmits"], 10)
+        assert g.loc["snoop+eln", "eln_retransmits"] <= 0.2 * max(g.loc["snoop+eln", "sender_retransmits"], 10)

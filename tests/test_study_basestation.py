@@ -116,7 +116,7 @@ def test_snoop_leaves_eln_nothing_to_mark(quick):
         # few duplicate ACKs reaching it: Snoop suppresses them, and ELN
         # rides on duplicate ACKs. (Since Snoop's timer restarts at each new
         # ACK, a lost local copy waits a little longer and a few more
-        # duplicates reach the sender: ELN resends 8-13 % of the sender's
+        # duplicates reach the sender: ELN resends 5-13 % of the sender's
         # retransmissions in the quick and full runs, 0-5 % before;
         # docs/studies.md.)
         assert g.loc["snoop+eln", "fast_retransmits"] <= 1

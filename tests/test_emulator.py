@@ -86,6 +86,21 @@ def test_cli_bad_scenario_exits_2(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+@needs_emulator
+def test_a_congestion_control_the_kernel_lacks_exits_2(tmp_path):
+    """Found by a fresh user's review: an unknown --cc ran the emulation,
+    wrote zeros with a warning and exited 0."""
+    p = tmp_path / "x.toml"
+    p.write_text('[sim]\nduration = "1s"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
+                 '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
+                 '[[flow]]\nfrom = "a"\nto = "b"\ntransport = "newreno"\napp = { kind = "bulk" }\n')
+    r = subprocess.run([sys.executable, "-m", "tcplab", "emulate", str(p), "--cc", "nosuchcc", "--out",
+                        str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("tcplab: error: --cc: ") and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "o").exists()
+
+
 def test_reproduce_emulate_rejects_scheduler(tmp_path):
     """The emulated study runs on this machine: --scheduler is refused in
     one line naming it, before anything is run or written."""

@@ -447,6 +447,15 @@ fn aodv_net_diameter_bounds_the_reach_of_a_discovery() {
     assert_eq!(got_near, 0.0);
     assert!(node_stat(&near, "n0", "drops_no_route_discovery_failed") > 0.0);
     assert_eq!(node_stat(&near, &format!("n{hops}"), "rrep_sent"), 0.0, "the request never got there");
+    // Below TTL_THRESHOLD the expanding ring is capped too (a fresh user
+    // found 6 hops reached with net_diameter = 3: rings of TTL 5 and 7).
+    let six = slow_cbr_to_the_end(6);
+    let capped = run_toml(&scenario("30s", "aodv", "[wireless.aodv]\nnet_diameter = 3", &chain_nodes(6), &six));
+    let capped = capped.unwrap();
+    assert_eq!(capped.flows.get("bytes_delivered", 0).unwrap(), 0.0);
+    assert_eq!(node_stat(&capped, "n6", "rrep_sent"), 0.0, "a request went beyond net_diameter");
+    let reach = run_toml(&scenario("30s", "aodv", "[wireless.aodv]\nnet_diameter = 6", &chain_nodes(6), &six));
+    assert!(reach.unwrap().flows.get("bytes_delivered", 0).unwrap() > 0.0);
 }
 
 #[test]

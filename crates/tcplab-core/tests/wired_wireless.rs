@@ -127,21 +127,55 @@ fn a_station_two_hops_from_its_base_station_reaches_the_wired_side_both_ways() {
     }
 }
 
-/// AODV: a relay of another cell (bs1's) between bs and its station far.
-/// On the way out it has no route to its own base station, only the one
-/// far's discovery for bs gave it, and passes the data on towards bs; on
-/// the way in it passes bs's packets for far on to far (bs's discovery
-/// gave it the route), not back to a base station. Nothing goes over
-/// bs1's link, and nothing is dropped for want of a route.
+/// A relay of another cell (bs1's) between bs and its station far. On the
+/// way out it passes far's packets on towards far's base station (AODV:
+/// the route far's discovery for bs gave it), not to its own; on the way in
+/// it passes bs's packets for far on to far, not back to a base station.
+/// Nothing goes over bs1's link, and nothing is dropped for want of a
+/// route, with each protocol.
 #[test]
-fn an_aodv_relay_of_another_cell_passes_packets_on_towards_the_base_station_it_knows() {
-    let r = run_toml(&line_cell("aodv", "bs1", &tcp("far", "w", 6.0))).unwrap();
-    let g = flow_stat(&r, 0, "goodput_bps");
-    assert!(g > 100e3, "{g}");
-    let link_sent = |row: usize| r.links.get("packets_sent", row).unwrap();
-    assert_eq!((link_sent(2), link_sent(3)), (0.0, 0.0), "bs1's link carried packets");
-    assert_eq!(node_stat(&r, "relay", "drops_no_route_forwarding"), 0.0);
-    assert_eq!(r.summary.drops_ttl, 0);
+fn a_relay_of_another_cell_passes_packets_on_towards_the_sources_base_station() {
+    for proto in ["dsdv", "aodv", "olsr"] {
+        let r = run_toml(&line_cell(proto, "bs1", &(tcp("far", "w", 6.0) + &tcp("w", "far", 6.0)))).unwrap();
+        for i in 0..2 {
+            let g = flow_stat(&r, i, "goodput_bps");
+            assert!(g > 100e3, "{proto}, flow {i}: {g}");
+        }
+        let link_sent = |row: usize| r.links.get("packets_sent", row).unwrap();
+        assert_eq!((link_sent(2), link_sent(3)), (0.0, 0.0), "{proto}: bs1's link carried packets");
+        assert_eq!(node_stat(&r, "relay", "drops_no_route_forwarding"), 0.0, "{proto}");
+        assert_eq!(r.summary.drops_ttl, 0, "{proto}");
+    }
+}
+
+/// A fresh user's case (2026-11-30): bs1 at (0, 0) and bs2 at (200, 200),
+/// both linked to a host; s1 (bs1's cell) at (200, 0); x (bs2's cell) at
+/// (400, 0) reaches bs2 only through s1. s1 sent bs2's packets for x to its
+/// own base station, which sent them back over the links to bs2: a loop
+/// (with DSDV and OLSR) until each packet vanished as a MAC duplicate.
+/// Both ways now work with every protocol, with no TTL expiry.
+#[test]
+fn a_station_reached_through_another_cell_gets_its_downlink() {
+    for proto in ["dsdv", "aodv", "olsr"] {
+        let text = format!(
+            "[sim]\nduration = \"40s\"\nseed = 1\n[wireless]\nrouting = \"{proto}\"\n\
+             [[node]]\nname = \"host\"\n\
+             [[node]]\nname = \"bs1\"\nposition = [0.0, 0.0]\n\
+             [[node]]\nname = \"bs2\"\nposition = [200.0, 200.0]\n\
+             [[node]]\nname = \"s1\"\nposition = [200.0, 0.0]\nbase_station = \"bs1\"\n\
+             [[node]]\nname = \"x\"\nposition = [400.0, 0.0]\nbase_station = \"bs2\"\n\
+             [[link]]\nbetween = [\"host\", \"bs1\"]\nrate = \"10Mbps\"\ndelay = \"5ms\"\n\
+             [[link]]\nbetween = [\"host\", \"bs2\"]\nrate = \"10Mbps\"\ndelay = \"5ms\"\n{}{}",
+            tcp("host", "x", 2.0),
+            tcp("x", "host", 2.0)
+        );
+        let r = run_toml(&text).unwrap();
+        for i in 0..2 {
+            let g = flow_stat(&r, i, "goodput_bps");
+            assert!(g > 100e3, "{proto}, flow {i}: {g}");
+        }
+        assert_eq!(r.summary.drops_ttl, 0, "{proto}");
+    }
 }
 
 /// With ns-2.35's rule (`ns2_gateway`) a station sends a packet for

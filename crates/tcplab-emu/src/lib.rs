@@ -154,6 +154,23 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     if !std::path::Path::new("/dev/net/tun").exists() {
         return Err(EmuError::NoTun("/dev/net/tun does not exist: load the tun module (modprobe tun)".into()));
     }
+    // A congestion control the kernel cannot run is bad input, refused
+    // before anything runs (not a run of zeros with a warning).
+    for (i, s) in specs.iter().enumerate() {
+        if !s.knobs.cc.is_empty() {
+            if let Err(e) = workload::cc_usable(&s.knobs.cc) {
+                let key = if opts.knobs.cc.is_some() { "--cc".to_string() } else { format!("flow[{i}].transport") };
+                let have =
+                    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").unwrap_or_default();
+                let msg = format!(
+                    "this kernel cannot run congestion control {:?} ({e}); available now: {}",
+                    s.knobs.cc,
+                    have.trim()
+                );
+                return Err(ScenarioError::new(key, msg).into());
+            }
+        }
+    }
     let wall = Instant::now();
     let nets = [Arc::new(Netns::new()?), Arc::new(Netns::new()?)];
     let tuns = [tun::Tun::create(&nets[0], TUN_NAME)?, tun::Tun::create(&nets[1], TUN_NAME)?];

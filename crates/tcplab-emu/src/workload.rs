@@ -85,6 +85,18 @@ fn setopt(fd: RawFd, level: i32, name: i32, val: &[u8], what: &str) -> io::Resul
     Ok(())
 }
 
+/// Whether this kernel lets a socket use congestion control `cc` (loading
+/// its module if needed: as root, setting it does).
+pub fn cc_usable(cc: &str) -> io::Result<()> {
+    // SAFETY: a new socket, closed when the TcpStream is dropped.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let s = unsafe { TcpStream::from_raw_fd(fd) };
+    setopt(s.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_bytes(), "TCP_CONGESTION")
+}
+
 fn setopt_int(fd: RawFd, level: i32, name: i32, v: u32, what: &str) -> io::Result<()> {
     setopt(fd, level, name, &(v as i32).to_ne_bytes(), what)
 }

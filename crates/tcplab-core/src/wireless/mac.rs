@@ -276,8 +276,9 @@ pub struct Dcf {
     /// Medium idle as the backoff sees it, and since when.
     idle: bool,
     idle_since: Time,
-    /// Last data frame (uid) seen from each transmitter, to drop duplicates.
-    last_seen: Vec<(NodeId, u64)>,
+    /// Last data frame seen from each transmitter (packet uid and TTL), to
+    /// drop duplicates.
+    last_seen: Vec<(NodeId, u64, u8)>,
     /// Our control frame on the air (our reference is released at its end).
     ctrl_on_air: Option<PktId>,
     /// `ns2_cts_wait`: when the wait after the CTS being sent ends.
@@ -830,7 +831,7 @@ impl Dcf {
         // are control frames or someone else's).
         let p = io.pool.get(pkt);
         let LinkHeader::Mac { tx, rx, kind, .. } = p.l2 else { unreachable!() };
-        let (size, uid) = (p.size, p.uid);
+        let (size, uid, ttl) = (p.size, p.uid, p.ip.ttl);
         if rx != self.node && rx != BROADCAST {
             // Someone else's exchange: honour its reservation.
             let nav = now + self.duration_of(p);
@@ -897,15 +898,20 @@ impl Dcf {
                 }
                 if rx != BROADCAST {
                     // A retransmission whose ACK was lost: acknowledge it
-                    // again but do not deliver it twice.
+                    // again but do not deliver it twice. 802.11 tells one by
+                    // its sequence number and retry bit; here the packet and
+                    // its TTL stand for the sequence number: the same packet
+                    // come back round a routing loop is a new frame (each
+                    // hop lowered its TTL), as it is in 802.11 and ns-2, and
+                    // must go on to its TTL expiry, not vanish as a duplicate.
                     match self.last_seen.iter_mut().find(|e| e.0 == tx) {
-                        Some(e) if e.1 == uid => {
+                        Some(e) if (e.1, e.2) == (uid, ttl) => {
                             self.stats.duplicates += 1;
                             io.pool.release(pkt);
                             return;
                         }
-                        Some(e) => e.1 = uid,
-                        None => self.last_seen.push((tx, uid)),
+                        Some(e) => (e.1, e.2) = (uid, ttl),
+                        None => self.last_seen.push((tx, uid, ttl)),
                     }
                 }
                 // The receiver's own copy, without the MAC header. The copy
@@ -1302,6 +1308,34 @@ mod tests {
             assert_eq!(d.stats.frames_received, received, "ns2_reception {ns2}");
             assert_eq!(d.stats.collisions, if ns2 { 0 } else { 2 }, "ns2_reception {ns2}");
         }
+    }
+
+    /// A data frame whose ACK was lost comes again (same packet, same TTL):
+    /// acknowledged, not delivered twice. The same packet come back round
+    /// a routing loop (its TTL lower) is a new frame and is delivered.
+    #[test]
+    fn a_packet_back_from_a_loop_is_not_a_duplicate() {
+        let nb = Neighbour { node: 1, dev: 1, power_w: 1e-8, distance_m: 100.0, delay: 0 };
+        let mut d = station(MacParams::default());
+        d.neighbours = vec![nb];
+        let (mut pool, mut rec, mut out) = (crate::packet::PacketPool::new(), Recorder::default(), Vec::new());
+        let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
+        let mut now = 0;
+        let mut arrive = |d: &mut Dcf, io: &mut DevIo<Recorder>, ttl: u8| {
+            let mut p = Packet::new(0, 5, 9, Transport::Udp(Default::default()), 8, 500, 0);
+            (p.uid, p.ip.ttl) = (77, ttl);
+            p.l2 = LinkHeader::Mac { tx: 1, rx: 0, kind: frame::DATA, len: 28 };
+            let id = io.pool.insert_copy(p);
+            now += 50_000 * US;
+            d.on_arrive(now, id, io);
+            let end = d.rx.last().expect("sensed").end;
+            d.on_rx_end(end, io);
+            d.stats.duplicates
+        };
+        assert_eq!(arrive(&mut d, &mut io, 60), 0);
+        assert_eq!(arrive(&mut d, &mut io, 60), 1, "a retransmission is a duplicate");
+        assert_eq!(arrive(&mut d, &mut io, 57), 1, "back from a loop: a new frame");
+        assert_eq!(d.stats.frames_received, 3);
     }
 
     /// ns-2.35's wait after a CTS (`ns2_cts_wait`): station 0 answers

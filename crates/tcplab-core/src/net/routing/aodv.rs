@@ -407,41 +407,22 @@ impl Aodv {
         self.cell.as_ref().is_some_and(|c| c.mine == self.me && !c.holds(src))
     }
 
-    /// The destination whose route a packet for `dst` takes. Without cells,
-    /// and at a base station (which routes only its own cell over the
-    /// radio), `dst`. A station sends what leaves its cell to its base
-    /// station. A station relaying for another cell (the cells overlap on
-    /// the radio) cannot tell from the addresses which way the packet
-    /// goes, so it follows the routes the discoveries gave it: to a station
-    /// of another cell it has a route to (that cell's base station found
-    /// the way through it), else towards its own base station, else towards
-    /// a base station it has a route to (an upstream station's discovery
-    /// for it came through here; the lowest-numbered, if several).
-    fn target(&self, dst: NodeId, own: bool, now: Time) -> NodeId {
-        let Some(c) = &self.cell else { return dst };
-        if c.mine == self.me || c.holds(dst) {
-            return dst;
+    /// The destination whose route a packet from `src` for `dst` takes:
+    /// `dst` without cells, else `Cells::target` with AODV's valid routes.
+    fn target(&self, src: NodeId, dst: NodeId, now: Time) -> NodeId {
+        match &self.cell {
+            Some(c) => c.target(self.me, src, dst, |n| self.valid(n, now).is_some()),
+            None => dst,
         }
-        if own {
-            return c.mine;
-        }
-        let station = c.base_station_of.get(dst as usize).copied().flatten().is_some();
-        if station && self.valid(dst, now).is_some() {
-            return dst;
-        }
-        if self.valid(c.mine, now).is_some() {
-            return c.mine;
-        }
-        c.base_stations().find(|&b| self.valid(b, now).is_some()).unwrap_or(c.mine)
     }
 
     /// Whether packet `p` waits for the route to `dst`: its own
-    /// destination, or with cells a base station for a packet leaving the
-    /// cell.
+    /// destination, or with cells its source's base station for a packet
+    /// leaving the source's cell.
     fn waits_for(&self, p: &Packet, dst: NodeId) -> bool {
         p.ip.dst == dst
             || self.cell.as_ref().is_some_and(|c| {
-                c.mine != self.me && !c.holds(p.ip.dst) && c.base_station_of[dst as usize] == Some(dst)
+                c.mine != self.me && !c.holds(p.ip.dst) && c.base_station_of.get(p.ip.src as usize) == Some(&Some(dst))
             })
     }
 
@@ -577,7 +558,7 @@ impl Aodv {
         if matches!(p.l4, Transport::Control(_)) || p.ip.dst == BROADCAST || p.ip.src == self.me {
             return None;
         }
-        let dst = self.target(p.ip.dst, false, now);
+        let dst = self.target(p.ip.src, p.ip.dst, now);
         // Every relay lowered the TTL (this one too, before routing it).
         let come = self.data_ttl().saturating_sub(p.ip.ttl);
         // (ns-2's rt_ll_failed looks only at the entry's hop count: a
@@ -750,13 +731,22 @@ impl Aodv {
         let last_hops = if last_hops == 0 && !self.p.new_destination_ring { u8::MAX } else { last_hops };
         let last_hops = ring_from.unwrap_or(last_hops);
         let start = d.last_ttl.max(last_hops);
-        let ttl = if start == 0 {
-            self.p.ttl_start
+        let ring = if start == 0 {
+            Some(self.p.ttl_start)
         } else if start < self.p.ttl_threshold {
-            start + self.p.ttl_increment
+            Some(start + self.p.ttl_increment)
         } else {
-            d.count += 1;
-            self.p.net_diameter
+            None
+        };
+        // A ring never reaches beyond NET_DIAMETER: one that would is the
+        // network-wide search (so a `net_diameter` below TTL_THRESHOLD
+        // bounds every request, as it bounds ns-2.35's).
+        let ttl = match ring.filter(|&t| t < self.p.net_diameter) {
+            Some(t) => t,
+            None => {
+                d.count += 1;
+                self.p.net_diameter
+            }
         };
         d.last_ttl = ttl;
         let mut wait = 2 * ttl as Time * self.per_hop_time(dst);
@@ -1090,7 +1080,7 @@ impl Routing for Aodv {
         let src = p.ip.src;
         // Whether the packet starts its way over the radio here.
         let own = src == self.me || self.came_over_links(src);
-        let dst = self.target(p.ip.dst, own, now);
+        let dst = self.target(src, p.ip.dst, now);
         if self.p.ns2_data_ttl && src == self.me && p.ip.ttl == DEFAULT_TTL {
             // Leaving its source (one that came back round a loop has a
             // lower TTL and keeps it).

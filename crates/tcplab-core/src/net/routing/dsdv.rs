@@ -217,14 +217,22 @@ impl Dsdv {
         self
     }
 
-    /// The node a packet for `dst` is routed towards: `dst` itself inside
-    /// the cell (or without cells), else the base station; with
-    /// `ns2_gateway`, `dst` itself when the table has a route to it.
-    fn towards(&self, dst: NodeId) -> NodeId {
+    /// The node a packet from `src` for `dst` is routed towards: `dst`
+    /// itself without cells, else `Cells::target`; with `ns2_gateway`,
+    /// `dst` itself when the table has a route to it.
+    fn towards(&self, src: NodeId, dst: NodeId) -> NodeId {
         match &self.cell {
-            // ns-2.35's rule: straight over the air when DSDV knows the way.
-            Some(_) if self.p.ns2_gateway && self.next_hop(dst).is_some() => dst,
-            Some(c) => c.towards(dst),
+            // ns-2.35's rule (dsdv.cc forwardPacket), at a source and a
+            // relay alike: straight over the air when DSDV knows the way,
+            // else to this station's own base station.
+            Some(c) if self.p.ns2_gateway => {
+                if c.holds(dst) || self.next_hop(dst).is_some() {
+                    dst
+                } else {
+                    c.mine
+                }
+            }
+            Some(c) => c.target(self.me, src, dst, |n| self.next_hop(n).is_some()),
             None => dst,
         }
     }
@@ -557,7 +565,7 @@ impl Dsdv {
 impl Routing for Dsdv {
     fn route(&mut self, now: Time, id: PktId, io: &mut RoutingIo) -> Route {
         let p = io.pool.get_mut(id);
-        let dst = self.towards(p.ip.dst);
+        let dst = self.towards(p.ip.src, p.ip.dst);
         // Once, at the source (a packet held for a route comes back here).
         if self.p.ns2_ip_header && p.ip.src == self.me && p.ip.options_len == 0 {
             let extra = super::ns2_extra_ip_header(p);
@@ -588,7 +596,7 @@ impl Routing for Dsdv {
     }
 
     fn known_route(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
-        self.next_hop(self.towards(dst)).map(|n| (self.dev, n))
+        self.next_hop(self.towards(self.me, dst)).map(|n| (self.dev, n))
     }
 
     fn on_control(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {

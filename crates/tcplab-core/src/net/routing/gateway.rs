@@ -39,9 +39,33 @@ impl Cells {
         }
     }
 
-    /// The base stations of the network, in node order.
-    pub fn base_stations(&self) -> impl Iterator<Item = NodeId> + '_ {
-        (0..self.base_station_of.len() as NodeId).filter(|&n| self.base_station_of[n as usize] == Some(n))
+    /// The node station `me` routes a packet from `src` to `dst` towards,
+    /// `has_route` saying which nodes its protocol has a route to now.
+    /// Inside the cell (and at a base station, which routes only its own
+    /// cell over the radio): `dst`. A packet the station sends itself: its
+    /// base station (`towards`). A packet it relays for a station of
+    /// another cell (cells overlap on the radio) is on one of two ways:
+    /// out of the source's cell towards the source's base station, or from
+    /// the destination's base station to the destination; the addresses
+    /// alone cannot tell which, so it follows the routes: on to the
+    /// destination when that is a station it has a route to (the base
+    /// station's downlink, or a packet already bound for another cell;
+    /// both end at the destination), else to the source's base station
+    /// (the one the source sends it to: every relay then heads for the
+    /// same node, so no two relays send it back and forth), else to the
+    /// destination (a packet from the links with no route yet).
+    pub fn target(&self, me: NodeId, src: NodeId, dst: NodeId, has_route: impl Fn(NodeId) -> bool) -> NodeId {
+        if self.mine == me || self.holds(dst) {
+            return dst;
+        }
+        if src == me {
+            return self.mine;
+        }
+        let cell_of = |n: NodeId| self.base_station_of.get(n as usize).copied().flatten();
+        if cell_of(dst).is_some() && has_route(dst) {
+            return dst;
+        }
+        cell_of(src).unwrap_or(dst)
     }
 }
 

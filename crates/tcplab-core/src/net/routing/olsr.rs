@@ -234,8 +234,8 @@ impl Olsr {
         self
     }
 
-    fn towards(&self, dst: NodeId) -> NodeId {
-        self.cell.as_ref().map_or(dst, |c| c.towards(dst))
+    fn towards(&self, src: NodeId, dst: NodeId) -> NodeId {
+        self.cell.as_ref().map_or(dst, |c| c.target(self.me, src, dst, |n| self.table.contains_key(&n)))
     }
 
     /// (destination, next hop, hops) of the routing table.
@@ -504,7 +504,8 @@ impl Olsr {
 
 impl Routing for Olsr {
     fn route(&mut self, now: Time, id: PktId, io: &mut RoutingIo) -> Route {
-        let dst = self.towards(io.pool.get(id).ip.dst);
+        let p = io.pool.get(id);
+        let dst = self.towards(p.ip.src, p.ip.dst);
         if let Some(&(next_hop, _)) = self.table.get(&dst) {
             return Route::Forward { dev: self.dev, next_hop };
         }
@@ -518,7 +519,7 @@ impl Routing for Olsr {
     }
 
     fn known_route(&self, dst: NodeId) -> Option<(DevId, NodeId)> {
-        self.table.get(&self.towards(dst)).map(|&(n, _)| (self.dev, n))
+        self.table.get(&self.towards(self.me, dst)).map(|&(n, _)| (self.dev, n))
     }
 
     fn on_control(&mut self, now: Time, pkt: PktId, io: &mut RoutingIo) {

@@ -101,6 +101,28 @@ def test_a_congestion_control_the_kernel_lacks_exits_2(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+@needs_emulator
+def test_a_stopped_bulk_flow_counts_only_what_it_sent_by_its_stop():
+    """Found by a fresh user's review: a 3 s bulk flow on a 2 Mbit/s link
+    reported 4 Mbit/s, the socket buffer it had written (and the kernel
+    sent after the stop) divided by 3 s."""
+    sc = two_nodes("2Mbps", "50ms", 1, link={"queue": {"kind": "droptail", "limit": 100}})
+    sc["sim"]["duration"] = "5s"
+    sc["flow"][0]["app"] = {"kind": "bulk", "start": "0s", "stop": "2s"}
+    res = emulate(sc)
+    f = res.flows.iloc[0]
+    # Every packet the relay took in was released, dropped or held at the
+    # end (the summary said 0 delivered, 0 in flight until 2026-11-30).
+    s, ln = res.summary, res.links
+    dropped = int(sum(ln[c].sum() for c in ("drops_overflow", "drops_red", "drops_soft", "drops_corruption")))
+    assert s["packets_delivered"] == ln.packets_delivered.sum() > 0
+    assert s["packets_created"] == s["packets_delivered"] + dropped + s["packets_in_flight"]
+    # What was on the wire at the stop: at most the 2 s at the line rate
+    # plus the 100-packet queue and the 100 ms round trip's window.
+    assert f.bytes_acked <= f.bytes_delivered <= 2e6 / 8 * 2 + 100 * 1500 + 2e6 / 8 * 0.1, f.to_dict()
+    assert f.goodput_bps < 1.6 * 2e6, f.to_dict()
+
+
 def test_reproduce_emulate_rejects_scheduler(tmp_path):
     """The emulated study runs on this machine: --scheduler is refused in
     one line naming it, before anything is run or written."""

@@ -253,6 +253,12 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
             rep.late_count, rep.packets_released, rep.late_threshold_us, rep.late_max_us
         ));
     }
+    // The relay's packets: released to the far end (delivered), dropped by
+    // the link model, or still held when the run ended.
+    let col_sum = |name: &str| (0..links.rows()).filter_map(|i| links.get(name, i)).sum::<f64>() as u64;
+    let delivered = col_sum("packets_delivered");
+    let dropped =
+        ["drops_overflow", "drops_red", "drops_soft", "drops_corruption"].iter().map(|c| col_sum(c)).sum::<u64>();
     let mut pcaps = Vec::new();
     if let Some([a, b]) = relay.pcaps.take() {
         pcaps.push((format!("tun-{}", ends[0]), a.buf));
@@ -273,6 +279,8 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
             events: relay.lateness.samples.len() as u64,
             wall_s: wall.elapsed().as_secs_f64(),
             packets_created: relay.packets_in,
+            packets_delivered: delivered,
+            packets_in_flight: relay.packets_in.saturating_sub(delivered + dropped),
             ..Default::default()
         },
         streamed: Vec::new(),

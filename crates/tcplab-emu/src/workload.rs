@@ -71,6 +71,11 @@ pub struct FlowOutcome {
     pub completed_at: Option<Time>,
     pub info: Option<TcpInfo>,
     pub delivered: u64,
+    /// A bulk flow with a `stop`: the bytes it had put on the wire then.
+    /// What it wrote but the kernel had not sent yet still goes out after
+    /// the stop (it cannot be taken back), and is not counted as delivered,
+    /// like the backlog a simulated bulk flow never sends.
+    pub sent_by_stop: Option<u64>,
     pub first_bytes_at: Option<Time>,
     pub last_delivery: Option<Time>,
     pub error: Option<String>,
@@ -123,6 +128,14 @@ fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
         min_rtt_us: u32_at(148),
         data_segs_out: u32_at(156),
     })
+}
+
+/// Bytes written but not yet sent (SIOCOUTQNSD).
+fn unsent(fd: RawFd) -> Option<u64> {
+    const SIOCOUTQNSD: libc::c_ulong = 0x894B;
+    let mut n: libc::c_int = 0;
+    // SAFETY: SIOCOUTQNSD writes one int.
+    (unsafe { libc::ioctl(fd, SIOCOUTQNSD, &mut n) } == 0).then_some(n.max(0) as u64)
 }
 
 /// Bytes not yet acknowledged (sent or not) in the socket's send queue.
@@ -309,7 +322,10 @@ pub fn send(
         let mut off = 0;
         while off < n {
             match s.write(&data[off..n]) {
-                Ok(k) => off += k,
+                Ok(k) => {
+                    off += k;
+                    written += k as u64;
+                }
                 Err(e)
                     if matches!(
                         e.kind(),
@@ -323,7 +339,9 @@ pub fn send(
                 Err(e) => return Err(e),
             }
         }
-        written += n as u64;
+    }
+    if let Work::Bulk { stop: Some(_) } = spec.work {
+        out.sent_by_stop = unsent(fd).map(|u| written.saturating_sub(u));
     }
     // Completion: the send queue is empty, every byte acknowledged.
     if total.is_some() {
@@ -373,7 +391,7 @@ pub fn run_flow(
         // The receiver ends at EOF (after the sender's shutdown) or at stop.
         match rx.join() {
             Ok(Ok((got, first, last))) => {
-                out.delivered = got;
+                out.delivered = got.min(out.sent_by_stop.unwrap_or(u64::MAX));
                 out.first_bytes_at = first;
                 out.last_delivery = last;
             }

@@ -100,6 +100,17 @@ fn line_cell(proto: &str, relay_cell: &str, flows: &str) -> String {
     )
 }
 
+/// far -> w and w -> far through `line_cell`, each flow carrying over
+/// 100 kbit/s.
+fn both_ways_through_line_cell(proto: &str, relay_cell: &str) -> RunResult {
+    let r = run_toml(&line_cell(proto, relay_cell, &(tcp("far", "w", 6.0) + &tcp("w", "far", 6.0)))).unwrap();
+    for i in 0..2 {
+        let g = flow_stat(&r, i, "goodput_bps");
+        assert!(g > 100e3, "{proto}, relay in {relay_cell}'s cell, flow {i}: {g}");
+    }
+    r
+}
+
 /// A station two hops from its base station reaches the wired host and is
 /// reached from it: its packets leave the cell through the relay to the
 /// base station (AODV: a discovery for the base station; DSDV, OLSR: the
@@ -109,11 +120,7 @@ fn line_cell(proto: &str, relay_cell: &str, flows: &str) -> String {
 #[test]
 fn a_station_two_hops_from_its_base_station_reaches_the_wired_side_both_ways() {
     for proto in ["dsdv", "aodv", "olsr"] {
-        let r = run_toml(&line_cell(proto, "bs", &(tcp("far", "w", 6.0) + &tcp("w", "far", 6.0)))).unwrap();
-        for i in 0..2 {
-            let g = flow_stat(&r, i, "goodput_bps");
-            assert!(g > 100e3, "{proto}, flow {i}: {g}");
-        }
+        let r = both_ways_through_line_cell(proto, "bs");
         // Every data packet and ACK between far and bs went through the relay.
         let delivered = flow_stat(&r, 0, "bytes_delivered") / 1000.0;
         let forwarded = node_stat(&r, "relay", "data_acked");
@@ -136,11 +143,7 @@ fn a_station_two_hops_from_its_base_station_reaches_the_wired_side_both_ways() {
 #[test]
 fn a_relay_of_another_cell_passes_packets_on_towards_the_sources_base_station() {
     for proto in ["dsdv", "aodv", "olsr"] {
-        let r = run_toml(&line_cell(proto, "bs1", &(tcp("far", "w", 6.0) + &tcp("w", "far", 6.0)))).unwrap();
-        for i in 0..2 {
-            let g = flow_stat(&r, i, "goodput_bps");
-            assert!(g > 100e3, "{proto}, flow {i}: {g}");
-        }
+        let r = both_ways_through_line_cell(proto, "bs1");
         let link_sent = |row: usize| r.links.get("packets_sent", row).unwrap();
         assert_eq!((link_sent(2), link_sent(3)), (0.0, 0.0), "{proto}: bs1's link carried packets");
         assert_eq!(node_stat(&r, "relay", "drops_no_route_forwarding"), 0.0, "{proto}");

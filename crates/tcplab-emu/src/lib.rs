@@ -129,6 +129,14 @@ fn setup_end(ns: &Netns, i: usize, host: &linux::HostSettings) -> Result<(), Emu
     ns.ip(&args)
 }
 
+/// The congestion controls the kernel has loaded, space-separated.
+fn cc_available() -> String {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
 fn counters(ns: &Netns) -> HostCounters {
     ns.read_proc_net("netstat").map(|t| report::parse_netstat(&t)).unwrap_or_default()
 }
@@ -160,12 +168,10 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         if !s.knobs.cc.is_empty() {
             if let Err(e) = workload::cc_usable(&s.knobs.cc) {
                 let key = if opts.knobs.cc.is_some() { "--cc".to_string() } else { format!("flow[{i}].transport") };
-                let have =
-                    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").unwrap_or_default();
                 let msg = format!(
                     "this kernel cannot run congestion control {:?} ({e}); available now: {}",
                     s.knobs.cc,
-                    have.trim()
+                    cc_available()
                 );
                 return Err(ScenarioError::new(key, msg).into());
             }
@@ -228,10 +234,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     rep.realtime_priority = rt;
     rep.ignored_packets = relay.ignored;
     rep.write_errors = relay.write_errors;
-    rep.cc_available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
-        .unwrap_or_default()
-        .trim()
-        .to_string();
+    rep.cc_available = cc_available();
     rep.kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_string();
     for (s, o) in specs.iter().zip(&outs) {
         rep.flows.push(report::FlowFacts {

@@ -93,13 +93,18 @@ fn setopt(fd: RawFd, level: i32, name: i32, val: &[u8], what: &str) -> io::Resul
 /// Whether this kernel lets a socket use congestion control `cc` (loading
 /// its module if needed: as root, setting it does).
 pub fn cc_usable(cc: &str) -> io::Result<()> {
-    // SAFETY: a new socket, closed when the TcpStream is dropped.
+    let s = tcp_socket()?;
+    setopt(s.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_bytes(), "TCP_CONGESTION")
+}
+
+/// A new, unconnected TCP socket.
+fn tcp_socket() -> io::Result<TcpStream> {
+    // SAFETY: a new socket; ownership passes to the TcpStream.
     let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
-    let s = unsafe { TcpStream::from_raw_fd(fd) };
-    setopt(s.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_bytes(), "TCP_CONGESTION")
+    Ok(unsafe { TcpStream::from_raw_fd(fd) })
 }
 
 fn setopt_int(fd: RawFd, level: i32, name: i32, v: u32, what: &str) -> io::Result<()> {
@@ -236,12 +241,8 @@ pub fn receive(
 }
 
 fn connect(dst: SocketAddrV4, k: &SockKnobs, stop: &AtomicBool) -> io::Result<TcpStream> {
-    // SAFETY: a new socket; ownership passes to the TcpStream below.
-    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let s = unsafe { TcpStream::from_raw_fd(fd) };
+    let s = tcp_socket()?;
+    let fd = s.as_raw_fd();
     if !k.cc.is_empty() {
         setopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, k.cc.as_bytes(), "TCP_CONGESTION").map_err(|e| {
             io::Error::new(

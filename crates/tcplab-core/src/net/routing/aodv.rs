@@ -421,9 +421,10 @@ impl Aodv {
     /// leaving the source's cell.
     fn waits_for(&self, p: &Packet, dst: NodeId) -> bool {
         p.ip.dst == dst
-            || self.cell.as_ref().is_some_and(|c| {
-                c.mine != self.me && !c.holds(p.ip.dst) && c.base_station_of.get(p.ip.src as usize) == Some(&Some(dst))
-            })
+            || self
+                .cell
+                .as_ref()
+                .is_some_and(|c| c.mine != self.me && !c.holds(p.ip.dst) && c.cell_of(p.ip.src) == Some(dst))
     }
 
     /// A valid route to `dst` at `now`.

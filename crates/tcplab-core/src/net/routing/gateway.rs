@@ -23,9 +23,14 @@ pub struct Cells {
 }
 
 impl Cells {
+    /// The base station of node `n`'s cell (None: a wired node).
+    pub fn cell_of(&self, n: NodeId) -> Option<NodeId> {
+        self.base_station_of.get(n as usize).copied().flatten()
+    }
+
     /// Whether `dst` is in this station's cell (its base station included).
     pub fn holds(&self, dst: NodeId) -> bool {
-        self.base_station_of.get(dst as usize).copied().flatten() == Some(self.mine)
+        self.cell_of(dst) == Some(self.mine)
     }
 
     /// The node a station routes a packet for `dst` towards: `dst` inside
@@ -61,11 +66,10 @@ impl Cells {
         if src == me {
             return self.mine;
         }
-        let cell_of = |n: NodeId| self.base_station_of.get(n as usize).copied().flatten();
-        if cell_of(dst).is_some() && has_route(dst) {
+        if self.cell_of(dst).is_some() && has_route(dst) {
             return dst;
         }
-        cell_of(src).unwrap_or(dst)
+        self.cell_of(src).unwrap_or(dst)
     }
 }
 

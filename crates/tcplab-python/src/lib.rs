@@ -111,6 +111,9 @@ fn result<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
     s.set_item("drops_ttl", r.summary.drops_ttl)?;
     s.set_item("drops_no_socket", r.summary.drops_no_socket)?;
     s.set_item("packets_in_flight", r.summary.packets_in_flight)?;
+    if let Some(n) = r.summary.retry_drops_received {
+        s.set_item("retry_drops_received", n)?;
+    }
     if let (Some(b), Some(o)) = (r.summary.routing_bytes, r.summary.routing_overhead) {
         s.set_item("routing_bytes", b)?;
         s.set_item("routing_overhead", o)?;

@@ -25,6 +25,10 @@ pub struct Summary {
     pub drops_ttl: u64,
     pub drops_no_socket: u64,
     pub packets_in_flight: u64,
+    /// With 802.11: frames given up at the retry limit (nodes.csv
+    /// `drops_retry_limit`) that their next hop had decoded, every ACK of
+    /// them lost; the packet went on, so it is not lost. None without radio.
+    pub retry_drops_received: Option<u64>,
     /// With an ad hoc routing protocol: IP bytes of its control packets
     /// sent by all nodes, and those bytes per byte of data delivered to the
     /// flows' receivers (routing overhead). None with static routing.

@@ -13,7 +13,7 @@
 use super::{BlobId, Packet, Transport};
 use std::any::Any;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PktId(pub u32);
 
 /// 128 bytes on a cache-line boundary: the packet's first line holds what
@@ -192,9 +192,16 @@ impl PacketPool {
         self.next_uid
     }
 
-    /// Packets currently alive.
+    /// Slots currently in use.
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()
+    }
+
+    /// The packets in the slots in use. One packet can fill several slots
+    /// (an 802.11 sender's copy awaiting its ACK and the receiver's), and
+    /// some slots hold link frames that are not packets (RTS, CTS, ARP).
+    pub fn alive(&self) -> impl Iterator<Item = (PktId, &Packet)> {
+        self.slots.iter().enumerate().filter(|(_, s)| s.pkt.refs > 0).map(|(i, s)| (PktId(i as u32), &s.pkt))
     }
 }
 

@@ -626,6 +626,9 @@ impl World {
                 }
                 DevAction::LinkFailed { neighbor, failed } => {
                     let n = self.dev_node[dev as usize];
+                    if self.next_hop_decoded(n, neighbor, failed) {
+                        self.retry_drops_received += 1;
+                    }
                     // A protocol that salvages takes the failed frame back;
                     // for the others it is a retry-limit drop.
                     let salvages = self.nodes[n as usize].routing.as_dyn().salvages();
@@ -689,6 +692,18 @@ impl World {
     /// `dev` by geometry (mean power at the receive threshold) with its
     /// radio on: a link failure the MAC reports then is a false one
     /// (collisions or a busy receiver, not distance).
+    /// Whether `neighbor`'s radio decoded frame `pkt` from node `me` (a frame
+    /// given up at the retry limit after every ACK was lost): accounting
+    /// only, the sender cannot know it.
+    #[cold]
+    pub(super) fn next_hop_decoded(&self, me: NodeId, neighbor: NodeId, pkt: PktId) -> bool {
+        let p = self.pool.get(pkt);
+        self.nodes[neighbor as usize].devices.iter().any(|&d| match &self.devices[d as usize] {
+            Device::Wifi(w) => w.decoded_last(me, p.uid, p.ip.ttl),
+            _ => false,
+        })
+    }
+
     fn in_reach(&self, now: Time, dev: DevId, neighbor: NodeId) -> bool {
         let Some(theirs) = self.devices[dev as usize].as_dyn().in_range(now, neighbor) else { return false };
         self.devices[theirs as usize].as_dyn().radio_on(now)

@@ -164,6 +164,9 @@ pub struct World {
     pub delivered: u64,
     /// Packets consumed by per-hop agents.
     pub consumed: u64,
+    /// 802.11 frames given up at the retry limit that their next hop had
+    /// decoded (summary.json `retry_drops_received`).
+    pub retry_drops_received: u64,
     /// Action list of agents, used as a stack: a call appends its actions,
     /// carries them out (nested calls append and clear after them) and
     /// truncates back, so steady state allocates nothing.
@@ -226,6 +229,7 @@ impl World {
             captures,
             delivered: 0,
             consumed: 0,
+            retry_drops_received: 0,
             agent_actions: Vec::new(),
             dev_actions: Vec::new(),
             merged_events: 0,

@@ -7,7 +7,7 @@ use crate::engine::Time;
 use crate::mechanisms::snoop::SnoopConn;
 use crate::mechanisms::SnoopAgent;
 use crate::net::routing::RoutingStats;
-use crate::net::PointToPoint;
+use crate::net::{Device, PointToPoint};
 use crate::output::{Cell, ColType, Column, RowSink, RunResult, SinkOutput, StreamedTable, Summary, Table};
 use crate::transport::app::App;
 use crate::transport::socket::SocketKind;
@@ -497,11 +497,40 @@ pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
             drops_no_route: w.nodes.iter().map(|n| n.stats.drops_no_route).sum(),
             drops_ttl: w.nodes.iter().map(|n| n.stats.drops_ttl).sum(),
             drops_no_socket: w.nodes.iter().map(|n| n.stats.drops_no_socket).sum(),
-            packets_in_flight: w.pool.live() as u64,
+            packets_in_flight: packets_in_flight(w),
+            retry_drops_received: w
+                .devices
+                .iter()
+                .any(|d| matches!(d, Device::Wifi(_)))
+                .then_some(w.retry_drops_received),
             routing_bytes,
             routing_overhead: routing_bytes
                 .map(|b| if data_bytes > 0.0 { b as f64 / data_bytes } else { f64::INFINITY }),
         },
         streamed,
     })
+}
+
+/// IP packets alive at the end, each once: on 802.11 a frame's sender keeps
+/// its copy until the ACK while the receiver holds its own (or has handed it
+/// on or to its socket), and the MAC's own frames (RTS, CTS, ACK, ARP) are
+/// not packets. On wired networks every slot in use is a packet of its own.
+fn packets_in_flight(w: &World) -> u64 {
+    let decoded: std::collections::HashSet<crate::packet::PktId> = w
+        .devices
+        .iter()
+        .filter_map(|d| match d {
+            Device::Wifi(s) => s.current_unicast().map(|(pkt, to)| (s.node, pkt, to)),
+            _ => None,
+        })
+        .filter(|&(me, pkt, to)| w.next_hop_decoded(me, to, pkt))
+        .map(|(_, pkt, _)| pkt)
+        .collect();
+    let uids: std::collections::HashSet<u64> = w
+        .pool
+        .alive()
+        .filter(|(id, p)| !decoded.contains(id) && !crate::wireless::is_link_frame(p))
+        .map(|(_, p)| p.uid)
+        .collect();
+    uids.len() as u64
 }

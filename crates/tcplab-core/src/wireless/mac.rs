@@ -825,6 +825,18 @@ impl Dcf {
         }
     }
 
+    /// The unicast frame this station is sending or retrying, with its next
+    /// hop (accounting: a frame its next hop decoded is not in flight).
+    pub fn current_unicast(&self) -> Option<(PktId, NodeId)> {
+        self.cur.and_then(|c| Some((c.pkt, c.to?)))
+    }
+
+    /// Whether the last data frame this station decoded from `tx` was
+    /// packet `uid` at TTL `ttl` (its duplicate check's memory).
+    pub fn decoded_last(&self, tx: NodeId, uid: u64, ttl: u8) -> bool {
+        self.last_seen.contains(&(tx, uid, ttl))
+    }
+
     /// A frame decoded at this station.
     fn receive<S: DevScheduler + ?Sized>(&mut self, now: Time, pkt: PktId, io: &mut DevIo<S>) {
         // The fields needed, not a copy of the packet (most frames decoded

@@ -29,6 +29,15 @@ pub mod params;
 pub mod propagation;
 
 pub use channel::{neighbour_lists, Neighbour};
+
+use crate::packet::{Packet, Transport};
+
+/// Whether `p` is a frame of the link layer (RTS, CTS, ACK, ARP) rather
+/// than an IP packet: such frames have no uid of their own and are not in
+/// the run's packet accounting.
+pub fn is_link_frame(p: &Packet) -> bool {
+    matches!(&p.l4, Transport::Control(c) if c.proto == mac::PROTO_MAC || c.proto == arp::PROTO_ARP)
+}
 pub use ifq::{IfqKind, InterfaceQueue};
 pub use mac::{Dcf, WifiStats};
 pub use mobility::{Mobility, Track};

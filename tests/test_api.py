@@ -59,6 +59,15 @@ def test_trace_on_request(small_scenario):
     assert len(sacks) > 0 and (sacks.len > 0).all()
 
 
+
+def test_the_syns_answer_is_traced_as_an_ack_not_a_duplicate(small_scenario):
+    # The handshake's SYN (seq 0, no payload) is answered with ack 0: it
+    # acknowledges no data, yet it is no duplicate ACK.
+    t = tcplab.run(small_scenario, trace=True).trace
+    f1 = t[t.flow == "f1"]
+    assert list(f1.kind[:2]) == ["send", "ack"] and list(f1.seq[:2]) == [0, 0]
+
+
 def test_load_scenario_and_overrides():
     sc = tcplab.load_scenario(SCENARIOS / "dumbbell.toml")
     sc2 = sc.with_overrides(["flow[*].transport=reno", "sim.duration=5s", "link.7.error.rate=0"], seed=9)

@@ -69,7 +69,10 @@ impl World {
             (SocketKind::TcpSender(tx), Transport::Tcp(h)) => {
                 // Traced: the ACK's rows first, then as above.
                 let (h, snd_una) = (*h, tx.snd_una);
-                let kind = if h.ack > snd_una { TraceKind::Ack } else { TraceKind::DupAck };
+                // The SYN's answer acknowledges nothing new (the SYN takes
+                // no sequence number here, as in ns-2) but is no duplicate.
+                let new = h.ack > snd_una || tx.awaits_syn_ack();
+                let kind = if new { TraceKind::Ack } else { TraceKind::DupAck };
                 self.trace_push(now, fid, kind, h.ack, 0);
                 for b in h.sack_blocks().iter() {
                     self.trace_push(now, fid, TraceKind::Sack, b.start, (b.end - b.start) as u32);

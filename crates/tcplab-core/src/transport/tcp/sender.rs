@@ -441,6 +441,11 @@ impl TcpSender {
         Some(self.emit(now, self.snd_nxt, len as u32))
     }
 
+    /// Whether the SYN is out and its ACK not yet in.
+    pub fn awaits_syn_ack(&self) -> bool {
+        self.syn_pending
+    }
+
     /// The SYN, once the application has data, and again after a timeout.
     fn poll_syn(&mut self, now: Time) -> Option<Segment> {
         let due = match self.syn_sent {

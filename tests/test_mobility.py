@@ -1,5 +1,7 @@
 """Moving stations (SPEC 5): waypoints as ns-2's setdest gives them, random
 waypoint, what the routing protocols and the counters see, and bad input."""
+import json
+
 import pytest
 
 import tcplab
@@ -134,9 +136,13 @@ def test_setdest_files_give_positions_and_waypoints(tmp_path):
                         + '[[flow]]\nfrom = "n0"\nto = "n1"\ntransport = "udp"\n'
                           'app = { kind = "cbr", interval = "1s" }\n')
     sc = tcplab.load_scenario(scenario)
-    assert "setdest" not in sc.data["wireless"]
-    assert sc.data["node"][1]["position"] == [257.046298323157, 345.357731779204]
-    assert sc.data["node"][1]["waypoints"] == [[51.0, 221.826585497093, 80.855495003839, 14.909259208114]]
+    # Read when the scenario goes to the core, so that overrides can name
+    # another file or give a node its own position.
+    assert sc.data["wireless"]["setdest"] == "scen"
+    core = json.loads(sc.to_json())
+    assert "setdest" not in core["wireless"]
+    assert core["node"][1]["position"] == [257.046298323157, 345.357731779204]
+    assert core["node"][1]["waypoints"] == [[51.0, 221.826585497093, 80.855495003839, 14.909259208114]]
     tcplab.run(sc)  # the moved scenario is valid and runs
 
 
@@ -144,6 +150,8 @@ def test_setdest_files_give_positions_and_waypoints(tmp_path):
     ("$node_(0) set X_ 1.0\n", "no starting position"),
     ("$node_(0) set X_ 1.0\n$node_(0) set Y_ nan\n", "not a finite number"),
     ("$node_(5) set X_ 1.0\n$node_(5) set Y_ 1.0\n", "moves node 5, but the scenario has 3 nodes"),
+    ('$node_(0) set X_ 1.0\n$node_(0) set Y_ 1.0\n$ns_ at 5.0 "$node_(0) setdest 1 2 -3"\n', r"scen:3: time and speed"),
+    ('$node_(0) set X_ 1.0\n$node_(0) set Y_ 1.0\n$ns_ at -1 "$node_(0) setdest 1 2 3"\n', r"scen:3: time and speed"),
 ])
 def test_bad_setdest_files_name_the_key(tmp_path, text, what):
     (tmp_path / "scen").write_text(text)
@@ -151,7 +159,7 @@ def test_bad_setdest_files_name_the_key(tmp_path, text, what):
     scenario.write_text('[sim]\nduration = "1s"\n[wireless]\nrouting = "aodv"\nsetdest = "scen"\n'
                         + "".join(f'[[node]]\nname = "n{i}"\nposition = [0.0, 0.0]\n' for i in range(3)))
     with pytest.raises(ScenarioError, match=what) as e:
-        tcplab.load_scenario(scenario)
+        tcplab.load_scenario(scenario).validate()
     assert e.value.key == "wireless.setdest"
 
 
@@ -226,3 +234,76 @@ def test_setdest_in_a_dict_scenario(tmp_path):
           "node": [{"name": f"n{i}"} for i in range(3)],
           "flow": [{"from": "n0", "to": "n1", "transport": "udp", "app": {"kind": "cbr", "interval": "1s"}}]}
     assert tcplab.run(sc).flows.bytes_delivered[0] > 0
+
+
+MOVES_AWAY = ('$node_(0) set X_ 0.0\n$node_(0) set Y_ 0.0\n$node_(1) set X_ 100.0\n$node_(1) set Y_ 0.0\n'
+              '$ns_ at 2.0 "$node_(1) setdest 1000.0 0.0 50.0"\n')
+STAYS = '$node_(0) set X_ 0.0\n$node_(0) set Y_ 0.0\n$node_(1) set X_ 100.0\n$node_(1) set Y_ 0.0\n'
+PAIR = ('[sim]\nduration = "6s"\n[wireless]\nrouting = "aodv"\nsetdest = "away.tcl"\n'
+        '[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
+        '[[flow]]\nfrom = "a"\nto = "b"\ntransport = "udp"\napp = { kind = "cbr", interval = "100ms" }\n')
+
+
+@pytest.fixture
+def moving_pair(tmp_path):
+    (tmp_path / "away.tcl").write_text(MOVES_AWAY)
+    (tmp_path / "stays.tcl").write_text(STAYS)
+    (tmp_path / "s.toml").write_text(PAIR)
+    return tmp_path
+
+
+def _delivered(res) -> int:
+    return int(res.flows.bytes_delivered[0]) // 1000
+
+
+def test_an_override_of_the_movement_file_replaces_it(moving_pair):
+    # b leaves at 2 s at 50 m/s and is out of range 3 s later; the other
+    # file keeps it still. The override must not mix the two files.
+    s = moving_pair / "s.toml"
+    away, stays = tcplab.run(s), tcplab.run(s, overrides=["wireless.setdest=stays.tcl"])
+    assert _delivered(away) < _delivered(stays) == 60
+
+
+def test_a_nodes_own_position_wins_over_the_movement_file_from_a_file_or_a_dict(moving_pair):
+    # Given by --set (or in the scenario), a node's position is the user's:
+    # 300 m is out of range, so the flow is refused, whether the scenario
+    # comes as a path or as a dict.
+    import tomllib
+
+    s = moving_pair / "s.toml"
+    as_dict = tomllib.loads(PAIR)
+    as_dict["wireless"]["setdest"] = str(moving_pair / "stays.tcl")
+    for sc in (s, as_dict):
+        with pytest.raises(ScenarioError, match="no radio path") as e:
+            tcplab.run(sc, overrides=["wireless.setdest=stays.tcl" if sc is s else "sim.seed=1",
+                                      "node[1].position=[300.0, 0.0]"])
+        assert e.value.key == "flow[0].to"
+
+
+def test_a_sweep_over_movement_files(moving_pair):
+    runs = tcplab.sweep(str(moving_pair / "s.toml"), grid={"wireless.setdest": ["away.tcl", "stays.tcl"]},
+                        metrics=["throughput_bps"], out=moving_pair / "sweep", jobs=1, progress=False).runs
+    by_file = dict(zip(runs["wireless.setdest"], runs["throughput_bps"]))
+    assert by_file["away.tcl"] < by_file["stays.tcl"]
+
+
+def test_an_error_in_what_the_movement_file_gives_names_the_file(moving_pair):
+    # Static routing cannot move stations: the waypoints came from the
+    # file, so the error says so instead of naming a key the user never wrote.
+    with pytest.raises(ScenarioError, match=r"away.tcl gives node 1 its waypoints: moving stations need") as e:
+        tcplab.run(moving_pair / "s.toml", overrides=["wireless.routing=static"])
+    assert e.value.key == "wireless.setdest"
+
+
+def test_base_stations_stay_where_they_are():
+    # Random waypoint moves the stations, not the base stations (nodes with
+    # [[link]]s): naming one, or giving it waypoints, is refused.
+    cells = tcplab.load_scenario("scenarios/wifi-cells.toml")
+    moving = ["wireless.mobility={model=\"random_waypoint\", area=[600.0, 600.0], speed=[1.0, 2.0]}"]
+    tcplab.run(cells, overrides=moving + ["sim.duration=9s"])
+    with pytest.raises(ScenarioError, match="a base station stays where it is") as e:
+        tcplab.run(cells, overrides=moving + ['wireless.mobility.nodes=["bs1"]'])
+    assert e.value.key == "wireless.mobility.nodes[0]"
+    with pytest.raises(ScenarioError, match="a base station stays where it is") as e:
+        tcplab.run(cells, overrides=["node[2].waypoints=[[1.0, 0.0, 0.0, 5.0]]"])
+    assert e.value.key == "node[2].waypoints"

@@ -7,7 +7,7 @@ from . import _core
 from .errors import ScenarioError
 from .io import OutputError
 from .result import Result
-from .scenario import Scenario, expand_setdest, load_scenario
+from .scenario import Scenario, load_scenario
 
 # Seen by type checkers only (start-up time; annotations are strings here).
 TYPE_CHECKING = False
@@ -69,9 +69,6 @@ def _prepare(scenario, *, seed, overrides, sample_interval, trace, pcap) -> tupl
     sc = _as_scenario(scenario)
     overrides = _strings(overrides, "overrides")
     sc = sc.apply_overrides(overrides, seed) if fresh else sc.with_overrides(overrides, seed)
-    # A dict scenario's movement file (a file's was read with it), relative
-    # to its source file if it has one.
-    expand_setdest(sc.data, sc.source)
     if sample_interval is not None:
         _entry(sc.data, "output", dict)["sample_interval"] = sample_interval
     if trace is not None:

@@ -62,7 +62,16 @@ class Scenario:
     def to_json(self) -> str:
         """JSON text for the core; values that are not TOML data are refused
         here with the key that holds them (NaN, infinity, bytes, objects)."""
-        return json.dumps(_plain(self.data, ""), allow_nan=False)
+        return self._json()[0]
+
+    def _json(self) -> tuple[str, dict]:
+        """`to_json`, and which nodes' `position` / `waypoints` came from a
+        movement file (`[wireless] setdest`, read here and not before, so
+        that overrides of the file's name or of a node's own keys, from
+        `--set`, `overrides` or a sweep's grid, take effect)."""
+        data = _plain(self.data, "")
+        moved = expand_setdest(data, self.source)
+        return json.dumps(data, allow_nan=False), moved
 
     def validate(self) -> "Scenario":
         """Raise ScenarioError naming the key if anything is wrong."""
@@ -72,11 +81,16 @@ class Scenario:
     def checked_json(self) -> str:
         """`to_json`, validated by the core (ScenarioError naming the key):
         the text a run hands the core, made once."""
-        text = self.to_json()
+        text, moved = self._json()
         try:
             _core.validate_json(text)
         except _core.CoreScenarioError as e:
-            raise ScenarioError(e.args[0], e.args[1]) from None
+            message, key = e.args[0], e.args[1]
+            if moved:
+                from .setdest import blame
+
+                message, key = blame(message, key, moved)
+            raise ScenarioError(message, key) from None
         return text
 
     def __repr__(self) -> str:
@@ -149,18 +163,19 @@ def load_scenario(path: str | PathLike) -> Scenario:
         raise ScenarioError(f"{p}: invalid TOML: {e}", "scenario") from None
     except RecursionError:
         raise ScenarioError(f"{p}: invalid TOML: nested too deeply", "scenario") from None
-    expand_setdest(data, p)
     return Scenario(data, p)
 
 
-def expand_setdest(data: dict, source: str | None) -> None:
+def expand_setdest(data: dict, source: str | None) -> dict:
     """Replace ``[wireless] setdest`` by the movement it names (the module
-    that reads movement files is imported only when one is named)."""
+    that reads movement files is imported only when one is named); which
+    node fields it gave, {node index: [key, ...]} (see `setdest.expand`)."""
     w = data.get("wireless")
     if isinstance(w, dict) and "setdest" in w:
         from .setdest import expand
 
-        expand(data, source)
+        return expand(data, source)
+    return {}
 
 
 def _parse_value(text: str) -> object:

@@ -11,7 +11,10 @@ skipped:
 
 In a scenario file, ``[wireless] setdest = "moves.tcl"`` (relative to the
 scenario file) gives ns-2's node i the scenario's i-th ``[[node]]``: its
-``position`` and ``waypoints`` come from the file.
+``position`` and ``waypoints`` come from the file, unless the node gives
+them itself (in the scenario, or by ``--set``, ``overrides`` or a sweep's
+grid): a node's own keys win. The file is read when the scenario is handed
+to the core, so that the same overrides can name another file.
 """
 from __future__ import annotations
 
@@ -58,6 +61,8 @@ def read_setdest(path: str) -> dict[int, dict]:
         elif m := _AT.match(line):
             t, n = _number(m.group(1), where), int(m.group(2))
             x, y, v = (_number(m.group(k), where) for k in (3, 4, 5))
+            if t < 0 or v < 0:
+                raise ScenarioError(f"{KEY}: {where}: time and speed must be >= 0, got {line!r}", KEY)
             nodes.setdefault(n, {"position": [None, None], "waypoints": []})["waypoints"].append([t, x, y, v])
         elif _NODE_AT.match(line):
             raise ScenarioError(f"{KEY}: {where}: only `setdest` commands move nodes here, got {line!r}", KEY)
@@ -68,29 +73,48 @@ def read_setdest(path: str) -> dict[int, dict]:
     return nodes
 
 
-def apply(data: dict, path: str) -> None:
+def apply(data: dict, path: str) -> dict:
     """Give the scenario's nodes the file's positions and waypoints (ns-2's
-    node i is the i-th [[node]])."""
+    node i is the i-th [[node]]) where they have none of their own; which
+    keys of which nodes it gave ({node index: [key, ...]})."""
     moves = read_setdest(path)
     nodes = data.get("node")
     if not isinstance(nodes, list):
         raise ScenarioError(f"{KEY}: the scenario has no [[node]] list to move", KEY)
+    given: dict[int, list[str]] = {}
     for n, d in sorted(moves.items()):
         if n >= len(nodes) or not isinstance(nodes[n], dict):
             raise ScenarioError(f"{KEY}: {path} moves node {n}, but the scenario has {len(nodes)} nodes", KEY)
-        nodes[n]["position"] = d["position"]
-        if d["waypoints"]:
-            nodes[n]["waypoints"] = d["waypoints"]
+        for key, value in (("position", d["position"]), ("waypoints", d["waypoints"])):
+            if value and key not in nodes[n]:
+                nodes[n][key] = value
+                given.setdefault(n, []).append(key)
+    return given
 
 
-def expand(data: dict, scenario_path: str | None) -> None:
+def expand(data: dict, scenario_path: str | None) -> dict:
     """Replace ``[wireless] setdest`` by the positions and waypoints it
-    names (relative to the scenario file's directory)."""
+    names (relative to the scenario file's directory); what it gave (see
+    `apply`), with the file's path under the key ``"path"``."""
     w = data.get("wireless")
     if not isinstance(w, dict) or "setdest" not in w:
-        return
+        return {}
     name = w.pop("setdest")
     if not isinstance(name, str) or not name:
         raise ScenarioError(f"{KEY}: must be the path of an ns-2 movement file, got {name!r}", KEY)
     base = os.path.dirname(scenario_path) if scenario_path else ""
-    apply(data, os.path.join(base, name))
+    path = os.path.join(base, name)
+    return {"path": path, "nodes": apply(data, path)}
+
+
+_NODE_KEY = re.compile(r"^node\[(\d+)\]\.(position|waypoints)(\[\d+\])?$")
+
+
+def blame(message: str, key: str, moved: dict) -> tuple[str, str]:
+    """The core's error about a node's position or waypoints that came from
+    the movement file, told as the file's (the user never wrote that key)."""
+    m = _NODE_KEY.match(key)
+    if m and m.group(2) in moved.get("nodes", {}).get(int(m.group(1)), ()):
+        detail = message[len(key) + 2:] if message.startswith(key + ": ") else message
+        return f"{KEY}: {moved['path']} gives node {m.group(1)} its {m.group(2)}: {detail}", KEY
+    return message, key

@@ -167,3 +167,32 @@ fn review_inputs_get_consistent_one_line_errors() {
     assert_eq!(e.key, "sim.duration");
     assert!(e.to_string().contains("cannot be negative") && !e.to_string().contains("zero"), "{e}");
 }
+
+#[test]
+fn a_name_given_as_another_type_lists_the_names() {
+    let base = serde_json::json!({
+        "sim": {"duration": "1s"},
+        "wireless": {"routing": "aodv"},
+        "node": [{"name": "a", "position": [0.0, 0.0]}, {"name": "b", "position": [100.0, 0.0]}],
+        "flow": [{"from": "a", "to": "b", "transport": "udp", "app": {"kind": "cbr", "interval": "1s"}}]
+    });
+    for (path, bad) in [
+        ("/wireless/routing", serde_json::json!(5)),
+        ("/wireless/routing", serde_json::json!({"a": 1})),
+        ("/flow/0/transport", serde_json::json!(true)),
+    ] {
+        let mut doc = base.clone();
+        *doc.pointer_mut(path).unwrap() = bad.clone();
+        let e = Scenario::from_json_str(&doc.to_string()).expect_err("must be refused");
+        let key = path[1..].replace("/0/", "[0].").replace('/', ".");
+        assert_eq!(e.key, key);
+        assert!(
+            e.message.starts_with("expected a name, one of `") && e.message.ends_with(&format!("got {bad}")),
+            "{e}"
+        );
+    }
+    // Every key of the interface queue may be left out.
+    let mut doc = base.clone();
+    doc["wireless"]["ifq"] = serde_json::json!({"limit": 10});
+    assert!(Scenario::from_json_str(&doc.to_string()).is_ok());
+}

@@ -283,3 +283,22 @@ fn wired_cum_wireless_runs_are_reproducible() {
     assert_eq!(a.nodes.to_csv(), b.nodes.to_csv());
     assert!(node_stat(&a, "m0", "frame_errors") > 0.0);
 }
+
+#[test]
+fn random_waypoint_moves_the_stations_not_the_base_stations() {
+    let text = network(
+        "[wireless.mobility]\nmodel = \"random_waypoint\"\narea = [600.0, 600.0]\nspeed = [5.0, 10.0]",
+        ["", ""],
+        "",
+    );
+    let sc = Scenario::from_toml_str(&text).unwrap();
+    let radio = tcplab_core::scenario::wireless::radio(&sc.cfg, 0).expect("a radio");
+    let m = radio.mobility.expect("stations move");
+    let moves: Vec<(&str, bool)> = m
+        .stations
+        .iter()
+        .zip(&m.tracks)
+        .map(|(s, t)| (sc.cfg.node[s.node as usize].name.as_str(), t.is_some()))
+        .collect();
+    assert_eq!(moves, [("bs0", false), ("bs1", false), ("m0", true), ("m1", true)]);
+}

@@ -132,7 +132,6 @@ pub struct WirelessCfg {
     /// RFCs) or "ns2"; keys set explicitly win either way.
     #[serde(default)]
     pub profile: WirelessProfile,
-    #[serde(default, deserialize_with = "tagged_opt")]
     pub ifq: Option<IfqCfg>,
     pub phy: Option<PhyCfg>,
     pub mac: Option<MacCfg>,
@@ -147,6 +146,10 @@ pub struct WirelessCfg {
     pub olsr: Option<OlsrCfg>,
     /// `[wireless.mobility]`: stations moving by random waypoint.
     pub mobility: Option<MobilityCfg>,
+    /// An ns-2 movement file: read by the Python layer into the nodes'
+    /// `position` and `waypoints`, so refused here (named, so that a
+    /// misspelt key's list of allowed keys shows it).
+    pub setdest: Option<String>,
 }
 
 /// `[wireless.mobility]`: random waypoint (Broch et al. 1998; ns-2's
@@ -397,23 +400,27 @@ pub enum RtsThresholdCfg {
     Word(String),
 }
 
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub enum IfqCfg {
-    /// ns-2's PriQueue: a drop-tail queue whose control packets (routing
-    /// messages) go to the head. `ns2_limits`: counted as ns-2.35 does.
-    Priqueue { limit: Option<u32>, ns2_limits: Option<bool> },
-    /// ns-2's CMUPriQueue (what its DSR requires): strict-priority bands
-    /// for routing messages, TCP ACKs and the rest, each `limit` long.
-    Cmupriqueue { limit: Option<u32> },
+/// `[wireless] ifq`: the interface queue. Every key may be left out: the
+/// kind then is the scenario's default (PriQueue; CMUPriQueue for DSR under
+/// the ns2 profile), so `ifq.limit = 10` alone changes only the limit.
+#[derive(Clone, Debug, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct IfqCfg {
+    pub kind: Option<IfqName>,
+    pub limit: Option<u32>,
+    /// PriQueue only: counted as ns-2.35 does.
+    pub ns2_limits: Option<bool>,
 }
 
-impl IfqCfg {
-    pub fn limit(&self) -> Option<u32> {
-        match self {
-            IfqCfg::Priqueue { limit, .. } | IfqCfg::Cmupriqueue { limit } => *limit,
-        }
-    }
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+pub enum IfqName {
+    /// ns-2's PriQueue: a drop-tail queue whose control packets (routing
+    /// messages) go to the head.
+    Priqueue,
+    /// ns-2's CMUPriQueue (what its DSR requires): strict-priority bands
+    /// for routing messages, TCP ACKs and the rest, each `limit` long.
+    Cmupriqueue,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq)]

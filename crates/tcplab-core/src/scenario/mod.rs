@@ -69,6 +69,37 @@ fn from_path_error<E: fmt::Display>(path: String, err: E) -> ScenarioError {
     ScenarioError::new(key, plain_types(&msg))
 }
 
+/// A name (`routing = "aodv"`) given as another type (`routing = 5`):
+/// serde_json says only "expected value" (or, for a table, takes its key
+/// for the name). Deserialize again with a string
+/// there to learn the names allowed, and say them.
+fn names_expected(text: &str, path: &str) -> Option<ScenarioError> {
+    let mut doc: serde_json::Value = serde_json::from_str(text).ok()?;
+    let mut v = &mut doc;
+    for part in path.split('.') {
+        let (name, index) = match part.split_once('[') {
+            Some((n, i)) => (n, Some(i.strip_suffix(']')?.parse::<usize>().ok()?)),
+            None => (part, None),
+        };
+        v = v.get_mut(name)?;
+        if let Some(i) = index {
+            v = v.get_mut(i)?;
+        }
+    }
+    if v.is_string() {
+        return None;
+    }
+    let given = v.to_string();
+    *v = serde_json::Value::String("\u{1}".into());
+    let e = serde_path_to_error::deserialize::<_, ScenarioCfg>(&doc).err()?;
+    let inner = e.inner().to_string();
+    let names = inner.split_once("expected ").map(|(_, n)| n.to_string())?;
+    if e.path().to_string() != path || !inner.starts_with("unknown variant") {
+        return None;
+    }
+    Some(ScenarioError::new(path, format!("expected a name, {names}; got {given}")))
+}
+
 /// serde names Rust types ("expected u64"); say what a scenario author writes.
 fn plain_types(msg: &str) -> String {
     let mut m = msg.to_string();
@@ -107,7 +138,13 @@ impl Scenario {
         let mut de = serde_json::Deserializer::from_str(text);
         let cfg: ScenarioCfg = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
-            from_path_error(path, e.into_inner())
+            let err = from_path_error(path.clone(), e.into_inner());
+            if err.message == "expected value" || err.message.starts_with("unknown variant") {
+                if let Some(better) = names_expected(text, &path) {
+                    return better;
+                }
+            }
+            err
         })?;
         Self::from_cfg(cfg)
     }

@@ -152,8 +152,11 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         }
         _ => {}
     }
-    if w.ifq.as_ref().and_then(IfqCfg::limit) == Some(0) {
+    if w.ifq.as_ref().and_then(|q| q.limit) == Some(0) {
         return err("wireless.ifq.limit", "must be at least 1 packet");
+    }
+    if w.ifq.as_ref().is_some_and(|q| q.ns2_limits.is_some() && ifq_kind(w) != IfqKind::Pri) {
+        return err("wireless.ifq.ns2_limits", "only with kind = \"priqueue\" (ns-2's PriQueue)");
     }
     if let Some(p) = &w.phy {
         for (k, v) in [
@@ -401,7 +404,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         }
     }
     validate_cells(cfg, w, &names, &linked)?;
-    validate_mobility(cfg, w)
+    validate_mobility(cfg, w, &linked)
 }
 
 /// Each node's index by name.
@@ -517,7 +520,13 @@ pub fn check_cells(cfg: &ScenarioCfg, radio: &Radio) -> R<()> {
 }
 
 /// `[wireless.mobility]` and the nodes' `waypoints`.
-fn validate_mobility(cfg: &ScenarioCfg, w: &WirelessCfg) -> R<()> {
+fn validate_mobility(cfg: &ScenarioCfg, w: &WirelessCfg, linked: &[bool]) -> R<()> {
+    if w.setdest.is_some() {
+        return err(
+            "wireless.setdest",
+            "a movement file is read by tcplab's Python layer (tcplab run, tcplab.run), which gives the nodes `position` and `waypoints`; the core takes those",
+        );
+    }
     if moving(cfg, w) && w.routing == WirelessRouting::Static {
         let key = if w.mobility.is_some() { "wireless.mobility".to_string() } else { waypoints_key(cfg) };
         return err(
@@ -530,6 +539,9 @@ fn validate_mobility(cfg: &ScenarioCfg, w: &WirelessCfg) -> R<()> {
         let key = format!("node[{i}].waypoints");
         if n.position.is_none() {
             return err(key, "needs the node's starting position (node.position)");
+        }
+        if linked[i] {
+            return err(key, format!("node {:?} has [[link]]s: a base station stays where it is (tcplab does not model handoff between cells)", n.name));
         }
         let mut last = 0.0;
         for (j, c) in wp.iter().enumerate() {
@@ -588,6 +600,12 @@ fn validate_mobility(cfg: &ScenarioCfg, w: &WirelessCfg) -> R<()> {
             Some(n) if n.waypoints.is_some() => {
                 return err(format!("wireless.mobility.nodes[{j}]"), format!("node {name:?} has waypoints of its own"))
             }
+            Some(_) if linked[cfg.node.iter().position(|n| &n.name == name).unwrap_or(0)] => {
+                return err(
+                    format!("wireless.mobility.nodes[{j}]"),
+                    format!("node {name:?} has [[link]]s: a base station stays where it is (tcplab does not model handoff between cells)"),
+                )
+            }
             _ => {}
         }
     }
@@ -605,12 +623,14 @@ fn waypoints_key(cfg: &ScenarioCfg) -> String {
 }
 
 /// The stations' movement, when any moves: a node with `waypoints` follows
-/// them; `[wireless.mobility]` moves the others it names (all by default).
+/// them; `[wireless.mobility]` moves the others it names (by default every
+/// station without links: base stations stay put).
 fn mobility(cfg: &ScenarioCfg, w: &WirelessCfg, stations: &[Station]) -> Option<Arc<Mobility>> {
     if !moving(cfg, w) {
         return None;
     }
     let until = cfg.sim.duration.0;
+    let linked = linked_nodes(cfg, &node_names(cfg));
     let tracks = stations
         .iter()
         .map(|s| {
@@ -623,7 +643,8 @@ fn mobility(cfg: &ScenarioCfg, w: &WirelessCfg, stations: &[Station]) -> Option<
                 return Some(t);
             }
             let m = w.mobility.as_ref()?;
-            if m.nodes.as_ref().is_some_and(|names| !names.contains(&n.name)) {
+            let named = m.nodes.as_ref().map(|names| names.contains(&n.name));
+            if named == Some(false) || linked[s.node as usize] {
                 return None;
             }
             let pause = m.pause.map_or(0, |d| d.0);
@@ -632,6 +653,18 @@ fn mobility(cfg: &ScenarioCfg, w: &WirelessCfg, stations: &[Station]) -> Option<
         })
         .collect();
     Some(Arc::new(Mobility::new(stations.to_vec(), tracks)))
+}
+
+/// The interface queue's kind: the one named, else ns-2.35's DSR's
+/// CMUPriQueue under the ns2 profile (its DSR runs over no other), else
+/// PriQueue.
+fn ifq_kind(w: &WirelessCfg) -> IfqKind {
+    match w.ifq.as_ref().and_then(|q| q.kind) {
+        Some(IfqName::Cmupriqueue) => IfqKind::Cmu,
+        Some(IfqName::Priqueue) => IfqKind::Pri,
+        None if ns2(w) && w.routing == WirelessRouting::Dsr => IfqKind::Cmu,
+        None => IfqKind::Pri,
+    }
 }
 
 fn phy_params(w: &WirelessCfg) -> PhyParams {
@@ -709,20 +742,10 @@ pub fn radio(cfg: &ScenarioCfg, first_dev: DevId) -> Option<Radio> {
         mac.data_header = m.data_header.unwrap_or(mac.data_header);
         mac.timeout_slack = m.timeout_slack.map(|d| d.0).or(mac.timeout_slack);
     }
-    let ifq_limit = w.ifq.as_ref().and_then(IfqCfg::limit).unwrap_or(IFQ_LIMIT);
-    // ns-2.35's DSR runs only over its CMUPriQueue: the ns2 profile gives
-    // DSR that queue unless the scenario names one.
-    let ifq_kind = match w.ifq {
-        Some(IfqCfg::Cmupriqueue { .. }) => IfqKind::Cmu,
-        Some(IfqCfg::Priqueue { .. }) => IfqKind::Pri,
-        None if ns2(w) && w.routing == WirelessRouting::Dsr => IfqKind::Cmu,
-        None => IfqKind::Pri,
-    };
+    let ifq_limit = w.ifq.as_ref().and_then(|q| q.limit).unwrap_or(IFQ_LIMIT);
+    let ifq_kind = ifq_kind(w);
     // The ns2 profile counts a PriQueue as ns-2.35 does (wireless/ifq.rs).
-    let ifq_ns2_limits = match w.ifq {
-        Some(IfqCfg::Priqueue { ns2_limits: Some(b), .. }) => b,
-        _ => ns2(w),
-    };
+    let ifq_ns2_limits = w.ifq.as_ref().and_then(|q| q.ns2_limits).unwrap_or(ns2(w));
     let stations: Vec<Station> = cfg
         .node
         .iter()

@@ -108,6 +108,9 @@ def test_table_valued_grid_and_seed_list(tmp_path):
     ({"flow[*].transport": ["reno", "cubic"]}, "", "'cubic'"),
     ({"flow[*].transport": []}, "", "non-empty list"),
     ({"flow[*].transport": ["reno", "reno"]}, "", "listed twice"),
+    # One cell in the tables: 0 and 0.0 in a numeric column, 4 and "4" as text.
+    ({"link[7].error.rate": [0, 0.0]}, "", "0 and 0.0 are one value in the result tables"),
+    ({"flow[*].tcp.initial_window": [4, "4"]}, "", "4 and '4' are one value"),
     ({"seed": [1, 2]}, "", 'grid."seed"'),
     ({"sim.seed": [1, 2]}, "", 'grid."sim.seed": the sweep sets'),
     (None, 'colour = "red"', "colour: unknown key"),
@@ -185,3 +188,105 @@ def small_sweep_out(tmp_path_factory):
     r = tcplab_cli("sweep", sweep_file(tmp), "--jobs", "1", "--out", out, "-q")
     assert r.returncode == 0, r.stderr
     return out
+
+
+# A two-flow network that runs in milliseconds: a 1 MB transfer and a bulk
+# flow (from 1 s) over a 1 Mbit/s bottleneck.
+SMALL = """[sim]
+duration = "5s"
+[[node]]
+name = "a"
+[[node]]
+name = "r"
+[[node]]
+name = "b"
+[[link]]
+between = ["a", "r"]
+rate = "10Mbps"
+delay = "1ms"
+[[link]]
+between = ["r", "b"]
+rate = "1Mbps"
+delay = "20ms"
+error = { kind = "uniform", rate = 0.01 }
+[[flow]]
+name = "transfer"
+from = "a"
+to = "b"
+transport = "newreno"
+app = { kind = "transfer", bytes = 1000000 }
+[[flow]]
+name = "bulk"
+from = "a"
+to = "b"
+transport = "tahoe"
+app = { kind = "bulk", start = "1s" }
+"""
+
+
+def small_sweep(tmp_path, grid: str, extra: str = "", seeds=2, metrics=("throughput_bps",), name="s.toml"):
+    """A sweep file over SMALL; `grid` is the [grid] table's TOML text."""
+    (tmp_path / "small.toml").write_text(SMALL)
+    p = tmp_path / name
+    p.write_text(f'scenario = "small.toml"\nseeds = {seeds}\nmetrics = {json.dumps(list(metrics))}\n{extra}\n'
+                 f"[grid]\n{grid}\n")
+    return p
+
+
+@pytest.mark.parametrize("key,values,shown", [
+    ("flow[0].tcp.initial_window", '[1, 4, "rfc3390"]', ["1", "4", "rfc3390"]),
+    ("link[0].delay", '[0, "10ms"]', ["0", "10ms"]),
+    ("link[1].rate", '["1Mbps", 2000000]', ["1Mbps", "2000000"]),
+])
+def test_mixed_grid_values_are_written_as_text_everywhere(tmp_path, key, values, shown):
+    out = tmp_path / "out"
+    r = tcplab_cli("sweep", small_sweep(tmp_path, f'"{key}" = {values}'), "--jobs", "2", "--out", out, "-q")
+    assert r.returncode == 0, r.stderr
+    runs = pd.read_csv(out / "runs.csv", dtype={key: str})
+    assert list(dict.fromkeys(runs[key])) == shown
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "runs.parquet"), runs)
+    assert list(pd.read_csv(out / "summary.csv", dtype={key: str})[key]) == shown
+    assert json.loads((out / "sweep.json").read_text())["grid"][key] == json.loads(values)
+    r = tcplab_cli("plot", out, "--x", key, "--y", "throughput_bps", "--out", tmp_path / "a.svg")
+    assert r.returncode == 0, r.stderr
+    r = tcplab_cli("plot", out, "--x", key, "--y", "throughput_bps", "--where", f"{key}={shown[0]}",
+                   "--out", tmp_path / "b.svg")
+    assert r.returncode == 0, r.stderr
+
+
+def test_numeric_looking_text_stays_text_in_the_plot(tmp_path):
+    # Flow names "1", "2" (as a mixed column's 1, "2" would be): read back
+    # from CSV they would be numbers; the plot takes the column's type from
+    # sweep.json.
+    from tcplab.plot import _read
+
+    out = tmp_path / "out"
+    small_sweep(tmp_path, "")
+    tcplab.sweep(tmp_path / "small.toml", {"flow[1].name": ["1", "2"]}, out=out, metrics=["throughput_bps"],
+                 progress=False)
+    _, summary = _read(out)
+    assert list(summary["flow[1].name"]) == ["1", "2"]
+
+
+def test_the_result_files_are_written_as_a_set(tmp_path, monkeypatch):
+    """A failure while the tables are made leaves the files of the earlier
+    sweep in that directory as they were, and none of the new ones."""
+    small_sweep(tmp_path, "")
+    sc = tcplab.load_scenario(tmp_path / "small.toml")
+    out = tmp_path / "out"
+    tcplab.sweep(sc, {"link[1].error.rate": [0.0]}, out=out, metrics=["throughput_bps"], progress=False)
+    names = ["runs.csv", "runs.parquet", "summary.csv", "sweep.json"]
+    before = {n: (out / n).read_bytes() for n in names}
+
+    def broken(self, *a, **kw):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", broken)
+    with pytest.raises(OSError):
+        tcplab.sweep(sc, {"link[1].error.rate": [0.0, 0.05]}, out=out, metrics=["throughput_bps"], progress=False)
+    assert {n: (out / n).read_bytes() for n in names} == before
+    assert not list(out.glob(".*.tmp"))
+    with pytest.raises(OSError):
+        tcplab.sweep(sc, {"link[1].error.rate": [0.0]}, out=tmp_path / "new", metrics=["throughput_bps"],
+                     progress=False)
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["runs"], "no table of a failed sweep"

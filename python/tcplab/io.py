@@ -78,6 +78,38 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def atomic_write_set(directory: str | Path, files: dict, marker: str) -> None:
+    """Write the files {name: bytes} of one result into `directory` as a
+    set. All are written to temporary files first, so a full disk fails
+    before anything is replaced; then `marker` is removed, the others are
+    renamed into place and `marker` comes last. A reader that finds the
+    marker therefore finds the whole set it belongs to, never the tables
+    of one sweep beside the marker of another (a crash between the renames
+    leaves a set without its marker, which readers refuse)."""
+    import tempfile
+
+    directory = os.fspath(directory)
+    os.makedirs(directory, exist_ok=True)
+    temps: dict = {}
+    try:
+        for name, data in files.items():
+            fd, temps[name] = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.chmod(temps[name], _file_mode())
+        try:
+            os.unlink(os.path.join(directory, marker))
+        except FileNotFoundError:
+            pass
+        for name in sorted(temps, key=lambda n: n == marker):
+            os.replace(temps.pop(name), os.path.join(directory, name))
+    except BaseException:
+        for tmp in temps.values():
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        raise
+
+
 def out_dir_path(out) -> str:
     """The output directory as an absolute path (a string); OutputError if
     it cannot be one (an empty name, an existing file)."""

@@ -23,9 +23,14 @@ FORMATS = ("png", "svg", "pdf")
 def _read(sweep_out: Path):
     import pandas as pd
 
+    from .sweep import column_kind
+
     try:
         manifest = json.loads((sweep_out / "sweep.json").read_text())
-        summary = pd.read_csv(sweep_out / "summary.csv", keep_default_na=False, na_values=[""])
+        # A grid column of text (or of mixed values, written as text) stays
+        # text: read_csv would make "1", "4" numbers and "rfc3390" a string.
+        text = {k: str for k, vs in manifest["grid"].items() if column_kind(vs) in ("string", "mixed")}
+        summary = pd.read_csv(sweep_out / "summary.csv", keep_default_na=False, na_values=[""], dtype=text)
     except FileNotFoundError:
         raise ScenarioError(f"{sweep_out}: not the output of tcplab sweep (no sweep.json/summary.csv)") from None
     except (OSError, ValueError) as e:

@@ -194,6 +194,25 @@ def _table_value(v):
     return v
 
 
+def column_kind(values) -> str:
+    """What a grid key's values are in a table: "bool", "number", "string"
+    or "mixed" (e.g. ``[1, 4, "rfc3390"]``)."""
+    kinds = set()
+    for v in map(_table_value, values):
+        kinds.add("bool" if isinstance(v, bool) else "number" if isinstance(v, (int, float))
+                  else "string" if isinstance(v, str) else "other")
+    return kinds.pop() if len(kinds) == 1 and "other" not in kinds else "mixed"
+
+
+def column_text(v) -> str:
+    """A value of a mixed grid column as text: a string as it is, anything
+    else as its JSON (TOML-like) text, ``true``, ``4``, ``0.5``. A column
+    holds one type: Parquet cannot store 4 and "rfc3390" in one column, and
+    a CSV reader would guess a different type per file."""
+    v = _table_value(v)
+    return v if isinstance(v, str) else json.dumps(v)
+
+
 def _write_record(path: Path, row: dict) -> None:
     """Write one run record atomically, its data on disk before the rename
     so a record that exists is never torn by a crash or power loss. (The

@@ -24,13 +24,14 @@ import math
 import statistics
 import tomllib
 from dataclasses import dataclass, field
+from io import BytesIO
 from pathlib import Path
 
 from .errors import ScenarioError
-from .io import atomic_write, atomic_write_text
+from .io import atomic_write_set
 from .metrics import DEFAULT, check_names
 from .scenario import Scenario, load_scenario, set_value
-from .sweep import Sweep, _table_value, t95
+from .sweep import Sweep, _table_value, column_kind, column_text, t95
 
 FILE_KEYS = ("scenario", "seeds", "metrics", "overrides", "grid", "name")
 STATS = ("mean", "std", "ci95_low", "ci95_high", "n")
@@ -80,6 +81,22 @@ def _show(v) -> str:
     return json.dumps(v) if not isinstance(v, str) else repr(v)
 
 
+def _check_distinct(key: str, values) -> None:
+    """No two values of a grid key may be one cell of the result tables:
+    a value listed twice, or 1 and 1.0 (one number in a column of numbers),
+    or 1 and "1" (one text in a mixed column, see column_text)."""
+    kind = column_kind(values)
+    seen: dict = {}
+    for v in values:
+        t = column_text(v) if kind == "mixed" else float(v) if kind == "number" else json.dumps(_table_value(v))
+        if t in seen:
+            first = seen[t]
+            what = (f"the value {_show(v)} is listed twice" if json.dumps(first) == json.dumps(v) else
+                    f"{_show(first)} and {_show(v)} are one value in the result tables; list it once")
+            raise ScenarioError(f'grid."{key}": {what}', f"grid.{key}")
+        seen[t] = v
+
+
 def _seeds(value, key="seeds") -> list:
     if isinstance(value, bool) or not isinstance(value, (int, list, tuple, range)):
         raise ScenarioError(f"{key}: expected a count (e.g. 5) or a list of seeds, got {value!r}", key)
@@ -102,6 +119,7 @@ def make_spec(scenario, grid, seeds=1, metrics=None, overrides=(), name="sweep")
             raise ScenarioError(f"grid: key {k!r}: expected a scenario key path such as link[3].error.rate", "grid")
         if not isinstance(v, (list, tuple)) or not v:
             raise ScenarioError(f'grid."{k}": expected a non-empty list of values', f"grid.{k}")
+        _check_distinct(k, v)
     if "sim.seed" in grid:
         raise ScenarioError('grid."sim.seed": the sweep sets each run\'s seed; list them in seeds', "grid.sim.seed")
     if isinstance(overrides, str) or not isinstance(overrides, (list, tuple)):
@@ -201,13 +219,20 @@ def run_spec(spec: SweepSpec, out: str | Path, *, jobs: int | None = None, sched
     sw = Sweep(spec.build, spec.grid, spec.seeds, out, metrics=spec.metrics, name=spec.name)
     runs = sw.run(jobs=jobs, progress=progress, scheduler=scheduler)
     keys = list(spec.grid)
+    for k in keys:
+        if column_kind(spec.grid[k]) == "mixed":
+            runs[k] = runs[k].map(column_text)
     summary = summary_table(runs, keys, spec.metrics)
-    atomic_write_text(out / "runs.csv", runs.to_csv(index=False))
-    atomic_write(out / "runs.parquet", lambda tmp: runs.to_parquet(tmp, index=False))
-    atomic_write_text(out / "summary.csv", summary.to_csv(index=False))
     manifest = spec.as_json()
     manifest["grid"] = {k: [_table_value(v) for v in vs] for k, vs in spec.grid.items()}
-    atomic_write_text(out / "sweep.json", json.dumps(manifest, indent=2) + "\n")
+    # Every file is made before the first is written (a table that cannot
+    # be written fails here, with nothing written), and sweep.json, what
+    # `tcplab plot` reads, is replaced last: see io.atomic_write_set.
+    parquet = BytesIO()
+    runs.to_parquet(parquet, index=False)
+    atomic_write_set(out, {"runs.csv": runs.to_csv(index=False).encode(), "runs.parquet": parquet.getvalue(),
+                           "summary.csv": summary.to_csv(index=False).encode(),
+                           "sweep.json": (json.dumps(manifest, indent=2) + "\n").encode()}, marker="sweep.json")
     return SweepResult(runs, summary, out, spec)
 
 

@@ -290,3 +290,44 @@ def test_the_result_files_are_written_as_a_set(tmp_path, monkeypatch):
         tcplab.sweep(sc, {"link[1].error.rate": [0.0]}, out=tmp_path / "new", metrics=["throughput_bps"],
                      progress=False)
     assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["runs"], "no table of a failed sweep"
+
+
+@pytest.mark.parametrize("grid,overrides,expect", [
+    # Grid keys that set an entry in common: each run kept the later value
+    # while the rows showed both.
+    ('"link[1].error.rate" = [0.0, 0.05]\n"link[1].error" = [{kind="uniform", rate=0.2}]', [],
+     'grid."link[1].error.rate" and grid."link[1].error" set the same entry'),
+    ('"flow[0].transport" = ["reno", "vegas"]\n"flow[*].transport" = ["newreno", "sack"]', [],
+     'grid."flow[0].transport" and grid."flow[*].transport" set the same entry'),
+    ('"flow[*].tcp" = [{initial_window=4}]\n"flow[1].tcp.initial_window" = [1, 2]', [],
+     'grid."flow[*].tcp" and grid."flow[1].tcp.initial_window"'),
+    ('"flow.0.transport" = ["reno"]\n"flow[0].transport" = ["vegas"]', [], 'grid."flow.0.transport" and'),
+    # An override that a grid key replaces in every run.
+    ('"link[1].error" = [{kind="uniform", rate=0.2}]', ["link[1].error.rate=0.1"],
+     """overrides[0] 'link[1].error.rate=0.1': replaced in every run by grid."link[1].error\""""),
+    ('"flow[*].transport" = ["reno", "vegas"]', ["flow[0].transport=sack"], "overrides[0]"),
+    # A seed set elsewhere than in seeds was replaced by the sweep's.
+    ('"flow[*].transport" = ["reno"]', ["sim.seed=7"], "overrides[0] 'sim.seed=7': sets sim.seed; the sweep sets"),
+    ('"flow[*].transport" = ["reno"]', ['sim={duration="2s", seed=7}'], "overrides[0]"),
+    ('"sim" = [{duration="5s", seed=9}]', [], 'grid."sim" = {"duration": "5s", "seed": 9}: sets sim.seed'),
+])
+def test_a_value_a_run_would_not_use_is_refused(tmp_path, grid, overrides, expect):
+    out = tmp_path / "out"
+    p = small_sweep(tmp_path, grid, f"overrides = {json.dumps(overrides)}")
+    r = tcplab_cli("sweep", p, "--out", out)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(f"tcplab: error: {p}: {expect}") and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("grid,overrides", [
+    # Refinements keep their meaning: an override for every flow, one flow
+    # swept; a table set by override, one of its fields swept.
+    ('"flow[0].transport" = ["reno", "vegas"]', ["flow[*].transport=sack"]),
+    ('"link[1].error.rate" = [0.0, 0.1]', ['link[1].error={kind="uniform", rate=0.5, direction="forward"}']),
+    ('"flow[0].transport" = ["reno"]\n"flow[1].transport" = ["sack"]', []),
+])
+def test_overrides_refined_by_the_grid_are_allowed(tmp_path, grid, overrides):
+    r = tcplab_cli("sweep", small_sweep(tmp_path, grid, f"overrides = {json.dumps(overrides)}", seeds=1),
+                   "--out", tmp_path / "out", "-q")
+    assert r.returncode == 0, r.stderr

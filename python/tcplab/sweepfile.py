@@ -30,7 +30,7 @@ from pathlib import Path
 from .errors import ScenarioError
 from .io import atomic_write_set
 from .metrics import DEFAULT, check_names
-from .scenario import Scenario, load_scenario, set_value
+from .scenario import Scenario, _parse_value, key_parts, load_scenario, set_value
 from .sweep import Sweep, _table_value, column_kind, column_text, t95
 
 FILE_KEYS = ("scenario", "seeds", "metrics", "overrides", "grid", "name")
@@ -120,13 +120,12 @@ def make_spec(scenario, grid, seeds=1, metrics=None, overrides=(), name="sweep")
         if not isinstance(v, (list, tuple)) or not v:
             raise ScenarioError(f'grid."{k}": expected a non-empty list of values', f"grid.{k}")
         _check_distinct(k, v)
-    if "sim.seed" in grid:
-        raise ScenarioError('grid."sim.seed": the sweep sets each run\'s seed; list them in seeds', "grid.sim.seed")
     if isinstance(overrides, str) or not isinstance(overrides, (list, tuple)):
         raise ScenarioError("overrides: expected a list of KEY=VALUE strings", "overrides")
     for i, o in enumerate(overrides):
         if not isinstance(o, str):
             raise ScenarioError(f"overrides[{i}]: expected a KEY=VALUE string, got {o!r}", f"overrides[{i}]")
+    _check_seed(grid, overrides)
     names = check_names(list(DEFAULT) if metrics is None else metrics)
     clash = ({"seed", "events"} | set(names)) & set(grid)
     if clash:
@@ -136,7 +135,75 @@ def make_spec(scenario, grid, seeds=1, metrics=None, overrides=(), name="sweep")
         raise ScenarioError("name: expected a non-empty string", "name")
     spec = SweepSpec(sc, {k: list(v) for k, v in grid.items()}, _seeds(seeds), names, list(overrides), name)
     spec.check()
+    _check_overlaps(spec.grid, spec.overrides)
     return spec
+
+
+_SEED = ["sim", "seed"]
+_SEED_HINT = "the sweep sets each run's seed; list them in seeds"
+
+
+def _sets_seed(parts: list, value) -> bool:
+    """Whether setting key path `parts` to `value` sets sim.seed."""
+    return parts[:2] == _SEED or (parts == ["sim"] and isinstance(value, dict) and "seed" in value)
+
+
+def _check_seed(grid: dict, overrides) -> None:
+    """The sweep gives each run its seed from `seeds` and would silently
+    replace a seed set anywhere else: refuse it, wherever it is set."""
+    for k, values in grid.items():
+        parts = _parts(k, f'grid."{k}"')
+        if parts[:2] == _SEED:
+            raise ScenarioError(f'grid."{k}": {_SEED_HINT}', f"grid.{k}")
+        for v in values:
+            if _sets_seed(parts, v):
+                raise ScenarioError(f'grid."{k}" = {_show(v)}: sets sim.seed; {_SEED_HINT}', f"grid.{k}")
+    for i, o in enumerate(overrides):
+        key, _, text = o.partition("=")
+        if _sets_seed(_parts(key.strip(), f"overrides[{i}] {o!r}"), _parse_value(text.strip())):
+            raise ScenarioError(f"overrides[{i}] {o!r}: sets sim.seed; {_SEED_HINT}", f"overrides[{i}]")
+
+
+def _parts(key: str, where: str) -> list:
+    try:
+        return key_parts(key)
+    except ScenarioError as e:
+        raise ScenarioError(f"{where}: {e}", where) from None
+
+
+def _overlap(a: list, b: list) -> bool:
+    """Whether two key paths set some entry in common: one is the other or
+    a prefix of it, a [*] standing for any index."""
+    return all(x == y or (x == "*" and isinstance(y, int)) or (y == "*" and isinstance(x, int)) for x, y in zip(a, b))
+
+
+def _covers(a: list, b: list) -> bool:
+    """Whether key path `a` replaces all that key path `b` sets: `b` itself
+    or a prefix of it, a [*] in `a` standing for any index (but an index in
+    `a` does not cover a [*] in `b`)."""
+    return len(a) <= len(b) and all(x == y or (x == "*" and isinstance(y, int)) for x, y in zip(a, b))
+
+
+def _check_overlaps(grid: dict, overrides: list) -> None:
+    """Each run applies the overrides, then the grid keys in order; a later
+    key that covers an earlier one replaces its value, and the tables would
+    still show the lost value. Two grid keys that set an entry in common
+    are refused (whichever comes first), as is an override that a grid key
+    replaces in every run. An override that a grid key only refines (a
+    table override and a grid key inside it, flow[*] set and flow[0] swept)
+    keeps its meaning and is allowed."""
+    keys = [(k, key_parts(k)) for k in grid]
+    for i, (a, pa) in enumerate(keys):
+        for b, pb in keys[i + 1:]:
+            if _overlap(pa, pb):
+                raise ScenarioError(f'grid."{a}" and grid."{b}" set the same entry: a run would keep only one of '
+                                    f"the two values (the tables would show both); sweep one of the keys", f"grid.{b}")
+    for j, o in enumerate(overrides):
+        po = key_parts(o.partition("=")[0].strip())
+        for k, pk in keys:
+            if _covers(pk, po):
+                raise ScenarioError(f'overrides[{j}] {o!r}: replaced in every run by grid."{k}"; '
+                                    f"drop the override or put its value in the grid", f"overrides[{j}]")
 
 
 def load_sweep_file(path: str | Path) -> SweepSpec:

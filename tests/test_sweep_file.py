@@ -331,3 +331,53 @@ def test_overrides_refined_by_the_grid_are_allowed(tmp_path, grid, overrides):
     r = tcplab_cli("sweep", small_sweep(tmp_path, grid, f"overrides = {json.dumps(overrides)}", seeds=1),
                    "--out", tmp_path / "out", "-q")
     assert r.returncode == 0, r.stderr
+
+
+def test_completion_and_first_bytes_count_only_the_flows_they_apply_to(tmp_path):
+    # SMALL: a 1 MB transfer (about 15 s sharing 1 Mbit/s) and a bulk flow.
+    small_sweep(tmp_path, "")
+    metrics = ["completion_s", "first_bytes_s", "throughput_bps"]
+
+    def sweep(name, overrides, grid=None):
+        return tcplab.sweep(tmp_path / "small.toml", grid or {"link[1].error.rate": [0.0]}, seeds=1,
+                            metrics=metrics, overrides=overrides, out=tmp_path / name, progress=False).runs.iloc[0]
+
+    done = sweep("done", ["sim.duration=30s"])
+    assert 8 < done.completion_s < 25  # the bulk flow does not make it NaN
+    assert math.isnan(done.first_bytes_s)  # no flow sets first_bytes
+    first = sweep("first", ["sim.duration=30s", "flow[0].first_bytes=20000"])
+    assert 0 < first.first_bytes_s < first.completion_s
+    unfinished = sweep("unfinished", ["sim.duration=3s", "flow[0].first_bytes=20000"])
+    assert math.isnan(unfinished.completion_s) and unfinished.first_bytes_s > 0
+    bulk = sweep("bulk", ["sim.duration=3s"], {"flow[0].app": [{"kind": "bulk"}]})
+    assert math.isnan(bulk.completion_s)  # no transfer at all
+
+
+def test_records_of_an_older_metric_definition_are_redone(tmp_path):
+    out = tmp_path / "out"
+    p = small_sweep(tmp_path, '"link[1].error.rate" = [0.0]', metrics=["completion_s", "throughput_bps"])
+    r = tcplab_cli("sweep", p, "--out", out, "-q")
+    assert r.returncode == 0, r.stderr
+    good = (out / "runs.csv").read_text()
+    for f in (out / "runs").glob("*.json"):  # as the previous definition stored them
+        row = json.loads(f.read_text())
+        del row["_metric_revisions"]
+        row["completion_s"] = None
+        f.write_text(json.dumps(row))
+    r = tcplab_cli("sweep", p, "--out", out)
+    assert r.returncode == 0 and "2 runs," in r.stdout and "stored" not in r.stdout, r.stdout  # both redone
+    assert (out / "runs.csv").read_text() == good
+    # A sweep that asks only for unchanged metrics reuses them.
+    p = small_sweep(tmp_path, '"link[1].error.rate" = [0.0]', metrics=["throughput_bps"])
+    r = tcplab_cli("sweep", p, "--out", out)
+    assert "2 runs (0 run now, 2 stored)" in r.stdout, r.stdout
+
+
+def test_plot_of_a_metric_without_values_says_so(tmp_path):
+    out = tmp_path / "out"
+    p = small_sweep(tmp_path, '"link[1].error.rate" = [0.0, 0.01]', metrics=["first_bytes_s"])
+    assert tcplab_cli("sweep", p, "--out", out, "-q").returncode == 0
+    r = tcplab_cli("plot", out, "--x", "link[1].error.rate", "--y", "first_bytes_s")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "--y 'first_bytes_s': no value to draw" in r.stderr
+    assert not list(out.glob("*.png"))

@@ -86,6 +86,10 @@ def plot(sweep_out: str | Path, x: str, y: str, hue: str | None = None, where=()
             values = ", ".join(map(str, dict.fromkeys(d[k])))
             raise ScenarioError(f"grid key {k!r} has several values ({values}): fix one with --where {k}=VALUE "
                                 f"or draw it with --hue", "--where")
+    if d[f"{y}_mean"].isna().all():
+        # An empty figure with exit 0 would look like a drawing bug.
+        raise ScenarioError(f"--y {y!r}: no value to draw, the metric is NaN in every cell shown "
+                            f"(docs/sweeps.md says when each metric is NaN)", "--y")
     if logx and not pd.api.types.is_numeric_dtype(d[x]):
         raise ScenarioError(f"--logx: grid key {x!r} is not numeric", "--logx")
     path = Path(out) if out else sweep_out / f"{y}_vs_{x}.png".replace("/", "_")

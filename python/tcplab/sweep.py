@@ -16,8 +16,9 @@ what it needs: ``flows`` (the run's flow table, a dict of column lists),
 ``summary``, ``trace`` (the time-sequence trace of scenarios that record one,
 else None), ``params`` (the cell's parameters), ``nodes`` (the node table:
 802.11 and routing counters) and ``series`` (the sampled flow state of
-scenarios with ``output.sample_interval``, else None); it returns a dict of
-numbers. Metrics are computed where the run executes, so traces never travel.
+scenarios with ``output.sample_interval``, else None) and ``scenario`` (the
+run's complete scenario as a dict); it returns a dict of numbers. Metrics are
+computed where the run executes, so traces never travel.
 
 For a sweep described as data (a scenario file, a grid of key paths, seeds,
 metric names) see :func:`tcplab.sweep` / ``tcplab sweep``.
@@ -45,7 +46,7 @@ from .scenario import Scenario
 if TYPE_CHECKING:
     import pandas
 
-METRIC_INPUTS = ("flows", "summary", "trace", "params", "nodes", "series")
+METRIC_INPUTS = ("flows", "summary", "trace", "params", "nodes", "series", "scenario")
 
 
 def t95(dof: int) -> float:
@@ -69,6 +70,8 @@ def default_metrics(flows: dict, summary: dict) -> dict:
 _FINGERPRINT = "_metrics_fingerprint"
 #: Record field naming the simulator build that ran it (not a column).
 _CORE = "_core"
+#: Record field: revisions of the named metrics it holds (not a column).
+_REVISIONS = "_metric_revisions"
 
 
 @functools.cache
@@ -141,7 +144,10 @@ def run_cell(text: str, metrics_blob: bytes, params: dict) -> dict:
     inputs = {"flows": raw["flows"]["columns"], "summary": raw["summary"],
               "trace": trace if trace["time_s"] else None, "params": params,
               "nodes": raw["nodes"]["columns"], "series": series if series["time_s"] else None}
-    values = metrics(**{n: inputs[n] for n in _metric_inputs(metrics)})
+    names = _metric_inputs(metrics)
+    if "scenario" in names:  # parsed only when asked for
+        inputs["scenario"] = json.loads(text)
+    values = metrics(**{n: inputs[n] for n in names})
     return {"metrics": values, "events": raw["summary"]["events"]}
 
 
@@ -284,6 +290,9 @@ class Sweep:
         # the fingerprint of its code (a changed function redoes the runs
         # instead of returning stale values).
         self._fingerprint = None if isinstance(self.metrics, Named) else _fingerprint(self.metrics)
+        # And a named metric whose definition changed since the record was
+        # made (metrics.Metric.revision) is measured again.
+        self._revisions = self.metrics.revisions() if isinstance(self.metrics, Named) else {}
         self.name = name
 
     def cells(self) -> list[dict]:
@@ -321,7 +330,8 @@ class Sweep:
             row = None
         if (not isinstance(row, dict) or not isinstance(row.get("seed"), int)
                 or any(k not in row for k in params) or any(m not in row for m in self._required)
-                or row.get(_FINGERPRINT) != self._fingerprint or row.get(_CORE) != _core_id()):
+                or row.get(_FINGERPRINT) != self._fingerprint or row.get(_CORE) != _core_id()
+                or any((row.get(_REVISIONS) or {}).get(n) != r for n, r in self._revisions.items())):
             path.unlink(missing_ok=True)
             return None
         return row
@@ -382,7 +392,7 @@ class Sweep:
                         for i, res in results:
                             key = keys[i]
                             for slot in by_key[key]:
-                                slot[3] = self._row(slot[0], slot[1], res, self._fingerprint)
+                                slot[3] = self._row(slot[0], slot[1], res, self._fingerprint, self._revisions)
                             _write_record(runs_dir / f"{key}.json", by_key[key][0][3])
                             n = len(by_key[key])
                             saved += n
@@ -397,6 +407,7 @@ class Sweep:
             row = dict(row)
             row.pop(_FINGERPRINT, None)
             row.pop(_CORE, None)
+            row.pop(_REVISIONS, None)
             # A record may be shared by two cells whose scenarios coincide:
             # each row shows its own cell.
             row.update({k: _table_value(v) for k, v in params.items()})
@@ -410,13 +421,15 @@ class Sweep:
         return df[order + sorted(c for c in df.columns if c not in order)]
 
     @staticmethod
-    def _row(params: dict, seed: int, res: dict, fingerprint: str | None) -> dict:
+    def _row(params: dict, seed: int, res: dict, fingerprint: str | None, revisions: dict) -> dict:
         row = {k: _table_value(v) for k, v in params.items()}
         row["seed"] = seed
         row.update(res["metrics"])
         row["events"] = res["events"]
         if fingerprint is not None:
             row[_FINGERPRINT] = fingerprint
+        if revisions:
+            row[_REVISIONS] = revisions
         row[_CORE] = _core_id()
         # Through JSON and back, so a fresh row equals the one a resumed
         # sweep reads from its record (tuples become lists, and so on).

@@ -381,3 +381,20 @@ def test_plot_of_a_metric_without_values_says_so(tmp_path):
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "--y 'first_bytes_s': no value to draw" in r.stderr
     assert not list(out.glob("*.png"))
+
+
+def test_total_throughput_never_exceeds_the_bottleneck(tmp_path):
+    # The transfer finishes about half-way, the bulk flow runs on: the sum
+    # of their rates (each over its own active time) was 1.2 Mbit/s on a
+    # 1 Mbit/s link.
+    small_sweep(tmp_path, "")
+    metrics = ["total_throughput_bps", "throughput_bps"]
+    res = tcplab.sweep(tmp_path / "small.toml", {"link[1].error.rate": [0.0, 0.01]}, seeds=2, metrics=metrics,
+                       overrides=["sim.duration=30s"], out=tmp_path / "both", progress=False)
+    assert (res.runs.total_throughput_bps <= 1e6).all() and (res.runs.total_throughput_bps > 0.8e6).all()
+    # A lone transfer: its own throughput.
+    res = tcplab.sweep(tmp_path / "small.toml", {"flow[1].app.start": ["40s"]}, seeds=1, metrics=metrics,
+                       overrides=["sim.duration=30s"], out=tmp_path / "one", progress=False)
+    run = res.runs.iloc[0]
+    # (throughput_bps is the mean over both flows, one of them never started)
+    assert run.total_throughput_bps == pytest.approx(2 * run.throughput_bps, rel=1e-9)

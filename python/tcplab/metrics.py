@@ -99,6 +99,28 @@ def _first_bytes(flows: dict, summary: dict, scenario=None) -> float:
     return _mean(got) if got else NAN
 
 
+def _total_throughput(flows: dict, summary: dict, scenario=None) -> float:
+    """Payload bits of all flows (what throughput_bps counts: acknowledged
+    bytes, received bytes for UDP) over one interval common to them: from
+    the first start to the end of the last activity (a completed transfer
+    ends at its completion, any other flow at the end of the run; a flow
+    that starts after the run does not count). The sum of the flows'
+    throughputs divided each flow's bytes by its own active time, and
+    exceeded the bottleneck's rate when a transfer finished early beside a
+    bulk flow."""
+    end = float(summary["duration_s"])
+    starts, ends, total = [], [], 0
+    for i, s in enumerate(flows["start_s"]):
+        if float(s) >= end:
+            continue
+        c = flows["completion_s"][i]
+        starts.append(float(s))
+        ends.append(float(s) + float(c) if c is not None and c == c else end)
+        total += flows["bytes_delivered"][i] if flows["transport"][i] == "udp" else flows["bytes_acked"][i]
+    span = max(ends) - min(starts) if starts else 0.0
+    return 8 * total / span if span > 0 else NAN
+
+
 def _total(column: str) -> Callable[[dict, dict, "dict | None"], float]:
     return lambda flows, summary, scenario: sum(flows[column])
 
@@ -110,7 +132,9 @@ def _per_flow(column: str) -> Callable[[dict, dict, "dict | None"], float]:
 METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("throughput_bps", "mean throughput of the flows (bit/s)", _per_flow("throughput_bps")),
     Metric("goodput_bps", "mean goodput of the flows (bit/s)", _per_flow("goodput_bps")),
-    Metric("total_throughput_bps", "sum of the flows' throughputs (bit/s)", _total("throughput_bps")),
+    # Revision 2: one interval for all flows, not the sum of per-flow rates.
+    Metric("total_throughput_bps", "payload bits of all flows over the time from the first start to the end of "
+           "the last activity (bit/s)", _total_throughput, revision=2),
     Metric("unfairness", "(max - min) / min of the flows' throughputs (inf when a flow gets nothing)",
            _unfairness),
     Metric("jain", "Jain's fairness index of the flows' throughputs", _jain, 0.0, 1.0),

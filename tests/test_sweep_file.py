@@ -3,6 +3,7 @@ import json
 import math
 import subprocess
 import sys
+import time
 
 import pandas as pd
 import pytest
@@ -398,3 +399,24 @@ def test_total_throughput_never_exceeds_the_bottleneck(tmp_path):
     run = res.runs.iloc[0]
     # (throughput_bps is the mean over both flows, one of them never started)
     assert run.total_throughput_bps == pytest.approx(2 * run.throughput_bps, rel=1e-9)
+
+
+@pytest.mark.parametrize("address", ["tcp://localhost", "bogus", "localhost:8786x", "tcp://h:99999", "ucx://h:1"])
+@pytest.mark.parametrize("command", ["sweep", "reproduce"])
+def test_malformed_scheduler_address_fails_at_once(tmp_path, address, command):
+    # A Dask Client given such an address raised, then spent 20 s closing
+    # itself at exit and printed a 9-line traceback.
+    target = [small_sweep(tmp_path, '"link[1].error.rate" = [0.0]')] if command == "sweep" else ["gsmlink", "--quick"]
+    t0 = time.monotonic()
+    r = tcplab_cli(command, *target, "--scheduler", address, "--out", tmp_path / "out", timeout=60)
+    assert time.monotonic() - t0 < 10
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert r.stderr.startswith(f"tcplab: error: --scheduler {address!r}: expected") and "tcp://" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_malformed_scheduler_address_from_python(tmp_path):
+    small_sweep(tmp_path, "")
+    with pytest.raises(tcplab.ScenarioError, match="--scheduler 'bogus': expected"):
+        tcplab.sweep(tmp_path / "small.toml", {"link[1].error.rate": [0.0]}, out=tmp_path / "out", scheduler="bogus",
+                     progress=False)

@@ -420,3 +420,29 @@ def test_malformed_scheduler_address_from_python(tmp_path):
     with pytest.raises(tcplab.ScenarioError, match="--scheduler 'bogus': expected"):
         tcplab.sweep(tmp_path / "small.toml", {"link[1].error.rate": [0.0]}, out=tmp_path / "out", scheduler="bogus",
                      progress=False)
+
+
+@pytest.mark.parametrize("command", ["sweep", "reproduce", "plot"])
+@pytest.mark.parametrize("out", ["/proc/x", "afile/sub", ""])
+def test_unusable_out_is_refused_before_any_run(tmp_path, command, out):
+    # sweep and reproduce failed with "cannot write results" (exit 1), sweep
+    # after its first run; sweep took --out "" for the default directory.
+    (tmp_path / "afile").write_text("keep")
+    if command == "plot":
+        sweep_out = tmp_path / "done"
+        r = tcplab_cli("sweep", small_sweep(tmp_path, '"link[1].error.rate" = [0.0]', seeds=1), "--out", sweep_out,
+                       "-q")
+        assert r.returncode == 0, r.stderr
+        args = ["plot", sweep_out, "--x", "link[1].error.rate", "--y", "throughput_bps", "--out",
+                f"{out}/p.png" if out else ""]
+    elif command == "sweep":
+        args = ["sweep", small_sweep(tmp_path, '"link[1].error.rate" = [0.0]'), "--out", out]
+    else:
+        args = ["reproduce", "gsmlink", "--quick", "--out", out]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    t0 = time.monotonic()
+    r = tcplab_cli(*args, cwd=tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert r.stderr.startswith("tcplab: error: --out"), r.stderr
+    assert time.monotonic() - t0 < 10, "no run before the check"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before and (tmp_path / "afile").read_text() == "keep"

@@ -284,7 +284,9 @@ def cmd_sweep(a) -> int:
     if a.scheduler is not None:
         check_address(a.scheduler)
     spec = load_sweep_file(a.sweep)
-    out = Path(a.out) if a.out else Path("results") / Path(a.sweep).stem
+    # An empty --out is refused (run_spec), as by tcplab run, not taken as
+    # the default.
+    out = a.out if a.out is not None else Path("results") / Path(a.sweep).stem
 
     def work(t) -> int:
         t0 = time.perf_counter()

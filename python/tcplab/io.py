@@ -123,11 +123,44 @@ def out_dir_path(out) -> str:
     return p
 
 
+def probe_dir(d: str) -> None:
+    """Raise OSError unless directory `d` can be created (with its parents)
+    and a file written into it. Directories made for the test are removed
+    again: nothing is left behind by a command that then fails."""
+    import tempfile
+
+    made = []
+    head = d
+    while not os.path.lexists(head) and os.path.dirname(head) != head:
+        made.append(head)
+        head = os.path.dirname(head)
+    try:
+        for m in reversed(made):
+            os.mkdir(m)
+        fd, probe = tempfile.mkstemp(prefix=".tcplab-probe.", dir=d)
+        os.close(fd)
+        os.unlink(probe)
+    finally:
+        for m in made:
+            try:
+                os.rmdir(m)
+            except OSError:
+                pass
+
+
 def check_out_dir(out) -> Path:
-    """`out_dir_path` as a Path."""
+    """`out_dir_path` as a Path, checked to be usable: a directory that
+    cannot be created or written into (`/proc/x`, `afile/sub`, read-only)
+    is refused now, naming --out, before any run (it used to fail after
+    the first run as "cannot write results")."""
     from pathlib import Path
 
-    return Path(out_dir_path(out))
+    p = out_dir_path(out)
+    try:
+        probe_dir(p)
+    except OSError as e:
+        raise OutputError(f"--out {out}: cannot create the directory or write into it: {e.strerror or e}") from None
+    return Path(p)
 
 
 def _is_result_dir(d: str) -> bool:

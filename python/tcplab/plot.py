@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 from .errors import ScenarioError
@@ -111,11 +112,19 @@ def plot(sweep_out: str | Path, x: str, y: str, hue: str | None = None, where=()
                             f"(docs/sweeps.md says when each metric is NaN)", "--y")
     if logx and not _numeric(d[x]):
         raise ScenarioError(f"--logx: grid key {x!r} is not numeric", "--logx")
-    path = Path(out) if out else sweep_out / f"{y}_vs_{x}.png".replace("/", "_")
+    if out is not None and not str(out).strip():  # as tcplab run and sweep: not taken for the default
+        raise ScenarioError("--out: needs a file name (got an empty one)", "--out")
+    path = Path(out) if out is not None else sweep_out / f"{y}_vs_{x}.png".replace("/", "_")
     fmt = path.suffix.lstrip(".").lower()
     if fmt not in FORMATS:
         raise ScenarioError(f"--out {path}: the figure format is taken from the extension: {', '.join(FORMATS)}",
                             "--out")
+    from .io import OutputError, probe_dir
+
+    try:
+        probe_dir(os.path.abspath(path.parent))
+    except OSError as e:
+        raise OutputError(f"--out {path}: cannot create the directory or write into it: {e.strerror or e}") from None
     _draw(d, x, y, hue, logx, fixed, manifest, path, fmt)
     return path
 

@@ -28,7 +28,7 @@ from io import BytesIO
 from pathlib import Path
 
 from .errors import ScenarioError
-from .io import atomic_write_set
+from .io import atomic_write_set, check_out_dir
 from .metrics import DEFAULT, check_names
 from .scenario import Scenario, _parse_value, key_parts, load_scenario, set_value
 from .sweep import Sweep, _table_value, column_kind, column_text, t95
@@ -280,9 +280,8 @@ def _mean_std(xs: list) -> tuple[float, float, int]:
 
 def run_spec(spec: SweepSpec, out: str | Path, *, jobs: int | None = None, scheduler: str | None = None,
              progress: bool = True) -> SweepResult:
+    check_out_dir(out)  # before any run: an empty name, a file, a directory that cannot be made
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ScenarioError(f"--out {out}: exists and is not a directory", "out")
     sw = Sweep(spec.build, spec.grid, spec.seeds, out, metrics=spec.metrics, name=spec.name)
     runs = sw.run(jobs=jobs, progress=progress, scheduler=scheduler)
     keys = list(spec.grid)

@@ -446,3 +446,19 @@ def test_unusable_out_is_refused_before_any_run(tmp_path, command, out):
     assert r.stderr.startswith("tcplab: error: --out"), r.stderr
     assert time.monotonic() - t0 < 10, "no run before the check"
     assert sorted(p.name for p in tmp_path.iterdir()) == before and (tmp_path / "afile").read_text() == "keep"
+
+
+@pytest.mark.parametrize("seeds,grid,expect", [
+    # Checked by the sweep, not the file reader, these lacked the file name.
+    ("[1, 1]", '"link[1].error.rate" = [0.0]', "seeds[1]: the seed 1 is listed twice"),
+    ('[1, "a"]', '"link[1].error.rate" = [0.0]', "seeds[1]: expected a non-negative integer, got 'a'"),
+    ("2", '"link[1].error.rate" = [0.0, 0.0]', 'grid."link[1].error.rate": the value 0.0 is listed twice'),
+    # TOML reads an unquoted dotted key as a table.
+    ("2", 'sim.duration = ["1s", "2s"]', 'grid."sim": expected a list of values, got a table; quote a key path: '
+                                         '"sim.duration" = [...]'),
+])
+def test_sweep_file_errors_name_the_file_and_quote_the_key(tmp_path, seeds, grid, expect):
+    p = small_sweep(tmp_path, grid, seeds=seeds)
+    r = tcplab_cli("sweep", p, "--out", tmp_path / "out")
+    assert r.returncode == 2 and r.stderr.strip() == f"tcplab: error: {p}: {expect}", r.stderr
+    assert not (tmp_path / "out").exists()

@@ -248,6 +248,25 @@ def _sync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def check_seeds(seeds: Iterable[int] | int) -> list[int]:
+    """The list of seeds (a count n means 1..n), or a ScenarioError naming
+    the bad entry."""
+    if isinstance(seeds, bool):
+        raise ScenarioError(f"seeds: expected a count or a list of seeds, got {seeds!r}", "seeds")
+    out = list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds)
+    if not out:
+        raise ScenarioError("seeds: at least one seed", "seeds")
+    for i, s in enumerate(out):
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise ScenarioError(f"seeds[{i}]: expected a non-negative integer, got {s!r}", f"seeds[{i}]")
+    seen: set[int] = set()
+    for i, s in enumerate(out):
+        if s in seen:
+            raise ScenarioError(f"seeds[{i}]: the seed {s} is listed twice", f"seeds[{i}]")
+        seen.add(s)
+    return out
+
+
 class Sweep:
     def __init__(self, build: Callable[..., Scenario | dict], grid: dict, seeds: Iterable[int] | int,
                  out: str | Path, metrics: Callable | list | tuple = default_metrics, name: str = "sweep"):
@@ -255,31 +274,22 @@ class Sweep:
             raise ScenarioError("grid: give at least one parameter with a list of values", "grid")
         for k, v in grid.items():
             if not isinstance(v, (list, tuple)) or not v:
-                raise ScenarioError(f"grid.{k}: expected a non-empty list of values", f"grid.{k}")
+                raise ScenarioError(f'grid."{k}": expected a non-empty list of values', f"grid.{k}")
             seen = set()
             for x in v:
                 t = json.dumps(_table_value(x))
                 if t in seen:
-                    raise ScenarioError(f"grid.{k}: the value {x!r} is listed twice", f"grid.{k}")
+                    raise ScenarioError(f'grid."{k}": the value {x!r} is listed twice', f"grid.{k}")
                 seen.add(t)
             if k == "seed":
-                raise ScenarioError("grid.seed: the seed is not a grid parameter; use seeds", "grid.seed")
+                raise ScenarioError('grid."seed": the seed is not a grid parameter; use seeds', "grid.seed")
         self.build = build
         try:
             self._build_takes_seed = "seed" in inspect.signature(build).parameters
         except (TypeError, ValueError):
             self._build_takes_seed = False
         self.grid = {k: list(v) for k, v in grid.items()}
-        if isinstance(seeds, bool):
-            raise ScenarioError(f"seeds: expected a count or a list of seeds, got {seeds!r}", "seeds")
-        self.seeds = list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds)
-        if not self.seeds:
-            raise ScenarioError("seeds: at least one seed", "seeds")
-        for i, s in enumerate(self.seeds):
-            if isinstance(s, bool) or not isinstance(s, int) or s < 0:
-                raise ScenarioError(f"seeds[{i}]: expected a non-negative integer, got {s!r}", f"seeds[{i}]")
-        if len(set(self.seeds)) != len(self.seeds):
-            raise ScenarioError("seeds: a seed is listed twice", "seeds")
+        self.seeds = check_seeds(seeds)
         self.out = Path(out)
         self.metrics = Named(metrics) if isinstance(metrics, (list, tuple, str)) else metrics
         self._metric_inputs = _metric_inputs(self.metrics)  # checked now, not in a worker

@@ -31,7 +31,7 @@ from .errors import ScenarioError
 from .io import atomic_write_set, check_out_dir
 from .metrics import DEFAULT, check_names
 from .scenario import Scenario, _parse_value, key_parts, load_scenario, set_value
-from .sweep import Sweep, _table_value, column_kind, column_text, t95
+from .sweep import Sweep, _table_value, check_seeds, column_kind, column_text, t95
 
 FILE_KEYS = ("scenario", "seeds", "metrics", "overrides", "grid", "name")
 STATS = ("mean", "std", "ci95_low", "ci95_high", "n")
@@ -100,11 +100,11 @@ def _check_distinct(key: str, values) -> None:
 def _seeds(value, key="seeds") -> list:
     if isinstance(value, bool) or not isinstance(value, (int, list, tuple, range)):
         raise ScenarioError(f"{key}: expected a count (e.g. 5) or a list of seeds, got {value!r}", key)
-    if isinstance(value, int):
-        if value < 1:
-            raise ScenarioError(f"{key}: expected a positive count of seeds, got {value}", key)
-        return list(range(1, value + 1))
-    return list(value)  # entries are checked by Sweep
+    if isinstance(value, int) and value < 1:
+        raise ScenarioError(f"{key}: expected a positive count of seeds, got {value}", key)
+    # Checked here, not only by Sweep, so that a sweep file's error names
+    # the file like every other.
+    return check_seeds(value)
 
 
 def make_spec(scenario, grid, seeds=1, metrics=None, overrides=(), name="sweep") -> SweepSpec:
@@ -117,6 +117,15 @@ def make_spec(scenario, grid, seeds=1, metrics=None, overrides=(), name="sweep")
     for k, v in grid.items():
         if not isinstance(k, str) or not k.strip():
             raise ScenarioError(f"grid: key {k!r}: expected a scenario key path such as link[3].error.rate", "grid")
+        if isinstance(v, dict):
+            # `sim.duration = [...]` under [grid] is, to TOML, a table sim
+            # holding duration: the key path must be quoted.
+            path, leaf = k, v
+            while isinstance(leaf, dict) and leaf:
+                sub, leaf = next(iter(leaf.items()))
+                path = f"{path}.{sub}"
+            raise ScenarioError(f'grid."{k}": expected a list of values, got a table; quote a key path: '
+                                f'"{path}" = [...]', f"grid.{k}")
         if not isinstance(v, (list, tuple)) or not v:
             raise ScenarioError(f'grid."{k}": expected a non-empty list of values', f"grid.{k}")
         _check_distinct(k, v)

@@ -81,3 +81,41 @@ def test_y_range_fitted_to_the_data(tmp_path, figures):
     lo, hi = ax.get_ylim()
     assert 850e3 < lo < 895e3 and 965e3 < hi < 1010e3, (lo, hi)
     assert ys.min() == 895e3 and ys.max() == 965e3  # within the bound: nothing clipped
+
+
+def bool_sweep_out(tmp_path):
+    """A sweep over a boolean key and an error rate, as tcplab sweep writes
+    it (pandas writes the booleans False/True into summary.csv)."""
+    (tmp_path / "sweep.json").write_text(json.dumps(
+        {"name": "bools", "grid": {"flow[0].tcp.delayed_ack": [False, True], KEY: [0.0, 0.01]}, "metrics": ["jain"]}))
+    rows = [{"flow[0].tcp.delayed_ack": a, KEY: r, "jain_mean": m, "jain_ci95_low": m - 0.01,
+             "jain_ci95_high": m + 0.01, "jain_std": 0.01, "jain_n": 3}
+            for a, r, m in [(False, 0.0, 0.9), (False, 0.01, 0.8), (True, 0.0, 0.7), (True, 0.01, 0.6)]]
+    pd.DataFrame(rows).to_csv(tmp_path / "summary.csv", index=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize("word,mean", [("true", [0.7, 0.6]), ("True", [0.7, 0.6]), ("false", [0.9, 0.8])])
+def test_where_takes_toml_booleans(tmp_path, figures, word, mean):
+    plot(bool_sweep_out(tmp_path), KEY, "jain", where=[f"flow[0].tcp.delayed_ack={word}"])
+    _, _, ys = band_and_line(figures[-1])
+    assert list(ys) == mean
+
+
+def test_where_lists_booleans_as_they_are_typed(tmp_path):
+    from tcplab.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match="flow\\[0\\].tcp.delayed_ack takes false, true$"):
+        plot(bool_sweep_out(tmp_path), KEY, "jain", where=["flow[0].tcp.delayed_ack=yes"])
+    with pytest.raises(ScenarioError, match=r"has several values \(false, true\)"):
+        plot(bool_sweep_out(tmp_path), KEY, "jain")
+
+
+def test_boolean_axis_is_drawn_as_categories(tmp_path, figures):
+    plot(bool_sweep_out(tmp_path), "flow[0].tcp.delayed_ack", "jain", hue=KEY)
+    ax = figures[-1].axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["false", "true"]
+    assert [list(line.get_xdata()) for line in ax.get_lines()] == [[0, 1], [0, 1]]
+    plot(bool_sweep_out(tmp_path), KEY, "jain", hue="flow[0].tcp.delayed_ack")
+    labels = [t.get_text() for t in figures[-1].axes[0].get_legend().get_texts()]
+    assert labels == ["flow[0].tcp.delayed_ack = false", "flow[0].tcp.delayed_ack = true"]

@@ -65,7 +65,7 @@ def test_a_builder_with_a_seed_parameter_gets_the_seed(tmp_path):
 
 def test_bad_grid_is_rejected(tmp_path):
     import tcplab
-    with pytest.raises(tcplab.ScenarioError, match="grid.loss"):
+    with pytest.raises(tcplab.ScenarioError, match='grid."loss": expected a non-empty list'):
         Sweep(tiny, {"variant": ["reno"], "loss": []}, seeds=1, out=tmp_path)
     with pytest.raises(tcplab.ScenarioError, match="flow\\[0\\].transport"):
         Sweep(tiny, {"variant": ["cubic"], "loss": [0.0]}, seeds=1, out=tmp_path).run(progress=False)

@@ -232,7 +232,7 @@ def cmd_reproduce(a) -> int:
     from pathlib import Path
 
     from .io import check_out_dir
-    from .pools import use_scheduler
+    from .pools import check_address, use_scheduler
     from .studies import get
 
     if a.emulate and a.scheduler is not None:
@@ -240,6 +240,8 @@ def cmd_reproduce(a) -> int:
         # to a cluster, and ignoring the option would hide that.
         return _fail("--scheduler: not allowed with --emulate (the emulated study runs the kernel's TCP on this "
                      "machine in real time; use --jobs)")
+    if a.scheduler is not None:
+        check_address(a.scheduler)
     out = check_out_dir(a.out if a.out is not None else Path("results") / a.study)
 
     if a.emulate:
@@ -276,10 +278,15 @@ def cmd_sweep(a) -> int:
     import time
     from pathlib import Path
 
+    from .pools import check_address
     from .sweepfile import load_sweep_file, run_spec
 
+    if a.scheduler is not None:
+        check_address(a.scheduler)
     spec = load_sweep_file(a.sweep)
-    out = Path(a.out) if a.out else Path("results") / Path(a.sweep).stem
+    # An empty --out is refused (run_spec), as by tcplab run, not taken as
+    # the default.
+    out = a.out if a.out is not None else Path("results") / Path(a.sweep).stem
 
     def work(t) -> int:
         t0 = time.perf_counter()

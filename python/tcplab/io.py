@@ -78,6 +78,38 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def atomic_write_set(directory: str | Path, files: dict, marker: str) -> None:
+    """Write the files {name: bytes} of one result into `directory` as a
+    set. All are written to temporary files first, so a full disk fails
+    before anything is replaced; then `marker` is removed, the others are
+    renamed into place and `marker` comes last. A reader that finds the
+    marker therefore finds the whole set it belongs to, never the tables
+    of one sweep beside the marker of another (a crash between the renames
+    leaves a set without its marker, which readers refuse)."""
+    import tempfile
+
+    directory = os.fspath(directory)
+    os.makedirs(directory, exist_ok=True)
+    temps: dict = {}
+    try:
+        for name, data in files.items():
+            fd, temps[name] = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.chmod(temps[name], _file_mode())
+        try:
+            os.unlink(os.path.join(directory, marker))
+        except FileNotFoundError:
+            pass
+        for name in sorted(temps, key=lambda n: n == marker):
+            os.replace(temps.pop(name), os.path.join(directory, name))
+    except BaseException:
+        for tmp in temps.values():
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        raise
+
+
 def out_dir_path(out) -> str:
     """The output directory as an absolute path (a string); OutputError if
     it cannot be one (an empty name, an existing file)."""
@@ -91,11 +123,44 @@ def out_dir_path(out) -> str:
     return p
 
 
+def probe_dir(d: str) -> None:
+    """Raise OSError unless directory `d` can be created (with its parents)
+    and a file written into it. Directories made for the test are removed
+    again: nothing is left behind by a command that then fails."""
+    import tempfile
+
+    made = []
+    head = d
+    while not os.path.lexists(head) and os.path.dirname(head) != head:
+        made.append(head)
+        head = os.path.dirname(head)
+    try:
+        for m in reversed(made):
+            os.mkdir(m)
+        fd, probe = tempfile.mkstemp(prefix=".tcplab-probe.", dir=d)
+        os.close(fd)
+        os.unlink(probe)
+    finally:
+        for m in made:
+            try:
+                os.rmdir(m)
+            except OSError:
+                pass
+
+
 def check_out_dir(out) -> Path:
-    """`out_dir_path` as a Path."""
+    """`out_dir_path` as a Path, checked to be usable: a directory that
+    cannot be created or written into (`/proc/x`, `afile/sub`, read-only)
+    is refused now, naming --out, before any run (it used to fail after
+    the first run as "cannot write results")."""
     from pathlib import Path
 
-    return Path(out_dir_path(out))
+    p = out_dir_path(out)
+    try:
+        probe_dir(p)
+    except OSError as e:
+        raise OutputError(f"--out {out}: cannot create the directory or write into it: {e.strerror or e}") from None
+    return Path(p)
 
 
 def _is_result_dir(d: str) -> bool:

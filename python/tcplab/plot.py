@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 from .errors import ScenarioError
@@ -23,9 +24,14 @@ FORMATS = ("png", "svg", "pdf")
 def _read(sweep_out: Path):
     import pandas as pd
 
+    from .sweep import column_kind
+
     try:
         manifest = json.loads((sweep_out / "sweep.json").read_text())
-        summary = pd.read_csv(sweep_out / "summary.csv", keep_default_na=False, na_values=[""])
+        # A grid column of text (or of mixed values, written as text) stays
+        # text: read_csv would make "1", "4" numbers and "rfc3390" a string.
+        text = {k: str for k, vs in manifest["grid"].items() if column_kind(vs) in ("string", "mixed")}
+        summary = pd.read_csv(sweep_out / "summary.csv", keep_default_na=False, na_values=[""], dtype=text)
     except FileNotFoundError:
         raise ScenarioError(f"{sweep_out}: not the output of tcplab sweep (no sweep.json/summary.csv)") from None
     except (OSError, ValueError) as e:
@@ -33,10 +39,31 @@ def _read(sweep_out: Path):
     return manifest, summary
 
 
+def _numeric(column) -> bool:
+    """A column drawn on a numeric axis: numbers, not booleans (pandas
+    counts booleans as numbers; an axis from 0.0 to 1.0 for false and true
+    says nothing)."""
+    import pandas as pd
+
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+
+
+def _shown(v) -> str:
+    """A grid value as the user writes it in the sweep file and --where:
+    booleans as TOML's true and false, not Python's True and False."""
+    import numpy as np
+
+    return ("true" if v else "false") if isinstance(v, (bool, np.bool_)) else str(v)
+
+
 def _match(column, text: str):
     """Rows of a summary column equal to a --where value given as text."""
     import pandas as pd
 
+    if pd.api.types.is_bool_dtype(column):
+        # TOML's true/false, as the sweep file has them (True too).
+        word = text.strip().lower()
+        return column == (word == "true") if word in ("true", "false") else column != column
     if pd.api.types.is_numeric_dtype(column):
         try:
             return column == float(text)
@@ -53,8 +80,6 @@ def plot(sweep_out: str | Path, x: str, y: str, hue: str | None = None, where=()
          out: str | Path | None = None) -> Path:
     """Draw metric `y` of the sweep in `sweep_out` against grid key `x` and
     write it to `out` (default SWEEP_OUT/Y_vs_X.png; .svg and .pdf too)."""
-    import pandas as pd
-
     sweep_out = Path(sweep_out)
     manifest, summary = _read(sweep_out)
     keys, metrics = list(manifest["grid"]), list(manifest["metrics"])
@@ -73,21 +98,33 @@ def plot(sweep_out: str | Path, x: str, y: str, hue: str | None = None, where=()
             raise ScenarioError(f"--where {w!r}: expected KEY=VALUE with KEY one of {', '.join(keys)}", "--where")
         d = d[_match(d[k], v)]
         if d.empty:
-            values = ", ".join(map(str, dict.fromkeys(summary[k])))
+            values = ", ".join(map(_shown, dict.fromkeys(summary[k])))
             raise ScenarioError(f"--where {w!r}: no cell has that value; {k} takes {values}", "--where")
         fixed[k] = v
     for k in keys:
         if k not in (x, hue) and k not in fixed and d[k].nunique(dropna=False) > 1:
-            values = ", ".join(map(str, dict.fromkeys(d[k])))
+            values = ", ".join(map(_shown, dict.fromkeys(d[k])))
             raise ScenarioError(f"grid key {k!r} has several values ({values}): fix one with --where {k}=VALUE "
                                 f"or draw it with --hue", "--where")
-    if logx and not pd.api.types.is_numeric_dtype(d[x]):
+    if d[f"{y}_mean"].isna().all():
+        # An empty figure with exit 0 would look like a drawing bug.
+        raise ScenarioError(f"--y {y!r}: no value to draw, the metric is NaN in every cell shown "
+                            f"(docs/sweeps.md says when each metric is NaN)", "--y")
+    if logx and not _numeric(d[x]):
         raise ScenarioError(f"--logx: grid key {x!r} is not numeric", "--logx")
-    path = Path(out) if out else sweep_out / f"{y}_vs_{x}.png".replace("/", "_")
+    if out is not None and not str(out).strip():  # as tcplab run and sweep: not taken for the default
+        raise ScenarioError("--out: needs a file name (got an empty one)", "--out")
+    path = Path(out) if out is not None else sweep_out / f"{y}_vs_{x}.png".replace("/", "_")
     fmt = path.suffix.lstrip(".").lower()
     if fmt not in FORMATS:
         raise ScenarioError(f"--out {path}: the figure format is taken from the extension: {', '.join(FORMATS)}",
                             "--out")
+    from .io import OutputError, probe_dir
+
+    try:
+        probe_dir(os.path.abspath(path.parent))
+    except OSError as e:
+        raise OutputError(f"--out {path}: cannot create the directory or write into it: {e.strerror or e}") from None
     _draw(d, x, y, hue, logx, fixed, manifest, path, fmt)
     return path
 
@@ -97,13 +134,12 @@ def _draw(d, x, y, hue, logx, fixed, manifest, path: Path, fmt: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import pandas as pd
 
     from .io import atomic_write
 
     metric = METRICS.get(y)
     lo_ok, hi_ok = (metric.low, metric.high) if metric else (-math.inf, math.inf)
-    numeric = pd.api.types.is_numeric_dtype(d[x])
+    numeric = _numeric(d[x])
     xs_all = list(dict.fromkeys(d[x]))
     groups = [(None, d)] if hue is None else [(h, d[d[hue] == h]) for h in dict.fromkeys(d[hue])]
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -113,7 +149,7 @@ def _draw(d, x, y, hue, logx, fixed, manifest, path: Path, fmt: str) -> None:
         mean = g[f"{y}_mean"].astype(float)
         low = g[f"{y}_ci95_low"].astype(float).clip(lower=lo_ok, upper=hi_ok)
         high = g[f"{y}_ci95_high"].astype(float).clip(lower=lo_ok, upper=hi_ok)
-        label = None if h is None else f"{hue} = {h}"
+        label = None if h is None else f"{hue} = {_shown(h)}"
         line, = ax.plot(xs, mean, marker="o", ms=3, lw=1.2, label=label)
         ax.fill_between(xs, low, high, color=line.get_color(), alpha=0.2, lw=0)
     if numeric:
@@ -126,7 +162,7 @@ def _draw(d, x, y, hue, logx, fixed, manifest, path: Path, fmt: str) -> None:
             else:
                 ax.set_xscale("log")
     else:
-        ax.set_xticks(range(len(xs_all)), [str(v) for v in xs_all])
+        ax.set_xticks(range(len(xs_all)), [_shown(v) for v in xs_all])
     ax.set_xlabel(x)
     ax.set_ylabel(f"{y} (mean, 95 % CI)")
     title = manifest.get("name", "sweep")

@@ -140,6 +140,28 @@ def _worker_version() -> str:
     return __version__
 
 
+#: Dask transports that reach a scheduler in another process. Not ucx://:
+#: it needs ucx-py, without which the Client fails like a malformed address.
+SCHEMES = ("tcp", "tls", "ws", "wss")
+
+
+def check_address(address) -> None:
+    """Refuse a malformed scheduler address in one line, before any Dask
+    Client exists: a Client given "tcp://localhost" (no port) raises, but
+    the half-made client then spent 20 s closing itself at exit and printed
+    a traceback (the failed constructor leaves no client to close). An
+    in-process cluster's inproc:// address is taken as it is."""
+    import re
+
+    if isinstance(address, str) and address.startswith("inproc://"):
+        return
+    m = re.fullmatch(r"(?:([a-z]+)://)?(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):([0-9]{1,5})", address) \
+        if isinstance(address, str) else None
+    if m is None or (m.group(1) or "tcp") not in SCHEMES or not 0 < int(m.group(3)) < 65536:
+        raise ScenarioError(f"--scheduler {address!r}: expected a Dask scheduler address SCHEME://HOST:PORT, "
+                            f"e.g. tcp://10.0.0.5:8786 (SCHEME {', '.join(SCHEMES)}; PORT 1-65535)", "scheduler")
+
+
 class DaskPool:
     """Runs on a Dask distributed cluster. Dask reschedules the tasks of a
     worker that dies on the others; the cluster's workers are the user's,
@@ -150,6 +172,7 @@ class DaskPool:
             from distributed import Client
         except ImportError as e:  # pragma: no cover - a declared dependency
             raise ScenarioError(f"--scheduler: dask.distributed is not installed ({e})", "scheduler") from None
+        check_address(address)
         self.address = address
         try:
             self.client = Client(address, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)

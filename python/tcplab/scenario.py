@@ -207,6 +207,13 @@ def apply_override(data: dict, override: str) -> None:
 def set_value(data: dict, key: str, value: Any) -> None:
     """Set the entry at a key path (as ``--set`` takes it) to an already
     parsed value; sweeps use it for grid values read from TOML."""
+    _set_path(data, key_parts(key), value, key)
+
+
+def key_parts(key: str) -> list:
+    """A key path as its parts: ``link[0].error.rate`` and
+    ``link.0.error.rate`` are ["link", 0, "error", "rate"]; ``flow[*]`` is
+    ["flow", "*"]."""
     parts: list[str | int] = []
     for part in key.split("."):
         m = _INDEX.match(part)
@@ -221,7 +228,7 @@ def set_value(data: dict, key: str, value: Any) -> None:
             raise ScenarioError(f"--set {key!r}: empty key component", key)
     if not parts or not isinstance(parts[0], str):
         raise ScenarioError(f"--set {key!r}: must start with a key name", key)
-    _set_path(data, parts, value, key)
+    return parts
 
 
 def _set_path(node: object, parts: list, value: object, key: str) -> None:

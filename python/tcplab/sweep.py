@@ -16,8 +16,9 @@ what it needs: ``flows`` (the run's flow table, a dict of column lists),
 ``summary``, ``trace`` (the time-sequence trace of scenarios that record one,
 else None), ``params`` (the cell's parameters), ``nodes`` (the node table:
 802.11 and routing counters) and ``series`` (the sampled flow state of
-scenarios with ``output.sample_interval``, else None); it returns a dict of
-numbers. Metrics are computed where the run executes, so traces never travel.
+scenarios with ``output.sample_interval``, else None) and ``scenario`` (the
+run's complete scenario as a dict); it returns a dict of numbers. Metrics are
+computed where the run executes, so traces never travel.
 
 For a sweep described as data (a scenario file, a grid of key paths, seeds,
 metric names) see :func:`tcplab.sweep` / ``tcplab sweep``.
@@ -45,7 +46,7 @@ from .scenario import Scenario
 if TYPE_CHECKING:
     import pandas
 
-METRIC_INPUTS = ("flows", "summary", "trace", "params", "nodes", "series")
+METRIC_INPUTS = ("flows", "summary", "trace", "params", "nodes", "series", "scenario")
 
 
 def t95(dof: int) -> float:
@@ -69,6 +70,8 @@ def default_metrics(flows: dict, summary: dict) -> dict:
 _FINGERPRINT = "_metrics_fingerprint"
 #: Record field naming the simulator build that ran it (not a column).
 _CORE = "_core"
+#: Record field: revisions of the named metrics it holds (not a column).
+_REVISIONS = "_metric_revisions"
 
 
 @functools.cache
@@ -141,7 +144,10 @@ def run_cell(text: str, metrics_blob: bytes, params: dict) -> dict:
     inputs = {"flows": raw["flows"]["columns"], "summary": raw["summary"],
               "trace": trace if trace["time_s"] else None, "params": params,
               "nodes": raw["nodes"]["columns"], "series": series if series["time_s"] else None}
-    values = metrics(**{n: inputs[n] for n in _metric_inputs(metrics)})
+    names = _metric_inputs(metrics)
+    if "scenario" in names:  # parsed only when asked for
+        inputs["scenario"] = json.loads(text)
+    values = metrics(**{n: inputs[n] for n in names})
     return {"metrics": values, "events": raw["summary"]["events"]}
 
 
@@ -194,6 +200,25 @@ def _table_value(v):
     return v
 
 
+def column_kind(values) -> str:
+    """What a grid key's values are in a table: "bool", "number", "string"
+    or "mixed" (e.g. ``[1, 4, "rfc3390"]``)."""
+    kinds = set()
+    for v in map(_table_value, values):
+        kinds.add("bool" if isinstance(v, bool) else "number" if isinstance(v, (int, float))
+                  else "string" if isinstance(v, str) else "other")
+    return kinds.pop() if len(kinds) == 1 and "other" not in kinds else "mixed"
+
+
+def column_text(v) -> str:
+    """A value of a mixed grid column as text: a string as it is, anything
+    else as its JSON (TOML-like) text, ``true``, ``4``, ``0.5``. A column
+    holds one type: Parquet cannot store 4 and "rfc3390" in one column, and
+    a CSV reader would guess a different type per file."""
+    v = _table_value(v)
+    return v if isinstance(v, str) else json.dumps(v)
+
+
 def _write_record(path: Path, row: dict) -> None:
     """Write one run record atomically, its data on disk before the rename
     so a record that exists is never torn by a crash or power loss. (The
@@ -223,6 +248,25 @@ def _sync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def check_seeds(seeds: Iterable[int] | int) -> list[int]:
+    """The list of seeds (a count n means 1..n), or a ScenarioError naming
+    the bad entry."""
+    if isinstance(seeds, bool):
+        raise ScenarioError(f"seeds: expected a count or a list of seeds, got {seeds!r}", "seeds")
+    out = list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds)
+    if not out:
+        raise ScenarioError("seeds: at least one seed", "seeds")
+    for i, s in enumerate(out):
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise ScenarioError(f"seeds[{i}]: expected a non-negative integer, got {s!r}", f"seeds[{i}]")
+    seen: set[int] = set()
+    for i, s in enumerate(out):
+        if s in seen:
+            raise ScenarioError(f"seeds[{i}]: the seed {s} is listed twice", f"seeds[{i}]")
+        seen.add(s)
+    return out
+
+
 class Sweep:
     def __init__(self, build: Callable[..., Scenario | dict], grid: dict, seeds: Iterable[int] | int,
                  out: str | Path, metrics: Callable | list | tuple = default_metrics, name: str = "sweep"):
@@ -230,31 +274,22 @@ class Sweep:
             raise ScenarioError("grid: give at least one parameter with a list of values", "grid")
         for k, v in grid.items():
             if not isinstance(v, (list, tuple)) or not v:
-                raise ScenarioError(f"grid.{k}: expected a non-empty list of values", f"grid.{k}")
+                raise ScenarioError(f'grid."{k}": expected a non-empty list of values', f"grid.{k}")
             seen = set()
             for x in v:
                 t = json.dumps(_table_value(x))
                 if t in seen:
-                    raise ScenarioError(f"grid.{k}: the value {x!r} is listed twice", f"grid.{k}")
+                    raise ScenarioError(f'grid."{k}": the value {x!r} is listed twice', f"grid.{k}")
                 seen.add(t)
             if k == "seed":
-                raise ScenarioError("grid.seed: the seed is not a grid parameter; use seeds", "grid.seed")
+                raise ScenarioError('grid."seed": the seed is not a grid parameter; use seeds', "grid.seed")
         self.build = build
         try:
             self._build_takes_seed = "seed" in inspect.signature(build).parameters
         except (TypeError, ValueError):
             self._build_takes_seed = False
         self.grid = {k: list(v) for k, v in grid.items()}
-        if isinstance(seeds, bool):
-            raise ScenarioError(f"seeds: expected a count or a list of seeds, got {seeds!r}", "seeds")
-        self.seeds = list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds)
-        if not self.seeds:
-            raise ScenarioError("seeds: at least one seed", "seeds")
-        for i, s in enumerate(self.seeds):
-            if isinstance(s, bool) or not isinstance(s, int) or s < 0:
-                raise ScenarioError(f"seeds[{i}]: expected a non-negative integer, got {s!r}", f"seeds[{i}]")
-        if len(set(self.seeds)) != len(self.seeds):
-            raise ScenarioError("seeds: a seed is listed twice", "seeds")
+        self.seeds = check_seeds(seeds)
         self.out = Path(out)
         self.metrics = Named(metrics) if isinstance(metrics, (list, tuple, str)) else metrics
         self._metric_inputs = _metric_inputs(self.metrics)  # checked now, not in a worker
@@ -265,6 +300,9 @@ class Sweep:
         # the fingerprint of its code (a changed function redoes the runs
         # instead of returning stale values).
         self._fingerprint = None if isinstance(self.metrics, Named) else _fingerprint(self.metrics)
+        # And a named metric whose definition changed since the record was
+        # made (metrics.Metric.revision) is measured again.
+        self._revisions = self.metrics.revisions() if isinstance(self.metrics, Named) else {}
         self.name = name
 
     def cells(self) -> list[dict]:
@@ -302,7 +340,8 @@ class Sweep:
             row = None
         if (not isinstance(row, dict) or not isinstance(row.get("seed"), int)
                 or any(k not in row for k in params) or any(m not in row for m in self._required)
-                or row.get(_FINGERPRINT) != self._fingerprint or row.get(_CORE) != _core_id()):
+                or row.get(_FINGERPRINT) != self._fingerprint or row.get(_CORE) != _core_id()
+                or any((row.get(_REVISIONS) or {}).get(n) != r for n, r in self._revisions.items())):
             path.unlink(missing_ok=True)
             return None
         return row
@@ -363,7 +402,7 @@ class Sweep:
                         for i, res in results:
                             key = keys[i]
                             for slot in by_key[key]:
-                                slot[3] = self._row(slot[0], slot[1], res, self._fingerprint)
+                                slot[3] = self._row(slot[0], slot[1], res, self._fingerprint, self._revisions)
                             _write_record(runs_dir / f"{key}.json", by_key[key][0][3])
                             n = len(by_key[key])
                             saved += n
@@ -378,6 +417,7 @@ class Sweep:
             row = dict(row)
             row.pop(_FINGERPRINT, None)
             row.pop(_CORE, None)
+            row.pop(_REVISIONS, None)
             # A record may be shared by two cells whose scenarios coincide:
             # each row shows its own cell.
             row.update({k: _table_value(v) for k, v in params.items()})
@@ -391,13 +431,15 @@ class Sweep:
         return df[order + sorted(c for c in df.columns if c not in order)]
 
     @staticmethod
-    def _row(params: dict, seed: int, res: dict, fingerprint: str | None) -> dict:
+    def _row(params: dict, seed: int, res: dict, fingerprint: str | None, revisions: dict) -> dict:
         row = {k: _table_value(v) for k, v in params.items()}
         row["seed"] = seed
         row.update(res["metrics"])
         row["events"] = res["events"]
         if fingerprint is not None:
             row[_FINGERPRINT] = fingerprint
+        if revisions:
+            row[_REVISIONS] = revisions
         row[_CORE] = _core_id()
         # Through JSON and back, so a fresh row equals the one a resumed
         # sweep reads from its record (tuples become lists, and so on).

@@ -50,6 +50,8 @@ BAD_SETS = [
     (["link[0].rate=-inf"], "link[0].rate"),
     (["sim.seed=1.5"], "sim.seed"),
     (["sim.x=" + "[" * 3000 + "]" * 3000], "--set sim.x"),
+    (["node[-1].name=x"], "--set 'node[-1].name': 'node[-1]': an index is a whole number >= 0 or *"),
+    (["flow[0].transport=5"], "flow[0].transport: expected a name, one of `tahoe`"),
 ]
 
 

@@ -70,6 +70,7 @@ class Scenario:
         that overrides of the file's name or of a node's own keys, from
         `--set`, `overrides` or a sweep's grid, take effect)."""
         data = _plain(self.data, "")
+        assert isinstance(data, dict)  # a Scenario's data is a dict (__init__)
         moved = expand_setdest(data, self.source)
         return json.dumps(data, allow_nan=False), moved
 
@@ -222,6 +223,8 @@ def key_parts(key: str) -> list:
             parts.append("*" if m.group(2) == "*" else int(m.group(2)))
         elif part.isdigit():
             parts.append(int(part))
+        elif "[" in part or "]" in part:
+            raise ScenarioError(f"--set {key!r}: {part!r}: an index is a whole number >= 0 or *, as in flow[0]", key)
         elif part:
             parts.append(part)
         else:

@@ -69,6 +69,11 @@ pub struct RedParams {
     /// Jacobson's count goes from -1 to 0 and that arrival may be dropped
     /// with probability p_b.
     pub spare_first_crossing: bool,
+    /// ns-2.35's mark_p_ (with use_mark_p_, its default): an early drop of
+    /// an ECN-capable packet becomes a CE mark only while the drop
+    /// probability p_b (before spacing) is below this. None: RFC 3168's
+    /// rule, a mark while the average is below max_th.
+    pub mark_p: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -204,8 +209,13 @@ impl Queue {
             let tested = !(crossing && p.spare_first_crossing);
             if tested && rng.chance(red_spaced(red_probability(p, avg, size), self.red.count, p.wait)) {
                 self.red.count = 0;
-                verdict =
-                    if p.ecn && ect && avg < p.max_th { Verdict::Marked } else { Verdict::Dropped(DropCause::Red) };
+                let marks = p.ecn
+                    && ect
+                    && match p.mark_p {
+                        Some(m) => red_pb(p, avg) < m,
+                        None => avg < p.max_th,
+                    };
+                verdict = if marks { Verdict::Marked } else { Verdict::Dropped(DropCause::Red) };
             }
         } else {
             self.red.above = false;
@@ -338,7 +348,18 @@ pub fn red_spaced(pb: f64, count: i64, wait: bool) -> f64 {
 
 /// RED's base drop probability p_b at average `avg` for a packet of `size`.
 pub fn red_probability(p: &RedParams, avg: f64, size: u32) -> f64 {
-    let pb = if avg < p.min_th {
+    let pb = red_pb(p, avg);
+    if p.byte_mode {
+        (pb * size as f64 / p.mean_pktsize as f64).min(1.0)
+    } else {
+        pb
+    }
+}
+
+/// p_b of the average, before byte-mode scaling and spacing (ns-2's
+/// calculate_p_new, its v_prob1).
+fn red_pb(p: &RedParams, avg: f64) -> f64 {
+    if avg < p.min_th {
         0.0
     } else if avg < p.max_th {
         p.max_p * (avg - p.min_th) / (p.max_th - p.min_th)
@@ -346,11 +367,6 @@ pub fn red_probability(p: &RedParams, avg: f64, size: u32) -> f64 {
         p.max_p + (1.0 - p.max_p) * (avg - p.max_th) / p.max_th
     } else {
         1.0
-    };
-    if p.byte_mode {
-        (pb * size as f64 / p.mean_pktsize as f64).min(1.0)
-    } else {
-        pb
     }
 }
 
@@ -411,6 +427,7 @@ mod tests {
             wait: true,
             spare_short_queue: true,
             spare_first_crossing: true,
+            mark_p: None,
         }
     }
 
@@ -591,6 +608,34 @@ mod tests {
             q.dequeue(0);
         }
         assert!(marks > 300 && drops == 0, "marks {marks} drops {drops}");
+    }
+
+    /// ns-2.35's mark_p_: at p_b = max_p (0.5) x (12 - 5) / 10 = 0.35, an
+    /// early drop of an ECN-capable packet is a mark only below mark_p.
+    #[test]
+    fn red_marks_only_below_mark_p() {
+        let count = |mark_p: Option<f64>| {
+            let mut q = red_at(RedParams { max_p: 0.5, mark_p, ..red(false, true) }, 12.0);
+            let mut rng = stream_rng(5, "red");
+            let (mut marks, mut drops) = (0, 0);
+            for i in 0..10_000 {
+                // The queue held at two waiting: what joins leaves again.
+                match q.enqueue(0, PktId(i), 1000, true, &mut rng) {
+                    Verdict::Marked => marks += 1,
+                    Verdict::Dropped(_) => {
+                        drops += 1;
+                        continue;
+                    }
+                    Verdict::Enqueued => {}
+                }
+                q.dequeue(0);
+            }
+            (marks, drops)
+        };
+        let (rfc, ns2_low, ns2_high) = (count(None), count(Some(0.1)), count(Some(0.4)));
+        assert!(rfc.0 > 1000 && rfc.1 == 0, "RFC 3168: marks below max_th {rfc:?}");
+        assert!(ns2_low.0 == 0 && ns2_low.1 == rfc.0, "p_b 0.35 >= mark_p 0.1: drops {ns2_low:?}");
+        assert_eq!(ns2_high, rfc, "p_b 0.35 < mark_p 0.4: marks");
     }
 
     #[test]

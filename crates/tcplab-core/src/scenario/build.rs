@@ -57,7 +57,12 @@ fn lookup(names: &HashMap<&str, NodeId>, key: String, name: &str) -> R<NodeId> {
 }
 
 fn validate_queue(key: String, q: &QueueCfg) -> R<()> {
-    if let QueueCfg::Red { min_th, max_th, max_p, weight, limit, mean_pktsize, .. } = q {
+    if let QueueCfg::Red { min_th, max_th, max_p, weight, limit, mean_pktsize, mark_p, .. } = q {
+        if let Some(m) = mark_p {
+            if !(*m > 0.0 && *m <= 1.0) {
+                return err(format!("{key}.mark_p"), format!("must be in (0, 1], got {m}"));
+            }
+        }
         if !(*min_th >= 0.0 && min_th < max_th) {
             return err(format!("{key}.min_th"), format!("must be >= 0 and below max_th ({max_th}), got {min_th}"));
         }
@@ -551,6 +556,7 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             wait,
             spare_short_queue,
             spare_first_crossing,
+            mark_p,
         }) => QueuePolicy::Red(RedParams {
             min_th: *min_th,
             max_th: *max_th,
@@ -564,6 +570,8 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             wait: *wait,
             spare_short_queue: spare_short_queue.unwrap_or(ns2_red),
             spare_first_crossing: spare_first_crossing.unwrap_or(ns2_red),
+            // ns-2.35's Queue/RED mark_p_ 0.1 with use_mark_p_ true.
+            mark_p: mark_p.or(ns2_red.then_some(0.1)),
         }),
         Some(QueueCfg::DualThreshold { soft, hard, hold }) => {
             QueuePolicy::DualThreshold { soft: *soft, hard: *hard, hold: hold.0 }

@@ -573,6 +573,11 @@ pub enum QueueCfg {
         /// profile's (ns2 and linux on, rfc off).
         #[serde(default)]
         spare_first_crossing: Option<bool>,
+        /// An early drop of an ECN-capable packet is a mark only while p_b
+        /// is below this (ns-2.35's mark_p_). Default: the profile's (ns2
+        /// and linux 0.1, as ns-2.35; rfc none: a mark below max_th).
+        #[serde(default)]
+        mark_p: Option<f64>,
     },
     /// Drop one arrival above `soft` packets, then one more only after
     /// `hold` if the queue has not shrunk; drop all arrivals at `hard`.

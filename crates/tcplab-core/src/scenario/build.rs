@@ -708,6 +708,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.tahoe_timeout_dupacks {
         c.rules.tahoe_timeout_dupacks = v;
     }
+    if let Some(v) = o.ect_retransmits {
+        c.rules.ect_retransmits = v;
+    }
     if let Some(v) = o.rtt_timing {
         c.rules.ns2_rtt_timing = v == RttTimingName::Ns2;
     }

@@ -915,6 +915,9 @@ pub struct TcpOptions {
     /// Tahoe after a timeout: keep the duplicate-ACK count (ns-2's
     /// TcpAgent::timeout() leaves dupacks_) or start it again from 0.
     pub tahoe_timeout_dupacks: Option<bool>,
+    /// ECN-capable retransmissions, CWR on a retransmission too (ns-2's
+    /// TcpAgent) or neither (RFC 3168 6.1.5).
+    pub ect_retransmits: Option<bool>,
     /// Which retransmissions end the RTT measurement: "ns2" (only a fast
     /// retransmit or a timeout, ns-2's reset_rtx_timer()) or "karn" (any
     /// retransmission of data at or below the timed segment).
@@ -1027,6 +1030,7 @@ impl TcpOptions {
             vegas_zero_window: self.vegas_zero_window.or(base.vegas_zero_window),
             delack_sink: self.delack_sink.or(base.delack_sink),
             tahoe_timeout_dupacks: self.tahoe_timeout_dupacks.or(base.tahoe_timeout_dupacks),
+            ect_retransmits: self.ect_retransmits.or(base.ect_retransmits),
             rtt_timing: self.rtt_timing.or(base.rtt_timing),
         }
     }

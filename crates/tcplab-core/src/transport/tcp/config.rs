@@ -132,6 +132,12 @@ pub struct Ns2Rules {
     /// timeout reach the threshold sooner, where the bugFix_ guard refuses
     /// them, and send nothing (no Limited Transmit on them).
     pub tahoe_timeout_dupacks: bool,
+    /// ECN on retransmissions as ns-2's TcpAgent::output(): every data
+    /// segment is ECT, retransmissions too, and a pending CWR goes on the
+    /// next segment sent, a retransmission too (SetCWRonRetransmit_, true
+    /// in ns-2.35). RFC 3168 6.1.5: retransmissions are not ECT, so CWR
+    /// waits for new data.
+    pub ect_retransmits: bool,
     /// The RTT measurement as ns-2 keeps it: only a fast retransmit or a
     /// timeout ends it (reset_rtx_timer() clears rtt_active_); the
     /// retransmissions ns-2 sends with output() (NewReno's on a partial
@@ -160,6 +166,7 @@ impl Ns2Rules {
             vegas_zero_window: false,
             ns2_delack_sink: true,
             tahoe_timeout_dupacks: true,
+            ect_retransmits: true,
             ns2_rtt_timing: true,
         }
     }
@@ -179,6 +186,7 @@ impl Ns2Rules {
             vegas_zero_window: false,
             ns2_delack_sink: false,
             tahoe_timeout_dupacks: false,
+            ect_retransmits: false,
             ns2_rtt_timing: false,
         }
     }

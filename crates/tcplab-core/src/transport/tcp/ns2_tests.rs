@@ -146,6 +146,30 @@ fn ecn_hold_and_no_second_cut() {
     assert_eq!(s.w.ssthresh, ss, "ssthresh not cut again");
 }
 
+/// ns-2's TcpAgent::output() marks every data segment ECT, a retransmission
+/// too, and puts a pending CWR on the next segment sent, a retransmission
+/// too (SetCWRonRetransmit_); RFC 3168 6.1.5 sends retransmissions non-ECT,
+/// so CWR waits for new data.
+#[test]
+fn ect_and_cwr_on_retransmissions() {
+    for (rules, ns2) in [(Ns2Rules::ns2(), true), (Ns2Rules::rfc(), false)] {
+        let mut c = cfg(rules, 10);
+        c.ecn = true;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+        s.app_write(Some(10 * MSS));
+        assert!(drain(&mut s, 0).iter().all(|x| x.ect && !x.cwr));
+        // An ECN echo (cwnd halved, CWR pending), then segment 1 lost: the
+        // fast retransmission is the next segment sent.
+        ack_with(&mut s, MS, MSS, flags::ECE, &[]);
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            out.extend(ack(&mut s, 2 * MS, MSS));
+        }
+        let rtx = out.iter().find(|x| x.retransmit).expect("a fast retransmission");
+        assert_eq!((rtx.seq, rtx.ect, rtx.cwr), (MSS, ns2, ns2), "{rules:?}");
+    }
+}
+
 /// ns-2's Sack1: pipe = outstanding - 3 on entry, every unSACKed hole below
 /// the highest SACK is retransmitted once while pipe < cwnd, and the ACK
 /// that ends recovery leaves cwnd at the half without an increase.

@@ -513,7 +513,7 @@ impl TcpSender {
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
         self.log_send(now, seq, len);
-        let ect = self.cfg.ecn && !retransmit;
+        let ect = self.cfg.ecn && (!retransmit || self.cfg.rules.ect_retransmits);
         let cwr = ect && std::mem::take(&mut self.pending_cwr);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;

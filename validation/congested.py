@@ -80,6 +80,16 @@ CASES = {
     "red": dict(flows=[NR] * 5, queue={"kind": "red", "min_th": 5, "max_th": 15, "limit": 50}),
     "red-ecn": dict(flows=[{"transport": "newreno", "ecn": True}] * 3 + [NR],
                     queue={"kind": "red", "min_th": 5, "max_th": 15, "limit": 50, "ecn": True}),
+    # ECN both ways: data and ECN-echoing ACKs share both RED queues (ECT
+    # and CWR on retransmissions matter here: `ect_retransmits`).
+    "ecn-two-way": dict(flows=[{"transport": "newreno", "ecn": True}] * 2
+                        + [{"transport": "newreno", "ecn": True, "reverse": True}] * 2,
+                        queue={"kind": "red", "min_th": 3, "max_th": 9, "limit": 20, "ecn": True}),
+    # RED with ECN at max_p 0.5 and gentle off: an early drop of an ECT
+    # packet is a mark only while p_b < mark_p (0.1), ns-2.35's rule.
+    "ecn-maxp05": dict(flows=[{"transport": "newreno", "ecn": True}] * 6,
+                       queue={"kind": "red", "min_th": 4, "max_th": 12, "limit": 25, "ecn": True,
+                              "max_p": 0.5, "gentle": False}),
     # Vegas against Reno.
     "vegas-reno": dict(flows=[{"transport": "vegas"}, {"transport": "reno"}], queue={"kind": "droptail", "limit": 10}),
     # Random loss on an otherwise uncongested path.

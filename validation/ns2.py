@@ -206,6 +206,9 @@ def red_queue(q: dict) -> list:
         f"Queue/RED set setbit_ {'true' if q.get('ecn') else 'false'}",
         f"Queue/RED set mean_pktsize_ {q.get('mean_pktsize', RED_MEAN_PKTSIZE)}",
         f"Queue/RED set wait_ {'true' if q.get('wait', RED_WAIT) else 'false'}",
+        # tcplab's mark_p (ns2 profile default 0.1, ns-2.35's own).
+        "Queue/RED set use_mark_p_ true",
+        f"Queue/RED set mark_p_ {q.get('mark_p', 0.1)}",
     ]
 
 

@@ -71,6 +71,24 @@ def test_tshark_sees_options_and_ecn(captures):
     assert tshark(fwd, "-Y", "tcp.flags.cwr == 1").strip(), "CWR sent"
 
 
+@pytest.mark.skipif(TSHARK is None, reason="tshark not installed (apt-get install tshark)")
+def test_a_handshake_wireshark_recognises(captures):
+    # The simulated SYN takes no sequence number (ns-2's); the capture
+    # numbers it as a real one: SYN 0, SYN-ACK 0 acknowledging 1, data from 1.
+    out, _ = captures
+    path = out / "node-mh1.pcap"
+    fields = ["-T", "fields", "-e", "tcp.flags.str", "-e", "tcp.seq_raw", "-e", "tcp.ack_raw", "-e", "tcp.len"]
+    rows = [r.split("\t") for r in tshark(path, "-Y", "tcp.stream == 0", *fields).splitlines()[:4]]
+    flags = [r[0].replace("\u00b7", "").strip() for r in rows]
+    assert flags[0].endswith("S") and "A" not in flags[0], rows
+    assert "S" in flags[1] and "A" in flags[1], rows
+    assert [r[1:3] for r in rows[:2]] == [["0", "0"], ["0", "1"]], rows
+    data = next(r for r in rows[2:] if r[3] != "0")
+    assert (data[1], data[2]) == ("1", "1"), rows
+    # Nothing Wireshark would call a segment it never saw.
+    assert tshark(path, "-Y", "tcp.analysis.ack_lost_segment || tcp.analysis.lost_segment && tcp.seq == 1") == ""
+
+
 def _records(data: bytes):
     """(captured header bytes) of each record of a libpcap file."""
     off, out = 24, []

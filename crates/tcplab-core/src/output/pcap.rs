@@ -33,6 +33,23 @@ pub struct PcapWriter {
     in_transit: std::collections::HashSet<u64>,
     /// An 802.11 capture (`for_wifi_node`): records frames, not IP packets.
     wifi: bool,
+    /// By flow: the sender's node when the connection opens with a SYN.
+    /// The simulated SYN takes no sequence number (as ns-2's), so in the
+    /// capture its connection's numbers are those of a real handshake: the
+    /// SYN and the SYN-ACK take one each (`TcpView`).
+    syn_senders: std::sync::Arc<[Option<u32>]>,
+}
+
+/// How a TCP packet's numbers are written: as simulated, or shifted by the
+/// one sequence number a real SYN (and SYN-ACK) takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TcpView {
+    AsIs,
+    /// A connection that opened with a SYN, seen from its sender's side
+    /// (`true`) or its receiver's.
+    Handshake {
+        from_sender: bool,
+    },
 }
 
 impl Default for PcapWriter {
@@ -78,7 +95,30 @@ impl PcapWriter {
         buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
         buf.extend_from_slice(&65535u32.to_le_bytes()); // snaplen
         buf.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
-        PcapWriter { buf, node: None, in_transit: Default::default(), file: None, error: None, wifi: false }
+        PcapWriter {
+            buf,
+            node: None,
+            in_transit: Default::default(),
+            file: None,
+            error: None,
+            wifi: false,
+            syn_senders: std::sync::Arc::from([]),
+        }
+    }
+
+    /// Which flows open with a SYN, and from which node (see `syn_senders`).
+    pub fn with_syn_senders(mut self, senders: std::sync::Arc<[Option<u32>]>) -> Self {
+        self.syn_senders = senders;
+        self
+    }
+
+    fn view(&self, p: &Packet) -> TcpView {
+        match self.syn_senders.get(p.flow as usize) {
+            Some(&Some(sender)) if matches!(p.l4, Transport::Tcp(_)) => {
+                TcpView::Handshake { from_sender: p.ip.src == sender }
+            }
+            _ => TcpView::AsIs,
+        }
     }
 
     /// Write the capture to `path` (created now) in chunks of
@@ -138,7 +178,7 @@ impl PcapWriter {
     /// Append one 802.11 frame seen at `now_ns` (`duration_us`: its
     /// duration field; `retry`: a retransmission by this station).
     pub fn record_frame(&mut self, now_ns: u64, p: &Packet, duration_us: u16, retry: bool) {
-        let (bytes, orig) = wifi_frame(p, duration_us, retry);
+        let (bytes, orig) = wifi_frame(p, duration_us, retry, self.view(p));
         self.push_record(now_ns, &bytes, orig);
     }
 
@@ -165,7 +205,7 @@ impl PcapWriter {
                 return; // the forwarded packet leaving again
             }
         }
-        let hdr = packet_headers(p);
+        let hdr = packet_headers(p, self.view(p));
         self.push_record(now_ns, &hdr, p.size);
     }
 }
@@ -184,7 +224,7 @@ pub fn mac_addr(n: u32) -> [u8; 6] {
 /// and transport headers; the payload is not simulated, so the captured
 /// length is shorter than the original one. Ad hoc (IBSS) addressing: the
 /// BSSID is 02:00:00:00:00:00.
-pub fn wifi_frame(p: &Packet, duration_us: u16, retry: bool) -> (Vec<u8>, u32) {
+pub fn wifi_frame(p: &Packet, duration_us: u16, retry: bool, view: TcpView) -> (Vec<u8>, u32) {
     use crate::wireless::mac::frame;
     let crate::packet::LinkHeader::Mac { tx, rx, kind, .. } = p.l2 else {
         return (Vec::new(), 0);
@@ -213,14 +253,14 @@ pub fn wifi_frame(p: &Packet, duration_us: u16, retry: bool) -> (Vec<u8>, u32) {
     f.extend_from_slice(&(((p.uid & 0xfff) as u16) << 4).to_le_bytes());
     f.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00]);
     let head = f.len() as u32;
-    f.extend_from_slice(&packet_headers(p));
+    f.extend_from_slice(&packet_headers(p, view));
     (f, head + p.size)
 }
 
 /// The IPv4 and transport header bytes of a packet.
-pub fn packet_headers(p: &Packet) -> Vec<u8> {
+pub fn packet_headers(p: &Packet, view: TcpView) -> Vec<u8> {
     let (proto, l4) = match &p.l4 {
-        Transport::Tcp(h) => (6u8, tcp_header(p, h)),
+        Transport::Tcp(h) => (6u8, tcp_header(p, &shown(h, view))),
         Transport::Udp(h) => (17u8, udp_header(p, h)),
         // Routing messages: IP protocol 253 ("for experimentation", RFC
         // 3692); the body is not written.
@@ -258,6 +298,37 @@ fn l4_checksum(p: &Packet, proto: u8, header: &[u8]) -> u16 {
     pseudo.extend_from_slice(&[0, proto]);
     pseudo.extend_from_slice(&(l4_len as u16).to_be_bytes());
     csum_fold(csum_add(csum_add(0, &pseudo), header))
+}
+
+/// The header as a capture shows it (`TcpView`): with a handshake, the
+/// sender's data start at 1 and its ACK field acknowledges the SYN-ACK; the
+/// receiver's SYN-ACK is sequence 0 acknowledging 1, its later ACKs are
+/// sequence 1 and acknowledge (and SACK) one more than simulated.
+fn shown(h: &crate::packet::TcpHeader, view: TcpView) -> crate::packet::TcpHeader {
+    use crate::packet::flags;
+    let mut h = *h;
+    let TcpView::Handshake { from_sender } = view else { return h };
+    let syn = h.flags & flags::SYN != 0;
+    match (from_sender, syn) {
+        (true, true) => {}
+        (true, false) => {
+            h.seq += 1;
+            if h.flags & flags::ACK != 0 {
+                h.ack = 1;
+            }
+        }
+        (false, true) => (h.seq, h.ack) = (0, 1),
+        (false, false) => {
+            (h.seq, h.ack) = (1, h.ack + 1);
+            let blocks: Vec<_> = h
+                .sack_blocks()
+                .iter()
+                .map(|b| crate::packet::SackBlock { start: b.start + 1, end: b.end + 1 })
+                .collect();
+            h.set_sack(&blocks);
+        }
+    }
+    h
 }
 
 fn tcp_header(p: &Packet, h: &crate::packet::TcpHeader) -> Vec<u8> {
@@ -317,18 +388,18 @@ mod tests {
     fn header_lengths_match_wire_sizes() {
         let mut h = TcpHeader { seq: 1000, ack: 0, flags: 0x18, window: 20000, ..Default::default() };
         let p = pkt(h, 1000);
-        assert_eq!(packet_headers(&p).len() as u32, 20 + h.wire_len());
+        assert_eq!(packet_headers(&p, TcpView::AsIs).len() as u32, 20 + h.wire_len());
         h.ts = Some((5, 6));
         h.set_sack(&[SackBlock { start: 1, end: 2 }; 3]);
         let p = pkt(h, 0);
-        assert_eq!(packet_headers(&p).len() as u32, 20 + h.wire_len());
+        assert_eq!(packet_headers(&p, TcpView::AsIs).len() as u32, 20 + h.wire_len());
         assert_eq!(h.wire_len(), 60);
     }
 
     #[test]
     fn ip_checksum_verifies() {
         let p = pkt(TcpHeader::default(), 100);
-        let b = packet_headers(&p);
+        let b = packet_headers(&p, TcpView::AsIs);
         assert_eq!(csum_fold(csum_add(0, &b[..20])), 0);
         assert_eq!(b[1] & 3, 2, "ECT(0)");
     }

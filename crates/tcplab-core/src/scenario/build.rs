@@ -972,6 +972,14 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             n.agents.push(Box::new(SnoopAgent::default()));
         }
     }
+    // Which flows open with a SYN (captures number their handshake).
+    let syn_senders: Arc<[Option<u32>]> = flows
+        .iter()
+        .map(|f| match &sockets[f.tx as usize].kind {
+            SocketKind::TcpSender(tx) if tx.awaits_syn_ack() => Some(f.src),
+            _ => None,
+        })
+        .collect();
     let captures = cfg
         .pcap
         .iter()
@@ -983,7 +991,8 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                 }
                 Some(n) => PcapWriter::for_node(names[n.as_str()]),
                 None => PcapWriter::new(),
-            };
+            }
+            .with_syn_senders(syn_senders.clone());
             // Streamed captures keep memory flat however long the run.
             let writer = match dir {
                 Some(d) => writer.streamed_to(&d.join(format!("{}.pcap", pcap_name(c))))?,

@@ -42,7 +42,7 @@ impl World {
                 // (TCPSink's SYN_immediate_ack_), carrying no data.
                 rx.note_syn();
                 self.pool.release(id);
-                self.send_ack(now, sid);
+                self.send_ack_flagged(now, sid, flags::SYN);
             }
             (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) => {
                 rx.note_ecn(p.ip.ecn == Ecn::Ce, h.flags & flags::CWR != 0);
@@ -144,10 +144,18 @@ impl World {
 
     #[inline(always)]
     fn send_ack(&mut self, now: Time, sid: SockId) {
+        self.send_ack_flagged(now, sid, 0);
+    }
+
+    /// An ACK with `extra` flags too: the SYN's answer is a SYN-ACK (nothing
+    /// in the simulation reads the SYN bit on it; captures show a handshake
+    /// Wireshark recognises).
+    fn send_ack_flagged(&mut self, now: Time, sid: SockId, extra: u8) {
         let s = &mut self.sockets[sid as usize];
         let end = (s.flow, s.node, s.remote);
         let SocketKind::TcpReceiver(rx) = &mut s.kind else { unreachable!() };
-        let h = rx.ack_header(now);
+        let mut h = rx.ack_header(now);
+        h.flags |= extra;
         let len = rx.ack_wire_len(&h);
         self.emit_from(now, end, Transport::Tcp(h), len, 0, Ecn::NotEct);
     }

@@ -60,6 +60,16 @@ def test_trace_on_request(small_scenario):
 
 
 
+def test_a_lost_syn_is_traced_as_a_drop(small_scenario):
+    # The first packet on the access link is f1's SYN: dropped, it is traced
+    # (len 0) and sent again after the initial RTO (3 s, ns2 profile).
+    small_scenario["link"][0]["error"] = {"kind": "pattern", "drop": [1], "packets": "all"}
+    t = tcplab.run(small_scenario, trace=True).trace
+    f1 = t[t.flow == "f1"]
+    assert list(f1.kind[:3]) == ["send", "drop", "retransmit"], f1.head()
+    assert list(f1.seq[:3]) == [0, 0, 0] and list(f1.len[:3]) == [0, 0, 0]
+
+
 def test_the_syns_answer_is_traced_as_an_ack_not_a_duplicate(small_scenario):
     # The handshake's SYN (seq 0, no payload) is answered with ack 0: it
     # acknowledges no data, yet it is no duplicate ACK.

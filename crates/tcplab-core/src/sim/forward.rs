@@ -781,7 +781,9 @@ impl World {
     pub(super) fn trace_drop(&mut self, now: Time, p: &Packet) {
         if self.trace.is_some() {
             if let Transport::Tcp(h) = p.l4 {
-                if p.payload > 0 {
+                // Data segments and the SYN (len 0); not pure ACKs.
+                if p.payload > 0 || h.flags & crate::packet::flags::SYN != 0 && h.flags & crate::packet::flags::ACK == 0
+                {
                     self.trace_push(now, p.flow, TraceKind::Drop, h.seq, p.payload);
                 }
             }

@@ -181,7 +181,7 @@ def _rtt_samples(t, flow: str):
     rtx = set()
     out = []
     for time, kind, seq, ln in zip(d.time_s, d.kind, d.seq, d.len):
-        if kind == "send":
+        if kind == "send" and ln > 0:  # not the SYN: its answer acknowledges no data
             sent[seq + ln] = time
         elif kind == "retransmit":
             rtx.add(seq + ln)

@@ -165,8 +165,8 @@ def spurious_retransmits(trace, flow: str = "download1") -> int:
     sent: dict[int, int] = {}
     dropped: dict[int, int] = {}
     n = 0
-    for f, k, seq in zip(trace["flow"], trace["kind"], trace["seq"]):
-        if f != flow:
+    for f, k, seq, ln in zip(trace["flow"], trace["kind"], trace["seq"], trace["len"]):
+        if f != flow or ln == 0:  # the SYN (len 0) shares seq 0 with the first segment
             continue
         if k in ("send", "retransmit"):
             if k == "retransmit" and sent.get(seq, 0) > dropped.get(seq, 0):
@@ -381,7 +381,7 @@ def _rtt_samples(t, flow="download1"):
     d = t[t.flow == flow]
     sent, rtx, out = {}, set(), []
     for time, kind, seq, ln in zip(d.time_s, d.kind, d.seq, d.len):
-        if kind == "send":
+        if kind == "send" and ln > 0:  # not the SYN: its answer acknowledges no data
             sent[seq + ln] = time
         elif kind == "retransmit":
             rtx.add(seq + ln)

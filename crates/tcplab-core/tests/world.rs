@@ -43,6 +43,22 @@ fn error_free_bottleneck_reaches_line_rate() {
     }
 }
 
+/// A bulk flow that stops while its window waits in a long queue: its rates
+/// count what had arrived by the stop (what arrives later would put them
+/// above the link's rate over start..stop), and the byte counts everything.
+#[test]
+fn a_stopped_flow_is_measured_up_to_its_stop() {
+    let flow = "transport = \"newreno\"\npacket_size = 1000\nwindow = 200\napp = { kind = \"bulk\", stop = \"3s\" }\ntcp = { syn = false }";
+    let r = run_toml(&two_hop("2Mbps", "none", flow, "", "10s").replace("limit = 100", "limit = 1000")).unwrap();
+    let limit = 2e6 * 1000.0 / 1040.0;
+    for col in ["throughput_bps", "goodput_bps"] {
+        let v = flow_value(&r, col);
+        assert!(v <= limit * 1.0001 && v > 0.8 * limit, "{col} {v} against the line rate {limit}");
+    }
+    // Bytes delivered after the stop still count in the byte columns.
+    assert!(flow_value(&r, "bytes_delivered") * 8.0 / 3.0 > limit * 1.05);
+}
+
 /// UDP at a fixed interval delivers exactly one datagram per interval.
 #[test]
 fn paced_udp_counts() {

@@ -957,6 +957,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             tx,
             rx: tx + 1,
             stopped: false,
+            at_stop: None,
             first_bytes_at: None,
             cbr_jitter: matches!(f.app, AppCfg::Cbr { random: true, .. })
                 .then(|| stream_rng(seed, &format!("flow{i}.cbr"))),

@@ -217,6 +217,11 @@ impl World {
     pub(super) fn app_stop(&mut self, fid: FlowId) {
         let f = &mut self.flows[fid as usize];
         f.stopped = true;
+        f.at_stop = match (&self.sockets[f.tx as usize].kind, &self.sockets[f.rx as usize].kind) {
+            (SocketKind::TcpSender(tx), SocketKind::TcpReceiver(rx)) => Some((tx.snd_una, rx.delivered())),
+            (_, SocketKind::UdpSink(sink)) => Some((0, sink.stats.bytes_received)),
+            _ => None,
+        };
         if let SocketKind::TcpSender(tx) = &mut self.sockets[f.tx as usize].kind {
             tx.app_close();
         }

@@ -72,6 +72,11 @@ pub struct Flow {
     pub tx: SockId,
     pub rx: SockId,
     pub stopped: bool,
+    /// Payload bytes acknowledged at the sender and delivered to the
+    /// receiving application (received, for UDP) when the application
+    /// stopped: a flow's rates count what arrived by its stop, not what was
+    /// still queued then and arrived later (which could exceed the link).
+    pub at_stop: Option<(u64, u64)>,
     /// When the flow's receiver had its first `first_bytes` bytes (the
     /// threshold is the receiving socket's `first_bytes_due`).
     pub first_bytes_at: Option<Time>,

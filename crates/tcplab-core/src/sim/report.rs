@@ -226,8 +226,13 @@ fn flows_table(w: &World) -> Table {
                 };
                 let end = done.unwrap_or(end_active);
                 let rx_end = if done.is_some() { rx.last_delivery } else { end_active };
-                c.thr.push(rate(acked, start, end));
-                c.good.push(rate(rx.delivered(), start, rx_end));
+                // A stopped flow's rates: what had arrived by its stop.
+                let (by_end_acked, by_end_delivered) = match (done, f.at_stop) {
+                    (None, Some(at)) => at,
+                    _ => (acked, rx.delivered()),
+                };
+                c.thr.push(rate(by_end_acked, start, end));
+                c.good.push(rate(by_end_delivered, start, rx_end));
                 c.acked.push(acked as i64);
                 c.delivered.push(rx.delivered() as i64);
                 c.sent.push(tx.stats.segments_sent as i64);
@@ -242,7 +247,8 @@ fn flows_table(w: &World) -> Table {
                 c.srtt.push(tx.rto.srtt.map(to_secs));
             }
             (SocketKind::UdpSender(u), SocketKind::UdpSink(sink)) => {
-                let r = rate(sink.stats.bytes_received, start, end_active);
+                let received = f.at_stop.map_or(sink.stats.bytes_received, |(_, r)| r);
+                let r = rate(received, start, end_active);
                 c.thr.push(r);
                 c.good.push(r);
                 c.acked.push(0);

@@ -109,7 +109,7 @@ def _add_reproduce(sub) -> None:
 
     rp.add_argument("study", choices=list(STUDIES), help="the study")
     rp.add_argument("--quick", action="store_true", help="a reduced grid that runs in well under two minutes")
-    _add_pool_options(rp)
+    _add_pool_options(rp, jobs_default="all cores; with --emulate, one per run up to 16")
     rp.add_argument("--out", help="output directory (default: results/<study>)")
     rp.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     rp.add_argument("--emulate", action="store_true", help="run the study with the kernel's TCP in real time "
@@ -168,9 +168,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
-def _add_pool_options(p) -> None:
+def _add_pool_options(p, jobs_default: str = "all cores") -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--jobs", type=positive_int("--jobs"), help="parallel local runs (default: all cores)")
+    g.add_argument("--jobs", type=positive_int("--jobs"), help=f"parallel local runs (default: {jobs_default})")
     g.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://10.0.0.5:8786 (docs/sweeps.md)")
 
@@ -253,15 +253,21 @@ def cmd_reproduce(a) -> int:
         out = check_out_dir(a.out if a.out is not None else Path("results") / f"{a.study}-emu")
         from .emulate import EmulatorUnavailable
 
-        t0 = time.perf_counter()
-        try:
-            res = run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
-        except EmulatorUnavailable as e:  # not root, no TUN: not bad input
-            print(f"tcplab: error: {e}", file=sys.stderr)
-            return 1
-        if not a.quiet:
-            print(f"{a.study}: {len(res['runs'])} runs, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
-        return 0
+        def emulated(t) -> int:
+            t0 = time.perf_counter()
+            try:
+                res = run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
+            except EmulatorUnavailable as e:  # not root, no TUN: not bad input
+                print(f"tcplab: error: {e}", file=sys.stderr)
+                return 1
+            if not a.quiet:
+                print(f"{a.study}: {_counts(t)} with the kernel's TCP, {len(res['runs'])} rows with the simulated "
+                      f"ones, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
+            return 0
+
+        # As a sweep: Ctrl-C and SIGTERM kill the workers (and with them
+        # their namespaces), finished real runs stay stored for a rerun.
+        return _sweep_command(a, emulated)
 
     def work(t) -> int:
         t0 = time.perf_counter()

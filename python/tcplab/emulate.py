@@ -4,7 +4,10 @@ so ``pip install .`` is all it needs). Needs root and /dev/net/tun; see
 docs/emulator.md.
 
     import tcplab.emulate as emu
-    res = emu.emulate("scenarios/gsm9600.toml", cc="cubic")
+    # gsm9600's 200 ms delayed-ACK timer is not Linux's (40 ms); 10 KB of
+    # the 100 KB transfer take about 12 s at 9600 bit/s.
+    res = emu.emulate("scenarios/gsm9600.toml", cc="cubic",
+                      overrides=["flow[0].tcp.delack_timeout=40ms", "flow[0].app.bytes=10240"])
     res.flows, res.links, res.emulation["lateness_us"]
 """
 from __future__ import annotations
@@ -19,6 +22,10 @@ from .errors import ScenarioError
 from .result import Result
 
 EmulatorUnavailable = _core.EmulatorUnavailable
+
+#: SO_RCVBUF / SO_SNDBUF take a C int (the kernel then caps them at
+#: net.core.rmem_max / wmem_max and doubles them).
+MAX_SOCKBUF = 2**31 - 1
 
 
 def unavailable_reason() -> str | None:
@@ -43,12 +50,14 @@ class EmuResult(Result):
     def warnings(self) -> list:
         return list(self.emulation.get("warnings", []))
 
-    def write(self, out_dir, parquet: bool = False) -> list:
-        from .io import atomic_write_text
-
-        written = super().write(out_dir, parquet=parquet)
-        p = Path(out_dir) / "emulation.json"
-        atomic_write_text(p, json.dumps(self.emulation, indent=2, sort_keys=True) + "\n")
+    def write_files_into(self, stage, parquet: bool = False) -> list:
+        """The run's files and emulation.json, into `stage`: `write` puts
+        them in place together (emulation.json used to be written after
+        the others were, and was left behind by a later run)."""
+        written = super().write_files_into(stage, parquet=parquet)
+        p = os.path.join(os.fspath(stage), "emulation.json")
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(json.dumps(self.emulation, indent=2, sort_keys=True) + "\n")
         return written + [p]
 
 
@@ -77,8 +86,8 @@ def emulate(scenario, *, seed: int | None = None, overrides: Iterable[str] = (),
     Raises EmulatorUnavailable when not root or without TUN."""
     sc = _scenario(scenario).with_overrides(overrides, seed)
     for name, v in [("rcvbuf", rcvbuf), ("sndbuf", sndbuf)]:
-        if v is not None and (not isinstance(v, int) or v <= 0):
-            raise ScenarioError(f"{name} must be a positive number of bytes, got {v!r}", name)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= MAX_SOCKBUF):
+            raise ScenarioError(f"{name} must be a number of bytes from 1 to {MAX_SOCKBUF}, got {v!r}", name)
     if spin_us < 0 or late_threshold_us <= 0:
         raise ScenarioError("spin_us must be >= 0 and late_threshold_us > 0", "spin_us")
     try:
@@ -90,6 +99,23 @@ def emulate(scenario, *, seed: int | None = None, overrides: Iterable[str] = (),
 
 # ---- `tcplab emulate` ---------------------------------------------------
 
+
+
+def _sockbuf(option: str):
+    """An argparse type: a socket buffer size, refused in one line naming `option`."""
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = 0
+        if not 0 < v <= MAX_SOCKBUF:
+            raise argparse.ArgumentTypeError(f"{option} must be a number of bytes from 1 to {MAX_SOCKBUF}, "
+                                             f"got {text!r}")
+        return v
+
+    return parse
 
 
 def add_subcommand(sub) -> None:
@@ -104,8 +130,8 @@ def add_subcommand(sub) -> None:
                    help="override a scenario value (repeatable)")
     e.add_argument("--cc", help="congestion control of every flow, one of net.ipv4.tcp_available_congestion_control "
                                 "(default: reno)")
-    e.add_argument("--rcvbuf", type=int, help="SO_RCVBUF of the receivers (bytes)")
-    e.add_argument("--sndbuf", type=int, help="SO_SNDBUF of the senders (bytes)")
+    e.add_argument("--rcvbuf", type=_sockbuf("--rcvbuf"), help="SO_RCVBUF of the receivers (bytes)")
+    e.add_argument("--sndbuf", type=_sockbuf("--sndbuf"), help="SO_SNDBUF of the senders (bytes)")
     e.add_argument("--no-pcap", action="store_true", help="do not capture the two TUN devices")
     e.add_argument("--late-threshold-us", type=positive_int("--late-threshold-us"), default=1000, metavar="US",
                    help="a packet released more than US microseconds after its due time counts as late; "
@@ -117,16 +143,20 @@ def add_subcommand(sub) -> None:
 def cmd_emulate(a) -> int:
     import sys
 
+    from .io import check_out_dir
     from .scenario import load_scenario
 
     sc = load_scenario(a.scenario)
+    # The output directory is checked (and an empty --out refused, as by
+    # tcplab run) before the real-time run, not found unusable after it.
+    shown = a.out if a.out is not None else os.path.join("results", f"{Path(a.scenario).stem}-emu")
+    out = check_out_dir(shown)
     try:
         res = emulate(sc, seed=a.seed, overrides=a.overrides, cc=a.cc, rcvbuf=a.rcvbuf, sndbuf=a.sndbuf,
                       capture=not a.no_pcap, late_threshold_us=a.late_threshold_us)
     except EmulatorUnavailable as e:
         print(f"tcplab: error: {e}", file=sys.stderr)
         return 1
-    out = Path(a.out) if a.out else Path("results") / f"{Path(a.scenario).stem}-emu"
     res.write(out)
     m = res.emulation
     if not a.quiet:
@@ -138,7 +168,7 @@ def cmd_emulate(a) -> int:
         lat = m["lateness_us"]
         print(f"{m['duration_s']:.1f} s emulated; release lateness p50 {lat['p50']:.0f} us, p99 {lat['p99']:.0f} us, "
               f"max {lat['max']:.0f} us ({m['late_packets']} of {m['packets_released']} packets later than "
-              f"{m['late_threshold_us']} us); tables in {out}/")
+              f"{m['late_threshold_us']} us); tables in {shown}/")
     for w in m.get("warnings", []):
         print(f"tcplab: warning: {w}", file=sys.stderr)
     return 0

@@ -22,9 +22,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-#: Files a run writes (besides NAME.pcap captures).
+#: Files a run writes (besides NAME.pcap captures). emulation.json is the
+#: emulator's (`tcplab emulate`): listed so that a later run into the same
+#: directory replaces it with the rest instead of leaving it stale.
 RESULT_FILES = (
     "flows.csv", "links.csv", "nodes.csv", "series.csv", "queues.csv", "trace.csv", "flows.parquet", "summary.json",
+    "emulation.json",
 )
 
 
@@ -338,5 +341,7 @@ def write_result(result, out_dir, parquet: bool = False) -> list:
     """Write a run's files into `out_dir`, all of them appearing together."""
     out = check_out_dir(out_dir)
     with staged_dir(out) as stage:
-        names = [os.path.basename(p) for p in write_files(result, stage, parquet)]
+        # The result's own method: an emulated run adds emulation.json to
+        # the set.
+        names = [os.path.basename(os.fspath(p)) for p in result.write_files_into(stage, parquet)]
     return [out / n for n in names]

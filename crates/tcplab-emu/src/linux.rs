@@ -27,6 +27,13 @@ pub struct HostSettings {
     pub rto_min_ms: Option<u64>,
     /// Route `quickack`: ACK every segment at once (no delayed ACKs).
     pub quickack: bool,
+    /// MTU of both TUN devices: room for the largest segment of any flow
+    /// (IP and TCP headers, options and `packet_size`), at least Ethernet's
+    /// 1500. The kernel takes the MSS as the smaller of TCP_MAXSEG and the
+    /// device's MTU less 40, so a 1500-byte device cut every segment to
+    /// 1448 payload bytes whatever `packet_size` said. Not compared between
+    /// flows (0 until `plan` has seen them all).
+    pub mtu: u32,
 }
 
 impl HostSettings {
@@ -70,6 +77,33 @@ pub struct Knobs {
 
 fn err<T>(key: String, msg: &str) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(key, msg))
+}
+
+/// The MSS option values Linux's TCP_MAXSEG takes: TCP_MIN_MSS (88) to
+/// MAX_TCP_WINDOW (32767); anything else is EINVAL.
+pub const MAXSEG_RANGE: (u32, u32) = (88, 32767);
+/// Bytes of options every segment carries with timestamps (TCP_MAXSEG
+/// counts them, `packet_size` does not).
+const TS_OPTION: u32 = 12;
+/// IPv4 and TCP headers without options.
+const HEADERS: u32 = 40;
+
+/// `packet_size` as a TCP_MAXSEG value, or the error naming the key with
+/// the range this kernel accepts.
+fn maxseg(i: usize, mss: u32, timestamps: bool) -> Result<u32, ScenarioError> {
+    let opt = if timestamps { TS_OPTION } else { 0 };
+    let (lo, hi) = (MAXSEG_RANGE.0 - opt, MAXSEG_RANGE.1 - opt);
+    if !(lo..=hi).contains(&mss) {
+        let with = if timestamps { "with timestamps" } else { "without timestamps" };
+        return err(
+            format!("flow[{i}].packet_size"),
+            &format!(
+                "the emulator takes {lo}..{hi} bytes {with} (Linux's TCP_MAXSEG range {}..{}), got {mss}",
+                MAXSEG_RANGE.0, MAXSEG_RANGE.1
+            ),
+        );
+    }
+    Ok(mss + opt)
 }
 
 /// Reject TCP options Linux has no knob for. `key` is where the merged
@@ -173,6 +207,7 @@ pub fn plan(
             initcwnd: (tc.initial_cwnd() / mss as u64).max(1) as u32,
             rto_min_ms: (tc.min_rto != 200 * MS).then_some(tc.min_rto.div_ceil(MS)),
             quickack: matches!(tc.ack_policy, AckPolicy::Immediate),
+            mtu: 0,
         };
         match &host {
             None => host = Some((i, hs.clone())),
@@ -201,12 +236,72 @@ pub fn plan(
             knobs: SockKnobs {
                 cc: knobs.cc.clone().unwrap_or_else(|| cc.to_string()),
                 // The MSS option counts the options every segment carries.
-                maxseg: Some(mss + if tc.timestamps { 12 } else { 0 }),
+                maxseg: Some(maxseg(i, mss, tc.timestamps)?),
                 window_clamp: Some(tc.rwnd.min(i32::MAX as u64) as u32),
                 rcvbuf: knobs.rcvbuf,
                 sndbuf: knobs.sndbuf,
             },
         });
     }
-    Ok((flows, host.expect("at least one flow").1))
+    let mut host = host.expect("at least one flow").1;
+    let largest = flows.iter().filter_map(|f| f.knobs.maxseg).max().unwrap_or(0);
+    host.mtu = (largest + HEADERS).max(1500);
+    Ok((flows, host))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tcplab_core::Scenario;
+
+    fn plan_of(packet_size: u32, timestamps: bool) -> Result<(Vec<FlowSpec>, HostSettings), ScenarioError> {
+        let text = format!(
+            r#"
+[sim]
+duration = "1s"
+tcp_profile = "linux"
+[[node]]
+name = "a"
+[[node]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "1Mbps"
+delay = "1ms"
+[[flow]]
+from = "a"
+to = "b"
+transport = "newreno"
+packet_size = {packet_size}
+tcp = {{ timestamps = {timestamps} }}
+app = {{ kind = "bulk" }}
+"#
+        );
+        let sc = Scenario::from_toml_str(&text).unwrap();
+        plan(&sc.cfg, &Knobs::default(), |n| usize::from(n == "b"))
+    }
+
+    #[test]
+    fn packet_size_outside_tcp_maxseg_is_refused_with_the_range() {
+        // TCP_MAXSEG takes 88..32767 and counts the 12 timestamp bytes.
+        for (ps, ts) in [(75, true), (32756, true), (87, false), (32768, false)] {
+            let e = plan_of(ps, ts).err().unwrap_or_else(|| panic!("{ps} accepted"));
+            assert_eq!(e.key, "flow[0].packet_size");
+            let range = if ts { "76..32755" } else { "88..32767" };
+            assert!(e.to_string().contains(range), "{e}");
+        }
+        for (ps, ts) in [(76, true), (32755, true), (88, false), (32767, false)] {
+            assert!(plan_of(ps, ts).is_ok(), "{ps}");
+        }
+    }
+
+    #[test]
+    fn the_tun_mtu_fits_the_largest_segment() {
+        // 1500 (a 1448-byte MSS with timestamps) unless a segment needs more.
+        assert_eq!(plan_of(1000, true).unwrap().1.mtu, 1500);
+        let (flows, host) = plan_of(4000, true).unwrap();
+        assert_eq!(flows[0].knobs.maxseg, Some(4012));
+        assert_eq!(host.mtu, 4000 + 12 + 40);
+        assert_eq!(plan_of(32767, false).unwrap().1.mtu, 32807);
+    }
 }

@@ -89,6 +89,8 @@ pub struct Relay {
     pub write_errors: u64,
     /// IPv4 packets taken from the kernels.
     pub packets_in: u64,
+    /// Packets released to the far end's kernel (written or not).
+    pub packets_out: u64,
 }
 
 impl Relay {
@@ -107,7 +109,13 @@ impl Relay {
             ignored: 0,
             write_errors: 0,
             packets_in: 0,
+            packets_out: 0,
         }
+    }
+
+    /// Packets still in the model: queued, in transmission or propagating.
+    pub fn held(&self) -> u64 {
+        self.pkts.iter().filter(|p| p.is_some()).count() as u64
     }
 
     pub fn now(&self) -> Time {
@@ -215,6 +223,7 @@ impl Relay {
     fn release(&mut self, due: Time, id: u32) {
         let p = self.pkts[id as usize].take().expect("live");
         self.free.push(id);
+        self.packets_out += 1;
         let to = 1 - p.side;
         // Lateness is measured when the packet is handed to the kernel; the
         // write itself runs the receiving stack inline (its cost is the

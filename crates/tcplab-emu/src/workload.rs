@@ -24,6 +24,11 @@ pub struct SockKnobs {
     /// options every segment carries, i.e. 12 with timestamps).
     pub maxseg: Option<u32>,
     /// TCP_WINDOW_CLAMP on the receiver: the largest window it advertises.
+    /// Set on the listener (the SYN-ACK's window and scale follow it) and
+    /// set again on the connection after every read: this kernel replaces
+    /// the clamp with the receive buffer's whole space when it re-estimates
+    /// the buffer's overhead (first full-sized segment) and when autotuning
+    /// grows the buffer (see `receive`).
     pub window_clamp: Option<u32>,
     /// SO_RCVBUF on the receiver, SO_SNDBUF on the sender (bytes as given to
     /// the kernel, which doubles them).
@@ -70,12 +75,11 @@ pub struct FlowOutcome {
     /// All data acknowledged (transfers only), on the run clock.
     pub completed_at: Option<Time>,
     pub info: Option<TcpInfo>,
+    /// Bytes the receiving application read: by the end of the run, or, for
+    /// a bulk flow with a `stop`, by its stop time (what the sender wrote
+    /// still drains after the stop; counting it over the active time gave
+    /// rates above the line rate).
     pub delivered: u64,
-    /// A bulk flow with a `stop`: the bytes it had put on the wire then.
-    /// What it wrote but the kernel had not sent yet still goes out after
-    /// the stop (it cannot be taken back), and is not counted as delivered,
-    /// like the backlog a simulated bulk flow never sends.
-    pub sent_by_stop: Option<u64>,
     pub first_bytes_at: Option<Time>,
     pub last_delivery: Option<Time>,
     pub error: Option<String>,
@@ -135,14 +139,6 @@ fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
     })
 }
 
-/// Bytes written but not yet sent (SIOCOUTQNSD).
-fn unsent(fd: RawFd) -> Option<u64> {
-    const SIOCOUTQNSD: libc::c_ulong = 0x894B;
-    let mut n: libc::c_int = 0;
-    // SAFETY: SIOCOUTQNSD writes one int.
-    (unsafe { libc::ioctl(fd, SIOCOUTQNSD, &mut n) } == 0).then_some(n.max(0) as u64)
-}
-
 /// Bytes not yet acknowledged (sent or not) in the socket's send queue.
 fn outq(fd: RawFd) -> Option<i32> {
     let mut n: libc::c_int = 0;
@@ -194,38 +190,74 @@ pub fn listen(ns: &Netns, addr: Ipv4Addr, spec: &FlowSpec) -> Result<TcpListener
     .map_err(|e| format!("flow {}: listen on {addr}:{port}: {e}", spec.name))
 }
 
-/// Receive everything; returns (delivered, first_bytes_at, last_delivery).
-pub fn receive(
-    l: TcpListener,
-    spec: &FlowSpec,
-    clock: &Clock,
-    stopped: &dyn Fn() -> bool,
-) -> io::Result<(u64, Option<Time>, Option<Time>)> {
+/// What the receiving application got.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Received {
+    /// Bytes read, in all.
+    pub bytes: u64,
+    /// Bytes read by the flow's stop time (a bulk flow with a `stop`).
+    pub by_stop: Option<u64>,
+    pub first_bytes_at: Option<Time>,
+    pub last_delivery: Option<Time>,
+}
+
+/// Receive everything, keeping the advertised window at the clamp.
+pub fn receive(l: TcpListener, spec: &FlowSpec, clock: &Clock, stopped: &dyn Fn() -> bool) -> io::Result<Received> {
+    let stop_at = match spec.work {
+        Work::Bulk { stop: Some(st) } => Some(st),
+        _ => None,
+    };
+    let mut r = Received { by_stop: stop_at.map(|_| 0), ..Default::default() };
     let mut s = loop {
         match l.accept() {
             Ok((s, _)) => break s,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 if stopped() {
-                    return Ok((0, None, None));
+                    return Ok(r);
                 }
-                std::thread::sleep(Duration::from_millis(2));
+                // Wait for the connection itself, not a fixed 2 ms: the
+                // first data segment follows the handshake by a segment's
+                // transmission time, and until the clamp is set again after
+                // the first read, each segment widens the window.
+                let mut p = libc::pollfd { fd: l.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+                // SAFETY: one pollfd we own.
+                unsafe { libc::poll(&mut p, 1, 20) };
             }
             Err(e) => return Err(e),
         }
     };
     s.set_nonblocking(false)?;
     s.set_read_timeout(Some(Duration::from_millis(20)))?;
+    // The window clamp the listener passed on holds only until the kernel
+    // (6.x) replaces it by the space of the receive buffer: on the first
+    // segment longer than its initial estimate of the MSS (536 bytes) it
+    // re-measures the buffer's overhead (scaling_ratio) and resets the
+    // clamp, and receive-buffer autotuning resets it whenever it grows the
+    // buffer (inside the read). Setting it again after every read puts it
+    // back before the next segment can widen the window; between the reset
+    // and the next read the window can grow by one segment's increment
+    // (2 MSS), once, at the first full-sized segment (docs/emulator.md).
+    let clamp = |s: &TcpStream| -> io::Result<()> {
+        match spec.knobs.window_clamp {
+            Some(c) => setopt_int(s.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_WINDOW_CLAMP, c, "TCP_WINDOW_CLAMP"),
+            None => Ok(()),
+        }
+    };
+    clamp(&s)?;
     let mut buf = vec![0u8; 65536];
-    let (mut got, mut first, mut last) = (0u64, None, None);
     loop {
         match s.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
                 let now = clock.now();
-                got += n as u64;
-                last = Some(now);
-                if first.is_none() && spec.first_bytes.is_some_and(|f| got >= f) {
-                    first = Some(now);
+                clamp(&s)?;
+                r.bytes += n as u64;
+                r.last_delivery = Some(now);
+                if stop_at.is_some_and(|st| now <= st) {
+                    r.by_stop = Some(r.bytes);
+                }
+                if r.first_bytes_at.is_none() && spec.first_bytes.is_some_and(|f| r.bytes >= f) {
+                    r.first_bytes_at = Some(now);
                 }
             }
             Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
@@ -237,7 +269,7 @@ pub fn receive(
             Err(e) => return Err(e),
         }
     }
-    Ok((got, first, last))
+    Ok(r)
 }
 
 fn connect(dst: SocketAddrV4, k: &SockKnobs, stop: &AtomicBool) -> io::Result<TcpStream> {
@@ -312,16 +344,26 @@ pub fn send(
         Work::Bulk { .. } => (None, 65536),
     };
     let data = vec![0x5au8; block];
+    let stop_at = match spec.work {
+        Work::Bulk { stop: Some(st) } => Some(st),
+        _ => None,
+    };
     let mut written = 0u64;
     'outer: while total.is_none_or(|t| written < t) {
-        if let Work::Bulk { stop: Some(st) } = spec.work {
-            if clock.now() >= st {
-                break;
-            }
-        }
         let n = total.map_or(block, |t| (t - written).min(block as u64) as usize);
         let mut off = 0;
         while off < n {
+            // A write into a full send buffer blocks until the link drains
+            // it (a 64 KB block: 55 s at 9600 bit/s): it may wait only until
+            // the stop, which ends the flow's writing and is when its
+            // TCP_INFO is taken.
+            if let Some(st) = stop_at {
+                let now = clock.now();
+                if now >= st {
+                    break 'outer;
+                }
+                s.set_write_timeout(Some(Duration::from_nanos((st - now).min(20_000_000))))?;
+            }
             match s.write(&data[off..n]) {
                 Ok(k) => {
                     off += k;
@@ -341,9 +383,6 @@ pub fn send(
             }
         }
     }
-    if let Work::Bulk { stop: Some(_) } = spec.work {
-        out.sent_by_stop = unsent(fd).map(|u| written.saturating_sub(u));
-    }
     // Completion: the send queue is empty, every byte acknowledged.
     if total.is_some() {
         while !stop.load(Ordering::Acquire) {
@@ -360,6 +399,10 @@ pub fn send(
 }
 
 /// Run one flow's sender and receiver threads; the outcome when both end.
+/// With `realtime` the receiver runs at the relay's real-time priority:
+/// it must set the window clamp again as soon as the kernel has replaced
+/// it (see `receive`), and on a loaded machine an ordinary thread can wait
+/// milliseconds for a CPU while further segments widen the window.
 pub fn run_flow(
     nets: [Arc<Netns>; 2],
     addrs: [Ipv4Addr; 2],
@@ -367,6 +410,7 @@ pub fn run_flow(
     spec: FlowSpec,
     clock: Arc<Clock>,
     stop: Arc<AtomicBool>,
+    realtime: bool,
 ) -> std::thread::JoinHandle<FlowOutcome> {
     std::thread::spawn(move || {
         let to = 1 - spec.from;
@@ -377,6 +421,9 @@ pub fn run_flow(
                 (spec.clone(), clock.clone(), stop.clone(), nets[to].clone(), abort.clone());
             std::thread::spawn(move || {
                 ns.enter_current_thread()?;
+                if realtime {
+                    crate::set_realtime();
+                }
                 let stopped = || stop.load(Ordering::Acquire) || abort.load(Ordering::Acquire);
                 receive(listener, &spec, &clock, &stopped)
             })
@@ -391,10 +438,10 @@ pub fn run_flow(
         }
         // The receiver ends at EOF (after the sender's shutdown) or at stop.
         match rx.join() {
-            Ok(Ok((got, first, last))) => {
-                out.delivered = got.min(out.sent_by_stop.unwrap_or(u64::MAX));
-                out.first_bytes_at = first;
-                out.last_delivery = last;
+            Ok(Ok(r)) => {
+                out.delivered = r.by_stop.unwrap_or(r.bytes);
+                out.first_bytes_at = r.first_bytes_at;
+                out.last_delivery = r.last_delivery;
             }
             Ok(Err(e)) => out.error = out.error.take().or(Some(format!("flow {} receiver: {e}", spec.name))),
             Err(_) => out.error = Some(format!("flow {}: receiver panicked", spec.name)),

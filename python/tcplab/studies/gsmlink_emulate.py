@@ -11,14 +11,24 @@ Linux has no plain-Reno recovery (docs/emulator.md).
 Grids: quick = baseline and SACK x buffers 3 and unlimited x loss 0 and 5 %,
 one seed (8 runs, about 2 minutes); full = every other optimization x every
 buffer x every loss rate, one seed error-free and 5 seeds lossy.
+
+Each finished real run is stored at once in `OUT/runs/` (as a sweep's runs
+are, docs/sweeps.md), so an interrupted study resumes where it stopped: a
+record is reused when the same scenario ran with the same build of the core
+on the same kernel. The runs go to the sweeps' local pool: Ctrl-C or
+SIGTERM kills the workers (their namespaces go with them) instead of
+waiting for real-time runs of minutes.
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import json
+import os
 import sys
+from contextlib import closing
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from . import gsmlink
 
@@ -64,6 +74,39 @@ def emulate_cell(p: dict) -> dict:
     return row
 
 
+def _kernel() -> str:
+    return os.uname().release
+
+
+def _key(p: dict) -> str:
+    """A run's identity: its complete scenario (seed included), marked as
+    emulated so that it never meets a simulated run's record."""
+    return hashlib.sha256(("emulated\n" + _scenario(p).to_json()).encode()).hexdigest()[:24]
+
+
+#: Record fields naming what made the run (not columns).
+_MADE_BY = ("_core", "_kernel")
+
+
+def _load(path: Path, p: dict) -> dict | None:
+    """A stored real run of cell `p`, or None if there is none, it is torn,
+    or it was made by another build of the core or on another kernel (then
+    it is removed and the run redone)."""
+    from ..sweep import _core_id
+
+    try:
+        row = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        row = None
+    if (not isinstance(row, dict) or row.get("_core") != _core_id() or row.get("_kernel") != _kernel()
+            or any(row.get(k) != v for k, v in p.items()) or "throughput_Bps" not in row):
+        path.unlink(missing_ok=True)
+        return None
+    return row
+
+
 def simulate_cell(p: dict) -> dict:
     import tcplab
 
@@ -104,40 +147,60 @@ def figure(out: Path, runs) -> list:
 
 def run(out: str | Path = "results/gsmlink-emu", quick: bool = False, jobs: int | None = None,
         progress: bool = True) -> dict:
-    import multiprocessing
-
     import pandas as pd
 
     from ..emulate import unavailable_reason, EmulatorUnavailable
     from ..io import atomic_write_text
+    from ..pools import LocalPool
     from tqdm import tqdm
 
-    from ..sweep import summarize
+    from ..sweep import SweepInterrupted, _core_id, _count, _sync_dir, _write_record, summarize
 
     reason = unavailable_reason()
     if reason:
         raise EmulatorUnavailable(reason)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     cells = grid(quick)
+    runs_dir = out / "runs"
+    keys = [_key(p) for p in cells]
+    stored: list[dict | None] = [_load(runs_dir / f"{k}.json", p) for k, p in zip(keys, cells)]
+    todo = [i for i, row in enumerate(stored) if row is None]
+    _count("total", len(cells))
+    _count("reused", len(cells) - len(todo))
     # Emulated runs wait on the link, not on the CPU: run many at once.
     jobs = jobs or min(len(cells), 16)
-    rows = []
-    bar = tqdm(total=len(cells), desc="gsmlink/emulated", unit="run", file=sys.stderr, disable=not progress)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(emulate_cell, p) for p in cells]
-        try:
-            for f in as_completed(futures):
-                rows.append(f.result())
-                bar.update(1)
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
-        finally:
-            bar.close()
-    rows += [simulate_cell(p) for p in cells]
-    runs = pd.DataFrame(rows)
+    try:
+        if todo:
+            # The directory appears with the first finished run: an
+            # interruption before it leaves nothing behind.
+            for stale in runs_dir.glob(".*.tmp"):  # left by a killed study
+                stale.unlink(missing_ok=True)
+            made_by: dict[str, Any] = {"_core": _core_id(), "_kernel": _kernel()}
+            with tqdm(total=len(cells), initial=len(cells) - len(todo), desc="gsmlink/emulated", unit="run",
+                      file=sys.stderr, disable=not progress) as bar, \
+                    closing(LocalPool(jobs).imap(emulate_cell, [(cells[i],) for i in todo])) as results:
+                for j, done in results:
+                    i, row = todo[j], cast(dict, done)
+                    runs_dir.mkdir(parents=True, exist_ok=True)
+                    _write_record(runs_dir / f"{keys[i]}.json", {**row, **made_by})
+                    # Through JSON, as a resumed study reads the record back.
+                    stored[i] = json.loads(json.dumps(row, sort_keys=True))
+                    _count("ran")
+                    bar.update(1)
+    except KeyboardInterrupt:
+        saved = sum(row is not None for row in stored)
+        raise SweepInterrupted(saved, len(cells), runs_dir) from None
+    finally:
+        if runs_dir.is_dir():
+            _sync_dir(runs_dir)
+    rows = [{k: v for k, v in row.items() if k not in _MADE_BY} for row in stored if row is not None]
+    simulated = [simulate_cell(p) for p in cells]
+    runs = pd.DataFrame(rows + simulated)
+    # Columns in a fixed order whether the real rows were run now or read
+    # from records: the simulated rows' (parameters, stack, metrics), then
+    # those only real runs have, by name.
+    first = list(simulated[0])
+    runs = runs[first + sorted(c for c in runs.columns if c not in first)]
     runs["buffer"] = runs["buffer"].astype(str)
     runs = runs.sort_values(["stack", "optimization", "loss", "buffer", "seed"], kind="stable").reset_index(drop=True)
     by = ["stack", "optimization", "loss", "buffer"]

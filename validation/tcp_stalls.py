@@ -122,8 +122,8 @@ def receiver_holds(capture: bytes, node: int) -> list[float]:
         seq, ack = struct.unpack(">II", ip[24:32])
         if frame[4:10] == mac and ip[16:20] == me and key not in seen_in:
             seen_in.add(key)
-            if ip[33] & 0x02:  # SYN: tcplab's takes no sequence number
-                rcv_nxt = seq
+            if ip[33] & 0x02:  # SYN: captures number it as a real one (data from seq + 1)
+                rcv_nxt = seq + 1
             elif rcv_nxt is not None and orig > 500:  # a full segment (the captured length is headers only)
                 above.add(seq)
                 while rcv_nxt in above:

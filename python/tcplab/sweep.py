@@ -267,6 +267,22 @@ def check_seeds(seeds: Iterable[int] | int) -> list[int]:
     return out
 
 
+def load_record(path: Path, valid: Callable[[dict], bool]) -> dict | None:
+    """The run record stored at `path` if `valid` accepts it; None if there
+    is none, and a torn, corrupt or rejected one is removed (the run is
+    redone)."""
+    try:
+        row = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        row = None
+    if not isinstance(row, dict) or not valid(row):
+        path.unlink(missing_ok=True)
+        return None
+    return row
+
+
 class Sweep:
     def __init__(self, build: Callable[..., Scenario | dict], grid: dict, seeds: Iterable[int] | int,
                  out: str | Path, metrics: Callable | list | tuple = default_metrics, name: str = "sweep"):
@@ -330,21 +346,13 @@ class Sweep:
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
     def _load(self, path: Path, params: dict) -> dict | None:
-        """A stored run record, or None if there is none or it is torn or
-        corrupt (then it is removed and the run redone)."""
-        try:
-            row = json.loads(path.read_bytes())
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError):
-            row = None
-        if (not isinstance(row, dict) or not isinstance(row.get("seed"), int)
-                or any(k not in row for k in params) or any(m not in row for m in self._required)
-                or row.get(_FINGERPRINT) != self._fingerprint or row.get(_CORE) != _core_id()
-                or any((row.get(_REVISIONS) or {}).get(n) != r for n, r in self._revisions.items())):
-            path.unlink(missing_ok=True)
-            return None
-        return row
+        """A stored run record, or None if there is none or it is torn,
+        corrupt or made otherwise (then it is removed and the run redone)."""
+        return load_record(path, lambda row: (
+            isinstance(row.get("seed"), int)
+            and all(k in row for k in params) and all(m in row for m in self._required)
+            and row.get(_FINGERPRINT) == self._fingerprint and row.get(_CORE) == _core_id()
+            and all((row.get(_REVISIONS) or {}).get(n) == r for n, r in self._revisions.items())))
 
     def plan(self) -> tuple[list, dict]:
         """Build and validate every run's scenario (before anything runs: a

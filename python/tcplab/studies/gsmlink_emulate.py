@@ -92,19 +92,11 @@ def _load(path: Path, p: dict) -> dict | None:
     """A stored real run of cell `p`, or None if there is none, it is torn,
     or it was made by another build of the core or on another kernel (then
     it is removed and the run redone)."""
-    from ..sweep import _core_id
+    from ..sweep import _core_id, load_record
 
-    try:
-        row = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        row = None
-    if (not isinstance(row, dict) or row.get("_core") != _core_id() or row.get("_kernel") != _kernel()
-            or any(row.get(k) != v for k, v in p.items()) or "throughput_Bps" not in row):
-        path.unlink(missing_ok=True)
-        return None
-    return row
+    return load_record(path, lambda row: (
+        row.get("_core") == _core_id() and row.get("_kernel") == _kernel()
+        and all(row.get(k) == v for k, v in p.items()) and "throughput_Bps" in row))
 
 
 def simulate_cell(p: dict) -> dict:

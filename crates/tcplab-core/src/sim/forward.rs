@@ -688,10 +688,6 @@ impl World {
         self.trace_drop(now, &p);
     }
 
-    /// Whether `neighbor` was, at `now`, within receive range of device
-    /// `dev` by geometry (mean power at the receive threshold) with its
-    /// radio on: a link failure the MAC reports then is a false one
-    /// (collisions or a busy receiver, not distance).
     /// Whether `neighbor`'s radio decoded frame `pkt` from node `me` (a frame
     /// given up at the retry limit after every ACK was lost): accounting
     /// only, the sender cannot know it.
@@ -704,6 +700,10 @@ impl World {
         })
     }
 
+    /// Whether `neighbor` was, at `now`, within receive range of device
+    /// `dev` by geometry (mean power at the receive threshold) with its
+    /// radio on: a link failure the MAC reports then is a false one
+    /// (collisions or a busy receiver, not distance).
     fn in_reach(&self, now: Time, dev: DevId, neighbor: NodeId) -> bool {
         let Some(theirs) = self.devices[dev as usize].as_dyn().in_range(now, neighbor) else { return false };
         self.devices[theirs as usize].as_dyn().radio_on(now)
@@ -782,8 +782,8 @@ impl World {
         if self.trace.is_some() {
             if let Transport::Tcp(h) = p.l4 {
                 // Data segments and the SYN (len 0); not pure ACKs.
-                if p.payload > 0 || h.flags & crate::packet::flags::SYN != 0 && h.flags & crate::packet::flags::ACK == 0
-                {
+                use crate::packet::flags::{ACK, SYN};
+                if p.payload > 0 || h.flags & (SYN | ACK) == SYN {
                     self.trace_push(now, p.flow, TraceKind::Drop, h.seq, p.payload);
                 }
             }

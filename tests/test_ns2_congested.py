@@ -3,7 +3,7 @@ validation/congested.py (different RTTs, two-way traffic, buffers of 3-6
 packets, RED with and without ECN, Vegas against Reno, SACK and Reno at 1 %
 and 3 % loss, delayed ACKs, SACK both ways, twenty flows), 20 seeds of
 300 s each. Every flow's mean throughput must be within 5 % of ns-2's
-(measured: within 3.6 %, |z| <= 2.2; docs/validation.md); with twenty flows
+(measured: within 3.7 %, |z| <= 2.1; docs/validation.md); with twenty flows
 a flow's mean over 20 seeds varies by tens of percent in either simulator,
 so there each flow is held to |z| < 3 and the retransmissions to 2 %.
 About two minutes in all."""
@@ -39,3 +39,16 @@ def test_twenty_flows_agree_in_distribution():
     assert max(abs(r["z"]) for r in rows) < 3.0, rows
     ours, theirs = res["rtx"]
     assert abs(ours - theirs) / theirs < 0.02, res["rtx"]
+
+
+@pytest.mark.parametrize("case", ["red", "red-ecn", "ecn-maxp05"])
+def test_red_cases_lose_and_time_out_as_ns2(case):
+    """RED's count and average see every arrival (an idle link's too) and
+    an ECN flow's window may stall below one segment as in ns-2.35: the
+    retransmissions and timeouts of the RED cases agree within 5 %
+    (measured: within 2.1 %; before those changes red-ecn's timeouts were
+    10 % short, docs/validation.md "ECN")."""
+    res = run_case(case, seeds=20, duration="300s")
+    for what in ("rtx", "timeouts"):
+        ours, theirs = res[what]
+        assert abs(ours - theirs) / theirs < 0.05, (what, ours, theirs)

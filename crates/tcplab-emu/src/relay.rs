@@ -179,7 +179,10 @@ impl Relay {
             return self.release(now, id);
         };
         match self.path.dirs[d].offer(now, PktId(id), size, ect) {
-            Offer::Idle => {
+            Offer::Idle { marked } => {
+                if marked {
+                    ippkt::set_ce(&mut self.pkts[id as usize].as_mut().expect("live").buf);
+                }
                 let at = self.path.dirs[d].transmit(now, size);
                 self.schedule(at, Ev::Arrive(d, id));
             }

@@ -204,9 +204,22 @@ impl PointToPoint {
     #[inline(always)]
     pub fn offer(&mut self, now: Time, id: PktId, size: u32, ect: bool) -> Offer {
         if self.idle(now) {
-            return Offer::Idle;
+            if self.queue.sees_idle_arrivals() {
+                return self.offer_idle(now, size, ect);
+            }
+            return Offer::Idle { marked: false };
         }
         self.offer_to_queue(now, id, size, ect)
+    }
+
+    /// `offer` for a free transmitter whose queue sees every arrival (RED).
+    #[inline(never)]
+    fn offer_idle(&mut self, now: Time, size: u32, ect: bool) -> Offer {
+        let verdict = self.queue.idle_arrival(now, size, ect, &mut self.queue_rng);
+        match self.counted(verdict) {
+            Offer::Queued { marked } => Offer::Idle { marked },
+            dropped => dropped,
+        }
     }
 
     /// `offer` for a busy transmitter: the queue decides. Out of line, so
@@ -214,7 +227,13 @@ impl PointToPoint {
     #[inline(never)]
     fn offer_to_queue(&mut self, now: Time, id: PktId, size: u32, ect: bool) -> Offer {
         self.note_queue(now);
-        match self.queue.enqueue(now, id, size, ect, &mut self.queue_rng) {
+        let verdict = self.queue.enqueue(now, id, size, ect, &mut self.queue_rng);
+        self.counted(verdict)
+    }
+
+    /// The queue's verdict as an offer, counted in the statistics.
+    fn counted(&mut self, verdict: Verdict) -> Offer {
+        match verdict {
             Verdict::Enqueued => Offer::Queued { marked: false },
             Verdict::Marked => {
                 self.stats.ecn_marks += 1;
@@ -255,6 +274,7 @@ impl PointToPoint {
     pub fn transmit(&mut self, now: Time, size: u32) -> Time {
         let t = self.tx_time(size);
         self.busy_until = now + t;
+        self.queue.transmitting_until(self.busy_until);
         if self.ns_per_byte == 0 {
             self.stats.busy_ns += t;
         }
@@ -296,8 +316,11 @@ impl PointToPoint {
 /// What became of a packet offered to a link direction (`PointToPoint::offer`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Offer {
-    /// The transmitter is free and nothing waits: transmit it now.
-    Idle,
+    /// The transmitter is free and nothing waits: transmit it now
+    /// (`marked`: RED, which sees every arrival, set its ECN field to CE).
+    Idle {
+        marked: bool,
+    },
     /// Waiting in the queue (`marked`: its ECN field must be set to CE).
     Queued {
         marked: bool,
@@ -317,7 +340,12 @@ impl PointToPoint {
         let p = io.pool.get(id);
         let size = p.size;
         match self.offer(now, id, size, p.is_ect()) {
-            Offer::Idle => self.start_tx(now, id, size, io),
+            Offer::Idle { marked } => {
+                if marked {
+                    io.pool.get_mut(id).ip.ecn = Ecn::Ce;
+                }
+                self.start_tx(now, id, size, io)
+            }
             Offer::Queued { marked } => {
                 if marked {
                     io.pool.get_mut(id).ip.ecn = Ecn::Ce;
@@ -424,7 +452,7 @@ mod tests {
     #[test]
     fn steps_in_order() {
         let mut d = dir(1);
-        assert_eq!(d.offer(0, PktId(1), 1000, false), Offer::Idle);
+        assert_eq!(d.offer(0, PktId(1), 1000, false), Offer::Idle { marked: false });
         assert_eq!(d.transmit(0, 1000), MS + 10 * MS);
         assert_eq!(d.offer(0, PktId(2), 1000, false), Offer::Queued { marked: false });
         assert_eq!(d.arm_tx_done(), Some(MS));

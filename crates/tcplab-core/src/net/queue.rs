@@ -74,6 +74,11 @@ pub struct RedParams {
     /// probability p_b (before spacing) is below this. None: RFC 3168's
     /// rule, a mark while the average is below max_th.
     pub mark_p: Option<f64>,
+    /// ns-2's REDQueue (ns1_compat_ false, its default): a drop because the
+    /// queue is full restarts the count of arrivals since the last early
+    /// drop or mark, as an early drop does. Floyd & Jacobson's RED leaves
+    /// the hard limit to the buffer and the count alone.
+    pub overflow_resets_count: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -180,11 +185,12 @@ impl Queue {
     fn red_average(&mut self, p: &RedParams, now: Time) -> f64 {
         let q = if p.byte_mode { self.bytes as f64 } else { self.buf.len() as f64 };
         match self.red.idle_since {
-            Some(t0) if self.buf.is_empty() => {
+            Some(t0) if self.buf.is_empty() && now > t0 => {
                 // Idle-time correction: the average decays as if m small
-                // packets had arrived to an empty queue during the idle time.
+                // packets had arrived to an empty queue during the idle
+                // time, m in whole packets (ns-2's int(ptc * idle time)).
                 let per_sec = self.rate_bps as f64 / (8.0 * p.mean_pktsize as f64);
-                let m = (now - t0) as f64 / 1e9 * per_sec;
+                let m = ((now - t0) as f64 / 1e9 * per_sec).floor();
                 self.red.avg *= (1.0 - p.weight).powf(m);
                 self.red.avg = (1.0 - p.weight) * self.red.avg + p.weight * q;
             }
@@ -212,7 +218,7 @@ impl Queue {
                 let marks = p.ecn
                     && ect
                     && match p.mark_p {
-                        Some(m) => red_pb(p, avg) < m,
+                        Some(m) => red_pb(p, avg) <= m,
                         None => avg < p.max_th,
                     };
                 verdict = if marks { Verdict::Marked } else { Verdict::Dropped(DropCause::Red) };
@@ -221,9 +227,46 @@ impl Queue {
             self.red.above = false;
         }
         if self.buf.len() >= p.limit as usize {
+            if p.overflow_resets_count {
+                self.red.count = 0;
+            }
             return Verdict::Dropped(DropCause::Overflow);
         }
         verdict
+    }
+
+    /// Whether arrivals at an idle transmitter must still be offered to
+    /// the queue (`idle_arrival`): RED's average and count see every
+    /// arrival, those that go straight onto the wire too.
+    #[inline(always)]
+    pub fn sees_idle_arrivals(&self) -> bool {
+        matches!(self.policy, QueuePolicy::Red(_))
+    }
+
+    /// A packet arrives with nothing waiting and the transmitter free: RED
+    /// updates its average (with the idle-time correction) and its count,
+    /// and may still drop or mark it (Floyd & Jacobson test every arrival;
+    /// ns-2 spares a short queue). The packet does not join the queue: on
+    /// `Enqueued` or `Marked` it goes onto the wire at once.
+    pub fn idle_arrival(&mut self, now: Time, size: u32, ect: bool, rng: &mut Rng) -> Verdict {
+        match &self.policy {
+            QueuePolicy::Red(p) => {
+                let p = p.clone();
+                self.red_verdict(&p, now, size, ect, rng)
+            }
+            _ => Verdict::Enqueued,
+        }
+    }
+
+    /// The transmitter is busy until `t` with nothing waiting behind: the
+    /// queue is idle from then on unless a packet joins (ns-2's REDQueue
+    /// starts its idle time when the link asks for a packet and there is
+    /// none, at the end of the last transmission).
+    #[inline(always)]
+    pub fn transmitting_until(&mut self, t: Time) {
+        if self.buf.is_empty() {
+            self.red.idle_since = Some(t);
+        }
     }
 
     /// Put a packet at the head of the queue regardless of the limits (a
@@ -428,6 +471,7 @@ mod tests {
             spare_short_queue: true,
             spare_first_crossing: true,
             mark_p: None,
+            overflow_resets_count: false,
         }
     }
 
@@ -461,6 +505,70 @@ mod tests {
         q.enqueue(SEC, PktId(9999), 1000, false, &mut rng);
         let expect = before * (1.0 - p.weight).powf(1000.0) * (1.0 - p.weight);
         assert!((q.red_avg() - expect).abs() < 1e-9, "{} vs {expect}", q.red_avg());
+    }
+
+    /// ns-2's idle time starts when the link has sent its last packet
+    /// (`transmitting_until`), not when that packet left the queue, and the
+    /// decay counts whole packets (int(ptc x idle time)).
+    #[test]
+    fn red_idle_time_starts_at_the_end_of_the_last_transmission() {
+        let p = red(true, false);
+        let mut q = Queue::new(QueuePolicy::Red(p.clone()), 8_000_000); // 1000 packets/s
+        let mut rng = stream_rng(1, "red");
+        for i in 0..500 {
+            q.enqueue(0, PktId(i), 1000, false, &mut rng);
+        }
+        while q.dequeue(0).is_some() {}
+        // The last packet is on the wire until 1 ms.
+        q.transmitting_until(MS);
+        let before = q.red_avg();
+        // An arrival during that transmission: no idle-time decay.
+        q.enqueue(MS / 2, PktId(9998), 1000, false, &mut rng);
+        let expect = before * (1.0 - p.weight);
+        assert!((q.red_avg() - expect).abs() < 1e-12, "{} vs {expect}", q.red_avg());
+        q.dequeue(MS);
+        q.transmitting_until(2 * MS);
+        let before = q.red_avg();
+        // 2.5 packet times after that one ended: m = 2, not 2.5.
+        q.enqueue(2 * MS + 2500 * crate::engine::time::US, PktId(9999), 1000, false, &mut rng);
+        let expect = before * (1.0 - p.weight).powi(2) * (1.0 - p.weight);
+        assert!((q.red_avg() - expect).abs() < 1e-12, "{} vs {expect}", q.red_avg());
+    }
+
+    /// An arrival at an idle transmitter still counts for RED: its average
+    /// and count move (ns-2 and Floyd & Jacobson run the estimator on every
+    /// arrival), and the packet does not join the queue.
+    #[test]
+    fn red_sees_arrivals_at_an_idle_link() {
+        let p = red(true, false);
+        let mut q = Queue::new(QueuePolicy::Red(p), 8_000_000);
+        let mut rng = stream_rng(1, "red");
+        q.red.avg = 4.0;
+        q.red.idle_since = None;
+        q.red.count = 7;
+        assert!(q.sees_idle_arrivals());
+        assert_eq!(q.idle_arrival(0, 1000, false, &mut rng), Verdict::Enqueued);
+        assert!(q.is_empty());
+        assert!((q.red_avg() - 4.0 * (1.0 - 0.002)).abs() < 1e-12);
+        assert_eq!(q.red.count, 8);
+        assert!(!droptail(Some(5), None).sees_idle_arrivals());
+    }
+
+    /// A drop because the queue is full restarts the count since the last
+    /// early drop in ns-2 (`overflow_resets_count`), not in Floyd & Jacobson.
+    #[test]
+    fn red_overflow_resets_the_count_as_ns2() {
+        for (reset, count_after) in [(true, 0), (false, 4)] {
+            let p = RedParams { limit: 3, overflow_resets_count: reset, ..red(true, false) };
+            let mut q = Queue::new(QueuePolicy::Red(p), 8_000_000);
+            let mut rng = stream_rng(1, "red");
+            for i in 0..3 {
+                assert_eq!(q.enqueue(0, PktId(i), 1000, false, &mut rng), Verdict::Enqueued);
+            }
+            q.red.count = 3;
+            assert_eq!(q.enqueue(0, PktId(3), 1000, false, &mut rng), Verdict::Dropped(DropCause::Overflow));
+            assert_eq!(q.red.count, count_after, "reset {reset}");
+        }
     }
 
     #[test]

@@ -557,6 +557,7 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             spare_short_queue,
             spare_first_crossing,
             mark_p,
+            overflow_resets_count,
         }) => QueuePolicy::Red(RedParams {
             min_th: *min_th,
             max_th: *max_th,
@@ -572,6 +573,7 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             spare_first_crossing: spare_first_crossing.unwrap_or(ns2_red),
             // ns-2.35's Queue/RED mark_p_ 0.1 with use_mark_p_ true.
             mark_p: mark_p.or(ns2_red.then_some(0.1)),
+            overflow_resets_count: overflow_resets_count.unwrap_or(ns2_red),
         }),
         Some(QueueCfg::DualThreshold { soft, hard, hold }) => {
             QueuePolicy::DualThreshold { soft: *soft, hard: *hard, hold: hold.0 }
@@ -710,6 +712,18 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.ect_retransmits {
         c.rules.ect_retransmits = v;
+    }
+    if let Some(v) = o.ecn_after_timeout {
+        c.rules.ecn_after_timeout = v;
+    }
+    if let Some(v) = o.ecn_backoff {
+        c.rules.ecn_backoff = v;
+    }
+    if let Some(v) = o.cwnd_below_one {
+        c.rules.cwnd_below_one = v;
+    }
+    if let Some(v) = o.cwr_after_loss {
+        c.rules.cwr_after_loss = v;
     }
     if let Some(v) = o.rtt_timing {
         c.rules.ns2_rtt_timing = v == RttTimingName::Ns2;

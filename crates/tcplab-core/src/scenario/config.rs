@@ -578,6 +578,11 @@ pub enum QueueCfg {
         /// and linux 0.1, as ns-2.35; rfc none: a mark below max_th).
         #[serde(default)]
         mark_p: Option<f64>,
+        /// A drop because the queue is full restarts the count since the
+        /// last early drop (ns-2's REDQueue, ns1_compat_ false). Default:
+        /// the profile's (ns2 and linux on, rfc off).
+        #[serde(default)]
+        overflow_resets_count: Option<bool>,
     },
     /// Drop one arrival above `soft` packets, then one more only after
     /// `hold` if the queue has not shrunk; drop all arrivals at `hard`.
@@ -922,6 +927,19 @@ pub struct TcpOptions {
     /// retransmit or a timeout, ns-2's reset_rtx_timer()) or "karn" (any
     /// retransmission of data at or below the timed segment).
     pub rtt_timing: Option<RttTimingName>,
+    /// The first ECN echo after a timeout cuts the window again (ns-2's
+    /// TcpAgent::ecn()) or is part of the window already answered (RFC 3168).
+    pub ecn_after_timeout: Option<bool>,
+    /// ns-2's ecn_backoff_: repeated ECN cuts at a window of one segment
+    /// back the retransmission timer off.
+    pub ecn_backoff: Option<bool>,
+    /// A halving may leave cwnd below one segment, and the sender then
+    /// waits for its retransmission timer (ns-2.35's slowdown()); otherwise
+    /// at least one segment.
+    pub cwnd_below_one: Option<bool>,
+    /// CWR after every window reduction of an ECN flow (ns-2's slowdown())
+    /// or only after the answer to an ECN echo (RFC 3168).
+    pub cwr_after_loss: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -1032,6 +1050,10 @@ impl TcpOptions {
             tahoe_timeout_dupacks: self.tahoe_timeout_dupacks.or(base.tahoe_timeout_dupacks),
             ect_retransmits: self.ect_retransmits.or(base.ect_retransmits),
             rtt_timing: self.rtt_timing.or(base.rtt_timing),
+            ecn_after_timeout: self.ecn_after_timeout.or(base.ecn_after_timeout),
+            ecn_backoff: self.ecn_backoff.or(base.ecn_backoff),
+            cwnd_below_one: self.cwnd_below_one.or(base.cwnd_below_one),
+            cwr_after_loss: self.cwr_after_loss.or(base.cwr_after_loss),
         }
     }
 }

@@ -21,6 +21,8 @@ pub struct CcState {
     pub loss_from_cwnd: bool,
     /// No window increase on the ACK being handled (an ECN echo).
     pub hold: bool,
+    /// A halved cwnd may fall below one segment (`Ns2Rules::cwnd_below_one`).
+    pub below_one: bool,
 }
 
 impl CcState {
@@ -59,7 +61,12 @@ impl CcState {
     /// (at least one segment). In bytes, with the fraction of a byte.
     pub fn halved_cwnd(&self, flight: u64) -> f64 {
         if self.loss_from_cwnd {
-            ((self.cwnd as f64 + self.ca_frac).min(self.rwnd as f64) / 2.0).max(self.mss as f64)
+            let half = (self.cwnd as f64 + self.ca_frac).min(self.rwnd as f64) / 2.0;
+            if self.below_one {
+                half
+            } else {
+                half.max(self.mss as f64)
+            }
         } else {
             self.halve(flight) as f64
         }
@@ -189,6 +196,13 @@ pub trait CongestionControl: Send {
     /// again). Vegas keeps ns-2's send-time slots from it. Called only for
     /// policies whose `times_segments` is true (the sender asks that once).
     fn on_send(&mut self, _w: &CcState, _seq: u64, _len: u32, _now: crate::engine::Time) {}
+    /// Whether the policy restarts a sender stalled by a window below one
+    /// segment in its own timeout (ns-2's Vegas agent does, with two
+    /// segments); otherwise the sender restarts it at one segment
+    /// (`Ns2Rules::cwnd_below_one`).
+    fn owns_stall(&self) -> bool {
+        false
+    }
     /// Whether the policy uses per-segment send times (`AckInfo::acked_seg`,
     /// `head_seg`); the sender keeps that log only for policies that do.
     fn times_segments(&self) -> bool {

@@ -148,6 +148,34 @@ pub struct Ns2Rules {
     /// SYN (not timed) leaves it for the first data segments (RFC 6298
     /// 5.7: it ends when the handshake completes).
     pub ns2_rtt_timing: bool,
+    /// ECN after a timeout as ns-2's TcpAgent::ecn(): the first ECN echo
+    /// after a timeout (before any other cut) cuts the window again even
+    /// within the window of data already answered (last_cwnd_action_ ==
+    /// CWND_ACTION_TIMEOUT), typically to ssthresh 2 from the restarted
+    /// window. RFC 3168 6.1.2 answers one window of data once.
+    pub ecn_after_timeout: bool,
+    /// ns-2's `ecn_backoff_`: an ECN cut at a window of one segment marks
+    /// the sender; the next such cut while marked backs the retransmission
+    /// timer off (rtt_backoff()), and an RTT sample on an ACK that carries
+    /// ECE does not end that backoff while marked. A new ACK without ECE
+    /// clears the mark. RFC 3168 6.1.2 instead waits for the timer before
+    /// the next new segment (not modelled; docs/models.md).
+    pub ecn_backoff: bool,
+    /// A halving (an ECN echo, or a loss at a window below two segments)
+    /// may leave cwnd below one segment, as ns-2.35's slowdown(), which
+    /// bounds ssthresh at 2 but not the halved cwnd_ (window() is then 0).
+    /// The sender sends nothing and keeps its retransmission timer
+    /// running (newtimer()); the expiry restarts it at one segment, with
+    /// nothing outstanding without a cut of ssthresh or a backoff
+    /// (restart_bugfix_). This is how ns-2 meets RFC 3168 6.1.2's wait at a
+    /// window of one. Otherwise cwnd stays at least one segment.
+    pub cwnd_below_one: bool,
+    /// CWR after every window reduction of an ECN flow, as ns-2's
+    /// slowdown() (cong_action_ on any cut of cwnd: a fast retransmit's
+    /// and a timeout's too), not only after the answer to an ECN echo
+    /// (RFC 3168 6.1.2), so that the receiver stops echoing once the
+    /// sender has reduced for whatever reason.
+    pub cwr_after_loss: bool,
 }
 
 impl Ns2Rules {
@@ -168,6 +196,10 @@ impl Ns2Rules {
             tahoe_timeout_dupacks: true,
             ect_retransmits: true,
             ns2_rtt_timing: true,
+            ecn_after_timeout: true,
+            ecn_backoff: true,
+            cwnd_below_one: true,
+            cwr_after_loss: true,
         }
     }
 
@@ -188,6 +220,10 @@ impl Ns2Rules {
             tahoe_timeout_dupacks: false,
             ect_retransmits: false,
             ns2_rtt_timing: false,
+            ecn_after_timeout: false,
+            ecn_backoff: false,
+            cwnd_below_one: false,
+            cwr_after_loss: false,
         }
     }
 }

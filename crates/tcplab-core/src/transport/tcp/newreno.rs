@@ -77,7 +77,13 @@ impl CongestionControl for NewReno {
             self.dupwnd += w.mss;
             return DupResponse::None;
         }
-        if a.dupacks == w.dupthresh && self.recover.is_none_or(|r| a.ack > r) {
+        // The careful variant's guard (no fast retransmit for duplicates of
+        // data sent before the last recovery or timeout) does not hold
+        // within an ECN cut's window: ns-2's dupack_action() retransmits
+        // there, without a cut, when the ECN cut was the last congestion
+        // action, also after a timeout (`ecn_after_timeout`).
+        let allowed = self.recover.is_none_or(|r| a.ack > r) || a.ecn_recover.is_some();
+        if a.dupacks == w.dupthresh && allowed {
             self.in_recovery = true;
             self.partial_seen = false;
             if let Some(r) = a.ecn_recover {

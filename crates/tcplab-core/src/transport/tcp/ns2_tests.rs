@@ -534,3 +534,126 @@ fn rtt_timing_rule() {
     assert!(srtt_after(Ns2Rules::ns2()).is_some());
     assert_eq!(srtt_after(Ns2Rules { ns2_rtt_timing: false, ..Ns2Rules::ns2() }), None);
 }
+
+fn ecn_sender(rules: Ns2Rules, iw: u32) -> TcpSender {
+    let mut c = cfg(rules, iw);
+    c.ecn = true;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(None);
+    s
+}
+
+/// ns-2.35's slowdown() does not keep a halved cwnd_ at one segment: an ECN
+/// echo at a window of one leaves half a segment, nothing is sent, the
+/// timer runs on, and its expiry sends the next new segment from one
+/// segment, without a cut of ssthresh or a backoff (`cwnd_below_one`). The
+/// RFC profile keeps at least one segment.
+#[test]
+fn ecn_cut_below_one_segment_waits_for_the_timer() {
+    for (rules, below) in [(Ns2Rules::ns2(), true), (Ns2Rules::rfc(), false)] {
+        let mut s = ecn_sender(rules, 1);
+        assert_eq!(drain(&mut s, 0).len(), 1);
+        let out = ack_with(&mut s, 100 * MS, MSS, flags::ECE, &[]);
+        if !below {
+            assert!(!out.is_empty() && s.w.cwnd >= MSS, "{rules:?}");
+            continue;
+        }
+        assert!(out.is_empty(), "window() is 0");
+        assert_eq!(s.w.cwnd, MSS / 2);
+        let due = s.rto_deadline().expect("the timer keeps running");
+        let (ssthresh, rto) = (s.w.ssthresh, s.rto.rto());
+        assert!(s.on_timeout(due));
+        assert_eq!((s.w.cwnd, s.w.ssthresh, s.rto.rto()), (MSS, ssthresh, rto), "no cut, no backoff");
+        let out = drain(&mut s, due);
+        assert_eq!(out.iter().map(|x| (x.seq, x.retransmit, x.cwr)).collect::<Vec<_>>(), vec![(MSS, false, true)]);
+    }
+}
+
+/// ns-2's ecn(): the first echo after a timeout cuts again even within the
+/// window already answered (last_cwnd_action_ == CWND_ACTION_TIMEOUT);
+/// RFC 3168 answers a window once.
+#[test]
+fn ecn_echo_after_a_timeout_cuts_again() {
+    for (rules, cuts) in [(Ns2Rules::ns2(), 2), (Ns2Rules { ecn_after_timeout: false, ..Ns2Rules::ns2() }, 1)] {
+        let mut s = ecn_sender(rules, 10);
+        s.w.ssthresh = 20 * MSS;
+        drain(&mut s, 0);
+        ack_with(&mut s, MS, MSS, flags::ECE, &[]);
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        drain(&mut s, due);
+        ack_with(&mut s, due + MS, 2 * MSS, flags::ECE, &[]);
+        assert_eq!(s.stats.ecn_reductions, cuts, "{rules:?}");
+        if cuts == 2 {
+            assert_eq!(s.w.ssthresh, 2 * MSS, "from a window of one: int(1 / 2) -> 2");
+        }
+    }
+}
+
+/// ns-2's ecn_backoff_: a second ECN cut at a window of one backs the timer
+/// off, and the RTT sample on that echoing ACK does not end the backoff.
+#[test]
+fn repeated_ecn_cuts_at_one_segment_back_the_timer_off() {
+    for (rules, backoff) in [(Ns2Rules::ns2(), 2), (Ns2Rules { ecn_backoff: false, ..Ns2Rules::ns2() }, 1)] {
+        let mut s = ecn_sender(rules, 2);
+        drain(&mut s, 0);
+        // A first echo at two segments (ns-2's ect_ from then on): cwnd 1.
+        ack_with(&mut s, 100 * MS, MSS, flags::ECE, &[]);
+        assert_eq!(s.w.cwnd, MSS);
+        // The rest of that window: echoes, no cut; segment 2 goes out.
+        assert_eq!(ack_with(&mut s, 110 * MS, 2 * MSS, flags::ECE, &[]).len(), 1);
+        // A cut at a window of one marks the sender (half a segment left).
+        ack_with(&mut s, 210 * MS, 3 * MSS, flags::ECE, &[]);
+        assert_eq!((s.stats.ecn_reductions, s.w.cwnd, s.rto.backoff()), (2, MSS / 2, 1));
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        assert_eq!(drain(&mut s, due).len(), 1);
+        // The next cut at one segment backs off, and the sample on the
+        // same echoing ACK leaves the backoff.
+        ack_with(&mut s, due + 100 * MS, 4 * MSS, flags::ECE, &[]);
+        assert_eq!(s.stats.ecn_reductions, 3);
+        assert_eq!(s.rto.backoff(), backoff, "{rules:?}");
+    }
+}
+
+/// ns-2's slowdown() leaves a CWR pending after any cut of cwnd, a
+/// timeout's too; RFC 3168 sets CWR only after answering an echo.
+#[test]
+fn cwr_after_a_timeout_of_an_ecn_flow() {
+    for (rules, cwr) in [(Ns2Rules::ns2(), true), (Ns2Rules { cwr_after_loss: false, ..Ns2Rules::ns2() }, false)] {
+        let mut s = ecn_sender(rules, 4);
+        drain(&mut s, 0);
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        let out = drain(&mut s, due);
+        assert_eq!(out.iter().map(|x| (x.seq, x.retransmit, x.cwr)).collect::<Vec<_>>(), vec![(0, true, cwr)]);
+    }
+}
+
+/// NewReno's careful guard (no fast retransmit for data sent before the
+/// last timeout) gives way within an ECN cut's window: ns-2's
+/// dupack_action() retransmits there without a cut when the ECN cut was
+/// the last congestion action, after a timeout too.
+#[test]
+fn fast_retransmit_within_an_ecn_cut_after_a_timeout() {
+    for (rules, frs) in [(Ns2Rules::ns2(), 1), (Ns2Rules { ecn_after_timeout: false, ..Ns2Rules::ns2() }, 0)] {
+        let mut s = ecn_sender(rules, 10);
+        s.w.ssthresh = 20 * MSS;
+        drain(&mut s, 0);
+        // An ECN cut, then a timeout within its window.
+        ack_with(&mut s, MS, MSS, flags::ECE, &[]);
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        drain(&mut s, due);
+        // The retransmission's ACK echoes congestion (ns-2 cuts again:
+        // the ECN cut is now the last action), then three duplicates of
+        // it: a hole at segment 2, sent before the timeout.
+        ack_with(&mut s, due + MS, 2 * MSS, flags::ECE, &[]);
+        let ssthresh = s.w.ssthresh;
+        for _ in 0..3 {
+            ack(&mut s, due + 2 * MS, 2 * MSS);
+        }
+        assert_eq!(s.stats.fast_retransmits, frs, "{rules:?}");
+        assert_eq!(s.w.ssthresh, ssthresh, "no second cut");
+    }
+}

@@ -61,15 +61,19 @@ impl LossRecovery for DupAckRecovery {
                 s.rtx_keeps_timing = s.cc.retransmit_keeps_next();
             }
             // A window below one segment (ns-2's Vegas after a timeout,
-            // `vegas_zero_window`) keeps the timer running, as ns-2's
-            // newtimer(): nothing else would ever send again.
+            // `vegas_zero_window`; a halving under `cwnd_below_one`) keeps
+            // the timer running, as ns-2's newtimer(): nothing else would
+            // ever send again.
             let stalled = s.w.cwnd < s.w.mss;
             if s.snd_una == s.snd_max && !stalled {
                 s.rto_deadline = None;
             } else if resp.restart_timer || stalled {
                 s.restart_timer(now);
             }
-            debug_assert!(s.w.cwnd >= s.w.mss || s.cfg.rules.vegas_zero_window, "cwnd below one MSS");
+            debug_assert!(
+                s.w.cwnd >= s.w.mss || s.cfg.rules.vegas_zero_window || s.cfg.rules.cwnd_below_one,
+                "cwnd below one MSS"
+            );
             if s.completed_at.is_none() && s.finished() {
                 s.completed_at = Some(now);
             }
@@ -88,7 +92,10 @@ impl LossRecovery for DupAckRecovery {
                     }
                 }
                 DupResponse::FastRetransmit => {
-                    s.end_rtt_timing_on_fast_retransmit();
+                    if info.ecn_recover.is_none() {
+                        s.loss_cut();
+                    }
+                    s.fast_retransmit_started();
                     s.ecn_action = None;
                     s.limited_extra = 0;
                     s.stats.fast_retransmits += 1;
@@ -99,7 +106,8 @@ impl LossRecovery for DupAckRecovery {
                     s.restart_timer(now);
                 }
                 DupResponse::FastRetransmitGoBackN => {
-                    s.end_rtt_timing_on_fast_retransmit();
+                    s.loss_cut();
+                    s.fast_retransmit_started();
                     s.limited_extra = 0;
                     s.stats.fast_retransmits += 1;
                     s.snd_nxt = s.snd_una;
@@ -183,7 +191,7 @@ impl LossRecovery for SackRecovery {
             sb.high_rxt = s.snd_una;
             s.sack_recover = Some(s.snd_max);
             s.stats.fast_retransmits += 1;
-            s.end_rtt_timing_on_fast_retransmit();
+            s.fast_retransmit_started();
             s.pending_head_rtx = true;
             s.limited_extra = 0;
             s.limited_bytes = 0;

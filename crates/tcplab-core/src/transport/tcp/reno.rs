@@ -54,7 +54,9 @@ impl CongestionControl for Reno {
             DupResponse::None
         } else if a.dupacks == w.dupthresh {
             // ns-2 lets the first segment's loss through (bugfix_ss_).
-            if self.careful && self.recover.is_some_and(|r| a.ack <= r) && a.ack != w.mss {
+            // Within an ECN cut's window ns-2 retransmits without a cut
+            // whatever the guard says (newreno.rs).
+            if self.careful && self.recover.is_some_and(|r| a.ack <= r) && a.ack != w.mss && a.ecn_recover.is_none() {
                 return DupResponse::None;
             }
             self.in_recovery = true;

@@ -141,6 +141,12 @@ impl RtoEstimator {
         self.backoff = 1;
     }
 
+    /// Put back a backoff that a sample has just ended (ns-2 keeps it
+    /// while ECN echoes continue at a window of one: `ecn_backoff`).
+    pub fn restore_backoff(&mut self, backoff: u32) {
+        self.backoff = backoff;
+    }
+
     pub fn backoff(&self) -> u32 {
         self.backoff
     }

@@ -55,7 +55,8 @@ impl Sack1Recovery {
 
     /// Restart or stop the retransmission timer after a new cumulative ACK.
     fn after_new_ack(s: &mut TcpSender, now: Time) {
-        if s.snd_una == s.snd_max {
+        // A window below one segment keeps the timer running (newtimer()).
+        if s.snd_una == s.snd_max && s.w.cwnd >= s.w.mss {
             s.rto_deadline = None;
         } else {
             s.restart_timer(now);
@@ -80,6 +81,7 @@ impl Sack1Recovery {
         }
         self.recover = Some(s.snd_max);
         s.ecn_action = None;
+        s.loss_cut();
         let flight = s.flight() - s.limited_bytes;
         let cwnd = s.w.halved_cwnd(flight);
         s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, flight);
@@ -89,7 +91,7 @@ impl Sack1Recovery {
     }
 
     fn start(&mut self, s: &mut TcpSender, now: Time, outstanding: i64) {
-        s.end_rtt_timing_on_fast_retransmit();
+        s.fast_retransmit_started();
         self.pipe = outstanding - s.w.dupthresh as i64;
         self.fast_recovery = true;
         self.retransmitted.push(s.snd_una);

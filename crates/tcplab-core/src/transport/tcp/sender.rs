@@ -95,6 +95,14 @@ pub struct TcpSender {
     /// cut is the last congestion action (a fast retransmit or a timeout
     /// clears it), as ns-2's last_cwnd_action_ == CWND_ACTION_ECN.
     pub(super) ecn_action: Option<u64>,
+    /// With `ecn_after_timeout`: the last congestion action was a timeout
+    /// (ns-2's last_cwnd_action_ == CWND_ACTION_TIMEOUT); an ECN cut or a
+    /// fast retransmit clears it.
+    timeout_last: bool,
+    /// With `ecn_backoff`: ns-2's ecn_backoff_ (an ECN cut at a window of
+    /// one segment) and ect_ (a new ACK with ECE has been seen).
+    ecn_backoff: bool,
+    ecn_seen: bool,
     /// ns-2's Vegas agent has no SYN: with `syn` its first data segment
     /// goes alone (cwnd 1) and the second new ACK sets the initial window.
     /// The new ACKs counted so far while that is pending.
@@ -167,6 +175,7 @@ impl TcpSender {
             rwnd: cfg.rwnd,
             loss_from_cwnd: cfg.rules.loss_window_from_cwnd,
             hold: false,
+            below_one: cfg.rules.cwnd_below_one,
         };
         let syn = cfg.syn;
         let vegas = cc.name() == "vegas";
@@ -192,6 +201,9 @@ impl TcpSender {
             now: 0,
             ecn_guard: None,
             ecn_action: None,
+            timeout_last: false,
+            ecn_backoff: false,
+            ecn_seen: false,
             pending_cwr: false,
             eln_done_for: None,
             rwnd: cfg.rwnd,
@@ -431,8 +443,10 @@ impl TcpSender {
         let edge = self.snd_una + win;
         if self.snd_nxt + len > edge {
             // Sender silly-window avoidance: only a full segment, unless the
-            // window itself is smaller than one and nothing is outstanding.
-            if self.snd_nxt == self.snd_una && win > 0 {
+            // receiver's window is smaller than one and nothing is
+            // outstanding (a cwnd below one segment sends nothing: ns-2's
+            // window() is then 0).
+            if self.snd_nxt == self.snd_una && win > 0 && self.w.cwnd >= self.w.mss {
                 len = len.min(win);
             } else {
                 return None;
@@ -523,10 +537,20 @@ impl TcpSender {
         Segment { seq, len, retransmit, ect, cwr }
     }
 
-    /// A fast retransmit ends the RTT measurement under ns-2's rule (its
-    /// dupack_action() calls reset_rtx_timer(), which clears rtt_active_);
-    /// under Karn's the retransmission itself does.
-    pub(super) fn end_rtt_timing_on_fast_retransmit(&mut self) {
+    /// The window was cut for a loss (`cwr_after_loss`): an ECN flow sets
+    /// CWR on its next segment.
+    pub(super) fn loss_cut(&mut self) {
+        if self.cfg.ecn && self.cfg.rules.cwr_after_loss {
+            self.pending_cwr = true;
+        }
+    }
+
+    /// A fast retransmit starts. It ends the RTT measurement under ns-2's
+    /// rule (its dupack_action() calls reset_rtx_timer(), which clears
+    /// rtt_active_); under Karn's the retransmission itself does. It is the
+    /// last congestion action from now on (`timeout_last`).
+    pub(super) fn fast_retransmit_started(&mut self) {
+        self.timeout_last = false;
         if self.cfg.rules.ns2_rtt_timing {
             self.rtt_timing = None;
         }
@@ -575,9 +599,18 @@ impl TcpSender {
             self.on_eln(now, h);
             return;
         }
+        let una = self.snd_una;
         let mut rec = self.recovery.take().expect("recovery policy present");
         rec.on_ack(self, now, h, ece_cut);
         self.put_recovery(rec);
+        if self.cfg.rules.ecn_backoff && self.snd_una > una && !self.in_recovery() {
+            // ns-2's recv_newack_helper() (not run on partial ACKs).
+            if ece {
+                self.ecn_seen = true;
+            } else {
+                self.ecn_backoff = false;
+            }
+        }
     }
 
     /// Put the recovery policy back after it ran (`recovery` is empty then:
@@ -632,9 +665,22 @@ impl TcpSender {
         // The receiver echoes ECE until it sees CWR, which rides on the first
         // new segment after the reduction (at the old snd_max): ACKs up to
         // and including that point still carry the old echo.
-        let window_passed = self.ecn_guard.is_none_or(|g| ack > g);
+        let window_passed =
+            self.ecn_guard.is_none_or(|g| ack > g) || (self.timeout_last && self.cfg.rules.ecn_after_timeout);
         if !window_passed || self.in_recovery() {
             return false;
+        }
+        self.timeout_last = false;
+        if self.cfg.rules.ecn_backoff {
+            // ns-2's ecn(): cwnd_ <= 1 before the cut.
+            if self.w.cwnd_f() <= self.w.mss as f64 {
+                if self.ecn_backoff {
+                    self.rto.back_off();
+                }
+                self.ecn_backoff = true;
+            } else {
+                self.ecn_backoff = false;
+            }
         }
         let info = self.ack_info(ack, 0, self.flight());
         self.cc.on_ecn(&mut self.w, &info);
@@ -671,15 +717,33 @@ impl TcpSender {
         if self.cfg.timestamps {
             if let Some((_, ecr)) = h.ts {
                 let ms = Self::ts_clock(now).wrapping_sub(ecr) as u64;
+                let backoff = self.rto.backoff();
                 self.rto.sample_echo(ms * crate::engine::time::MS);
+                self.keep_ecn_backoff(h, backoff);
             }
             return;
         }
         if let Some((end, sent)) = self.rtt_timing {
             if h.ack >= end {
+                let backoff = self.rto.backoff();
                 self.rto.sample_timed(sent, now);
                 self.rtt_timing = None;
+                self.keep_ecn_backoff(h, backoff);
             }
+        }
+    }
+
+    /// ns-2's newack(): an RTT sample ends the timer's backoff unless the
+    /// ACK carries ECE while the sender is marked by a cut at a window of
+    /// one (`ecn_backoff`); when it ends, so does the mark.
+    fn keep_ecn_backoff(&mut self, h: &TcpHeader, backoff: u32) {
+        if !self.ecn_backoff {
+            return;
+        }
+        if self.ecn_seen && h.flags & flags::ECE != 0 {
+            self.rto.restore_backoff(backoff);
+        } else {
+            self.ecn_backoff = false;
         }
     }
 
@@ -691,6 +755,8 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         self.now = now;
+        self.timeout_last = true;
+        self.loss_cut();
         self.consecutive_timeouts += 1;
         if let Some(max) = self.cfg.max_retransmits {
             if self.consecutive_timeouts > max {
@@ -698,6 +764,21 @@ impl TcpSender {
                 self.rto_deadline = None;
                 return true;
             }
+        }
+        if self.cfg.rules.cwnd_below_one && self.snd_una == self.snd_max && !self.syn_pending && !self.cc.owns_stall() {
+            // A sender stalled by a window below one segment, nothing
+            // outstanding: ns-2's timeout() with restart_bugfix_ sets cwnd_
+            // to 1 without cutting ssthresh or backing the timer off, and
+            // sends the next new segment.
+            self.w.cwnd = self.w.mss;
+            self.w.ca_frac = 0.0;
+            self.ecn_action = None;
+            self.dupacks = 0;
+            self.limited_extra = 0;
+            self.limited_bytes = 0;
+            self.rtt_timing = None;
+            self.restart_timer(now);
+            return true;
         }
         if self.syn_pending {
             // ns-2: a lost first packet means an initial window of one, and

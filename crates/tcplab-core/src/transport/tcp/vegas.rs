@@ -480,6 +480,9 @@ impl CongestionControl for Vegas {
         false
     }
 
+    fn owns_stall(&self) -> bool {
+        true
+    }
     fn times_segments(&self) -> bool {
         true
     }

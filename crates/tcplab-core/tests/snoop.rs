@@ -87,3 +87,92 @@ fn heavy_loss_with_snoop_and_eln_terminates() {
         assert!(r.summary.events < 2_000_000, "{v}: {} events", r.summary.events);
     }
 }
+
+/// One Reno flow, window 1, through a Snoop base station whose wireless
+/// hop drops the listed packets of the forward direction (`packets`:
+/// "data" counts data segments, "all" the SYN too). Traced.
+fn first_segment_cell(drop: &str, packets: &str) -> RunResult {
+    let text = format!(
+        r#"
+[sim]
+duration = "20s"
+seed = 1
+tcp_profile = "ns2"
+[output]
+trace = true
+[[node]]
+name = "fh"
+[[node]]
+name = "bs"
+snoop = true
+[[node]]
+name = "mh"
+[[link]]
+between = ["fh", "bs"]
+rate = "10Mbps"
+delay = "20ms"
+[[link]]
+between = ["bs", "mh"]
+rate = "2Mbps"
+delay = "4ms"
+error = {{ kind = "pattern", drop = [{drop}], packets = "{packets}", direction = "forward" }}
+[[flow]]
+from = "fh"
+to = "mh"
+transport = "reno"
+window = 1
+app = {{ kind = "bulk" }}
+"#
+    );
+    run_toml(&text).unwrap()
+}
+
+/// Times of the trace rows of `kind` for segment `seq`.
+fn times(r: &RunResult, kind: &str, seq: u64) -> Vec<f64> {
+    let t = &r.trace;
+    let tcplab_core::output::Column::Str(k) = t.column("kind").unwrap() else { panic!() };
+    (0..t.rows())
+        .filter(|&i| k[i] == kind && t.get("seq", i) == Some(seq as f64))
+        .map(|i| t.get("time_s", i).unwrap())
+        .collect()
+}
+
+/// Regression: a connection's first data segment lost on the wireless hop,
+/// with no later segment to draw a duplicate ACK (window 1). Snoop's
+/// timer resends it locally, before the sender's RTO; before, the agent
+/// had seen no ACK from the mobile, took no segment as the one the mobile
+/// waited for, and left the repair to the sender's timeout (0.25 s here).
+#[test]
+fn snoop_resends_a_lost_first_segment_on_its_timer() {
+    let r = first_segment_cell("1", "data");
+    let lost = times(&r, "drop", 0);
+    let local = times(&r, "local_retransmit", 0);
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    assert_eq!(local.len(), 1, "no local retransmission of segment 0: {local:?}");
+    assert!(local[0] - lost[0] < 0.15, "resent at {} after the loss at {}", local[0], lost[0]);
+    assert_eq!(f(&r, "snoop_local_retransmits"), 1.0);
+    assert_eq!(f(&r, "timeouts"), 0.0, "the sender timed out");
+    assert_eq!(f(&r, "retransmits"), 0.0);
+    // A later segment lost the same way is repaired alike.
+    let r5 = first_segment_cell("5", "data");
+    assert_eq!(f(&r5, "snoop_local_retransmits"), 1.0);
+    assert_eq!(f(&r5, "timeouts"), 0.0);
+}
+
+/// The SYN lost on the wireless hop (the sender repairs it after its 3 s
+/// timeout: Snoop does not cache SYNs), then the first data segment lost
+/// too: resent locally by Snoop's timer (no RTT sample from a handshake
+/// whose SYN went on the air twice: the 200 ms initial timeout), not by the
+/// sender's RTO backed off to 6 s.
+#[test]
+fn snoop_resends_the_first_segment_after_a_lost_syn() {
+    let r = first_segment_cell("1, 3", "all");
+    let lost = times(&r, "drop", 0);
+    assert_eq!(lost.len(), 2, "the SYN and segment 0: {lost:?}");
+    let local = times(&r, "local_retransmit", 0);
+    assert_eq!(local.len(), 1, "{local:?}");
+    assert!(local[0] - lost[1] < 0.25, "resent at {} after the loss at {}", local[0], lost[1]);
+    assert!(local[0] < 3.5, "resent at {}", local[0]);
+    assert_eq!(f(&r, "timeouts"), 1.0, "only the SYN's");
+    assert_eq!(times(&r, "retransmit", 0).len(), 1, "the sender resent more than the SYN");
+}

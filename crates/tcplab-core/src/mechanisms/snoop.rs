@@ -12,6 +12,14 @@
 //! the queueing delay of a loaded base station fire the local timer
 //! spuriously, and every spurious copy then produces a duplicate ACK that
 //! triggers the next one.
+//!
+//! A connection's first data segment: until the mobile's first ACK, Snoop
+//! presumes the mobile waits for the lowest segment it has seen (the last
+//! ACK is taken as the one just before it, as ns-2's Snoop starts with
+//! `lastAck_ = -1` before packet 0), so the local timer and the first
+//! duplicate ACK repair that segment like any other. The handshake, when
+//! the connection has one, gives the first RTT estimate: the SYN timed on
+//! the air to its answer, if it went on the air once.
 
 use crate::engine::time::MS;
 use crate::engine::Time;
@@ -60,7 +68,16 @@ pub enum AckAction {
 #[derive(Clone, Debug, Default)]
 pub struct SnoopConn {
     cache: BTreeMap<u64, Cached>,
+    /// The mobile's last cumulative ACK; before the first one, the start of
+    /// the lowest segment seen (`presumed`).
     last_ack: Option<u64>,
+    /// `last_ack` is presumed, not seen: no ACK has come from the mobile
+    /// yet. A lower ACK then replaces it rather than being a reordered one.
+    presumed: bool,
+    /// When the connection's SYN went on the air, while its answer is due
+    /// and it went only once (Karn: none after a second SYN).
+    syn_sent: Option<Time>,
+    syn_transmits: u32,
     /// End of the highest segment seen from the fixed host.
     last_seen: u64,
     /// Duplicate ACKs still expected (and suppressed) after a local retransmission.
@@ -122,6 +139,7 @@ impl SnoopConn {
     /// act, as in ns-2).
     pub fn on_data(&mut self, p: &Packet, seq: u64, room: bool) {
         let end = seq + p.payload as u64;
+        self.presume_waiting_for(seq);
         if self.last_ack.is_some_and(|a| end <= a) {
             return; // already acknowledged by the mobile
         }
@@ -147,10 +165,56 @@ impl SnoopConn {
         self.stats.max_cache = self.stats.max_cache.max(self.cache.len() as u64);
     }
 
+    /// Before the mobile's first ACK, presume it waits for the lowest
+    /// segment seen so far (the connection's first, unless Snoop started
+    /// watching it midway or segments came out of order).
+    fn presume_waiting_for(&mut self, seq: u64) {
+        match self.last_ack {
+            None => {
+                self.last_ack = Some(seq);
+                self.presumed = true;
+            }
+            Some(a) if self.presumed && seq < a => self.last_ack = Some(seq),
+            _ => {}
+        }
+    }
+
+    /// The connection's SYN passes towards the mobile (it carries no data
+    /// and takes no sequence number here): the mobile will wait for `seq`.
+    pub fn on_syn(&mut self, seq: u64) {
+        self.presume_waiting_for(seq);
+    }
+
+    /// The SYN starts its transmission on the wireless hop.
+    pub fn on_syn_transmit(&mut self, now: Time) {
+        self.syn_transmits += 1;
+        self.syn_sent = (self.syn_transmits == 1).then_some(now);
+    }
+
+    /// The SYN's answer from the mobile: an RTT sample of the hop if the
+    /// SYN went on the air once, and the mobile's ACK. It is never taken
+    /// for a duplicate (an answer to a repeated SYN says nothing of a lost
+    /// segment).
+    pub fn on_syn_ack(&mut self, now: Time, ack: u64) {
+        if let Some(sent) = self.syn_sent.take() {
+            self.rtt_sample(now - sent);
+        }
+        if self.last_ack == Some(ack) {
+            self.presumed = false;
+        } else {
+            // Not equal to the last ACK: a new one, or a reordered one
+            // (forwarded either way).
+            self.on_ack(now, ack);
+        }
+    }
+
     /// An ACK from the mobile host passes towards the fixed host.
     pub fn on_ack(&mut self, now: Time, ack: u64) -> AckAction {
+        // The first ACK replaces a presumed last ACK, whatever its value;
+        // equal to it, it is the duplicate of a lost first segment.
+        let presumed = std::mem::take(&mut self.presumed);
         match self.last_ack {
-            Some(last) if ack < last => AckAction::Forward, // reordered ACK
+            Some(last) if ack < last && !presumed => AckAction::Forward, // reordered ACK
             Some(last) if ack == last => self.on_dupack(ack),
             _ => {
                 // New ACK: clean the cache, sample the RTT from the newest
@@ -249,7 +313,8 @@ impl SnoopConn {
     }
 
     /// The local timer fired: resend the oldest unacknowledged segment if it
-    /// is the one the mobile is waiting for.
+    /// is the one the mobile is waiting for (before the mobile's first ACK,
+    /// the one presumed: see `presume_waiting_for`).
     pub fn on_timer(&mut self, now: Time) -> Option<u64> {
         match self.deadline {
             Some(d) if d <= now => {}
@@ -451,6 +516,70 @@ mod tests {
         s.on_ack(30 * MS, 1000);
         assert_eq!(s.on_ack(31 * MS, 1000), AckAction::Suppress);
         assert_eq!(s.stats.local_retransmits, 0);
+    }
+
+    /// Before the mobile's first ACK the first segment is the one it waits
+    /// for: the timer resends it, and a first ACK naming it is a duplicate.
+    #[test]
+    fn the_first_segment_is_repaired_before_any_ack() {
+        let mut s = snoop_with(1);
+        let d = s.deadline().unwrap();
+        assert_eq!(d, 2 * MIN_TIMEOUT, "no estimate yet");
+        assert_eq!(s.on_timer(d), Some(0));
+        assert!(s.take_for_rxmit(0).is_some());
+        let mut t = snoop_with(3);
+        assert_eq!(t.on_ack(30 * MS, 0), AckAction::Retransmit(0));
+        t.take_for_rxmit(0).unwrap();
+        t.on_transmit(31 * MS, 0);
+        assert_eq!(t.on_ack(32 * MS, 0), AckAction::Suppress, "drawn by segment 2000");
+    }
+
+    /// The presumption yields to the mobile: a first ACK below it (Snoop
+    /// started watching midway, the mobile waits for a segment never seen
+    /// here) is no reordered ACK, and the timer then leaves the hole to
+    /// the sender.
+    #[test]
+    fn a_first_ack_below_the_presumed_one_replaces_it() {
+        let mut s = SnoopConn::default();
+        for q in [5000, 6000] {
+            s.on_data(&seg(q), q, true);
+            s.on_transmit(0, q);
+        }
+        assert_eq!(s.on_ack(20 * MS, 4000), AckAction::Forward);
+        assert_eq!(s.on_ack(21 * MS, 4000), AckAction::Forward, "not cached: the sender's");
+        let d = s.deadline().unwrap();
+        assert_eq!(s.on_timer(d), None);
+        // A segment below the first one seen lowers the presumption.
+        let mut t = SnoopConn::default();
+        t.on_data(&seg(2000), 2000, true);
+        t.on_data(&seg(1000), 1000, true);
+        assert_eq!(t.last_ack, Some(1000));
+    }
+
+    /// The handshake: the SYN timed on the air to its answer gives the
+    /// first estimate (none if it went twice), and the answer is no
+    /// duplicate ACK.
+    #[test]
+    fn the_handshake_gives_the_first_rtt_sample() {
+        let mut s = SnoopConn::default();
+        s.on_syn(0);
+        s.on_syn_transmit(10 * MS);
+        s.on_syn_ack(22 * MS, 0);
+        assert_eq!(s.srtt, Some(12 * MS));
+        assert_eq!(s.timeout(), MIN_TIMEOUT);
+        s.on_data(&seg(0), 0, true);
+        s.on_transmit(60 * MS, 0);
+        // A late answer to a repeated SYN: not a duplicate of segment 0.
+        s.on_syn_ack(61 * MS, 0);
+        assert_eq!(s.stats.local_retransmits, 0);
+        assert_eq!(s.on_timer(60 * MS + MIN_TIMEOUT), Some(0));
+        let mut t = SnoopConn::default();
+        t.on_syn(0);
+        t.on_syn_transmit(0);
+        t.on_syn(0);
+        t.on_syn_transmit(3000 * MS);
+        t.on_syn_ack(3012 * MS, 0);
+        assert_eq!(t.srtt, None, "which SYN it answers is unknown");
     }
 
     #[test]

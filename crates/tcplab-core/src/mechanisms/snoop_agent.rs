@@ -1,11 +1,12 @@
 //! The Snoop agent of a base station node: one `SnoopConn` per TCP
-//! connection passing through, created when its first packet is seen, each
-//! with its own local retransmission timer (timer token = connection index).
+//! connection passing through, created at its SYN or, without one, at its
+//! first data segment, each with its own local retransmission timer (timer
+//! token = connection index).
 
 use super::agent::{Agent, AgentAction, AgentIo, ConnKey, Verdict};
 use super::snoop::{AckAction, SnoopConn};
 use crate::engine::{Time, TimerSlot};
-use crate::packet::{NodeId, Packet, Transport};
+use crate::packet::{flags, NodeId, Packet, TcpHeader, Transport};
 use std::any::Any;
 
 #[derive(Default)]
@@ -23,6 +24,18 @@ impl SnoopAgent {
         self.index(key).map(|i| &self.conns[i].1)
     }
 
+    /// The connection of a SYN (flags SYN without ACK) from the data
+    /// sender: it carries no payload, so `ConnKey::of` would take it for an
+    /// ACK going the other way.
+    fn syn_key(p: &Packet, h: &TcpHeader) -> Option<ConnKey> {
+        (p.payload == 0 && h.flags & (flags::SYN | flags::ACK) == flags::SYN).then_some(ConnKey {
+            src: p.ip.src,
+            sport: h.sport,
+            dst: p.ip.dst,
+            dport: h.dport,
+        })
+    }
+
     fn retransmit(&mut self, idx: usize, seq: u64, io: &mut AgentIo) {
         if let Some(copy) = self.conns[idx].1.take_for_rxmit(seq) {
             io.out.push(AgentAction::SendFirst(copy));
@@ -36,7 +49,8 @@ impl Agent for SnoopAgent {
             return Verdict::Pass;
         }
         let Transport::Tcp(h) = p.l4 else { return Verdict::Pass };
-        let key = ConnKey::of(p).expect("a TCP packet");
+        let syn = Self::syn_key(p, &h);
+        let key = syn.unwrap_or_else(|| ConnKey::of(p).expect("a TCP packet"));
         if node == key.src {
             return Verdict::Pass; // the fixed host itself
         }
@@ -45,15 +59,25 @@ impl Agent for SnoopAgent {
         let Some(room) = (io.room_towards)(key.dst) else { return Verdict::Pass };
         let idx = match self.index(&key) {
             Some(i) => i,
-            // A connection starts with its first data segment: a segment
-            // without payload (a SYN) going the other way is no ACK of one.
-            None if p.payload == 0 => return Verdict::Pass,
+            // A connection starts with its SYN or, without one, its first
+            // data segment: an ACK is of no connection seen here.
+            None if p.payload == 0 && syn.is_none() => return Verdict::Pass,
             None => {
                 self.conns.push((key, SnoopConn::default(), TimerSlot::default()));
                 self.conns.len() - 1
             }
         };
         let conn = &mut self.conns[idx].1;
+        if syn.is_some() {
+            conn.on_syn(h.seq);
+            return Verdict::Pass;
+        }
+        if h.flags & flags::SYN != 0 {
+            // The SYN's answer: never suppressed.
+            conn.on_syn_ack(now, h.ack);
+            io.out.push(AgentAction::Timer(idx as u32));
+            return Verdict::Pass;
+        }
         if p.payload > 0 {
             conn.on_data(p, h.seq, room);
             io.out.push(AgentAction::Timer(idx as u32));
@@ -73,6 +97,12 @@ impl Agent for SnoopAgent {
 
     fn on_transmit(&mut self, now: Time, p: &Packet, io: &mut AgentIo) {
         let Transport::Tcp(h) = p.l4 else { return };
+        if let Some(key) = Self::syn_key(p, &h) {
+            if let Some(idx) = self.index(&key) {
+                self.conns[idx].1.on_syn_transmit(now);
+            }
+            return;
+        }
         if p.payload == 0 {
             return;
         }

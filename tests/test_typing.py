@@ -29,3 +29,18 @@ def test_stubs_match_the_compiled_core(tmp_path):
                         "--mypy-config-file", str(ROOT / "pyproject.toml")],
                        cwd=tmp_path, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_public_tables_are_annotated_and_documented():
+    import tcplab
+    from tcplab.result import Result
+    from tcplab.sweep import Sweep
+    from tcplab.sweepfile import SweepResult
+
+    for name in ("flows", "links", "nodes", "series", "queues", "trace"):
+        prop = getattr(Result, name)
+        assert prop.fget.__annotations__.get("return") == "pd.DataFrame", name
+        assert prop.__doc__, name
+    assert SweepResult.__annotations__["runs"] == SweepResult.__annotations__["summary"] == "pd.DataFrame"
+    for f in (Result.rows, tcplab.Scenario.copy, Sweep, SweepResult):
+        assert f.__doc__ and f.__doc__.strip(), f

@@ -33,6 +33,9 @@ class Scenario:
         self.source = source
 
     def copy(self) -> "Scenario":
+        """An independent copy: a deep copy of ``data``, the same ``source``
+        (so a relative path in the scenario, such as a movement file, still
+        resolves against the original file)."""
         import copy
 
         try:

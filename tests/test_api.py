@@ -181,3 +181,16 @@ def test_scenario_toml_read_by_the_core(tmp_path):
     bad.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
     with pytest.raises(tcplab.ScenarioError, match="nested too deeply"):
         tcplab.load_scenario(bad)
+
+
+def test_public_names_are_listed_and_load():
+    """__all__ is spelled out for type checkers; it must list every lazily
+    loaded name, and each must load (OutputError included: a failed write
+    raises it from tcplab.run's Result.write and tcplab.sweep)."""
+    assert set(tcplab.__all__) == {"__version__", "ScenarioError", *tcplab._LAZY}
+    for name in tcplab.__all__:
+        assert getattr(tcplab, name) is not None, name
+    from tcplab.io import OutputError
+
+    assert tcplab.OutputError is OutputError and issubclass(OutputError, OSError)
+    assert callable(tcplab.sweep)  # the function, not the module of the same name

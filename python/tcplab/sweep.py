@@ -389,11 +389,17 @@ class Sweep:
         local processes (default: all cores), or the Dask cluster at
         `scheduler` (``tcp://host:port``) or of an enclosing
         :func:`tcplab.pools.use_scheduler` block."""
+        from .pools import check_address, check_jobs, pool_for
+
+        # Before anything is planned or created, and whether or not any run
+        # is left to do (a pool is made only then).
+        jobs = check_jobs(jobs)
+        if scheduler is not None:
+            check_address(scheduler)
+
         import cloudpickle
         import pandas as pd
         from tqdm import tqdm
-
-        from .pools import pool_for
 
         slots, todo = self.plan()
         runs_dir = self.out / "runs"

@@ -132,6 +132,11 @@ def test_out_that_is_a_file_or_empty(command, tmp_path):
     one_line_error(tcplab_cli(command, *target, "--out", f, "-q"), "--out")
     assert f.read_text() == "keep"
     one_line_error(tcplab_cli(command, *target, "--out", "", "-q"), "--out")
+    # Under a file: `run` said "File exists" (the file, not the directory asked for).
+    r = tcplab_cli(command, *target, "--out", f / "sub", "-q")
+    one_line_error(r, "--out")
+    assert r.stderr.rstrip().endswith("Not a directory"), r.stderr
+    assert f.read_text() == "keep" and sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
 # ---- result directories -------------------------------------------------

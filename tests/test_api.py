@@ -194,3 +194,16 @@ def test_public_names_are_listed_and_load():
 
     assert tcplab.OutputError is OutputError and issubclass(OutputError, OSError)
     assert callable(tcplab.sweep)  # the function, not the module of the same name
+
+
+def test_numpy_integer_seed_is_a_seed(small_scenario):
+    # numpy values inside the scenario were accepted, a numpy seed argument
+    # refused ("sim.seed: must be a non-negative integer, got 3").
+    import numpy as np
+
+    res = tcplab.run(small_scenario, seed=np.int64(3))
+    assert res.summary["seed"] == 3 and type(res.scenario.data["sim"]["seed"]) is int
+    assert res.csv("flows") == tcplab.run(small_scenario, seed=3).csv("flows")
+    for bad in (np.int64(-1), np.float64(3.0), True):
+        with pytest.raises(tcplab.ScenarioError, match="sim.seed: must be a non-negative integer"):
+            tcplab.run(small_scenario, seed=bad)

@@ -5,18 +5,18 @@
     python benchmarks/dumbbell.py [--repeats 5] [--loss 0.01]
 
 Reports, for tcplab: the simulation alone (Rust core, one run per process,
-best of N: benchmarks/core_timing.py), the whole
+best of N: benchmarks/core_timing.py; CPU and wall time), the whole
 `tcplab run` process (wall and CPU) including Python start-up and writing
 files, events per
 second and peak memory; for ns-2: the whole `ns` process (wall and CPU) and the run minus ns-2's
 own start-up (an empty simulation of the same script), both CPU times, peak
-memory, and the per-flow throughputs of both simulators side by side.
+memory, and the per-flow throughputs of both simulators side by side. The
+speed-ups set like against like: the simulations by CPU time, the whole
+processes by wall time and by CPU time.
 No assertion here: timings are for people, not for CI.
 """
 from __future__ import annotations
 
-import argparse
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
 
-from core_timing import compile_tcplab, first_runs  # noqa: E402  (this script's directory)
+from core_timing import (  # noqa: E402  (this script's directory)
+    ArgumentParser, build_examples, compile_tcplab, first_runs, positive_int, probability)
 
 SCENARIO = ROOT / "scenarios" / "dumbbell.toml"
 
@@ -45,9 +46,10 @@ def mib(kb) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--loss", type=float, default=0.01)
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=positive_int, default=5, help="processes per measure (best taken; default 5)")
+    ap.add_argument("--loss", type=probability, default=0.01,
+                    help="the 2 Mbit/s hop's packet error rate, in [0, 1] (default 0.01)")
     a = ap.parse_args()
 
     sc = tomllib.loads(SCENARIO.read_text())
@@ -57,9 +59,8 @@ def main() -> int:
         text = SCENARIO.read_text().replace("rate = 0.01,", f"rate = {a.loss},")
         path.write_text(text)
 
-        subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario"], cwd=ROOT, check=True)
+        exe = build_examples("run_scenario") / "run_scenario"
         compile_tcplab()  # the whole `tcplab run` as installed (core_timing.py)
-        exe = ROOT / "target" / "release" / "examples" / "run_scenario"
         core = first_runs(exe, path, a.repeats)
         rss = core["maxrss_kb"]
 
@@ -71,8 +72,9 @@ def main() -> int:
             cpus.append(c)
         cli, cli_cpu = min(walls), min(cpus)
 
-    print(f"tcplab  simulation only : {core['best_wall_s'] * 1e3:8.1f} ms  "
-          f"{core['events']:,} events  {core['events_per_s'] / 1e6:.1f} M events/s  peak RSS {mib(rss)}")
+    print(f"tcplab  simulation only : {core['best_cpu_s'] * 1e3:8.1f} ms CPU {core['best_wall_s'] * 1e3:8.1f} ms wall  "
+          f"{core['events']:,} events  {core['events'] / core['best_cpu_s'] / 1e6:.1f} M events/s (CPU)  "
+          f"peak RSS {mib(rss)}")
     print(f"tcplab  whole CLI run   : {cli * 1e3:8.1f} ms wall {cli_cpu * 1e3:8.1f} ms CPU  "
           "(`tcplab run`: Python start-up, run, CSV/JSON files; best of N)")
 
@@ -88,9 +90,9 @@ def main() -> int:
     print(f"ns-2.35 whole run       : {ns_wall * 1e3:8.1f} ms wall {best['cpu_s'] * 1e3:8.1f} ms CPU  "
           f"peak RSS {mib(best['maxrss_kb'])}")
     print(f"ns-2.35 simulation only : {sim_cpu * 1e3:8.1f} ms CPU  (minus {base * 1e3:.1f} ms start-up)")
-    print(f"speed-up, simulation    : {sim_cpu / core['best_wall_s']:6.1f}x")
-    print(f"speed-up, whole runs    : {best['cpu_s'] / core['best_wall_s']:6.1f}x (core)  "
-          f"{ns_wall / cli:5.2f}x wall, {best['cpu_s'] / cli_cpu:5.2f}x CPU (`tcplab run` vs `ns`, whole processes)")
+    print(f"speed-up, simulation    : {sim_cpu / core['best_cpu_s']:6.1f}x CPU (ns-2 minus its start-up vs tcplab's core)")
+    print(f"speed-up, whole runs    : {ns_wall / cli:6.2f}x wall, {best['cpu_s'] / cli_cpu:5.2f}x CPU "
+          "(`ns` vs `tcplab run`, whole processes)")
     print()
     print(f"{'flow':<6} {'tcplab kb/s':>12} {'ns-2 kb/s':>10} {'diff':>7}")
     names = [f.get("name") for f in sc["flow"]]

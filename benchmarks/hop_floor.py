@@ -5,7 +5,8 @@ and against ns-2?
 One CBR flow (1000-byte UDP payloads at 10 Mbit/s) through a chain of 10
 routers joined by 100 Mbit/s, 1 ms links: every event is a plain
 forwarding hop on an idle link (or the source's send). The same run three
-ways, each in processes of its own, best of the repeats:
+ways, each in processes of its own, best of the repeats, all three by CPU
+time:
 
 - tcplab: the Rust core (examples/run_scenario, as benchmarks/core_timing.py);
 - the floor (examples/hop_floor.rs): tcplab's event queue and that hop
@@ -22,8 +23,6 @@ No assertion here: timings are for people, not for CI.
 """
 from __future__ import annotations
 
-import argparse
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -32,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
 
-from core_timing import first_runs  # noqa: E402  (this script's directory)
+from core_timing import (  # noqa: E402  (this script's directory)
+    ArgumentParser, build_examples, first_runs, positive_float, positive_int)
 
 ROUTERS = 10
 
@@ -85,15 +85,13 @@ def ns2_sim(seconds: float, repeats: int) -> dict | None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=1000.0, help="simulated time (default 1000 s)")
-    ap.add_argument("--repeats", type=int, default=5, help="processes per simulator (best taken)")
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=positive_float, default=1000.0, help="simulated time (default 1000 s)")
+    ap.add_argument("--repeats", type=positive_int, default=5, help="processes per simulator (best taken)")
     ap.add_argument("--quick", action="store_true", help="10 s, one repeat (a smoke run)")
     a = ap.parse_args()
     seconds, repeats = (10.0, 1) if a.quick else (a.seconds, a.repeats)
-    subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario", "--example", "hop_floor"],
-                   cwd=ROOT, check=True)
-    examples = ROOT / "target" / "release" / "examples"
+    examples = build_examples("run_scenario", "hop_floor")
     with tempfile.TemporaryDirectory() as tmp:
         toml = Path(tmp) / "chain.toml"
         toml.write_text(scenario(seconds))
@@ -104,13 +102,15 @@ def main() -> int:
         print(f"warning: the floor ran {floor['events']} events, tcplab {ours['events']}", file=sys.stderr)
     events = ours["events"]
     print(f"UDP chain of {ROUTERS} routers, {seconds:g} s simulated, {events} events; best of {repeats}")
-    print(f"{'run':<34} {'simulation':>11} {'ns/event':>9} {'ns-2 / this':>12}")
-    rows = [("tcplab core", ours["best_wall_s"]), ("floor: tcplab's queue + bare hop", floor["best_wall_s"])]
+    print(f"{'run':<34} {'sim CPU':>11} {'ns/event':>9} {'ns-2 / this':>12}")
+    rows = [("tcplab core", ours["best_cpu_s"]), ("floor: tcplab's queue + bare hop", floor["best_cpu_s"])]
     if theirs:
         rows.append(("ns-2.35 (CPU minus set-up)", theirs["sim_s"]))
     for name, s in rows:
         ratio = f"{theirs['sim_s'] / s:12.2f}" if theirs else f"{'n/a':>12}"
         print(f"{name:<34} {s * 1e3:8.1f} ms {s * 1e9 / events:9.1f} {ratio}")
+    if not theirs:
+        print("ns-2 not installed (apt-get install ns2): no ns-2 row")
     return 0
 
 

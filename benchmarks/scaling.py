@@ -5,12 +5,13 @@ in tcplab and in ns-2.35 (the same scenario through validation/ns2.py).
     python benchmarks/scaling.py            # the full table (a few minutes)
     python benchmarks/scaling.py --quick    # N = 1 and 10, 10 s: a smoke run for CI
 
-For each case it prints, for both simulators: the whole process (wall and
-CPU), the simulation alone (tcplab: the Rust core's own timing of the run,
-one run per process, best of the repeats as for ns-2 (benchmarks/core_timing.py);
-ns-2: CPU time minus that of the same script run for
-1 us, i.e. minus ns-2's own start-up and set-up), events per second and ns
-per event (tcplab), peak RSS, and the two ratios ns-2 / tcplab. No
+For each case it prints, for both simulators: the whole process's wall
+time, the simulation's CPU time (tcplab: the Rust core's run, one run per
+process, best of the repeats as for ns-2 (benchmarks/core_timing.py);
+ns-2: CPU time minus that of the same script run for 1 us, i.e. minus
+ns-2's own start-up and set-up), events per second and ns per event of
+CPU time (tcplab), peak RSS, and the two ratios ns-2 / tcplab, each of one
+clock: whole processes by wall time, simulations by CPU time. No
 assertion here: timings are for people, not for CI.
 
 The two simulators run in rounds, alternately (tcplab first in even
@@ -30,9 +31,7 @@ second.
 """
 from __future__ import annotations
 
-import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import tomllib
@@ -42,7 +41,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
 
-from core_timing import compile_tcplab, first_runs  # noqa: E402  (this script's directory)
+from core_timing import (  # noqa: E402  (this script's directory)
+    ArgumentParser, build_examples, compile_tcplab, first_runs, positive_int)
 
 
 def scenario(n: int, duration: str) -> str:
@@ -68,10 +68,11 @@ def tcplab_round(path: Path, tmp: Path) -> dict:
     """One core run and one whole `tcplab run`, each in a process of its own."""
     exe = ROOT / "target" / "release" / "examples" / "run_scenario"
     core = first_runs(exe, path, 1)
+    # sim_s: the core's CPU time, as ns-2's simulation is measured.
     w = ns2.measure([sys.executable, "-m", "tcplab", "run", str(path), "--out", str(tmp / "out"), "-q"])
     if w["returncode"] != 0:
         raise RuntimeError(w["stderr"][-300:])
-    return {"sim_s": core["best_wall_s"], "events": core["events"], "wall_s": w["wall_s"], "cpu_s": w["cpu_s"],
+    return {"sim_s": core["best_cpu_s"], "events": core["events"], "wall_s": w["wall_s"], "cpu_s": w["cpu_s"],
             "rss_kb": w["maxrss_kb"] or core["maxrss_kb"]}
 
 
@@ -124,12 +125,13 @@ def mib(kb) -> str:
 
 
 def ns_per_event(t: dict) -> float:
-    """tcplab's simulation time per event, in ns (`best_of`'s tcplab side)."""
+    """tcplab's simulation CPU time per event, in ns (`best_of`'s tcplab side)."""
     return t["sim_s"] / max(t["events"], 1) * 1e9
 
 
 def speedups(t: dict, s: dict) -> tuple[float, float]:
-    """ns-2 / tcplab for the whole process (wall) and for the simulation."""
+    """ns-2 / tcplab for the whole process (wall time) and for the
+    simulation (CPU time)."""
     return s["wall_s"] / t["wall_s"], s["sim_s"] / t["sim_s"]
 
 
@@ -165,9 +167,9 @@ def verdicts(rows: dict) -> list[str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="N = 1 and 10 for 10 s (a smoke run)")
-    ap.add_argument("--repeats", type=int, default=3,
+    ap.add_argument("--repeats", type=positive_int, default=3,
                     help="rounds per case (at least 9 below 100 flows, except with --quick)")
     ap.add_argument("--no-ns2", action="store_true", help="tcplab only (ns-2 takes minutes at N = 1000)")
     a = ap.parse_args()
@@ -176,10 +178,10 @@ def main() -> int:
     else:
         cases = [("N = 1", 1, "100s"), ("N = 10", 10, "100s"), ("N = 100", 100, "100s"),
                  ("N = 1000", 1000, "100s"), ("1 flow, 10 000 s", 1, "10000s")]
-    subprocess.run(["cargo", "build", "--release", "-q", "--example", "run_scenario"], cwd=ROOT, check=True)
+    build_examples("run_scenario")
     compile_tcplab()  # the whole `tcplab run` as installed (core_timing.py)
-    print(f"{'case':<18} {'tcplab whole':>13} {'sim':>9} {'ns/event':>9} {'Mev/s':>6} {'MiB':>5} | "
-          f"{'ns-2 whole':>11} {'sim':>9} {'MiB':>5} | {'whole x':>7} {'sim x':>6}")
+    print(f"{'case':<18} {'tcplab wall':>13} {'sim CPU':>9} {'ns/event':>9} {'Mev/s':>6} {'MiB':>5} | "
+          f"{'ns-2 wall':>11} {'sim CPU':>9} {'MiB':>5} | {'wall x':>7} {'sim x':>6}")
     with_ns2 = not a.no_ns2 and ns2.available()
     judged = {}
     for label, n, dur in cases:
@@ -202,10 +204,10 @@ def main() -> int:
         if s is not None:
             whole = [b["wall_s"] / o["wall_s"] for o, b in zip(ours, theirs)]
             sim = [max(b["cpu_s"] - b["setup_cpu_s"], 1e-9) / o["sim_s"] for o, b in zip(ours, theirs)]
-            print(f"{'':<18} {rounds} rounds, each on its own: whole x {spread(whole)}, sim x {spread(sim)}",
+            print(f"{'':<18} {rounds} rounds, each on its own: wall x {spread(whole)}, sim x {spread(sim)}",
                   flush=True)
-    print("whole x = ns-2 whole process / tcplab whole process (`tcplab run`), wall; "
-          "sim x = ns-2 simulation CPU / tcplab simulation")
+    print("wall x = ns-2 / tcplab, whole processes (`ns`, `tcplab run`), wall time; "
+          "sim x = ns-2 / tcplab, simulation CPU time (ns-2: CPU minus its 1 us run's; tcplab: the core's run)")
     # A quick run's 10 s cases are too short to judge (ns-2's simulation
     # is then the difference of two start-ups).
     lines = [] if a.quick else verdicts(judged)

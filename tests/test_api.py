@@ -181,3 +181,29 @@ def test_scenario_toml_read_by_the_core(tmp_path):
     bad.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
     with pytest.raises(tcplab.ScenarioError, match="nested too deeply"):
         tcplab.load_scenario(bad)
+
+
+def test_public_names_are_listed_and_load():
+    """__all__ is spelled out for type checkers; it must list every lazily
+    loaded name, and each must load (OutputError included: a failed write
+    raises it from tcplab.run's Result.write and tcplab.sweep)."""
+    assert set(tcplab.__all__) == {"__version__", "ScenarioError", *tcplab._LAZY}
+    for name in tcplab.__all__:
+        assert getattr(tcplab, name) is not None, name
+    from tcplab.io import OutputError
+
+    assert tcplab.OutputError is OutputError and issubclass(OutputError, OSError)
+    assert callable(tcplab.sweep)  # the function, not the module of the same name
+
+
+def test_numpy_integer_seed_is_a_seed(small_scenario):
+    # numpy values inside the scenario were accepted, a numpy seed argument
+    # refused ("sim.seed: must be a non-negative integer, got 3").
+    import numpy as np
+
+    res = tcplab.run(small_scenario, seed=np.int64(3))
+    assert res.summary["seed"] == 3 and type(res.scenario.data["sim"]["seed"]) is int
+    assert res.csv("flows") == tcplab.run(small_scenario, seed=3).csv("flows")
+    for bad in (np.int64(-1), np.float64(3.0), True):
+        with pytest.raises(tcplab.ScenarioError, match="sim.seed: must be a non-negative integer"):
+            tcplab.run(small_scenario, seed=bad)

@@ -132,6 +132,11 @@ def test_out_that_is_a_file_or_empty(command, tmp_path):
     one_line_error(tcplab_cli(command, *target, "--out", f, "-q"), "--out")
     assert f.read_text() == "keep"
     one_line_error(tcplab_cli(command, *target, "--out", "", "-q"), "--out")
+    # Under a file: `run` said "File exists" (the file, not the directory asked for).
+    r = tcplab_cli(command, *target, "--out", f / "sub", "-q")
+    one_line_error(r, "--out")
+    assert r.stderr.rstrip().endswith("Not a directory"), r.stderr
+    assert f.read_text() == "keep" and sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
 # ---- result directories -------------------------------------------------
@@ -193,7 +198,11 @@ def test_api_write_replaces_as_a_whole(tmp_path):
 LONG = ["--set", "sim.duration=100000s"]
 
 
-def test_ctrl_c_stops_run_within_2s(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_ctrl_c_stops_run_within_2s(tmp_path, sig):
+    """Ctrl-C, and SIGTERM (`kill`, `timeout`, a batch system) as for a
+    sweep: status 130 and the staging directory removed (SIGTERM used to
+    kill the command outright, status 143, leaving it behind)."""
     out = tmp_path / "out"
     p = subprocess.Popen([sys.executable, "-m", "tcplab", "run", str(ELN), "--out", str(out), "-q", "--trace", *LONG],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -204,15 +213,15 @@ def test_ctrl_c_stops_run_within_2s(tmp_path):
         time.sleep(0.02)
     time.sleep(0.3)
     t0 = time.monotonic()
-    p.send_signal(signal.SIGINT)
+    p.send_signal(sig)
     try:
         _, err = p.communicate(timeout=2)
     except subprocess.TimeoutExpired:
         p.kill()
-        pytest.fail("tcplab run still alive 2 s after SIGINT")
+        pytest.fail(f"tcplab run still alive 2 s after {sig.name}")
     assert time.monotonic() - t0 < 2
     assert p.returncode == 130, err
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "interrupted; nothing written" in err, err
     assert os.listdir(tmp_path) == []  # nothing half-written, no staging left
 
 

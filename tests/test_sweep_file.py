@@ -1,6 +1,7 @@
 """`tcplab sweep` from a sweep file, `tcplab.sweep(...)`, `tcplab plot`."""
 import json
 import math
+import re
 import subprocess
 import sys
 import time
@@ -420,6 +421,34 @@ def test_malformed_scheduler_address_from_python(tmp_path):
     with pytest.raises(tcplab.ScenarioError, match="--scheduler 'bogus': expected"):
         tcplab.sweep(tmp_path / "small.toml", {"link[1].error.rate": [0.0]}, out=tmp_path / "out", scheduler="bogus",
                      progress=False)
+
+
+@pytest.mark.parametrize("jobs", [-1, 0, "2", 1.5, True])
+def test_bad_jobs_from_python_are_refused_before_anything_is_written(tmp_path, jobs):
+    # jobs=-1 raised concurrent.futures' ValueError and jobs="2" a TypeError,
+    # both after making OUT/runs/.
+    small_sweep(tmp_path, "")
+    with pytest.raises(tcplab.ScenarioError, match=f"^jobs must be a positive integer, got {re.escape(repr(jobs))}$"):
+        tcplab.sweep(tmp_path / "small.toml", {"link[1].error.rate": [0.0]}, out=tmp_path / "out", jobs=jobs,
+                     progress=False)
+    from tcplab.sweep import Sweep
+
+    sw = Sweep(lambda p: tcplab.load_scenario(tmp_path / "small.toml"), {"x": [1]}, 1, tmp_path / "out2")
+    with pytest.raises(tcplab.ScenarioError, match="^jobs must be a positive integer"):
+        sw.run(jobs=jobs, progress=False)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out2").exists()
+
+
+def test_bad_scheduler_is_refused_even_when_every_run_is_stored(tmp_path):
+    small_sweep(tmp_path, "")
+    args = (tmp_path / "small.toml", {"link[1].error.rate": [0.0]})
+    tcplab.sweep(*args, out=tmp_path / "out", jobs=1, progress=False)
+    with pytest.raises(tcplab.ScenarioError, match="--scheduler 'bogus': expected"):
+        tcplab.sweep(*args, out=tmp_path / "out", scheduler="bogus", progress=False)
+    # numpy integers are integers
+    import numpy as np
+
+    assert len(tcplab.sweep(*args, out=tmp_path / "out", jobs=np.int64(2), progress=False).runs) == 1
 
 
 @pytest.mark.parametrize("command", ["sweep", "reproduce", "plot"])

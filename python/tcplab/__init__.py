@@ -30,21 +30,29 @@ _LAZY = {
     "Result": (".result", "Result"),
     "sweep": (".sweepfile", "sweep"),
     "SweepResult": (".sweepfile", "SweepResult"),
+    "OutputError": (".io", "OutputError"),
 }
 
-__all__ = ["__version__", "ScenarioError", *_LAZY]
+# Spelled out (not built from _LAZY): type checkers read __all__ only as a
+# literal list (tests/test_api.py checks that it matches _LAZY).
+__all__ = ["__version__", "ScenarioError", "OutputError", "Scenario", "load_scenario", "run", "Result", "sweep",
+           "SweepResult"]
 
 # Seen by type checkers only (type checkers take any name TYPE_CHECKING as
-# true; importing typing itself costs start-up time).
+# true; importing typing itself costs start-up time). The `X as X` form
+# marks each name as exported for mypy --strict (no implicit re-export).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .api import run
-    from .result import Result
-    from .scenario import Scenario, load_scenario
-    from .sweepfile import SweepResult, sweep
+    from .api import run as run
+    from .io import OutputError as OutputError
+    from .result import Result as Result
+    from .scenario import Scenario as Scenario
+    from .scenario import load_scenario as load_scenario
+    from .sweepfile import SweepResult as SweepResult
+    from .sweepfile import sweep as sweep
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     try:
         module, attr = _LAZY[name]
     except KeyError:

@@ -183,7 +183,33 @@ def _print_flows(res) -> None:
               f"{c['goodput_bps'][i] / 1e3:>9.1f} kb/s {c['retransmits'][i]:>6} {c['timeouts'][i]:>5}")
 
 
+def _sigterm_interrupts():
+    """Make SIGTERM raise KeyboardInterrupt, as Ctrl-C does, so that a
+    command stopped by `kill` or `timeout` cleans up (staging directory,
+    workers) and exits with status 130; returns the handler it replaced."""
+    import signal
+
+    def terminate(signum, frame):
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, terminate)
+
+
+def _restore_sigterm(previous) -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, previous)
+
+
 def cmd_run(a) -> int:
+    previous = _sigterm_interrupts()
+    try:
+        return _run_command(a)
+    finally:
+        _restore_sigterm(previous)
+
+
+def _run_command(a) -> int:
     from .api import _prepare, _run_text
     from .io import out_dir_path, staged_dir
 
@@ -205,14 +231,9 @@ def cmd_run(a) -> int:
 def _sweep_command(a, work) -> int:
     """Run `work(tally)` with Ctrl-C and SIGTERM stopping it cleanly: queued
     runs cancelled, workers gone, and one line saying what is kept."""
-    import signal
-
     from .sweep import tally
 
-    def terminate(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, terminate)
+    previous = _sigterm_interrupts()
     with tally() as t:
         try:
             return work(t)
@@ -220,7 +241,7 @@ def _sweep_command(a, work) -> int:
             print(f"tcplab: interrupted: {t.saved} runs saved, rerun to resume", file=sys.stderr)
             return 130
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            _restore_sigterm(previous)
 
 
 def _counts(t) -> str:

@@ -250,7 +250,14 @@ def staged_dir(out):
         os.makedirs(parent, exist_ok=True)
         stage = _new_dir(parent, f".{os.path.basename(out)}.tmp-")
     except OSError as e:
-        raise OutputError(f"--out {out}: cannot create the directory: {e.strerror or e}") from None
+        why = e.strerror or e
+        if isinstance(e, FileExistsError) and not os.path.isdir(parent):
+            # `--out afile/sub`: makedirs finds the file `afile` where a
+            # directory must be.
+            import errno
+
+            why = os.strerror(errno.ENOTDIR)
+        raise OutputError(f"--out {out}: cannot create the directory: {why}") from None
     try:
         yield stage
         _commit(stage, out)

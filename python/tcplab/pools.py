@@ -261,6 +261,19 @@ def pool_for(jobs: int | None, scheduler: str | None):
     yield LocalPool(local_jobs(jobs))
 
 
+def check_jobs(jobs: object, option: str = "jobs") -> int | None:
+    """`jobs` as a sweep takes it: None (one process per core) or a
+    positive integer; anything else is refused in one line naming `option`
+    (as the command line's `--jobs`)."""
+    if jobs is None:
+        return None
+    import numbers
+
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or int(jobs) < 1:
+        raise ScenarioError(f"{option} must be a positive integer, got {jobs!r}", option)
+    return int(jobs)
+
+
 def local_jobs(jobs: int | None) -> int:
     """Worker processes on this machine: `jobs`, or one per core. (A
     study's own work, trace analyses and figures, writes local files and so

@@ -12,6 +12,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    import pandas as pd
+
 
 def _parse(types: list):
     """Converters from CSV text to Python values, one per column type."""
@@ -74,6 +76,8 @@ class Result:
         return self._raw[name].get("path")
 
     def rows(self, name: str) -> int:
+        """Number of rows of table `name` (one of ``TABLES``), counted
+        without reading a streamed table or importing pandas."""
         t = self._raw[name]
         if "path" in t:
             return t["rows"]
@@ -105,7 +109,7 @@ class Result:
                 return f.read()
         return t["csv"]
 
-    def _frame(self, name: str):
+    def _frame(self, name: str) -> pd.DataFrame:
         if name not in self._frames:
             import pandas as pd
 
@@ -115,28 +119,36 @@ class Result:
         return self._frames[name]
 
     @property
-    def flows(self):
+    def flows(self) -> pd.DataFrame:
+        """One row per flow: transport, bytes delivered, throughput and goodput, retransmissions, timeouts ...
+        (columns: docs/scenarios.md, "Output tables")."""
         return self._frame("flows")
 
     @property
-    def links(self):
+    def links(self) -> pd.DataFrame:
+        """One row per link direction: packets and bytes sent, queue drops, error-model losses ..."""
         return self._frame("links")
 
     @property
-    def nodes(self):
+    def nodes(self) -> pd.DataFrame:
         """One row per node with an 802.11 device (empty without [wireless])."""
         return self._frame("nodes")
 
     @property
-    def series(self):
+    def series(self) -> pd.DataFrame:
+        """The sampled flow state (cwnd, srtt, rto, sequence numbers) every ``output.sample_interval``;
+        empty when the scenario samples nothing."""
         return self._frame("series")
 
     @property
-    def queues(self):
+    def queues(self) -> pd.DataFrame:
+        """The sampled queue lengths every ``output.sample_interval``; empty when the scenario samples nothing."""
         return self._frame("queues")
 
     @property
-    def trace(self):
+    def trace(self) -> pd.DataFrame:
+        """The time-sequence trace (every segment sent, retransmitted or dropped, every ACK); empty
+        unless ``output.trace`` (``--trace``) is on."""
         return self._frame("trace")
 
     def write(self, out_dir, parquet: bool = False) -> list:

@@ -33,6 +33,9 @@ class Scenario:
         self.source = source
 
     def copy(self) -> "Scenario":
+        """An independent copy: a deep copy of ``data``, the same ``source``
+        (so a relative path in the scenario, such as a movement file, still
+        resolves against the original file)."""
         import copy
 
         try:
@@ -51,6 +54,8 @@ class Scenario:
         for o in overrides:
             apply_override(self.data, o)
         if seed is not None:
+            if not isinstance(seed, int):
+                seed = _builtin_number(seed)  # a numpy integer, as in the scenario's own values
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
                 raise ScenarioError(f"sim.seed: must be a non-negative integer, got {seed!r}", "sim.seed")
             sim = self.data.setdefault("sim", {})

@@ -284,6 +284,18 @@ def load_record(path: Path, valid: Callable[[dict], bool]) -> dict | None:
 
 
 class Sweep:
+    """A sweep over a grid of Python parameters: ``build(params)`` (or
+    ``build(params, seed=seed)``) makes the scenario of each grid cell, every
+    cell is run once per seed, and :meth:`run` returns one row per run.
+
+    `grid` maps parameter names to lists of values (every combination is a
+    cell); `seeds` is a count n (seeds 1..n) or a list; `out` is the
+    directory whose ``runs/`` keeps one record per finished run (a later
+    sweep into it reuses them); `metrics` is a list of metric names or a
+    function (see the module's documentation); `name` labels the progress
+    bar. Bad arguments raise ScenarioError. For a sweep over the key paths
+    of one scenario file, see :func:`tcplab.sweep`."""
+
     def __init__(self, build: Callable[..., Scenario | dict], grid: dict, seeds: Iterable[int] | int,
                  out: str | Path, metrics: Callable | list | tuple = default_metrics, name: str = "sweep"):
         if not isinstance(grid, dict) or not grid:
@@ -377,11 +389,17 @@ class Sweep:
         local processes (default: all cores), or the Dask cluster at
         `scheduler` (``tcp://host:port``) or of an enclosing
         :func:`tcplab.pools.use_scheduler` block."""
+        from .pools import check_address, check_jobs, pool_for
+
+        # Before anything is planned or created, and whether or not any run
+        # is left to do (a pool is made only then).
+        jobs = check_jobs(jobs)
+        if scheduler is not None:
+            check_address(scheduler)
+
         import cloudpickle
         import pandas as pd
         from tqdm import tqdm
-
-        from .pools import pool_for
 
         slots, todo = self.plan()
         runs_dir = self.out / "runs"

@@ -26,12 +26,16 @@ import tomllib
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import ScenarioError
 from .io import atomic_write_set, check_out_dir
 from .metrics import DEFAULT, check_names
 from .scenario import Scenario, _parse_value, key_parts, load_scenario, set_value
 from .sweep import Sweep, _table_value, check_seeds, column_kind, column_text, t95
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FILE_KEYS = ("scenario", "seeds", "metrics", "overrides", "grid", "name")
 STATS = ("mean", "std", "ci95_low", "ci95_high", "n")
@@ -243,16 +247,21 @@ def load_sweep_file(path: str | Path) -> SweepSpec:
 
 @dataclass
 class SweepResult:
-    """`runs`: one row per run; `summary`: one row per grid cell; `out`:
-    where the files are."""
+    """What :func:`sweep` returns: the tables it wrote into `out`, as
+    pandas DataFrames.
 
-    runs: object
-    summary: object
+    `runs`: one row per run (runs.csv: grid values, seed, metrics, events);
+    `summary`: one row per grid cell (summary.csv: per metric the mean,
+    standard deviation, 95 % confidence interval and count); `out`: where
+    the files are; `spec`: the sweep as checked."""
+
+    runs: pd.DataFrame
+    summary: pd.DataFrame
     out: Path
     spec: SweepSpec
 
 
-def summary_table(runs, keys: list, metrics: list):
+def summary_table(runs: pd.DataFrame, keys: list, metrics: list) -> pd.DataFrame:
     """Per grid cell (in grid order): for each metric the mean, sample
     standard deviation, 95 % Student t confidence interval of the mean and
     the number of runs with a value (NaN, e.g. a transfer that did not
@@ -289,6 +298,11 @@ def _mean_std(xs: list) -> tuple[float, float, int]:
 
 def run_spec(spec: SweepSpec, out: str | Path, *, jobs: int | None = None, scheduler: str | None = None,
              progress: bool = True) -> SweepResult:
+    from .pools import check_address, check_jobs
+
+    jobs = check_jobs(jobs)
+    if scheduler is not None:
+        check_address(scheduler)
     check_out_dir(out)  # before any run: an empty name, a file, a directory that cannot be made
     out = Path(out)
     sw = Sweep(spec.build, spec.grid, spec.seeds, out, metrics=spec.metrics, name=spec.name)

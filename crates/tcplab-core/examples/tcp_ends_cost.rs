@@ -80,7 +80,7 @@ fn main() {
         "{{\"segments\": {}, \"acks\": {}, \"best_wall_s\": {}, \"ns_per_segment_and_ack\": {:.1}}}",
         c.segments,
         c.acks,
-        best,
-        best * 1e9 / c.segments as f64
+        best.wall_s,
+        best.wall_s * 1e9 / c.segments as f64
     );
 }

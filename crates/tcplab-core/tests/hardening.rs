@@ -68,6 +68,48 @@ fn wireless_positions_and_rates_say_what_was_expected() {
     assert!(e.starts_with("wireless.data_rate: unknown 802.11 rate 2 bit/s;"), "{e}");
 }
 
+/// A link's rate below 1 bit/s was rounded up to 1 bit/s without a word.
+#[test]
+fn link_rates_below_one_bit_per_second_are_refused() {
+    let bulk = "transport = \"reno\"\napp = { kind = \"bulk\" }";
+    let refused = |bottleneck: &str| {
+        let text = common::path("2s", LINK, bottleneck, bulk, "");
+        Scenario::from_toml_str(&text).expect_err("must be refused").to_string()
+    };
+    for rate in ["\"0.4bps\"", "0.4", "0.999"] {
+        let e = refused(&format!("rate = {rate}\ndelay = \"5ms\""));
+        assert!(e.starts_with("link[1].rate: must be at least 1 bit/s") && e.contains("got 0."), "{e}");
+    }
+    let e = refused("rate = \"1Mbps\"\ndelay = \"5ms\"\nreverse = { rate = 0.5 }");
+    assert!(e.starts_with("link[1].reverse.rate: must be at least 1 bit/s"), "{e}");
+    let ok = common::path("2s", LINK, "rate = 1\ndelay = \"5ms\"", bulk, "");
+    assert!(Scenario::from_toml_str(&ok).is_ok());
+}
+
+/// The radio's node keys in a network without `[wireless]`: a bad value is
+/// refused by its value, any other by what it would need, never ignored.
+#[test]
+fn radio_node_keys_in_a_wired_network_are_refused() {
+    let bulk = "transport = \"reno\"\napp = { kind = \"bulk\" }";
+    let refused = |node: &str| {
+        let text =
+            common::path("2s", LINK, LINK, bulk, "").replacen("name = \"r\"\n", &format!("name = \"r\"\n{node}\n"), 1);
+        Scenario::from_toml_str(&text).expect_err("must be refused").to_string()
+    };
+    let e = refused("frame_error_rate = 5.0");
+    assert_eq!(e, "node[1].frame_error_rate: must be a probability in [0, 1], got 5");
+    let e = refused("frame_error_rate = 0.1");
+    assert!(
+        e.starts_with("node[1].frame_error_rate: only a station on a radio channel") && e.contains("[wireless]"),
+        "{e}"
+    );
+    for name in ["nonexistent", "a"] {
+        let e = refused(&format!("base_station = \"{name}\""));
+        assert!(e.starts_with("node[1].base_station: cells are on a radio channel") && e.contains("[wireless]"), "{e}");
+    }
+    assert!(Scenario::from_toml_str(&common::path("2s", LINK, LINK, bulk, "")).is_ok());
+}
+
 /// A run that streams its trace and series to files writes exactly the CSV
 /// text the in-memory run produces.
 #[test]

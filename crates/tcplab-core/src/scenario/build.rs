@@ -56,6 +56,15 @@ fn lookup(names: &HashMap<&str, NodeId>, key: String, name: &str) -> R<NodeId> {
     }
 }
 
+/// A link runs at a whole number of bit/s (rounded): below 1 bit/s it
+/// would be rounded up to 1, a rate the scenario did not ask for.
+fn link_rate(key: String, r: super::units::Rate) -> R<()> {
+    if r.0 < 1.0 {
+        return err(key, format!("must be at least 1 bit/s (links run at whole bit/s), got {} bit/s", r.0));
+    }
+    Ok(())
+}
+
 fn validate_queue(key: String, q: &QueueCfg) -> R<()> {
     if let QueueCfg::Red { min_th, max_th, max_p, weight, limit, mean_pktsize, mark_p, .. } = q {
         if let Some(m) = mark_p {
@@ -262,9 +271,13 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if let Some(q) = &l.queue {
             validate_queue(format!("{k}.queue"), q)?;
         }
+        link_rate(format!("{k}.rate"), l.rate)?;
         for (side, d) in [("forward", &l.forward), ("reverse", &l.reverse)] {
             if let Some(q) = d.as_ref().and_then(|d| d.queue.as_ref()) {
                 validate_queue(format!("{k}.{side}.queue"), q)?;
+            }
+            if let Some(r) = d.as_ref().and_then(|d| d.rate) {
+                link_rate(format!("{k}.{side}.rate"), r)?;
             }
         }
         if let Some(e) = &l.error {

@@ -136,6 +136,23 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                 "only stations on a radio channel move: add a [wireless] table and the node's position",
             );
         }
+        // The radio's other node keys would have no effect on a wired-only
+        // network: refused (a bad value by its value first), not ignored.
+        for (i, n) in cfg.node.iter().enumerate() {
+            if let Some(r) = n.frame_error_rate {
+                frame_error_rate(i, r)?;
+                return err(
+                    format!("node[{i}].frame_error_rate"),
+                    "only a station on a radio channel loses frames: add a [wireless] table and the node's position",
+                );
+            }
+            if n.base_station.is_some() {
+                return err(
+                    format!("node[{i}].base_station"),
+                    "cells are on a radio channel: add a [wireless] table (routing = \"dsdv\", \"aodv\" or \"olsr\") and the node's position",
+                );
+            }
+        }
         return Ok(());
     };
     rate_of("wireless.data_rate", w.data_rate, 2e6)?;
@@ -421,16 +438,22 @@ fn linked_nodes(cfg: &ScenarioCfg, names: &HashMap<&str, usize>) -> Vec<bool> {
     linked
 }
 
+/// `node[i].frame_error_rate`'s value: a probability.
+fn frame_error_rate(i: usize, r: f64) -> R<()> {
+    if !(r.is_finite() && (0.0..=1.0).contains(&r)) {
+        return err(format!("node[{i}].frame_error_rate"), format!("must be a probability in [0, 1], got {r}"));
+    }
+    Ok(())
+}
+
 /// `[[node]] base_station` and `frame_error_rate`.
 fn validate_cells(cfg: &ScenarioCfg, w: &WirelessCfg, index: &HashMap<&str, usize>, linked: &[bool]) -> R<()> {
     let wired_cum_wireless = w.routing != WirelessRouting::Static && !cfg.link.is_empty();
     for (i, n) in cfg.node.iter().enumerate() {
         if let Some(r) = n.frame_error_rate {
+            frame_error_rate(i, r)?;
             if n.position.is_none() {
                 return err(format!("node[{i}].frame_error_rate"), "needs a position (a station's radio loses frames)");
-            }
-            if !(r.is_finite() && (0.0..=1.0).contains(&r)) {
-                return err(format!("node[{i}].frame_error_rate"), format!("must be a probability in [0, 1], got {r}"));
             }
         }
         let key = format!("node[{i}].base_station");

@@ -384,9 +384,10 @@ def test_rtt_of_a_10mbit_50ms_link():
     fl = res.emulation["flows"][0]
     assert fl["min_rtt_s"] == pytest.approx(expect, abs=1e-3)
     # The handshake is one sample of a real-time relay: on a loaded machine
-    # (CI, other jobs) it can be a few ms late; the kernel's minimum RTT
-    # above is the accuracy check.
-    assert fl["connect_s"] == pytest.approx(expect, abs=10e-3)
+    # (CI, other jobs) it can be late (15 ms seen with both cores busy);
+    # the kernel's minimum RTT above is the accuracy check, this one only
+    # catches a wrong delay.
+    assert fl["connect_s"] == pytest.approx(expect, abs=40e-3)
     assert res.columns("flows")["bytes_acked"][0] == 20_000
 
 

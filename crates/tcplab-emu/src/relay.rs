@@ -178,9 +178,10 @@ impl Relay {
         let Some(&d) = self.path.chains[side].get(hop) else {
             return self.release(now, id);
         };
-        match self.path.dirs[d].offer(now, PktId(id), size, ect) {
-            Offer::Idle { marked } => {
-                if marked {
+        let offer = self.path.dirs[d].offer(now, PktId(id), size, ect);
+        match offer {
+            Offer::Idle | Offer::IdleMarked => {
+                if matches!(offer, Offer::IdleMarked) {
                     ippkt::set_ce(&mut self.pkts[id as usize].as_mut().expect("live").buf);
                 }
                 let at = self.path.dirs[d].transmit(now, size);

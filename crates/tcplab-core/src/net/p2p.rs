@@ -75,9 +75,12 @@ pub struct PointToPoint {
     /// exactly when packets wait in the queue (so `idle` need not look at
     /// the queue, further down the struct).
     tx_event: bool,
-    /// The error model never corrupts (`ErrorModel::is_none`, fixed for
-    /// the run): arrivals need not look at it.
-    lossless: bool,
+    /// Fixed for the run, in the first line so that a hop reads nothing
+    /// else: `LOSSLESS`, the error model never corrupts
+    /// (`ErrorModel::is_none`: arrivals need not look at it); `RED`, the
+    /// queue sees every arrival, an idle link's too (its policy's tag is
+    /// two lines further).
+    hop: u8,
     pub to: NodeId,
     /// Room for `Device`'s discriminant in this line (see `TagHere`).
     _tag: TagHere,
@@ -95,6 +98,10 @@ pub struct PointToPoint {
     /// True for the direction between[0] -> between[1].
     pub forward: bool,
 }
+
+/// `PointToPoint::hop` bits.
+const HOP_LOSSLESS: u8 = 1;
+const HOP_RED: u8 = 2;
 
 /// A field-less `u64` enum: all but one of its values are free, more than
 /// in any other field (the queue policy's tag has all but three), and the
@@ -131,6 +138,7 @@ impl PointToPoint {
         rng: Rng,
         queue_rng: Rng,
     ) -> Self {
+        let hop = if error.is_none() { HOP_LOSSLESS } else { 0 } | if queue.sees_idle_arrivals() { HOP_RED } else { 0 };
         PointToPoint {
             link,
             forward,
@@ -140,7 +148,7 @@ impl PointToPoint {
             delay,
             framing: u16::try_from(framing).expect("framing: bytes per packet fit 16 bits"),
             queue,
-            lossless: error.is_none(),
+            hop,
             _tag: TagHere::Here,
             error,
             rng,
@@ -204,20 +212,27 @@ impl PointToPoint {
     #[inline(always)]
     pub fn offer(&mut self, now: Time, id: PktId, size: u32, ect: bool) -> Offer {
         if self.idle(now) {
-            if self.queue.sees_idle_arrivals() {
+            if self.hop & HOP_RED != 0 {
                 return self.offer_idle(now, size, ect);
             }
-            return Offer::Idle { marked: false };
+            return Offer::Idle;
         }
         self.offer_to_queue(now, id, size, ect)
     }
 
     /// `offer` for a free transmitter whose queue sees every arrival (RED).
+    /// The packet goes onto the wire now, so RED's idle time starts when
+    /// it has been sent.
+    #[cold]
     #[inline(never)]
     fn offer_idle(&mut self, now: Time, size: u32, ect: bool) -> Offer {
         let verdict = self.queue.idle_arrival(now, size, ect, &mut self.queue_rng);
+        if !matches!(verdict, Verdict::Dropped(_)) {
+            self.queue.transmitting_until(now + self.tx_time(size));
+        }
         match self.counted(verdict) {
-            Offer::Queued { marked } => Offer::Idle { marked },
+            Offer::Queued { marked: false } => Offer::Idle,
+            Offer::Queued { marked: true } => Offer::IdleMarked,
             dropped => dropped,
         }
     }
@@ -265,7 +280,14 @@ impl PointToPoint {
     pub fn tx_done(&mut self, now: Time) -> Option<(PktId, u32)> {
         self.tx_event = false;
         self.note_queue(now);
-        self.queue.dequeue_sized(now)
+        let next = self.queue.dequeue_sized(now);
+        if self.hop & HOP_RED != 0 {
+            // RED's idle time starts when the last packet has been sent.
+            if let Some((_, size)) = next {
+                self.queue.transmitting_until(now + self.tx_time(size));
+            }
+        }
+        next
     }
 
     /// Serialise a packet of IP size `size` from `now`; returns the time it
@@ -274,7 +296,7 @@ impl PointToPoint {
     pub fn transmit(&mut self, now: Time, size: u32) -> Time {
         let t = self.tx_time(size);
         self.busy_until = now + t;
-        self.queue.transmitting_until(self.busy_until);
+
         if self.ns_per_byte == 0 {
             self.stats.busy_ns += t;
         }
@@ -287,7 +309,7 @@ impl PointToPoint {
     /// reaches the far end at `now`: false if the error model corrupts it.
     pub fn arrives_intact(&mut self, now: Time, size: u32, payload: u32) -> bool {
         let wire = size + self.framing as u32;
-        if !self.lossless && self.error.corrupts(now, wire, payload, &mut self.rng) {
+        if self.hop & HOP_LOSSLESS == 0 && self.error.corrupts(now, wire, payload, &mut self.rng) {
             self.stats.drops_corruption += 1;
             return false;
         }
@@ -316,11 +338,11 @@ impl PointToPoint {
 /// What became of a packet offered to a link direction (`PointToPoint::offer`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Offer {
-    /// The transmitter is free and nothing waits: transmit it now
-    /// (`marked`: RED, which sees every arrival, set its ECN field to CE).
-    Idle {
-        marked: bool,
-    },
+    /// The transmitter is free and nothing waits: transmit it now.
+    Idle,
+    /// As `Idle`, with its ECN field set to CE first (RED, which sees
+    /// every arrival, marked it).
+    IdleMarked,
     /// Waiting in the queue (`marked`: its ECN field must be set to CE).
     Queued {
         marked: bool,
@@ -340,10 +362,9 @@ impl PointToPoint {
         let p = io.pool.get(id);
         let size = p.size;
         match self.offer(now, id, size, p.is_ect()) {
-            Offer::Idle { marked } => {
-                if marked {
-                    io.pool.get_mut(id).ip.ecn = Ecn::Ce;
-                }
+            Offer::Idle => self.start_tx(now, id, size, io),
+            Offer::IdleMarked => {
+                io.pool.get_mut(id).ip.ecn = Ecn::Ce;
                 self.start_tx(now, id, size, io)
             }
             Offer::Queued { marked } => {
@@ -452,7 +473,7 @@ mod tests {
     #[test]
     fn steps_in_order() {
         let mut d = dir(1);
-        assert_eq!(d.offer(0, PktId(1), 1000, false), Offer::Idle { marked: false });
+        assert_eq!(d.offer(0, PktId(1), 1000, false), Offer::Idle);
         assert_eq!(d.transmit(0, 1000), MS + 10 * MS);
         assert_eq!(d.offer(0, PktId(2), 1000, false), Offer::Queued { marked: false });
         assert_eq!(d.arm_tx_done(), Some(MS));

@@ -148,10 +148,9 @@ fn p2p_offer(
         d.queue.enqueue_front(id, size);
     } else {
         match d.offer(now, id, size, ect) {
-            Offer::Idle { marked } => {
-                if marked {
-                    pool.get_mut(id).ip.ecn = Ecn::Ce;
-                }
+            Offer::Idle => return p2p_transmit(q, d, dev, id, size, now),
+            Offer::IdleMarked => {
+                pool.get_mut(id).ip.ecn = Ecn::Ce;
                 return p2p_transmit(q, d, dev, id, size, now);
             }
             Offer::Queued { marked: true } => pool.get_mut(id).ip.ecn = Ecn::Ce,

@@ -157,6 +157,24 @@ pub struct TcpSender {
     syn_sent: Option<(Time, bool)>,
 }
 
+/// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
+/// echo's round trip.
+#[derive(Clone, Copy)]
+enum Rtt {
+    Timed(Time, Time),
+    Echo(Time),
+}
+
+impl Rtt {
+    #[inline(always)]
+    fn feed(self, rto: &mut RtoEstimator) {
+        match self {
+            Rtt::Timed(sent, now) => rto.sample_timed(sent, now),
+            Rtt::Echo(r) => rto.sample_echo(r),
+        }
+    }
+}
+
 impl TcpSender {
     /// Where the congestion control's state lives (its own allocation, read
     /// on every ACK after the sender's first line): an address to prefetch
@@ -603,13 +621,16 @@ impl TcpSender {
         let mut rec = self.recovery.take().expect("recovery policy present");
         rec.on_ack(self, now, h, ece_cut);
         self.put_recovery(rec);
-        if self.cfg.rules.ecn_backoff && self.snd_una > una && !self.in_recovery() {
-            // ns-2's recv_newack_helper() (not run on partial ACKs).
-            if ece {
-                self.ecn_seen = true;
-            } else {
-                self.ecn_backoff = false;
-            }
+        // ns-2's recv_newack_helper() (not run on partial ACKs) for
+        // `ecn_backoff`: an echo marks the connection ECN-capable (ect_),
+        // a new ACK without one ends the mark.
+        if (ece && !self.ecn_seen || self.ecn_backoff && !ece)
+            && self.cfg.rules.ecn_backoff
+            && self.snd_una > una
+            && !self.in_recovery()
+        {
+            self.ecn_seen |= ece;
+            self.ecn_backoff &= ece;
         }
     }
 
@@ -717,29 +738,33 @@ impl TcpSender {
         if self.cfg.timestamps {
             if let Some((_, ecr)) = h.ts {
                 let ms = Self::ts_clock(now).wrapping_sub(ecr) as u64;
-                let backoff = self.rto.backoff();
-                self.rto.sample_echo(ms * crate::engine::time::MS);
-                self.keep_ecn_backoff(h, backoff);
+                self.rtt_sample(h, Rtt::Echo(ms * crate::engine::time::MS));
             }
             return;
         }
         if let Some((end, sent)) = self.rtt_timing {
             if h.ack >= end {
-                let backoff = self.rto.backoff();
-                self.rto.sample_timed(sent, now);
+                self.rtt_sample(h, Rtt::Timed(sent, now));
                 self.rtt_timing = None;
-                self.keep_ecn_backoff(h, backoff);
             }
         }
     }
 
-    /// ns-2's newack(): an RTT sample ends the timer's backoff unless the
-    /// ACK carries ECE while the sender is marked by a cut at a window of
-    /// one (`ecn_backoff`); when it ends, so does the mark.
-    fn keep_ecn_backoff(&mut self, h: &TcpHeader, backoff: u32) {
-        if !self.ecn_backoff {
-            return;
+    #[inline(always)]
+    fn rtt_sample(&mut self, h: &TcpHeader, r: Rtt) {
+        if self.ecn_backoff {
+            return self.rtt_sample_ecn_backoff(h, r);
         }
+        r.feed(&mut self.rto);
+    }
+
+    /// ns-2's newack() with `ecn_backoff`: an RTT sample ends the timer's
+    /// backoff unless the ACK carries ECE while the sender is marked by a
+    /// cut at a window of one; when it ends, so does the mark.
+    #[inline(never)]
+    fn rtt_sample_ecn_backoff(&mut self, h: &TcpHeader, r: Rtt) {
+        let backoff = self.rto.backoff();
+        r.feed(&mut self.rto);
         if self.ecn_seen && h.flags & flags::ECE != 0 {
             self.rto.restore_backoff(backoff);
         } else {

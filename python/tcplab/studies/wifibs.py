@@ -193,6 +193,8 @@ def mean_series(runs, column: str):
 def _series_figure(plt, series: dict, direction: str, scale: float, ylabel: str, title: str):
     import numpy as np
 
+    from .figures import fit_y
+
     fig, axes = plt.subplots(2, 4, figsize=(14, 6.5), sharex=True, sharey=True)
     for ax, variant in zip(axes.flat, VARIANTS):
         for snoop, style in [(False, "-"), (True, "--")]:
@@ -201,7 +203,8 @@ def _series_figure(plt, series: dict, direction: str, scale: float, ylabel: str,
                     label="Snoop" if snoop else "no Snoop")
         ax.set_title(LABELS[variant])
         ax.grid(True, alpha=0.3)
-        ax.set_ylim(bottom=0)
+    # One range for the shared axis once every panel is drawn.
+    fit_y(axes.flat)
     axes.flat[-1].axis("off")
     for ax in axes[:, 0]:
         ax.set_ylabel(ylabel)
@@ -213,17 +216,20 @@ def _series_figure(plt, series: dict, direction: str, scale: float, ylabel: str,
 
 
 def _goodput_vs_error(plt, summary, direction: str):
+    from .figures import clipped_yerr, fit_y
+
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     d = summary[summary.direction == direction]
     for ax, snoop in zip(axes, [False, True]):
         for variant in VARIANTS:
             v = d[(d.variant == variant) & (d.snoop == snoop)].sort_values("error")
-            ax.errorbar(100 * v.error, v.goodput_bps / 1e3, yerr=v.goodput_bps_ci95.fillna(0) / 1e3, marker="o",
-                        ms=3, capsize=2, lw=1.1, label=LABELS[variant])
+            err = clipped_yerr(v.goodput_bps, v.goodput_bps_ci95, low=0.0)
+            ax.errorbar(100 * v.error, v.goodput_bps / 1e3, yerr=err / 1e3, marker="o", ms=3, capsize=2, lw=1.1,
+                        label=LABELS[variant])
         ax.set_title("with Snoop" if snoop else "without Snoop")
         ax.set_xlabel("frame error rate at every radio (%)")
         ax.grid(True, alpha=0.3)
-        ax.set_ylim(bottom=0)
+    fit_y(axes)
     axes[0].set_ylabel("goodput out of bs1's cell (kbit/s)")
     axes[0].legend(fontsize=8)
     what = "one way" if direction == "uni" else "both ways (bs1 -> bs2 shown)"

@@ -29,8 +29,10 @@ if TYPE_CHECKING:
 
 VARIANTS = ["tahoe", "reno", "newreno", "vegas"]
 MECHANISMS = ["plain", "eln", "snoop", "snoop+eln"]
-# 0, then 1, 2, 4, 6, 8 per decade from 0.001 % to 8 %, and 10 %.
-ERROR_RATES = [0.0] + [m * 10.0 ** e for e in range(-5, -1) for m in (1, 2, 4, 6, 8)] + [0.1]
+# 0, then 1, 2, 4, 6, 8 per decade from 0.001 % to 8 %, and 10 %. Built
+# from decimal text, so each rate is the float its decimal spelling gives
+# (6e-05, not 6 * 1e-05 = 6.000000000000001e-05 in the tables).
+ERROR_RATES = [0.0] + [float(f"{m}e{e}") for e in range(-5, -1) for m in (1, 2, 4, 6, 8)] + [0.1]
 QUICK_ERROR_RATES = [0.0, 1e-4, 1e-3, 1e-2, 5e-2]
 N_FLOWS = 5
 

@@ -173,7 +173,7 @@ def make_sweep(out: Path, quick: bool) -> Sweep:
     grid = {"direction": DIRECTIONS, "variant": VARIANTS, "snoop": [False, True],
             "error": QUICK_ERRORS if quick else ERRORS}
     return Sweep(lambda p: scenario(p["variant"], p["direction"], p["snoop"], p["error"], duration), grid,
-                 QUICK_SEEDS if quick else SEEDS, out / "runs", metrics=run_metrics, name="wifi-bs")
+                 QUICK_SEEDS if quick else SEEDS, out, metrics=run_metrics, name="wifi-bs")
 
 
 def mean_series(runs, column: str):

@@ -26,12 +26,15 @@ with ECN), each without and with Snoop at both base stations (Snoop works
 on the connections whose data leave on the base station's radio: the
 downlink into bs2's cell, and into bs1's in the bidirectional runs).
 
-Outputs: per variant, direction, Snoop and frame error rate the mean
-aggregate goodput with its 95 % interval, retransmissions, timeouts, ECN
-window cuts, RED drops and marks, Snoop's local retransmissions and MAC
-frame errors (summary.csv); figures of throughput vs time and cwnd vs time
-per variant (the mean over the seeds at the figure's error rate), and of
-goodput vs error rate.
+Outputs: per variant, direction, Snoop and frame error rate the mean,
+standard deviation, count and 95 % half-width of the aggregate goodput out
+of bs1's cell (and into it, both ways), Jain's index, TCP retransmissions,
+timeouts, ECN window cuts, Snoop's local retransmissions, MAC frame errors
+and retries (summary.csv; the RED links' drops, ECN marks and utilisation
+are not recorded by the sweep: `tcplab.run(scenario(...)).links` has them
+per run); figures of throughput vs time and cwnd vs time per variant (the
+mean over the seeds at the figure's error rate), and of goodput vs error
+rate.
 """
 from __future__ import annotations
 
@@ -172,8 +175,14 @@ def make_sweep(out: Path, quick: bool) -> Sweep:
     duration = QUICK_DURATION if quick else DURATION
     grid = {"direction": DIRECTIONS, "variant": VARIANTS, "snoop": [False, True],
             "error": QUICK_ERRORS if quick else ERRORS}
-    return Sweep(lambda p: scenario(p["variant"], p["direction"], p["snoop"], p["error"], duration), grid,
-                 QUICK_SEEDS if quick else SEEDS, out, metrics=run_metrics, name="wifi-bs")
+
+    # The builder takes the run's seed: the stations' placement is drawn per
+    # seed (`placement`). Without it every seed got seed 1's layout and only
+    # the simulation's random stream changed.
+    def build(p: dict, seed: int) -> Scenario:
+        return scenario(p["variant"], p["direction"], p["snoop"], p["error"], duration, seed)
+
+    return Sweep(build, grid, QUICK_SEEDS if quick else SEEDS, out, metrics=run_metrics, name="wifi-bs")
 
 
 def mean_series(runs, column: str):

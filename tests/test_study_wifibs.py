@@ -42,6 +42,18 @@ def test_network_is_the_studys():
     assert wb.placement(3) == wb.placement(3) != wb.placement(4)
 
 
+def test_the_sweep_places_the_stations_per_seed(tmp_path):
+    # Each seed is another layout (and the same seed the same one): the
+    # sweep hands its seed to the builder, not only to the simulation.
+    sw = wb.make_sweep(tmp_path, quick=False)
+    cell = {"direction": "uni", "variant": "reno", "snoop": False, "error": 0.0}
+    for seed in (1, 2):
+        sc = json.loads(sw._scenario_text(cell, seed))
+        assert sc["sim"]["seed"] == seed
+        assert {n["name"]: n["position"] for n in sc["node"] if "base_station" in n} == wb.placement(seed)
+    assert not (tmp_path / "runs").exists()
+
+
 @pytest.mark.parametrize("kwargs,key", [
     ({"variant": "cubic"}, "variant"), ({"direction": "both"}, "direction"), ({"snoop": 1}, "snoop"),
     ({"error": 1.5}, "error"), ({"error": True}, "error"), ({"profile": "ns3"}, "profile")])

@@ -29,8 +29,10 @@ if TYPE_CHECKING:
 
 VARIANTS = ["tahoe", "reno", "newreno", "vegas"]
 MECHANISMS = ["plain", "eln", "snoop", "snoop+eln"]
-# 0, then 1, 2, 4, 6, 8 per decade from 0.001 % to 8 %, and 10 %.
-ERROR_RATES = [0.0] + [m * 10.0 ** e for e in range(-5, -1) for m in (1, 2, 4, 6, 8)] + [0.1]
+# 0, then 1, 2, 4, 6, 8 per decade from 0.001 % to 8 %, and 10 %. Built
+# from decimal text, so each rate is the float its decimal spelling gives
+# (6e-05, not 6 * 1e-05 = 6.000000000000001e-05 in the tables).
+ERROR_RATES = [0.0] + [float(f"{m}e{e}") for e in range(-5, -1) for m in (1, 2, 4, 6, 8)] + [0.1]
 QUICK_ERROR_RATES = [0.0, 1e-4, 1e-3, 1e-2, 5e-2]
 N_FLOWS = 5
 
@@ -294,15 +296,49 @@ def _xaxis(ax):
     ax.grid(True, which="both", alpha=0.3)
 
 
-def _lines(ax, table, key, values, labels, col, scale):
+def _lines(ax, table, key, values, labels, col, scale) -> list[str]:
+    """One line per value of `key` against the error rate, with its 95 %
+    interval clipped to the range the measure can take (tcplab.metrics:
+    unfairness and throughput never below 0). A cell whose mean is not
+    finite (unfairness is infinite when a flow got nothing in one seed)
+    cannot be drawn: it gets a marker on the panel's top edge in its
+    line's colour, and is returned as text for the figure's note."""
+    import numpy as np
+
+    from ..metrics import METRICS
+    from .figures import clipped_yerr
+
+    metric = METRICS.get(col)
+    low, high = (metric.low, metric.high) if metric else (-math.inf, math.inf)
+    missing = []
     for v in values:
         d = table[table[key] == v].sort_values("error_rate")
         x = d["error_rate"] * 100
         y = d[col] / scale
-        err = d[f"{col}_ci95"].fillna(0) / scale
+        err = clipped_yerr(d[col], d[f"{col}_ci95"], low, high) / scale
         # Snoop + ELN often equals Snoop exactly: dashed, so both stay visible.
         style = dict(ls="--", marker="x", ms=5) if v == "snoop+eln" else dict(marker="o", ms=3)
-        ax.errorbar(x, y, yerr=err, capsize=2, lw=1.2, label=labels.get(v, v), **style)
+        line = ax.errorbar(x, y, yerr=err, capsize=2, lw=1.2, label=labels.get(v, v), **style)
+        bad = ~np.isfinite(np.asarray(d[col], dtype=float))
+        if bad.any():
+            ax.plot(x[bad], np.ones(int(bad.sum())), ls="none", marker="^", ms=6, clip_on=False,
+                    color=line.lines[0].get_color(), transform=ax.get_xaxis_transform())
+            rates = ", ".join(f"{r * 100:g} %" for r in d["error_rate"][bad])
+            missing.append(f"{labels.get(v, v)} at {rates}")
+    return missing
+
+
+def _missing_note(fig, missing: dict) -> None:
+    """Say under the figure which cells' means are not drawn (`missing`:
+    panel title -> cells), so an absent point is not read as no data."""
+    import textwrap
+
+    cells = "; ".join(f"{panel}: {', '.join(m)}" for panel, m in missing.items() if m)
+    if cells:
+        # Wrapped here: tight_layout makes room for the text as given.
+        fig.supxlabel(textwrap.fill("Not drawn, mean not finite (unfairness is infinite when a flow got nothing "
+                                    f"in a seed; a triangle on the top edge marks each): {cells}", 150),
+                      fontsize=8)
 
 
 LABELS = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno", "vegas": "Vegas",
@@ -310,31 +346,41 @@ LABELS = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno", "vegas": "Vega
 
 
 def _panels(plt, table, col, scale, ylabel, title, ymax=None):
-    """2 x 2 panels, one per variant, one line per mechanism."""
+    """2 x 2 panels, one per variant, one line per mechanism. The shared y
+    axis holds every mean and interval drawn, and reaches at least `ymax`
+    (a scale common to several figures)."""
+    from .figures import fit_y
+
     fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), sharex=True, sharey=True)
+    missing = {}
     for ax, variant in zip(axes.flat, VARIANTS):
-        _lines(ax, table[table.variant == variant], "mechanism", MECHANISMS, LABELS, col, scale)
+        missing[LABELS[variant]] = _lines(ax, table[table.variant == variant], "mechanism", MECHANISMS, LABELS,
+                                          col, scale)
         ax.set_title(LABELS[variant])
         _xaxis(ax)
-        if ymax is not None:
-            ax.set_ylim(0, ymax)
         ax.set_ylabel(ylabel)
         ax.legend(fontsize=8)
+    fit_y(axes.flat, top=ymax)
+    _missing_note(fig, missing)
     fig.suptitle(title)
     return fig
 
 
 def _throughput_panels(plt, thr, group: str, lines: str, ymax: float):
+    from .figures import fit_y
+
     panels = MECHANISMS if group == "mechanism" else VARIANTS
     values = VARIANTS if lines == "variant" else MECHANISMS
     fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), sharex=True, sharey=True)
+    missing = {}
     for ax, panel in zip(axes.flat, panels):
-        _lines(ax, thr[thr[group] == panel], lines, values, LABELS, "throughput_bps", 1e3)
+        missing[LABELS[panel]] = _lines(ax, thr[thr[group] == panel], lines, values, LABELS, "throughput_bps", 1e3)
         ax.set_title(LABELS[panel])
         _xaxis(ax)
-        ax.set_ylim(0, ymax)
         ax.set_ylabel("average throughput per flow (kbit/s)")
         ax.legend(fontsize=8)
+    fit_y(axes.flat, top=ymax)
+    _missing_note(fig, missing)
     fig.suptitle("Five TCP flows over a shared 2 Mbit/s lossy wireless hop (mean and 95 % CI)")
     return fig
 
@@ -363,7 +409,10 @@ def _rtt_flows(plt, d):
 def figure_tasks(thr, unf, exp=None) -> list:
     """The study's figures as (name, function(plt, *args) -> figure, args):
     independent, so `run` draws them in parallel (`figures.draw_task`)."""
-    ymax = thr["throughput_bps"].max() / 1e3 * 1.08
+    # One throughput scale for the study's and the experiments' figures:
+    # the highest upper end of a 95 % interval (or mean), so no bar is cut.
+    tables = [thr] if exp is None else [thr, exp]
+    ymax = max((t["throughput_bps"] + t["throughput_bps_ci95"].fillna(0)).max() for t in tables) / 1e3 * 1.05
     tasks = [("throughput_by_mechanism", _throughput_panels, (thr, "mechanism", "variant", ymax)),
              ("throughput_by_variant", _throughput_panels, (thr, "variant", "mechanism", ymax)),
              # Unfairness for every variant and all four mechanisms (SPEC 9.1

@@ -26,12 +26,15 @@ with ECN), each without and with Snoop at both base stations (Snoop works
 on the connections whose data leave on the base station's radio: the
 downlink into bs2's cell, and into bs1's in the bidirectional runs).
 
-Outputs: per variant, direction, Snoop and frame error rate the mean
-aggregate goodput with its 95 % interval, retransmissions, timeouts, ECN
-window cuts, RED drops and marks, Snoop's local retransmissions and MAC
-frame errors (summary.csv); figures of throughput vs time and cwnd vs time
-per variant (the mean over the seeds at the figure's error rate), and of
-goodput vs error rate.
+Outputs: per variant, direction, Snoop and frame error rate the mean,
+standard deviation, count and 95 % half-width of the aggregate goodput out
+of bs1's cell (and into it, both ways), Jain's index, TCP retransmissions,
+timeouts, ECN window cuts, Snoop's local retransmissions, MAC frame errors
+and retries (summary.csv; the RED links' drops, ECN marks and utilisation
+are not recorded by the sweep: `tcplab.run(scenario(...)).links` has them
+per run); figures of throughput vs time and cwnd vs time per variant (the
+mean over the seeds at the figure's error rate), and of goodput vs error
+rate.
 """
 from __future__ import annotations
 
@@ -172,8 +175,14 @@ def make_sweep(out: Path, quick: bool) -> Sweep:
     duration = QUICK_DURATION if quick else DURATION
     grid = {"direction": DIRECTIONS, "variant": VARIANTS, "snoop": [False, True],
             "error": QUICK_ERRORS if quick else ERRORS}
-    return Sweep(lambda p: scenario(p["variant"], p["direction"], p["snoop"], p["error"], duration), grid,
-                 QUICK_SEEDS if quick else SEEDS, out / "runs", metrics=run_metrics, name="wifi-bs")
+
+    # The builder takes the run's seed: the stations' placement is drawn per
+    # seed (`placement`). Without it every seed got seed 1's layout and only
+    # the simulation's random stream changed.
+    def build(p: dict, seed: int) -> Scenario:
+        return scenario(p["variant"], p["direction"], p["snoop"], p["error"], duration, seed)
+
+    return Sweep(build, grid, QUICK_SEEDS if quick else SEEDS, out, metrics=run_metrics, name="wifi-bs")
 
 
 def mean_series(runs, column: str):
@@ -193,6 +202,8 @@ def mean_series(runs, column: str):
 def _series_figure(plt, series: dict, direction: str, scale: float, ylabel: str, title: str):
     import numpy as np
 
+    from .figures import fit_y
+
     fig, axes = plt.subplots(2, 4, figsize=(14, 6.5), sharex=True, sharey=True)
     for ax, variant in zip(axes.flat, VARIANTS):
         for snoop, style in [(False, "-"), (True, "--")]:
@@ -201,7 +212,8 @@ def _series_figure(plt, series: dict, direction: str, scale: float, ylabel: str,
                     label="Snoop" if snoop else "no Snoop")
         ax.set_title(LABELS[variant])
         ax.grid(True, alpha=0.3)
-        ax.set_ylim(bottom=0)
+    # One range for the shared axis once every panel is drawn.
+    fit_y(axes.flat)
     axes.flat[-1].axis("off")
     for ax in axes[:, 0]:
         ax.set_ylabel(ylabel)
@@ -213,17 +225,20 @@ def _series_figure(plt, series: dict, direction: str, scale: float, ylabel: str,
 
 
 def _goodput_vs_error(plt, summary, direction: str):
+    from .figures import clipped_yerr, fit_y
+
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     d = summary[summary.direction == direction]
     for ax, snoop in zip(axes, [False, True]):
         for variant in VARIANTS:
             v = d[(d.variant == variant) & (d.snoop == snoop)].sort_values("error")
-            ax.errorbar(100 * v.error, v.goodput_bps / 1e3, yerr=v.goodput_bps_ci95.fillna(0) / 1e3, marker="o",
-                        ms=3, capsize=2, lw=1.1, label=LABELS[variant])
+            err = clipped_yerr(v.goodput_bps, v.goodput_bps_ci95, low=0.0)
+            ax.errorbar(100 * v.error, v.goodput_bps / 1e3, yerr=err / 1e3, marker="o", ms=3, capsize=2, lw=1.1,
+                        label=LABELS[variant])
         ax.set_title("with Snoop" if snoop else "without Snoop")
         ax.set_xlabel("frame error rate at every radio (%)")
         ax.grid(True, alpha=0.3)
-        ax.set_ylim(bottom=0)
+    fit_y(axes)
     axes[0].set_ylabel("goodput out of bs1's cell (kbit/s)")
     axes[0].legend(fontsize=8)
     what = "one way" if direction == "uni" else "both ways (bs1 -> bs2 shown)"

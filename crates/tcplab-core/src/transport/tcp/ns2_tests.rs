@@ -569,20 +569,29 @@ fn ecn_cut_below_one_segment_waits_for_the_timer() {
     }
 }
 
+/// Ten segments out, an ECN cut, a timeout within its window, and the
+/// retransmission's ACK echoing congestion (ns-2 cuts again there: the ECN
+/// cut becomes the last congestion action). Returns the sender and the
+/// timeout's time.
+fn echo_after_ecn_cut_and_timeout(rules: Ns2Rules) -> (TcpSender, Time) {
+    let mut s = ecn_sender(rules, 10);
+    s.w.ssthresh = 20 * MSS;
+    drain(&mut s, 0);
+    ack_with(&mut s, MS, MSS, flags::ECE, &[]);
+    let due = s.rto_deadline().expect("timer");
+    assert!(s.on_timeout(due));
+    drain(&mut s, due);
+    ack_with(&mut s, due + MS, 2 * MSS, flags::ECE, &[]);
+    (s, due)
+}
+
 /// ns-2's ecn(): the first echo after a timeout cuts again even within the
 /// window already answered (last_cwnd_action_ == CWND_ACTION_TIMEOUT);
 /// RFC 3168 answers a window once.
 #[test]
 fn ecn_echo_after_a_timeout_cuts_again() {
     for (rules, cuts) in [(Ns2Rules::ns2(), 2), (Ns2Rules { ecn_after_timeout: false, ..Ns2Rules::ns2() }, 1)] {
-        let mut s = ecn_sender(rules, 10);
-        s.w.ssthresh = 20 * MSS;
-        drain(&mut s, 0);
-        ack_with(&mut s, MS, MSS, flags::ECE, &[]);
-        let due = s.rto_deadline().expect("timer");
-        assert!(s.on_timeout(due));
-        drain(&mut s, due);
-        ack_with(&mut s, due + MS, 2 * MSS, flags::ECE, &[]);
+        let (s, _) = echo_after_ecn_cut_and_timeout(rules);
         assert_eq!(s.stats.ecn_reductions, cuts, "{rules:?}");
         if cuts == 2 {
             assert_eq!(s.w.ssthresh, 2 * MSS, "from a window of one: int(1 / 2) -> 2");
@@ -637,18 +646,9 @@ fn cwr_after_a_timeout_of_an_ecn_flow() {
 #[test]
 fn fast_retransmit_within_an_ecn_cut_after_a_timeout() {
     for (rules, frs) in [(Ns2Rules::ns2(), 1), (Ns2Rules { ecn_after_timeout: false, ..Ns2Rules::ns2() }, 0)] {
-        let mut s = ecn_sender(rules, 10);
-        s.w.ssthresh = 20 * MSS;
-        drain(&mut s, 0);
-        // An ECN cut, then a timeout within its window.
-        ack_with(&mut s, MS, MSS, flags::ECE, &[]);
-        let due = s.rto_deadline().expect("timer");
-        assert!(s.on_timeout(due));
-        drain(&mut s, due);
-        // The retransmission's ACK echoes congestion (ns-2 cuts again:
-        // the ECN cut is now the last action), then three duplicates of
-        // it: a hole at segment 2, sent before the timeout.
-        ack_with(&mut s, due + MS, 2 * MSS, flags::ECE, &[]);
+        // Then three duplicates of the echoing ACK: a hole at segment 2,
+        // sent before the timeout.
+        let (mut s, due) = echo_after_ecn_cut_and_timeout(rules);
         let ssthresh = s.w.ssthresh;
         for _ in 0..3 {
             ack(&mut s, due + 2 * MS, 2 * MSS);

@@ -95,3 +95,22 @@ def test_protocols_pay_their_overhead(quick):
     one = s[(s.hops == 1) & (s.variant == "newreno")].set_index("protocol").routing_packets
     assert one["dsdv"] > one["aodv"] and one["olsr"] > one["aodv"]
     assert (s.routing_overhead >= 0).all() and (s.false_route_failures >= 0).all()
+
+
+def test_mobile_figure_starts_at_zero_and_shows_the_ratio(quick):
+    # Three patterns give 95 % half-widths above the means: the error bars
+    # must not take the axes below 0. The ratio actual / expected (SPEC 9.4)
+    # has its own panel.
+    from tcplab.studies.figures import pyplot
+
+    plt = pyplot()
+    mobile = pd.read_csv(quick / "mobile.csv")
+    assert (mobile.throughput_bps_ci95 > mobile.throughput_bps).any()
+    fig = rt._mobile(plt, mobile)
+    try:
+        axes = fig.get_axes()
+        assert len(axes) == len(rt.PROTOCOLS) + 1
+        assert all(ax.get_ylim()[0] == 0 for ax in axes)
+        assert axes[-1].get_ylabel() == "actual / expected"
+    finally:
+        plt.close(fig)

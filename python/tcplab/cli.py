@@ -108,7 +108,10 @@ def _add_reproduce(sub) -> None:
     from .studies import STUDIES
 
     rp.add_argument("study", choices=list(STUDIES), help="the study")
-    rp.add_argument("--quick", action="store_true", help="a reduced grid that runs in well under two minutes")
+    rp.add_argument("--quick", action="store_true",
+                    help="a reduced grid that runs in well under two minutes (fewer seeds, grid points or movement "
+                    "patterns, or shorter runs: docs/studies.md says which for each study); its files do not say "
+                    "they are quick, so give them their own --out")
     _add_pool_options(rp, jobs_default="all cores; with --emulate, one per run up to 16")
     rp.add_argument("--out", help="output directory (default: results/<study>)")
     rp.add_argument("--quiet", "-q", action="store_true", help="no progress bar")

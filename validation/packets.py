@@ -195,7 +195,8 @@ def delack_congested(seed: int, variant: str = "newreno") -> dict:
 RULES = {"loss_window": "flight", "ecn_hold": False, "reno_careful": False, "recovery_exit": "rfc",
          "sack_recovery": "rfc6675", "sack_option": "rfc2018", "rtt_on_partial_ack": True,
          "rtt_estimator": "rfc6298", "syn": False, "vegas_rates": "paper", "vegas_send_times": "exact",
-         "delack_sink": "rfc", "tahoe_timeout_dupacks": False, "rtt_timing": "karn"}
+         "delack_sink": "rfc", "tahoe_timeout_dupacks": False, "rtt_timing": "karn",
+         "cwnd_below_one": False}
 
 
 def main() -> int:

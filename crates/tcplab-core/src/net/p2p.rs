@@ -296,7 +296,6 @@ impl PointToPoint {
     pub fn transmit(&mut self, now: Time, size: u32) -> Time {
         let t = self.tx_time(size);
         self.busy_until = now + t;
-
         if self.ns_per_byte == 0 {
             self.stats.busy_ns += t;
         }

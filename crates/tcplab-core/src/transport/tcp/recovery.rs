@@ -92,10 +92,7 @@ impl LossRecovery for DupAckRecovery {
                     }
                 }
                 DupResponse::FastRetransmit => {
-                    if info.ecn_recover.is_none() {
-                        s.loss_cut();
-                    }
-                    s.fast_retransmit_started();
+                    s.fast_retransmit_started(info.ecn_recover.is_none());
                     s.ecn_action = None;
                     s.limited_extra = 0;
                     s.stats.fast_retransmits += 1;
@@ -106,8 +103,7 @@ impl LossRecovery for DupAckRecovery {
                     s.restart_timer(now);
                 }
                 DupResponse::FastRetransmitGoBackN => {
-                    s.loss_cut();
-                    s.fast_retransmit_started();
+                    s.fast_retransmit_started(true);
                     s.limited_extra = 0;
                     s.stats.fast_retransmits += 1;
                     s.snd_nxt = s.snd_una;
@@ -191,7 +187,7 @@ impl LossRecovery for SackRecovery {
             sb.high_rxt = s.snd_una;
             s.sack_recover = Some(s.snd_max);
             s.stats.fast_retransmits += 1;
-            s.fast_retransmit_started();
+            s.fast_retransmit_started(true);
             s.pending_head_rtx = true;
             s.limited_extra = 0;
             s.limited_bytes = 0;

@@ -75,23 +75,22 @@ impl Sack1Recovery {
             if let Some(g) = s.ecn_action.filter(|&g| s.snd_una <= g) {
                 s.ecn_action = None;
                 self.recover = Some(g);
-                self.start(s, now, outstanding);
+                self.start(s, now, outstanding, false);
             }
             return;
         }
         self.recover = Some(s.snd_max);
         s.ecn_action = None;
-        s.loss_cut();
         let flight = s.flight() - s.limited_bytes;
         let cwnd = s.w.halved_cwnd(flight);
         s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, flight);
         s.w.set_cwnd(cwnd);
         s.stats.fast_retransmits += 1;
-        self.start(s, now, outstanding);
+        self.start(s, now, outstanding, true);
     }
 
-    fn start(&mut self, s: &mut TcpSender, now: Time, outstanding: i64) {
-        s.fast_retransmit_started();
+    fn start(&mut self, s: &mut TcpSender, now: Time, outstanding: i64, cut: bool) {
+        s.fast_retransmit_started(cut);
         self.pipe = outstanding - s.w.dupthresh as i64;
         self.fast_recovery = true;
         self.retransmitted.push(s.snd_una);

@@ -557,17 +557,21 @@ impl TcpSender {
 
     /// The window was cut for a loss (`cwr_after_loss`): an ECN flow sets
     /// CWR on its next segment.
-    pub(super) fn loss_cut(&mut self) {
+    fn loss_cut(&mut self) {
         if self.cfg.ecn && self.cfg.rules.cwr_after_loss {
             self.pending_cwr = true;
         }
     }
 
-    /// A fast retransmit starts. It ends the RTT measurement under ns-2's
-    /// rule (its dupack_action() calls reset_rtx_timer(), which clears
-    /// rtt_active_); under Karn's the retransmission itself does. It is the
-    /// last congestion action from now on (`timeout_last`).
-    pub(super) fn fast_retransmit_started(&mut self) {
+    /// A fast retransmit starts, `cut` if it cuts the window (not within
+    /// an ECN cut's window: `loss_cut`). It ends the RTT measurement under
+    /// ns-2's rule (its dupack_action() calls reset_rtx_timer(), which
+    /// clears rtt_active_); under Karn's the retransmission itself does. It
+    /// is the last congestion action from now on (`timeout_last`).
+    pub(super) fn fast_retransmit_started(&mut self, cut: bool) {
+        if cut {
+            self.loss_cut();
+        }
         self.timeout_last = false;
         if self.cfg.rules.ns2_rtt_timing {
             self.rtt_timing = None;
@@ -790,21 +794,6 @@ impl TcpSender {
                 return true;
             }
         }
-        if self.cfg.rules.cwnd_below_one && self.snd_una == self.snd_max && !self.syn_pending && !self.cc.owns_stall() {
-            // A sender stalled by a window below one segment, nothing
-            // outstanding: ns-2's timeout() with restart_bugfix_ sets cwnd_
-            // to 1 without cutting ssthresh or backing the timer off, and
-            // sends the next new segment.
-            self.w.cwnd = self.w.mss;
-            self.w.ca_frac = 0.0;
-            self.ecn_action = None;
-            self.dupacks = 0;
-            self.limited_extra = 0;
-            self.limited_bytes = 0;
-            self.rtt_timing = None;
-            self.restart_timer(now);
-            return true;
-        }
         if self.syn_pending {
             // ns-2: a lost first packet means an initial window of one, and
             // slowdown() from a one-segment window leaves ssthresh at 2.
@@ -814,17 +803,25 @@ impl TcpSender {
             self.rto_deadline = None;
             return true;
         }
-        let mut info = self.ack_info(self.snd_una, 0, self.flight());
-        // ns-2 cuts ssthresh again on a timeout only outside an ECN cut's
-        // window (highest_ack_ < recover_ there).
-        info.ecn_recover = info.ecn_recover.filter(|&g| self.snd_una < g);
-        self.cc.on_timeout(&mut self.w, &info);
+        if self.cfg.rules.cwnd_below_one && self.snd_una == self.snd_max && !self.cc.owns_stall() {
+            // A sender stalled by a window below one segment, nothing
+            // outstanding: ns-2's timeout() with restart_bugfix_ sets cwnd_
+            // to 1 without cutting ssthresh or backing the timer off, and
+            // sends the next new segment.
+            self.w.cwnd = self.w.mss;
+        } else {
+            let mut info = self.ack_info(self.snd_una, 0, self.flight());
+            // ns-2 cuts ssthresh again on a timeout only outside an ECN
+            // cut's window (highest_ack_ < recover_ there).
+            info.ecn_recover = info.ecn_recover.filter(|&g| self.snd_una < g);
+            self.cc.on_timeout(&mut self.w, &info);
+            let mut rec = self.recovery.take().expect("recovery policy present");
+            rec.on_timeout(self);
+            self.put_recovery(rec);
+            self.rto.back_off();
+        }
         self.ecn_action = None;
-        let mut rec = self.recovery.take().expect("recovery policy present");
-        rec.on_timeout(self);
-        self.put_recovery(rec);
         self.w.ca_frac = 0.0;
-        self.rto.back_off();
         self.snd_nxt = self.snd_una;
         if !self.cc.keeps_dupacks_on_timeout() {
             self.dupacks = 0;

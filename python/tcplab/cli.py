@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 
@@ -186,30 +187,26 @@ def _print_flows(res) -> None:
               f"{c['goodput_bps'][i] / 1e3:>9.1f} kb/s {c['retransmits'][i]:>6} {c['timeouts'][i]:>5}")
 
 
+@contextlib.contextmanager
 def _sigterm_interrupts():
-    """Make SIGTERM raise KeyboardInterrupt, as Ctrl-C does, so that a
-    command stopped by `kill` or `timeout` cleans up (staging directory,
-    workers) and exits with status 130; returns the handler it replaced."""
+    """Within the block SIGTERM raises KeyboardInterrupt, as Ctrl-C does,
+    so that a command stopped by `kill` or `timeout` cleans up (staging
+    directory, workers) and exits with status 130."""
     import signal
 
     def terminate(signum, frame):
         raise KeyboardInterrupt
 
-    return signal.signal(signal.SIGTERM, terminate)
-
-
-def _restore_sigterm(previous) -> None:
-    import signal
-
-    signal.signal(signal.SIGTERM, previous)
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def cmd_run(a) -> int:
-    previous = _sigterm_interrupts()
-    try:
+    with _sigterm_interrupts():
         return _run_command(a)
-    finally:
-        _restore_sigterm(previous)
 
 
 def _run_command(a) -> int:
@@ -236,15 +233,12 @@ def _sweep_command(a, work) -> int:
     runs cancelled, workers gone, and one line saying what is kept."""
     from .sweep import tally
 
-    previous = _sigterm_interrupts()
-    with tally() as t:
+    with _sigterm_interrupts(), tally() as t:
         try:
             return work(t)
         except KeyboardInterrupt:
             print(f"tcplab: interrupted: {t.saved} runs saved, rerun to resume", file=sys.stderr)
             return 130
-        finally:
-            _restore_sigterm(previous)
 
 
 def _counts(t) -> str:

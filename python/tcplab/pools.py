@@ -261,6 +261,15 @@ def pool_for(jobs: int | None, scheduler: str | None):
     yield LocalPool(local_jobs(jobs))
 
 
+def check_pool_args(jobs: object, scheduler: str | None) -> int | None:
+    """A sweep's `jobs` (`check_jobs`) and `scheduler` (`check_address`,
+    when given) checked before anything is made; returns `jobs`."""
+    jobs = check_jobs(jobs)
+    if scheduler is not None:
+        check_address(scheduler)
+    return jobs
+
+
 def check_jobs(jobs: object, option: str = "jobs") -> int | None:
     """`jobs` as a sweep takes it: None (one process per core) or a
     positive integer; anything else is refused in one line naming `option`

@@ -389,13 +389,11 @@ class Sweep:
         local processes (default: all cores), or the Dask cluster at
         `scheduler` (``tcp://host:port``) or of an enclosing
         :func:`tcplab.pools.use_scheduler` block."""
-        from .pools import check_address, check_jobs, pool_for
+        from .pools import check_pool_args, pool_for
 
         # Before anything is planned or created, and whether or not any run
         # is left to do (a pool is made only then).
-        jobs = check_jobs(jobs)
-        if scheduler is not None:
-            check_address(scheduler)
+        jobs = check_pool_args(jobs, scheduler)
 
         import cloudpickle
         import pandas as pd

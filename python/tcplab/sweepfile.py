@@ -298,11 +298,9 @@ def _mean_std(xs: list) -> tuple[float, float, int]:
 
 def run_spec(spec: SweepSpec, out: str | Path, *, jobs: int | None = None, scheduler: str | None = None,
              progress: bool = True) -> SweepResult:
-    from .pools import check_address, check_jobs
+    from .pools import check_pool_args
 
-    jobs = check_jobs(jobs)
-    if scheduler is not None:
-        check_address(scheduler)
+    jobs = check_pool_args(jobs, scheduler)
     check_out_dir(out)  # before any run: an empty name, a file, a directory that cannot be made
     out = Path(out)
     sw = Sweep(spec.build, spec.grid, spec.seeds, out, metrics=spec.metrics, name=spec.name)

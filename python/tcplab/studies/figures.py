@@ -63,12 +63,17 @@ def clipped_yerr(mean, ci, low: float = -float("inf"), high: float = float("inf"
 
 def drawn_y(ax) -> list[float]:
     """Every finite y value drawn in `ax`'s data coordinates: the points of
-    its lines (markers and error-bar caps included) and the segments of its
-    collections (error bars, bands). Artists placed in axes coordinates
+    its lines (markers and error-bar caps included), the segments of its
+    collections (error bars, bands) and the bars' ends. Artists placed in axes coordinates
     (markers on the frame, notes) are left out."""
     import numpy as np
 
+    from matplotlib.patches import Rectangle
+
     ys: list[float] = []
+    for patch in ax.patches:
+        if isinstance(patch, Rectangle) and patch.get_data_transform() == ax.transData:
+            ys.extend([patch.get_y(), patch.get_y() + patch.get_height()])
     for line in ax.get_lines():
         if line.get_transform() == ax.transData:
             ys.extend(np.asarray(line.get_ydata(), dtype=float).ravel())

@@ -245,40 +245,48 @@ def _mobile(plt, mobile):
     """Actual and expected throughput per variant, one panel per protocol,
     and below them the ratio actual / expected (the mean of the per-run
     ratios with its 95 % CI; a dot: the ratio of the means). The CIs of a
-    few patterns reach below 0: the axes start at 0."""
+    few patterns reach below 0: they stop at 0, where the axes start."""
     import numpy as np
+
+    from .figures import clipped_yerr, fit_y
 
     fig = plt.figure(figsize=(10, 10.5))
     grid = fig.add_gridspec(3, 2, height_ratios=[1, 1, 0.9])
     x = np.arange(len(VARIANTS))
     first = None
+    panels = []
     for i, protocol in enumerate(PROTOCOLS):
         ax = fig.add_subplot(grid[i // 2, i % 2], sharey=first)
         first = first or ax
+        panels.append(ax)
         d = mobile[mobile.protocol == protocol].set_index("variant").reindex(VARIANTS)
         for off, col, label in [(-0.2, "expected_bps", "expected"), (0.2, "throughput_bps", "actual")]:
-            ax.bar(x + off, d[col] / 1e3, 0.4, yerr=d[f"{col}_ci95"].fillna(0) / 1e3, capsize=2, label=label)
+            ax.bar(x + off, d[col] / 1e3, 0.4, yerr=clipped_yerr(d[col], d[f"{col}_ci95"], 0.0) / 1e3, capsize=2,
+                   label=label)
         ax.set_xticks(x, [LABELS[v] for v in VARIANTS])
         ax.set_title(LABELS[protocol])
         ax.set_ylabel("throughput (kbit/s)")
-        ax.set_ylim(bottom=0)
         ax.grid(True, axis="y", alpha=0.3)
         if i == 0:
             ax.legend(fontsize=8)
+    # One range for the shared axis once every panel is drawn (a limit set
+    # per panel would fix it at the first panel's data).
+    fit_y(panels)
     ax = fig.add_subplot(grid[2, :])
     width = 0.8 / len(VARIANTS)
     px = np.arange(len(PROTOCOLS))
     for j, variant in enumerate(VARIANTS):
         d = mobile[mobile.variant == variant].set_index("protocol").reindex(PROTOCOLS)
         at = px - 0.4 + (j + 0.5) * width
-        bars = ax.bar(at, d.ratio, width, yerr=d.ratio_ci95.fillna(0), capsize=2, label=LABELS[variant])
+        bars = ax.bar(at, d.ratio, width, yerr=clipped_yerr(d.ratio, d.ratio_ci95, 0.0), capsize=2,
+                      label=LABELS[variant])
         ax.plot(at, d.ratio_of_means, "o", ms=3, color="black", mfc=bars.patches[0].get_facecolor(),
                 label="ratio of the means" if j == 0 else None)
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_xticks(px, [LABELS[p] for p in PROTOCOLS])
     ax.set_ylabel("actual / expected")
     ax.set_title("actual / expected: mean of the per-run ratios (bars, 95 % CI) and ratio of the means (dots)")
-    ax.set_ylim(bottom=0)
+    fit_y([ax])
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=8, ncol=6, loc="upper center", bbox_to_anchor=(0.5, -0.1))
     fig.suptitle("30 stations moving at 10 m/s in 1500 m x 300 m: actual and expected throughput\n"

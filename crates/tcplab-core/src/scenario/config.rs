@@ -85,6 +85,7 @@ pub struct NodeCfg {
     /// Movement commands, each `[time s, x m, y m, speed m/s]`: at that
     /// time the node heads for (x, y) at that speed from wherever it is
     /// (ns-2's setdest; speed 0 stops it).
+    #[serde(default, deserialize_with = "waypoints")]
     pub waypoints: Option<Vec<[f64; 4]>>,
     /// Wired-cum-wireless: the base station (a node with a position and
     /// [[link]]s) through which this station reaches every node outside
@@ -109,6 +110,52 @@ fn position<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<[f64; 2]>, 
             if v.len() == 1 { "" } else { "s" }
         ))),
     }
+}
+
+/// A fixed-length array, read as a list so that a list of another length
+/// is refused by its length and with what the key holds (serde's own
+/// messages for `[T; N]`, "trailing characters" or "invalid length 3,
+/// expected fewer elements in array", say neither). Errors inside an
+/// element keep their path (`link[0].between[1]: ...`).
+fn exact<'de, D, T, const N: usize>(d: D, what: &str) -> Result<[T; N], D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    let v = Vec::<T>::deserialize(d)?;
+    let n = v.len();
+    v.try_into().map_err(|_| {
+        serde::de::Error::custom(format!("must be {what}, got {n} value{}", if n == 1 { "" } else { "s" }))
+    })
+}
+
+/// One `waypoints` command.
+struct Waypoint([f64; 4]);
+
+impl<'de> Deserialize<'de> for Waypoint {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        exact(d, "[time s, x m, y m, speed m/s]").map(Waypoint)
+    }
+}
+
+fn waypoints<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 4]>>, D::Error> {
+    Ok(Some(Vec::<Waypoint>::deserialize(d)?.into_iter().map(|w| w.0).collect()))
+}
+
+fn area<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    exact(d, "[width, height] in metres")
+}
+
+fn speed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    exact(d, "[min, max] in m/s")
+}
+
+fn between<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[String; 2], D::Error> {
+    exact(d, "[a, b], two node names")
+}
+
+fn thinning_thresholds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<[u64; 3]>, D::Error> {
+    exact(d, "[d2, d3, d4], three segment numbers").map(Some)
 }
 
 /// `[wireless]`: the radio channel, its PHY and MAC (defaults: ns-2.35's
@@ -161,8 +208,10 @@ pub struct MobilityCfg {
     pub model: MobilityModel,
     /// `[width, height]` in metres: destinations are drawn in
     /// [0, width] x [0, height].
+    #[serde(deserialize_with = "area")]
     pub area: [f64; 2],
     /// `[min, max]` speed in m/s, drawn uniformly per leg.
+    #[serde(deserialize_with = "speed")]
     pub speed: [f64; 2],
     /// Pause before each leg (default 0 s).
     pub pause: Option<Dur>,
@@ -393,11 +442,23 @@ pub enum WirelessRouting {
 }
 
 /// A byte count or a word ("off"); checked in validation.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RtsThresholdCfg {
     Bytes(f64),
     Word(String),
+}
+
+/// By hand, not `#[serde(untagged)]`: serde's message for a value of
+/// neither form names the Rust type ("data did not match any variant of
+/// untagged enum RtsThresholdCfg").
+impl<'de> Deserialize<'de> for RtsThresholdCfg {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Number(n) => Ok(RtsThresholdCfg::Bytes(n.as_f64().unwrap_or(f64::NAN))),
+            serde_json::Value::String(s) => Ok(RtsThresholdCfg::Word(s)),
+            v => Err(serde::de::Error::custom(format!("must be a whole number of bytes >= 0 or \"off\", got {v}"))),
+        }
+    }
 }
 
 /// `[wireless] ifq`: the interface queue. Every key may be left out: the
@@ -484,6 +545,7 @@ pub struct ShadowingCfg {
 #[serde(deny_unknown_fields)]
 pub struct LinkCfg {
     /// The two node names; "forward" is between[0] -> between[1].
+    #[serde(deserialize_with = "between")]
     pub between: [String; 2],
     pub rate: Rate,
     pub delay: Dur,
@@ -832,11 +894,31 @@ fn default_write() -> u32 {
 }
 
 /// Initial window: a number of segments or "rfc3390".
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(untagged)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InitialWindow {
     Segments(u32),
     Named(InitialWindowName),
+}
+
+/// By hand, not `#[serde(untagged)]`: serde's message for a value of
+/// neither form names the Rust type ("data did not match any variant of
+/// untagged enum InitialWindow"). The range is checked in validation.
+impl<'de> Deserialize<'de> for InitialWindow {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        match &v {
+            serde_json::Value::Number(n) => {
+                if let Some(k) = n.as_u64().and_then(|k| u32::try_from(k).ok()) {
+                    return Ok(InitialWindow::Segments(k));
+                }
+            }
+            serde_json::Value::String(s) if s == "rfc3390" => {
+                return Ok(InitialWindow::Named(InitialWindowName::Rfc3390));
+            }
+            _ => {}
+        }
+        Err(serde::de::Error::custom(format!("must be 1..64 segments or \"rfc3390\", got {v}")))
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -867,6 +949,7 @@ pub struct TcpOptions {
     /// Receiver thins ACKs (one per d segments, d = 1..4 by `thinning_thresholds`).
     pub ack_thinning: Option<bool>,
     /// In-order segments after which d becomes 2, 3 and 4 (default [2, 5, 9]).
+    #[serde(default, deserialize_with = "thinning_thresholds")]
     pub thinning_thresholds: Option<[u64; 3]>,
     /// Timer of the delayed-ACK and thinning policies.
     pub delack_timeout: Option<Dur>,

@@ -1,0 +1,156 @@
+"""Bad values in scenario files: `tcplab run` prints one line naming the key
+(with its table path) and what is allowed, in a scenario author's words,
+never a Rust type ("expected u32", "struct LinkCfg", "untagged enum
+InitialWindow", "unknown variant"); exit status 2; nothing written."""
+import re
+import subprocess
+import sys
+
+import pytest
+
+WIRED = """
+[sim]
+duration = "5s"
+{sim}
+[[node]]
+name = "a"
+{node}
+[[node]]
+name = "b"
+
+[[link]]
+between = ["a", "b"]
+rate = "1Mbps"
+delay = "10ms"
+{link}
+[[flow]]
+from = "a"
+to = "b"
+transport = "reno"
+app = {{ kind = "bulk" }}
+{flow}
+"""
+
+WIFI = """
+[sim]
+duration = "5s"
+
+[[node]]
+name = "a"
+position = [0, 0]
+{node}
+[[node]]
+name = "b"
+position = [100, 0]
+
+[wireless]
+{wireless}
+[[flow]]
+from = "a"
+to = "b"
+transport = "reno"
+app = {{ kind = "bulk" }}
+"""
+
+
+def wired(sim="", node="", link="", flow="", extra=""):
+    return WIRED.format(sim=sim, node=node, link=link, flow=flow) + extra
+
+
+def wifi(node="", wireless="", extra=""):
+    return WIFI.format(node=node, wireless=wireless) + extra
+
+
+# Serde's wording that means nothing to a scenario author.
+RUST = re.compile(r"\b(u8|u16|u32|u64|i32|i64|f64|usize|struct|enum|variant|untagged)\b|Cfg\b|TcpOptions"
+                  r"|string or map|trailing characters|there are no fields|expected value")
+
+CASES = {
+    # wrong nesting: a table where an array of tables belongs and back
+    "sim_array": (wired().replace("[sim]", "[[sim]]"), "sim: invalid type: array, expected a table"),
+    "node_table": (wired().replace("[[node]]\nname = \"b\"", "[node]\nname = \"b\"").replace(
+        "[[node]]\nname = \"a\"\n", ""), "node: invalid type: table, expected an array"),
+    "tcp_array": (wired(extra="[[tcp]]\ndelayed_ack = true\n"), "tcp: invalid type: array, expected a table"),
+    "wireless_array": (wifi().replace("[wireless]", "[[wireless]]"),
+                       "wireless: invalid type: array, expected a table"),
+    "link_queue_array": (wired(extra="[[link.queue]]\nkind = \"droptail\"\n"),
+                         "link[0].queue: invalid type: array, expected a table"),
+    "flow_tcp_number": (wired(flow="tcp = 5"), "flow[0].tcp: invalid type: integer `5`, expected a table"),
+    "flow_app_string": (wired().replace('app = { kind = "bulk" }', 'app = "bulk"'),
+                        'flow[0].app: invalid type: string "bulk", expected a table'),
+    "wireless_ifq_number": (wifi(wireless="ifq = 50"), "wireless.ifq: invalid type: integer `50`, expected a table"),
+    "mobility_number": (wifi(wireless="mobility = 5"), "wireless.mobility: invalid type: integer `5`, expected a table"),
+    # names: unknown ones and other types
+    "transport": (wired().replace('transport = "reno"', 'transport = "cubic"'),
+                  "flow[0].transport: unknown name `cubic`, expected one of `tahoe`, `reno`, `newreno`"),
+    "queue_kind": (wired(link='queue = { kind = "fifo" }'),
+                   "link[0].queue.kind: unknown name `fifo`, expected one of `droptail`, `unlimited`, `red`, "
+                   "`dual-threshold`"),
+    "error_direction_number": (wired(link='error = { kind = "uniform", rate = 0.1, direction = 1 }'),
+                               "link[0].error.direction: expected a name, one of `forward`, `reverse`, `both`; got 1"),
+    "error_packets_array": (wired(link='error = { kind = "uniform", rate = 0.1, packets = ["data"] }'),
+                            'link[0].error.packets: expected a name, one of `all`, `data`, `acks`; got ["data"]'),
+    "error_direction_table": (wired(link='error = { kind = "uniform", rate = 0.1, direction = { up = 1 } }'),
+                              "link[0].error.direction: expected a name, one of `forward`, `reverse`, `both`; got"),
+    "routing": (wifi(wireless='routing = "rip"'),
+                "wireless.routing: unknown name `rip`, expected one of `static`, `aodv`, `dsdv`, `dsr`, `olsr`"),
+    "ifq_kind": (wifi(wireless='ifq = { kind = "fifo" }'),
+                 "wireless.ifq.kind: unknown name `fifo`, expected `priqueue` or `cmupriqueue`"),
+    "tcp_loss_window": (wired(extra='[tcp]\nloss_window = "half"\n'),
+                        "tcp.loss_window: unknown name `half`, expected `cwnd` or `flight`"),
+    "unlimited_limit": (wired(link='queue = { kind = "unlimited", limit = 5 }'),
+                        "link[0].queue.limit: unknown field `limit`, this kind takes no other keys"),
+    # a number of segments or a word
+    "initial_window_word": (wired(extra='[tcp]\ninitial_window = "three"\n'),
+                            'tcp.initial_window: must be 1..64 segments or "rfc3390", got "three"'),
+    "initial_window_bool": (wired(flow="tcp = { initial_window = true }"),
+                            'flow[0].tcp.initial_window: must be 1..64 segments or "rfc3390", got true'),
+    "initial_window_fraction": (wired(extra="[tcp]\ninitial_window = 2.5\n"),
+                                'tcp.initial_window: must be 1..64 segments or "rfc3390", got 2.5'),
+    "rts_threshold_bool": (wifi(wireless="rts_threshold = true"),
+                           'wireless.rts_threshold: must be a whole number of bytes >= 0 or "off", got true'),
+    # fixed-length lists
+    "between_three": (wired().replace('between = ["a", "b"]', 'between = ["a", "b", "a"]'),
+                      "link[0].between: must be [a, b], two node names, got 3 values"),
+    "between_numbers": (wired().replace('between = ["a", "b"]', "between = [1, 2]"),
+                        "link[0].between[0]: invalid type: integer `1`, expected a string"),
+    "waypoint_five": (wifi(node="waypoints = [[1, 2, 3, 4, 5]]", wireless='routing = "aodv"'),
+                      "node[0].waypoints[0]: must be [time s, x m, y m, speed m/s], got 5 values"),
+    "mobility_area": (wifi(wireless='routing = "aodv"\nmobility = { model = "random_waypoint", area = [1, 2, 3], '
+                                    "speed = [1, 2] }"),
+                      "wireless.mobility.area: must be [width, height] in metres, got 3 values"),
+    "mobility_speed": (wifi(wireless='routing = "aodv"\nmobility = { model = "random_waypoint", area = [1, 2], '
+                                     "speed = [1] }"),
+                       "wireless.mobility.speed: must be [min, max] in m/s, got 1 value"),
+    "thinning": (wired(extra="[tcp]\nthinning_thresholds = [1, 2, 3, 4]\n"),
+                 "tcp.thinning_thresholds: must be [d2, d3, d4], three segment numbers, got 4 values"),
+    # plain types, for comparison (already so before)
+    "limit_string": (wired(link='queue = { kind = "droptail", limit = "ten" }'),
+                     'link[0].queue.limit: invalid type: string "ten", expected a whole number >= 0'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_scenario_file_names_key_and_allowed_values(case, tmp_path):
+    text, expect = CASES[case]
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "tcplab", "run", str(f), "--out", str(out), "-q"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("tcplab: error: ") and expect in lines[0], lines[0]
+    assert not RUST.search(lines[0]), lines[0]
+    assert not out.exists(), "nothing written for a bad scenario"
+
+
+def test_base_scenarios_are_good(tmp_path):
+    """The cases above fail for their own change, not for the base."""
+    for name, text in [("wired", wired()), ("wifi", wifi())]:
+        f = tmp_path / f"{name}.toml"
+        f.write_text(text)
+        r = subprocess.run([sys.executable, "-m", "tcplab", "validate", str(f)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+

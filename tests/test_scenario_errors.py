@@ -127,6 +127,9 @@ CASES = {
     # plain types, for comparison (already so before)
     "limit_string": (wired(link='queue = { kind = "droptail", limit = "ten" }'),
                      'link[0].queue.limit: invalid type: string "ten", expected a whole number >= 0'),
+    # an interval that leaves only the sample at 0 s (docs/scenarios.md, [output])
+    "sample_interval_long": (wired(extra='[output]\nsample_interval = "100s"\n'),
+                             "output.sample_interval: 100 s is longer than the run (sim.duration = 5 s)"),
 }
 
 
@@ -154,3 +157,15 @@ def test_base_scenarios_are_good(tmp_path):
         r = subprocess.run([sys.executable, "-m", "tcplab", "validate", str(f)], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
 
+
+def test_sample_interval_up_to_the_duration_samples_start_and_end():
+    """An interval equal to the duration is allowed: samples at 0 s and at the end."""
+    import tcplab
+
+    sc = {"sim": {"duration": "5s"}, "node": [{"name": "a"}, {"name": "b"}],
+          "link": [{"between": ["a", "b"], "rate": "1Mbps", "delay": "10ms"}],
+          "flow": [{"from": "a", "to": "b", "transport": "reno", "app": {"kind": "bulk"}}]}
+    assert tcplab.run(sc, sample_interval="5s").series.time_s.tolist() == [0.0, 5.0]
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(sc, sample_interval=1e8)
+    assert e.value.key == "output.sample_interval"

@@ -468,6 +468,21 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if iv.0 == 0 {
             return err("output.sample_interval", "must be greater than 0");
         }
+        // Samples are taken at 0, iv, 2 iv ... up to the end of the run: an
+        // interval longer than the run gives only the state at 0 s, before
+        // anything has happened (a mistake, e.g. 100 read as seconds, not a
+        // series; docs/scenarios.md, "[output]").
+        if iv.0 > cfg.sim.duration.0 {
+            return err(
+                "output.sample_interval",
+                format!(
+                    "{} s is longer than the run (sim.duration = {} s): the series would hold only the sample at 0 s; \
+                     at most the duration",
+                    iv.0 as f64 / 1e9,
+                    cfg.sim.duration.0 as f64 / 1e9
+                ),
+            );
+        }
     }
     Ok(())
 }

@@ -207,3 +207,23 @@ def test_numpy_integer_seed_is_a_seed(small_scenario):
     for bad in (np.int64(-1), np.float64(3.0), True):
         with pytest.raises(tcplab.ScenarioError, match="sim.seed: must be a non-negative integer"):
             tcplab.run(small_scenario, seed=bad)
+
+
+def test_summary_has_the_keys_of_summary_json(tmp_path, small_scenario):
+    """Result.summary carries what summary.json carries: the version that
+    ran and, for a scenario read from a file, that file; the two agree key
+    for key (wall-clock values included: the file is written from the dict)."""
+    import json
+
+    path = SCENARIOS / "gsm9600.toml"
+    res = tcplab.run(path, overrides=["sim.duration=2s"])
+    assert res.summary["tcplab_version"] == tcplab.__version__
+    assert res.summary["scenario"] == str(path)
+    res.write(tmp_path / "out")
+    assert json.loads((tmp_path / "out" / "summary.json").read_text()) == res.summary
+    # A scenario loaded first keeps its file; a dict has none, in both.
+    assert tcplab.run(tcplab.load_scenario(path), overrides=["sim.duration=2s"]).summary["scenario"] == str(path)
+    res = tcplab.run(small_scenario)
+    assert res.summary["tcplab_version"] == tcplab.__version__ and "scenario" not in res.summary
+    res.write(tmp_path / "dict")
+    assert json.loads((tmp_path / "dict" / "summary.json").read_text()) == res.summary

@@ -332,14 +332,9 @@ def write_files(result, out: str | Path, parquet: bool = False) -> list:
         p = os.path.join(out, "flows.parquet")
         write_parquet(p, result._raw["flows"])
         written.append(p)
-    summary = dict(result.summary)
-    from . import __version__
-
-    summary["tcplab_version"] = __version__
-    if result.scenario is not None and result.scenario.source:
-        summary["scenario"] = result.scenario.source
+    # Result.summary as it is: it carries the version and the scenario file.
     p = os.path.join(out, "summary.json")
-    _write_bytes(p, (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    _write_bytes(p, (json.dumps(result.summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
     written.append(p)
     return written
 

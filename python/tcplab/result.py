@@ -50,7 +50,9 @@ class _Captures(Mapping):
 
 class Result:
     """``flows``, ``links``, ``nodes``, ``series``, ``queues`` and ``trace`` are pandas
-    DataFrames; ``summary`` is a dict (seed, duration_s, events, wall_s ...)."""
+    DataFrames; ``summary`` is a dict with the keys of summary.json (seed, duration_s,
+    events, wall_s, events_per_s, tcplab_version, scenario (the file, for a scenario
+    loaded from one) and the packet accounting: docs/scenarios.md, "Output tables")."""
 
     TABLES = ("flows", "links", "nodes", "series", "queues", "trace")
 
@@ -63,6 +65,15 @@ class Result:
         self.pcaps: Mapping = _Captures(raw.get("pcaps", {}), raw.get("pcap_files", {}))
         wall = self.summary.get("wall_s") or 0.0
         self.summary["events_per_s"] = self.summary["events"] / wall if wall > 0 else None
+        # What summary.json says beyond the core's counts: the version that
+        # ran and the scenario file (none for a dict), so that the dict and
+        # the file agree key for key.
+        from . import __version__
+
+        self.summary["tcplab_version"] = __version__
+        source = getattr(scenario, "source", None)
+        if source:
+            self.summary["scenario"] = source
         # A temporary directory holding streamed tables lives as long as
         # this object.
         if owned_dir is not None:

@@ -9,7 +9,7 @@ import time
 import pandas as pd
 import pytest
 
-from tcplab.sweep import Sweep, summarize, t95
+from tcplab.sweep import STATS, Sweep, summarize, summarize_many, t95
 
 
 def tiny(params):
@@ -29,12 +29,25 @@ def test_sweep_grid_seeds_and_summary(tmp_path):
     assert list(runs.columns[:3]) == ["variant", "loss", "seed"]
     assert {"throughput_bps", "unfairness", "jain", "retransmits"} <= set(runs.columns)
     s = summarize(runs, ["variant", "loss"], "throughput_bps")
-    assert len(s) == 4 and (s.n == 3).all()
+    # The columns of a sweep's summary.csv (docs/sweeps.md), not the
+    # metric's own name for its mean and a bare `n` as before 2026-12.
+    assert list(s.columns) == ["variant", "loss", "throughput_bps_mean", "throughput_bps_std",
+                               "throughput_bps_ci95_low", "throughput_bps_ci95_high", "throughput_bps_n"]
+    assert len(s) == 4 and (s.throughput_bps_n == 3).all()
     cell = runs[(runs.variant == "reno") & (runs.loss == 0.05)].throughput_bps
-    assert s.iloc[1].throughput_bps == pytest.approx(cell.mean())
-    assert s.iloc[1].throughput_bps_ci95 == pytest.approx(t95(2) * cell.std() / math.sqrt(3))
-    # Without loss every seed gives the same run: zero width.
-    assert s.iloc[0].throughput_bps_ci95 == 0
+    half = t95(2) * cell.std() / math.sqrt(3)
+    assert s.iloc[1].throughput_bps_mean == pytest.approx(cell.mean())
+    assert s.iloc[1].throughput_bps_std == pytest.approx(cell.std())
+    assert s.iloc[1].throughput_bps_ci95_low == pytest.approx(cell.mean() - half)
+    assert s.iloc[1].throughput_bps_ci95_high == pytest.approx(cell.mean() + half)
+    # Without loss every seed gives the same run: zero width, exactly.
+    assert s.iloc[0].throughput_bps_std == 0
+    assert s.iloc[0].throughput_bps_ci95_low == s.iloc[0].throughput_bps_mean == s.iloc[0].throughput_bps_ci95_high
+    # summarize_many: the same columns per measure, side by side; `by` may be one key.
+    many = summarize_many(runs, ["variant", "loss"], ["throughput_bps", "jain"])
+    pd.testing.assert_frame_equal(many[list(s.columns)], s)
+    assert [c for c in many.columns if c.startswith("jain")] == [f"jain_{x}" for x in STATS]
+    assert list(summarize(runs, "variant", "jain").variant) == ["reno", "vegas"]
     # A second call finds everything stored and runs nothing.
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / "runs").iterdir()}
     again = sw.run(jobs=2, progress=False)

@@ -55,6 +55,11 @@ def test_sweep_file_writes_runs_and_summary(tmp_path):
             assert cell[f"{m}_std"] == pytest.approx(x.std(), rel=1e-9, abs=1e-9)
             assert cell[f"{m}_ci95_low"] == pytest.approx(x.mean() - half, rel=1e-9, abs=1e-6)
             assert cell[f"{m}_ci95_high"] == pytest.approx(x.mean() + half, rel=1e-9, abs=1e-6)
+    # tcplab.sweep.summarize_many gives summary.csv's table from runs.csv.
+    from tcplab.sweep import summarize_many
+
+    pd.testing.assert_frame_equal(summarize_many(runs, list(GRID), METRICS), summary, check_dtype=False,
+                                  rtol=1e-12)
     # The swept values reached the simulator: Vegas and loss change the runs.
     by = summary.set_index(["flow[*].transport", "link[7].error.rate"])
     assert by.loc[("reno", 0.0), "retransmits_mean"] < by.loc[("reno", 0.02), "retransmits_mean"]

@@ -6,7 +6,7 @@ stored at once so that an interrupted sweep resumes without redoing work.
     sw = Sweep(build=my_builder, grid={"variant": ["reno", "vegas"], "loss": [0, 0.01]},
                seeds=range(1, 6), out="results/my-sweep", metrics=["throughput_bps", "jain"])
     runs = sw.run(jobs=4)          # one row per (grid cell, seed), in grid order
-    table = summarize(runs, ["variant", "loss"], "throughput_bps")
+    table = summarize(runs, ["variant", "loss"], "throughput_bps")   # summary.csv's columns
 
 `build(params) -> Scenario | dict` makes the scenario of one grid cell (the
 sweep sets the seed; a builder with a parameter named ``seed`` is also given
@@ -470,10 +470,67 @@ class Sweep:
         return json.loads(json.dumps(row, sort_keys=True))
 
 
-def summarize(runs, by: list, value: str):
-    """Mean, standard deviation, count and 95 % confidence half-width of
-    `value` per cell of `by` (Student t over the replications), cells in
-    the order they first appear."""
+STATS = ("mean", "std", "ci95_low", "ci95_high", "n")
+
+
+def summary_table(runs: pandas.DataFrame, keys: list, metrics: list) -> pandas.DataFrame:
+    """Per grid cell (in grid order): for each metric the mean, sample
+    standard deviation, 95 % Student t confidence interval of the mean and
+    the number of runs with a value (NaN, e.g. a transfer that did not
+    complete, is left out). summary.csv of a sweep."""
+    import pandas as pd
+
+    rows = []
+    for cell, d in runs.groupby(keys, sort=False, dropna=False):
+        cell = cell if isinstance(cell, tuple) else (cell,)
+        row = dict(zip(keys, cell))
+        for m in metrics:
+            mean, std, n = _mean_std([float(v) for v in d[m]])
+            half = t95(n - 1) * std / math.sqrt(n) if n > 1 and math.isfinite(std) else math.nan
+            row.update({f"{m}_mean": mean, f"{m}_std": std, f"{m}_ci95_low": mean - half,
+                        f"{m}_ci95_high": mean + half, f"{m}_n": n})
+        rows.append(row)
+    return pd.DataFrame(rows, columns=keys + [f"{m}_{s}" for m in metrics for s in STATS])
+
+
+def _mean_std(xs: list) -> tuple[float, float, int]:
+    """Mean, sample standard deviation and count of the values that are not
+    NaN. The statistics module computes both exactly before rounding once,
+    so replications that agree give a deviation of exactly 0 (summing
+    floats gives 1e-11 noise) and the result does not depend on the order
+    of the values."""
+    import statistics
+
+    xs = [x for x in xs if x == x]
+    n = len(xs)
+    if not n:
+        return math.nan, math.nan, 0
+    if not all(math.isfinite(x) for x in xs):  # e.g. unfairness with a starved flow
+        return math.fsum(xs), math.nan, n
+    return statistics.mean(xs), statistics.stdev(xs) if n > 1 else math.nan, n
+
+
+def summarize(runs: pandas.DataFrame, by: list | str, value: str) -> pandas.DataFrame:
+    """Per cell of `by` (cells in the order they first appear): `value`'s
+    mean, sample standard deviation, 95 % Student t confidence interval and
+    count, as columns `<value>_mean`, `<value>_std`, `<value>_ci95_low`,
+    `<value>_ci95_high` and `<value>_n`: the columns and numbers of a
+    sweep's summary.csv (NaN values left out, exact statistics)."""
+    return summarize_many(runs, by, [value])
+
+
+def summarize_many(runs: pandas.DataFrame, by: list | str, values: list) -> pandas.DataFrame:
+    """`summarize` of several measures side by side (summary.csv's columns
+    for each)."""
+    keys = [by] if isinstance(by, str) else list(by)
+    return summary_table(runs, keys, list(values))
+
+
+def study_summary(runs, by: list, value: str):
+    """The studies' tables (throughput.csv, ...): `value` (the mean),
+    `<value>_std`, `n` and `<value>_ci95` (the 95 % half-width) per cell of
+    `by`, cells in the order they first appear. Before 2026-12 this was
+    `summarize`, whose columns are now summary.csv's."""
     import pandas as pd
 
     g = runs.groupby(by, sort=False)[value]
@@ -484,12 +541,12 @@ def summarize(runs, by: list, value: str):
     return pd.DataFrame(out)
 
 
-def summarize_many(runs, by: list, values: list):
-    """`summarize` of several measures side by side: the first measure's
-    count is `n`, each other measure's `<value>_n` (a measure missing in
-    some run has its own count)."""
+def study_summary_many(runs, by: list, values: list):
+    """`study_summary` of several measures side by side: the first
+    measure's count is `n`, each other measure's `<value>_n` (a measure
+    missing in some run has its own count)."""
     first, *rest = values
-    t = summarize(runs, by, first)
+    t = study_summary(runs, by, first)
     for col in rest:
-        t = t.merge(summarize(runs, by, col).rename(columns={"n": f"{col}_n"}), on=by)
+        t = t.merge(study_summary(runs, by, col).rename(columns={"n": f"{col}_n"}), on=by)
     return t

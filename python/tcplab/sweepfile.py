@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
-import statistics
 import tomllib
 from dataclasses import dataclass, field
 from io import BytesIO
@@ -32,13 +30,12 @@ from .errors import ScenarioError
 from .io import atomic_write_set, check_out_dir
 from .metrics import DEFAULT, check_names
 from .scenario import Scenario, _parse_value, key_parts, load_scenario, set_value
-from .sweep import Sweep, _table_value, check_seeds, column_kind, column_text, t95
+from .sweep import Sweep, _table_value, check_seeds, column_kind, column_text, summary_table
 
 if TYPE_CHECKING:
     import pandas as pd
 
 FILE_KEYS = ("scenario", "seeds", "metrics", "overrides", "grid", "name")
-STATS = ("mean", "std", "ci95_low", "ci95_high", "n")
 
 
 @dataclass
@@ -259,41 +256,6 @@ class SweepResult:
     summary: pd.DataFrame
     out: Path
     spec: SweepSpec
-
-
-def summary_table(runs: pd.DataFrame, keys: list, metrics: list) -> pd.DataFrame:
-    """Per grid cell (in grid order): for each metric the mean, sample
-    standard deviation, 95 % Student t confidence interval of the mean and
-    the number of runs with a value (NaN, e.g. a transfer that did not
-    complete, is left out)."""
-    import pandas as pd
-
-    rows = []
-    for cell, d in runs.groupby(keys, sort=False, dropna=False):
-        cell = cell if isinstance(cell, tuple) else (cell,)
-        row = dict(zip(keys, cell))
-        for m in metrics:
-            mean, std, n = _mean_std([float(v) for v in d[m]])
-            half = t95(n - 1) * std / math.sqrt(n) if n > 1 and math.isfinite(std) else math.nan
-            row.update({f"{m}_mean": mean, f"{m}_std": std, f"{m}_ci95_low": mean - half,
-                        f"{m}_ci95_high": mean + half, f"{m}_n": n})
-        rows.append(row)
-    return pd.DataFrame(rows, columns=keys + [f"{m}_{s}" for m in metrics for s in STATS])
-
-
-def _mean_std(xs: list) -> tuple[float, float, int]:
-    """Mean, sample standard deviation and count of the values that are not
-    NaN. The statistics module computes both exactly before rounding once,
-    so replications that agree give a deviation of exactly 0 (summing
-    floats gives 1e-11 noise) and the result does not depend on the order
-    of the values."""
-    xs = [x for x in xs if x == x]
-    n = len(xs)
-    if not n:
-        return math.nan, math.nan, 0
-    if not all(math.isfinite(x) for x in xs):  # e.g. unfairness with a starved flow
-        return math.fsum(xs), math.nan, n
-    return statistics.mean(xs), statistics.stdev(xs) if n > 1 else math.nan, n
 
 
 def run_spec(spec: SweepSpec, out: str | Path, *, jobs: int | None = None, scheduler: str | None = None,

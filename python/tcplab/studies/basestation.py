@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..scenario import Scenario
-from ..sweep import Sweep, summarize, summarize_many
+from ..sweep import Sweep, study_summary, study_summary_many
 from . import check_choice
 
 if TYPE_CHECKING:
@@ -162,15 +162,15 @@ def experiment_sweep(out: Path, experiment: str, quick: bool) -> Sweep:
 
 def tables(runs):
     by = ["variant", "mechanism", "error_rate"]
-    thr = summarize(runs, by, "throughput_bps")
-    unf = summarize(runs, by, "unfairness")
+    thr = study_summary(runs, by, "throughput_bps")
+    unf = study_summary(runs, by, "unfairness")
     return thr, unf
 
 
 def experiment_tables(runs):
     by = ["experiment", "variant", "mechanism", "error_rate"]
     cols = ["unfairness", "jain", "retransmits", "timeouts"] + [f"throughput_{i}_bps" for i in range(1, N_FLOWS + 1)]
-    return summarize_many(runs, by, ["throughput_bps", *cols])
+    return study_summary_many(runs, by, ["throughput_bps", *cols])
 
 
 # --- Mechanism analyses from traces -------------------------------------------------

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..scenario import Scenario
-from ..sweep import Sweep, summarize
+from ..sweep import Sweep, study_summary
 
 OPTIMIZATIONS: dict[str, dict[str, object]] = {
     "baseline": {},
@@ -646,12 +646,12 @@ def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early
 
 
 def _summaries(runs, by: list, cols: list):
-    """`summarize` of several columns side by side; `n` is the number of
+    """`study_summary` of several columns side by side; `n` is the number of
     runs of the cell, `COL_n` the runs that have a value of COL (a burst
     after which no timer was running has no timer value)."""
     out = None
     for col in cols:
-        t = summarize(runs, by, col)
+        t = study_summary(runs, by, col)
         if out is None:
             out = t
         else:
@@ -678,8 +678,8 @@ def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | No
     out.mkdir(parents=True, exist_ok=True)
     runs = main_grid(out, quick, jobs, progress)
     by = ["optimization", "loss", "buffer"]
-    thr = summarize(runs, by, "throughput_Bps")
-    first = summarize(runs, by, "first15k_s")
+    thr = study_summary(runs, by, "throughput_Bps")
+    first = study_summary(runs, by, "first15k_s")
 
     rates = [0.2, 0.5] if quick else [0.2, 0.5, 1.0]
     lengths = [10] if quick else [5, 10, 20]
@@ -701,8 +701,8 @@ def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | No
                                                               ).reset_index(), on=qby)
 
     bl_runs = baselines_grid(out, quick, jobs, progress)
-    baselines = summarize(bl_runs, ["baseline", "loss", "buffer"], "throughput_Bps").merge(
-        summarize(bl_runs, ["baseline", "loss", "buffer"], "timeouts"), on=["baseline", "loss", "buffer", "n"])
+    baselines = study_summary(bl_runs, ["baseline", "loss", "buffer"], "throughput_Bps").merge(
+        study_summary(bl_runs, ["baseline", "loss", "buffer"], "timeouts"), on=["baseline", "loss", "buffer", "n"])
 
     # The traced single runs below are independent of each other: they run
     # side by side in local processes instead of one after the other here.

@@ -146,7 +146,7 @@ def run(out: str | Path = "results/gsmlink-emu", quick: bool = False, jobs: int 
     from ..pools import LocalPool
     from tqdm import tqdm
 
-    from ..sweep import SweepInterrupted, _core_id, _count, _sync_dir, _write_record, summarize
+    from ..sweep import SweepInterrupted, _core_id, _count, _sync_dir, _write_record, study_summary
 
     reason = unavailable_reason()
     if reason:
@@ -196,8 +196,8 @@ def run(out: str | Path = "results/gsmlink-emu", quick: bool = False, jobs: int 
     runs["buffer"] = runs["buffer"].astype(str)
     runs = runs.sort_values(["stack", "optimization", "loss", "buffer", "seed"], kind="stable").reset_index(drop=True)
     by = ["stack", "optimization", "loss", "buffer"]
-    thr = summarize(runs, by, "throughput_Bps")
-    first = summarize(runs, by, "first15k_s")
+    thr = study_summary(runs, by, "throughput_Bps")
+    first = study_summary(runs, by, "first15k_s")
     for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("first15k.csv", first)]:
         atomic_write_text(out / name, table.to_csv(index=False))
     figs = figure(out, runs)

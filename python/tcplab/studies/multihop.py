@@ -30,7 +30,7 @@ import math
 from pathlib import Path
 
 from ..scenario import Scenario
-from ..sweep import Sweep, summarize_many
+from ..sweep import Sweep, study_summary_many
 from . import check_choice, check_whole, wireless_profile
 
 SPACING = 250.0          # m between neighbours of the chain
@@ -170,7 +170,7 @@ MEASURES = ["goodput_bps", "retransmits", "timeouts", "avg_window_pkts", "false_
 
 def table(runs, by: list, measures=MEASURES):
     """Mean, std, n and 95 % half-width of each measure per cell of `by`."""
-    return summarize_many(runs, by, measures)
+    return study_summary_many(runs, by, measures)
 
 
 def udp_bound(udp):

@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..scenario import Scenario
-from ..sweep import Sweep, summarize_many
+from ..sweep import Sweep, study_summary_many
 from . import check_choice, check_whole, wireless_profile
 
 NODES = 8                # the string's stations
@@ -207,7 +207,7 @@ def mobile_table(mobile):
     """Per protocol and variant: mean actual and expected throughput over
     the patterns, with their 95 % half-widths, and the ratio of the means
     (and the mean of the per-pattern ratios)."""
-    t = summarize_many(mobile, ["protocol", "variant"], ["throughput_bps", "expected_bps", "ratio"])
+    t = study_summary_many(mobile, ["protocol", "variant"], ["throughput_bps", "expected_bps", "ratio"])
     t["ratio_of_means"] = t.throughput_bps / t.expected_bps
     return t
 
@@ -314,7 +314,7 @@ def run(out: str | Path = "results/routing", quick: bool = False, jobs: int | No
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     runs = make_sweep(out, quick).run(jobs=jobs, progress=progress)
-    static = summarize_many(runs, ["protocol", "variant", "hops"], MEASURES)
+    static = study_summary_many(runs, ["protocol", "variant", "hops"], MEASURES)
     thr = throughput_table(static)
     mruns = mobile_sweep(out, quick).run(jobs=jobs, progress=progress)
     duration = float((QUICK_MOBILE_DURATION if quick else MOBILE_DURATION).rstrip("s"))

@@ -44,7 +44,7 @@ from pathlib import Path
 
 from ..metrics import jain
 from ..scenario import Scenario
-from ..sweep import Sweep, summarize_many
+from ..sweep import Sweep, study_summary_many
 from . import check_choice, wireless_profile
 
 AREA = (600.0, 600.0)            # m
@@ -272,7 +272,7 @@ def run(out: str | Path = "results/wifi-bs", quick: bool = False, jobs: int | No
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     runs = make_sweep(out, quick).run(jobs=jobs, progress=progress)
-    summary = summarize_many(runs, ["direction", "variant", "snoop", "error"], MEASURES)
+    summary = study_summary_many(runs, ["direction", "variant", "snoop", "error"], MEASURES)
     done = run_local([(draw_task, (t, out)) for t in figure_tasks(runs, summary)], local_jobs(jobs))
     figs = [Path(p) for paths in done for p in paths]
     scalar = runs.drop(columns=["throughput_series", "cwnd_series"])

@@ -218,7 +218,9 @@ impl Queue {
                 let marks = p.ecn
                     && ect
                     && match p.mark_p {
-                        Some(m) => red_pb(p, avg) <= m,
+                        // ns-2.35's red.cc: v_prob1 < mark_p (later ns-2
+                        // releases, with DCTCP, test <=).
+                        Some(m) => red_pb(p, avg) < m,
                         None => avg < p.max_th,
                     };
                 verdict = if marks { Verdict::Marked } else { Verdict::Dropped(DropCause::Red) };

@@ -657,3 +657,30 @@ fn fast_retransmit_within_an_ecn_cut_after_a_timeout() {
         assert_eq!(s.w.ssthresh, ssthresh, "no second cut");
     }
 }
+
+/// ns-2.35's timeout() keeps ssthresh when an ECN cut was the last
+/// congestion action, even after that cut's window has been acknowledged:
+/// its test `highest_ack_ < recover_` comes right after `recover_ =
+/// maxseq_`, so it holds whenever data is outstanding. Without the ECN
+/// bookkeeping (`ecn_hold` off) the timeout halves as any other.
+#[test]
+fn timeout_after_an_ecn_cut_keeps_ssthresh_past_the_cuts_window() {
+    for (rules, keeps) in [(Ns2Rules::ns2(), true), (Ns2Rules { ecn_hold: false, ..Ns2Rules::ns2() }, false)] {
+        let mut s = ecn_sender(rules, 10);
+        s.w.ssthresh = 20 * MSS;
+        drain(&mut s, 0);
+        // An echo: cwnd 10 -> 5, ssthresh 5; the window sent before the
+        // cut ends at 10 segments.
+        ack_with(&mut s, MS, MSS, flags::ECE, &[]);
+        assert_eq!(s.stats.ecn_reductions, 1);
+        for k in 2..=12 {
+            ack(&mut s, k * MS, k * MSS);
+        }
+        assert!(s.snd_una > 10 * MSS, "the cut's window is acknowledged");
+        let ssthresh = s.w.ssthresh;
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        assert_eq!(s.w.cwnd, MSS);
+        assert_eq!(s.w.ssthresh == ssthresh, keeps, "{rules:?}: {} -> {}", ssthresh, s.w.ssthresh);
+    }
+}

@@ -811,9 +811,11 @@ impl TcpSender {
             self.w.cwnd = self.w.mss;
         } else {
             let mut info = self.ack_info(self.snd_una, 0, self.flight());
-            // ns-2 cuts ssthresh again on a timeout only outside an ECN
-            // cut's window (highest_ack_ < recover_ there).
-            info.ecn_recover = info.ecn_recover.filter(|&g| self.snd_una < g);
+            // ns-2's timeout() leaves ssthresh alone when an ECN cut was the
+            // last congestion action: its test highest_ack_ < recover_
+            // comes after recover_ = maxseq_, so it holds whenever data is
+            // outstanding, however long ago the cut's window ended.
+            info.ecn_recover = self.ecn_action;
             self.cc.on_timeout(&mut self.w, &info);
             let mut rec = self.recovery.take().expect("recovery policy present");
             rec.on_timeout(self);

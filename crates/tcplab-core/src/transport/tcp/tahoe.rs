@@ -41,7 +41,10 @@ impl CongestionControl for Tahoe {
 
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
         self.recover = Some(a.snd_max);
-        w.ssthresh = w.halve(a.flight);
+        // After an ECN cut, ns-2's TcpAgent::timeout() keeps ssthresh.
+        if a.ecn_recover.is_none() {
+            w.ssthresh = w.halve(a.flight);
+        }
         w.cwnd = w.mss;
     }
 

@@ -529,6 +529,68 @@ def _ts_panel(ax, t, title, flows=("download1",), colors=("C0", "C1")):
     ax.legend(fontsize=7)
 
 
+def burst_figure(plt, burst, burst_runs):
+    """Error bursts: throughput over the transfer and during the burst (mean
+    and 95 % CI per cell, clipped at 0); idle time after the burst against
+    the retransmission timer running at its end (one point per run). The
+    cells of one burst length are drawn side by side around it: at one x
+    (every cell of --quick has a 10 s burst) their bars hid each other."""
+    from .figures import clipped_yerr
+
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
+    cells = list(burst.groupby(["burst_rate", "buffer"]).groups)
+    lengths = sorted(set(burst["burst_s"]))
+    gap = min([b - a for a, b in zip(lengths, lengths[1:])] or [lengths[0] / 2 if lengths else 1.0])
+    step = 0.5 * gap / max(len(cells), 1)
+    for ax, col, label in [(axes[0], "throughput_Bps", "throughput of the transfer (bytes/s)"),
+                           (axes[1], "during_burst_Bps", "throughput during the burst (bytes/s)")]:
+        for i, (rate, buf) in enumerate(cells):
+            d = burst[(burst.burst_rate == rate) & (burst.buffer == buf)].sort_values("burst_s")
+            shift = (i - (len(cells) - 1) / 2) * step
+            ax.errorbar(d.burst_s + shift, d[col], yerr=clipped_yerr(d[col], d[f"{col}_ci95"], low=0.0),
+                        marker="o", capsize=2, label=f"{rate * 100:.0f} % loss, buffer {buf}")
+        ax.set_xticks(lengths, [f"{x:g}" for x in lengths])
+        ax.set_xlabel("burst length (s)")
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    ax = axes[2]
+    for rate, d in burst_runs.groupby("burst_rate"):
+        ax.plot(d.timer_at_end_s, d.idle_after_burst_s, ls="", marker="o", ms=3,
+                label=f"{rate * 100:.0f} % loss: idle vs backed-off RTO")
+        ax.plot(d.timer_at_end_s, d.timer_remaining_s, ls="", marker="x", ms=4,
+                label=f"{rate * 100:.0f} % loss: timer left after the burst")
+    m = float(burst_runs[["timer_at_end_s", "idle_after_burst_s"]].max().max())
+    if m == m:
+        ax.plot([0, m], [0, m], color="k", lw=0.8, ls="--", label="y = x")
+    ax.set_xlabel("backed-off RTO running when the burst ends (s)")
+    ax.set_ylabel("idle time after the burst (s)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.suptitle("A loss burst 40 s into the transfer (mean and 95 % CI; right: one point per run)")
+    return fig
+
+
+def early_loss_figure(plt, early):
+    """A single early loss against none: throughput per buffer. The legend
+    goes below the axes: inside them it covered the tallest bars."""
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    pos = list(dict.fromkeys(early["dropped_packet"].astype(str)))
+    bufs = list(dict.fromkeys(early["buffer"]))
+    width = 0.8 / len(pos)
+    for j, k in enumerate(pos):
+        d = early[early["dropped_packet"].astype(str) == k].set_index("buffer").reindex(bufs)
+        ax.bar([i + j * width for i in range(len(bufs))], d["throughput_Bps"], width,
+               label="no loss" if k == "none" else f"data packet {k} lost")
+    ax.set_xticks([i + width * (len(pos) - 1) / 2 for i in range(len(bufs))], [f"buffer {b}" for b in bufs])
+    ax.set_ylim(800, 1020)
+    ax.set_ylabel("throughput (bytes/s)")
+    ax.set_title("One segment lost early in slow start against the start-up overflow")
+    ax.legend(fontsize=8, ncol=len(pos), loc="upper center", bbox_to_anchor=(0.5, -0.08))
+    ax.grid(True, axis="y", alpha=0.3)
+    return fig
+
+
 def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early) -> list:
     from .figures import pyplot, save as save_figure
 
@@ -563,34 +625,7 @@ def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early
         _ts_panel(ax, t, title)
     save(fig, "time_sequence")
 
-    # Error bursts: throughput over the transfer and during the burst; idle
-    # time after the burst against the retransmission timer running at its end.
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
-    for ax, col, label in [(axes[0], "throughput_Bps", "throughput of the transfer (bytes/s)"),
-                           (axes[1], "during_burst_Bps", "throughput during the burst (bytes/s)")]:
-        for (rate, buf), d in burst.groupby(["burst_rate", "buffer"]):
-            d = d.sort_values("burst_s")
-            ax.errorbar(d.burst_s, d[col], yerr=d[f"{col}_ci95"].fillna(0), marker="o", capsize=2,
-                        label=f"{rate * 100:.0f} % loss, buffer {buf}")
-        ax.set_xlabel("burst length (s)")
-        ax.set_ylabel(label)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-    ax = axes[2]
-    for rate, d in burst_runs.groupby("burst_rate"):
-        ax.plot(d.timer_at_end_s, d.idle_after_burst_s, ls="", marker="o", ms=3,
-                label=f"{rate * 100:.0f} % loss: idle vs backed-off RTO")
-        ax.plot(d.timer_at_end_s, d.timer_remaining_s, ls="", marker="x", ms=4,
-                label=f"{rate * 100:.0f} % loss: timer left after the burst")
-    m = float(burst_runs[["timer_at_end_s", "idle_after_burst_s"]].max().max())
-    if m == m:
-        ax.plot([0, m], [0, m], color="k", lw=0.8, ls="--", label="y = x")
-    ax.set_xlabel("backed-off RTO running when the burst ends (s)")
-    ax.set_ylabel("idle time after the burst (s)")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.suptitle("A loss burst 40 s into the transfer (mean and 95 % CI; right: one point per run)")
-    save(fig, "error_bursts")
+    save(burst_figure(plt, burst, burst_runs), "error_bursts")
 
     # Queues: aggregate throughput and fairness with one and two transfers.
     fig, axes = plt.subplots(1, 2, figsize=(14, 4.8))
@@ -626,22 +661,7 @@ def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early
     _ts_panel(ax, t, title, flows=("download1", "download2"))
     save(fig, "lockout")
 
-    # A single early loss.
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    pos = list(dict.fromkeys(early["dropped_packet"].astype(str)))
-    bufs = list(dict.fromkeys(early["buffer"]))
-    width = 0.8 / len(pos)
-    for j, k in enumerate(pos):
-        d = early[early["dropped_packet"].astype(str) == k].set_index("buffer").reindex(bufs)
-        ax.bar([i + j * width for i in range(len(bufs))], d["throughput_Bps"], width,
-               label="no loss" if k == "none" else f"data packet {k} lost")
-    ax.set_xticks([i + width * (len(pos) - 1) / 2 for i in range(len(bufs))], [f"buffer {b}" for b in bufs])
-    ax.set_ylim(800, 1020)
-    ax.set_ylabel("throughput (bytes/s)")
-    ax.set_title("One segment lost early in slow start against the start-up overflow")
-    ax.legend(fontsize=8)
-    ax.grid(True, axis="y", alpha=0.3)
-    save(fig, "early_loss")
+    save(early_loss_figure(plt, early), "early_loss")
     return written
 
 

@@ -692,7 +692,7 @@ def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | No
         progress: bool = True) -> dict:
     import pandas as pd
 
-    from ..io import atomic_write_text
+    from ..io import atomic_write_text, staged_outputs
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -751,14 +751,17 @@ def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | No
     overflow = pd.DataFrame(done[6:])
     contra = contradictions(runs)
 
-    for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("first15k.csv", first),
-                        ("bursts.csv", burst), ("burst_runs.csv", bruns), ("queues.csv", queues),
-                        ("queue_runs.csv", qruns), ("startup_overflow.csv", overflow),
-                        ("fig6b.csv", pd.DataFrame(fig6b_rows)), ("early_loss.csv", early),
-                        ("baselines.csv", baselines), ("contradictions.csv", contra)]:
-        atomic_write_text(out / name, table.to_csv(index=False))
-    clean = runs[runs.loss == 0.0]
-    figs = figures(out, clean, bruns, burst, qruns, ts, lockout, early)
+    # Tables and figures go into `out` as one set, after all are made: a
+    # study stopped while drawing leaves the earlier set as it was.
+    with staged_outputs(out) as stage:
+        for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("first15k.csv", first),
+                            ("bursts.csv", burst), ("burst_runs.csv", bruns), ("queues.csv", queues),
+                            ("queue_runs.csv", qruns), ("startup_overflow.csv", overflow),
+                            ("fig6b.csv", pd.DataFrame(fig6b_rows)), ("early_loss.csv", early),
+                            ("baselines.csv", baselines), ("contradictions.csv", contra)]:
+            atomic_write_text(stage / name, table.to_csv(index=False))
+        clean = runs[runs.loss == 0.0]
+        figs = [out / p.name for p in figures(stage, clean, bruns, burst, qruns, ts, lockout, early)]
     return {"runs": runs, "throughput": thr, "first15k": first, "bursts": burst, "queues": queues,
             "overflow": overflow, "fig6b": fig6b_rows, "early_loss": early, "baselines": baselines,
             "contradictions": contra, "figures": figs}

@@ -177,3 +177,27 @@ def test_gsmlink_burst_cells_of_one_length_are_drawn_apart(close_all):
         assert all(9 < x < 11 for x in xs)
         assert min(data_ys(ax)) >= 0
     assert_all_shown(fig)
+
+
+def test_gsmlink_throughput_vs_buffer_legend_hides_no_point(close_all):
+    from tcplab.studies import gsmlink as gl
+
+    # The error-free table of the full run (bytes/s per buffer 3 ... unlimited):
+    # with the legend inside the axes, newreno-off's point at buffer 12 was under it.
+    table = {"baseline": [903, 929, 982, 988, 981, 969, 949, 1000], "iw3": [906, 997, 980, 988, 985, 973, 964, 1004],
+             "iw4": [908, 999, 981, 989, 987, 975, 966, 1006], "win2048": [905, 951, 1000, 1000, 1000, 1000, 1000, 1000],
+             "win3840": [903, 929, 975, 995, 991, 1000, 1000, 1000], "sack": [935, 1000, 1000, 1000, 995, 1000, 995, 1000],
+             "newreno-off": [877, 937, 947, 939, 921, 900, 877, 1000],
+             "mss536": [1050, 1085, 1011, 1074, 1074, 1031, 1016, 1085]}
+    clean = pd.DataFrame([{"optimization": o, "buffer": str(b), "throughput_Bps": v}
+                          for o, vs in table.items() for b, v in zip(gl.BUFFERS, vs)])
+    fig = gl.buffer_figure(plt, clean)
+    fig.tight_layout()
+    fig.canvas.draw()
+    (ax,) = fig.axes
+    legend = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+    points = np.concatenate([ax.transData.transform(np.column_stack([line.get_xdata(), line.get_ydata()]))
+                             for line in ax.get_lines() if line.get_marker() == "o"])
+    assert len(points) == 64
+    assert not [tuple(p) for p in points if legend.contains(*p)]
+    assert_all_shown(fig)

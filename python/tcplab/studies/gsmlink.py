@@ -529,6 +529,28 @@ def _ts_panel(ax, t, title, flows=("download1",), colors=("C0", "C1")):
     ax.legend(fontsize=7)
 
 
+def buffer_figure(plt, clean_runs):
+    """Throughput against the buffer on the error-free link, one line per
+    optimization, with the line-rate limits. The legend is beside the axes:
+    inside them (matplotlib's "best" place) it hid newreno-off's points."""
+    fig, ax = plt.subplots(figsize=(9.5, 5))
+    order = [str(b) for b in BUFFERS]
+    present = [b for b in order if b in set(clean_runs["buffer"])]
+    xs = list(range(len(present)))
+    for opt in OPTIMIZATIONS:
+        d = clean_runs[clean_runs.optimization == opt].set_index("buffer").reindex(present)
+        ax.plot(xs, d["throughput_Bps"], marker="o", label=opt)
+    ax.axhline(line_rate(256), color="k", ls="--", lw=1, label="line rate, MSS 256")
+    ax.axhline(line_rate(536), color="gray", ls=":", lw=1, label="line rate, MSS 536")
+    ax.set_xticks(xs, present)
+    ax.set_xlabel("router downlink buffer (packets)")
+    ax.set_ylabel("throughput of the 100 KB transfer (bytes/s)")
+    ax.set_title("Error-free 9600 bit/s link")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
 def burst_figure(plt, burst, burst_runs):
     """Error bursts: throughput over the transfer and during the burst (mean
     and 95 % CI per cell, clipped at 0); idle time after the burst against
@@ -600,23 +622,7 @@ def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early
     def save(fig, name):
         save_figure(fig, out, name, written)
 
-    # Throughput vs buffer, error-free, with the line-rate limit.
-    fig, ax = plt.subplots(figsize=(8, 5))
-    order = [str(b) for b in BUFFERS]
-    present = [b for b in order if b in set(clean_runs["buffer"])]
-    xs = list(range(len(present)))
-    for opt in OPTIMIZATIONS:
-        d = clean_runs[clean_runs.optimization == opt].set_index("buffer").reindex(present)
-        ax.plot(xs, d["throughput_Bps"], marker="o", label=opt)
-    ax.axhline(line_rate(256), color="k", ls="--", lw=1, label="line rate, MSS 256")
-    ax.axhline(line_rate(536), color="gray", ls=":", lw=1, label="line rate, MSS 536")
-    ax.set_xticks(xs, present)
-    ax.set_xlabel("router downlink buffer (packets)")
-    ax.set_ylabel("throughput of the 100 KB transfer (bytes/s)")
-    ax.set_title("Error-free 9600 bit/s link")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, ncol=2)
-    save(fig, "throughput_vs_buffer")
+    save(buffer_figure(plt, clean_runs), "throughput_vs_buffer")
 
     # Time-sequence graphs: the start-up overflow, the study's Fig. 6b case,
     # and tcplab's own extra case.

@@ -119,3 +119,27 @@ def test_boolean_axis_is_drawn_as_categories(tmp_path, figures):
     plot(bool_sweep_out(tmp_path), KEY, "jain", hue="flow[0].tcp.delayed_ack")
     labels = [t.get_text() for t in figures[-1].axes[0].get_legend().get_texts()]
     assert labels == ["flow[0].tcp.delayed_ack = false", "flow[0].tcp.delayed_ack = true"]
+
+
+def test_table_values_on_the_x_axis_do_not_run_into_each_other(tmp_path, figures):
+    # A grid over a table (`"link[1].forward.queue" = [{...}, ...]`): each
+    # value is its compact JSON, one long word; on one line the labels of
+    # neighbouring ticks overlapped and could not be read.
+    key = "link[1].forward.queue"
+    values = ['{"kind":"droptail","limit":7}', '{"kind":"unlimited"}',
+              '{"kind":"red","limit":20,"max_p":0.1,"max_th":6,"min_th":2,"weight":0.2}']
+    (tmp_path / "sweep.json").write_text(json.dumps(
+        {"name": "queues", "grid": {key: [json.loads(v) for v in values]}, "metrics": ["jain"]}))
+    pd.DataFrame([{key: v, "jain_mean": 0.9, "jain_ci95_low": 0.8, "jain_ci95_high": 1.0, "jain_std": 0.1,
+                   "jain_n": 3} for v in values]).to_csv(tmp_path / "summary.csv", index=False)
+    plot(tmp_path, key, "jain")
+    fig = figures[-1]
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    labels = fig.axes[0].get_xticklabels()
+    # The text is the value, only broken into lines after its commas.
+    assert [t.get_text().replace("\n", "") for t in labels] == values
+    boxes = [t.get_window_extent(r) for t in labels]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    page = fig.bbox
+    assert all(page.x0 <= b.x0 and b.x1 <= page.x1 and page.y0 <= b.y0 for b in boxes)

@@ -126,3 +126,78 @@ def test_basestation_figures_show_every_bar_clipped_at_the_bound(close_all):
     # One throughput scale, high enough for the highest interval.
     tops = {fn(plt, *args).axes[0].get_ylim()[1] for name, fn, args in tasks if name.startswith("throughput")}
     assert len(tops) == 1 and tops.pop() >= (thr.throughput_bps + thr.throughput_bps_ci95).max() / 1e3
+
+
+def _in_axes(ax, bbox):
+    """`bbox` (display coordinates) cut to the axes' area, or None."""
+    from matplotlib.transforms import Bbox
+
+    cut = Bbox.intersection(bbox, ax.get_window_extent())
+    return cut if cut is not None and cut.width > 0 and cut.height > 0 else None
+
+
+def test_gsmlink_early_loss_legend_covers_no_bar(close_all):
+    from tcplab.studies import gsmlink as gl
+
+    # The study's values: bars up to 997 bytes/s under a 1020 top; the
+    # legend inside the axes (upper centre) used to cover the buffer-15 bars.
+    early = pd.DataFrame([{"buffer": b, "dropped_packet": k, "throughput_Bps": v}
+                          for b, vs in [(7, [982, 953, 979, 992]), (15, [969, 957, 975, 997]),
+                                        (20, [949, 953, 979, 992])]
+                          for k, v in zip(["none", 3, 6, 12], vs)])
+    fig = gl.early_loss_figure(plt, early)
+    fig.tight_layout()
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    (ax,) = fig.axes
+    legend = ax.get_legend().get_window_extent(r)
+    bars = [_in_axes(ax, p.get_window_extent(r)) for p in ax.patches]
+    assert len(bars) == 12 and all(b is not None for b in bars)
+    assert not any(b.overlaps(legend) for b in bars)
+    lo, hi = ax.get_ylim()
+    assert all(lo < p.get_height() <= hi for p in ax.patches)
+
+
+def test_gsmlink_burst_cells_of_one_length_are_drawn_apart(close_all):
+    from tcplab.studies import gsmlink as gl
+
+    # --quick: every cell has a 10 s burst. At one x the four cells' bars
+    # hid each other; each cell now has its own x near 10, and no interval
+    # reaches below 0 (a throughput).
+    cells = [(0.2, 3, 340.0, 130.0), (0.2, 20, 290.0, 130.0), (0.5, 3, 51.0, 80.0), (0.5, 20, 25.0, 0.0)]
+    burst = pd.DataFrame([{"burst_rate": r, "burst_s": 10, "buffer": b, "throughput_Bps": 800.0 + m / 10,
+                           "throughput_Bps_ci95": c / 10, "during_burst_Bps": m, "during_burst_Bps_ci95": c}
+                          for r, b, m, c in cells])
+    runs = pd.DataFrame({"burst_rate": [0.2, 0.5], "timer_at_end_s": [6.3, 14.0], "idle_after_burst_s": [1.0, 12.3],
+                         "timer_remaining_s": [0.7, 11.5]})
+    fig = gl.burst_figure(plt, burst, runs)
+    for ax in fig.axes[:2]:
+        xs = [float(np.ravel(line.get_xdata())[0]) for line in ax.get_lines() if line.get_marker() == "o"]
+        assert len(xs) == 4 and len(set(xs)) == 4, xs
+        assert all(9 < x < 11 for x in xs)
+        assert min(data_ys(ax)) >= 0
+    assert_all_shown(fig)
+
+
+def test_gsmlink_throughput_vs_buffer_legend_hides_no_point(close_all):
+    from tcplab.studies import gsmlink as gl
+
+    # The error-free table of the full run (bytes/s per buffer 3 ... unlimited):
+    # with the legend inside the axes, newreno-off's point at buffer 12 was under it.
+    table = {"baseline": [903, 929, 982, 988, 981, 969, 949, 1000], "iw3": [906, 997, 980, 988, 985, 973, 964, 1004],
+             "iw4": [908, 999, 981, 989, 987, 975, 966, 1006], "win2048": [905, 951, 1000, 1000, 1000, 1000, 1000, 1000],
+             "win3840": [903, 929, 975, 995, 991, 1000, 1000, 1000], "sack": [935, 1000, 1000, 1000, 995, 1000, 995, 1000],
+             "newreno-off": [877, 937, 947, 939, 921, 900, 877, 1000],
+             "mss536": [1050, 1085, 1011, 1074, 1074, 1031, 1016, 1085]}
+    clean = pd.DataFrame([{"optimization": o, "buffer": str(b), "throughput_Bps": v}
+                          for o, vs in table.items() for b, v in zip(gl.BUFFERS, vs)])
+    fig = gl.buffer_figure(plt, clean)
+    fig.tight_layout()
+    fig.canvas.draw()
+    (ax,) = fig.axes
+    legend = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+    points = np.concatenate([ax.transData.transform(np.column_stack([line.get_xdata(), line.get_ydata()]))
+                             for line in ax.get_lines() if line.get_marker() == "o"])
+    assert len(points) == 64
+    assert not [tuple(p) for p in points if legend.contains(*p)]
+    assert_all_shown(fig)

@@ -130,3 +130,61 @@ def test_bursts_measure_during_and_after(quick):
     assert (t.timer_remaining_s <= t.timer_at_end_s + 1e-9).all()
     assert (t.idle_after_burst_s >= t.timer_remaining_s).all()
     assert (t.idle_after_burst_s <= t.timer_remaining_s + 3.0).all()
+
+
+def test_interrupted_while_drawing_leaves_the_earlier_outputs_whole(quick, tmp_path, monkeypatch):
+    """Ctrl-C after the runs, while the figures are drawn: the directory
+    keeps the earlier set of tables and figures, not the new tables beside
+    the old figures (they were written one by one into it)."""
+    import shutil
+
+    out = tmp_path / "gsm"
+    shutil.copytree(quick, out)  # every run stored: the rerun only analyses and draws
+    outputs = sorted(p.name for p in out.iterdir() if p.is_file())
+    for name in outputs:
+        (out / name).write_bytes(b"earlier set\n")
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(gsmlink, "early_loss_figure", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        gsmlink.run(out, quick=True, jobs=1, progress=False)
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == outputs
+    assert all((out / name).read_bytes() == b"earlier set\n" for name in outputs)
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")], "no temporary files left"
+
+    monkeypatch.undo()
+    res = gsmlink.run(out, quick=True, jobs=1, progress=False)
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == outputs
+    assert (out / "throughput.csv").read_bytes() == (quick / "throughput.csv").read_bytes()
+    assert all(p.parent == out and p.exists() for p in res["figures"])
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
+
+
+def test_outputs_move_in_whole_when_ctrl_c_comes_during_the_move(tmp_path, monkeypatch):
+    """A Ctrl-C that arrives while the finished set is being moved into
+    place is held back until every file is there, then still stops the
+    command."""
+    import os
+    import signal
+
+    from tcplab import io
+
+    names = [f"t{i}.csv" for i in range(5)]
+    replace = os.replace
+    moved = []
+
+    def replace_then_ctrl_c(src, dst):
+        replace(src, dst)
+        moved.append(dst)
+        if len(moved) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(io.os, "replace", replace_then_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        with io.staged_outputs(tmp_path) as stage:
+            for n in names:
+                (stage / n).write_text("new\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -113,6 +113,66 @@ def atomic_write_set(directory: str | Path, files: dict, marker: str) -> None:
         raise
 
 
+#: Prefix of the temporary directory a study writes its tables and figures
+#: into (`staged_outputs`); one left by a killed run is removed by the next.
+STAGE_PREFIX = ".outputs.tmp-"
+
+
+def _signals_held(move) -> None:
+    """Call `move()` with Ctrl-C and SIGTERM held back, then deliver any
+    that arrived meanwhile (so an interrupted study still stops, after its
+    files are all in place). Handlers can only be changed in the main
+    thread; elsewhere `move` just runs."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        move()
+        return
+    pending: list = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {s: signal.signal(s, lambda signum, frame: pending.append(signum)) for s in held}
+    try:
+        move()
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+    if pending:
+        signal.raise_signal(pending[0])
+
+
+@contextlib.contextmanager
+def staged_outputs(out):
+    """Yield a temporary directory inside `out` (a study's output directory,
+    which also holds its stored runs) to write one set of tables and figures
+    into. On success the files are moved into `out`, replacing those of the
+    same names, with Ctrl-C and SIGTERM held back until all are in place;
+    on any failure (Ctrl-C included) the directory is removed and `out`
+    keeps its earlier set untouched. (Written one by one into `out`, a study
+    stopped while drawing its figures left its new tables beside an earlier
+    run's figures.)"""
+    from pathlib import Path
+
+    out = os.fspath(out)
+    os.makedirs(out, exist_ok=True)
+    with os.scandir(out) as it:
+        stale = [e.path for e in it if e.name.startswith(STAGE_PREFIX) and e.is_dir(follow_symlinks=False)]
+    for d in stale:
+        _remove_dir(d)
+    stage = _new_dir(out, STAGE_PREFIX)
+    try:
+        yield Path(stage)
+        os.chmod(stage, 0o777 & ~_umask())
+
+        def move() -> None:
+            for name in sorted(os.listdir(stage)):
+                os.replace(os.path.join(stage, name), os.path.join(out, name))
+
+        _signals_held(move)
+    finally:
+        _remove_dir(stage)
+
+
 def out_dir_path(out) -> str:
     """The output directory as an absolute path (a string); OutputError if
     it cannot be one (an empty name, an existing file)."""

@@ -56,6 +56,22 @@ def _shown(v) -> str:
     return ("true" if v else "false") if isinstance(v, (bool, np.bool_)) else str(v)
 
 
+def _wrapped(text: str, width: int) -> str:
+    """A category's tick label in lines of about `width` characters, broken
+    after a comma or at a space (a table value is compact JSON, one long
+    word: `{"kind":"red","limit":20,...}`); a piece without either stays
+    whole. On one line such labels ran into each other."""
+    import re
+
+    lines: list[str] = []
+    for piece in re.findall(r"[^, ]+(?:,|\s+|$)|[, ]", text):
+        if lines and len(lines[-1]) + len(piece.rstrip()) <= width:
+            lines[-1] += piece
+        else:
+            lines.append(piece)
+    return "\n".join(line.rstrip() for line in lines if line.strip()) or text
+
+
 def _match(column, text: str):
     """Rows of a summary column equal to a --where value given as text."""
     import pandas as pd
@@ -162,7 +178,9 @@ def _draw(d, x, y, hue, logx, fixed, manifest, path: Path, fmt: str) -> None:
             else:
                 ax.set_xscale("log")
     else:
-        ax.set_xticks(range(len(xs_all)), [_shown(v) for v in xs_all])
+        # About 60 characters fit across the axis at the tick font size.
+        width = max(8, 60 // max(len(xs_all), 1) - 2)
+        ax.set_xticks(range(len(xs_all)), [_wrapped(_shown(v), width) for v in xs_all])
     ax.set_xlabel(x)
     ax.set_ylabel(f"{y} (mean, 95 % CI)")
     title = manifest.get("name", "sweep")

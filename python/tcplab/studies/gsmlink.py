@@ -529,17 +529,11 @@ def _ts_panel(ax, t, title, flows=("download1",), colors=("C0", "C1")):
     ax.legend(fontsize=7)
 
 
-def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early) -> list:
-    from .figures import pyplot, save as save_figure
-
-    plt = pyplot()
-    written: list[Path] = []
-
-    def save(fig, name):
-        save_figure(fig, out, name, written)
-
-    # Throughput vs buffer, error-free, with the line-rate limit.
-    fig, ax = plt.subplots(figsize=(8, 5))
+def buffer_figure(plt, clean_runs):
+    """Throughput against the buffer on the error-free link, one line per
+    optimization, with the line-rate limits. The legend is beside the axes:
+    inside them (matplotlib's "best" place) it hid newreno-off's points."""
+    fig, ax = plt.subplots(figsize=(9.5, 5))
     order = [str(b) for b in BUFFERS]
     present = [b for b in order if b in set(clean_runs["buffer"])]
     xs = list(range(len(present)))
@@ -553,25 +547,31 @@ def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early
     ax.set_ylabel("throughput of the 100 KB transfer (bytes/s)")
     ax.set_title("Error-free 9600 bit/s link")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, ncol=2)
-    save(fig, "throughput_vs_buffer")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
 
-    # Time-sequence graphs: the start-up overflow, the study's Fig. 6b case,
-    # and tcplab's own extra case.
-    fig, axes = plt.subplots(1, len(ts), figsize=(6 * len(ts), 4.5))
-    for ax, (title, t) in zip(axes, ts):
-        _ts_panel(ax, t, title)
-    save(fig, "time_sequence")
 
-    # Error bursts: throughput over the transfer and during the burst; idle
-    # time after the burst against the retransmission timer running at its end.
+def burst_figure(plt, burst, burst_runs):
+    """Error bursts: throughput over the transfer and during the burst (mean
+    and 95 % CI per cell, clipped at 0); idle time after the burst against
+    the retransmission timer running at its end (one point per run). The
+    cells of one burst length are drawn side by side around it: at one x
+    (every cell of --quick has a 10 s burst) their bars hid each other."""
+    from .figures import clipped_yerr
+
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
+    cells = list(burst.groupby(["burst_rate", "buffer"]).groups)
+    lengths = sorted(set(burst["burst_s"]))
+    gap = min([b - a for a, b in zip(lengths, lengths[1:])] or [lengths[0] / 2 if lengths else 1.0])
+    step = 0.5 * gap / max(len(cells), 1)
     for ax, col, label in [(axes[0], "throughput_Bps", "throughput of the transfer (bytes/s)"),
                            (axes[1], "during_burst_Bps", "throughput during the burst (bytes/s)")]:
-        for (rate, buf), d in burst.groupby(["burst_rate", "buffer"]):
-            d = d.sort_values("burst_s")
-            ax.errorbar(d.burst_s, d[col], yerr=d[f"{col}_ci95"].fillna(0), marker="o", capsize=2,
-                        label=f"{rate * 100:.0f} % loss, buffer {buf}")
+        for i, (rate, buf) in enumerate(cells):
+            d = burst[(burst.burst_rate == rate) & (burst.buffer == buf)].sort_values("burst_s")
+            shift = (i - (len(cells) - 1) / 2) * step
+            ax.errorbar(d.burst_s + shift, d[col], yerr=clipped_yerr(d[col], d[f"{col}_ci95"], low=0.0),
+                        marker="o", capsize=2, label=f"{rate * 100:.0f} % loss, buffer {buf}")
+        ax.set_xticks(lengths, [f"{x:g}" for x in lengths])
         ax.set_xlabel("burst length (s)")
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
@@ -590,7 +590,48 @@ def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     fig.suptitle("A loss burst 40 s into the transfer (mean and 95 % CI; right: one point per run)")
-    save(fig, "error_bursts")
+    return fig
+
+
+def early_loss_figure(plt, early):
+    """A single early loss against none: throughput per buffer. The legend
+    goes below the axes: inside them it covered the tallest bars."""
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    pos = list(dict.fromkeys(early["dropped_packet"].astype(str)))
+    bufs = list(dict.fromkeys(early["buffer"]))
+    width = 0.8 / len(pos)
+    for j, k in enumerate(pos):
+        d = early[early["dropped_packet"].astype(str) == k].set_index("buffer").reindex(bufs)
+        ax.bar([i + j * width for i in range(len(bufs))], d["throughput_Bps"], width,
+               label="no loss" if k == "none" else f"data packet {k} lost")
+    ax.set_xticks([i + width * (len(pos) - 1) / 2 for i in range(len(bufs))], [f"buffer {b}" for b in bufs])
+    ax.set_ylim(800, 1020)
+    ax.set_ylabel("throughput (bytes/s)")
+    ax.set_title("One segment lost early in slow start against the start-up overflow")
+    ax.legend(fontsize=8, ncol=len(pos), loc="upper center", bbox_to_anchor=(0.5, -0.08))
+    ax.grid(True, axis="y", alpha=0.3)
+    return fig
+
+
+def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early) -> list:
+    from .figures import pyplot, save as save_figure
+
+    plt = pyplot()
+    written: list[Path] = []
+
+    def save(fig, name):
+        save_figure(fig, out, name, written)
+
+    save(buffer_figure(plt, clean_runs), "throughput_vs_buffer")
+
+    # Time-sequence graphs: the start-up overflow, the study's Fig. 6b case,
+    # and tcplab's own extra case.
+    fig, axes = plt.subplots(1, len(ts), figsize=(6 * len(ts), 4.5))
+    for ax, (title, t) in zip(axes, ts):
+        _ts_panel(ax, t, title)
+    save(fig, "time_sequence")
+
+    save(burst_figure(plt, burst, burst_runs), "error_bursts")
 
     # Queues: aggregate throughput and fairness with one and two transfers.
     fig, axes = plt.subplots(1, 2, figsize=(14, 4.8))
@@ -626,22 +667,7 @@ def figures(out: Path, clean_runs, burst_runs, burst, queues, ts, lockout, early
     _ts_panel(ax, t, title, flows=("download1", "download2"))
     save(fig, "lockout")
 
-    # A single early loss.
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    pos = list(dict.fromkeys(early["dropped_packet"].astype(str)))
-    bufs = list(dict.fromkeys(early["buffer"]))
-    width = 0.8 / len(pos)
-    for j, k in enumerate(pos):
-        d = early[early["dropped_packet"].astype(str) == k].set_index("buffer").reindex(bufs)
-        ax.bar([i + j * width for i in range(len(bufs))], d["throughput_Bps"], width,
-               label="no loss" if k == "none" else f"data packet {k} lost")
-    ax.set_xticks([i + width * (len(pos) - 1) / 2 for i in range(len(bufs))], [f"buffer {b}" for b in bufs])
-    ax.set_ylim(800, 1020)
-    ax.set_ylabel("throughput (bytes/s)")
-    ax.set_title("One segment lost early in slow start against the start-up overflow")
-    ax.legend(fontsize=8)
-    ax.grid(True, axis="y", alpha=0.3)
-    save(fig, "early_loss")
+    save(early_loss_figure(plt, early), "early_loss")
     return written
 
 
@@ -672,7 +698,7 @@ def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | No
         progress: bool = True) -> dict:
     import pandas as pd
 
-    from ..io import atomic_write_text
+    from ..io import atomic_write_text, staged_outputs
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -731,14 +757,17 @@ def run(out: str | Path = "results/gsmlink", quick: bool = False, jobs: int | No
     overflow = pd.DataFrame(done[6:])
     contra = contradictions(runs)
 
-    for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("first15k.csv", first),
-                        ("bursts.csv", burst), ("burst_runs.csv", bruns), ("queues.csv", queues),
-                        ("queue_runs.csv", qruns), ("startup_overflow.csv", overflow),
-                        ("fig6b.csv", pd.DataFrame(fig6b_rows)), ("early_loss.csv", early),
-                        ("baselines.csv", baselines), ("contradictions.csv", contra)]:
-        atomic_write_text(out / name, table.to_csv(index=False))
-    clean = runs[runs.loss == 0.0]
-    figs = figures(out, clean, bruns, burst, qruns, ts, lockout, early)
+    # Tables and figures go into `out` as one set, after all are made: a
+    # study stopped while drawing leaves the earlier set as it was.
+    with staged_outputs(out) as stage:
+        for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("first15k.csv", first),
+                            ("bursts.csv", burst), ("burst_runs.csv", bruns), ("queues.csv", queues),
+                            ("queue_runs.csv", qruns), ("startup_overflow.csv", overflow),
+                            ("fig6b.csv", pd.DataFrame(fig6b_rows)), ("early_loss.csv", early),
+                            ("baselines.csv", baselines), ("contradictions.csv", contra)]:
+            atomic_write_text(stage / name, table.to_csv(index=False))
+        clean = runs[runs.loss == 0.0]
+        figs = [out / p.name for p in figures(stage, clean, bruns, burst, qruns, ts, lockout, early)]
     return {"runs": runs, "throughput": thr, "first15k": first, "bursts": burst, "queues": queues,
             "overflow": overflow, "fig6b": fig6b_rows, "early_loss": early, "baselines": baselines,
             "contradictions": contra, "figures": figs}

@@ -142,7 +142,7 @@ def run(out: str | Path = "results/gsmlink-emu", quick: bool = False, jobs: int 
     import pandas as pd
 
     from ..emulate import unavailable_reason, EmulatorUnavailable
-    from ..io import atomic_write_text
+    from ..io import atomic_write_text, staged_outputs
     from ..pools import LocalPool
     from tqdm import tqdm
 
@@ -198,7 +198,9 @@ def run(out: str | Path = "results/gsmlink-emu", quick: bool = False, jobs: int 
     by = ["stack", "optimization", "loss", "buffer"]
     thr = study_summary(runs, by, "throughput_Bps")
     first = study_summary(runs, by, "first15k_s")
-    for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("first15k.csv", first)]:
-        atomic_write_text(out / name, table.to_csv(index=False))
-    figs = figure(out, runs)
+    # One set, as in the simulated study (io.staged_outputs).
+    with staged_outputs(out) as stage:
+        for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("first15k.csv", first)]:
+            atomic_write_text(stage / name, table.to_csv(index=False))
+        figs = [out / p.name for p in figure(stage, runs)]
     return {"runs": runs, "throughput": thr, "first15k": first, "figures": figs}

@@ -46,3 +46,66 @@ def reproduce_quick(study: str, tmp_path_factory) -> Path:
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return out
+
+
+def check_outputs_kept_when_drawing_stops(study, quick: Path, tmp_path: Path, monkeypatch, figure_fn: str,
+                                          after: int = 0, patches: dict | None = None) -> dict:
+    """Rerun `study` (a module with `run`) on a copy of its quick run (every
+    run stored: the rerun only analyses and draws) with `figure_fn` raising
+    KeyboardInterrupt on its call number `after` + 1, i.e. once other
+    figures are in the making. The directory must keep the earlier set of
+    tables and figures, not new tables beside old figures, and no temporary
+    files; then a rerun without the fault must write the whole set into
+    the directory and return paths there. Returns that rerun's result.
+
+    For speed the figures are built but not rendered (saving them is most
+    of a rerun's time; the quick run itself saved them for real), and
+    `patches` ({name: replacement}) may stand in for other slow steps of
+    the study's `run`."""
+    import shutil
+
+    from tcplab.studies import figures
+
+    def save_unrendered(fig, out, name, written):
+        for ext in ("png", "svg"):
+            p = Path(out) / f"{name}.{ext}"
+            p.write_bytes(b"new figure\n")
+            written.append(p)
+        figures.pyplot().close(fig)
+
+    monkeypatch.setattr(figures, "save", save_unrendered)
+    for name, replacement in (patches or {}).items():
+        monkeypatch.setattr(study, name, replacement)
+
+    out = tmp_path / "study"
+    shutil.copytree(quick, out)
+    outputs = sorted(p.name for p in out.iterdir() if p.is_file())
+    assert outputs, "the quick run wrote its tables and figures"
+    for name in outputs:
+        (out / name).write_bytes(b"earlier set\n")
+
+    real = getattr(study, figure_fn)
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > after:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(study, figure_fn, interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        study.run(out, quick=True, jobs=1, progress=False)
+    assert calls, f"{figure_fn} was drawn"
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == outputs
+    assert all((out / name).read_bytes() == b"earlier set\n" for name in outputs)
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")], "no temporary files left"
+
+    monkeypatch.setattr(study, figure_fn, real)
+    res = study.run(out, quick=True, jobs=1, progress=False)
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == outputs
+    assert not [n for n in outputs if (out / n).read_bytes() == b"earlier set\n"], "every file replaced"
+    assert res["figures"] and all(p.parent == out and p.exists() for p in res["figures"])
+    assert {p.name for p in res["figures"]} == {n for n in outputs if n.endswith((".png", ".svg"))}
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
+    return res

@@ -3,7 +3,7 @@ the added experiments and the mechanism analyses of `--quick`."""
 
 import pandas as pd
 import pytest
-from conftest import reproduce_quick
+from conftest import check_outputs_kept_when_drawing_stops, reproduce_quick
 
 from tcplab.studies import basestation as bs
 
@@ -121,3 +121,15 @@ def test_snoop_leaves_eln_nothing_to_mark(quick):
         # docs/studies.md.)
         assert g.loc["snoop+eln", "fast_retransmits"] <= 1
         assert g.loc["snoop+eln", "eln_retransmits"] <= 0.2 * max(g.loc["snoop+eln", "sender_retransmits"], 10)
+
+
+def test_interrupted_while_drawing_leaves_the_earlier_outputs_whole(quick, tmp_path, monkeypatch):
+    """Ctrl-C while the figures are drawn (four made, the fifth stops): the
+    directory keeps the earlier set of tables and figures (they were
+    written one by one into it, new tables beside old figures)."""
+    # The trace analyses (most of the rerun's time) give the quick run's
+    # tables.
+    vegas = pd.read_csv(quick / "vegas_unfairness.csv")
+    snoop_eln = pd.read_csv(quick / "snoop_eln.csv"), pd.read_csv(quick / "snoop_eln_episodes.csv")
+    check_outputs_kept_when_drawing_stops(bs, quick, tmp_path, monkeypatch, "_panels", after=1, patches={
+        "vegas_analysis": lambda duration: vegas, "snoop_eln_analysis": lambda duration: snoop_eln})

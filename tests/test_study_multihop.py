@@ -3,7 +3,7 @@ and what the quick run must show."""
 
 import pandas as pd
 import pytest
-from conftest import reproduce_quick
+from conftest import check_outputs_kept_when_drawing_stops, reproduce_quick
 
 import tcplab
 from tcplab.studies import multihop as mh
@@ -101,3 +101,9 @@ def test_vegas_keeps_the_chain_out_of_overload(quick):
 def test_faster_rates_carry_more(quick):
     r = pd.read_csv(quick / "rates.csv").pivot(index="config", columns="rate", values="goodput_bps")
     assert (r["11Mbps"] > r["2Mbps"]).all() and (r["5.5Mbps"] > r["2Mbps"]).all()
+
+
+def test_interrupted_while_drawing_leaves_the_earlier_outputs_whole(quick, tmp_path, monkeypatch):
+    """Ctrl-C while the figures are drawn (the last one, the tables and
+    other figures made): the directory keeps the earlier set whole."""
+    check_outputs_kept_when_drawing_stops(mh, quick, tmp_path, monkeypatch, "_udp")

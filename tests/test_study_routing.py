@@ -3,7 +3,7 @@ and the quick run's static and mobile experiments."""
 
 import pandas as pd
 import pytest
-from conftest import reproduce_quick
+from conftest import check_outputs_kept_when_drawing_stops, reproduce_quick
 
 from tcplab.studies import routing as rt
 
@@ -114,3 +114,9 @@ def test_mobile_figure_starts_at_zero_and_shows_the_ratio(quick):
         assert axes[-1].get_ylabel() == "actual / expected"
     finally:
         plt.close(fig)
+
+
+def test_interrupted_while_drawing_leaves_the_earlier_outputs_whole(quick, tmp_path, monkeypatch):
+    """Ctrl-C while the figures are drawn (the last one, the tables and
+    other figures made): the directory keeps the earlier set whole."""
+    check_outputs_kept_when_drawing_stops(rt, quick, tmp_path, monkeypatch, "_by_protocol", after=1)

@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 import pytest
-from conftest import reproduce_quick
+from conftest import check_outputs_kept_when_drawing_stops, reproduce_quick
 
 import tcplab
 from tcplab.studies import wifibs as wb
@@ -116,3 +116,9 @@ def test_time_series_cover_the_transfer():
     delivered = sum(d for t, d in zip(series["time_s"], series["bytes_delivered"]) if t == last)
     assert sum(thr) == pytest.approx(8 * delivered, abs=len(thr))
     assert len(json.loads(m["cwnd_series"])) == len(thr) + 1
+
+
+def test_interrupted_while_drawing_leaves_the_earlier_outputs_whole(quick, tmp_path, monkeypatch):
+    """Ctrl-C while the figures are drawn (the third, two made): the
+    directory keeps the earlier set of tables and figures whole."""
+    check_outputs_kept_when_drawing_stops(wb, quick, tmp_path, monkeypatch, "_goodput_vs_error")

@@ -445,7 +445,7 @@ def run(out: str | Path = "results/basestation", quick: bool = False, jobs: int 
     the tables and figures."""
     import pandas as pd
 
-    from ..io import atomic_write_text
+    from ..io import atomic_write_text, staged_outputs
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -464,14 +464,18 @@ def run(out: str | Path = "results/basestation", quick: bool = False, jobs: int 
     from .figures import draw_task
 
     figs_tasks = figure_tasks(thr, unf, exp)
-    done = run_local([(vegas_analysis, (duration,)), (snoop_eln_analysis, (duration,))]
-                     + [(draw_task, (t, out)) for t in figs_tasks], local_jobs(jobs))
-    vegas, (snoop_eln, episodes) = done[0], done[1]
-    figs = [Path(p) for paths in done[2:] for p in paths]
-    for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("unfairness.csv", unf),
-                        ("experiments_runs.csv", eruns), ("experiments.csv", exp),
-                        ("vegas_unfairness.csv", vegas), ("snoop_eln.csv", snoop_eln),
-                        ("snoop_eln_episodes.csv", episodes)]:
-        atomic_write_text(out / name, table.to_csv(index=False))
+    # Tables and figures go into `out` as one set, after all are made
+    # (io.staged_outputs): a study stopped while drawing leaves the earlier
+    # set as it was, not new tables beside old figures.
+    with staged_outputs(out) as stage:
+        done = run_local([(vegas_analysis, (duration,)), (snoop_eln_analysis, (duration,))]
+                         + [(draw_task, (t, stage)) for t in figs_tasks], local_jobs(jobs))
+        vegas, (snoop_eln, episodes) = done[0], done[1]
+        figs = [out / Path(p).name for paths in done[2:] for p in paths]
+        for name, table in [("runs.csv", runs), ("throughput.csv", thr), ("unfairness.csv", unf),
+                            ("experiments_runs.csv", eruns), ("experiments.csv", exp),
+                            ("vegas_unfairness.csv", vegas), ("snoop_eln.csv", snoop_eln),
+                            ("snoop_eln_episodes.csv", episodes)]:
+            atomic_write_text(stage / name, table.to_csv(index=False))
     return {"runs": runs, "throughput": thr, "unfairness": unf, "experiments": exp, "vegas": vegas,
             "snoop_eln": snoop_eln, "figures": figs}

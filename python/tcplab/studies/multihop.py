@@ -269,7 +269,7 @@ def run(out: str | Path = "results/multihop", quick: bool = False, jobs: int | N
     figures."""
     import pandas as pd
 
-    from ..io import atomic_write_text
+    from ..io import atomic_write_text, staged_outputs
     from ..pools import local_jobs, run_local
     from .figures import draw_task
 
@@ -282,11 +282,15 @@ def run(out: str | Path = "results/multihop", quick: bool = False, jobs: int | N
     rates = table(rruns, ["hops", "rate", "config"])
     udp = table(uruns, ["hops", "interval_ms"], ["goodput_bps", "ll_drop_probability", "false_route_failures"])
     bound = udp_bound(udp)
-    done = run_local([(draw_task, (t, out)) for t in figure_tasks(hops, bound, rates, udp)], local_jobs(jobs))
-    figs = [Path(p) for paths in done for p in paths]
     runs = pd.concat([hruns.assign(experiment="hops"), rruns.assign(experiment="rates"),
                       uruns.assign(experiment="udp")], ignore_index=True)
-    for name, t in [("runs.csv", runs), ("hops.csv", hops), ("rates.csv", rates), ("udp.csv", udp),
-                    ("udp_bound.csv", bound)]:
-        atomic_write_text(out / name, t.to_csv(index=False))
+    # One set of tables and figures (io.staged_outputs): a study stopped
+    # while drawing leaves the earlier set in `out` as it was.
+    with staged_outputs(out) as stage:
+        for name, t in [("runs.csv", runs), ("hops.csv", hops), ("rates.csv", rates), ("udp.csv", udp),
+                        ("udp_bound.csv", bound)]:
+            atomic_write_text(stage / name, t.to_csv(index=False))
+        done = run_local([(draw_task, (t, stage)) for t in figure_tasks(hops, bound, rates, udp)],
+                         local_jobs(jobs))
+        figs = [out / Path(p).name for paths in done for p in paths]
     return {"runs": runs, "hops": hops, "rates": rates, "udp": udp, "udp_bound": bound, "figures": figs}

@@ -307,7 +307,7 @@ def run(out: str | Path = "results/routing", quick: bool = False, jobs: int | No
         progress: bool = True) -> dict:
     """Run the static and the mobile experiment (resuming stored runs) and
     write their tables and figures."""
-    from ..io import atomic_write_text
+    from ..io import atomic_write_text, staged_outputs
     from ..pools import local_jobs, run_local
     from .figures import draw_task
 
@@ -320,10 +320,13 @@ def run(out: str | Path = "results/routing", quick: bool = False, jobs: int | No
     duration = float((QUICK_MOBILE_DURATION if quick else MOBILE_DURATION).rstrip("s"))
     mobile_runs = expected_throughput(mruns, static, duration)
     mobile = mobile_table(mobile_runs)
-    done = run_local([(draw_task, (t, out)) for t in figure_tasks(static, mobile)], local_jobs(jobs))
-    figs = [Path(p) for paths in done for p in paths]
-    for name, t in [("runs.csv", runs), ("static.csv", static), ("throughput.csv", thr),
-                    ("mobile_runs.csv", mobile_runs), ("mobile.csv", mobile)]:
-        atomic_write_text(out / name, t.to_csv(index=False))
+    # One set of tables and figures (io.staged_outputs): a study stopped
+    # while drawing leaves the earlier set in `out` as it was.
+    with staged_outputs(out) as stage:
+        for name, t in [("runs.csv", runs), ("static.csv", static), ("throughput.csv", thr),
+                        ("mobile_runs.csv", mobile_runs), ("mobile.csv", mobile)]:
+            atomic_write_text(stage / name, t.to_csv(index=False))
+        done = run_local([(draw_task, (t, stage)) for t in figure_tasks(static, mobile)], local_jobs(jobs))
+        figs = [out / Path(p).name for paths in done for p in paths]
     return {"runs": runs, "static": static, "throughput": thr, "mobile_runs": mobile_runs, "mobile": mobile,
             "figures": figs}

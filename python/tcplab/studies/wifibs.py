@@ -265,7 +265,7 @@ def figure_tasks(runs, summary) -> list:
 def run(out: str | Path = "results/wifi-bs", quick: bool = False, jobs: int | None = None,
         progress: bool = True) -> dict:
     """Run the sweep (resuming stored runs) and write its tables and figures."""
-    from ..io import atomic_write_text
+    from ..io import atomic_write_text, staged_outputs
     from ..pools import local_jobs, run_local
     from .figures import draw_task
 
@@ -273,9 +273,12 @@ def run(out: str | Path = "results/wifi-bs", quick: bool = False, jobs: int | No
     out.mkdir(parents=True, exist_ok=True)
     runs = make_sweep(out, quick).run(jobs=jobs, progress=progress)
     summary = study_summary_many(runs, ["direction", "variant", "snoop", "error"], MEASURES)
-    done = run_local([(draw_task, (t, out)) for t in figure_tasks(runs, summary)], local_jobs(jobs))
-    figs = [Path(p) for paths in done for p in paths]
     scalar = runs.drop(columns=["throughput_series", "cwnd_series"])
-    for name, t in [("runs.csv", scalar), ("summary.csv", summary)]:
-        atomic_write_text(out / name, t.to_csv(index=False))
+    # One set of tables and figures (io.staged_outputs): a study stopped
+    # while drawing leaves the earlier set in `out` as it was.
+    with staged_outputs(out) as stage:
+        for name, t in [("runs.csv", scalar), ("summary.csv", summary)]:
+            atomic_write_text(stage / name, t.to_csv(index=False))
+        done = run_local([(draw_task, (t, stage)) for t in figure_tasks(runs, summary)], local_jobs(jobs))
+        figs = [out / Path(p).name for paths in done for p in paths]
     return {"runs": scalar, "summary": summary, "figures": figs}

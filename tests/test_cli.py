@@ -176,3 +176,82 @@ def test_every_transport_and_option_from_the_cli(tmp_path):
     flows = pd.read_csv(tmp_path / "flows.csv")
     assert list(flows.transport) == ["tahoe", "reno", "sack", "vegas", "newreno"]
     assert (flows.bytes_acked > 0).all()
+
+
+def _closed_stdout(*args, unbuffered=False, **kw):
+    """`tcplab ARGS` with standard output a pipe whose reader has already
+    gone (as `tcplab ... | head -1` once head has its line), with Python's
+    stdout buffered as usual or not (PYTHONUNBUFFERED: every print is a
+    write, and fails at once)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        return subprocess.run([sys.executable, "-m", "tcplab", *map(str, args)], stdout=w, stderr=subprocess.PIPE,
+                              text=True, env=env, **kw)
+    finally:
+        os.close(w)
+
+
+@pytest.mark.parametrize("unbuffered", [False, True])
+def test_a_closed_stdout_is_the_readers_choice(unbuffered, tmp_path):
+    """`tcplab run x | head -1` printed "cannot write results: Broken pipe"
+    and exited 1 although the results were written (with a buffered stdout,
+    a traceback at exit and status 120). Now: quiet, status 0, results
+    there; the same for validate and the help."""
+    out = tmp_path / "o"
+    r = _closed_stdout("run", SCENARIOS / "dumbbell.toml", "--set", "sim.duration=5s", "--out", out,
+                       unbuffered=unbuffered)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert (out / "flows.csv").stat().st_size > 0 and (out / "summary.json").exists()
+    for args in (["validate", SCENARIOS / "dumbbell.toml"], ["--help"], ["run", "--help"]):
+        r = _closed_stdout(*args, unbuffered=unbuffered)
+        assert (r.returncode, r.stderr) == (0, ""), args
+
+
+def test_head_of_a_pipeline_reads_the_first_line(tmp_path):
+    """The shell pipeline itself, with pipefail: head's line, nothing on
+    stderr, the pipeline's status 0 whichever side finishes first (whether
+    tcplab writes after head has gone is a race here; the closed pipe above
+    is the deterministic case)."""
+    out = tmp_path / "o"
+    cmd = (f"{sys.executable} -m tcplab run {SCENARIOS / 'dumbbell.toml'} --set sim.duration=5s --out {out} "
+           "| head -1")
+    r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert r.stdout.split() == ["flow", "transport", "throughput", "goodput", "rtx", "RTOs"]
+    assert (out / "flows.csv").exists()
+
+
+def test_sweep_and_plot_share_the_closed_stdout_handling(tmp_path):
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'scenario = "{SCENARIOS / "dumbbell.toml"}"\nseeds = 1\nmetrics = ["throughput_bps"]\n'
+                    'overrides = ["sim.duration=5s"]\n[grid]\n"link[7].error.rate" = [0.0, 0.02]\n')
+    out = tmp_path / "sw"
+    r = _closed_stdout("sweep", spec, "--jobs", "1", "--out", out)
+    assert r.returncode == 0 and "error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert (out / "summary.csv").exists()
+    r = _closed_stdout("plot", out, "--x", "link[7].error.rate", "--y", "throughput_bps", "--out", tmp_path / "p.png")
+    assert (r.returncode, r.stderr) == (0, "")
+    assert (tmp_path / "p.png").stat().st_size > 0
+
+
+def test_write_errors_still_fail_with_a_closed_stdout(tmp_path):
+    """A closed stdout does not hide a failure to write the results: an
+    unusable --out (exit 2) or a full disk (EFBIG from a file-size limit,
+    exit 1) is still one line on stderr."""
+    import resource
+
+    (tmp_path / "afile").write_text("")
+    r = _closed_stdout("run", SCENARIOS / "dumbbell.toml", "--out", tmp_path / "afile" / "sub")
+    assert r.returncode == 2 and r.stderr.startswith("tcplab: error: --out ") and r.stderr.count("\n") == 1, r.stderr
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+    r = _closed_stdout("run", SCENARIOS / "eln_wireless.toml", "--trace", "--set", "sim.duration=20s", "--out",
+                       tmp_path / "full", preexec_fn=limit)
+    assert r.returncode == 1 and r.stderr.startswith("tcplab: error: cannot write results") \
+        and r.stderr.count("\n") == 1, r.stderr

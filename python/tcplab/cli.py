@@ -18,6 +18,57 @@ EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
 
+#: Standard output's reader went away (`tcplab run x | head -1`). Every
+#: command writes to stdout only once its work is done and its files are in
+#: place, so the status says the work succeeded: 0, not 141 (128 + SIGPIPE,
+#: what a tool killed by the signal reports), which would fail a
+#: `set -o pipefail` script over results that are all written. Nothing is
+#: printed: a reader that stops early has made its choice.
+EXIT_STDOUT_CLOSED = 0
+
+
+class StdoutClosed(Exception):
+    """Standard output's reader has gone (a broken pipe). Not an OSError:
+    it must not be reported as a failure to write results."""
+
+
+def say(*args) -> None:
+    """print() to standard output and flush at once, so that a reader that
+    has gone is noticed here, as StdoutClosed, rather than as an OSError
+    among the result files' ("cannot write results: Broken pipe") or at the
+    interpreter's flush at exit (a traceback, status 120)."""
+    try:
+        print(*args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise StdoutClosed from None
+
+
+def _stdout_closed() -> int:
+    """Point file descriptor 1 at /dev/null, so that what is still buffered
+    for the gone reader is dropped at exit instead of failing again, and
+    return EXIT_STDOUT_CLOSED."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(fd, sys.stdout.fileno())
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, AttributeError):  # no real stdout (a test's capture): nothing to redirect
+        pass
+    return EXIT_STDOUT_CLOSED
+
+
+def _flush_stdout() -> None:
+    """Flush standard output now, quietly if its reader has gone."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_closed()
+    except (OSError, ValueError):
+        pass
+
 
 def _fail(msg: str, status: int = EXIT_BAD_INPUT) -> int:
     print(f"tcplab: error: {' '.join(str(msg).split())}", file=sys.stderr)
@@ -181,10 +232,10 @@ def _add_pool_options(p, jobs_default: str = "all cores") -> None:
 
 def _print_flows(res) -> None:
     c = res.columns("flows")
-    print(f"{'flow':<12} {'transport':<9} {'throughput':>14} {'goodput':>14} {'rtx':>6} {'RTOs':>5}")
+    say(f"{'flow':<12} {'transport':<9} {'throughput':>14} {'goodput':>14} {'rtx':>6} {'RTOs':>5}")
     for i, name in enumerate(c["flow"]):
-        print(f"{name:<12} {c['transport'][i]:<9} {c['throughput_bps'][i] / 1e3:>10.1f} kb/s "
-              f"{c['goodput_bps'][i] / 1e3:>9.1f} kb/s {c['retransmits'][i]:>6} {c['timeouts'][i]:>5}")
+        say(f"{name:<12} {c['transport'][i]:<9} {c['throughput_bps'][i] / 1e3:>10.1f} kb/s "
+            f"{c['goodput_bps'][i] / 1e3:>9.1f} kb/s {c['retransmits'][i]:>6} {c['timeouts'][i]:>5}")
 
 
 @contextlib.contextmanager
@@ -224,7 +275,7 @@ def _run_command(a) -> int:
     if not a.quiet:
         _print_flows(res)
         s = res.summary
-        print(f"{s['events']} events in {s['wall_s']:.3f} s; tables in {a.out if a.out else out}/")
+        say(f"{s['events']} events in {s['wall_s']:.3f} s; tables in {a.out if a.out else out}/")
     return 0
 
 
@@ -279,8 +330,8 @@ def cmd_reproduce(a) -> int:
                 print(f"tcplab: error: {e}", file=sys.stderr)
                 return 1
             if not a.quiet:
-                print(f"{a.study}: {_counts(t)} with the kernel's TCP, {len(res['runs'])} rows with the simulated "
-                      f"ones, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
+                say(f"{a.study}: {_counts(t)} with the kernel's TCP, {len(res['runs'])} rows with the simulated "
+                    f"ones, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
             return 0
 
         # As a sweep: Ctrl-C and SIGTERM kill the workers (and with them
@@ -292,7 +343,7 @@ def cmd_reproduce(a) -> int:
         with use_scheduler(a.scheduler):
             get(a.study).run(out, quick=a.quick, jobs=a.jobs, progress=not a.quiet)
         if not a.quiet:
-            print(f"{a.study}: {_counts(t)}, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
+            say(f"{a.study}: {_counts(t)}, {time.perf_counter() - t0:.1f} s; tables and figures in {out}/")
         return 0
 
     return _sweep_command(a, work)
@@ -316,8 +367,8 @@ def cmd_sweep(a) -> int:
         t0 = time.perf_counter()
         run_spec(spec, out, jobs=a.jobs, scheduler=a.scheduler, progress=not a.quiet)
         if not a.quiet:
-            print(f"{spec.name}: {_counts(t)}, {time.perf_counter() - t0:.1f} s; "
-                  f"runs.csv, runs.parquet and summary.csv in {out}/")
+            say(f"{spec.name}: {_counts(t)}, {time.perf_counter() - t0:.1f} s; "
+                f"runs.csv, runs.parquet and summary.csv in {out}/")
         return 0
 
     return _sweep_command(a, work)
@@ -327,7 +378,7 @@ def cmd_plot(a) -> int:
     from .plot import plot
 
     path = plot(a.sweep_out, a.x, a.y, hue=a.hue, where=a.where, logx=a.logx, out=a.out)
-    print(path)
+    say(path)
     return 0
 
 
@@ -335,7 +386,7 @@ def cmd_validate(a) -> int:
     from .scenario import load_scenario
 
     load_scenario(a.scenario).with_overrides(a.overrides).validate()
-    print(f"{a.scenario}: ok")
+    say(f"{a.scenario}: ok")
     return 0
 
 
@@ -361,6 +412,8 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("tcplab: interrupted; nothing written", file=sys.stderr) if args.command == "run" else None
         return EXIT_INTERRUPTED
+    except StdoutClosed:
+        return _stdout_closed()
     except OSError as e:
         # Full disk, unwritable or vanished directories: one line, not a traceback.
         from .io import OutputError
@@ -382,10 +435,21 @@ def entry() -> None:
     Seen once in CI (2026-11-29): a SIGTERM'd sweep printed its
     "interrupted" line and was still running 30 s later. `main` itself
     returns normally, so in-process callers (tests) are unaffected."""
-    code = main()
+    try:
+        code = main()
+    except SystemExit:
+        # argparse's --help or usage message: flushed here, where a reader
+        # that has gone (`tcplab --help | head -1`) is dropped quietly.
+        _flush_stdout()
+        raise
+    # Flushed now rather than at exit, where a broken pipe is a traceback
+    # and status 120 (the commands' own lines are flushed by `say`).
+    _flush_stdout()
     if code == EXIT_INTERRUPTED:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        try:
+            sys.stderr.flush()
+        except OSError:
+            pass
         os._exit(code)
     sys.exit(code)
 

@@ -160,15 +160,17 @@ def cmd_emulate(a) -> int:
     res.write(out)
     m = res.emulation
     if not a.quiet:
+        from .cli import say
+
         c = res.columns("flows")
         for i, name in enumerate(c["flow"]):
             comp = c["completion_s"][i]
-            print(f"{name:<12} {c['transport'][i]:<6} {c['throughput_bps'][i] / 8:>10.1f} B/s  "
-                  f"completion {comp if comp is not None else float('nan'):.3f} s  rtx {c['retransmits'][i]}")
+            say(f"{name:<12} {c['transport'][i]:<6} {c['throughput_bps'][i] / 8:>10.1f} B/s  "
+                f"completion {comp if comp is not None else float('nan'):.3f} s  rtx {c['retransmits'][i]}")
         lat = m["lateness_us"]
-        print(f"{m['duration_s']:.1f} s emulated; release lateness p50 {lat['p50']:.0f} us, p99 {lat['p99']:.0f} us, "
-              f"max {lat['max']:.0f} us ({m['late_packets']} of {m['packets_released']} packets later than "
-              f"{m['late_threshold_us']} us); tables in {shown}/")
+        say(f"{m['duration_s']:.1f} s emulated; release lateness p50 {lat['p50']:.0f} us, p99 {lat['p99']:.0f} us, "
+            f"max {lat['max']:.0f} us ({m['late_packets']} of {m['packets_released']} packets later than "
+            f"{m['late_threshold_us']} us); tables in {shown}/")
     for w in m.get("warnings", []):
         print(f"tcplab: warning: {w}", file=sys.stderr)
     return 0

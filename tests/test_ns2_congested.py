@@ -41,13 +41,16 @@ def test_twenty_flows_agree_in_distribution():
     assert abs(ours - theirs) / theirs < 0.02, res["rtx"]
 
 
-@pytest.mark.parametrize("case", ["red", "red-ecn", "ecn-maxp05"])
+@pytest.mark.parametrize("case", ["red", "red-ecn", "ecn-maxp05", "ecn-two-way-600"])
 def test_red_cases_lose_and_time_out_as_ns2(case):
     """RED's count and average see every arrival (an idle link's too) and
     an ECN flow's window may stall below one segment as in ns-2.35: the
     retransmissions and timeouts of the RED cases agree within 5 %
     (measured: within 2.1 %; before those changes red-ecn's timeouts were
-    10 % short, docs/validation.md "ECN")."""
+    10 % short, docs/validation.md "ECN"). ecn-two-way itself is left out:
+    it sits on a knife edge of RED's idle count that ns-2's floating point
+    decides by rounding noise (its rounding either way moves tcplab by
+    +5 % and -6 %); ecn-two-way-600 is the same case off that edge."""
     res = run_case(case, seeds=20, duration="300s")
     for what in ("rtx", "timeouts"):
         ours, theirs = res[what]

@@ -85,6 +85,16 @@ CASES = {
     "ecn-two-way": dict(flows=[{"transport": "newreno", "ecn": True}] * 2
                         + [{"transport": "newreno", "ecn": True, "reverse": True}] * 2,
                         queue={"kind": "red", "min_th": 3, "max_th": 9, "limit": 20, "ecn": True}),
+    # The same off RED's knife edge: with mean_pktsize 500 an ACK stream
+    # clocked by 1040-byte data leaves the link idle for exactly 1000
+    # bytes' time, two "mean packets", and RED's idle count int(ptc x idle)
+    # is an exact integer that ns-2's floating point rounds to 1 or 2 by
+    # noise (docs/validation.md, "ECN"); 600 keeps every such count away
+    # from an integer.
+    "ecn-two-way-600": dict(flows=[{"transport": "newreno", "ecn": True}] * 2
+                            + [{"transport": "newreno", "ecn": True, "reverse": True}] * 2,
+                            queue={"kind": "red", "min_th": 3, "max_th": 9, "limit": 20, "ecn": True,
+                                   "mean_pktsize": 600}),
     # RED with ECN at max_p 0.5 and gentle off: an early drop of an ECT
     # packet is a mark only while p_b < mark_p (0.1), ns-2.35's rule.
     "ecn-maxp05": dict(flows=[{"transport": "newreno", "ecn": True}] * 6,

@@ -19,7 +19,10 @@
 //! `lastAck_ = -1` before packet 0), so the local timer and the first
 //! duplicate ACK repair that segment like any other. The handshake, when
 //! the connection has one, gives the first RTT estimate: the SYN timed on
-//! the air to its answer, if it went on the air once.
+//! the air to its answer, if it went on the air once. The SYN itself is
+//! cached and resent by the local timer like a segment (ns-2's Snoop caches
+//! it as packet 0), so a SYN lost on the air does not wait for the sender's
+//! handshake timeout (3 s).
 
 use crate::engine::time::MS;
 use crate::engine::Time;
@@ -45,6 +48,15 @@ struct Cached {
     local_rxmits: u32,
     /// The local timer resent it: the mobile may have had it all along.
     timer_copy: bool,
+}
+
+/// The connection's SYN, kept until its answer comes back.
+#[derive(Clone, Copy, Debug)]
+struct SynCopy {
+    pkt: Packet,
+    /// When it last went on the air; None while it waits in the queue.
+    sent: Option<Time>,
+    local_rxmits: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -78,6 +90,8 @@ pub struct SnoopConn {
     /// and it went only once (Karn: none after a second SYN).
     syn_sent: Option<Time>,
     syn_transmits: u32,
+    /// The SYN, cached while its answer is due (`on_syn`).
+    syn: Option<SynCopy>,
     /// End of the highest segment seen from the fixed host.
     last_seen: u64,
     /// Duplicate ACKs still expected (and suppressed) after a local retransmission.
@@ -181,14 +195,44 @@ impl SnoopConn {
 
     /// The connection's SYN passes towards the mobile (it carries no data
     /// and takes no sequence number here): the mobile will wait for `seq`.
-    pub fn on_syn(&mut self, seq: u64) {
+    /// It is cached, as a segment would be (only with `room`, and a SYN
+    /// the sender repeats replaces the copy), for the local timer.
+    pub fn on_syn(&mut self, p: &Packet, seq: u64, room: bool) {
         self.presume_waiting_for(seq);
+        if room {
+            self.syn = Some(SynCopy { pkt: *p, sent: None, local_rxmits: 0 });
+        }
     }
 
-    /// The SYN starts its transmission on the wireless hop.
+    /// The SYN starts its transmission on the wireless hop: the local
+    /// timer runs for it while nothing else is cached.
     pub fn on_syn_transmit(&mut self, now: Time) {
         self.syn_transmits += 1;
         self.syn_sent = (self.syn_transmits == 1).then_some(now);
+        if let Some(s) = self.syn.as_mut() {
+            s.sent = Some(now);
+            if self.cache.is_empty() {
+                self.deadline = Some(now + self.timeout());
+            }
+        }
+    }
+
+    /// The local timer fired with the SYN on the air and unanswered: the
+    /// copy to resend (ahead of the queue), as ns-2's Snoop resends its
+    /// packet 0. Otherwise None, and `on_timer` looks at the segments.
+    pub fn syn_timer(&mut self, now: Time) -> Option<Packet> {
+        let s = self.syn.as_mut()?;
+        match self.deadline {
+            Some(d) if d <= now && s.sent.is_some() && s.local_rxmits < MAX_LOCAL_RXMIT => {}
+            _ => return None,
+        }
+        self.deadline = None;
+        s.local_rxmits += 1;
+        s.sent = None;
+        self.stats.timeouts += 1;
+        self.stats.local_retransmits += 1;
+        self.backoff = (self.backoff.max(1) * 2).min(64);
+        Some(s.pkt)
     }
 
     /// The SYN's answer from the mobile: an RTT sample of the hop if the
@@ -198,6 +242,10 @@ impl SnoopConn {
     pub fn on_syn_ack(&mut self, now: Time, ack: u64) {
         if let Some(sent) = self.syn_sent.take() {
             self.rtt_sample(now - sent);
+        }
+        if self.syn.take().is_some() {
+            self.backoff = 1;
+            self.rearm(now);
         }
         if self.last_ack == Some(ack) {
             self.presumed = false;
@@ -358,6 +406,11 @@ mod tests {
 
     fn seg(seq: u64) -> Packet {
         Packet::new(0, 0, 1, Transport::Tcp(TcpHeader { seq, ..Default::default() }), 20, 1000, 0)
+    }
+
+    fn syn() -> Packet {
+        let h = TcpHeader { flags: crate::packet::flags::SYN, ..Default::default() };
+        Packet::new(0, 0, 1, Transport::Tcp(h), 20, 0, 0)
     }
 
     /// n segments cached and put on the air 1 ms apart.
@@ -562,7 +615,7 @@ mod tests {
     #[test]
     fn the_handshake_gives_the_first_rtt_sample() {
         let mut s = SnoopConn::default();
-        s.on_syn(0);
+        s.on_syn(&syn(), 0, true);
         s.on_syn_transmit(10 * MS);
         s.on_syn_ack(22 * MS, 0);
         assert_eq!(s.srtt, Some(12 * MS));
@@ -574,12 +627,40 @@ mod tests {
         assert_eq!(s.stats.local_retransmits, 0);
         assert_eq!(s.on_timer(60 * MS + MIN_TIMEOUT), Some(0));
         let mut t = SnoopConn::default();
-        t.on_syn(0);
+        t.on_syn(&syn(), 0, true);
         t.on_syn_transmit(0);
-        t.on_syn(0);
+        t.on_syn(&syn(), 0, true);
         t.on_syn_transmit(3000 * MS);
         t.on_syn_ack(3012 * MS, 0);
         assert_eq!(t.srtt, None, "which SYN it answers is unknown");
+    }
+
+    /// A SYN lost on the air: the local timer (200 ms without an estimate)
+    /// resends the cached copy, backed off for the next round, and the
+    /// answer to the copy ends the SYN's timer without an RTT sample
+    /// (Karn). Without room in the queue the SYN is not cached.
+    #[test]
+    fn a_lost_syn_is_resent_by_the_local_timer() {
+        let mut s = SnoopConn::default();
+        s.on_syn(&syn(), 0, true);
+        assert_eq!(s.deadline(), None, "not on the air yet");
+        s.on_syn_transmit(10 * MS);
+        let d = s.deadline().expect("the timer runs for the SYN");
+        assert_eq!(d, 10 * MS + 2 * MIN_TIMEOUT);
+        assert!(s.syn_timer(d - 1).is_none());
+        let copy = s.syn_timer(d).expect("the SYN resent");
+        assert_eq!(copy.tcp().unwrap().flags & crate::packet::flags::SYN, crate::packet::flags::SYN);
+        assert_eq!((s.stats.local_retransmits, s.stats.timeouts), (1, 1));
+        assert_eq!(s.on_timer(d), None, "no segment to resend");
+        s.on_syn_transmit(d + MS);
+        assert_eq!(s.deadline(), Some(d + MS + 4 * MIN_TIMEOUT), "backed off");
+        s.on_syn_ack(d + 13 * MS, 0);
+        assert_eq!((s.deadline(), s.srtt), (None, None));
+        assert!(s.syn_timer(d + 10 * crate::engine::time::SEC).is_none());
+        let mut full = SnoopConn::default();
+        full.on_syn(&syn(), 0, false);
+        full.on_syn_transmit(0);
+        assert_eq!(full.deadline(), None, "not cached without room");
     }
 
     #[test]

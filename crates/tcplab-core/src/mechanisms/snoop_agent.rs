@@ -69,7 +69,7 @@ impl Agent for SnoopAgent {
         };
         let conn = &mut self.conns[idx].1;
         if syn.is_some() {
-            conn.on_syn(h.seq);
+            conn.on_syn(p, h.seq, room);
             return Verdict::Pass;
         }
         if h.flags & flags::SYN != 0 {
@@ -100,6 +100,7 @@ impl Agent for SnoopAgent {
         if let Some(key) = Self::syn_key(p, &h) {
             if let Some(idx) = self.index(&key) {
                 self.conns[idx].1.on_syn_transmit(now);
+                io.out.push(AgentAction::Timer(idx as u32));
             }
             return;
         }
@@ -123,7 +124,9 @@ impl Agent for SnoopAgent {
 
     fn on_timer(&mut self, now: Time, token: u32, io: &mut AgentIo) {
         let idx = token as usize;
-        if let Some(seq) = self.conns[idx].1.on_timer(now) {
+        if let Some(copy) = self.conns[idx].1.syn_timer(now) {
+            io.out.push(AgentAction::SendFirst(copy));
+        } else if let Some(seq) = self.conns[idx].1.on_timer(now) {
             self.retransmit(idx, seq, io);
         }
         io.out.push(AgentAction::Timer(token));

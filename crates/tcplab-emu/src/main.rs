@@ -21,10 +21,10 @@ struct Args {
     /// Congestion control of every flow (e.g. reno, cubic, bbr).
     #[arg(long)]
     cc: Option<String>,
-    /// SO_RCVBUF of the receivers (bytes).
+    /// SO_RCVBUF of the receivers (bytes; set with SO_RCVBUFFORCE, not capped at net.core.rmem_max).
     #[arg(long)]
     rcvbuf: Option<u32>,
-    /// SO_SNDBUF of the senders (bytes).
+    /// SO_SNDBUF of the senders (bytes; set with SO_SNDBUFFORCE, not capped at net.core.wmem_max).
     #[arg(long)]
     sndbuf: Option<u32>,
     /// Do not write pcaps of the two TUN devices.

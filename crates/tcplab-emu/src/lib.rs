@@ -204,7 +204,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         let rt = rt_wanted && set_realtime();
         let mut ended = relay.run(&stop_r, end);
         if drain_r.load(Ordering::Acquire) {
-            ended = relay.drain(ended, end);
+            ended = relay.drain(ended, end, &drain_r);
         }
         (relay, ended, rt)
     });
@@ -227,6 +227,14 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     }
     stop.store(true, Ordering::Release);
     let outs: Vec<_> = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
+    // The relay may be draining the path: Ctrl-C still stops it.
+    while !relay_thread.is_finished() {
+        if !was_interrupted && interrupted() {
+            was_interrupted = true;
+            drain.store(false, Ordering::Release);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let (mut relay, ended, rt) = relay_thread.join().map_err(|_| EmuError::Setup("relay thread panicked".into()))?;
     if was_interrupted {
         return Err(EmuError::Interrupted);

@@ -764,3 +764,88 @@ def test_an_interrupted_emulated_study_resumes(tmp_path):
     r = subprocess.run(cmd[:-1] + [str(fresh)], capture_output=True, text=True, env=dict(os.environ, CALLS=str(calls)))
     assert r.returncode == 0 and len(list(calls.iterdir())) == 8, r.stderr
     pd.testing.assert_frame_equal(again, pd.read_csv(fresh / "runs.csv"))
+
+
+# ---- fourth review: wireless scenarios, set-up failures, buffers, drain, SIGTERM
+
+
+def test_a_wireless_scenario_is_refused_naming_wireless(tmp_path):
+    """Found by a review: an 802.11 scenario (no [[link]]) was refused with
+    "link: the emulator needs at least one link", which names the wrong
+    thing; the emulator has no 802.11 channel."""
+    with pytest.raises(ScenarioError) as e:
+        check(ROOT / "scenarios" / "wifi-chain.toml")
+    assert e.value.key == "wireless"
+    r = subprocess.run([sys.executable, "-m", "tcplab", "emulate", str(ROOT / "scenarios" / "aodv-chain.toml"),
+                        "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("tcplab: error: wireless: the emulator carries wired [[link]] paths only")
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
+
+
+@needs_emulator
+def test_a_failed_setup_is_one_line_not_a_traceback(tmp_path):
+    """Found by a review: without iproute2's `ip` on PATH the set-up error
+    came out as a Python traceback (RuntimeError)."""
+    sc = tmp_path / "x.toml"
+    sc.write_text(SMALL_TOML)
+    env = dict(os.environ, PATH=str(tmp_path / "nothing-here"))
+    r = subprocess.run([sys.executable, "-m", "tcplab", "emulate", str(sc), "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith("tcplab: error: emulator setup failed: cannot run `ip` (iproute2)"), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
+
+
+@needs_emulator
+def test_rcvbuf_and_sndbuf_are_not_capped_at_rmem_max():
+    """Found by a review: --rcvbuf/--sndbuf went through SO_RCVBUF/SO_SNDBUF,
+    which the kernel silently caps at net.core.rmem_max/wmem_max (4 MB
+    here). Root sets them with the FORCE options, and emulation.json gives
+    the sizes the kernel holds (twice the request)."""
+    cap = max(int(Path(f"/proc/sys/net/core/{k}").read_text()) for k in ("rmem_max", "wmem_max"))
+    want = min(cap + 1_000_000, 2**30 - 1)
+    res = emulate(two_nodes("10Mbps", "1ms", 10_000), rcvbuf=want, sndbuf=want, capture=False)
+    (f,) = res.emulation["flows"]
+    assert (f["rcvbuf_bytes"], f["sndbuf_bytes"]) == (2 * want, 2 * want), f
+    plain = emulate(two_nodes("10Mbps", "1ms", 10_000), capture=False).emulation["flows"][0]
+    assert plain["rcvbuf_bytes"] is None and plain["sndbuf_bytes"] is None
+
+
+@needs_emulator
+def test_a_finished_run_delivers_what_is_still_on_the_path():
+    """Found by a review (post-stop drain): a run that ended because its
+    flows were done dropped what the relay still held, the closing
+    segments one way delay (100 ms) from their far end: links.csv showed
+    packets sent and not delivered, summary.json packets in flight, the
+    far end's capture lacked them. Now they are released at their due
+    times before the run ends."""
+    res = emulate(two_nodes("10Mbps", "100ms", 20_000))
+    s, ln = res.summary, res.links
+    assert s["packets_in_flight"] == 0, s
+    assert list(ln.packets_delivered) == list(ln.packets_sent), ln.to_dict()
+    at_a, at_b = read_pcap(res.pcaps["tun-a"]), read_pcap(res.pcaps["tun-b"])
+    assert sum(p[1] == A for p in at_a) == sum(p[1] == A for p in at_b)
+    assert sum(p[1] == B for p in at_b) == sum(p[1] == B for p in at_a)
+    assert s["packets_created"] == s["packets_delivered"]
+
+
+@needs_emulator
+def test_sigterm_stops_tcplab_emulate_like_ctrl_c(tmp_path):
+    """Found by a review: SIGTERM killed `tcplab emulate` silently (status
+    143) where `tcplab run` and the emulated study stop with status 130 and
+    one line; Ctrl-C said nothing either. Now both: 130, "interrupted;
+    nothing written", no --out, the namespaces gone with the process."""
+    sc = tmp_path / "slow.toml"
+    sc.write_text(SLOW_TOML)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        out = tmp_path / f"o{int(sig)}"
+        p = subprocess.Popen([sys.executable, "-m", "tcplab", "emulate", str(sc), "--out", str(out)],
+                             stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        time.sleep(2.0)
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=10)
+        assert p.returncode == 130, (sig, err)
+        assert err.strip() == "tcplab: interrupted; nothing written", err
+        assert not out.exists()

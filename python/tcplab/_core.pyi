@@ -102,8 +102,9 @@ def emulate_json(
 ) -> EmulationOutput:
     """Run a scenario (JSON text) with the kernel's TCP through the emulated
     path, in real time. Raises CoreScenarioError for what the emulator cannot
-    run, EmulatorUnavailable when not root or without /dev/net/tun,
-    KeyboardInterrupt on Ctrl-C and RuntimeError if the setup fails."""
+    run, EmulatorUnavailable when not root, without /dev/net/tun or if the
+    setup fails (no `ip`, a setting the kernel refused), KeyboardInterrupt
+    on Ctrl-C."""
 
 def emulate_check_json(text: str, cc: str | None) -> None:
     """Check that the emulator can run the scenario (JSON text) without

@@ -406,11 +406,15 @@ def main(argv=None) -> int:
         if args.command == "plot":
             return cmd_plot(args)
         if args.command == "emulate":
-            return args.func(args)
+            # SIGTERM stops a real-time run as Ctrl-C does (status 130, one
+            # line); it used to kill the process silently (status 143).
+            with _sigterm_interrupts():
+                return args.func(args)
     except ScenarioError as e:
         return _fail(str(e))
     except KeyboardInterrupt:
-        print("tcplab: interrupted; nothing written", file=sys.stderr) if args.command == "run" else None
+        if args.command in ("run", "emulate"):
+            print("tcplab: interrupted; nothing written", file=sys.stderr)
         return EXIT_INTERRUPTED
     except StdoutClosed:
         return _stdout_closed()

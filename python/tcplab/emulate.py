@@ -5,7 +5,8 @@ docs/emulator.md.
 
     import tcplab.emulate as emu
     # gsm9600's 200 ms delayed-ACK timer is not Linux's (40 ms); 10 KB of
-    # the 100 KB transfer take about 12 s at 9600 bit/s.
+    # the 100 KB transfer take about 15 s at 9600 bit/s (cubic's 10-segment
+    # initial window overflows the 7-packet buffer: 10 retransmissions).
     res = emu.emulate("scenarios/gsm9600.toml", cc="cubic",
                       overrides=["flow[0].tcp.delack_timeout=40ms", "flow[0].app.bytes=10240"])
     res.flows, res.links, res.emulation["lateness_us"]
@@ -23,8 +24,9 @@ from .result import Result
 
 EmulatorUnavailable = _core.EmulatorUnavailable
 
-#: SO_RCVBUF / SO_SNDBUF take a C int (the kernel then caps them at
-#: net.core.rmem_max / wmem_max and doubles them).
+#: SO_RCVBUFFORCE / SO_SNDBUFFORCE take a C int (the kernel doubles it,
+#: taking at most 1 GiB; unlike SO_RCVBUF it does not cap it at
+#: net.core.rmem_max / wmem_max).
 MAX_SOCKBUF = 2**31 - 1
 
 
@@ -130,8 +132,10 @@ def add_subcommand(sub) -> None:
                    help="override a scenario value (repeatable)")
     e.add_argument("--cc", help="congestion control of every flow, one of net.ipv4.tcp_available_congestion_control "
                                 "(default: reno)")
-    e.add_argument("--rcvbuf", type=_sockbuf("--rcvbuf"), help="SO_RCVBUF of the receivers (bytes)")
-    e.add_argument("--sndbuf", type=_sockbuf("--sndbuf"), help="SO_SNDBUF of the senders (bytes)")
+    e.add_argument("--rcvbuf", type=_sockbuf("--rcvbuf"),
+                   help="SO_RCVBUF of the receivers (bytes; not capped at net.core.rmem_max)")
+    e.add_argument("--sndbuf", type=_sockbuf("--sndbuf"),
+                   help="SO_SNDBUF of the senders (bytes; not capped at net.core.wmem_max)")
     e.add_argument("--no-pcap", action="store_true", help="do not capture the two TUN devices")
     e.add_argument("--late-threshold-us", type=positive_int("--late-threshold-us"), default=1000, metavar="US",
                    help="a packet released more than US microseconds after its due time counts as late; "

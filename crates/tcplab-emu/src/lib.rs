@@ -196,10 +196,16 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     let clock = Arc::new(Clock { t0 });
     let timing = Timing { spin_ns: opts.spin_us * 1000 };
     let mut relay = Relay::new(path, tuns, t0, timing, opts.capture);
-    let (rt_wanted, stop_r) = (opts.realtime, stop.clone());
+    // Set (before `stop`) when the run ends because its flows are done:
+    // the relay then delivers what is still on the path before it ends.
+    let drain = Arc::new(AtomicBool::new(false));
+    let (rt_wanted, stop_r, drain_r) = (opts.realtime, stop.clone(), drain.clone());
     let relay_thread = std::thread::spawn(move || {
         let rt = rt_wanted && set_realtime();
-        let ended = relay.run(&stop_r, end);
+        let mut ended = relay.run(&stop_r, end);
+        if drain_r.load(Ordering::Acquire) {
+            ended = relay.drain(ended, end, &drain_r);
+        }
         (relay, ended, rt)
     });
     let handles: Vec<_> = specs
@@ -216,8 +222,19 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+    if !was_interrupted {
+        drain.store(true, Ordering::Release);
+    }
     stop.store(true, Ordering::Release);
     let outs: Vec<_> = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
+    // The relay may be draining the path: Ctrl-C still stops it.
+    while !relay_thread.is_finished() {
+        if !was_interrupted && interrupted() {
+            was_interrupted = true;
+            drain.store(false, Ordering::Release);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let (mut relay, ended, rt) = relay_thread.join().map_err(|_| EmuError::Setup("relay thread panicked".into()))?;
     if was_interrupted {
         return Err(EmuError::Interrupted);
@@ -243,6 +260,8 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
             name: s.name.clone(),
             connect_s: o.connect_ns.map(to_secs),
             min_rtt_s: o.info.as_ref().map(|i| i.min_rtt_us as f64 / 1e6),
+            rcvbuf: o.rcvbuf,
+            sndbuf: o.sndbuf,
             error: o.error.clone(),
         });
         if let Some(e) = &o.error {

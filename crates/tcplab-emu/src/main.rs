@@ -21,11 +21,11 @@ struct Args {
     /// Congestion control of every flow (e.g. reno, cubic, bbr).
     #[arg(long)]
     cc: Option<String>,
-    /// SO_RCVBUF of the receivers (bytes).
-    #[arg(long)]
+    /// SO_RCVBUF of the receivers (bytes; set with SO_RCVBUFFORCE, not capped at net.core.rmem_max).
+    #[arg(long, value_parser = sockbuf())]
     rcvbuf: Option<u32>,
-    /// SO_SNDBUF of the senders (bytes).
-    #[arg(long)]
+    /// SO_SNDBUF of the senders (bytes; set with SO_SNDBUFFORCE, not capped at net.core.wmem_max).
+    #[arg(long, value_parser = sockbuf())]
     sndbuf: Option<u32>,
     /// Do not write pcaps of the two TUN devices.
     #[arg(long)]
@@ -34,13 +34,20 @@ struct Args {
     #[arg(long, default_value_t = 0)]
     spin_us: u64,
     /// Release lateness above which a packet counts as late (microseconds).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     late_threshold_us: u64,
     /// Do not ask for SCHED_FIFO for the relay thread.
     #[arg(long)]
     no_realtime: bool,
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// A socket buffer size: 1..=i32::MAX bytes, as `tcplab emulate` takes
+/// (the option is a C int: a larger u32 went to the kernel negative, and 0
+/// gave the kernel's minimum buffer, a transfer at 45 kbit/s on 10 Mbit/s).
+fn sockbuf() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=i32::MAX as i64)
 }
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -140,4 +147,25 @@ fn main() -> ExitCode {
         eprintln!("tcplab-emu: warning: {w}");
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn socket_buffers_and_threshold_are_checked() {
+        let parse = |extra: &[&str]| Args::try_parse_from([&["tcplab-emu", "x.toml"], extra].concat());
+        for bad in [
+            &["--rcvbuf", "0"][..],
+            &["--sndbuf", "0"],
+            &["--rcvbuf", "2147483648"],
+            &["--sndbuf", "3000000000"],
+            &["--late-threshold-us", "0"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} accepted");
+        }
+        let a = parse(&["--rcvbuf", "1", "--sndbuf", "2147483647"]).unwrap();
+        assert_eq!((a.rcvbuf, a.sndbuf), (Some(1), Some(2147483647)));
+    }
 }

@@ -24,6 +24,14 @@ impl LinkPath {
     pub fn new(cfg: &ScenarioCfg) -> Result<LinkPath, ScenarioError> {
         let names: Vec<&str> = cfg.node.iter().map(|n| n.name.as_str()).collect();
         let idx = |s: &str| names.iter().position(|n| *n == s).expect("validated");
+        // An 802.11 scenario has no links (or links only to its base
+        // stations): say that, not "needs at least one link".
+        if cfg.wireless.is_some() {
+            return bad(
+                "wireless",
+                "the emulator carries wired [[link]] paths only and has no 802.11 channel; remove [wireless] and the nodes' positions",
+            );
+        }
         if cfg.link.is_empty() {
             return bad("link", "the emulator needs at least one link");
         }

@@ -264,6 +264,37 @@ impl Relay {
         }
     }
 
+    /// After the run: release the packets still in the model (queued, in
+    /// transmission or propagating) at their due times, without taking new
+    /// ones in, until none is left or the model time reaches `end`. Returns
+    /// the time the last one was released (at least `from`); it stops
+    /// early when `keep` is cleared (Ctrl-C). Without it a
+    /// run that ended when its flows were done abandoned the closing
+    /// segments on the path: links.csv's reverse direction showed packets
+    /// sent but never delivered, summary.json packets in flight, and the far
+    /// end's capture lacked them.
+    pub fn drain(&mut self, from: Time, end: Time, keep: &AtomicBool) -> Time {
+        let mut last = from;
+        while self.held() > 0 && keep.load(Ordering::Acquire) {
+            let now = self.now();
+            if now >= end {
+                return end.max(last);
+            }
+            let released = self.packets_out;
+            self.advance_to(now);
+            if self.packets_out > released {
+                last = now;
+            }
+            let Some(&Reverse((next, _, _))) = self.heap.peek() else { break };
+            // At most 20 ms at a time, to notice `keep` cleared.
+            let wait = next.min(end).saturating_sub(self.now()).min(20_000_000);
+            if wait > self.timing.spin_ns {
+                std::thread::sleep(std::time::Duration::from_nanos(wait - self.timing.spin_ns));
+            }
+        }
+        last
+    }
+
     /// Run until `stop` is set or the model time reaches `end`.
     pub fn run(&mut self, stop: &AtomicBool, end: Time) -> Time {
         let mut buf = vec![0u8; 65536];

@@ -149,6 +149,10 @@ pub struct FlowFacts {
     pub connect_s: Option<f64>,
     /// The kernel's minimum RTT sample (tcpi_min_rtt).
     pub min_rtt_s: Option<f64>,
+    /// SO_RCVBUF / SO_SNDBUF as the kernel holds them (`--rcvbuf`/`--sndbuf`
+    /// doubled), None when not set.
+    pub rcvbuf: Option<u32>,
+    pub sndbuf: Option<u32>,
     pub error: Option<String>,
 }
 
@@ -193,7 +197,10 @@ impl EmuReport {
         let flows: Vec<serde_json::Value> = self
             .flows
             .iter()
-            .map(|f| serde_json::json!({"flow": f.name, "connect_s": f.connect_s, "min_rtt_s": f.min_rtt_s, "error": f.error}))
+            .map(|f| {
+                serde_json::json!({"flow": f.name, "connect_s": f.connect_s, "min_rtt_s": f.min_rtt_s,
+                "rcvbuf_bytes": f.rcvbuf, "sndbuf_bytes": f.sndbuf, "error": f.error})
+            })
             .collect();
         let v = serde_json::json!({
             "duration_s": self.duration_s,

@@ -31,7 +31,10 @@ pub struct SockKnobs {
     /// grows the buffer (see `receive`).
     pub window_clamp: Option<u32>,
     /// SO_RCVBUF on the receiver, SO_SNDBUF on the sender (bytes as given to
-    /// the kernel, which doubles them).
+    /// the kernel, which doubles them). Set with SO_RCVBUFFORCE /
+    /// SO_SNDBUFFORCE (the emulator runs as root): plain SO_RCVBUF caps the
+    /// value at net.core.rmem_max (wmem_max), so `--rcvbuf 8000000` gave a
+    /// 4 MB buffer here without a word.
     pub rcvbuf: Option<u32>,
     pub sndbuf: Option<u32>,
 }
@@ -82,6 +85,11 @@ pub struct FlowOutcome {
     pub delivered: u64,
     pub first_bytes_at: Option<Time>,
     pub last_delivery: Option<Time>,
+    /// SO_RCVBUF of the receiver's connection and SO_SNDBUF of the
+    /// sender's, as the kernel reports them after `--rcvbuf`/`--sndbuf`
+    /// (twice the value asked for); None when not set.
+    pub rcvbuf: Option<u32>,
+    pub sndbuf: Option<u32>,
     pub error: Option<String>,
 }
 
@@ -113,6 +121,14 @@ fn tcp_socket() -> io::Result<TcpStream> {
 
 fn setopt_int(fd: RawFd, level: i32, name: i32, v: u32, what: &str) -> io::Result<()> {
     setopt(fd, level, name, &(v as i32).to_ne_bytes(), what)
+}
+
+fn getopt_int(fd: RawFd, level: i32, name: i32) -> Option<u32> {
+    let mut v: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: the kernel writes at most `len` bytes into `v`.
+    let r = unsafe { libc::getsockopt(fd, level, name, (&mut v as *mut libc::c_int).cast(), &mut len) };
+    (r == 0).then_some(v as u32)
 }
 
 fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
@@ -181,7 +197,7 @@ pub fn listen(ns: &Netns, addr: Ipv4Addr, spec: &FlowSpec) -> Result<TcpListener
             setopt_int(fd, libc::IPPROTO_TCP, libc::TCP_WINDOW_CLAMP, c, "TCP_WINDOW_CLAMP")?;
         }
         if let Some(b) = k.rcvbuf {
-            setopt_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUF, b, "SO_RCVBUF")?;
+            setopt_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, b, "SO_RCVBUFFORCE")?;
         }
         l.set_nonblocking(true)?;
         Ok(l)
@@ -199,6 +215,8 @@ pub struct Received {
     pub by_stop: Option<u64>,
     pub first_bytes_at: Option<Time>,
     pub last_delivery: Option<Time>,
+    /// SO_RCVBUF of the connection when `rcvbuf` was set.
+    pub rcvbuf: Option<u32>,
 }
 
 /// Receive everything, keeping the advertised window at the clamp.
@@ -228,6 +246,9 @@ pub fn receive(l: TcpListener, spec: &FlowSpec, clock: &Clock, stopped: &dyn Fn(
     };
     s.set_nonblocking(false)?;
     s.set_read_timeout(Some(Duration::from_millis(20)))?;
+    if spec.knobs.rcvbuf.is_some() {
+        r.rcvbuf = getopt_int(s.as_raw_fd(), libc::SOL_SOCKET, libc::SO_RCVBUF);
+    }
     // The window clamp the listener passed on holds only until the kernel
     // (6.x) replaces it by the space of the receive buffer: on the first
     // segment longer than its initial estimate of the MSS (536 bytes) it
@@ -287,7 +308,7 @@ fn connect(dst: SocketAddrV4, k: &SockKnobs, stop: &AtomicBool) -> io::Result<Tc
         setopt_int(fd, libc::IPPROTO_TCP, libc::TCP_MAXSEG, m, "TCP_MAXSEG")?;
     }
     if let Some(b) = k.sndbuf {
-        setopt_int(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, b, "SO_SNDBUF")?;
+        setopt_int(fd, libc::SOL_SOCKET, libc::SO_SNDBUFFORCE, b, "SO_SNDBUFFORCE")?;
     }
     s.set_nonblocking(true)?;
     let sa = libc::sockaddr_in {
@@ -337,6 +358,9 @@ pub fn send(
     let t = clock.now();
     let mut s = connect(dst, &spec.knobs, stop)?;
     out.connect_ns = Some(clock.now() - t);
+    if spec.knobs.sndbuf.is_some() {
+        out.sndbuf = getopt_int(s.as_raw_fd(), libc::SOL_SOCKET, libc::SO_SNDBUF);
+    }
     s.set_write_timeout(Some(Duration::from_millis(20)))?;
     let fd = s.as_raw_fd();
     let (total, block) = match spec.work {
@@ -442,6 +466,7 @@ pub fn run_flow(
                 out.delivered = r.by_stop.unwrap_or(r.bytes);
                 out.first_bytes_at = r.first_bytes_at;
                 out.last_delivery = r.last_delivery;
+                out.rcvbuf = r.rcvbuf;
             }
             Ok(Err(e)) => out.error = out.error.take().or(Some(format!("flow {} receiver: {e}", spec.name))),
             Err(_) => out.error = Some(format!("flow {}: receiver panicked", spec.name)),

@@ -190,9 +190,11 @@ fn emulate_json<'py>(
     let interrupted = || Python::attach(|py| py.check_signals().is_err());
     let em = py.detach(|| tcplab_emu::emulate(&sc, &opts, &interrupted)).map_err(|e| match e {
         EmuError::Scenario(e) => scenario_err(e),
-        EmuError::NotRoot(_) | EmuError::NoTun(_) => EmulatorUnavailable::new_err(e.to_string()),
+        // What the machine lacks (root, TUN, iproute2) and a set-up the
+        // kernel refused: one line from the CLI (exit 1), not a traceback
+        // (a Setup error was a RuntimeError, e.g. without `ip` on PATH).
+        EmuError::NotRoot(_) | EmuError::NoTun(_) | EmuError::Setup(_) => EmulatorUnavailable::new_err(e.to_string()),
         EmuError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("emulation interrupted"),
-        EmuError::Setup(_) => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
     })?;
     let d = result(py, &em.result)?;
     d.set_item("emulation", em.report.to_json())?;

@@ -135,6 +135,98 @@ fn table_expected(text: &str, key: &str) -> Option<ScenarioError> {
     None
 }
 
+/// serde also reads a table from an array of its keys' values in order, and
+/// silently: `sim = ["5s"]` passes as a duration. No author means that. For
+/// each place an array of values stands (`node[].position`: indices do not
+/// count), ask once, with a string in its place, whether a table belongs
+/// there, and refuse it if so.
+fn list_as_table(doc: &serde_json::Value) -> Option<ScenarioError> {
+    let mut places = Vec::new();
+    value_arrays(doc, String::new(), &mut std::collections::HashSet::new(), &mut places);
+    let at = places.into_iter().find(|at| table_belongs_at(doc, at))?;
+    Some(ScenarioError::new(at, "invalid type: array, expected a table"))
+}
+
+/// Whether the scenario takes a table at `at`: asked with a string there.
+fn table_belongs_at(doc: &serde_json::Value, at: &str) -> bool {
+    let mut probe = doc.clone();
+    let Some(v) = value_at(&mut probe, at) else { return false };
+    *v = serde_json::Value::String("\u{1}".into());
+    match serde_path_to_error::deserialize::<_, ScenarioCfg>(&probe) {
+        Err(e) => {
+            let e = from_path_error(e.path().to_string(), e.into_inner());
+            e.key == at && e.message.ends_with("expected a table")
+        }
+        Ok(_) => false,
+    }
+}
+
+/// Whether TOML `text` has an array of values under a key not in
+/// `LIST_KEYS` (`key = [`, quotes and spaces allowed): only then is the
+/// file read a second time for `list_as_table`. A false alarm only costs
+/// that second reading.
+fn has_unlisted_array(text: &str) -> bool {
+    let b = text.as_bytes();
+    (0..b.len()).filter(|&i| b[i] == b'=').any(|i| {
+        let after = text[i + 1..].trim_start_matches([' ', '\t']);
+        if !after.starts_with('[') {
+            return false;
+        }
+        let key = text[..i].trim_end_matches([' ', '\t', '"', '\'']);
+        let start = key.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).map_or(0, |j| j + 1);
+        !LIST_KEYS.contains(&&key[start..])
+    })
+}
+
+/// Keys whose values are lists (`config.rs`): their arrays need no probe.
+/// Only a shortcut (a 4000-link scenario's `between` lists cost 40 ms of
+/// probing): a list key missing here is probed and passes; the test
+/// `list_keys_are_lists` checks that each one named here is a list.
+const LIST_KEYS: [&str; 8] =
+    ["between", "position", "waypoints", "area", "speed", "nodes", "drop", "thinning_thresholds"];
+
+/// The paths of the arrays of values in `v` (arrays of tables are walked
+/// into, and arrays under `LIST_KEYS` left out), one per place: `seen`
+/// holds the places with indices dropped.
+fn value_arrays(
+    v: &serde_json::Value,
+    path: String,
+    seen: &mut std::collections::HashSet<String>,
+    out: &mut Vec<String>,
+) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                value_arrays(x, p, seen, out);
+            }
+        }
+        serde_json::Value::Array(items) if items.iter().any(|x| x.is_object()) => {
+            for (i, x) in items.iter().enumerate() {
+                value_arrays(x, format!("{path}[{i}]"), seen, out);
+            }
+        }
+        serde_json::Value::Array(_) if LIST_KEYS.contains(&path.rsplit('.').next().unwrap_or("")) => {}
+        serde_json::Value::Array(_) => {
+            let mut place = String::with_capacity(path.len());
+            let mut in_index = false;
+            for c in path.chars() {
+                match c {
+                    '[' => in_index = true,
+                    ']' => in_index = false,
+                    _ if in_index => continue,
+                    _ => {}
+                }
+                place.push(c);
+            }
+            if seen.insert(place) {
+                out.push(path);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// serde names Rust types ("expected u64", "expected struct LinkCfg") and
 /// speaks of enum variants; say what a scenario author writes.
 fn plain_types(msg: &str) -> String {
@@ -183,10 +275,20 @@ impl Scenario {
             let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
             ScenarioError::new("", format!("invalid TOML{at}: {}", e.message()))
         })?;
+        // The same document as JSON gets the JSON path's second looks
+        // (`table_expected`, `names_expected`, `list_as_table`); converted
+        // only when needed (it doubles the reading of a large file).
+        let json = || toml::from_str::<toml::Value>(text).ok().and_then(|t| serde_json::to_string(&t).ok());
         let cfg: ScenarioCfg = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            from_path_error(path, e.into_inner().message())
+            let err = from_path_error(path, e.into_inner().message());
+            json().and_then(|j| Self::from_json_str(&j).err()).unwrap_or(err)
         })?;
+        if has_unlisted_array(text) {
+            if let Some(e) = json().and_then(|j| serde_json::from_str(&j).ok()).and_then(|doc| list_as_table(&doc)) {
+                return Err(e);
+            }
+        }
         Self::from_cfg(cfg)
     }
 
@@ -207,6 +309,9 @@ impl Scenario {
             }
             err
         })?;
+        if let Some(e) = serde_json::from_str(text).ok().and_then(|doc| list_as_table(&doc)) {
+            return Err(e);
+        }
         Self::from_cfg(cfg)
     }
 
@@ -224,5 +329,54 @@ impl Scenario {
     /// Build a fresh world with run options (e.g. streaming tables to files).
     pub fn build_with(&self, opts: &crate::output::RunOptions) -> std::io::Result<crate::sim::World> {
         build::build_with(&self.cfg, opts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each of `LIST_KEYS` takes a list: in a scenario that uses them all
+    /// (and deserializes), asking at each place finds no table there.
+    #[test]
+    fn list_keys_are_lists() {
+        let doc = serde_json::json!({
+            "sim": {"duration": "1s"},
+            "tcp": {"thinning_thresholds": [2, 3, 4]},
+            "node": [{"name": "a", "position": [0.0, 0.0], "waypoints": [[1.0, 10.0, 10.0, 1.0]]},
+                     {"name": "b", "position": [100.0, 0.0]}],
+            "link": [{"between": ["a", "b"], "rate": "1Mbps", "delay": "1ms",
+                      "error": {"kind": "pattern", "drop": [1]}}],
+            "wireless": {"mobility": {"model": "random_waypoint", "area": [100.0, 100.0], "speed": [1.0, 2.0],
+                                      "nodes": ["b"]}},
+            "flow": [{"from": "a", "to": "b", "transport": "reno", "app": {"kind": "bulk"}}]
+        });
+        serde_json::from_value::<ScenarioCfg>(doc.clone()).expect("the document deserializes");
+        for key in LIST_KEYS {
+            let places: Vec<&str> = [
+                "tcp.thinning_thresholds",
+                "node[0].position",
+                "node[0].waypoints",
+                "link[0].between",
+                "link[0].error.drop",
+                "wireless.mobility.area",
+                "wireless.mobility.speed",
+                "wireless.mobility.nodes",
+            ]
+            .into_iter()
+            .filter(|p| p.ends_with(&format!(".{key}")))
+            .collect();
+            assert!(!places.is_empty(), "{key}: no place in the test document");
+            for at in places {
+                assert!(!table_belongs_at(&doc, at), "{at} takes a table");
+            }
+        }
+        // The TOML pre-check: list keys pass, any other array does not.
+        assert!(!has_unlisted_array("between = [\"a\", \"b\"]\nx = 1\nposition=[0, 1]\n\"drop\" = [1]"));
+        assert!(has_unlisted_array("[sim]\nduration = \"1s\"\nsim2 = [\"5s\"]"));
+        assert!(has_unlisted_array("tcp = { sack = true }\nflow = [ 1 ]"));
+        // And the probe does find a table where one belongs.
+        assert!(table_belongs_at(&doc, "wireless.mobility"));
+        assert!(table_belongs_at(&doc, "link[0].error"));
     }
 }

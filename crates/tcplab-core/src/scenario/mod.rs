@@ -119,16 +119,9 @@ fn table_expected(text: &str, key: &str) -> Option<ScenarioError> {
     for part in key.split('.') {
         let name = part.split_once('[').map_or(part, |(n, _)| n);
         let at = if prefix.is_empty() { name.to_string() } else { format!("{prefix}.{name}") };
-        let mut probe = doc.clone();
-        let v = value_at(&mut probe, &at)?;
-        if v.is_array() {
-            *v = serde_json::Value::String("\u{1}".into());
-            if let Err(e) = serde_path_to_error::deserialize::<_, ScenarioCfg>(&probe) {
-                let e = from_path_error(e.path().to_string(), e.into_inner());
-                if e.key == at && e.message.ends_with("expected a table") {
-                    return Some(ScenarioError::new(at, "invalid type: array, expected a table"));
-                }
-            }
+        let mut d = doc.clone();
+        if value_at(&mut d, &at)?.is_array() && table_belongs_at(&doc, &at) {
+            return Some(ScenarioError::new(at, "invalid type: array, expected a table"));
         }
         prefix = if prefix.is_empty() { part.to_string() } else { format!("{prefix}.{part}") };
     }

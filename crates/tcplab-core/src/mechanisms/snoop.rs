@@ -229,10 +229,10 @@ impl SnoopConn {
         self.deadline = None;
         s.local_rxmits += 1;
         s.sent = None;
-        self.stats.timeouts += 1;
+        let pkt = s.pkt;
         self.stats.local_retransmits += 1;
-        self.backoff = (self.backoff.max(1) * 2).min(64);
-        Some(s.pkt)
+        self.timer_fired();
+        Some(pkt)
     }
 
     /// The SYN's answer from the mobile: an RTT sample of the hop if the
@@ -377,10 +377,16 @@ impl SnoopConn {
             return None;
         }
         c.timer_copy |= c.local_rxmits < MAX_LOCAL_RXMIT; // a copy will go
-        self.stats.timeouts += 1;
-        self.backoff = (self.backoff.max(1) * 2).min(64);
+        self.timer_fired();
         self.exp_dupacks = self.cache.len().saturating_sub(1) as u32;
         Some(seq)
+    }
+
+    /// The local timer resends something: counted, and the next timeout
+    /// doubled (at most 64 times the estimate).
+    fn timer_fired(&mut self) {
+        self.stats.timeouts += 1;
+        self.backoff = (self.backoff.max(1) * 2).min(64);
     }
 
     fn rtt_sample(&mut self, r: Time) {

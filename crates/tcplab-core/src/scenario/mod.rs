@@ -92,20 +92,25 @@ fn names_expected(text: &str, path: &str) -> Option<ScenarioError> {
     Some(ScenarioError::new(path, format!("expected a name, {names}; got {given}")))
 }
 
-/// The value at `key` (`link[0].queue`, `node[1]`) in a JSON document.
-fn value_at<'a>(doc: &'a mut serde_json::Value, key: &str) -> Option<&'a mut serde_json::Value> {
-    let mut v = doc;
+/// The JSON pointer of `key` (`link[0].queue` -> `/link/0/queue`); scenario
+/// keys hold no `/` or `~` to escape.
+fn pointer(key: &str) -> String {
+    let mut p = String::with_capacity(key.len() + 2);
     for part in key.split('.') {
-        let (name, index) = match part.split_once('[') {
-            Some((n, i)) => (n, Some(i.strip_suffix(']')?.parse::<usize>().ok()?)),
-            None => (part, None),
-        };
-        v = v.get_mut(name)?;
+        let (name, index) = part.split_once('[').map_or((part, None), |(n, i)| (n, Some(i.trim_end_matches(']'))));
+        p.push('/');
+        p.push_str(name);
         if let Some(i) = index {
-            v = v.get_mut(i)?;
+            p.push('/');
+            p.push_str(i);
         }
     }
-    Some(v)
+    p
+}
+
+/// The value at `key` (`link[0].queue`, `node[1]`) in a JSON document.
+fn value_at<'a>(doc: &'a mut serde_json::Value, key: &str) -> Option<&'a mut serde_json::Value> {
+    doc.pointer_mut(&pointer(key))
 }
 
 /// An array where a table belongs (`[[sim]]`, `[[tcp]]`, `[[link.queue]]`):
@@ -119,8 +124,7 @@ fn table_expected(text: &str, key: &str) -> Option<ScenarioError> {
     for part in key.split('.') {
         let name = part.split_once('[').map_or(part, |(n, _)| n);
         let at = if prefix.is_empty() { name.to_string() } else { format!("{prefix}.{name}") };
-        let mut d = doc.clone();
-        if value_at(&mut d, &at)?.is_array() && table_belongs_at(&doc, &at) {
+        if doc.pointer(&pointer(&at))?.is_array() && table_belongs_at(&doc, &at) {
             return Some(ScenarioError::new(at, "invalid type: array, expected a table"));
         }
         prefix = if prefix.is_empty() { part.to_string() } else { format!("{prefix}.{part}") };
@@ -261,6 +265,33 @@ fn plain_types(msg: &str) -> String {
     m
 }
 
+/// A JSON scenario's configuration, with the second looks at serde's
+/// errors that put them in a scenario author's words (`table_expected`,
+/// `names_expected`) and the check serde itself does not make
+/// (`list_as_table`); not yet validated (`Scenario::from_cfg`).
+fn json_cfg(text: &str) -> Result<ScenarioCfg, ScenarioError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let cfg: ScenarioCfg = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let err = from_path_error(e.path().to_string(), e.into_inner());
+        if let Some(better) = table_expected(text, &err.key) {
+            return better;
+        }
+        if err.message == "expected value"
+            || err.message.starts_with("unknown name")
+            || err.message.ends_with("expected a name")
+        {
+            if let Some(better) = names_expected(text, &err.key) {
+                return better;
+            }
+        }
+        err
+    })?;
+    if let Some(e) = serde_json::from_str(text).ok().and_then(|doc| list_as_table(&doc)) {
+        return Err(e);
+    }
+    Ok(cfg)
+}
+
 impl Scenario {
     pub fn from_toml_str(text: &str) -> Result<Self, ScenarioError> {
         let de = toml::Deserializer::parse(text).map_err(|e| {
@@ -271,14 +302,14 @@ impl Scenario {
         // The same document as JSON gets the JSON path's second looks
         // (`table_expected`, `names_expected`, `list_as_table`); converted
         // only when needed (it doubles the reading of a large file).
-        let json = || toml::from_str::<toml::Value>(text).ok().and_then(|t| serde_json::to_string(&t).ok());
+        let doc = || toml::from_str::<toml::Value>(text).ok().and_then(|t| serde_json::to_value(t).ok());
         let cfg: ScenarioCfg = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let err = from_path_error(path, e.into_inner().message());
-            json().and_then(|j| Self::from_json_str(&j).err()).unwrap_or(err)
+            doc().and_then(|d| json_cfg(&d.to_string()).err()).unwrap_or(err)
         })?;
         if has_unlisted_array(text) {
-            if let Some(e) = json().and_then(|j| serde_json::from_str(&j).ok()).and_then(|doc| list_as_table(&doc)) {
+            if let Some(e) = doc().and_then(|d| list_as_table(&d)) {
                 return Err(e);
             }
         }
@@ -286,26 +317,7 @@ impl Scenario {
     }
 
     pub fn from_json_str(text: &str) -> Result<Self, ScenarioError> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let cfg: ScenarioCfg = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let err = from_path_error(e.path().to_string(), e.into_inner());
-            if let Some(better) = table_expected(text, &err.key) {
-                return better;
-            }
-            if err.message == "expected value"
-                || err.message.starts_with("unknown name")
-                || err.message.ends_with("expected a name")
-            {
-                if let Some(better) = names_expected(text, &err.key) {
-                    return better;
-                }
-            }
-            err
-        })?;
-        if let Some(e) = serde_json::from_str(text).ok().and_then(|doc| list_as_table(&doc)) {
-            return Err(e);
-        }
-        Self::from_cfg(cfg)
+        Self::from_cfg(json_cfg(text)?)
     }
 
     pub fn from_cfg(cfg: ScenarioCfg) -> Result<Self, ScenarioError> {

@@ -65,6 +65,10 @@ def dumbbell(flows: list, *, seed: int, duration: str = "60s", rate: str = "1.5M
 
 
 NR = {"transport": "newreno"}
+#: Two ECN flows each way through RED queues that mark (ecn-two-way and its
+#: twin off RED's idle-count knife edge, ecn-two-way-600).
+ECN_TWO_WAY = [{"transport": "newreno", "ecn": True}] * 2 + [{"transport": "newreno", "ecn": True, "reverse": True}] * 2
+ECN_TWO_WAY_RED = {"kind": "red", "min_th": 3, "max_th": 9, "limit": 20, "ecn": True}
 CASES = {
     # Four NewReno flows, one-way delays 1 to 60 ms on the access links.
     "rtts": dict(flows=[NR] * 4, access_ms=[1, 10, 30, 60], queue={"kind": "droptail", "limit": 10}),
@@ -82,19 +86,14 @@ CASES = {
                     queue={"kind": "red", "min_th": 5, "max_th": 15, "limit": 50, "ecn": True}),
     # ECN both ways: data and ECN-echoing ACKs share both RED queues (ECT
     # and CWR on retransmissions matter here: `ect_retransmits`).
-    "ecn-two-way": dict(flows=[{"transport": "newreno", "ecn": True}] * 2
-                        + [{"transport": "newreno", "ecn": True, "reverse": True}] * 2,
-                        queue={"kind": "red", "min_th": 3, "max_th": 9, "limit": 20, "ecn": True}),
+    "ecn-two-way": dict(flows=ECN_TWO_WAY, queue=ECN_TWO_WAY_RED),
     # The same off RED's knife edge: with mean_pktsize 500 an ACK stream
     # clocked by 1040-byte data leaves the link idle for exactly 1000
     # bytes' time, two "mean packets", and RED's idle count int(ptc x idle)
     # is an exact integer that ns-2's floating point rounds to 1 or 2 by
     # noise (docs/validation.md, "ECN"); 600 keeps every such count away
     # from an integer.
-    "ecn-two-way-600": dict(flows=[{"transport": "newreno", "ecn": True}] * 2
-                            + [{"transport": "newreno", "ecn": True, "reverse": True}] * 2,
-                            queue={"kind": "red", "min_th": 3, "max_th": 9, "limit": 20, "ecn": True,
-                                   "mean_pktsize": 600}),
+    "ecn-two-way-600": dict(flows=ECN_TWO_WAY, queue={**ECN_TWO_WAY_RED, "mean_pktsize": 600}),
     # RED with ECN at max_p 0.5 and gentle off: an early drop of an ECT
     # packet is a mark only while p_b < mark_p (0.1), ns-2.35's rule.
     "ecn-maxp05": dict(flows=[{"transport": "newreno", "ecn": True}] * 6,

@@ -759,6 +759,12 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(t) = o.newreno_timer {
         c.slow_but_steady = t == NewRenoTimer::SlowButSteady;
     }
+    if let Some(v) = o.partial_window_deflation {
+        c.partial_window_deflation = v;
+    }
+    if let Some(v) = o.precision_reduce {
+        c.precision_reduce = v;
+    }
     if let Some(d) = o.dupthresh {
         c.dupthresh = d;
     }

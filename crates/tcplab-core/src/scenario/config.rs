@@ -964,6 +964,13 @@ pub struct TcpOptions {
     /// NewReno timer on partial ACKs: "impatient" (restart on the first only)
     /// or "slow-but-steady" (restart on each), RFC 6582 section 4.
     pub newreno_timer: Option<NewRenoTimer>,
+    /// NewReno's partial ACK deflates the inflated window by the amount
+    /// acknowledged (RFC 6582, ns-2's partial_window_deflation_ 1) or drops
+    /// all the inflation (ns-2's partial_window_deflation_ 0).
+    pub partial_window_deflation: Option<bool>,
+    /// ns-2's precisionReduce_: the halved cwnd is half of the fractional
+    /// window (true) or of its whole segments, rounded down (false).
+    pub precision_reduce: Option<bool>,
     /// Loss response: "cwnd" (ns-2: ssthresh = min(cwnd, rwnd) / 2 in whole
     /// segments) or "flight" (RFC 5681: max(FlightSize / 2, 2 SMSS)).
     pub loss_window: Option<LossWindow>,
@@ -1117,6 +1124,8 @@ impl TcpOptions {
             limited_transmit: self.limited_transmit.or(base.limited_transmit),
             newreno: self.newreno.or(base.newreno),
             newreno_timer: self.newreno_timer.or(base.newreno_timer),
+            partial_window_deflation: self.partial_window_deflation.or(base.partial_window_deflation),
+            precision_reduce: self.precision_reduce.or(base.precision_reduce),
             loss_window: self.loss_window.or(base.loss_window),
             ecn_hold: self.ecn_hold.or(base.ecn_hold),
             reno_careful: self.reno_careful.or(base.reno_careful),

@@ -23,6 +23,8 @@ pub struct CcState {
     pub hold: bool,
     /// A halved cwnd may fall below one segment (`Ns2Rules::cwnd_below_one`).
     pub below_one: bool,
+    /// The halving keeps the fraction of a segment (`TcpConfig::precision_reduce`).
+    pub precise_half: bool,
 }
 
 impl CcState {
@@ -61,7 +63,13 @@ impl CcState {
     /// (at least one segment). In bytes, with the fraction of a byte.
     pub fn halved_cwnd(&self, flight: u64) -> f64 {
         if self.loss_from_cwnd {
-            let half = (self.cwnd as f64 + self.ca_frac).min(self.rwnd as f64) / 2.0;
+            let half = if self.precise_half {
+                (self.cwnd as f64 + self.ca_frac).min(self.rwnd as f64) / 2.0
+            } else {
+                // ns-2 without precisionReduce_: int(window() / 2), window()
+                // being min(cwnd_, wnd_) in whole segments.
+                ((self.cwnd.min(self.rwnd) / self.mss / 2) * self.mss) as f64
+            };
             if self.below_one {
                 half
             } else {
@@ -238,7 +246,9 @@ pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn Congestion
     match v {
         Variant::Tahoe => Box::new(super::tahoe::Tahoe::new(cfg.rules.tahoe_timeout_dupacks)),
         Variant::Reno => Box::new(super::reno::Reno::new(cfg.rules)),
-        Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg.slow_but_steady, cfg.rules)),
+        Variant::NewReno => {
+            Box::new(super::newreno::NewReno::new(cfg.slow_but_steady, cfg.partial_window_deflation, cfg.rules))
+        }
         Variant::Vegas => Box::new(super::vegas::Vegas::new(
             cfg.vegas,
             cfg.rules.ns2_vegas,

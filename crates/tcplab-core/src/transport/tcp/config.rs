@@ -251,6 +251,16 @@ pub struct TcpConfig {
     /// ("Slow-but-Steady", RFC 6582 4) instead of only the first
     /// ("Impatient", the RFC's recommendation and ns-2.35's newreno_changes1_ 1).
     pub slow_but_steady: bool,
+    /// NewReno's partial ACK takes back only the inflation it acknowledged
+    /// (RFC 6582 3.2 step 5, ns-2's partial_window_deflation_ 1, the
+    /// default everywhere); false: all of it, back to the halved window
+    /// (ns-2's partial_window_deflation_ 0, which its test suites set).
+    pub partial_window_deflation: bool,
+    /// ns-2's precisionReduce_ (true in ns-2.35, and everywhere here): a
+    /// halving under `loss_window = "cwnd"` leaves cwnd at exactly half of
+    /// min(cwnd, rwnd); false: half of its whole segments, rounded down to
+    /// whole segments (ns-2 before 2006, and its test suites).
+    pub precision_reduce: bool,
     /// Open with a SYN as ns-2's one-way TCP does (syn_ and delay_growth_,
     /// both on there by default): a 40-byte SYN that the receiver
     /// acknowledges at once, data only after that ACK, cwnd one segment
@@ -311,6 +321,8 @@ impl TcpConfig {
                 sack: false,
                 timestamps: false,
                 slow_but_steady: false,
+                partial_window_deflation: true,
+                precision_reduce: true,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,
@@ -339,6 +351,8 @@ impl TcpConfig {
                 sack: true,
                 timestamps: true,
                 slow_but_steady: false,
+                partial_window_deflation: true,
+                precision_reduce: true,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,

@@ -28,11 +28,19 @@ pub struct NewReno {
     /// ns-2's dupwnd_: the part of cwnd that is inflation (bytes).
     dupwnd: u64,
     exit_growth: bool,
+    /// A partial ACK takes back all the inflation (ns-2's
+    /// partial_window_deflation_ 0; `TcpConfig::partial_window_deflation`).
+    whole_deflation: bool,
 }
 
 impl NewReno {
-    pub fn new(slow_but_steady: bool, rules: Ns2Rules) -> Self {
-        NewReno { slow_but_steady, exit_growth: rules.ns2_recovery_exit, ..Default::default() }
+    pub fn new(slow_but_steady: bool, partial_deflation: bool, rules: Ns2Rules) -> Self {
+        NewReno {
+            slow_but_steady,
+            whole_deflation: !partial_deflation,
+            exit_growth: rules.ns2_recovery_exit,
+            ..Default::default()
+        }
     }
 }
 
@@ -57,6 +65,16 @@ impl CongestionControl for NewReno {
             }
             return AckResponse::NORMAL;
         }
+        let first = !self.partial_seen;
+        self.partial_seen = true;
+        let response = AckResponse { retransmit_head: true, restart_timer: first || self.slow_but_steady };
+        if self.whole_deflation {
+            // ns-2 with partial_window_deflation_ 0: dupwnd_ = 0, the window
+            // back to cwnd_ (further duplicates inflate it again).
+            w.set_cwnd((w.cwnd_f() - self.dupwnd as f64).max(w.mss as f64));
+            self.dupwnd = 0;
+            return response;
+        }
         // Partial ACK: deflate by the amount acknowledged, add one segment
         // back (ns-2's partial_window_deflation_ takes it from dupwnd_
         // first, then from cwnd_).
@@ -66,9 +84,7 @@ impl CongestionControl for NewReno {
         }
         w.cwnd = w.cwnd.max(w.mss);
         self.dupwnd = if self.dupwnd > a.acked { self.dupwnd - a.acked + w.mss } else { w.mss };
-        let first = !self.partial_seen;
-        self.partial_seen = true;
-        AckResponse { retransmit_head: true, restart_timer: first || self.slow_but_steady }
+        response
     }
 
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {

@@ -684,3 +684,51 @@ fn timeout_after_an_ecn_cut_keeps_ssthresh_past_the_cuts_window() {
         assert_eq!(s.w.ssthresh == ssthresh, keeps, "{rules:?}: {} -> {}", ssthresh, s.w.ssthresh);
     }
 }
+
+/// `precision_reduce`: a fast retransmit at cwnd 11 segments. ns-2.35
+/// (precisionReduce_ true) halves to cwnd_ 5.5; its older rule, which its
+/// test suites still set, to int(11 / 2) = 5. ssthresh is 5 either way.
+#[test]
+fn precision_reduce_rule() {
+    for (precise, cwnd) in [(true, 5500), (false, 5000)] {
+        let mut c = cfg(Ns2Rules::ns2(), 11);
+        c.precision_reduce = precise;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        drain(&mut s, 0);
+        for _ in 0..3 {
+            ack(&mut s, MS, 0);
+        }
+        assert_eq!(s.w.ssthresh, 5 * MSS);
+        assert_eq!(s.w.cwnd, cwnd + 3 * MSS, "precision_reduce {precise}: cwnd_ inflated by 3");
+    }
+}
+
+/// `partial_window_deflation`, on `newreno_two_losses`' recovery up to its
+/// partial ACK (nine segments): halved to 5, inflated by 3 + 4 duplicates
+/// to 12. RFC 6582 (ns-2's partial_window_deflation_ 1) takes back the
+/// nine acknowledged and adds one: 4 segments, the hole 9 and then 12.
+/// ns-2's partial_window_deflation_ 0 drops the inflation (7): 5
+/// segments, so 13 goes too.
+#[test]
+fn partial_window_deflation_rule() {
+    for (partial, sends) in [(true, vec![(9, true), (12, false)]), (false, vec![(9, true), (12, false), (13, false)])] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.partial_window_deflation = partial;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+        s.app_write(None);
+        let seqs = |v: Vec<Segment>| v.iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>();
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let mut dups = Vec::new();
+        for _ in 0..7 {
+            dups.extend(seqs(ack(&mut s, 100 * MS, 0)));
+        }
+        assert_eq!(dups, vec![(0, true), (10, false), (11, false)]);
+        assert_eq!(seqs(ack(&mut s, 200 * MS, 9 * MSS)), sends, "partial_window_deflation {partial}");
+        assert!(s.in_recovery());
+        // Later duplicates inflate the window again in both.
+        let before = s.w.cwnd;
+        ack(&mut s, 210 * MS, 9 * MSS);
+        assert_eq!(s.w.cwnd, before + MSS);
+    }
+}

@@ -194,6 +194,7 @@ impl TcpSender {
             loss_from_cwnd: cfg.rules.loss_window_from_cwnd,
             hold: false,
             below_one: cfg.rules.cwnd_below_one,
+            precise_half: cfg.precision_reduce,
         };
         let syn = cfg.syn;
         let vegas = cc.name() == "vegas";

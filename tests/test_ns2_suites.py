@@ -1,0 +1,25 @@
+"""tcplab against the golden outputs of ns-2.35's own test suites
+(validation/ns2_suites.py): every enqueue, dequeue and drop of the traced
+link, data and ACKs, at ns-2's printed precision. Needs the package
+ns2-examples (scripts/install-peers.sh), not ns-2 itself."""
+import pytest
+
+from validation import ns2_suites
+
+pytestmark = pytest.mark.skipif(not ns2_suites.available(), reason="ns2-examples is not installed")
+
+
+@pytest.mark.parametrize("test", list(ns2_suites.SUITE_OF))
+def test_identical_to_ns2s_golden_output(test):
+    for c in ns2_suites.run_test(test):
+        assert c.first is None, f"{test} {c.series}: {c.tcplab} points against {c.golden}, first difference {c.first}"
+
+
+def test_the_comparison_sees_a_rule():
+    """The golden files tell the suite's rules apart: with ns-2.35's default
+    halving (precisionReduce_ true) in place of the suite's, Reno's
+    one-drop test parts from ns-2's at its recovery."""
+    sc, tr = ns2_suites.tcpvariants("onedrop_reno")
+    sc["flow"][0]["tcp"]["precision_reduce"] = True
+    cmp = ns2_suites.compare(ns2_suites.golden("tcpVariants", "onedrop_reno"), ns2_suites.tcplab_points(sc, tr))
+    assert any(c.first is not None for c in cmp)

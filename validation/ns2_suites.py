@@ -1,0 +1,309 @@
+"""tcplab against the golden outputs of ns-2.35's own validation suites.
+
+ns-2 ships, with each test suite (package ns2-examples, tcl/test/), the
+output every test gave when it was recorded: an xgraph file of the traced
+bottleneck link, one point per packet event. Each enqueue ('+') and each
+dequeue ('-') of a data packet is a point in the series "packets", each
+drop one in "drops", the ACKs of the reverse direction the same in "acks";
+a point is (time, fid + (packet number mod wrap) x 0.01), drawn by ns-2's
+raw2xg from its trace. This script builds each test's scenario in tcplab,
+draws the same points from tcplab's captures and trace, and compares them
+point by point.
+
+    python validation/ns2_suites.py                 # every test, a line each
+    python validation/ns2_suites.py onedrop_reno -v # one test, its differences
+
+The golden files are ns-2's, read where the package puts them; ns-2 itself
+is not run. tests/test_ns2_suites.py holds tcplab to them.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import struct
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import tcplab  # noqa: E402
+
+SUITES = Path("/usr/share/doc/ns2/examples/tcl/test")
+
+
+def available() -> bool:
+    return SUITES.is_dir()
+
+
+# ---- the golden side -------------------------------------------------------
+
+def golden(suite: str, test: str) -> dict[str, list[tuple[float, float]]]:
+    """The points of each series of a golden file, series of the same name
+    merged (raw2xg runs once per link direction), drops each once (raw2xg
+    repeats the first four so that xgraph marks a lone point)."""
+    text = gzip.decompress((SUITES / f"test-output-{suite}" / f"{test}.gz").read_bytes()).decode()
+    series: dict[str, list[tuple[float, float]]] = {}
+    name = None
+    for line in text.splitlines():
+        if line.startswith('"'):
+            name = line[1:].strip()
+            series.setdefault(name, [])
+        elif name and line.strip() and line[0] in "0123456789":
+            x, y = line.split()[:2]
+            series[name].append((float(x), float(y)))
+    if "drops" in series:
+        series["drops"] = sorted(set(series["drops"]))
+    return series
+
+
+# ---- the tcplab side -------------------------------------------------------
+
+@dataclass
+class Packet:
+    """One IPv4/TCP record of a capture."""
+    t: float
+    src: int  # node number (10.x.y.z is node n + 1)
+    dst: int
+    seq: int
+    ack: int
+    flags: int
+    ecn: int  # the IP header's two ECN bits
+    length: int  # IP length
+
+
+def read_pcap(data: bytes) -> list[Packet]:
+    """The records of a tcplab link or node capture (libpcap, link type RAW,
+    nanosecond stamps, headers only)."""
+    out, off = [], 24
+    while off < len(data):
+        sec, nsec, incl, orig = struct.unpack("<IIII", data[off:off + 16])
+        ip = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        if ip[9] != 6:
+            continue
+        ihl = (ip[0] & 0x0F) * 4
+        seq, ack = struct.unpack(">II", ip[ihl + 4:ihl + 12])
+        out.append(Packet(sec + nsec * 1e-9, int.from_bytes(ip[12:16], "big") - (10 << 24) - 1,
+                          int.from_bytes(ip[16:20], "big") - (10 << 24) - 1, seq, ack, ip[ihl + 13],
+                          ip[1] & 3, orig))
+    return out
+
+
+SYN, ACK_FLAG = 0x02, 0x10
+
+
+@dataclass
+class Traced:
+    """How a suite's test maps onto a tcplab run: the traced link (its index
+    in the scenario's links and the node it leaves), the flows' ns-2 fids,
+    the wrap of the plot and the packet size (payload)."""
+    link: int
+    near: str
+    far: str
+    fids: dict[str, int]
+    wrap: int = 90
+    mss: int = 1000
+    nodes: list[str] = field(default_factory=list)
+
+
+def y_of(fid: int, number: int, wrap: int) -> float:
+    return round(fid + (number % wrap) * 0.01, 6)
+
+
+def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
+    """The golden file's series drawn from a tcplab run of `sc`: "packets"
+    (data enqueued at and sent from `near` towards `far`), "acks" (the ACKs
+    of the reverse direction, enqueued and sent) and "drops" (data lost
+    before or in the traced queue)."""
+    sc = dict(sc, output=dict(sc.get("output", {}), trace=True))
+    sc["pcap"] = [{"link": tr.link, "direction": "forward", "name": "fwd"},
+                  {"link": tr.link, "direction": "reverse", "name": "rev"},
+                  {"node": tr.near, "name": "near"}, {"node": tr.far, "name": "far"}]
+    res = tcplab.run(sc)
+    names = [n["name"] for n in sc["node"]]
+    near, far = names.index(tr.near), names.index(tr.far)
+    link = sc["link"][tr.link]
+    forward = link["between"] == [tr.near, tr.far]
+    flows = {f["name"]: f for f in sc["flow"]}
+    ends = {(names.index(f["from"]), names.index(f["to"])): f["name"] for f in sc["flow"]}
+
+    def data_number(p: Packet) -> int:
+        # Captures number the SYN 0 and the data from 1 (docs/scenarios.md).
+        return 0 if p.flags & SYN and not p.flags & ACK_FLAG else (p.seq - 1) // tr.mss + 1
+
+    def ack_number(p: Packet) -> int:
+        return (p.ack - 1) // tr.mss
+
+    def is_data(p: Packet) -> bool:
+        return (p.src, p.dst) in ends and (p.length > 40 or p.flags & SYN)
+
+    def fid(p: Packet, data: bool) -> int:
+        key = (p.src, p.dst) if data else (p.dst, p.src)
+        return tr.fids[ends[key]]
+
+    pk = {"fwd" if forward else "rev": "out_data", "rev" if forward else "fwd": "out_acks"}
+    packets, acks, drops = [], [], []
+    for cap, role in pk.items():
+        for p in read_pcap(res.pcaps[cap]):
+            if role == "out_data" and is_data(p):
+                packets.append((p.t, y_of(fid(p, True), data_number(p), tr.wrap)))
+            elif role == "out_acks" and (p.dst, p.src) in ends and not is_data(p):
+                acks.append((p.t, y_of(fid(p, False), ack_number(p), tr.wrap)))
+    # Enqueues: a data packet at `near` going on to `far` (a node capture
+    # records a forwarded packet when it arrives), an ACK leaving `far`.
+    for p in read_pcap(res.pcaps["near"]):
+        if is_data(p) and p.dst != near and _via(sc, names, near, p.dst) == far:
+            packets.append((p.t, y_of(fid(p, True), data_number(p), tr.wrap)))
+    for p in read_pcap(res.pcaps["far"]):
+        if (p.dst, p.src) in ends and not is_data(p) and p.src == far:
+            acks.append((p.t, y_of(fid(p, False), ack_number(p), tr.wrap)))
+    t = res.trace
+    for r in t[t["kind"] == "drop"].itertuples():
+        f = flows[r.flow]
+        n = r.seq // tr.mss + 1 if r.len > 0 else 0
+        drops.append((float(r.time_s), y_of(tr.fids[r.flow], n, tr.wrap)))
+        del f
+    return {"packets": sorted(packets), "acks": sorted(acks), "drops": sorted(set(drops))}
+
+
+def _via(sc: dict, names: list, node: int, dst: int) -> int | None:
+    """The neighbour of `node` on the way to `dst` in a tree of links (the
+    suites' topologies): the neighbour whose side of the link holds `dst`."""
+    adj: dict[int, list[int]] = {}
+    for link in sc["link"]:
+        a, b = (names.index(x) for x in link["between"])
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    for nb in adj.get(node, []):
+        seen, todo = {node, nb}, [nb]
+        while todo:
+            n = todo.pop()
+            if n == dst:
+                return nb
+            for m in adj.get(n, []):
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+    return None
+
+
+# ---- comparing -------------------------------------------------------------
+
+def tolerance(t: float) -> float:
+    """ns-2's trace prints six significant digits: one unit of the last."""
+    digits = 6 - len(str(int(t)))
+    return 10.0 ** -digits * 1.01
+
+
+@dataclass
+class Comparison:
+    series: str
+    golden: int
+    tcplab: int
+    first: tuple | None  # (index, golden point, tcplab point) of the first difference
+
+
+def compare(gold: dict, ours: dict, series=("packets", "acks", "drops")) -> list[Comparison]:
+    out = []
+    for s in series:
+        g = sorted((t, y) for t, y in gold.get(s, []) if not (t == 0 and y == 1))  # raw2xg's padding point
+        o = sorted(ours.get(s, []))
+        first = None
+        for i, (a, b) in enumerate(zip(g, o)):
+            if abs(a[1] - b[1]) > 1e-6 or abs(a[0] - b[0]) > tolerance(a[0]):
+                first = (i, a, b)
+                break
+        if first is None and len(g) != len(o):
+            i = min(len(g), len(o))
+            first = (i, g[i] if i < len(g) else None, o[i] if i < len(o) else None)
+        out.append(Comparison(s, len(g), len(o), first))
+    return out
+
+
+# ---- test-suite-tcpVariants ------------------------------------------------
+
+# The drop lists of the suite's tests (ErrorModel/List on r1 -> k1, counted
+# from 0 over the link's packets, the SYN being packet 0).
+TCPVARIANTS_DROPS = {
+    "onedrop": [14], "twodrops": [14, 28], "threedrops": [14, 26, 28], "fourdrops": [14, 24, 26, 28],
+    "multiple": [11, 12, 13, 14, 16, 17, 18, 19], "multiple2": [11, 12, 13, 14, 16],
+}
+TCPVARIANTS_AGENTS = {"tahoe": "tahoe", "reno": "reno", "newreno": "newreno", "sack": "sack"}
+
+
+def tcpvariants(test: str) -> tuple[dict, Traced]:
+    """test-suite-tcpVariants.tcl: net4 (s1, s2 -> r1 at 8 Mbit/s, 0 ms;
+    r1 - k1 800 kbit/s, 100 ms, 8-packet DropTail queues), one connection
+    s1 -> k1 from 1 s with window 28, the drop list on r1 -> k1, 6 s; the
+    suite's globals: minrto_ 1, rtxcur_init_ 6, singledup_ 0 (1 in the
+    `_SA` tests), precisionReduce_ false, NewReno's newreno_changes1_ 0 and
+    partial_window_deflation_ 0."""
+    parts = test.split("_")
+    drops, variant = TCPVARIANTS_DROPS[parts[0]], parts[-1]
+    limited = "SA" in parts
+    tcp = {"min_rto": "1s", "initial_rto": "6s", "limited_transmit": limited, "precision_reduce": False}
+    if variant == "newreno":
+        tcp |= {"newreno_timer": "slow-but-steady", "partial_window_deflation": False}
+    sc = {
+        "sim": {"duration": "6s", "tcp_profile": "ns2"},
+        "node": [{"name": n} for n in ("s1", "s2", "r1", "k1")],
+        "link": [
+            {"between": ["s1", "r1"], "rate": "8Mbps", "delay": "0ms",
+             # ns-2's error module sits at the head of r1 -> k1, before its
+             # queue: a packet it drops has crossed s1 -> r1 and is never
+             # queued. tcplab decides a link's losses at its far end, so the
+             # same list on s1 -> r1 (which carries only this flow's data)
+             # drops the same packets at the same instants.
+             "error": {"kind": "pattern", "drop": [d + 1 for d in drops], "direction": "forward"}},
+            {"between": ["s2", "r1"], "rate": "8Mbps", "delay": "0ms"},
+            {"between": ["r1", "k1"], "rate": "800kbps", "delay": "100ms",
+             "queue": {"kind": "droptail", "limit": 8}},
+        ],
+        "flow": [{"name": "f1", "from": "s1", "to": "k1", "transport": TCPVARIANTS_AGENTS[variant],
+                  "packet_size": 1000, "window": 28, "app": {"kind": "bulk", "start": "1s"}, "tcp": tcp}],
+    }
+    return sc, Traced(link=2, near="r1", far="k1", fids={"f1": 1})
+
+
+TCPVARIANTS_TESTS = [f"{d}{sa}_{v}" for d in TCPVARIANTS_DROPS for sa in ("", "_SA") for v in TCPVARIANTS_AGENTS]
+
+SUITE_OF = {t: ("tcpVariants", tcpvariants) for t in TCPVARIANTS_TESTS}
+
+
+def run_test(test: str) -> list[Comparison]:
+    suite, build = SUITE_OF[test]
+    sc, tr = build(test)
+    return compare(golden(suite, test), tcplab_points(sc, tr))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("tests", nargs="*", help="tests to run (default: all)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print each series' first difference")
+    a = ap.parse_args()
+    if not available():
+        print("ns-2's test suites are not installed (apt-get install ns2-examples)", file=sys.stderr)
+        return 1
+    unknown = [t for t in a.tests if t not in SUITE_OF]
+    if unknown:
+        print(f"unknown test {unknown[0]!r}; known: {', '.join(SUITE_OF)}", file=sys.stderr)
+        return 2
+    same = 0
+    for test in a.tests or list(SUITE_OF):
+        cmp = run_test(test)
+        ok = all(c.first is None for c in cmp)
+        same += ok
+        counts = "  ".join(f"{c.series} {c.tcplab}/{c.golden}" for c in cmp)
+        print(f"{test:<24} {'identical' if ok else 'DIFFERS  '}  {counts}")
+        if a.verbose or not ok:
+            for c in cmp:
+                if c.first:
+                    i, g, o = c.first
+                    print(f"    {c.series}: first difference at point {i}: ns-2 {g}, tcplab {o}")
+    print(f"{same} of {len(a.tests or SUITE_OF)} identical")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

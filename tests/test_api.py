@@ -227,3 +227,22 @@ def test_summary_has_the_keys_of_summary_json(tmp_path, small_scenario):
     assert res.summary["tcplab_version"] == tcplab.__version__ and "scenario" not in res.summary
     res.write(tmp_path / "dict")
     assert json.loads((tmp_path / "dict" / "summary.json").read_text()) == res.summary
+
+
+def test_a_given_clock_phase_takes_the_seed_out_of_a_deterministic_run():
+    """`tcp.clock_phase` (ns-2's boot_time_) replaces the per-flow draw: a
+    run with losses only from a fixed list then does not depend on the
+    seed; without it the seed moves the RTO tick phase and, here, the
+    timeouts' times."""
+    def sc(seed, phase=None):
+        tcp = {"min_rto": "100ms"} | ({"clock_phase": phase} if phase else {})
+        return {"sim": {"duration": "20s", "seed": seed, "tcp_profile": "ns2"},
+                "node": [{"name": "a"}, {"name": "b"}],
+                "link": [{"between": ["a", "b"], "rate": "1Mbps", "delay": "50ms",
+                          "error": {"kind": "pattern", "drop": list(range(20, 200, 9))}}],
+                "flow": [{"from": "a", "to": "b", "transport": "reno", "app": {"kind": "bulk"}, "tcp": tcp}],
+                "output": {"trace": True}}
+    fixed = {tcplab.run(sc(s, "3ms")).trace.to_csv() for s in range(1, 6)}
+    assert len(fixed) == 1
+    drawn = {tcplab.run(sc(s)).trace.to_csv() for s in range(1, 6)}
+    assert len(drawn) == 5

@@ -124,6 +124,11 @@ CASES = {
                        "wireless.mobility.speed: must be [min, max] in m/s, got 1 value"),
     "thinning": (wired(extra="[tcp]\nthinning_thresholds = [1, 2, 3, 4]\n"),
                  "tcp.thinning_thresholds: must be [d2, d3, d4], three segment numbers, got 4 values"),
+    # a tick phase of a whole tick or more, set globally or per flow
+    "clock_phase_tick": (wired(extra='[tcp]\nclock_phase = "10ms"\n'),
+                         "tcp.clock_phase: must be below the tick (granularity 0.01 s) for flow[0], got 0.01 s"),
+    "clock_phase_flow": (wired(flow='tcp = { clock_phase = "2ms", granularity = "1ms" }'),
+                         "flow[0].tcp.clock_phase: must be below the tick (granularity 0.001 s) for flow[0], got 0.002 s"),
     # plain types, for comparison (already so before)
     "limit_string": (wired(link='queue = { kind = "droptail", limit = "ten" }'),
                      'link[0].queue.limit: invalid type: string "ten", expected a whole number >= 0'),

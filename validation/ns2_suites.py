@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import math
 import struct
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,23 +39,36 @@ def available() -> bool:
 
 # ---- the golden side -------------------------------------------------------
 
+#: Series that raw2xg prints as their first four points and then all of
+#: them (so that xgraph marks a lone point).
+REPEATED = ("drops", "ecn_packets", "cong_act_packets")
+
+
 def golden(suite: str, test: str) -> dict[str, list[tuple[float, float]]]:
     """The points of each series of a golden file, series of the same name
-    merged (raw2xg runs once per link direction), drops each once (raw2xg
-    repeats the first four so that xgraph marks a lone point)."""
+    merged (raw2xg runs once per link direction), the repeated first points
+    of `REPEATED` series taken off."""
     text = gzip.decompress((SUITES / f"test-output-{suite}" / f"{test}.gz").read_bytes()).decode()
     series: dict[str, list[tuple[float, float]]] = {}
     name = None
     for line in text.splitlines():
         if line.startswith('"'):
             name = line[1:].strip()
-            series.setdefault(name, [])
+            series.setdefault(name, []).append([])
         elif name and line.strip() and line[0] in "0123456789":
             x, y = line.split()[:2]
-            series[name].append((float(x), float(y)))
-    if "drops" in series:
-        series["drops"] = sorted(set(series["drops"]))
-    return series
+            series[name][-1].append((float(x), float(y)))
+    out = {}
+    for name, runs in series.items():
+        points = []
+        for run in runs:
+            if name in REPEATED:
+                # k points print as min(k, 4) + k.
+                k = len(run) // 2 if len(run) <= 8 else len(run) - 4
+                run = run[len(run) - k:]
+            points += run
+        out[name] = points
+    return out
 
 
 # ---- the tcplab side -------------------------------------------------------
@@ -90,7 +104,7 @@ def read_pcap(data: bytes) -> list[Packet]:
     return out
 
 
-SYN, ACK_FLAG = 0x02, 0x10
+SYN, ACK_FLAG, CWR = 0x02, 0x10, 0x80
 
 
 @dataclass
@@ -104,7 +118,8 @@ class Traced:
     fids: dict[str, int]
     wrap: int = 90
     mss: int = 1000
-    nodes: list[str] = field(default_factory=list)
+    #: whether the golden draws the reverse direction's ACKs
+    acks: bool = True
 
 
 def y_of(fid: int, number: int, wrap: int) -> float:
@@ -113,9 +128,12 @@ def y_of(fid: int, number: int, wrap: int) -> float:
 
 def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
     """The golden file's series drawn from a tcplab run of `sc`: "packets"
-    (data enqueued at and sent from `near` towards `far`), "acks" (the ACKs
-    of the reverse direction, enqueued and sent) and "drops" (data lost
-    before or in the traced queue)."""
+    (data enqueued at and sent from `near` towards `far`, those carrying a
+    CE mark in "ecn_packets" instead, those carrying CWR also in
+    "cong_act_packets"), "acks" (the ACKs of the reverse direction,
+    enqueued and sent) and "drops" (data lost before or in the traced
+    queue). raw2xg's flags: E = CE (ns-2's ecn_to_echo_), A = CWR
+    (cong_action_)."""
     sc = dict(sc, output=dict(sc.get("output", {}), trace=True))
     sc["pcap"] = [{"link": tr.link, "direction": "forward", "name": "fwd"},
                   {"link": tr.link, "direction": "reverse", "name": "rev"},
@@ -123,48 +141,50 @@ def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
     res = tcplab.run(sc)
     names = [n["name"] for n in sc["node"]]
     near, far = names.index(tr.near), names.index(tr.far)
-    link = sc["link"][tr.link]
-    forward = link["between"] == [tr.near, tr.far]
-    flows = {f["name"]: f for f in sc["flow"]}
+    forward = sc["link"][tr.link]["between"] == [tr.near, tr.far]
     ends = {(names.index(f["from"]), names.index(f["to"])): f["name"] for f in sc["flow"]}
 
-    def data_number(p: Packet) -> int:
-        # Captures number the SYN 0 and the data from 1 (docs/scenarios.md).
-        return 0 if p.flags & SYN and not p.flags & ACK_FLAG else (p.seq - 1) // tr.mss + 1
-
-    def ack_number(p: Packet) -> int:
-        return (p.ack - 1) // tr.mss
-
     def is_data(p: Packet) -> bool:
-        return (p.src, p.dst) in ends and (p.length > 40 or p.flags & SYN)
+        return (p.src, p.dst) in ends and (p.length > 40 or bool(p.flags & SYN))
 
-    def fid(p: Packet, data: bool) -> int:
-        key = (p.src, p.dst) if data else (p.dst, p.src)
-        return tr.fids[ends[key]]
+    def is_ack(p: Packet) -> bool:
+        return (p.dst, p.src) in ends and not is_data(p)
 
-    pk = {"fwd" if forward else "rev": "out_data", "rev" if forward else "fwd": "out_acks"}
-    packets, acks, drops = [], [], []
-    for cap, role in pk.items():
-        for p in read_pcap(res.pcaps[cap]):
-            if role == "out_data" and is_data(p):
-                packets.append((p.t, y_of(fid(p, True), data_number(p), tr.wrap)))
-            elif role == "out_acks" and (p.dst, p.src) in ends and not is_data(p):
-                acks.append((p.t, y_of(fid(p, False), ack_number(p), tr.wrap)))
+    out: dict[str, list] = {k: [] for k in ("packets", "ecn_packets", "cong_act_packets", "acks", "drops")}
+
+    def data_point(p: Packet) -> None:
+        # Captures number the SYN 0 and the data from 1 (docs/scenarios.md).
+        n = 0 if p.flags & SYN and not p.flags & ACK_FLAG else (p.seq - 1) // tr.mss + 1
+        pt = (p.t, y_of(tr.fids[ends[(p.src, p.dst)]], n, tr.wrap))
+        out["ecn_packets" if p.ecn == 3 else "packets"].append(pt)
+        if p.flags & CWR:
+            out["cong_act_packets"].append(pt)
+
+    def ack_point(p: Packet) -> None:
+        if tr.acks:
+            out["acks"].append((p.t, y_of(tr.fids[ends[(p.dst, p.src)]], (p.ack - 1) // tr.mss, tr.wrap)))
+
+    # Dequeues: what goes on the wire in each direction.
+    for p in read_pcap(res.pcaps["fwd" if forward else "rev"]):
+        if is_data(p):
+            data_point(p)
+    for p in read_pcap(res.pcaps["rev" if forward else "fwd"]):
+        if is_ack(p):
+            ack_point(p)
     # Enqueues: a data packet at `near` going on to `far` (a node capture
     # records a forwarded packet when it arrives), an ACK leaving `far`.
     for p in read_pcap(res.pcaps["near"]):
         if is_data(p) and p.dst != near and _via(sc, names, near, p.dst) == far:
-            packets.append((p.t, y_of(fid(p, True), data_number(p), tr.wrap)))
+            data_point(p)
     for p in read_pcap(res.pcaps["far"]):
-        if (p.dst, p.src) in ends and not is_data(p) and p.src == far:
-            acks.append((p.t, y_of(fid(p, False), ack_number(p), tr.wrap)))
+        if is_ack(p) and p.src == far:
+            ack_point(p)
     t = res.trace
     for r in t[t["kind"] == "drop"].itertuples():
-        f = flows[r.flow]
         n = r.seq // tr.mss + 1 if r.len > 0 else 0
-        drops.append((float(r.time_s), y_of(tr.fids[r.flow], n, tr.wrap)))
-        del f
-    return {"packets": sorted(packets), "acks": sorted(acks), "drops": sorted(set(drops))}
+        out["drops"].append((float(r.time_s), y_of(tr.fids[r.flow], n, tr.wrap)))
+    out["drops"] = sorted(set(out["drops"]))
+    return {k: sorted(v) for k, v in out.items()}
 
 
 def _via(sc: dict, names: list, node: int, dst: int) -> int | None:
@@ -204,10 +224,18 @@ class Comparison:
     first: tuple | None  # (index, golden point, tcplab point) of the first difference
 
 
-def compare(gold: dict, ours: dict, series=("packets", "acks", "drops")) -> list[Comparison]:
+#: The series compared: raw2xg's, without its padding ("skip-1" ...).
+SERIES = ("packets", "ecn_packets", "cong_act_packets", "acks", "drops")
+
+
+def compare(gold: dict, ours: dict) -> list[Comparison]:
+    """Each series the golden file has (the ones raw2xg was asked for),
+    point by point in time order."""
     out = []
-    for s in series:
-        g = sorted((t, y) for t, y in gold.get(s, []) if not (t == 0 and y == 1))  # raw2xg's padding point
+    for s in SERIES:
+        if s not in gold:
+            continue
+        g = sorted((t, y) for t, y in gold[s] if not (t == 0 and y == 1))  # raw2xg's padding point
         o = sorted(ours.get(s, []))
         first = None
         for i, (a, b) in enumerate(zip(g, o)):
@@ -220,6 +248,11 @@ def compare(gold: dict, ours: dict, series=("packets", "acks", "drops")) -> list
         out.append(Comparison(s, len(g), len(o), first))
     return out
 
+
+#: ns-2's boot_time_ (the TCP tick clock's phase) in a test with one TCP
+#: agent: tcpTick_ x the second draw of its default generator (MRG32k3a
+#: from its fixed seed), the same in every such run.
+NS2_BOOT_TIME_ONE_AGENT = "5558807ns"
 
 # ---- test-suite-tcpVariants ------------------------------------------------
 
@@ -242,7 +275,8 @@ def tcpvariants(test: str) -> tuple[dict, Traced]:
     parts = test.split("_")
     drops, variant = TCPVARIANTS_DROPS[parts[0]], parts[-1]
     limited = "SA" in parts
-    tcp = {"min_rto": "1s", "initial_rto": "6s", "limited_transmit": limited, "precision_reduce": False}
+    tcp = {"min_rto": "1s", "initial_rto": "6s", "limited_transmit": limited, "precision_reduce": False,
+           "clock_phase": NS2_BOOT_TIME_ONE_AGENT}
     if variant == "newreno":
         tcp |= {"newreno_timer": "slow-but-steady", "partial_window_deflation": False}
     sc = {
@@ -268,7 +302,66 @@ def tcpvariants(test: str) -> tuple[dict, Traced]:
 
 TCPVARIANTS_TESTS = [f"{d}{sa}_{v}" for d in TCPVARIANTS_DROPS for sa in ("", "_SA") for v in TCPVARIANTS_AGENTS]
 
-SUITE_OF = {t: ("tcpVariants", tcpvariants) for t in TCPVARIANTS_TESTS}
+# ---- test-suite-ecn ---------------------------------------------------------
+
+#: RED on r1 -> r2 as ns-2.35 sets it up at link creation (1.5 Mbit/s,
+#: mean_pktsize 500: 375 packets/s): q_weight_ -1 gives 1 - exp(-1/375),
+#: thresh_ 0 and maxthresh_ 0 give 5 and 15; the suite's bytes_ false.
+ECN_RED = {"kind": "red", "max_p": 0.1, "weight": 1 - math.exp(-1 / 375), "gentle": True, "byte_mode": False,
+           "ecn": True, "limit": 25, "mean_pktsize": 500, "wait": True}
+
+#: The tests of test-suite-ecn.tcl whose golden output does not depend on
+#: ns-2's random generator beyond the TCP clock phase (the others draw RED's
+#: early marks from it) and that use only settings tcplab has: (variant,
+#: RED thresholds, the flow's packets dropped at the head of r1 -> r2, fid,
+#: stop time, extra [tcp] keys). Drops are numbered from 1 as tcplab's
+#: pattern counts: the suite's `drop_pkt N` (ErrorModel/Periodic, offset_
+#: N) and its bursty model (offset_ 189, burstlen_ 15) count from 1 too,
+#: its `drop_pkts` (ErrorModel/List) from 0: `{1 3}` is [2, 4] here.
+ECN_TESTS = {
+    **{f"ecn_bursty_{v}": (v, 100, list(range(189, 204)), 0, "3s", {}) for v in ("tahoe", "reno", "newreno", "sack")},
+    "ecn_noBugfix_reno": ("reno", 100, list(range(189, 204)), 0, "3s", {"reno_careful": False}),
+    "ecn_noBugfix_sack": ("sack", 100, list(range(189, 204)), 0, "3s", {}),
+    **{f"ecn_noecn_{v}": (v, 1000, [195], 0, "3s", {}) for v in ("tahoe", "reno", "newreno", "sack")},
+    **{f"ecn_secondpkt_{v}": (v, 5, [2, 4], 1, "2s", {}) for v in ("tahoe", "reno", "newreno", "sack")},
+    "ecn_timeout2_tahoe": ("tahoe", 100, list(range(242, 274)), 1, "3s", {}),
+}
+
+
+def ecn(test: str) -> tuple[dict, Traced]:
+    """test-suite-ecn.tcl's net2-lossy with its `ecnsetup`: s1, s2 -> r1 at
+    10 Mbit/s (2 and 3 ms), r1 - r2 1.5 Mbit/s with RED (limit 25, ECN
+    marking) and its delay set to 10 ms, r2 -> s3, s4 at 10 Mbit/s (4 and
+    5 ms); one ECN connection s1 -> s3 from 0 s with window 30. Drops come
+    from an error module at the head of r1 -> r2, counting the test's flow
+    (ErrorModel/Periodic counts from 1, ErrorModel/List from 0). RED's
+    equal thresholds of 100 or 1000 (never reached with a 25-packet queue)
+    become max_th one above min_th, which tcplab requires. ns-2's DropTail
+    limit 50 holds 49 waiting packets (validation/ns2.py, queue_limit)."""
+    variant, th, drops, fid, stop, extra = ECN_TESTS[test]
+    edge = {"kind": "droptail", "limit": 49}
+    red = dict(ECN_RED, min_th=th, max_th=15 if th == 5 else th + 1)
+    sc = {
+        "sim": {"duration": stop, "tcp_profile": "ns2"},
+        "node": [{"name": n} for n in ("s1", "s2", "r1", "r2", "s3", "s4")],
+        "link": [
+            # The error module before r1 -> r2's queue, as on net4 above.
+            {"between": ["s1", "r1"], "rate": "10Mbps", "delay": "2ms", "queue": edge,
+             "error": {"kind": "pattern", "drop": drops, "direction": "forward"}},
+            {"between": ["s2", "r1"], "rate": "10Mbps", "delay": "3ms", "queue": edge},
+            {"between": ["r1", "r2"], "rate": "1.5Mbps", "delay": "10ms", "queue": red},
+            {"between": ["s3", "r2"], "rate": "10Mbps", "delay": "4ms", "queue": edge},
+            {"between": ["s4", "r2"], "rate": "10Mbps", "delay": "5ms", "queue": edge},
+        ],
+        "flow": [{"name": "f", "from": "s1", "to": "s3", "transport": variant, "packet_size": 1000, "window": 30,
+                  "ecn": True, "app": {"kind": "bulk", "start": "0s"},
+                  "tcp": {"clock_phase": NS2_BOOT_TIME_ONE_AGENT, **extra}}],
+    }
+    # The golden traces r1 -> r2 only (no ACKs cross it).
+    return sc, Traced(link=2, near="r1", far="r2", fids={"f": fid}, acks=False)
+
+
+SUITE_OF = {t: ("tcpVariants", tcpvariants) for t in TCPVARIANTS_TESTS} | {t: ("ecn", ecn) for t in ECN_TESTS}
 
 
 def run_test(test: str) -> list[Comparison]:

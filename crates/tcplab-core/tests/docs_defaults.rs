@@ -14,7 +14,7 @@ const DOC: &str = include_str!("../../../docs/scenarios.md");
 
 /// Rows whose defaults are not values a key takes ("the advertised window",
 /// "unbounded", "—"); every other row must convert.
-const NOT_VALUES: [&str; 2] = ["initial_ssthresh", "window_bytes"];
+const NOT_VALUES: [&str; 3] = ["initial_ssthresh", "window_bytes", "clock_phase"];
 
 fn scenario(profile: &str, tcp: &str) -> TcpConfig {
     let text = format!(

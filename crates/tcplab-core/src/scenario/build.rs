@@ -217,6 +217,17 @@ fn validate_effective_tcp(cfg: &ScenarioCfg, i: usize, f: &FlowCfg) -> R<()> {
         );
     }
     let secs = crate::engine::time::to_secs;
+    let phase = f.tcp.as_ref().and_then(|t| t.clock_phase).or(cfg.tcp.clock_phase);
+    if let Some(p) = phase.filter(|p| p.0 >= c.granularity) {
+        return err(
+            tcp_source(cfg, i, f, |t| t.clock_phase.is_some(), "clock_phase"),
+            format!(
+                "must be below the tick (granularity {} s) for flow[{i}], got {} s",
+                secs(c.granularity),
+                secs(p.0)
+            ),
+        );
+    }
     if c.min_rto > c.max_rto {
         let min_from = tcp_source(cfg, i, f, |t| t.min_rto.is_some(), "min_rto");
         let max_from = tcp_source(cfg, i, f, |t| t.max_rto.is_some(), "max_rto");
@@ -975,9 +986,15 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                 };
                 let mut tc = tcp_config(cfg, f);
                 if tc.rules.ns2_rtt_estimator {
-                    // ns-2's boot_time_: the phase of this sender's tick clock.
-                    let u = stream_rng(seed, &format!("flow{i}.clock")).uniform();
-                    tc.clock_phase = (u * tc.granularity as f64) as Time;
+                    // ns-2's boot_time_: the phase of this sender's tick
+                    // clock, drawn unless the scenario gives it.
+                    tc.clock_phase = match opts.clock_phase {
+                        Some(p) => p.0,
+                        None => {
+                            let u = stream_rng(seed, &format!("flow{i}.clock")).uniform();
+                            (u * tc.granularity as f64) as Time
+                        }
+                    };
                 }
                 let cc = make_cc(variant, &tc);
                 let rx = TcpReceiver::new(&tc).with_ports(dport, sport);

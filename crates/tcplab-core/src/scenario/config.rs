@@ -941,6 +941,9 @@ pub struct TcpOptions {
     pub initial_rto: Option<Dur>,
     /// RFC 6298 clock granularity G (ns-2's tcpTick_).
     pub granularity: Option<Dur>,
+    /// The phase of the sender's tick clock under the ns2 RTT estimator
+    /// (ns-2's boot_time_), in [0, granularity); default: drawn per flow.
+    pub clock_phase: Option<Dur>,
     pub dupthresh: Option<u32>,
     /// Consecutive timeouts before the connection aborts; 0 = never.
     pub max_retransmits: Option<u32>,
@@ -1113,6 +1116,7 @@ impl TcpOptions {
             max_rto: self.max_rto.or(base.max_rto),
             initial_rto: self.initial_rto.or(base.initial_rto),
             granularity: self.granularity.or(base.granularity),
+            clock_phase: self.clock_phase.or(base.clock_phase),
             dupthresh: self.dupthresh.or(base.dupthresh),
             max_retransmits: self.max_retransmits.or(base.max_retransmits),
             delayed_ack: self.delayed_ack.or(base.delayed_ack),

@@ -325,6 +325,18 @@ ECN_TESTS = {
     **{f"ecn_noecn_{v}": (v, 1000, [195], 0, "3s", {}) for v in ("tahoe", "reno", "newreno", "sack")},
     **{f"ecn_secondpkt_{v}": (v, 5, [2, 4], 1, "2s", {}) for v in ("tahoe", "reno", "newreno", "sack")},
     "ecn_timeout2_tahoe": ("tahoe", 100, list(range(242, 274)), 1, "3s", {}),
+    # RED's early marks in the random band, drawn from ns-2's generator.
+    **{f"ecn_nodrop_{v}": (v, 5, [], 0, "3s", {}) for v in ("tahoe", "reno", "newreno", "sack")},
+    **{f"ecn_drop_{v}": (v, 5, [195], 0, "3s", {}) for v in ("tahoe", "reno", "newreno", "sack")},
+    **{f"ecn_drop1_{v}": (v, 5, [185], 0, "3s", {}) for v in ("tahoe", "reno", "newreno", "sack")},
+    **{f"ecn_burstyEcn_{v}": (v, 5, list(range(189, 204)), 0, "3s", {}) for v in ("tahoe", "reno", "newreno", "sack")},
+    "ecn_burstyEcn1_sack": ("sack", 5, list(range(189, 206)), 0, "3s", {}),
+    "ecn_fourdrops_sack": ("sack", 5, [183, 185, 208, 209], 1, "3s", {}),
+    **{f"ecn_timeout_{v}": (v, 5, list(range(243, 270)), 1, "3s", {}) for v in ("tahoe", "reno", "newreno", "sack")},
+    "ecn_timeout3_tahoe": ("tahoe", 5, [242] + list(range(244, 272)), 1, "3s", {}),
+    "ecn_smallwin_reno": ("reno", 5, [5, 9, 10, 11, 12, 13, 14, 101, 116, 119, 120, 122, 123], 1, "6s", {}),
+    **{f"ecn_smallwin_{v}": (v, 5, [5, 9, 10, 11, 12, 13, 14, 101, 116, 122, 125, 127, 128, 129], 1, "6s", {})
+       for v in ("newreno", "sack")},
 }
 
 
@@ -340,14 +352,15 @@ def ecn(test: str) -> tuple[dict, Traced]:
     limit 50 holds 49 waiting packets (validation/ns2.py, queue_limit)."""
     variant, th, drops, fid, stop, extra = ECN_TESTS[test]
     edge = {"kind": "droptail", "limit": 49}
-    red = dict(ECN_RED, min_th=th, max_th=15 if th == 5 else th + 1)
+    # ns-2's one generator: two draws by the TCP agent, then RED's.
+    red = dict(ECN_RED, min_th=th, max_th=15 if th == 5 else th + 1, generator="ns2", generator_skip=2)
     sc = {
         "sim": {"duration": stop, "tcp_profile": "ns2"},
         "node": [{"name": n} for n in ("s1", "s2", "r1", "r2", "s3", "s4")],
         "link": [
             # The error module before r1 -> r2's queue, as on net4 above.
             {"between": ["s1", "r1"], "rate": "10Mbps", "delay": "2ms", "queue": edge,
-             "error": {"kind": "pattern", "drop": drops, "direction": "forward"}},
+             **({"error": {"kind": "pattern", "drop": drops, "direction": "forward"}} if drops else {})},
             {"between": ["s2", "r1"], "rate": "10Mbps", "delay": "3ms", "queue": edge},
             {"between": ["r1", "r2"], "rate": "1.5Mbps", "delay": "10ms", "queue": red},
             {"between": ["s3", "r2"], "rate": "10Mbps", "delay": "4ms", "queue": edge},

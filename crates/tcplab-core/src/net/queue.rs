@@ -19,7 +19,7 @@
 //!   after a hold time if the queue has not shrunk; drop every arrival at the
 //!   hard limit.
 
-use crate::engine::{Rng, Time};
+use crate::engine::{Ns2Rng, Rng, Time};
 use crate::packet::PktId;
 use std::collections::VecDeque;
 
@@ -79,6 +79,13 @@ pub struct RedParams {
     /// drop or mark, as an early drop does. Floyd & Jacobson's RED leaves
     /// the hard limit to the buffer and the count alone.
     pub overflow_resets_count: bool,
+    /// Draw the early drops from ns-2.35's default generator after this
+    /// many draws (two per TCP agent of the ns-2 run), one number per
+    /// early-drop test as its drop_early() (also at p = 0), a drop or mark
+    /// when u <= p, no number for a forced drop: the decisions of a given
+    /// ns-2 run, for packet-level comparisons (`engine::ns2_rng`). None:
+    /// the link's own stream, drawn only when p > 0.
+    pub ns2_generator: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -104,6 +111,9 @@ struct RedState {
     /// The average is above min_th with packets waiting (ns-2's old).
     above: bool,
     idle_since: Option<Time>,
+    /// ns-2's generator, from the first early-drop test on
+    /// (`RedParams::ns2_generator`).
+    ns2: Option<Ns2Rng>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -213,7 +223,7 @@ impl Queue {
                 self.red.count = if p.spare_first_crossing { 1 } else { 0 };
             }
             let tested = !(crossing && p.spare_first_crossing);
-            if tested && rng.chance(red_spaced(red_probability(p, avg, size), self.red.count, p.wait)) {
+            if tested && self.red_hit(p, avg, size, rng) {
                 self.red.count = 0;
                 let marks = p.ecn
                     && ect
@@ -235,6 +245,17 @@ impl Queue {
             return Verdict::Dropped(DropCause::Overflow);
         }
         verdict
+    }
+
+    /// The early-drop test of an arrival past the first crossing: whether
+    /// it is dropped or marked.
+    fn red_hit(&mut self, p: &RedParams, avg: f64, size: u32, rng: &mut Rng) -> bool {
+        let pa = red_spaced(red_probability(p, avg, size), self.red.count, p.wait);
+        let Some(skip) = p.ns2_generator else { return rng.chance(pa) };
+        // ns-2's enque(): without use_mark_p_ an average past max_th (2
+        // max_th when gentle) is a forced drop, decided without a number.
+        let forced = p.mark_p.is_none() && avg >= if p.gentle { 2.0 * p.max_th } else { p.max_th };
+        forced || self.red.ns2.get_or_insert_with(|| Ns2Rng::skipping(skip)).uniform() <= pa
     }
 
     /// Whether arrivals at an idle transmitter must still be offered to
@@ -474,6 +495,7 @@ mod tests {
             spare_first_crossing: true,
             mark_p: None,
             overflow_resets_count: false,
+            ns2_generator: None,
         }
     }
 
@@ -746,6 +768,45 @@ mod tests {
         assert!(rfc.0 > 1000 && rfc.1 == 0, "RFC 3168: marks below max_th {rfc:?}");
         assert!(ns2_low.0 == 0 && ns2_low.1 == rfc.0, "p_b 0.35 >= mark_p 0.1: drops {ns2_low:?}");
         assert_eq!(ns2_high, rfc, "p_b 0.35 < mark_p 0.4: marks");
+    }
+
+    /// `ns2_generator`: the decisions are ns-2's drop_early() on ns-2's
+    /// numbers. Held at p_b 0.05 (no wait_ law, so p_a = p_b / (1 - count
+    /// p_b)), every arrival takes the next number of the generator after
+    /// the skipped ones, and is dropped exactly when u <= p_a; the link's
+    /// own stream is not touched.
+    #[test]
+    fn red_on_ns2s_generator_follows_its_numbers() {
+        let p = RedParams { wait: false, ns2_generator: Some(4), ..red(false, false) };
+        let mut q = red_at(p, 10.0);
+        // Past the first crossing, as after any earlier arrival above min_th.
+        q.red.above = true;
+        let mut rng = stream_rng(5, "red");
+        let untouched = stream_rng(5, "red").next_u64();
+        let mut reference = crate::engine::Ns2Rng::skipping(4);
+        let mut count = 0i64;
+        let mut drops = 0;
+        for i in 0..2000 {
+            count += 1;
+            let pa = red_spaced(0.05, count, false);
+            let expect = reference.uniform() <= pa;
+            let got = matches!(q.enqueue(0, PktId(i), 1000, false, &mut rng), Verdict::Dropped(_));
+            assert_eq!(got, expect, "arrival {i}");
+            if got {
+                count = 0;
+                drops += 1;
+            } else {
+                q.dequeue(0);
+            }
+        }
+        assert!(drops > 50, "{drops}");
+        assert_eq!(rng.next_u64(), untouched, "the link's own stream is not drawn from");
+        // Without use_mark_p_ an average past max_th is a forced drop that
+        // takes no number: the next test gets the next one.
+        let mut q = red_at(RedParams { ns2_generator: Some(0), ..red(false, false) }, 20.0);
+        q.red.above = true;
+        assert_eq!(q.enqueue(0, PktId(1), 1000, false, &mut rng), Verdict::Dropped(DropCause::Red));
+        assert!(q.red.ns2.is_none(), "no number drawn");
     }
 
     #[test]

@@ -66,7 +66,11 @@ fn link_rate(key: String, r: super::units::Rate) -> R<()> {
 }
 
 fn validate_queue(key: String, q: &QueueCfg) -> R<()> {
-    if let QueueCfg::Red { min_th, max_th, max_p, weight, limit, mean_pktsize, mark_p, .. } = q {
+    if let QueueCfg::Red { min_th, max_th, max_p, weight, limit, mean_pktsize, mark_p, generator, generator_skip, .. } = q
+    {
+        if generator_skip.is_some() && *generator != Some(RedGenerator::Ns2) {
+            return err(format!("{key}.generator_skip"), "is for generator = \"ns2\" only");
+        }
         if let Some(m) = mark_p {
             if !(*m > 0.0 && *m <= 1.0) {
                 return err(format!("{key}.mark_p"), format!("must be in (0, 1], got {m}"));
@@ -597,6 +601,8 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             spare_first_crossing,
             mark_p,
             overflow_resets_count,
+            generator,
+            generator_skip,
         }) => QueuePolicy::Red(RedParams {
             min_th: *min_th,
             max_th: *max_th,
@@ -613,6 +619,7 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             // ns-2.35's Queue/RED mark_p_ 0.1 with use_mark_p_ true.
             mark_p: mark_p.or(ns2_red.then_some(0.1)),
             overflow_resets_count: overflow_resets_count.unwrap_or(ns2_red),
+            ns2_generator: (*generator == Some(RedGenerator::Ns2)).then(|| generator_skip.unwrap_or(0)),
         }),
         Some(QueueCfg::DualThreshold { soft, hard, hold }) => {
             QueuePolicy::DualThreshold { soft: *soft, hard: *hard, hold: hold.0 }

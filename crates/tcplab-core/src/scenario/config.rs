@@ -645,6 +645,15 @@ pub enum QueueCfg {
         /// the profile's (ns2 and linux on, rfc off).
         #[serde(default)]
         overflow_resets_count: Option<bool>,
+        /// Where the early drops' numbers come from: "tcplab" (the link's
+        /// own stream) or "ns2" (ns-2.35's default generator, to reproduce
+        /// an ns-2 run's decisions).
+        #[serde(default)]
+        generator: Option<RedGenerator>,
+        /// With generator "ns2": the draws ns-2's other objects took from
+        /// its generator before RED's first (two per TCP agent).
+        #[serde(default)]
+        generator_skip: Option<u64>,
     },
     /// Drop one arrival above `soft` packets, then one more only after
     /// `hold` if the queue has not shrunk; drop all arrivals at `hard`.
@@ -1068,6 +1077,13 @@ pub enum VegasRatesName {
 pub enum RttEstimatorName {
     Ns2,
     Rfc6298,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RedGenerator {
+    Tcplab,
+    Ns2,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

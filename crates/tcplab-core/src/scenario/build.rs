@@ -783,6 +783,15 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.precision_reduce {
         c.precision_reduce = v;
     }
+    if let Some(v) = o.newreno_careful {
+        c.newreno_careful = v;
+    }
+    if let Some(v) = o.less_careful {
+        c.less_careful = v;
+    }
+    if let Some(v) = o.exit_recovery_fix {
+        c.exit_recovery_fix = v;
+    }
     if let Some(d) = o.dupthresh {
         c.dupthresh = d;
     }

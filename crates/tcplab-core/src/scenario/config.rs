@@ -983,6 +983,14 @@ pub struct TcpOptions {
     /// ns-2's precisionReduce_: the halved cwnd is half of the fractional
     /// window (true) or of its whole segments, rounded down (false).
     pub precision_reduce: Option<bool>,
+    /// NewReno's careful variant (ns-2's bugFix_): no fast retransmit for
+    /// duplicates of data sent before the last one or timeout.
+    pub newreno_careful: Option<bool>,
+    /// NewReno's less careful variant (ns-2's lessCareful_).
+    pub less_careful: Option<bool>,
+    /// NewReno's exit from recovery at min(ssthresh, outstanding + 1)
+    /// (ns-2's exit_recovery_fix_).
+    pub exit_recovery_fix: Option<bool>,
     /// Loss response: "cwnd" (ns-2: ssthresh = min(cwnd, rwnd) / 2 in whole
     /// segments) or "flight" (RFC 5681: max(FlightSize / 2, 2 SMSS)).
     pub loss_window: Option<LossWindow>,
@@ -1146,6 +1154,9 @@ impl TcpOptions {
             newreno_timer: self.newreno_timer.or(base.newreno_timer),
             partial_window_deflation: self.partial_window_deflation.or(base.partial_window_deflation),
             precision_reduce: self.precision_reduce.or(base.precision_reduce),
+            newreno_careful: self.newreno_careful.or(base.newreno_careful),
+            less_careful: self.less_careful.or(base.less_careful),
+            exit_recovery_fix: self.exit_recovery_fix.or(base.exit_recovery_fix),
             loss_window: self.loss_window.or(base.loss_window),
             ecn_hold: self.ecn_hold.or(base.ecn_hold),
             reno_careful: self.reno_careful.or(base.reno_careful),

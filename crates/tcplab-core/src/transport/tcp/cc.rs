@@ -246,9 +246,7 @@ pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn Congestion
     match v {
         Variant::Tahoe => Box::new(super::tahoe::Tahoe::new(cfg.rules.tahoe_timeout_dupacks)),
         Variant::Reno => Box::new(super::reno::Reno::new(cfg.rules)),
-        Variant::NewReno => {
-            Box::new(super::newreno::NewReno::new(cfg.slow_but_steady, cfg.partial_window_deflation, cfg.rules))
-        }
+        Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg)),
         Variant::Vegas => Box::new(super::vegas::Vegas::new(
             cfg.vegas,
             cfg.rules.ns2_vegas,

@@ -261,6 +261,20 @@ pub struct TcpConfig {
     /// min(cwnd, rwnd); false: half of its whole segments, rounded down to
     /// whole segments (ns-2 before 2006, and its test suites).
     pub precision_reduce: bool,
+    /// NewReno refuses a fast retransmit for duplicate ACKs of data sent
+    /// before the last fast retransmit or timeout (RFC 6582's careful
+    /// variant, ns-2's bugFix_ true: the default everywhere); false: any
+    /// third duplicate starts one (ns-2's bugFix_ false).
+    pub newreno_careful: bool,
+    /// With `newreno_careful`, NewReno's "less careful" variant (RFC 2582,
+    /// ns-2's lessCareful_ true): a fast retransmit is allowed also when the
+    /// duplicate ACKs acknowledge exactly the highest byte sent at the last
+    /// one. Off everywhere.
+    pub less_careful: bool,
+    /// NewReno leaving recovery sets cwnd to min(ssthresh, outstanding + 1
+    /// segment) before the ACK's increase (ns-2's exit_recovery_fix_ 1).
+    /// Off everywhere (ns-2.35's default).
+    pub exit_recovery_fix: bool,
     /// Open with a SYN as ns-2's one-way TCP does (syn_ and delay_growth_,
     /// both on there by default): a 40-byte SYN that the receiver
     /// acknowledges at once, data only after that ACK, cwnd one segment
@@ -323,6 +337,9 @@ impl TcpConfig {
                 slow_but_steady: false,
                 partial_window_deflation: true,
                 precision_reduce: true,
+                newreno_careful: true,
+                less_careful: false,
+                exit_recovery_fix: false,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,
@@ -353,6 +370,9 @@ impl TcpConfig {
                 slow_but_steady: false,
                 partial_window_deflation: true,
                 precision_reduce: true,
+                newreno_careful: true,
+                less_careful: false,
+                exit_recovery_fix: false,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,

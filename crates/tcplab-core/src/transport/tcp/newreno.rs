@@ -13,7 +13,7 @@
 //! within the window of an ECN cut does not cut again.
 
 use super::cc::*;
-use super::config::Ns2Rules;
+use super::config::TcpConfig;
 
 #[derive(Default)]
 pub struct NewReno {
@@ -31,14 +31,24 @@ pub struct NewReno {
     /// A partial ACK takes back all the inflation (ns-2's
     /// partial_window_deflation_ 0; `TcpConfig::partial_window_deflation`).
     whole_deflation: bool,
+    /// No fast retransmit for duplicates of data sent before the last
+    /// one or timeout (ns-2's bugFix_; `TcpConfig::newreno_careful`).
+    careful: bool,
+    /// ns-2's lessCareful_ (`TcpConfig::less_careful`).
+    less_careful: bool,
+    /// ns-2's exit_recovery_fix_ (`TcpConfig::exit_recovery_fix`).
+    exit_fix: bool,
 }
 
 impl NewReno {
-    pub fn new(slow_but_steady: bool, partial_deflation: bool, rules: Ns2Rules) -> Self {
+    pub fn new(cfg: &TcpConfig) -> Self {
         NewReno {
-            slow_but_steady,
-            whole_deflation: !partial_deflation,
-            exit_growth: rules.ns2_recovery_exit,
+            slow_but_steady: cfg.slow_but_steady,
+            whole_deflation: !cfg.partial_window_deflation,
+            exit_growth: cfg.rules.ns2_recovery_exit,
+            careful: cfg.newreno_careful,
+            less_careful: cfg.less_careful,
+            exit_fix: cfg.exit_recovery_fix,
             ..Default::default()
         }
     }
@@ -56,7 +66,17 @@ impl CongestionControl for NewReno {
         }
         if a.ack >= self.recover.unwrap_or(0) {
             self.in_recovery = false;
-            if self.exit_growth {
+            if self.exit_fix && self.dupwnd > 0 {
+                // ns-2's exit_recovery_fix_ (only while dupwnd_ > 0):
+                // cwnd_ = min(ssthresh_, maxseq_ - ack + 1), in segments,
+                // then the ACK's increase (recv_newack_helper()).
+                let outstanding = a.snd_max.saturating_sub(a.ack) / w.mss + 1;
+                w.set_cwnd(w.ssthresh.min(outstanding * w.mss) as f64);
+                self.dupwnd = 0;
+                if self.exit_growth {
+                    w.standard_increase();
+                }
+            } else if self.exit_growth {
                 // ns-2: dupwnd_ = 0 leaves cwnd_, then opencwnd().
                 w.set_cwnd((w.cwnd_f() - self.dupwnd as f64).max(w.mss as f64));
                 w.standard_increase();
@@ -98,7 +118,12 @@ impl CongestionControl for NewReno {
         // within an ECN cut's window: ns-2's dupack_action() retransmits
         // there, without a cut, when the ECN cut was the last congestion
         // action, also after a timeout (`ecn_after_timeout`).
-        let allowed = self.recover.is_none_or(|r| a.ack > r) || a.ecn_recover.is_some();
+        // ns-2's bugFix_ false (`newreno_careful` off) drops the guard;
+        // lessCareful_ lets through duplicates acknowledging exactly the
+        // highest byte sent at the last fast retransmit or timeout.
+        let allowed = !self.careful
+            || self.recover.is_none_or(|r| a.ack > r || (self.less_careful && a.ack == r))
+            || a.ecn_recover.is_some();
         if a.dupacks == w.dupthresh && allowed {
             self.in_recovery = true;
             self.partial_seen = false;

@@ -732,3 +732,57 @@ fn partial_window_deflation_rule() {
         assert_eq!(s.w.cwnd, before + MSS);
     }
 }
+
+/// `newreno_careful` (ns-2's bugFix_) and `less_careful` (lessCareful_):
+/// after a timeout with ten segments out (recover = 10), the go-back-N
+/// retransmissions are acknowledged up to 10 and two new segments go;
+/// three duplicates of that ACK then acknowledge exactly the highest byte
+/// sent before the timeout. The careful variant (ns-2's default) refuses
+/// a fast retransmit (highest_ack_ > recover_ fails); bugFix_ false and
+/// the Less Careful variant (highest_ack_ == recover_) allow one.
+#[test]
+fn newreno_careful_and_less_careful_rules() {
+    for (careful, less, frs) in [(true, false, 0), (false, false, 1), (true, true, 1)] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.newreno_careful = careful;
+        c.less_careful = less;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        drain(&mut s, due);
+        assert_eq!(drain(&mut s, due).len(), 0);
+        assert!(!ack(&mut s, due + MS, 10 * MSS).is_empty());
+        for k in 2..=4 {
+            ack(&mut s, due + k * MS, 10 * MSS);
+        }
+        assert_eq!(s.stats.fast_retransmits, frs, "careful {careful}, less careful {less}");
+    }
+}
+
+/// `exit_recovery_fix` (ns-2's exit_recovery_fix_): window 10, a fast
+/// retransmit (ssthresh 5, cwnd 5 + 3), four more duplicates send 10 and
+/// 11; the ACK of 10 ends recovery with two segments outstanding. ns-2.35's
+/// default leaves cwnd_ 5 (the inflation taken off) and opens it by 1/5;
+/// with the fix, cwnd_ = min(ssthresh_ 5, 2 + 1) = 3, then slow start's
+/// increase to 4.
+#[test]
+fn exit_recovery_fix_rule() {
+    for (fix, cwnd) in [(false, 5000 + 200), (true, 4000)] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.exit_recovery_fix = fix;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let mut sent = Vec::new();
+        for _ in 0..7 {
+            sent.extend(ack(&mut s, 100 * MS, 0).iter().map(|x| x.seq / MSS));
+        }
+        assert_eq!(sent, vec![0, 10, 11]);
+        assert_eq!(s.w.ssthresh, 5 * MSS);
+        ack(&mut s, 200 * MS, 10 * MSS);
+        assert!(!s.in_recovery());
+        assert_eq!(s.w.cwnd, cwnd, "exit_recovery_fix {fix}");
+    }
+}

@@ -66,7 +66,9 @@ fn link_rate(key: String, r: super::units::Rate) -> R<()> {
 }
 
 fn validate_queue(key: String, q: &QueueCfg) -> R<()> {
-    if let QueueCfg::Red { min_th, max_th, max_p, weight, limit, mean_pktsize, mark_p, generator, generator_skip, .. } = q
+    if let QueueCfg::Red {
+        min_th, max_th, max_p, weight, limit, mean_pktsize, mark_p, generator, generator_skip, ..
+    } = q
     {
         if generator_skip.is_some() && *generator != Some(RedGenerator::Ns2) {
             return err(format!("{key}.generator_skip"), "is for generator = \"ns2\" only");
@@ -770,6 +772,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.cwr_after_loss {
         c.rules.cwr_after_loss = v;
+    }
+    if let Some(v) = o.newreno_burst {
+        c.rules.newreno_burst = v;
     }
     if let Some(v) = o.rtt_timing {
         c.rules.ns2_rtt_timing = v == RttTimingName::Ns2;

@@ -1050,6 +1050,9 @@ pub struct TcpOptions {
     /// CWR after every window reduction of an ECN flow (ns-2's slowdown())
     /// or only after the answer to an ECN echo (RFC 3168).
     pub cwr_after_loss: Option<bool>,
+    /// NewReno sends at most two segments per ACK in fast recovery (ns-2's
+    /// NewReno agent) or what the window allows (RFC 6582).
+    pub newreno_burst: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -1177,6 +1180,7 @@ impl TcpOptions {
             ecn_backoff: self.ecn_backoff.or(base.ecn_backoff),
             cwnd_below_one: self.cwnd_below_one.or(base.cwnd_below_one),
             cwr_after_loss: self.cwr_after_loss.or(base.cwr_after_loss),
+            newreno_burst: self.newreno_burst.or(base.newreno_burst),
         }
     }
 }

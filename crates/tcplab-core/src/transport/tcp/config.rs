@@ -176,6 +176,13 @@ pub struct Ns2Rules {
     /// (RFC 3168 6.1.2), so that the receiver stops echoing once the
     /// sender has reduced for whatever reason.
     pub cwr_after_loss: bool,
+    /// ns-2.35's NewReno (newreno_changes_ 0, its default) sends at most two
+    /// segments per ACK while dupacks_ >= numdupacks_ (send_much(0, 0, 2)
+    /// in tcp-newreno.cc's recv()): in fast recovery, on duplicates and
+    /// partial ACKs alike, not counting the retransmission of the hole.
+    /// RFC 6582 has no such limit (its section 3.2 step 5 sends what the
+    /// window allows). Not for NewReno with SACK (ns-2's Sack1 agent).
+    pub newreno_burst: bool,
 }
 
 impl Ns2Rules {
@@ -200,6 +207,7 @@ impl Ns2Rules {
             ecn_backoff: true,
             cwnd_below_one: true,
             cwr_after_loss: true,
+            newreno_burst: true,
         }
     }
 
@@ -224,6 +232,7 @@ impl Ns2Rules {
             ecn_backoff: false,
             cwnd_below_one: false,
             cwr_after_loss: false,
+            newreno_burst: false,
         }
     }
 }

@@ -786,3 +786,37 @@ fn exit_recovery_fix_rule() {
         assert_eq!(s.w.cwnd, cwnd, "exit_recovery_fix {fix}");
     }
 }
+
+/// `newreno_burst`: ns-2's NewReno sends at most two segments per ACK in
+/// fast recovery. A receiver window of 10 segments holds the inflated
+/// window back (segments 0 and 5 lost, 8 duplicates inflate cwnd to 13);
+/// the partial ACK of 0..4 slides that window five segments on and
+/// deflates cwnd to 9: room for 10..13. ns-2 sends the hole (5, by
+/// output(), not counted) and two new segments, the next ACK the rest;
+/// RFC 6582 all four at once.
+#[test]
+fn newreno_burst_rule() {
+    let window_ack = |s: &mut TcpSender, now: Time, n: u64| {
+        s.on_ack(now, &TcpHeader { ack: n, window: 10 * MSS as u32, flags: flags::ACK, ..Default::default() });
+        drain(s, now).iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>()
+    };
+    for (burst, after_partial, next) in [
+        (true, vec![(5, true), (10, false), (11, false)], vec![(12, false), (13, false)]),
+        (false, vec![(5, true), (10, false), (11, false), (12, false), (13, false)], vec![(14, false)]),
+    ] {
+        let mut c = cfg(Ns2Rules { newreno_burst: burst, ..Ns2Rules::ns2() }, 10);
+        c.rwnd = 10 * MSS;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let mut dups = Vec::new();
+        for _ in 0..8 {
+            dups.extend(window_ack(&mut s, 100 * MS, 0));
+        }
+        assert_eq!(dups, vec![(0, true)], "held back by the receiver's window");
+        assert_eq!(window_ack(&mut s, 200 * MS, 5 * MSS), after_partial, "newreno_burst {burst}");
+        // A duplicate of the partial ACK inflates cwnd to 10 (room to 14):
+        // ns-2 two of 12..14, RFC 6582 the one left.
+        assert_eq!(window_ack(&mut s, 210 * MS, 5 * MSS), next, "newreno_burst {burst}");
+    }
+}

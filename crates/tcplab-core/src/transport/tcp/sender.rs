@@ -130,6 +130,12 @@ pub struct TcpSender {
     /// (`LossRecovery::polls`): fixed at construction, so that senders
     /// whose policy never does ask no policy on every send.
     recovery_polls: bool,
+    /// New segments the current ACK may still send (`Ns2Rules::newreno_burst`:
+    /// two while a NewReno sender without SACK is in recovery; otherwise
+    /// unlimited, u32::MAX).
+    burst_left: u32,
+    /// `newreno_burst` applies to this sender (NewReno without SACK).
+    burst_limited: bool,
     log_segments: bool,
     /// Set CWR on the next new data segment.
     pending_cwr: bool,
@@ -208,7 +214,10 @@ impl TcpSender {
             Some(_) => Box::new(SackRecovery),
             None => Box::new(DupAckRecovery),
         };
+        let burst_limited = cfg.rules.newreno_burst && cc.name() == "newreno" && sb.is_none();
         TcpSender {
+            burst_left: u32::MAX,
+            burst_limited,
             recovery_polls: recovery.polls(),
             recovery: Some(recovery),
             sb,
@@ -275,6 +284,7 @@ impl TcpSender {
 
     /// The application makes `bytes` more available (None = unlimited).
     pub fn app_write(&mut self, bytes: Option<u64>) {
+        self.burst_left = u32::MAX;
         match bytes {
             None => self.app_total = None,
             Some(b) => {
@@ -471,6 +481,10 @@ impl TcpSender {
                 return None;
             }
         }
+        if self.burst_left == 0 {
+            return None;
+        }
+        self.burst_left -= u32::from(self.burst_left != u32::MAX);
         Some(self.emit(now, self.snd_nxt, len as u32))
     }
 
@@ -587,6 +601,7 @@ impl TcpSender {
         }
         self.stats.acks_received += 1;
         self.rtx_keeps_timing = false;
+        self.burst_left = u32::MAX;
         self.rwnd = h.window as u64;
         self.w.rwnd = self.rwnd;
         self.now = now;
@@ -626,6 +641,11 @@ impl TcpSender {
         let mut rec = self.recovery.take().expect("recovery policy present");
         rec.on_ack(self, now, h, ece_cut);
         self.put_recovery(rec);
+        if self.burst_limited && self.in_recovery() {
+            // ns-2's NewReno: send_much(0, 0, 2) while dupacks_ >=
+            // numdupacks_, on duplicates and partial ACKs alike.
+            self.burst_left = 2;
+        }
         // ns-2's recv_newack_helper() (not run on partial ACKs) for
         // `ecn_backoff`: an echo marks the connection ECN-capable (ect_),
         // a new ACK without one ends the mark.
@@ -785,6 +805,7 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         self.now = now;
+        self.burst_left = u32::MAX;
         self.timeout_last = true;
         self.loss_cut();
         self.consecutive_timeouts += 1;

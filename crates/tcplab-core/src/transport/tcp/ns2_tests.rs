@@ -820,3 +820,70 @@ fn newreno_burst_rule() {
         assert_eq!(window_ack(&mut s, 210 * MS, 5 * MSS), next, "newreno_burst {burst}");
     }
 }
+
+/// A loss in the window of an ECN cut: ns-2's dupack_action() of every
+/// agent (TcpAgent, NewReno, Sack1) finds highest_ack_ below the recover_
+/// that ecn() set at the cut, and the cut the last congestion action, so
+/// the fast retransmit takes no second halving: Tahoe goes back to the
+/// hole with cwnd one segment and ssthresh as the cut left it, NewReno
+/// and Sack1 recover at the halved window. Found by test-suite-ecn's
+/// golden outputs (docs/validation.md, "ns-2.35's own test suites"):
+/// Tahoe and Sack1 had halved again.
+#[test]
+fn a_loss_in_an_ecn_cuts_window_takes_no_second_cut() {
+    for (variant, sack) in [(Variant::Tahoe, false), (Variant::NewReno, false), (Variant::Reno, true)] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.ecn = true;
+        c.sack = sack;
+        let mut s = TcpSender::new(c.clone(), make_cc(variant, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        // Segment 0's ACK echoes a mark: cwnd 10 -> 5, ssthresh 5.
+        ack_with(&mut s, MS, MSS, flags::ECE, &[]);
+        assert_eq!(s.w.ssthresh, 5 * MSS);
+        // Segment 1 lost: duplicates for 2, 3 and 4.
+        let mut out = Vec::new();
+        for k in 2..5 {
+            out.extend(ack_with(&mut s, 2 * MS, MSS, 0, &[(2 * MSS, (k + 1) * MSS)]));
+        }
+        assert_eq!(s.stats.fast_retransmits, 1, "{variant:?} sack {sack}");
+        assert_eq!(s.w.ssthresh, 5 * MSS, "{variant:?} sack {sack}: no second cut");
+        assert_eq!(out.first().map(|x| (x.seq, x.retransmit)), Some((MSS, true)), "{variant:?}: the hole first");
+        if variant == Variant::Tahoe {
+            assert_eq!(s.w.cwnd, MSS, "Tahoe: cwnd one segment");
+        }
+    }
+}
+
+/// The other order: a fast retransmit, then echoes of marks from the same
+/// window. ns-2's fast retransmit set recover_ = maxseq_ and ecn() answers
+/// only an echo above it; RFC 3168 6.1.2 likewise reduces once per window
+/// for drops and marks together. Tahoe (no recovery state to hide the
+/// echo behind) had cut again, to half a segment (test-suite-ecn's
+/// `ecn_drop1_tahoe`). An echo for data sent after the loss still cuts.
+#[test]
+fn an_echo_from_a_fast_retransmits_window_takes_no_second_cut() {
+    for rules in [Ns2Rules::ns2(), Ns2Rules::rfc()] {
+        let mut c = cfg(rules, 10);
+        c.ecn = true;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Tahoe, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        // Segment 0 lost: three duplicates, Tahoe goes back to it.
+        for _ in 0..3 {
+            ack(&mut s, MS, 0);
+        }
+        assert_eq!((s.stats.fast_retransmits, s.w.ssthresh, s.w.cwnd), (1, 5 * MSS, MSS));
+        // Further duplicates echo a mark on one of segments 1..9.
+        for _ in 0..3 {
+            ack_with(&mut s, 2 * MS, 0, flags::ECE, &[]);
+        }
+        assert_eq!(s.stats.ecn_reductions, 0, "{rules:?}: the same window");
+        assert_eq!((s.w.ssthresh, s.w.cwnd), (5 * MSS, MSS));
+        // The window acknowledged, an echo for data sent after it cuts.
+        ack(&mut s, 3 * MS, 10 * MSS);
+        drain(&mut s, 3 * MS);
+        ack_with(&mut s, 4 * MS, 11 * MSS, flags::ECE, &[]);
+        assert_eq!(s.stats.ecn_reductions, 1, "{rules:?}: a later window");
+    }
+}

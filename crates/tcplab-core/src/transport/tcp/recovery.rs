@@ -103,7 +103,15 @@ impl LossRecovery for DupAckRecovery {
                     s.restart_timer(now);
                 }
                 DupResponse::FastRetransmitGoBackN => {
-                    s.fast_retransmit_started(true);
+                    // Within an ECN cut's window Tahoe's window still goes to
+                    // one segment (CWR), but recover stays the cut's.
+                    let in_ecn_window = info.ecn_recover.is_some();
+                    s.fast_retransmit_started(!in_ecn_window);
+                    if in_ecn_window {
+                        s.loss_cut();
+                    }
+                    // The fast retransmit is the last congestion action now.
+                    s.ecn_action = None;
                     s.limited_extra = 0;
                     s.stats.fast_retransmits += 1;
                     s.snd_nxt = s.snd_una;

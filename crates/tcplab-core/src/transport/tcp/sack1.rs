@@ -70,13 +70,17 @@ impl Sack1Recovery {
     fn dupack_action(&mut self, s: &mut TcpSender, now: Time) {
         let mss = s.w.mss;
         let outstanding = s.snd_max.div_ceil(mss) as i64 - (s.snd_una / mss) as i64;
+        // Within the window of an ECN cut, the last congestion action:
+        // recover without a second cut. ns-2's ecn() set recover_ to the
+        // cut's maxseq_, so this comes before the test of the last
+        // recovery's (`recovered`), which the cut has replaced.
+        if let Some(g) = s.ecn_action.filter(|&g| s.snd_una <= g) {
+            s.ecn_action = None;
+            self.recover = Some(g);
+            self.start(s, now, outstanding, false);
+            return;
+        }
         if !self.recovered(s.snd_una, mss) {
-            // Within the window of an ECN cut: recover without a second cut.
-            if let Some(g) = s.ecn_action.filter(|&g| s.snd_una <= g) {
-                s.ecn_action = None;
-                self.recover = Some(g);
-                self.start(s, now, outstanding, false);
-            }
             return;
         }
         self.recover = Some(s.snd_max);
@@ -85,11 +89,12 @@ impl Sack1Recovery {
         let cwnd = s.w.halved_cwnd(flight);
         s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, flight);
         s.w.set_cwnd(cwnd);
-        s.stats.fast_retransmits += 1;
         self.start(s, now, outstanding, true);
     }
 
+    /// A fast retransmit (with a cut of the window, or within an ECN cut's).
     fn start(&mut self, s: &mut TcpSender, now: Time, outstanding: i64, cut: bool) {
+        s.stats.fast_retransmits += 1;
         s.fast_retransmit_started(cut);
         self.pipe = outstanding - s.w.dupthresh as i64;
         self.fast_recovery = true;

@@ -572,10 +572,19 @@ impl TcpSender {
 
     /// The window was cut for a loss (`cwr_after_loss`): an ECN flow sets
     /// CWR on its next segment.
-    fn loss_cut(&mut self) {
+    pub(super) fn loss_cut(&mut self) {
         if self.cfg.ecn && self.cfg.rules.cwr_after_loss {
             self.pending_cwr = true;
         }
+    }
+
+    /// A loss response covers the data sent so far: an ECN echo for it
+    /// cuts no more (RFC 3168 6.1.2: one reduction per window for drops and
+    /// marks together; ns-2's fast retransmit and timeout set recover_ =
+    /// maxseq_, and ecn() answers only an echo above recover_, or the first
+    /// after a timeout, `ecn_after_timeout`).
+    fn loss_guard(&mut self) {
+        self.ecn_guard = Some(self.ecn_guard.map_or(self.snd_max, |g| g.max(self.snd_max)));
     }
 
     /// A fast retransmit starts, `cut` if it cuts the window (not within
@@ -586,6 +595,7 @@ impl TcpSender {
     pub(super) fn fast_retransmit_started(&mut self, cut: bool) {
         if cut {
             self.loss_cut();
+            self.loss_guard();
         }
         self.timeout_last = false;
         if self.cfg.rules.ns2_rtt_timing {
@@ -808,6 +818,7 @@ impl TcpSender {
         self.burst_left = u32::MAX;
         self.timeout_last = true;
         self.loss_cut();
+        self.loss_guard();
         self.consecutive_timeouts += 1;
         if let Some(max) = self.cfg.max_retransmits {
             if self.consecutive_timeouts > max {

@@ -24,9 +24,7 @@ Left out, with what tcplab lacks:
     newreno_rto_dup_ack, newreno_rto_loss_ackf (bugFix_ack_, the ACK heuristic);
     newreno_rto_loss_ts, newreno_rto_loss_tsh, newreno_rto_dup_ts,
     newreno_rto_dup_tsh (ns-2's timestamps and ts_echo_rfc1323_, bugFix_ts_).
-  test-suite-sack: sack3, sack5 (Sack1 with bugFix_ false); sack1z, sack1aa,
-    sack5a, sackB4a (maxburst_); sackB4 (a RED bottleneck: random early drops
-    from ns-2's generator); FalsePipe, FalsePipe1 (delay_pkt_ and RED);
+  test-suite-sack: FalsePipe, FalsePipe1 (delay_pkt_ and RED);
     sack_dupacks1 (numdupacksFrac_); sack_finiteflow (the agent on the
     bottleneck's own node, r1: this comparison's enqueue points are drawn for
     forwarded packets; its points part from ns-2's at the first data
@@ -550,12 +548,16 @@ class SackTest:
     feeders, 800 kbit/s 100 ms bottleneck, queue-limit 6; net4: 10 Mbit/s
     5 ms, 1.5 Mbit/s 20 ms, 25), the bottleneck's queue-limit each way,
     the flows (from, window, start, packets or None for FTP; fid = index),
-    windowInit_ and the stop time."""
+    windowInit_, the stop time, maxburst_ (0: none), bugFix_ and the
+    s1 - r1 delay when the test sets it."""
     net: str
     flows: list
     stop: float
     qlim: tuple = ()
     iw: int = 2
+    maxburst: int = 0
+    bugfix: bool = True
+    s1_delay: str = ""
 
 
 SACK_SUITE = {
@@ -565,6 +567,14 @@ SACK_SUITE = {
     "sack1c": SackTest("net0", [("s1", 27, 0.0, None)], 5),
     "sackB2": SackTest("net0", [("s1", 50, 1.0, None), ("s2", 20, 1.0, None)], 8, qlim=(9, 6), iw=1),
     "sack_dupacks": SackTest("net4", [("s1", 200, 0.1, None)], 3),
+    "sackB4": SackTest("net2", [("s1", 40, 0.0, None)], 2, qlim=(29, 25)),
+    "sackB4a": SackTest("net2", [("s1", 40, 0.0, None)], 2, qlim=(29, 25), maxburst=4),
+    "sack1z": SackTest("net0", [("s1", 14, 0.0, None)], 5, maxburst=4),
+    "sack1aa": SackTest("net0", [("s1", 20, 0.0, None)], 5, maxburst=4),
+    "sack3": SackTest("net0", [("s1", 100, 1.0, None), ("s2", 16, 0.5, None)], 4, qlim=(8, 8), bugfix=False),
+    "sack5": SackTest("net1", [("s1", 50, 1.0, None), ("s2", 50, 1.75, 100)], 6, bugfix=False, s1_delay="3ms"),
+    "sack5a": SackTest("net1", [("s1", 50, 1.0, None), ("s2", 50, 1.75, 100)], 6, maxburst=4, bugfix=False,
+                       s1_delay="3ms"),
 }
 
 
@@ -576,12 +586,19 @@ def sack_suite(test: str) -> tuple[dict, Traced]:
     bottleneck's (ns-2's queue-limit L: at most L - 1 waiting, tcplab's
     limit L - 1)."""
     t = SACK_SUITE[test]
+    if t.net == "net2":
+        return sack_net2(t)
     feeder, bottleneck, qlim = {
         "net0": (("8Mbps", "5ms"), ("800kbps", "100ms"), (6, 6)),
         "net4": (("10Mbps", "5ms"), ("1.5Mbps", "20ms"), (25, 25)),
+        "net1": (("10Mbps", "5ms"), ("1.5Mbps", "100ms"), (23, 23)),
     }[t.net]
     fwd, rev = t.qlim or qlim
     tcp = {"min_rto": "1s", "initial_window": t.iw}
+    if t.maxburst:
+        tcp["max_burst"] = t.maxburst
+    if not t.bugfix:
+        tcp["sack1_careful"] = False
     flows = []
     for i, (src, window, start, packets) in enumerate(t.flows):
         app = ({"kind": "bulk", "start": f"{start}s"} if packets is None
@@ -592,7 +609,7 @@ def sack_suite(test: str) -> tuple[dict, Traced]:
         "sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"},
         "node": [{"name": n} for n in ("s1", "s2", "r1", "k1")],
         "link": [
-            {"between": ["s1", "r1"], "rate": feeder[0], "delay": feeder[1]},
+            {"between": ["s1", "r1"], "rate": feeder[0], "delay": t.s1_delay or feeder[1]},
             {"between": ["s2", "r1"], "rate": feeder[0], "delay": feeder[1]},
             {"between": ["r1", "k1"], "rate": bottleneck[0], "delay": bottleneck[1],
              "forward": {"queue": {"kind": "droptail", "limit": fwd - 1}},
@@ -601,6 +618,39 @@ def sack_suite(test: str) -> tuple[dict, Traced]:
         "flow": flows,
     }
     return sc, Traced(link=2, near="r1", far="k1", fids={f"f{i}": i for i in range(len(flows))})
+
+
+def sack_net2(t: SackTest) -> tuple[dict, Traced]:
+    """test-suite-sack.tcl's net2: s1, s2 -> r1 at 10 Mbit/s (2 and 3 ms),
+    r1 - r2 1.5 Mbit/s 20 ms with RED (the suite's q_weight_ 0.002,
+    thresh_ 5, maxthresh_ 15, bytes_ false; ns-2.35's linterm_ 10, gentle_,
+    wait_, mean_pktsize_ 500; drops, no ECN), r2 -> s3, s4 at 10 Mbit/s (4
+    and 5 ms); one Sack1 connection s1 -> r2 (the sink on r2 itself). RED's
+    early drops are drawn from ns-2's generator after the TCP agent's two
+    draws, as in ecn() above; RED's limit counts as ns-2's queue-limit."""
+    fwd, rev = t.qlim
+    red = {"kind": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "weight": 0.002, "gentle": True,
+           "byte_mode": False, "mean_pktsize": 500, "wait": True, "generator": "ns2", "generator_skip": 2}
+    edge = {"kind": "droptail", "limit": 49}
+    tcp = {"min_rto": "1s", "initial_window": t.iw, "clock_phase": NS2_BOOT_TIME_ONE_AGENT}
+    if t.maxburst:
+        tcp["max_burst"] = t.maxburst
+    (src, window, start, _), = t.flows
+    sc = {
+        "sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"},
+        "node": [{"name": n} for n in ("s1", "s2", "r1", "r2", "s3", "s4")],
+        "link": [
+            {"between": ["s1", "r1"], "rate": "10Mbps", "delay": "2ms", "queue": edge},
+            {"between": ["s2", "r1"], "rate": "10Mbps", "delay": "3ms", "queue": edge},
+            {"between": ["r1", "r2"], "rate": "1.5Mbps", "delay": "20ms",
+             "forward": {"queue": dict(red, limit=fwd)}, "reverse": {"queue": dict(red, limit=rev)}},
+            {"between": ["s3", "r2"], "rate": "10Mbps", "delay": "4ms", "queue": edge},
+            {"between": ["s4", "r2"], "rate": "10Mbps", "delay": "5ms", "queue": edge},
+        ],
+        "flow": [{"name": "f0", "from": src, "to": "r2", "transport": "sack", "packet_size": 1000,
+                  "window": window, "app": {"kind": "bulk", "start": f"{start}s"}, "tcp": tcp}],
+    }
+    return sc, Traced(link=2, near="r1", far="r2", fids={"f0": 0})
 
 
 SACK_TESTS = list(SACK_SUITE)

@@ -794,6 +794,12 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.less_careful {
         c.less_careful = v;
     }
+    if let Some(v) = o.sack1_careful {
+        c.sack1_careful = v;
+    }
+    if let Some(v) = o.max_burst {
+        c.max_burst = v;
+    }
     if let Some(v) = o.exit_recovery_fix {
         c.exit_recovery_fix = v;
     }

@@ -988,6 +988,12 @@ pub struct TcpOptions {
     pub newreno_careful: Option<bool>,
     /// NewReno's less careful variant (ns-2's lessCareful_).
     pub less_careful: Option<bool>,
+    /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
+    /// fast retransmit for duplicates of data sent before the last timeout.
+    pub sack1_careful: Option<bool>,
+    /// At most this many segments per ACK, timeout or application write
+    /// (ns-2's maxburst_); 0: no limit.
+    pub max_burst: Option<u32>,
     /// NewReno's exit from recovery at min(ssthresh, outstanding + 1)
     /// (ns-2's exit_recovery_fix_).
     pub exit_recovery_fix: Option<bool>,
@@ -1159,6 +1165,8 @@ impl TcpOptions {
             precision_reduce: self.precision_reduce.or(base.precision_reduce),
             newreno_careful: self.newreno_careful.or(base.newreno_careful),
             less_careful: self.less_careful.or(base.less_careful),
+            sack1_careful: self.sack1_careful.or(base.sack1_careful),
+            max_burst: self.max_burst.or(base.max_burst),
             exit_recovery_fix: self.exit_recovery_fix.or(base.exit_recovery_fix),
             loss_window: self.loss_window.or(base.loss_window),
             ecn_hold: self.ecn_hold.or(base.ecn_hold),

@@ -404,7 +404,10 @@ class NrTest:
     leave the agent's settings: the agent, the drop list, singledup_ (lt),
     bugFix_ (bf), lessCareful_ (lc), Newreno's newreno_changes1_ (nc1),
     partial_window_deflation_ (pwd) and exit_recovery_fix_ (erf); the
-    topology (net4: 100 ms bottleneck; net4b: 200 ms), stop time, window."""
+    topology (net4: 100 ms bottleneck; net4b: 200 ms), stop time, window;
+    for the reordering tests (net4a: queue-limit 80) the packets held 50 ms
+    on s1 -> r1 (ErrorModel/List with delay_pkt_, counted from 0 with the
+    SYN) in place of drops."""
     agent: str
     drops: list
     lt: bool = True
@@ -416,6 +419,8 @@ class NrTest:
     delay: str = "100ms"
     stop: int = 6
     window: int = 28
+    reorder: bool = False
+    qlim: int = 8
 
 
 def _nr(agent, drops, **kw) -> NrTest:
@@ -471,6 +476,18 @@ NEWRENO_SUITE = {
     # partial_window_deflation_ 1).
     "newreno_rto_loss": _nr("newreno", NR_RTO_LOSS, nc1=True, pwd=True),
     "newreno_rto_dup": _nr("newreno", NR_LIST2 + [51]),
+    # Reordering (net4a): one packet, or four (reno5a), held 50 ms at the
+    # head of s1 -> r1; the suite's `Agent/TCP set bugFix_`, singledup_ and
+    # lessCareful_ in each class's init.
+    **{f"newreno5{sfx}": _nr("newreno", [25], lt=lt, bf=bf, lc=lc, reorder=True, qlim=80)
+       for sfx, lt, bf, lc in (("", True, True, False), ("_LC", True, True, True), ("_noLT", False, True, False),
+                               ("_noLT_LC", False, True, True), ("_noBF", True, False, False),
+                               ("_noLT_noBF", False, False, False))},
+    "sack5@newreno": _nr("sack", [25], reorder=True, qlim=80),
+    **{f"reno5{sfx}": _nr("reno", [25], lt=lt, bf=bf, reorder=True, qlim=80)
+       for sfx, lt, bf in (("", True, True), ("_noBF", True, False), ("_noLT_noBF", False, False))},
+    **{f"reno5a{sfx}": _nr("reno", [25, 31, 35, 40], lt=lt, bf=bf, reorder=True, qlim=80)
+       for sfx, lt, bf in (("", True, True), ("_noLT_noBF", False, False))},
     # Impatient (newreno_changes1_ 1) and Slow-but-steady (0) on net4b.
     **{f"{v}{i}": _nr("newreno", drops, nc1=(v == "impatient"), pwd=True, delay="200ms", stop=stop, window=w)
        for i, drops, stop, w in ((1, list(range(15, 28)), 10, 16), (2, [15, 16, 17, 18, 19], 10, 16),
@@ -489,6 +506,8 @@ def newreno_suite(test: str) -> tuple[dict, Traced]:
     tcp = {"min_rto": "1s", "initial_rto": "6s", "limited_transmit": t.lt, "precision_reduce": False}
     if t.agent == "reno":
         tcp["reno_careful"] = t.bf
+    elif t.agent == "sack":
+        tcp["sack1_careful"] = t.bf
     else:
         tcp |= {"newreno_timer": "impatient" if t.nc1 else "slow-but-steady",
                 "partial_window_deflation": t.pwd}
@@ -502,13 +521,16 @@ def newreno_suite(test: str) -> tuple[dict, Traced]:
         "sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"},
         "node": [{"name": n} for n in ("s1", "s2", "r1", "k1")],
         "link": [
-            # The drop list on s1 -> r1, as in tcpvariants().
+            # The drop list on s1 -> r1, as in tcpvariants(); the
+            # reordering tests' list holds its packets at the head of
+            # s1 -> r1, where ns-2's error module sits for them.
             {"between": ["s1", "r1"], "rate": "8Mbps", "delay": "0ms",
-             "error": {"kind": "pattern", "drop": [d + 1 for d in t.drops], "direction": "forward"}},
+             "error": {"kind": "pattern", "drop": [d + 1 for d in t.drops], "direction": "forward",
+                       **({"action": "delay", "delay": "50ms"} if t.reorder else {})}},
             {"between": ["s2", "r1"], "rate": "8Mbps", "delay": "0ms"},
             # ns-2's queue-limit 8: at most 7 waiting (docs/scenarios.md).
             {"between": ["r1", "k1"], "rate": "800kbps", "delay": t.delay,
-             "queue": {"kind": "droptail", "limit": 7}},
+             "queue": {"kind": "droptail", "limit": t.qlim - 1}},
         ],
         "flow": [{"name": "f1", "from": "s1", "to": "k1", "transport": t.agent,
                   "packet_size": 1000, "window": t.window, "app": {"kind": "bulk", "start": "1s"}, "tcp": tcp}],
@@ -661,9 +683,11 @@ SUITE_OF |= {t: ("sack", sack_suite) for t in SACK_TESTS}
 
 
 def run_test(test: str) -> list[Comparison]:
+    """One test; `name@suite` names a test of that suite whose name another
+    suite has too (test-suite-newreno's sack5)."""
     suite, build = SUITE_OF[test]
     sc, tr = build(test)
-    return compare(golden(suite, test), tcplab_points(sc, tr), SERIES_OF.get(suite, SERIES))
+    return compare(golden(suite, test.split("@")[0]), tcplab_points(sc, tr), SERIES_OF.get(suite, SERIES))
 
 
 def main() -> int:

@@ -754,6 +754,12 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
+        /// What becomes of the listed packets: lost ("drop") or held
+        /// `delay` at the link's entry ("delay": reordering).
+        #[serde(default)]
+        action: PatternAction,
+        /// With `action = "delay"`: how long a listed packet is held.
+        delay: Option<Dur>,
     },
     Windows {
         windows: Vec<WindowCfg>,
@@ -766,6 +772,18 @@ pub enum ErrorCfg {
 
 fn one_f64() -> f64 {
     1.0
+}
+
+/// What a pattern error model does to the packets it lists.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PatternAction {
+    /// Lost at the far end of the link.
+    #[default]
+    Drop,
+    /// Held `delay` where it enters the link, before its queue; later
+    /// packets overtake it (ns-2's ErrorModel delay_pkt_).
+    Delay,
 }
 
 impl ErrorCfg {

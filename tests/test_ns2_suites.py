@@ -35,3 +35,13 @@ def test_the_clock_phase_matters_where_the_rto_rounds():
     del sc["flow"][0]["tcp"]["clock_phase"]
     cmp = ns2_suites.compare(ns2_suites.golden("ecn", "ecn_bursty_reno"), ns2_suites.tcplab_points(sc, tr))
     assert any(c.first is not None for c in cmp)
+
+
+def test_maxburst_matters():
+    """test-suite-sack's sack1z sets maxburst_ 4: without `max_burst` the
+    run parts from ns-2's at the burst after the first recovery."""
+    sc, tr = ns2_suites.sack_suite("sack1z")
+    del sc["flow"][0]["tcp"]["max_burst"]
+    cmp = ns2_suites.compare(ns2_suites.golden("sack", "sack1z"), ns2_suites.tcplab_points(sc, tr),
+                             ns2_suites.SERIES_OF["sack"])
+    assert any(c.first is not None for c in cmp)

@@ -129,6 +129,11 @@ CASES = {
                          "tcp.clock_phase: must be below the tick (granularity 0.01 s) for flow[0], got 0.01 s"),
     "clock_phase_flow": (wired(flow='tcp = { clock_phase = "2ms", granularity = "1ms" }'),
                          "flow[0].tcp.clock_phase: must be below the tick (granularity 0.001 s) for flow[0], got 0.002 s"),
+    # a pattern model that delays needs its delay, and only it takes one
+    "pattern_delay_missing": (wired(link='error = { kind = "pattern", drop = [3], action = "delay" }'),
+                              'link[0].error.delay: required with action = "delay"'),
+    "pattern_delay_with_drop": (wired(link='error = { kind = "pattern", drop = [3], delay = "50ms" }'),
+                                'link[0].error.delay: only with action = "delay"'),
     # plain types, for comparison (already so before)
     "limit_string": (wired(link='queue = { kind = "droptail", limit = "ten" }'),
                      'link[0].queue.limit: invalid type: string "ten", expected a whole number >= 0'),

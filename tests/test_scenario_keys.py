@@ -231,6 +231,7 @@ NAMES = [
     ("link[0].error.kind", ("kinds", "`[[link]]`", "Error models")),
     ("link[0].error.direction", ("para", "`[[link]]`", "Error models"), "uniform"),
     ("link[0].error.packets", ("para", "`[[link]]`", "Error models"), "uniform"),
+    ("link[0].error.action", ("error", "pattern"), "pattern"),
     ("pcap[0].direction", ("row", "`[[pcap]]`", "direction")),
     ("flow[0].transport", ("row", "`[[flow]]`", "transport")),
     ("flow[0].app.kind", ("kinds", "`[[flow]]`", "Applications")),
@@ -312,6 +313,8 @@ def test_every_documented_key_is_accepted(path, kind, where):
 
 def name_place(where: tuple) -> str:
     kind = where[0]
+    if kind == "error":  # an error model's row: its keys column
+        return row(error_models(), where[1])[1]
     if kind == "row":
         return " | ".join(row(section(where[1]), where[2]))
     text = section(where[1])

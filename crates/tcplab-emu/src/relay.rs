@@ -26,6 +26,8 @@ enum Ev {
     TxDone(usize),
     /// Packet `id` reaches the far end of direction `d`.
     Arrive(usize, u32),
+    /// Packet `id`, held by direction `d`'s delaying error model, enters it.
+    Enter(usize, u32),
 }
 
 struct Pkt {
@@ -178,6 +180,17 @@ impl Relay {
         let Some(&d) = self.path.chains[side].get(hop) else {
             return self.release(now, id);
         };
+        if self.path.dirs[d].holds() {
+            let payload = self.pkt(id).payload;
+            if let Some(at) = self.path.dirs[d].held_until(now, size, payload) {
+                return self.schedule(at, Ev::Enter(d, id));
+            }
+        }
+        self.enter(now, d, id, size, ect);
+    }
+
+    /// The packet is offered to direction `d`.
+    fn enter(&mut self, now: Time, d: usize, id: u32, size: u32, ect: bool) {
         let offer = self.path.dirs[d].offer(now, PktId(id), size, ect);
         match offer {
             Offer::Idle | Offer::IdleMarked => {
@@ -219,6 +232,11 @@ impl Relay {
                 } else {
                     self.drop_pkt(id);
                 }
+            }
+            Ev::Enter(d, id) => {
+                let size = self.pkt(id).size;
+                let ect = ippkt::parse(&self.pkt(id).buf).is_some_and(|m| m.ect);
+                self.enter(t, d, id, size, ect);
             }
         }
     }

@@ -1,5 +1,9 @@
 //! Error models, one per link direction, decided when a packet reaches the far
-//! end of the link (after it has used the link's time), as in Seawind.
+//! end of the link (after it has used the link's time), as in Seawind. A
+//! model with a `delay` (`ErrorModel::delay`) loses nothing: the packets it
+//! picks are held that long where they enter the link, before its queue,
+//! and later packets overtake them (ns-2's ErrorModel with delay_pkt_ at a
+//! link's head): reordering.
 
 use crate::engine::{Rng, Time};
 
@@ -58,11 +62,15 @@ pub enum ErrorKind {
 pub struct ErrorModel {
     pub kind: ErrorKind,
     pub class: PacketClass,
+    /// Some(d): the packets the model picks are not lost but held `d` at
+    /// the link's entry, decided as they are offered to it (`holds`), not
+    /// at the far end; None: they are lost at the far end (`corrupts`).
+    pub delay: Option<Time>,
 }
 
 impl Default for ErrorModel {
     fn default() -> Self {
-        ErrorModel { kind: ErrorKind::None, class: PacketClass::All }
+        ErrorModel { kind: ErrorKind::None, class: PacketClass::All, delay: None }
     }
 }
 
@@ -76,11 +84,30 @@ impl ErrorModel {
             }
             k => k,
         };
-        ErrorModel { kind, class }
+        ErrorModel { kind, class, delay: None }
+    }
+
+    /// The same model holding the packets it picks for `delay` instead of
+    /// losing them.
+    pub fn delaying(self, delay: Time) -> Self {
+        ErrorModel { delay: Some(delay), ..self }
     }
 
     pub fn is_none(&self) -> bool {
         matches!(self.kind, ErrorKind::None)
+    }
+
+    /// Whether the model can lose a packet at the far end (it has a kind
+    /// and no `delay`).
+    pub fn loses(&self) -> bool {
+        !self.is_none() && self.delay.is_none()
+    }
+
+    /// A delaying model and the packet offered to the link at `now`: how
+    /// long it is held before it enters the link, if the model picks it.
+    pub fn holds(&mut self, now: Time, wire_bytes: u32, payload: u32, rng: &mut Rng) -> Option<Time> {
+        let d = self.delay?;
+        self.corrupts(now, wire_bytes, payload, rng).then_some(d)
     }
 
     /// Decide whether the packet (of `wire_bytes` on the link, `payload` bytes
@@ -180,6 +207,16 @@ mod tests {
         }
         assert_eq!(k, 8);
         assert_eq!(dropped, vec![2, 5]);
+    }
+
+    #[test]
+    fn a_delaying_pattern_holds_and_loses_nothing() {
+        let m = ErrorModel::new(ErrorKind::Pattern { drops: vec![2], next: 0, count: 0 }, PacketClass::All);
+        let mut m = m.delaying(50_000_000);
+        assert!(!m.loses());
+        let mut r = stream_rng(1, "d");
+        let held: Vec<_> = (0..4).map(|_| m.holds(0, 1040, 1000, &mut r)).collect();
+        assert_eq!(held, vec![None, Some(50_000_000), None, None]);
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub struct DirStats {
     pub drops_corruption: u64,
     /// Packets marked CE by RED instead of dropped.
     pub ecn_marks: u64,
+    /// Packets a delaying error model held at the entry.
+    pub packets_delayed: u64,
 }
 
 /// `repr(C)`, 64-byte aligned, in this order: what a packet's hop reads
@@ -77,9 +79,10 @@ pub struct PointToPoint {
     tx_event: bool,
     /// Fixed for the run, in the first line so that a hop reads nothing
     /// else: `LOSSLESS`, the error model never corrupts
-    /// (`ErrorModel::is_none`: arrivals need not look at it); `RED`, the
+    /// (`ErrorModel::loses` false: arrivals need not look at it); `RED`, the
     /// queue sees every arrival, an idle link's too (its policy's tag is
-    /// two lines further).
+    /// two lines further); `HOLD`, the error model delays the packets it
+    /// picks at the entry (`held_until`).
     hop: u8,
     pub to: NodeId,
     /// Room for `Device`'s discriminant in this line (see `TagHere`).
@@ -102,6 +105,8 @@ pub struct PointToPoint {
 /// `PointToPoint::hop` bits.
 const HOP_LOSSLESS: u8 = 1;
 const HOP_RED: u8 = 2;
+/// The error model delays the packets it picks (`ErrorModel::delay`).
+const HOP_HOLD: u8 = 4;
 
 /// A field-less `u64` enum: all but one of its values are free, more than
 /// in any other field (the queue policy's tag has all but three), and the
@@ -138,7 +143,9 @@ impl PointToPoint {
         rng: Rng,
         queue_rng: Rng,
     ) -> Self {
-        let hop = if error.is_none() { HOP_LOSSLESS } else { 0 } | if queue.sees_idle_arrivals() { HOP_RED } else { 0 };
+        let hop = if error.loses() { 0 } else { HOP_LOSSLESS }
+            | if queue.sees_idle_arrivals() { HOP_RED } else { 0 }
+            | if error.delay.is_some() { HOP_HOLD } else { 0 };
         PointToPoint {
             link,
             forward,
@@ -205,6 +212,26 @@ impl PointToPoint {
     // event loop that calls them (the simulator through `NetDevice` below,
     // or the real-time emulator in crates/tcplab-emu) owns the packets and
     // the clock, so both run this same link model.
+
+    /// The error model delays packets (`ErrorModel::delay`): the caller asks
+    /// `held_until` before it offers a packet.
+    #[inline(always)]
+    pub fn holds(&self) -> bool {
+        self.hop & HOP_HOLD != 0
+    }
+
+    /// A delaying error model and a packet (IP size `size`, `payload`
+    /// bytes of application data) about to be offered at `now`: the time
+    /// at which it is to be offered instead, if the model picks it. The
+    /// caller keeps it until then and offers it without asking again.
+    #[cold]
+    #[inline(never)]
+    pub fn held_until(&mut self, now: Time, size: u32, payload: u32) -> Option<Time> {
+        let wire = size + self.framing as u32;
+        let d = self.error.holds(now, wire, payload, &mut self.rng)?;
+        self.stats.packets_delayed += 1;
+        Some(now + d)
+    }
 
     /// Offer a packet arriving at `now`. `Offer::Idle`: nothing is being
     /// serialised or waiting, the caller transmits it at once
@@ -358,6 +385,20 @@ impl PointToPoint {
     /// current transmission pulls the next packet.
     #[inline]
     pub fn send_on<S: DevScheduler + ?Sized>(&mut self, now: Time, id: PktId, io: &mut DevIo<S>) {
+        if self.holds() {
+            let p = io.pool.get(id);
+            if let Some(at) = self.held_until(now, p.size, p.payload) {
+                // Back as a device timer carrying the packet's number.
+                io.sched.schedule(at, DevEvent::Timer(id.0));
+                return;
+            }
+        }
+        self.enter_on(now, id, io)
+    }
+
+    /// `send_on` past the error model's hold: the packet enters the link.
+    #[inline]
+    fn enter_on<S: DevScheduler + ?Sized>(&mut self, now: Time, id: PktId, io: &mut DevIo<S>) {
         let p = io.pool.get(id);
         let size = p.size;
         match self.offer(now, id, size, p.is_ect()) {
@@ -405,7 +446,9 @@ impl PointToPoint {
                     io.out.push(DevAction::Drop(id, DropReason::Corruption));
                 }
             }
-            DevEvent::Timer(_) | DevEvent::FrameEnd => {}
+            // A packet the error model held enters the link now.
+            DevEvent::Timer(id) => self.enter_on(now, PktId(id), io),
+            DevEvent::FrameEnd => {}
         }
     }
 }

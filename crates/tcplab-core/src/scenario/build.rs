@@ -118,11 +118,18 @@ fn validate_error(key: &str, e: &ErrorCfg) -> R<()> {
             check_prob(format!("{key}.loss_good"), *loss_good)?;
             check_prob(format!("{key}.loss_bad"), *loss_bad)
         }
-        ErrorCfg::Pattern { drop, .. } => {
+        ErrorCfg::Pattern { drop, action, delay, .. } => {
             if drop.contains(&0) {
                 return err(format!("{key}.drop"), "packet numbers start at 1");
             }
-            Ok(())
+            match (action, delay) {
+                (PatternAction::Delay, None) => err(format!("{key}.delay"), "required with action = \"delay\""),
+                (PatternAction::Delay, Some(d)) if d.0 == 0 => err(format!("{key}.delay"), "must be > 0"),
+                (PatternAction::Drop, Some(_)) => {
+                    err(format!("{key}.delay"), "only with action = \"delay\" (a dropped packet is not delayed)")
+                }
+                _ => Ok(()),
+            }
         }
         ErrorCfg::Windows { windows, .. } => {
             for (i, w) in windows.iter().enumerate() {
@@ -636,17 +643,24 @@ fn error_model(e: &ErrorCfg) -> ErrorModel {
         ErrorCfg::GilbertElliott { p_good_bad, p_bad_good, loss_good, loss_bad, .. } => {
             ErrorKind::GilbertElliott { p_good_bad, p_bad_good, loss_good, loss_bad, bad: false }
         }
+        ErrorCfg::Pattern { drop, action: PatternAction::Delay, delay: Some(d), packets, .. } => {
+            let class = packet_class(packets);
+            return ErrorModel::new(ErrorKind::Pattern { drops: drop, next: 0, count: 0 }, class).delaying(d.0);
+        }
         ErrorCfg::Pattern { drop, .. } => ErrorKind::Pattern { drops: drop, next: 0, count: 0 },
         ErrorCfg::Windows { windows, .. } => {
             ErrorKind::Windows { windows: windows.iter().map(|w| (w.start.0, w.end.0, w.rate)).collect() }
         }
     };
-    let class = match e.packets() {
+    ErrorModel::new(kind, packet_class(e.packets()))
+}
+
+fn packet_class(p: PacketsCfg) -> PacketClass {
+    match p {
         PacketsCfg::All => PacketClass::All,
         PacketsCfg::Data => PacketClass::Data,
         PacketsCfg::Acks => PacketClass::Acks,
-    };
-    ErrorModel::new(kind, class)
+    }
 }
 
 /// Resolve a flow's TCP parameters: profile <- [tcp] <- flow.tcp <- flow keys.
@@ -793,6 +807,12 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.less_careful {
         c.less_careful = v;
+    }
+    if let Some(v) = o.sack1_careful {
+        c.sack1_careful = v;
+    }
+    if let Some(v) = o.max_burst {
+        c.max_burst = v;
     }
     if let Some(v) = o.exit_recovery_fix {
         c.exit_recovery_fix = v;

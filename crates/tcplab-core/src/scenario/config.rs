@@ -754,6 +754,12 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
+        /// What becomes of the listed packets: lost ("drop") or held
+        /// `delay` at the link's entry ("delay": reordering).
+        #[serde(default)]
+        action: PatternAction,
+        /// With `action = "delay"`: how long a listed packet is held.
+        delay: Option<Dur>,
     },
     Windows {
         windows: Vec<WindowCfg>,
@@ -766,6 +772,18 @@ pub enum ErrorCfg {
 
 fn one_f64() -> f64 {
     1.0
+}
+
+/// What a pattern error model does to the packets it lists.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PatternAction {
+    /// Lost at the far end of the link.
+    #[default]
+    Drop,
+    /// Held `delay` where it enters the link, before its queue; later
+    /// packets overtake it (ns-2's ErrorModel delay_pkt_).
+    Delay,
 }
 
 impl ErrorCfg {
@@ -988,6 +1006,12 @@ pub struct TcpOptions {
     pub newreno_careful: Option<bool>,
     /// NewReno's less careful variant (ns-2's lessCareful_).
     pub less_careful: Option<bool>,
+    /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
+    /// fast retransmit for duplicates of data sent before the last timeout.
+    pub sack1_careful: Option<bool>,
+    /// At most this many segments per ACK, timeout or application write
+    /// (ns-2's maxburst_); 0: no limit.
+    pub max_burst: Option<u32>,
     /// NewReno's exit from recovery at min(ssthresh, outstanding + 1)
     /// (ns-2's exit_recovery_fix_).
     pub exit_recovery_fix: Option<bool>,
@@ -1159,6 +1183,8 @@ impl TcpOptions {
             precision_reduce: self.precision_reduce.or(base.precision_reduce),
             newreno_careful: self.newreno_careful.or(base.newreno_careful),
             less_careful: self.less_careful.or(base.less_careful),
+            sack1_careful: self.sack1_careful.or(base.sack1_careful),
+            max_burst: self.max_burst.or(base.max_burst),
             exit_recovery_fix: self.exit_recovery_fix.or(base.exit_recovery_fix),
             loss_window: self.loss_window.or(base.loss_window),
             ecn_hold: self.ecn_hold.or(base.ecn_hold),

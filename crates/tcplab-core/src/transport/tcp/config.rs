@@ -275,6 +275,12 @@ pub struct TcpConfig {
     /// variant, ns-2's bugFix_ true: the default everywhere); false: any
     /// third duplicate starts one (ns-2's bugFix_ false).
     pub newreno_careful: bool,
+    /// ns-2's Sack1 refuses a fast retransmit for duplicate ACKs of data
+    /// sent before the last timeout or ECN cut (its `recover_`; ns-2's
+    /// bugFix_ true: the default everywhere); false: any third new
+    /// duplicate starts one (ns-2's bugFix_ false). Only for the
+    /// `sack1_recovery` rule.
+    pub sack1_careful: bool,
     /// With `newreno_careful`, NewReno's "less careful" variant (RFC 2582,
     /// ns-2's lessCareful_ true): a fast retransmit is allowed also when the
     /// duplicate ACKs acknowledge exactly the highest byte sent at the last
@@ -296,6 +302,11 @@ pub struct TcpConfig {
     /// Maximum segment size: payload bytes per segment.
     pub mss: u32,
     pub dupthresh: u32,
+    /// At most this many segments sent per ACK, timeout or application
+    /// write (ns-2's maxburst_, its send_much()'s limit, retransmissions
+    /// of SACK holes included, a fast retransmit not); 0: no limit, the
+    /// default everywhere.
+    pub max_burst: u32,
     /// Initial window in segments; 0 selects RFC 3390's min(4*MSS, max(2*MSS, 4380)).
     pub initial_window: u32,
     /// Initial ssthresh in bytes; None = the receiver's advertised window (ns-2
@@ -337,6 +348,7 @@ impl TcpConfig {
                 initial_rto: 3 * SEC,
                 granularity: 10 * MS,
                 dupthresh: 3,
+                max_burst: 0,
                 limited_transmit: true,
                 max_retransmits: None,
                 ack_policy: AckPolicy::Immediate,
@@ -347,6 +359,7 @@ impl TcpConfig {
                 partial_window_deflation: true,
                 precision_reduce: true,
                 newreno_careful: true,
+                sack1_careful: true,
                 less_careful: false,
                 exit_recovery_fix: false,
                 vegas: VegasParams::default(),
@@ -370,6 +383,7 @@ impl TcpConfig {
                 initial_rto: SEC,
                 granularity: MS,
                 dupthresh: 3,
+                max_burst: 0,
                 limited_transmit: true,
                 max_retransmits: Some(15),
                 ack_policy: AckPolicy::Delayed,
@@ -380,6 +394,7 @@ impl TcpConfig {
                 partial_window_deflation: true,
                 precision_reduce: true,
                 newreno_careful: true,
+                sack1_careful: true,
                 less_careful: false,
                 exit_recovery_fix: false,
                 vegas: VegasParams::default(),

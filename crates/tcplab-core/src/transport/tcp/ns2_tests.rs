@@ -887,3 +887,74 @@ fn an_echo_from_a_fast_retransmits_window_takes_no_second_cut() {
         assert_eq!(s.stats.ecn_reductions, 1, "{rules:?}: a later window");
     }
 }
+
+/// `max_burst` (ns-2's maxburst_): each send_much() stops after that many
+/// segments, on the application's write and on every ACK alike. With a
+/// window of ten: ten at once without it, four with `max_burst = 4`; the
+/// first ACK (slow start: room for eight) four again.
+#[test]
+fn max_burst_limits_each_send() {
+    for (burst, first, after_ack) in [(0, 10, 2), (4, 4, 4)] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.max_burst = burst;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), first, "max_burst {burst}");
+        assert_eq!(ack(&mut s, MS, MSS).len(), after_ack, "max_burst {burst}");
+    }
+}
+
+/// `max_burst` with Sack1: its send_much() counts the holes it
+/// retransmits in recovery (the fast retransmit of the first hole, sent by
+/// output(), is not counted). Segment 0 acknowledged (cwnd 11, 12 out),
+/// 1..4 lost: the fast retransmit of 1 (pipe 8, cwnd 5.5), hole 2 at pipe
+/// 4; the partial ACK of 1 takes two from the pipe, room for holes 3 and
+/// 4, with `max_burst = 1` for one of them.
+#[test]
+fn max_burst_counts_sack1_holes() {
+    for (burst, holes) in [(0, vec![3, 4]), (1, vec![3])] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.sack = true;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        assert_eq!(ack(&mut s, MS, MSS).len(), 2);
+        s.cfg.max_burst = burst;
+        let mut sent = Vec::new();
+        for k in 6..13 {
+            sent.extend(ack_with(&mut s, 2 * MS, MSS, 0, &[(5 * MSS, k * MSS)]).iter().map(|x| x.seq / MSS));
+        }
+        assert_eq!(sent, vec![1, 2], "max_burst {burst}: the fast retransmit, then hole 2");
+        let partial = ack_with(&mut s, 3 * MS, 2 * MSS, 0, &[(5 * MSS, 12 * MSS)]);
+        assert_eq!(partial.iter().map(|x| x.seq / MSS).collect::<Vec<_>>(), holes, "max_burst {burst}");
+    }
+}
+
+/// `sack1_careful` (ns-2's bugFix_ for Sack1): after a timeout, three
+/// duplicates for data sent before it start no fast retransmit (ns-2's
+/// dupack_action(): highest_ack_ <= recover_ = maxseq_ at the timeout);
+/// with bugFix_ false they do.
+#[test]
+fn sack1_careful_after_a_timeout() {
+    for (careful, fast) in [(true, 0), (false, 1)] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.sack = true;
+        c.sack1_careful = careful;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        // All ten lost: the timer goes back to 0 with cwnd one segment.
+        let t = s.rto_deadline().expect("timer running");
+        assert!(s.on_timeout(t));
+        assert_eq!(drain(&mut s, t).iter().map(|x| x.seq / MSS).collect::<Vec<_>>(), vec![0]);
+        // Slow start resends 1..6; 3 is lost again, 4..6 bring duplicates.
+        ack(&mut s, t + MS, MSS);
+        ack(&mut s, t + 2 * MS, 2 * MSS);
+        ack(&mut s, t + 3 * MS, 3 * MSS);
+        assert_eq!(s.snd_nxt, 7 * MSS);
+        for k in 5..8 {
+            ack_with(&mut s, t + 4 * MS, 3 * MSS, 0, &[(4 * MSS, k * MSS)]);
+        }
+        assert_eq!(s.stats.fast_retransmits, fast, "sack1_careful {careful}");
+    }
+}

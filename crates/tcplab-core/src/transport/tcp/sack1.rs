@@ -13,8 +13,9 @@
 //!   data within the advertised window; each send adds one to `pipe`.
 //! * The ACK that covers `recover` ends recovery with cwnd left at the
 //!   halved window: no deflation step and no increase on that ACK.
-//! * A second recovery needs an ACK beyond the last `recover` (bugFix_);
-//!   ns-2 resets `recover` to 0 when recovery ends.
+//! * A second recovery needs an ACK beyond the last `recover` (bugFix_;
+//!   `sack1_careful`, off: any third new duplicate starts one); ns-2
+//!   resets `recover` to 0 when recovery ends.
 
 use super::recovery::LossRecovery;
 use super::sender::{Segment, TcpSender};
@@ -80,7 +81,10 @@ impl Sack1Recovery {
             self.start(s, now, outstanding, false);
             return;
         }
-        if !self.recovered(s.snd_una, mss) {
+        // bugFix_ (`sack1_careful`): none for duplicates of data sent
+        // before the last timeout (ns-2's `!bug_fix_ && !ecn_` goes to
+        // sack_action at once; with ECN, past the ECN test above).
+        if s.cfg.sack1_careful && !self.recovered(s.snd_una, mss) {
             return;
         }
         self.recover = Some(s.snd_max);

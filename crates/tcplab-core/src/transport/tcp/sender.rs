@@ -130,9 +130,11 @@ pub struct TcpSender {
     /// (`LossRecovery::polls`): fixed at construction, so that senders
     /// whose policy never does ask no policy on every send.
     recovery_polls: bool,
-    /// New segments the current ACK may still send (`Ns2Rules::newreno_burst`:
-    /// two while a NewReno sender without SACK is in recovery; otherwise
-    /// unlimited, u32::MAX).
+    /// Segments the current ACK, timeout or application write may still
+    /// send (ns-2's send_much() with a maxburst): `TcpConfig::max_burst`,
+    /// u32::MAX when that is 0; `Ns2Rules::newreno_burst`: two while a
+    /// NewReno sender without SACK is in recovery. A fast retransmit of the
+    /// first hole is not counted (ns-2 sends it with output()).
     burst_left: u32,
     /// `newreno_burst` applies to this sender (NewReno without SACK).
     burst_limited: bool,
@@ -284,7 +286,7 @@ impl TcpSender {
 
     /// The application makes `bytes` more available (None = unlimited).
     pub fn app_write(&mut self, bytes: Option<u64>) {
-        self.burst_left = u32::MAX;
+        self.burst_left = self.burst_start();
         match bytes {
             None => self.app_total = None,
             Some(b) => {
@@ -293,6 +295,17 @@ impl TcpSender {
                     *t = (*t).max(self.app_written);
                 }
             }
+        }
+    }
+
+    /// The segments one ACK, timeout or application write may send
+    /// (`TcpConfig::max_burst`, ns-2's maxburst_; 0: no limit).
+    #[inline(always)]
+    fn burst_start(&self) -> u32 {
+        if self.cfg.max_burst == 0 {
+            u32::MAX
+        } else {
+            self.cfg.max_burst
         }
     }
 
@@ -456,10 +469,18 @@ impl TcpSender {
             }
         }
         if self.recovery_polls && self.in_recovery() {
+            // ns-2's Sack1 counts its retransmissions of holes in the
+            // burst too (its own send_much()).
+            if self.burst_left == 0 {
+                return None;
+            }
             let mut rec = self.recovery.take().expect("recovery policy present");
             let seg = rec.poll(self, now);
             self.put_recovery(rec);
             if let Some(seg) = seg {
+                if seg.is_some() {
+                    self.burst_left -= u32::from(self.burst_left != u32::MAX);
+                }
                 return seg;
             }
         }
@@ -611,7 +632,7 @@ impl TcpSender {
         }
         self.stats.acks_received += 1;
         self.rtx_keeps_timing = false;
-        self.burst_left = u32::MAX;
+        self.burst_left = self.burst_start();
         self.rwnd = h.window as u64;
         self.w.rwnd = self.rwnd;
         self.now = now;
@@ -815,7 +836,7 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         self.now = now;
-        self.burst_left = u32::MAX;
+        self.burst_left = self.burst_start();
         self.timeout_last = true;
         self.loss_cut();
         self.loss_guard();

@@ -58,12 +58,28 @@ pub enum ErrorKind {
 pub struct ErrorModel {
     pub kind: ErrorKind,
     pub class: PacketClass,
+    /// A hit packet is not dropped but goes on with its IP ECN field set to
+    /// CE, ECN-capable or not (ns-2's ErrorModel with `markecn_ true`:
+    /// ErrorModel::recv sets the flags header's ce() and passes the packet
+    /// to its target).
+    pub mark: bool,
 }
 
 impl Default for ErrorModel {
     fn default() -> Self {
-        ErrorModel { kind: ErrorKind::None, class: PacketClass::All }
+        ErrorModel { kind: ErrorKind::None, class: PacketClass::All, mark: false }
     }
+}
+
+/// What an error model does to a packet reaching the far end of its link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Untouched.
+    Intact,
+    /// Hit by a marking model: delivered with CE set.
+    Marked,
+    /// Hit: lost to corruption.
+    Corrupted,
 }
 
 impl ErrorModel {
@@ -76,11 +92,28 @@ impl ErrorModel {
             }
             k => k,
         };
-        ErrorModel { kind, class }
+        ErrorModel { kind, class, mark: false }
+    }
+
+    /// The same model marking CE instead of dropping (`mark`).
+    pub fn marking(mut self, mark: bool) -> Self {
+        self.mark = mark;
+        self
     }
 
     pub fn is_none(&self) -> bool {
         matches!(self.kind, ErrorKind::None)
+    }
+
+    /// The fate of the packet (of `wire_bytes` on the link, `payload` bytes of
+    /// application data) arriving at `now`: a hit is `Corrupted`, or
+    /// `Marked` for a marking model.
+    pub fn arrival(&mut self, now: Time, wire_bytes: u32, payload: u32, rng: &mut Rng) -> Arrival {
+        match self.corrupts(now, wire_bytes, payload, rng) {
+            false => Arrival::Intact,
+            true if self.mark => Arrival::Marked,
+            true => Arrival::Corrupted,
+        }
     }
 
     /// Decide whether the packet (of `wire_bytes` on the link, `payload` bytes
@@ -180,6 +213,20 @@ mod tests {
         }
         assert_eq!(k, 8);
         assert_eq!(dropped, vec![2, 5]);
+    }
+
+    #[test]
+    fn marking_pattern_marks_instead_of_dropping() {
+        // ns-2's ErrorModel with markecn_ true: the listed packets go on,
+        // marked; the count is the same as a dropping model's.
+        let mut m = ErrorModel::new(ErrorKind::Pattern { drops: vec![2, 4], next: 0, count: 0 }, PacketClass::All)
+            .marking(true);
+        let mut r = stream_rng(1, "m");
+        let fates: Vec<Arrival> = (0..5).map(|_| m.arrival(0, 1040, 1000, &mut r)).collect();
+        use Arrival::*;
+        assert_eq!(fates, vec![Intact, Marked, Intact, Marked, Intact]);
+        let mut d = ErrorModel::new(ErrorKind::Pattern { drops: vec![2], next: 0, count: 0 }, PacketClass::All);
+        assert_eq!((0..2).map(|_| d.arrival(0, 1040, 1000, &mut r)).last(), Some(Corrupted));
     }
 
     #[test]

@@ -646,7 +646,7 @@ fn error_model(e: &ErrorCfg) -> ErrorModel {
         PacketsCfg::Data => PacketClass::Data,
         PacketsCfg::Acks => PacketClass::Acks,
     };
-    ErrorModel::new(kind, class)
+    ErrorModel::new(kind, class).marking(e.action() == ErrorActionCfg::Mark)
 }
 
 /// Resolve a flow's TCP parameters: profile <- [tcp] <- flow.tcp <- flow keys.
@@ -736,6 +736,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.syn {
         c.syn = v;
+    }
+    if let Some(v) = o.syn_immediate_ack {
+        c.syn_immediate_ack = v;
     }
     if let Some(v) = o.sack_option {
         c.rules.ns2_sack_option = v == SackOptionName::Ns2;

@@ -232,6 +232,7 @@ NAMES = [
     ("link[0].error.direction", ("para", "`[[link]]`", "Error models"), "uniform"),
     ("link[0].error.packets", ("para", "`[[link]]`", "Error models"), "uniform"),
     ("link[0].error.action", ("error", "pattern"), "pattern"),
+    ("link[0].error.action", ("para", "`[[link]]`", "Error models"), "uniform"),
     ("pcap[0].direction", ("row", "`[[pcap]]`", "direction")),
     ("flow[0].transport", ("row", "`[[flow]]`", "transport")),
     ("flow[0].app.kind", ("kinds", "`[[flow]]`", "Applications")),
@@ -287,7 +288,7 @@ def documented(where: tuple) -> set[str]:
     if kind == "kind":
         return listed_keys(row(section(where[1]), where[2])[1])
     if kind == "error":
-        return listed_keys(row(error_models(), where[1])[1]) | {"direction", "packets"}
+        return listed_keys(row(error_models(), where[1])[1]) | {"direction", "packets", "action"}
     raise AssertionError(where)
 
 

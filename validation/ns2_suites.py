@@ -133,6 +133,9 @@ class Traced:
     mss: int = 1000
     #: whether the golden draws the reverse direction's ACKs
     acks: bool = True
+    #: whether the traced link drops packets at its far end (an error
+    #: model there: beyond the traced queue, not in the golden's drops)
+    far_drops: bool = False
 
 
 def y_of(fid: int, number: int, wrap: int) -> float:
@@ -193,11 +196,35 @@ def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
         if is_ack(p) and p.src == far:
             ack_point(p)
     t = res.trace
+    beyond = set()
+    if tr.far_drops:
+        # A packet the traced link corrupts reaches its far end
+        # transmission time plus delay after it left `near`.
+        link = sc["link"][tr.link]
+        rate, delay = _bits_per_s(link["rate"]), _seconds(link["delay"])
+        beyond = {(round(p.t + p.length * 8 / rate + delay, 6), (p.seq - 1) // tr.mss + 1)
+                  for p in read_pcap(res.pcaps["fwd" if forward else "rev"]) if is_data(p)}
     for r in t[t["kind"] == "drop"].itertuples():
         n = r.seq // tr.mss + 1 if r.len > 0 else 0
+        if (round(float(r.time_s), 6), n) in beyond:
+            continue
         out["drops"].append((float(r.time_s), y_of(tr.fids[r.flow], n, tr.wrap)))
     out["drops"] = sorted(set(out["drops"]))
     return {k: sorted(v) for k, v in out.items()}
+
+
+def _bits_per_s(rate: str) -> float:
+    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3), ("bps", 1.0)):
+        if rate.endswith(unit):
+            return float(rate[: -len(unit)]) * scale
+    raise ValueError(rate)
+
+
+def _seconds(d: str) -> float:
+    for unit, scale in (("ms", 1e-3), ("us", 1e-6), ("s", 1.0)):
+        if d.endswith(unit):
+            return float(d[: -len(unit)]) * scale
+    raise ValueError(d)
 
 
 def _via(sc: dict, names: list, node: int, dst: int) -> int | None:
@@ -331,6 +358,13 @@ ECN_RED = {"kind": "red", "max_p": 0.1, "weight": 1 - math.exp(-1 / 375), "gentl
 #: pattern counts: the suite's `drop_pkt N` (ErrorModel/Periodic, offset_
 #: N) and its bursty model (offset_ 189, burstlen_ 15) count from 1 too,
 #: its `drop_pkts` (ErrorModel/List) from 0: `{1 3}` is [2, 4] here.
+VARIANTS = ("tahoe", "reno", "newreno", "sack")
+#: The marks of the smallwin*Ecn tests (their drop_pkts + 1).
+SMALLWIN_ECN = {"tahoe": [5, 9, 10, 12, 13, 14, 15, 16, 121, 136, 144, 149, 151, 152, 153, 154],
+                "sack": [5, 8, 10, 11, 12, 13, 14, 15, 16, 121, 136, 144, 149, 151, 152, 153]}
+SMALLWIN_ECN_DELACK = {"sack": [5, 8, 10, 12, 13, 14, 15, 16, 121, 136, 144, 149, 151, 152, 153]}
+SMALLWIN1_ECN = [5, 9, 10, 12, 13, 14, 121, 136, 144, 149, 151, 154]
+
 ECN_TESTS = {
     **{f"ecn_bursty_{v}": (v, 100, list(range(189, 204)), 0, "3s", {}) for v in ("tahoe", "reno", "newreno", "sack")},
     "ecn_noBugfix_reno": ("reno", 100, list(range(189, 204)), 0, "3s", {"reno_careful": False}),
@@ -350,6 +384,27 @@ ECN_TESTS = {
     "ecn_smallwin_reno": ("reno", 5, [5, 9, 10, 11, 12, 13, 14, 101, 116, 119, 120, 122, 123], 1, "6s", {}),
     **{f"ecn_smallwin_{v}": (v, 5, [5, 9, 10, 11, 12, 13, 14, 101, 116, 122, 125, 127, 128, 129], 1, "6s", {})
        for v in ("newreno", "sack")},
+    # The error module marks instead of dropping (its markecn_ true): the
+    # listed packets go on with CE set (`action = "mark"`).
+    **{f"ecn_twoecn_{v}": (v, 5, [195], 0, "3s", {}, {"mark": True}) for v in VARIANTS},
+    **{f"ecn_secondpktEcn_{v}": (v, 5, [2, 4], 1, "2s", {}, {"mark": True}) for v in VARIANTS},
+    **{f"ecn_smallwinEcn_{v}": (v, 5, SMALLWIN_ECN.get(v, SMALLWIN_ECN["tahoe"]), 1, "10s", {}, {"mark": True})
+       for v in VARIANTS},
+    # The suite's timerfix_ false and slow_start_restart_ false change
+    # nothing here (the map's re-runs with them true: the same output).
+    "ecn_smallwin2Ecn_tahoe": ("tahoe", 5, SMALLWIN_ECN["tahoe"], 1, "10s", {}, {"mark": True}),
+    # net3-lossy: a second error module, dropping, at the head of r2 -> r3.
+    **{f"ecn_smallwin1Ecn_{v}": (v, 5, SMALLWIN1_ECN, 1, "10s", {}, {"mark": True, "drop2": [7]})
+       for v in ("tahoe", "reno", "sack")},
+    "ecn_smallwin3Ecn_tahoe": ("tahoe", 5, SMALLWIN1_ECN, 1, "10s", {}, {"mark": True, "drop2": [7]}),
+    # DelAck sinks, the SYN's ACK delayed too (the suite's
+    # SYN_immediate_ack_ false).
+    **{f"ecn_nodrop_{v}_delack": (v, 5, [], 0, "3s", {}, {"delack": True}) for v in VARIANTS},
+    **{f"ecn_drop_{v}_delack": (v, 5, [195], 0, "3s", {}, {"delack": True}) for v in VARIANTS},
+    **{f"ecn_drop1_{v}_delack": (v, 5, [185], 0, "3s", {}, {"delack": True}) for v in ("tahoe", "newreno", "sack")},
+    **{f"ecn_twoecn_{v}_delack": (v, 5, [195], 0, "3s", {}, {"mark": True, "delack": True}) for v in VARIANTS},
+    **{f"ecn_smallwinEcn_{v}_delack": (v, 5, SMALLWIN_ECN_DELACK.get(v, SMALLWIN_ECN["tahoe"]), 1, "10s", {},
+                                       {"mark": True, "delack": True}) for v in VARIANTS},
 }
 
 
@@ -363,28 +418,51 @@ def ecn(test: str) -> tuple[dict, Traced]:
     equal thresholds of 100 or 1000 (never reached with a 25-packet queue)
     become max_th one above min_th, which tcplab requires. ns-2's DropTail
     limit 50 holds 49 waiting packets (validation/ns2.py, queue_limit)."""
-    variant, th, drops, fid, stop, extra = ECN_TESTS[test]
+    variant, th, drops, fid, stop, extra, *rest = ECN_TESTS[test]
+    how = rest[0] if rest else {}
     edge = {"kind": "droptail", "limit": 49}
     # ns-2's one generator: two draws by the TCP agent, then RED's.
     red = dict(ECN_RED, min_th=th, max_th=15 if th == 5 else th + 1, generator="ns2", generator_skip=2)
+    error = {"kind": "pattern", "drop": drops, "direction": "forward"}
+    if how.get("mark"):
+        error["action"] = "mark"
+    tcp = {"clock_phase": NS2_BOOT_TIME_ONE_AGENT, **extra}
+    if how.get("delack"):
+        # TCPSink/DelAck (interval_ 100 ms, delack_timeout's ns2 default)
+        # with the suite's SYN_immediate_ack_ false.
+        tcp |= {"delayed_ack": True, "syn_immediate_ack": False}
+    sink = "r3" if "drop2" in how else "r2"
+    bottleneck = {"between": ["r1", "r2"], "rate": "1.5Mbps", "delay": "10ms", "queue": red}
+    if "drop2" in how:
+        # net3-lossy's error module at the head of r2 -> r3 (drop_pkts2,
+        # counting the flow's packets that reach it): tcplab decides a
+        # link's losses at its far end, so on r1 -> r2 (which carries only
+        # this flow's data) it drops the same packets when they reach r2.
+        bottleneck["error"] = {"kind": "pattern", "drop": how["drop2"], "direction": "forward"}
     sc = {
         "sim": {"duration": stop, "tcp_profile": "ns2"},
-        "node": [{"name": n} for n in ("s1", "s2", "r1", "r2", "s3", "s4")],
+        "node": [{"name": n} for n in ("s1", "s2", "r1", "r2", "s3", "s4") + (("r3",) if sink == "r3" else ())],
         "link": [
             # The error module before r1 -> r2's queue, as on net4 above.
             {"between": ["s1", "r1"], "rate": "10Mbps", "delay": "2ms", "queue": edge,
-             **({"error": {"kind": "pattern", "drop": drops, "direction": "forward"}} if drops else {})},
+             **({"error": error} if drops else {})},
             {"between": ["s2", "r1"], "rate": "10Mbps", "delay": "3ms", "queue": edge},
-            {"between": ["r1", "r2"], "rate": "1.5Mbps", "delay": "10ms", "queue": red},
-            {"between": ["s3", "r2"], "rate": "10Mbps", "delay": "4ms", "queue": edge},
-            {"between": ["s4", "r2"], "rate": "10Mbps", "delay": "5ms", "queue": edge},
+            bottleneck,
+            {"between": ["s3", sink], "rate": "10Mbps", "delay": "4ms", "queue": edge},
+            {"between": ["s4", sink], "rate": "10Mbps", "delay": "5ms", "queue": edge},
         ],
         "flow": [{"name": "f", "from": "s1", "to": "s3", "transport": variant, "packet_size": 1000, "window": 30,
-                  "ecn": True, "app": {"kind": "bulk", "start": "0s"},
-                  "tcp": {"clock_phase": NS2_BOOT_TIME_ONE_AGENT, **extra}}],
+                  "ecn": True, "app": {"kind": "bulk", "start": "0s"}, "tcp": tcp}],
     }
-    # The golden traces r1 -> r2 only (no ACKs cross it).
-    return sc, Traced(link=2, near="r1", far="r2", fids={"f": fid}, acks=False)
+    if sink == "r3":
+        # net3's r2 - r3: 100 Mbit/s, 0 ms, RED with limit 100 whose
+        # thresholds (62.5, 187.5 packets) the flow never reaches: a
+        # 100-packet queue.
+        sc["link"].append({"between": ["r2", "r3"], "rate": "100Mbps", "delay": "0ms",
+                           "queue": {"kind": "droptail", "limit": 100}})
+    # The golden traces r1 -> r2 only (no ACKs cross it); a drop at r2
+    # (net3's second module) is beyond it.
+    return sc, Traced(link=2, near="r1", far="r2", fids={"f": fid}, acks=False, far_drops="drop2" in how)
 
 
 SUITE_OF = {t: ("tcpVariants", tcpvariants) for t in TCPVARIANTS_TESTS} | {t: ("ecn", ecn) for t in ECN_TESTS}
@@ -573,6 +651,12 @@ DIFFERS = {
                 "(ns-2 sends segment 68 at 2.54212 s at r1, tcplab later)",
     "newreno5_noLT": "as newreno5: ns-2's window inflation on duplicates outside recovery (last_cwnd_action_ still "
                      "CWND_ACTION_DUPACK); ns-2 sends segment 67 at 2.50052 s at r1, tcplab later",
+    # Under investigation (see below).
+    "ecn_smallwin1Ecn_tahoe": "net3-lossy: parts at 6.52 s (not yet traced)",
+    "ecn_smallwin3Ecn_tahoe": "net3-lossy: parts at 6.52 s (not yet traced)",
+    "ecn_smallwin1Ecn_reno": "net3-lossy: Reno after an ECN cut and a fast retransmit: ns-2 sends segment 12 on the ECE ACK of 10 at 0.2415 s, tcplab does not (not yet traced)",
+    "ecn_smallwin1Ecn_sack": "net3-lossy: parts at 0.24 s (not yet traced)",
+    "ecn_smallwinEcn_tahoe_delack": "timerfix_ false (tcp.cc newack(): the retransmission timer restarted before the RTT update): tcplab restarts it after; ns-2's segment 10 goes one 10 ms tick later, at 1.015 s",
 }
 
 

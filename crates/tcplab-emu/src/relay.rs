@@ -16,7 +16,7 @@ use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use tcplab_core::engine::Time;
-use tcplab_core::net::Offer;
+use tcplab_core::net::{Arrival, Offer};
 use tcplab_core::output::pcap::PcapWriter;
 use tcplab_core::packet::PktId;
 
@@ -225,7 +225,11 @@ impl Relay {
             }
             Ev::Arrive(d, id) => {
                 let (size, payload) = (self.pkt(id).size, self.pkt(id).payload);
-                if self.path.dirs[d].arrives_intact(t, size, payload) {
+                let fate = self.path.dirs[d].arrival(t, size, payload);
+                if fate != Arrival::Corrupted {
+                    if fate == Arrival::Marked {
+                        ippkt::set_ce(&mut self.pkts[id as usize].as_mut().expect("live").buf);
+                    }
                     let ect = ippkt::parse(&self.pkt(id).buf).is_some_and(|m| m.ect);
                     self.pkts[id as usize].as_mut().expect("live").hop += 1;
                     self.at_hop(t, id, ect);

@@ -66,12 +66,28 @@ pub struct ErrorModel {
     /// the link's entry, decided as they are offered to it (`holds`), not
     /// at the far end; None: they are lost at the far end (`corrupts`).
     pub delay: Option<Time>,
+    /// A hit packet is not dropped but goes on with its IP ECN field set to
+    /// CE, ECN-capable or not (ns-2's ErrorModel with `markecn_ true`:
+    /// ErrorModel::recv sets the flags header's ce() and passes the packet
+    /// to its target).
+    pub mark: bool,
 }
 
 impl Default for ErrorModel {
     fn default() -> Self {
-        ErrorModel { kind: ErrorKind::None, class: PacketClass::All, delay: None }
+        ErrorModel { kind: ErrorKind::None, class: PacketClass::All, delay: None, mark: false }
     }
+}
+
+/// What an error model does to a packet reaching the far end of its link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Untouched.
+    Intact,
+    /// Hit by a marking model: delivered with CE set.
+    Marked,
+    /// Hit: lost to corruption.
+    Corrupted,
 }
 
 impl ErrorModel {
@@ -84,13 +100,19 @@ impl ErrorModel {
             }
             k => k,
         };
-        ErrorModel { kind, class, delay: None }
+        ErrorModel { kind, class, delay: None, mark: false }
     }
 
     /// The same model holding the packets it picks for `delay` instead of
     /// losing them.
     pub fn delaying(self, delay: Time) -> Self {
         ErrorModel { delay: Some(delay), ..self }
+    }
+
+    /// The same model marking CE instead of dropping (`mark`).
+    pub fn marking(mut self, mark: bool) -> Self {
+        self.mark = mark;
+        self
     }
 
     pub fn is_none(&self) -> bool {
@@ -108,6 +130,17 @@ impl ErrorModel {
     pub fn holds(&mut self, now: Time, wire_bytes: u32, payload: u32, rng: &mut Rng) -> Option<Time> {
         let d = self.delay?;
         self.corrupts(now, wire_bytes, payload, rng).then_some(d)
+    }
+
+    /// The fate of the packet (of `wire_bytes` on the link, `payload` bytes of
+    /// application data) arriving at `now`: a hit is `Corrupted`, or
+    /// `Marked` for a marking model.
+    pub fn arrival(&mut self, now: Time, wire_bytes: u32, payload: u32, rng: &mut Rng) -> Arrival {
+        match self.corrupts(now, wire_bytes, payload, rng) {
+            false => Arrival::Intact,
+            true if self.mark => Arrival::Marked,
+            true => Arrival::Corrupted,
+        }
     }
 
     /// Decide whether the packet (of `wire_bytes` on the link, `payload` bytes
@@ -217,6 +250,20 @@ mod tests {
         let mut r = stream_rng(1, "d");
         let held: Vec<_> = (0..4).map(|_| m.holds(0, 1040, 1000, &mut r)).collect();
         assert_eq!(held, vec![None, Some(50_000_000), None, None]);
+    }
+
+    #[test]
+    fn marking_pattern_marks_instead_of_dropping() {
+        // ns-2's ErrorModel with markecn_ true: the listed packets go on,
+        // marked; the count is the same as a dropping model's.
+        let mut m = ErrorModel::new(ErrorKind::Pattern { drops: vec![2, 4], next: 0, count: 0 }, PacketClass::All)
+            .marking(true);
+        let mut r = stream_rng(1, "m");
+        let fates: Vec<Arrival> = (0..5).map(|_| m.arrival(0, 1040, 1000, &mut r)).collect();
+        use Arrival::*;
+        assert_eq!(fates, vec![Intact, Marked, Intact, Marked, Intact]);
+        let mut d = ErrorModel::new(ErrorKind::Pattern { drops: vec![2], next: 0, count: 0 }, PacketClass::All);
+        assert_eq!((0..2).map(|_| d.arrival(0, 1040, 1000, &mut r)).last(), Some(Corrupted));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! wait, so a link that never queues costs one `Arrive` per packet.
 
 use super::device::{DevAction, DevEvent, DevIo, DevScheduler, DropReason, NetDevice};
+use super::error::Arrival;
 use super::{DropCause, ErrorModel, Queue, Verdict};
 use crate::engine::time::{tx_time, TxRate};
 use crate::engine::{Rng, Time};
@@ -332,15 +333,21 @@ impl PointToPoint {
     }
 
     /// The packet (IP size `size`, `payload` bytes of application data)
-    /// reaches the far end at `now`: false if the error model corrupts it.
-    pub fn arrives_intact(&mut self, now: Time, size: u32, payload: u32) -> bool {
+    /// reaches the far end at `now`: what the error model does to it (the
+    /// caller sets CE on a `Marked` one and drops a `Corrupted` one).
+    pub fn arrival(&mut self, now: Time, size: u32, payload: u32) -> Arrival {
         let wire = size + self.framing as u32;
-        if self.hop & HOP_LOSSLESS == 0 && self.error.corrupts(now, wire, payload, &mut self.rng) {
+        let fate = if self.hop & HOP_LOSSLESS == 0 {
+            self.error.arrival(now, wire, payload, &mut self.rng)
+        } else {
+            Arrival::Intact
+        };
+        if fate == Arrival::Corrupted {
             self.stats.drops_corruption += 1;
-            return false;
+        } else {
+            self.stats.packets_delivered += 1;
         }
-        self.stats.packets_delivered += 1;
-        true
+        fate
     }
 
     // ---- The same steps driven as a simulator device.
@@ -440,10 +447,14 @@ impl PointToPoint {
             }
             DevEvent::Arrive(id) => {
                 let p = io.pool.get(id);
-                if self.arrives_intact(now, p.size, p.payload) {
-                    io.out.push(DevAction::Deliver(self.to, id));
-                } else {
-                    io.out.push(DevAction::Drop(id, DropReason::Corruption));
+                match self.arrival(now, p.size, p.payload) {
+                    Arrival::Corrupted => io.out.push(DevAction::Drop(id, DropReason::Corruption)),
+                    fate => {
+                        if fate == Arrival::Marked {
+                            io.pool.get_mut(id).ip.ecn = Ecn::Ce;
+                        }
+                        io.out.push(DevAction::Deliver(self.to, id));
+                    }
                 }
             }
             // A packet the error model held enters the link now.
@@ -524,7 +535,7 @@ mod tests {
         assert_eq!(d.tx_done(MS), Some((PktId(2), 1000)), "with the size it was queued with");
         assert_eq!(d.transmit(MS, 1000), 2 * MS + 10 * MS);
         assert_eq!(d.arm_tx_done(), None, "nothing left to pull");
-        assert!(d.arrives_intact(11 * MS, 1000, 960));
+        assert_eq!(d.arrival(11 * MS, 1000, 960), Arrival::Intact);
         assert_eq!((d.stats.packets_sent, d.stats.drops_overflow, d.stats.packets_delivered), (2, 1, 1));
     }
 }

@@ -109,6 +109,9 @@ fn validate_queue(key: String, q: &QueueCfg) -> R<()> {
 }
 
 fn validate_error(key: &str, e: &ErrorCfg) -> R<()> {
+    if e.action() == ErrorActionCfg::Delay && !matches!(e, ErrorCfg::Pattern { .. }) {
+        return err(format!("{key}.action"), "\"delay\" is for kind = \"pattern\" only; here \"drop\" or \"mark\"");
+    }
     match e {
         ErrorCfg::Uniform { rate, .. } => check_prob(format!("{key}.rate"), *rate),
         ErrorCfg::Ber { ber, .. } => check_prob(format!("{key}.ber"), *ber),
@@ -123,11 +126,12 @@ fn validate_error(key: &str, e: &ErrorCfg) -> R<()> {
                 return err(format!("{key}.drop"), "packet numbers start at 1");
             }
             match (action, delay) {
-                (PatternAction::Delay, None) => err(format!("{key}.delay"), "required with action = \"delay\""),
-                (PatternAction::Delay, Some(d)) if d.0 == 0 => err(format!("{key}.delay"), "must be > 0"),
-                (PatternAction::Drop, Some(_)) => {
-                    err(format!("{key}.delay"), "only with action = \"delay\" (a dropped packet is not delayed)")
-                }
+                (ErrorActionCfg::Delay, None) => err(format!("{key}.delay"), "required with action = \"delay\""),
+                (ErrorActionCfg::Delay, Some(d)) if d.0 == 0 => err(format!("{key}.delay"), "must be > 0"),
+                (_, Some(_)) if *action != ErrorActionCfg::Delay => err(
+                    format!("{key}.delay"),
+                    "only with action = \"delay\" (a dropped or marked packet is not delayed)",
+                ),
                 _ => Ok(()),
             }
         }
@@ -643,7 +647,7 @@ fn error_model(e: &ErrorCfg) -> ErrorModel {
         ErrorCfg::GilbertElliott { p_good_bad, p_bad_good, loss_good, loss_bad, .. } => {
             ErrorKind::GilbertElliott { p_good_bad, p_bad_good, loss_good, loss_bad, bad: false }
         }
-        ErrorCfg::Pattern { drop, action: PatternAction::Delay, delay: Some(d), packets, .. } => {
+        ErrorCfg::Pattern { drop, action: ErrorActionCfg::Delay, delay: Some(d), packets, .. } => {
             let class = packet_class(packets);
             return ErrorModel::new(ErrorKind::Pattern { drops: drop, next: 0, count: 0 }, class).delaying(d.0);
         }
@@ -652,7 +656,7 @@ fn error_model(e: &ErrorCfg) -> ErrorModel {
             ErrorKind::Windows { windows: windows.iter().map(|w| (w.start.0, w.end.0, w.rate)).collect() }
         }
     };
-    ErrorModel::new(kind, packet_class(e.packets()))
+    ErrorModel::new(kind, packet_class(e.packets())).marking(e.action() == ErrorActionCfg::Mark)
 }
 
 fn packet_class(p: PacketsCfg) -> PacketClass {
@@ -750,6 +754,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.syn {
         c.syn = v;
+    }
+    if let Some(v) = o.syn_immediate_ack {
+        c.syn_immediate_ack = v;
     }
     if let Some(v) = o.sack_option {
         c.rules.ns2_sack_option = v == SackOptionName::Ns2;

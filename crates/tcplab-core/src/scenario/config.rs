@@ -710,6 +710,21 @@ pub enum PacketsCfg {
     Acks,
 }
 
+/// What an error model does to the packets it hits.
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorActionCfg {
+    /// Lost to corruption.
+    #[default]
+    Drop,
+    /// Delivered with CE set in the IP header, ECN-capable or not (ns-2's
+    /// ErrorModel `markecn_ true`).
+    Mark,
+    /// Pattern models only: held `delay` where it enters the link, before
+    /// its queue; later packets overtake it (ns-2's ErrorModel delay_pkt_).
+    Delay,
+}
+
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WindowCfg {
@@ -727,6 +742,8 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
+        #[serde(default)]
+        action: ErrorActionCfg,
     },
     Ber {
         ber: f64,
@@ -734,6 +751,8 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
+        #[serde(default)]
+        action: ErrorActionCfg,
     },
     GilbertElliott {
         p_good_bad: f64,
@@ -746,6 +765,8 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
+        #[serde(default)]
+        action: ErrorActionCfg,
     },
     Pattern {
         /// 1-based numbers of the packets to drop, counted per direction.
@@ -754,10 +775,11 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
-        /// What becomes of the listed packets: lost ("drop") or held
-        /// `delay` at the link's entry ("delay": reordering).
+        /// What becomes of the listed packets: lost ("drop"), marked CE
+        /// ("mark") or held `delay` at the link's entry ("delay":
+        /// reordering).
         #[serde(default)]
-        action: PatternAction,
+        action: ErrorActionCfg,
         /// With `action = "delay"`: how long a listed packet is held.
         delay: Option<Dur>,
     },
@@ -767,23 +789,13 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
+        #[serde(default)]
+        action: ErrorActionCfg,
     },
 }
 
 fn one_f64() -> f64 {
     1.0
-}
-
-/// What a pattern error model does to the packets it lists.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum PatternAction {
-    /// Lost at the far end of the link.
-    #[default]
-    Drop,
-    /// Held `delay` where it enters the link, before its queue; later
-    /// packets overtake it (ns-2's ErrorModel delay_pkt_).
-    Delay,
 }
 
 impl ErrorCfg {
@@ -794,6 +806,16 @@ impl ErrorCfg {
             | ErrorCfg::GilbertElliott { direction, .. }
             | ErrorCfg::Pattern { direction, .. }
             | ErrorCfg::Windows { direction, .. } => *direction,
+        }
+    }
+
+    pub fn action(&self) -> ErrorActionCfg {
+        match self {
+            ErrorCfg::Uniform { action, .. }
+            | ErrorCfg::Ber { action, .. }
+            | ErrorCfg::GilbertElliott { action, .. }
+            | ErrorCfg::Pattern { action, .. }
+            | ErrorCfg::Windows { action, .. } => *action,
         }
     }
 
@@ -1033,6 +1055,9 @@ pub struct TcpOptions {
     pub rtt_on_partial_ack: Option<bool>,
     /// Open with ns-2's SYN exchange (syn_ with delay_growth_).
     pub syn: Option<bool>,
+    /// A delaying receiver acknowledges the SYN at once (ns-2's
+    /// SYN_immediate_ack_); false: after its ACK timer.
+    pub syn_immediate_ack: Option<bool>,
     /// SACK option size: "ns2" (3 blocks, 8 bytes each) or "rfc2018".
     pub sack_option: Option<SackOptionName>,
     /// RTT estimator: "ns2" (ticks, scaled integers) or "rfc6298".
@@ -1193,6 +1218,7 @@ impl TcpOptions {
             sack_recovery: self.sack_recovery.or(base.sack_recovery),
             rtt_on_partial_ack: self.rtt_on_partial_ack.or(base.rtt_on_partial_ack),
             syn: self.syn.or(base.syn),
+            syn_immediate_ack: self.syn_immediate_ack.or(base.syn_immediate_ack),
             sack_option: self.sack_option.or(base.sack_option),
             rtt_estimator: self.rtt_estimator.or(base.rtt_estimator),
             vegas_rates: self.vegas_rates.or(base.vegas_rates),

@@ -39,10 +39,15 @@ impl World {
         match (&mut sock.kind, &p.l4) {
             (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) if h.flags & flags::SYN != 0 => {
                 // ns-2's one-way TCP: the SYN is acknowledged at once
-                // (TCPSink's SYN_immediate_ack_), carrying no data.
-                rx.note_syn();
+                // (TCPSink's SYN_immediate_ack_), carrying no data, or
+                // when a delaying receiver's timer expires.
+                let ack_now = rx.note_syn(now);
                 self.pool.release(id);
-                self.send_ack_flagged(now, sid, flags::SYN);
+                if ack_now {
+                    self.send_ack_flagged(now, sid, flags::SYN);
+                } else {
+                    self.sync_socket_timer(sid);
+                }
             }
             (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) => {
                 rx.note_ecn(p.ip.ecn == Ecn::Ce, h.flags & flags::CWR != 0);

@@ -6,7 +6,7 @@ use super::{Ev, TraceKind, World};
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, Router, RoutingAction, RoutingIo};
-use crate::net::DropCause;
+use crate::net::{Arrival, DropCause};
 use crate::net::{
     DevAction, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, NetDevice, Offer, PointToPoint,
 };
@@ -555,7 +555,7 @@ impl World {
     }
 
     // The point-to-point device's fast path: the world drives the link's
-    // steps (`offer`, `transmit`, `tx_done`, `arrives_intact`) directly, as
+    // steps (`offer`, `transmit`, `tx_done`, `arrival`) directly, as
     // the emulator does, instead of going through `NetDevice` and an action
     // list. The results are the same as the trait path (the golden tests
     // run through here; `net::p2p` tests the trait path).
@@ -616,11 +616,15 @@ impl World {
                 let World { devices, pool, .. } = self;
                 let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
                 let p = pool.get(id);
-                if d.arrives_intact(now, p.size, p.payload) {
-                    let to = d.to;
-                    self.dev_deliver(now, to, id);
-                } else {
-                    self.dev_drop(now, dev, id, DropReason::Corruption);
+                match d.arrival(now, p.size, p.payload) {
+                    Arrival::Corrupted => self.dev_drop(now, dev, id, DropReason::Corruption),
+                    fate => {
+                        if fate == Arrival::Marked {
+                            pool.get_mut(id).ip.ecn = Ecn::Ce;
+                        }
+                        let to = d.to;
+                        self.dev_deliver(now, to, id);
+                    }
                 }
             }
             // A packet the error model held enters the link now.

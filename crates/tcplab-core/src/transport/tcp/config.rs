@@ -297,6 +297,12 @@ pub struct TcpConfig {
     /// retransmitted by the timer and the initial window becomes one
     /// segment (ns-2's bugfix_ss_). Off: connections start established.
     pub syn: bool,
+    /// A delaying receiver (delayed ACKs or thinning) acknowledges the SYN
+    /// at once (ns-2's TCPSink `SYN_immediate_ack_ true`, its default);
+    /// false: the SYN's ACK waits for the ACK timer like a data segment's
+    /// (DelAckSink::recv with `SYN_immediate_ack_ false`, which
+    /// test-suite-ecn sets).
+    pub syn_immediate_ack: bool,
     /// Which algorithm each ns-2/RFC difference follows.
     pub rules: Ns2Rules,
     /// Maximum segment size: payload bytes per segment.
@@ -367,6 +373,7 @@ impl TcpConfig {
                 eln: false,
                 rules: Ns2Rules::rfc(),
                 syn: true,
+                syn_immediate_ack: true,
                 clock_phase: 0,
             },
             // Linux: IW10 (RFC 6928), TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
@@ -402,6 +409,7 @@ impl TcpConfig {
                 eln: false,
                 rules: Ns2Rules::rfc(),
                 syn: false,
+                syn_immediate_ack: true,
                 clock_phase: 0,
             },
         }

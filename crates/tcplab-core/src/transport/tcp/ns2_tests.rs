@@ -471,7 +471,8 @@ fn delack_sink_rule() {
     assert!(seg(&mut r, MS / 2, 2));
     r.make_ack();
     let mut r = receiver(Ns2Rules::ns2());
-    r.note_syn();
+    assert!(r.note_syn(0), "the SYN: at once (SYN_immediate_ack_ true)");
+    r.make_ack();
     assert!(!seg(&mut r, 0, 0), "after a SYN, byte 0 is packet 1: delayed");
     assert!(seg(&mut r, MS, 1), "second segment: ACK");
     r.make_ack();
@@ -490,6 +491,37 @@ fn delack_sink_rule() {
     assert!(seg(&mut r, MS, 1));
     r.make_ack();
     assert!(seg(&mut r, 2 * MS, 1), "RFC: a duplicate is acknowledged at once");
+}
+
+/// ns-2's DelAckSink with `SYN_immediate_ack_ false` (test-suite-ecn sets
+/// it): packet 0, the SYN, is in sequence with no timer running, so it is
+/// held like data and the timer's expiry sends its ACK, a SYN-ACK 100 ms
+/// later. Immediate ACKs (TCPSink) answer it at once either way.
+#[test]
+fn syn_ack_delayed_by_the_delack_timer() {
+    let receiver = |policy: AckPolicy, syn_immediate_ack: bool| {
+        let mut c = cfg(Ns2Rules::ns2(), 2);
+        c.ack_policy = policy;
+        c.delack_timeout = 100 * MS;
+        c.syn_immediate_ack = syn_immediate_ack;
+        TcpReceiver::new(&c)
+    };
+    let mut r = receiver(AckPolicy::Delayed, false);
+    assert!(!r.note_syn(5 * MS), "held");
+    assert_eq!(r.delack_deadline(), Some(105 * MS));
+    assert!(!r.on_delack_timer(104 * MS));
+    assert!(r.on_delack_timer(105 * MS));
+    let h = r.ack_header(105 * MS);
+    assert_eq!((h.ack, h.flags & flags::SYN != 0), (0, true), "the timer's ACK is the SYN-ACK");
+    assert_eq!(r.delack_deadline(), None);
+    assert_eq!(r.ack_header(106 * MS).flags & flags::SYN, 0, "only once");
+    // A repeated SYN while the timer runs: at once.
+    let mut r = receiver(AckPolicy::Delayed, false);
+    assert!(!r.note_syn(0));
+    assert!(r.note_syn(MS));
+    // The default, and immediate ACKs: at once.
+    assert!(receiver(AckPolicy::Delayed, true).note_syn(0));
+    assert!(receiver(AckPolicy::Immediate, false).note_syn(0));
 }
 
 /// ns-2's Tahoe (TcpAgent::timeout) keeps dupacks_ across a timeout: two

@@ -55,6 +55,10 @@ pub struct TcpReceiver {
     ns2_delack_sink: bool,
     /// The connection opened with a SYN (then byte 0 is ns-2's packet 1).
     syn_seen: bool,
+    /// The SYN's ACK is held with the ACK timer (`TcpConfig::syn_immediate_ack`
+    /// false under a delaying policy); it goes out as a SYN-ACK.
+    syn_ack_held: bool,
+    syn_immediate_ack: bool,
     timestamps: bool,
     ts_recent: Option<u32>,
     /// ACK number of the last ACK sent (RFC 7323 TS.Recent rule).
@@ -88,6 +92,8 @@ impl TcpReceiver {
             ns2_sack_option: cfg.rules.ns2_sack_option,
             ns2_delack_sink: cfg.rules.ns2_delack_sink,
             syn_seen: false,
+            syn_ack_held: false,
+            syn_immediate_ack: cfg.syn_immediate_ack,
             timestamps: cfg.timestamps,
             ts_recent: None,
             last_ack_sent: 0,
@@ -101,10 +107,22 @@ impl TcpReceiver {
         }
     }
 
-    /// The connection's SYN arrived (it is acknowledged at once, apart
-    /// from `on_segment`).
-    pub fn note_syn(&mut self) {
+    /// The connection's SYN arrived: true if its ACK (a SYN-ACK) is due
+    /// now. It is, unless a delaying policy holds it (`syn_immediate_ack`
+    /// false): then, as ns-2's DelAckSink::recv does with packet 0 under
+    /// `SYN_immediate_ack_ false`, the ACK timer starts and its expiry
+    /// sends the SYN-ACK (`ack_header`); a SYN arriving while the timer
+    /// runs (a repeat) is acknowledged at once.
+    pub fn note_syn(&mut self, now: Time) -> bool {
         self.syn_seen = true;
+        match self.timeout() {
+            Some(timeout) if !self.syn_immediate_ack && self.delack_deadline.is_none() => {
+                self.syn_ack_held = true;
+                self.delack_deadline = Some(now + timeout);
+                false
+            }
+            _ => true,
+        }
     }
 
     /// Bytes delivered in order to the application.
@@ -278,12 +296,13 @@ impl TcpReceiver {
     /// blocks, ECN echo, timestamps, window); resets the ACK policy.
     #[inline(always)]
     pub fn ack_header(&mut self, now: Time) -> TcpHeader {
+        let syn = std::mem::take(&mut self.syn_ack_held);
         let a = self.make_ack();
         TcpHeader {
             sport: self.sport,
             dport: self.dport,
             ack: a.ack,
-            flags: flags::ACK | if a.ece { flags::ECE } else { 0 },
+            flags: flags::ACK | if a.ece { flags::ECE } else { 0 } | if syn { flags::SYN } else { 0 },
             window: self.window,
             // `TcpHeader::set_sack`'s work, in the literal: calling it on
             // the built header copies the header on the stack (+1.6 %

@@ -380,37 +380,24 @@ impl TcpConfig {
             // TCP_RTO_MAX 120 s, 1 ms timer, tcp_retries2 = 15, delayed ACKs
             // with TCP_DELACK_MIN 40 ms, unbounded initial ssthresh, SACK and
             // timestamps on (net.ipv4.tcp_sack, tcp_timestamps).
+            // The rest (the RFC rules, and ns-2's own settings such as
+            // precision_reduce, which the RFC algorithms do not read) as
+            // the rfc profile's.
             TcpProfile::Linux => TcpConfig {
                 mss: 1448,
                 initial_window: 10,
                 initial_ssthresh: Some(u64::MAX),
                 rwnd: 64 * 1024,
-                min_rto: 200 * MS,
                 max_rto: 120 * SEC,
                 initial_rto: SEC,
                 granularity: MS,
-                dupthresh: 3,
-                max_burst: 0,
-                limited_transmit: true,
                 max_retransmits: Some(15),
                 ack_policy: AckPolicy::Delayed,
                 delack_timeout: 40 * MS,
                 sack: true,
                 timestamps: true,
-                slow_but_steady: false,
-                partial_window_deflation: true,
-                precision_reduce: true,
-                newreno_careful: true,
-                sack1_careful: true,
-                less_careful: false,
-                exit_recovery_fix: false,
-                vegas: VegasParams::default(),
-                ecn: false,
-                eln: false,
-                rules: Ns2Rules::rfc(),
                 syn: false,
-                syn_immediate_ack: true,
-                clock_phase: 0,
+                ..Self::profile(TcpProfile::Rfc)
             },
         }
     }

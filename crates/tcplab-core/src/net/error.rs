@@ -1,6 +1,6 @@
 //! Error models, one per link direction, decided when a packet reaches the far
 //! end of the link (after it has used the link's time), as in Seawind. A
-//! model with a `delay` (`ErrorModel::delay`) loses nothing: the packets it
+//! model that delays (`HitAction::Delay`) loses nothing: the packets it
 //! picks are held that long where they enter the link, before its queue,
 //! and later packets overtake them (ns-2's ErrorModel with delay_pkt_ at a
 //! link's head): reordering.
@@ -62,20 +62,28 @@ pub enum ErrorKind {
 pub struct ErrorModel {
     pub kind: ErrorKind,
     pub class: PacketClass,
-    /// Some(d): the packets the model picks are not lost but held `d` at
-    /// the link's entry, decided as they are offered to it (`holds`), not
-    /// at the far end; None: they are lost at the far end (`corrupts`).
-    pub delay: Option<Time>,
-    /// A hit packet is not dropped but goes on with its IP ECN field set to
-    /// CE, ECN-capable or not (ns-2's ErrorModel with `markecn_ true`:
-    /// ErrorModel::recv sets the flags header's ce() and passes the packet
-    /// to its target).
-    pub mark: bool,
+    /// What becomes of a packet the model picks.
+    pub action: HitAction,
+}
+
+/// What an error model does to the packets it picks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HitAction {
+    /// Lost at the far end of the link (`corrupts`).
+    #[default]
+    Drop,
+    /// Delivered with its IP ECN field set to CE, ECN-capable or not (ns-2's
+    /// ErrorModel with `markecn_ true`: ErrorModel::recv sets the flags
+    /// header's ce() and passes the packet to its target).
+    Mark,
+    /// Not lost but held this long at the link's entry, decided as it is
+    /// offered to the link (`holds`), not at the far end.
+    Delay(Time),
 }
 
 impl Default for ErrorModel {
     fn default() -> Self {
-        ErrorModel { kind: ErrorKind::None, class: PacketClass::All, delay: None, mark: false }
+        ErrorModel { kind: ErrorKind::None, class: PacketClass::All, action: HitAction::Drop }
     }
 }
 
@@ -100,35 +108,33 @@ impl ErrorModel {
             }
             k => k,
         };
-        ErrorModel { kind, class, delay: None, mark: false }
+        ErrorModel { kind, class, action: HitAction::Drop }
     }
 
-    /// The same model holding the packets it picks for `delay` instead of
-    /// losing them.
-    pub fn delaying(self, delay: Time) -> Self {
-        ErrorModel { delay: Some(delay), ..self }
-    }
-
-    /// The same model marking CE instead of dropping (`mark`).
-    pub fn marking(mut self, mark: bool) -> Self {
-        self.mark = mark;
-        self
+    /// The same model doing `action` to the packets it picks.
+    pub fn acting(self, action: HitAction) -> Self {
+        ErrorModel { action, ..self }
     }
 
     pub fn is_none(&self) -> bool {
         matches!(self.kind, ErrorKind::None)
     }
 
-    /// Whether the model can lose a packet at the far end (it has a kind
-    /// and no `delay`).
+    /// Whether the model acts on packets at the far end (it has a kind and
+    /// does not delay).
     pub fn loses(&self) -> bool {
-        !self.is_none() && self.delay.is_none()
+        !self.is_none() && !self.delays()
+    }
+
+    /// Whether the model holds the packets it picks (`HitAction::Delay`).
+    pub fn delays(&self) -> bool {
+        matches!(self.action, HitAction::Delay(_))
     }
 
     /// A delaying model and the packet offered to the link at `now`: how
     /// long it is held before it enters the link, if the model picks it.
     pub fn holds(&mut self, now: Time, wire_bytes: u32, payload: u32, rng: &mut Rng) -> Option<Time> {
-        let d = self.delay?;
+        let HitAction::Delay(d) = self.action else { return None };
         self.corrupts(now, wire_bytes, payload, rng).then_some(d)
     }
 
@@ -138,7 +144,7 @@ impl ErrorModel {
     pub fn arrival(&mut self, now: Time, wire_bytes: u32, payload: u32, rng: &mut Rng) -> Arrival {
         match self.corrupts(now, wire_bytes, payload, rng) {
             false => Arrival::Intact,
-            true if self.mark => Arrival::Marked,
+            true if self.action == HitAction::Mark => Arrival::Marked,
             true => Arrival::Corrupted,
         }
     }
@@ -245,7 +251,7 @@ mod tests {
     #[test]
     fn a_delaying_pattern_holds_and_loses_nothing() {
         let m = ErrorModel::new(ErrorKind::Pattern { drops: vec![2], next: 0, count: 0 }, PacketClass::All);
-        let mut m = m.delaying(50_000_000);
+        let mut m = m.acting(HitAction::Delay(50_000_000));
         assert!(!m.loses());
         let mut r = stream_rng(1, "d");
         let held: Vec<_> = (0..4).map(|_| m.holds(0, 1040, 1000, &mut r)).collect();
@@ -257,7 +263,7 @@ mod tests {
         // ns-2's ErrorModel with markecn_ true: the listed packets go on,
         // marked; the count is the same as a dropping model's.
         let mut m = ErrorModel::new(ErrorKind::Pattern { drops: vec![2, 4], next: 0, count: 0 }, PacketClass::All)
-            .marking(true);
+            .acting(HitAction::Mark);
         let mut r = stream_rng(1, "m");
         let fates: Vec<Arrival> = (0..5).map(|_| m.arrival(0, 1040, 1000, &mut r)).collect();
         use Arrival::*;

@@ -7,7 +7,7 @@ pub mod queue;
 pub mod routing;
 
 pub use device::{DevAction, DevActions, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, NetDevice};
-pub use error::{Arrival, ErrorModel, PacketClass};
+pub use error::{Arrival, ErrorModel, HitAction, PacketClass};
 pub use p2p::{DirStats, Offer, PointToPoint};
 /// A link direction: the point-to-point device (the emulator's name for it).
 pub type LinkDir = PointToPoint;

@@ -106,7 +106,7 @@ pub struct PointToPoint {
 /// `PointToPoint::hop` bits.
 const HOP_LOSSLESS: u8 = 1;
 const HOP_RED: u8 = 2;
-/// The error model delays the packets it picks (`ErrorModel::delay`).
+/// The error model delays the packets it picks (`HitAction::Delay`).
 const HOP_HOLD: u8 = 4;
 
 /// A field-less `u64` enum: all but one of its values are free, more than
@@ -146,7 +146,7 @@ impl PointToPoint {
     ) -> Self {
         let hop = if error.loses() { 0 } else { HOP_LOSSLESS }
             | if queue.sees_idle_arrivals() { HOP_RED } else { 0 }
-            | if error.delay.is_some() { HOP_HOLD } else { 0 };
+            | if error.delays() { HOP_HOLD } else { 0 };
         PointToPoint {
             link,
             forward,
@@ -214,7 +214,7 @@ impl PointToPoint {
     // or the real-time emulator in crates/tcplab-emu) owns the packets and
     // the clock, so both run this same link model.
 
-    /// The error model delays packets (`ErrorModel::delay`): the caller asks
+    /// The error model delays packets (`HitAction::Delay`): the caller asks
     /// `held_until` before it offers a packet.
     #[inline(always)]
     pub fn holds(&self) -> bool {

@@ -9,7 +9,7 @@ use crate::engine::{stream_rng, Time};
 use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
 use crate::net::error::ErrorKind;
 use crate::net::routing::{reachable_from, shortest_paths_to, strong_components, Router, StaticRouting};
-use crate::net::{DevId, Device, ErrorModel, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams};
+use crate::net::{DevId, Device, ErrorModel, HitAction, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams};
 use crate::output::pcap::PcapWriter;
 use crate::output::RunOptions;
 use crate::packet::{FlowId, NodeId};
@@ -647,16 +647,20 @@ fn error_model(e: &ErrorCfg) -> ErrorModel {
         ErrorCfg::GilbertElliott { p_good_bad, p_bad_good, loss_good, loss_bad, .. } => {
             ErrorKind::GilbertElliott { p_good_bad, p_bad_good, loss_good, loss_bad, bad: false }
         }
-        ErrorCfg::Pattern { drop, action: ErrorActionCfg::Delay, delay: Some(d), packets, .. } => {
-            let class = packet_class(packets);
-            return ErrorModel::new(ErrorKind::Pattern { drops: drop, next: 0, count: 0 }, class).delaying(d.0);
-        }
         ErrorCfg::Pattern { drop, .. } => ErrorKind::Pattern { drops: drop, next: 0, count: 0 },
         ErrorCfg::Windows { windows, .. } => {
             ErrorKind::Windows { windows: windows.iter().map(|w| (w.start.0, w.end.0, w.rate)).collect() }
         }
     };
-    ErrorModel::new(kind, packet_class(e.packets())).marking(e.action() == ErrorActionCfg::Mark)
+    let action = match (e.action(), e) {
+        (ErrorActionCfg::Drop, _) => HitAction::Drop,
+        (ErrorActionCfg::Mark, _) => HitAction::Mark,
+        // `validate_error` refuses a delay elsewhere than on a pattern, or
+        // without its duration.
+        (ErrorActionCfg::Delay, ErrorCfg::Pattern { delay: Some(d), .. }) => HitAction::Delay(d.0),
+        (ErrorActionCfg::Delay, _) => unreachable!("a delay action was validated"),
+    };
+    ErrorModel::new(kind, packet_class(e.packets())).acting(action)
 }
 
 fn packet_class(p: PacketsCfg) -> PacketClass {

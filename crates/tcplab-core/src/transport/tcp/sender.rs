@@ -309,6 +309,14 @@ impl TcpSender {
         }
     }
 
+    /// One segment of the burst sent (`burst_left`; u32::MAX: no limit).
+    #[inline(always)]
+    fn spend_burst(&mut self) {
+        if self.burst_left != u32::MAX {
+            self.burst_left -= 1;
+        }
+    }
+
     /// A bulk application stops producing data.
     pub fn app_close(&mut self) {
         self.app_closed = true;
@@ -479,7 +487,7 @@ impl TcpSender {
             self.put_recovery(rec);
             if let Some(seg) = seg {
                 if seg.is_some() {
-                    self.burst_left -= u32::from(self.burst_left != u32::MAX);
+                    self.spend_burst();
                 }
                 return seg;
             }
@@ -505,7 +513,7 @@ impl TcpSender {
         if self.burst_left == 0 {
             return None;
         }
-        self.burst_left -= u32::from(self.burst_left != u32::MAX);
+        self.spend_burst();
         Some(self.emit(now, self.snd_nxt, len as u32))
     }
 

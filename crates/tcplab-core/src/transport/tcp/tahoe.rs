@@ -30,24 +30,23 @@ impl CongestionControl for Tahoe {
     }
 
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {
-        if a.dupacks == w.dupthresh {
-            if let Some(g) = a.ecn_recover {
-                // Within the window of an ECN cut, the last congestion
-                // action (ns-2's TcpAgent::dupack_action(): recover_ is the
-                // cut's): go back to the hole with cwnd one segment,
-                // ssthresh as the cut left it (slowdown(CLOSE_CWND_ONE)).
-                self.recover = Some(g);
-                w.cwnd = w.mss;
-                return DupResponse::FastRetransmitGoBackN;
-            }
+        if a.dupacks != w.dupthresh {
+            return DupResponse::None;
         }
-        if a.dupacks == w.dupthresh && self.recover.is_none_or(|r| a.ack > r) {
+        if let Some(g) = a.ecn_recover {
+            // Within the window of an ECN cut, the last congestion action
+            // (ns-2's TcpAgent::dupack_action(): recover_ is the cut's): go
+            // back to the hole with cwnd one segment, ssthresh as the cut
+            // left it (slowdown(CLOSE_CWND_ONE)).
+            self.recover = Some(g);
+        } else if self.recover.is_none_or(|r| a.ack > r) {
             self.recover = Some(a.snd_max);
             w.ssthresh = w.halve(a.flight);
-            w.cwnd = w.mss;
-            return DupResponse::FastRetransmitGoBackN;
+        } else {
+            return DupResponse::None;
         }
-        DupResponse::None
+        w.cwnd = w.mss;
+        DupResponse::FastRetransmitGoBackN
     }
 
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {

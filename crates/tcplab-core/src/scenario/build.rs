@@ -789,6 +789,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.ecn_after_timeout {
         c.rules.ecn_after_timeout = v;
     }
+    if let Some(v) = o.ecn_in_recovery {
+        c.rules.ecn_in_recovery = v;
+    }
     if let Some(v) = o.ecn_backoff {
         c.rules.ecn_backoff = v;
     }
@@ -815,6 +818,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.newreno_careful {
         c.newreno_careful = v;
+    }
+    if let Some(v) = o.tahoe_careful {
+        c.tahoe_careful = v;
     }
     if let Some(v) = o.less_careful {
         c.less_careful = v;

@@ -1026,6 +1026,8 @@ pub struct TcpOptions {
     /// NewReno's careful variant (ns-2's bugFix_): no fast retransmit for
     /// duplicates of data sent before the last one or timeout.
     pub newreno_careful: Option<bool>,
+    /// Tahoe: no second fast retransmit within one window (ns-2's bugFix_).
+    pub tahoe_careful: Option<bool>,
     /// NewReno's less careful variant (ns-2's lessCareful_).
     pub less_careful: Option<bool>,
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
@@ -1089,6 +1091,9 @@ pub struct TcpOptions {
     /// The first ECN echo after a timeout cuts the window again (ns-2's
     /// TcpAgent::ecn()) or is part of the window already answered (RFC 3168).
     pub ecn_after_timeout: Option<bool>,
+    /// ECN: an echo on the ACK that ends fast recovery is answered there
+    /// (ns-2's ecn() before the ACK's processing).
+    pub ecn_in_recovery: Option<bool>,
     /// ns-2's ecn_backoff_: repeated ECN cuts at a window of one segment
     /// back the retransmission timer off.
     pub ecn_backoff: Option<bool>,
@@ -1207,6 +1212,7 @@ impl TcpOptions {
             partial_window_deflation: self.partial_window_deflation.or(base.partial_window_deflation),
             precision_reduce: self.precision_reduce.or(base.precision_reduce),
             newreno_careful: self.newreno_careful.or(base.newreno_careful),
+            tahoe_careful: self.tahoe_careful.or(base.tahoe_careful),
             less_careful: self.less_careful.or(base.less_careful),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),
@@ -1229,6 +1235,7 @@ impl TcpOptions {
             ect_retransmits: self.ect_retransmits.or(base.ect_retransmits),
             rtt_timing: self.rtt_timing.or(base.rtt_timing),
             ecn_after_timeout: self.ecn_after_timeout.or(base.ecn_after_timeout),
+            ecn_in_recovery: self.ecn_in_recovery.or(base.ecn_in_recovery),
             ecn_backoff: self.ecn_backoff.or(base.ecn_backoff),
             cwnd_below_one: self.cwnd_below_one.or(base.cwnd_below_one),
             cwr_after_loss: self.cwr_after_loss.or(base.cwr_after_loss),

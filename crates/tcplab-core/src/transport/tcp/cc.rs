@@ -153,6 +153,16 @@ pub trait CongestionControl: Send {
     fn in_recovery(&self) -> bool {
         false
     }
+    /// cwnd without the fast-recovery inflation (ns-2's cwnd_ beside
+    /// dupwnd_), in bytes with the fraction.
+    fn uninflated_cwnd(&self, w: &CcState) -> f64 {
+        w.cwnd_f()
+    }
+    /// An ECN cut (`on_ecn`, of the inflated window) was made on the new ACK
+    /// that ends fast recovery (`ecn_in_recovery`): leave recovery with cwnd
+    /// as the cut left it, as ns-2's recv() does after its ecn(), clearing
+    /// dupwnd_ with no increase on the echoing ACK.
+    fn end_recovery_after_ecn_cut(&mut self, _w: &mut CcState, _a: &AckInfo) {}
     /// The sender set cwnd from outside (ns-2's delay_growth_ for Vegas):
     /// a policy with its own window takes it over.
     fn window_set(&mut self, _w: &CcState) {}
@@ -195,9 +205,12 @@ pub trait CongestionControl: Send {
         let cwnd = w.halved_cwnd(a.flight);
         w.ssthresh = self.ssthresh_on_loss(w, a.flight);
         if w.loss_from_cwnd {
+            // ns-2's slowdown() sets cwnd_ = windowd() / 2: the exact half,
+            // its fraction of a byte kept as after a loss.
             w.set_cwnd(cwnd);
         } else {
             w.cwnd = w.ssthresh.max(w.mss);
+            w.ca_frac = 0.0;
         }
     }
     /// A data segment [seq, seq + len) is put on the wire at `now` (new or
@@ -244,7 +257,7 @@ impl Variant {
 
 pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn CongestionControl> {
     match v {
-        Variant::Tahoe => Box::new(super::tahoe::Tahoe::new(cfg.rules.tahoe_timeout_dupacks)),
+        Variant::Tahoe => Box::new(super::tahoe::Tahoe::new(cfg.rules.tahoe_timeout_dupacks, cfg.tahoe_careful)),
         Variant::Reno => Box::new(super::reno::Reno::new(cfg.rules)),
         Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg)),
         Variant::Vegas => Box::new(super::vegas::Vegas::new(

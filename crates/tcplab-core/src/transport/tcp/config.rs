@@ -154,6 +154,13 @@ pub struct Ns2Rules {
     /// CWND_ACTION_TIMEOUT), typically to ssthresh 2 from the restarted
     /// window. RFC 3168 6.1.2 answers one window of data once.
     pub ecn_after_timeout: bool,
+    /// ECN flows: an echo on the new ACK that ends fast recovery, beyond the
+    /// window of the last cut, is answered on that ACK (ns-2's recv() runs
+    /// ecn() before the ACK's processing): Reno and NewReno halve the
+    /// inflated window (windowd() = cwnd_ + dupwnd_) and leave recovery
+    /// with that, Sack1 halves cwnd_. RFC 3168 (off): no answer while in
+    /// recovery; the next echo after it cuts.
+    pub ecn_in_recovery: bool,
     /// ns-2's `ecn_backoff_`: an ECN cut at a window of one segment marks
     /// the sender; the next such cut while marked backs the retransmission
     /// timer off (rtt_backoff()), and an RTT sample on an ACK that carries
@@ -204,6 +211,7 @@ impl Ns2Rules {
             ect_retransmits: true,
             ns2_rtt_timing: true,
             ecn_after_timeout: true,
+            ecn_in_recovery: true,
             ecn_backoff: true,
             cwnd_below_one: true,
             cwr_after_loss: true,
@@ -229,6 +237,7 @@ impl Ns2Rules {
             ect_retransmits: false,
             ns2_rtt_timing: false,
             ecn_after_timeout: false,
+            ecn_in_recovery: false,
             ecn_backoff: false,
             cwnd_below_one: false,
             cwr_after_loss: false,
@@ -281,6 +290,12 @@ pub struct TcpConfig {
     /// duplicate starts one (ns-2's bugFix_ false). Only for the
     /// `sack1_recovery` rule.
     pub sack1_careful: bool,
+    /// Tahoe refuses a fast retransmit for duplicate ACKs of data sent
+    /// before the last fast retransmit or timeout (ns-2's bugFix_ true, the
+    /// default everywhere); false: every third duplicate starts one
+    /// (TcpAgent::dupack_action() with bugFix_ false; within an ECN cut's
+    /// window the ECN branch still comes first).
+    pub tahoe_careful: bool,
     /// With `newreno_careful`, NewReno's "less careful" variant (RFC 2582,
     /// ns-2's lessCareful_ true): a fast retransmit is allowed also when the
     /// duplicate ACKs acknowledge exactly the highest byte sent at the last
@@ -366,6 +381,7 @@ impl TcpConfig {
                 precision_reduce: true,
                 newreno_careful: true,
                 sack1_careful: true,
+                tahoe_careful: true,
                 less_careful: false,
                 exit_recovery_fix: false,
                 vegas: VegasParams::default(),

@@ -161,6 +161,24 @@ impl CongestionControl for NewReno {
         self.in_recovery
     }
 
+    fn uninflated_cwnd(&self, w: &CcState) -> f64 {
+        if self.in_recovery {
+            w.cwnd_f() - self.dupwnd as f64
+        } else {
+            w.cwnd_f()
+        }
+    }
+
+    fn end_recovery_after_ecn_cut(&mut self, w: &mut CcState, a: &AckInfo) {
+        self.in_recovery = false;
+        if self.exit_fix && self.dupwnd > 0 {
+            // exit_recovery_fix_ runs while dupwnd_ > 0, which ecn() left.
+            let outstanding = a.snd_max.saturating_sub(a.ack) / w.mss + 1;
+            w.set_cwnd(w.ssthresh.min(outstanding * w.mss) as f64);
+        }
+        self.dupwnd = 0;
+    }
+
     fn is_partial_ack(&self, ack: u64) -> bool {
         self.in_recovery && ack < self.recover.unwrap_or(0)
     }

@@ -202,6 +202,31 @@ fn sack1_recovery() {
     assert_eq!(s.w.cwnd, 5500);
 }
 
+/// ns-2's Sack1 sends the hole alone on the third duplicate: recv() calls
+/// send_much() outside fast recovery only while dupacks_ == 0, and
+/// dupack_action() outputs just last_ack_ + 1. With four out and no
+/// Limited Transmit, pipe = 4 - 3 = 1 is below the halved cwnd of 2, yet
+/// nothing new goes until the next ACK.
+#[test]
+fn sack1_third_duplicate_sends_the_hole_alone() {
+    let mut c = cfg(Ns2Rules::ns2(), 3);
+    c.sack = true;
+    c.limited_transmit = false;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+    s.app_write(None);
+    assert_eq!(drain(&mut s, 0).len(), 3);
+    // Segment 0 acknowledged: cwnd 4, segments 1 to 4 out; 1 lost.
+    assert_eq!(ack(&mut s, MS, MSS).len(), 2);
+    assert!(ack_with(&mut s, 2 * MS, MSS, 0, &[(2000, 3000)]).is_empty());
+    assert!(ack_with(&mut s, 2 * MS, MSS, 0, &[(2000, 4000)]).is_empty());
+    let out = ack_with(&mut s, 2 * MS, MSS, 0, &[(2000, 5000)]);
+    assert_eq!(out.iter().map(|x| (x.seq, x.retransmit)).collect::<Vec<_>>(), vec![(1000, true)]);
+    assert_eq!(s.w.cwnd, 2 * MSS);
+    // The next ACK takes one more from the pipe (0 against cwnd 2): two new.
+    let out = ack_with(&mut s, 3 * MS, MSS, 0, &[(2000, 5000)]);
+    assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![5000, 6000]);
+}
+
 /// ns-2's SYN: a header-only segment first, cwnd 1 until its ACK, then the
 /// initial window.
 #[test]
@@ -522,6 +547,67 @@ fn syn_ack_delayed_by_the_delack_timer() {
     // The default, and immediate ACKs: at once.
     assert!(receiver(AckPolicy::Delayed, true).note_syn(0));
     assert!(receiver(AckPolicy::Immediate, false).note_syn(0));
+}
+
+/// ns-2's Tahoe with bugFix_ false (`tahoe_careful = false`):
+/// TcpAgent::dupack_action() goes to tahoe_action on any third duplicate,
+/// also for data sent before the last fast retransmit; with bugFix_ (the
+/// default) those duplicates send nothing.
+#[test]
+fn tahoe_careful_is_bugfix() {
+    let second_fast_retransmit = |careful: bool| {
+        let mut c = cfg(Ns2Rules::ns2(), 4);
+        c.limited_transmit = false;
+        c.tahoe_careful = careful;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Tahoe, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 4);
+        // cwnd 5: segments 1 to 5 out; 1 lost.
+        assert_eq!(ack(&mut s, MS, MSS).len(), 2);
+        for _ in 0..2 {
+            assert!(ack(&mut s, 2 * MS, MSS).is_empty());
+        }
+        let out = ack(&mut s, 2 * MS, MSS);
+        assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![MSS], "first fast retransmit");
+        // The retransmission's ACK: go back N from segment 2 at cwnd 2.
+        assert_eq!(ack(&mut s, 3 * MS, 2 * MSS).len(), 2);
+        // Three duplicates of data sent before that fast retransmit.
+        for _ in 0..2 {
+            ack(&mut s, 4 * MS, 2 * MSS);
+        }
+        ack(&mut s, 4 * MS, 2 * MSS).iter().map(|x| x.seq).collect::<Vec<_>>()
+    };
+    assert!(second_fast_retransmit(true).is_empty(), "bugFix_: refused");
+    assert_eq!(second_fast_retransmit(false), vec![2 * MSS], "bugFix_ false: a second fast retransmit");
+}
+
+/// `ecn_in_recovery`: ns-2's recv() runs ecn() before the ACK's own work,
+/// so an echo on the ACK that ends Reno's recovery, beyond the last cut's
+/// window, cuts there, halving cwnd_ + dupwnd_ (the inflated window).
+/// RFC 3168: no answer in recovery; the window deflates to the cut's.
+#[test]
+fn ecn_echo_on_the_ack_that_ends_recovery() {
+    for (on, cwnd, cuts) in [(true, 5500, 2), (false, 5000, 1)] {
+        let mut c = cfg(Ns2Rules { ecn_in_recovery: on, ..Ns2Rules::ns2() }, 10);
+        c.ecn = true;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        // An echo: cwnd 10 -> 5; its window ends at segment 10.
+        ack_with(&mut s, MS, MSS, flags::ECE, &[]);
+        // Segment 1 lost: the third duplicate retransmits without a cut
+        // (cwnd 5 + 3), three more inflate to 11 and send 10 and 11.
+        let mut sent = Vec::new();
+        for _ in 0..6 {
+            sent.extend(ack(&mut s, 2 * MS, MSS).iter().map(|x| x.seq / MSS));
+        }
+        assert_eq!(sent, vec![1, 10, 11]);
+        assert!(s.in_recovery());
+        // The ACK of everything, echoing a mark on data sent after the cut.
+        ack_with(&mut s, 3 * MS, 12 * MSS, flags::ECE, &[]);
+        assert!(!s.in_recovery());
+        assert_eq!((s.w.cwnd, s.stats.ecn_reductions), (cwnd, cuts), "ecn_in_recovery {on}");
+    }
 }
 
 /// ns-2's Tahoe (TcpAgent::timeout) keeps dupacks_ across a timeout: two

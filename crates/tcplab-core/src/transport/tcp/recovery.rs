@@ -55,6 +55,9 @@ impl LossRecovery for DupAckRecovery {
             let flight = s.flight();
             let acked = if s.cc.is_partial_ack(ack) { s.advance_una_partial(now, h) } else { s.advance_una(now, h) };
             let info = s.ack_info(ack, acked, flight);
+            if ece_cut && s.cc.in_recovery() {
+                s.cc.end_recovery_after_ecn_cut(&mut s.w, &info);
+            }
             let resp = if ece_cut { AckResponse::NORMAL } else { s.cc.on_new_ack(&mut s.w, &info) };
             if resp.retransmit_head {
                 s.pending_head_rtx = true;

@@ -91,4 +91,16 @@ impl CongestionControl for Reno {
     fn in_recovery(&self) -> bool {
         self.in_recovery
     }
+
+    fn uninflated_cwnd(&self, w: &CcState) -> f64 {
+        if self.in_recovery {
+            self.exit_cwnd
+        } else {
+            w.cwnd_f()
+        }
+    }
+
+    fn end_recovery_after_ecn_cut(&mut self, _w: &mut CcState, _a: &AckInfo) {
+        self.in_recovery = false;
+    }
 }

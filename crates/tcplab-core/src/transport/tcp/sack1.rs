@@ -35,6 +35,10 @@ pub struct Sack1Recovery {
     retransmitted: Vec<u64>,
     /// A timeout happened and no new ACK since (ns-2's timeout_).
     timed_out: bool,
+    /// The ACK being handled started recovery: it sends the retransmission
+    /// alone (ns-2's recv() calls send_much() outside fast recovery only
+    /// while dupacks_ == 0, and dupack_action() sends just the hole).
+    started_on_this_ack: bool,
 }
 
 impl Sack1Recovery {
@@ -100,6 +104,7 @@ impl Sack1Recovery {
     fn start(&mut self, s: &mut TcpSender, now: Time, outstanding: i64, cut: bool) {
         s.stats.fast_retransmits += 1;
         s.fast_retransmit_started(cut);
+        self.started_on_this_ack = true;
         self.pipe = outstanding - s.w.dupthresh as i64;
         self.fast_recovery = true;
         self.retransmitted.push(s.snd_una);
@@ -112,7 +117,7 @@ impl Sack1Recovery {
     /// ns-2's send_much() in fast recovery, one segment at a time.
     fn next_segment(&mut self, s: &mut TcpSender, now: Time) -> Option<Segment> {
         let mss = s.w.mss;
-        if self.pipe >= (s.w.cwnd / mss) as i64 {
+        if self.started_on_this_ack || self.pipe >= (s.w.cwnd / mss) as i64 {
             return None;
         }
         let sb = s.sb.as_ref()?;
@@ -150,12 +155,14 @@ impl LossRecovery for Sack1Recovery {
 
     fn on_timeout(&mut self, s: &mut TcpSender) {
         self.fast_recovery = false;
+        self.started_on_this_ack = false;
         self.timed_out = true;
         self.recover = Some(s.snd_max);
         self.clear(s);
     }
 
     fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
+        self.started_on_this_ack = false;
         let ack = h.ack;
         let blocks = &*h.sack_blocks();
         if !self.fast_recovery {

@@ -752,13 +752,17 @@ impl TcpSender {
         // and including that point still carry the old echo.
         let window_passed =
             self.ecn_guard.is_none_or(|g| ack > g) || (self.timeout_last && self.cfg.rules.ecn_after_timeout);
-        if !window_passed || self.in_recovery() {
+        // ns-2's recv() runs ecn() before the ACK's own processing: a new
+        // ACK beyond the guard that ends fast recovery is answered too
+        // (`ecn_in_recovery`), the cut halving the inflated window.
+        let answer_in_recovery = self.cfg.rules.ecn_in_recovery && ack > self.snd_una;
+        if !window_passed || (self.in_recovery() && !answer_in_recovery) {
             return false;
         }
         self.timeout_last = false;
         if self.cfg.rules.ecn_backoff {
             // ns-2's ecn(): cwnd_ <= 1 before the cut.
-            if self.w.cwnd_f() <= self.w.mss as f64 {
+            if self.cc.uninflated_cwnd(&self.w) <= self.w.mss as f64 {
                 if self.ecn_backoff {
                     self.rto.back_off();
                 }
@@ -769,7 +773,6 @@ impl TcpSender {
         }
         let info = self.ack_info(ack, 0, self.flight());
         self.cc.on_ecn(&mut self.w, &info);
-        self.w.ca_frac = 0.0;
         self.ecn_guard = Some(self.snd_max.max(ack));
         if self.cfg.rules.ecn_hold {
             self.ecn_action = self.ecn_guard;

@@ -11,11 +11,14 @@ pub struct Tahoe {
     recover: Option<u64>,
     /// A timeout keeps the duplicate-ACK count (`tahoe_timeout_dupacks`).
     keep_dupacks: bool,
+    /// ns-2's bugFix_ (`TcpConfig::tahoe_careful`): no fast retransmit at
+    /// or below `recover`.
+    careful: bool,
 }
 
 impl Tahoe {
-    pub fn new(keep_dupacks: bool) -> Self {
-        Tahoe { recover: None, keep_dupacks }
+    pub fn new(keep_dupacks: bool, careful: bool) -> Self {
+        Tahoe { recover: None, keep_dupacks, careful }
     }
 }
 
@@ -39,7 +42,9 @@ impl CongestionControl for Tahoe {
             // back to the hole with cwnd one segment, ssthresh as the cut
             // left it (slowdown(CLOSE_CWND_ONE)).
             self.recover = Some(g);
-        } else if self.recover.is_none_or(|r| a.ack > r) {
+        } else if !self.careful || self.recover.is_none_or(|r| a.ack > r) {
+            // bugFix_ false: TcpAgent::dupack_action() reaches tahoe_action
+            // whatever recover_ says.
             self.recover = Some(a.snd_max);
             w.ssthresh = w.halve(a.flight);
         } else {

@@ -470,6 +470,7 @@ impl CongestionControl for Vegas {
         self.ssthresh = self.cwnd;
         self.cwnd_changed_at = Some(a.now);
         self.sync_out(w);
+        w.ca_frac = 0.0;
     }
 
     fn in_recovery(&self) -> bool {

@@ -246,3 +246,29 @@ def test_a_given_clock_phase_takes_the_seed_out_of_a_deterministic_run():
     assert len(fixed) == 1
     drawn = {tcplab.run(sc(s)).trace.to_csv() for s in range(1, 6)}
     assert len(drawn) == 5
+
+
+def test_an_error_model_for_one_flow_leaves_the_others_alone():
+    """`flow` on an error model (ns-2's ErrorModule with a Fid classifier):
+    on a link that both flows cross, the pattern counts and drops only f2's
+    packets; f1 loses nothing, and f2 loses exactly its 12th data segment,
+    whatever f1 sends in between."""
+    def sc(flow=None):
+        err = {"kind": "pattern", "drop": [12], "packets": "data"} | ({"flow": flow} if flow else {})
+        return {"sim": {"duration": "5s", "tcp_profile": "ns2"},
+                "node": [{"name": "a"}, {"name": "b"}, {"name": "r"}, {"name": "c"}],
+                "link": [{"between": ["a", "r"], "rate": "10Mbps", "delay": "1ms"},
+                         {"between": ["b", "r"], "rate": "10Mbps", "delay": "1ms"},
+                         {"between": ["r", "c"], "rate": "10Mbps", "delay": "10ms", "error": err}],
+                "flow": [{"name": "f1", "from": "a", "to": "c", "transport": "newreno", "app": {"kind": "bulk"}},
+                         {"name": "f2", "from": "b", "to": "c", "transport": "newreno", "app": {"kind": "bulk",
+                                                                                               "start": "0.3s"}}],
+                "output": {"trace": True}}
+    t = tcplab.run(sc("f2")).trace
+    drops = t[t.kind == "drop"]
+    assert list(drops.flow) == ["f2"] and list(drops.seq) == [11 * 1000]
+    assert not ((t.flow == "f1") & (t.kind == "retransmit")).any()
+    # Without `flow` the same pattern counts f1's segments too: the 12th data
+    # segment on the link is f1's (f2 starts later).
+    t = tcplab.run(sc()).trace
+    assert list(t[t.kind == "drop"].flow) == ["f1"]

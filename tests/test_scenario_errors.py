@@ -96,6 +96,8 @@ CASES = {
                           "link[0].error.action: unknown name `corrupt`, expected one of `drop`, `mark`, `delay`"),
     "error_action_delay_uniform": (wired(link='error = { kind = "uniform", rate = 0.1, action = "delay" }'),
                                    'link[0].error.action: "delay" is for kind = "pattern" only'),
+    "error_flow_unknown": (wired(link='error = { kind = "pattern", drop = [3], flow = "nosuch" }'),
+                           'link[0].error.flow: no flow named "nosuch"; the flows are ["flow0"]'),
     "error_action_number": (wired(link='error = { kind = "pattern", drop = [3], action = 3 }'),
                             "link[0].error.action: expected a name, one of `drop`, `mark`, `delay`; got 3"),
     "tcp_syn_immediate_ack": (wired(flow='tcp = { syn_immediate_ack = "no" }'),

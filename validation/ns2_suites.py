@@ -28,13 +28,10 @@ Left out, with what tcplab lacks:
     bottleneck's own node, r1: this comparison's enqueue points are drawn for
     forwarded packets; its points part from ns-2's at the first data
     segment, 0.020006 s there and 0.0200896 s here, not traced further).
-  test-suite-ecn (80 of its 84 tests are here): ecn_smallwin_tahoe (timerfix_ false, tcp.cc
-    newack(): the retransmission timer restarted before the RTT update);
-    ecn_timeout1_reno, ecn_timeout1_newreno, ecn_timeout1_sack (an error
-    module that counts one flow id of two flows leaving s1: ErrorModule
-    Fid; tcplab's error models count every packet of the link direction).
-    Three golden files have no test in the 2.35 script: ecn_drop1_reno_delack,
-    ecn_drop2_tahoe, ecn_secondpkt1Ecn_tahoe.
+  test-suite-ecn (83 of its 84 tests are here): ecn_smallwin_tahoe (timerfix_
+    false, tcp.cc newack(): the retransmission timer restarted before the
+    RTT update). Three golden files have no test in the 2.35 script:
+    ecn_drop1_reno_delack, ecn_drop2_tahoe, ecn_secondpkt1Ecn_tahoe.
   test-suite-red: its goldens plot RED's early drops of several TCP, CBR
     and telnet sources and per-flow statistics; not attempted.
 """
@@ -106,6 +103,8 @@ class Packet:
     flags: int
     ecn: int  # the IP header's two ECN bits
     length: int  # IP length
+    sport: int = 0
+    dport: int = 0
 
 
 def read_pcap(data: bytes) -> list[Packet]:
@@ -119,14 +118,16 @@ def read_pcap(data: bytes) -> list[Packet]:
         if ip[9] != 6:
             continue
         ihl = (ip[0] & 0x0F) * 4
-        seq, ack = struct.unpack(">II", ip[ihl + 4:ihl + 12])
+        sport, dport, seq, ack = struct.unpack(">HHII", ip[ihl:ihl + 12])
         out.append(Packet(sec + nsec * 1e-9, int.from_bytes(ip[12:16], "big") - (10 << 24) - 1,
                           int.from_bytes(ip[16:20], "big") - (10 << 24) - 1, seq, ack, ip[ihl + 13],
-                          ip[1] & 3, orig))
+                          ip[1] & 3, orig, sport, dport))
     return out
 
 
 SYN, ACK_FLAG, CWR = 0x02, 0x10, 0x80
+#: The source port of tcplab's first flow (flow i sends from FIRST_PORT + i).
+FIRST_PORT = 10_000
 
 
 @dataclass
@@ -167,27 +168,30 @@ def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
     names = [n["name"] for n in sc["node"]]
     near, far = names.index(tr.near), names.index(tr.far)
     forward = sc["link"][tr.link]["between"] == [tr.near, tr.far]
-    ends = {(names.index(f["from"]), names.index(f["to"])): f["name"] for f in sc["flow"]}
+    # A flow by its sender's port (tcplab's flow i sends from port 10000 +
+    # i, docs/models.md "pcap") and its two nodes.
+    ends = {(names.index(f["from"]), names.index(f["to"]), FIRST_PORT + i): f["name"]
+            for i, f in enumerate(sc["flow"])}
 
     def is_data(p: Packet) -> bool:
-        return (p.src, p.dst) in ends and (p.length > 40 or bool(p.flags & SYN))
+        return (p.src, p.dst, p.sport) in ends and (p.length > 40 or bool(p.flags & SYN))
 
     def is_ack(p: Packet) -> bool:
-        return (p.dst, p.src) in ends and not is_data(p)
+        return (p.dst, p.src, p.dport) in ends and not is_data(p)
 
     out: dict[str, list] = {k: [] for k in ("packets", "ecn_packets", "cong_act_packets", "acks", "drops")}
 
     def data_point(p: Packet) -> None:
         # Captures number the SYN 0 and the data from 1 (docs/scenarios.md).
         n = 0 if p.flags & SYN and not p.flags & ACK_FLAG else (p.seq - 1) // tr.mss + 1
-        pt = (p.t, y_of(tr.fids[ends[(p.src, p.dst)]], n, tr.wrap))
+        pt = (p.t, y_of(tr.fids[ends[(p.src, p.dst, p.sport)]], n, tr.wrap))
         out["ecn_packets" if p.ecn == 3 else "packets"].append(pt)
         if p.flags & CWR:
             out["cong_act_packets"].append(pt)
 
     def ack_point(p: Packet) -> None:
         if tr.acks:
-            out["acks"].append((p.t, y_of(tr.fids[ends[(p.dst, p.src)]], (p.ack - 1) // tr.mss, tr.wrap)))
+            out["acks"].append((p.t, y_of(tr.fids[ends[(p.dst, p.src, p.dport)]], (p.ack - 1) // tr.mss, tr.wrap)))
 
     # Dequeues: what goes on the wire in each direction.
     for p in read_pcap(res.pcaps["fwd" if forward else "rev"]):
@@ -394,6 +398,11 @@ ECN_TESTS = {
     "ecn_smallwin_reno": ("reno", 5, [5, 9, 10, 11, 12, 13, 14, 101, 116, 119, 120, 122, 123], 1, "6s", {}),
     **{f"ecn_smallwin_{v}": (v, 5, [5, 9, 10, 11, 12, 13, 14, 101, 116, 122, 125, 127, 128, 129], 1, "6s", {})
        for v in ("newreno", "sack")},
+    # A second connection s1 -> s3 (Tahoe, fid 2, ECN, window 30) from 1 s;
+    # the error module is bound to the first one's fid (ErrorModule Fid):
+    # an error model with `flow`.
+    **{f"ecn_timeout1_{v}": (v, 5, list(range(246, 267)), 1, "3s", {}, {"second": ("tahoe", "1s")})
+       for v in ("reno", "newreno", "sack")},
     # The error module marks instead of dropping (its markecn_ true): the
     # listed packets go on with CE set (`action = "mark"`).
     **{f"ecn_twoecn_{v}": (v, 5, [195], 0, "3s", {}, {"mark": True}) for v in VARIANTS},
@@ -432,11 +441,17 @@ def ecn(test: str) -> tuple[dict, Traced]:
     how = rest[0] if rest else {}
     edge = {"kind": "droptail", "limit": 49}
     # ns-2's one generator: two draws by the TCP agent, then RED's.
-    red = dict(ECN_RED, min_th=th, max_th=15 if th == 5 else th + 1, generator="ns2", generator_skip=2)
+    second = how.get("second")
+    # ns-2's one generator: each TCP agent draws twice (built, reset), then RED.
+    red = dict(ECN_RED, min_th=th, max_th=15 if th == 5 else th + 1, generator="ns2",
+               generator_skip=4 if second else 2)
     error = {"kind": "pattern", "drop": drops, "direction": "forward"}
     if how.get("mark"):
         error["action"] = "mark"
-    tcp = {"clock_phase": NS2_BOOT_TIME_ONE_AGENT, **extra}
+    if second:
+        error["flow"] = "f"
+    phase = NS2_BOOT_TIME_TWO_AGENTS[0] if second else NS2_BOOT_TIME_ONE_AGENT
+    tcp = {"clock_phase": phase, **extra}
     if how.get("delack"):
         # TCPSink/DelAck (interval_ 100 ms, delack_timeout's ns2 default)
         # with the suite's SYN_immediate_ack_ false.
@@ -464,6 +479,12 @@ def ecn(test: str) -> tuple[dict, Traced]:
         "flow": [{"name": "f", "from": "s1", "to": "s3", "transport": variant, "packet_size": 1000, "window": 30,
                   "ecn": True, "app": {"kind": "bulk", "start": "0s"}, "tcp": tcp}],
     }
+    fids = {"f": fid}
+    if second:
+        sc["flow"].append({"name": "g", "from": "s1", "to": "s3", "transport": second[0], "packet_size": 1000,
+                           "window": 30, "ecn": True, "app": {"kind": "bulk", "start": second[1]},
+                           "tcp": {"clock_phase": NS2_BOOT_TIME_TWO_AGENTS[1]}})
+        fids["g"] = 2
     if sink == "r3":
         # net3's r2 - r3: 100 Mbit/s, 0 ms, RED with limit 100 whose
         # thresholds (62.5, 187.5 packets) the flow never reaches: a
@@ -472,7 +493,7 @@ def ecn(test: str) -> tuple[dict, Traced]:
                            "queue": {"kind": "droptail", "limit": 100}})
     # The golden traces r1 -> r2 only (no ACKs cross it); a drop at r2
     # (net3's second module) is beyond it.
-    return sc, Traced(link=2, near="r1", far="r2", fids={"f": fid}, acks=False, far_drops="drop2" in how)
+    return sc, Traced(link=2, near="r1", far="r2", fids=fids, acks=False, far_drops="drop2" in how)
 
 
 #: ns-2's boot_time_ for the two TCP agents of a two-flow test: tcpTick_

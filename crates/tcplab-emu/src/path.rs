@@ -72,6 +72,14 @@ impl LinkPath {
         if used.iter().any(|u| !u) {
             return bad("link", path_msg);
         }
+        for (i, l) in cfg.link.iter().enumerate() {
+            if l.error.as_ref().is_some_and(|e| e.flow().is_some()) {
+                return bad(
+                    format!("link[{i}].error.flow"),
+                    "the emulator's relay does not tell flows apart; remove `flow` (the model then acts on every packet of the direction)",
+                );
+            }
+        }
         for (i, n) in cfg.node.iter().enumerate() {
             if n.snoop {
                 return bad(format!("node[{i}].snoop"), "Snoop is a simulated agent; the emulator has none");

@@ -18,7 +18,7 @@ use std::time::Instant;
 use tcplab_core::engine::Time;
 use tcplab_core::net::{Arrival, Offer};
 use tcplab_core::output::pcap::PcapWriter;
-use tcplab_core::packet::PktId;
+use tcplab_core::packet::{PktId, NO_FLOW};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
@@ -182,7 +182,7 @@ impl Relay {
         };
         if self.path.dirs[d].holds() {
             let payload = self.pkt(id).payload;
-            if let Some(at) = self.path.dirs[d].held_until(now, size, payload) {
+            if let Some(at) = self.path.dirs[d].held_until(now, size, payload, NO_FLOW) {
                 return self.schedule(at, Ev::Enter(d, id));
             }
         }
@@ -225,7 +225,7 @@ impl Relay {
             }
             Ev::Arrive(d, id) => {
                 let (size, payload) = (self.pkt(id).size, self.pkt(id).payload);
-                let fate = self.path.dirs[d].arrival(t, size, payload);
+                let fate = self.path.dirs[d].arrival(t, size, payload, NO_FLOW);
                 if fate != Arrival::Corrupted {
                     if fate == Arrival::Marked {
                         ippkt::set_ce(&mut self.pkts[id as usize].as_mut().expect("live").buf);

@@ -6,6 +6,7 @@
 //! link's head): reordering.
 
 use crate::engine::{Rng, Time};
+use crate::packet::FlowId;
 
 /// Which packets an error model applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +63,9 @@ pub enum ErrorKind {
 pub struct ErrorModel {
     pub kind: ErrorKind,
     pub class: PacketClass,
+    /// Only this flow's packets are counted and hit (ns-2's ErrorModule
+    /// with a Fid classifier); None: every packet of the class.
+    pub flow: Option<FlowId>,
     /// What becomes of a packet the model picks.
     pub action: HitAction,
 }
@@ -83,7 +87,7 @@ pub enum HitAction {
 
 impl Default for ErrorModel {
     fn default() -> Self {
-        ErrorModel { kind: ErrorKind::None, class: PacketClass::All, action: HitAction::Drop }
+        ErrorModel { kind: ErrorKind::None, class: PacketClass::All, flow: None, action: HitAction::Drop }
     }
 }
 
@@ -108,7 +112,12 @@ impl ErrorModel {
             }
             k => k,
         };
-        ErrorModel { kind, class, action: HitAction::Drop }
+        ErrorModel { kind, class, flow: None, action: HitAction::Drop }
+    }
+
+    /// The same model for the packets of `flow` only.
+    pub fn for_flow(self, flow: Option<FlowId>) -> Self {
+        ErrorModel { flow, ..self }
     }
 
     /// The same model doing `action` to the packets it picks.
@@ -133,16 +142,16 @@ impl ErrorModel {
 
     /// A delaying model and the packet offered to the link at `now`: how
     /// long it is held before it enters the link, if the model picks it.
-    pub fn holds(&mut self, now: Time, wire_bytes: u32, payload: u32, rng: &mut Rng) -> Option<Time> {
+    pub fn holds(&mut self, now: Time, wire_bytes: u32, payload: u32, flow: FlowId, rng: &mut Rng) -> Option<Time> {
         let HitAction::Delay(d) = self.action else { return None };
-        self.corrupts(now, wire_bytes, payload, rng).then_some(d)
+        self.corrupts(now, wire_bytes, payload, flow, rng).then_some(d)
     }
 
     /// The fate of the packet (of `wire_bytes` on the link, `payload` bytes of
     /// application data) arriving at `now`: a hit is `Corrupted`, or
     /// `Marked` for a marking model.
-    pub fn arrival(&mut self, now: Time, wire_bytes: u32, payload: u32, rng: &mut Rng) -> Arrival {
-        match self.corrupts(now, wire_bytes, payload, rng) {
+    pub fn arrival(&mut self, now: Time, wire_bytes: u32, payload: u32, flow: FlowId, rng: &mut Rng) -> Arrival {
+        match self.corrupts(now, wire_bytes, payload, flow, rng) {
             false => Arrival::Intact,
             true if self.action == HitAction::Mark => Arrival::Marked,
             true => Arrival::Corrupted,
@@ -150,9 +159,9 @@ impl ErrorModel {
     }
 
     /// Decide whether the packet (of `wire_bytes` on the link, `payload` bytes
-    /// of application data) arriving at `now` is corrupted.
-    pub fn corrupts(&mut self, now: Time, wire_bytes: u32, payload: u32, rng: &mut Rng) -> bool {
-        if !self.class.matches(payload) {
+    /// of application data, of flow `flow`) arriving at `now` is corrupted.
+    pub fn corrupts(&mut self, now: Time, wire_bytes: u32, payload: u32, flow: FlowId, rng: &mut Rng) -> bool {
+        if !self.class.matches(payload) || self.flow.is_some_and(|f| f != flow) {
             return false;
         }
         match &mut self.kind {
@@ -197,7 +206,7 @@ mod tests {
 
     fn loss_rate(m: &mut ErrorModel, n: u32, bytes: u32) -> f64 {
         let mut r = stream_rng(3, "t");
-        (0..n).filter(|_| m.corrupts(0, bytes, bytes, &mut r)).count() as f64 / n as f64
+        (0..n).filter(|_| m.corrupts(0, bytes, bytes, 0, &mut r)).count() as f64 / n as f64
     }
 
     #[test]
@@ -238,9 +247,9 @@ mod tests {
         let mut k = 0;
         for i in 1..=8u64 {
             // ACKs interleaved do not count for a Data-only pattern
-            assert!(!m.corrupts(0, 40, 0, &mut r));
+            assert!(!m.corrupts(0, 40, 0, 0, &mut r));
             k += 1;
-            if m.corrupts(0, 1040, 1000, &mut r) {
+            if m.corrupts(0, 1040, 1000, 0, &mut r) {
                 dropped.push(i);
             }
         }
@@ -254,7 +263,7 @@ mod tests {
         let mut m = m.acting(HitAction::Delay(50_000_000));
         assert!(!m.loses());
         let mut r = stream_rng(1, "d");
-        let held: Vec<_> = (0..4).map(|_| m.holds(0, 1040, 1000, &mut r)).collect();
+        let held: Vec<_> = (0..4).map(|_| m.holds(0, 1040, 1000, 0, &mut r)).collect();
         assert_eq!(held, vec![None, Some(50_000_000), None, None]);
     }
 
@@ -265,11 +274,23 @@ mod tests {
         let mut m = ErrorModel::new(ErrorKind::Pattern { drops: vec![2, 4], next: 0, count: 0 }, PacketClass::All)
             .acting(HitAction::Mark);
         let mut r = stream_rng(1, "m");
-        let fates: Vec<Arrival> = (0..5).map(|_| m.arrival(0, 1040, 1000, &mut r)).collect();
+        let fates: Vec<Arrival> = (0..5).map(|_| m.arrival(0, 1040, 1000, 0, &mut r)).collect();
         use Arrival::*;
         assert_eq!(fates, vec![Intact, Marked, Intact, Marked, Intact]);
         let mut d = ErrorModel::new(ErrorKind::Pattern { drops: vec![2], next: 0, count: 0 }, PacketClass::All);
-        assert_eq!((0..2).map(|_| d.arrival(0, 1040, 1000, &mut r)).last(), Some(Corrupted));
+        assert_eq!((0..2).map(|_| d.arrival(0, 1040, 1000, 0, &mut r)).last(), Some(Corrupted));
+    }
+
+    #[test]
+    fn a_flow_model_counts_only_its_flow() {
+        // ns-2's ErrorModule with a Fid classifier: the pattern counts and
+        // hits flow 1's packets; flow 0's pass untouched and uncounted.
+        let mut m = ErrorModel::new(ErrorKind::Pattern { drops: vec![2], next: 0, count: 0 }, PacketClass::All)
+            .for_flow(Some(1));
+        let mut r = stream_rng(1, "f");
+        let hits: Vec<(u32, bool)> =
+            [0, 1, 0, 0, 1, 1].iter().map(|&f| (f, m.corrupts(0, 1040, 1000, f, &mut r))).collect();
+        assert_eq!(hits, vec![(0, false), (1, false), (0, false), (0, false), (1, true), (1, false)]);
     }
 
     #[test]
@@ -277,8 +298,8 @@ mod tests {
         let s = 1_000_000_000;
         let mut m = ErrorModel::new(ErrorKind::Windows { windows: vec![(s, 2 * s, 1.0)] }, PacketClass::All);
         let mut r = stream_rng(1, "w");
-        assert!(!m.corrupts(s - 1, 100, 100, &mut r));
-        assert!(m.corrupts(s, 100, 100, &mut r));
-        assert!(!m.corrupts(2 * s, 100, 100, &mut r));
+        assert!(!m.corrupts(s - 1, 100, 100, 0, &mut r));
+        assert!(m.corrupts(s, 100, 100, 0, &mut r));
+        assert!(!m.corrupts(2 * s, 100, 100, 0, &mut r));
     }
 }

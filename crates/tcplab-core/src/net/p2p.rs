@@ -16,7 +16,7 @@ use super::error::Arrival;
 use super::{DropCause, ErrorModel, Queue, Verdict};
 use crate::engine::time::{tx_time, TxRate};
 use crate::engine::{Rng, Time};
-use crate::packet::{Ecn, NodeId, PktId};
+use crate::packet::{Ecn, FlowId, NodeId, PktId};
 use std::any::Any;
 
 /// Counters of one direction. `repr(C)` keeps the three every packet
@@ -227,9 +227,9 @@ impl PointToPoint {
     /// caller keeps it until then and offers it without asking again.
     #[cold]
     #[inline(never)]
-    pub fn held_until(&mut self, now: Time, size: u32, payload: u32) -> Option<Time> {
+    pub fn held_until(&mut self, now: Time, size: u32, payload: u32, flow: FlowId) -> Option<Time> {
         let wire = size + self.framing as u32;
-        let d = self.error.holds(now, wire, payload, &mut self.rng)?;
+        let d = self.error.holds(now, wire, payload, flow, &mut self.rng)?;
         self.stats.packets_delayed += 1;
         Some(now + d)
     }
@@ -335,10 +335,10 @@ impl PointToPoint {
     /// The packet (IP size `size`, `payload` bytes of application data)
     /// reaches the far end at `now`: what the error model does to it (the
     /// caller sets CE on a `Marked` one and drops a `Corrupted` one).
-    pub fn arrival(&mut self, now: Time, size: u32, payload: u32) -> Arrival {
+    pub fn arrival(&mut self, now: Time, size: u32, payload: u32, flow: FlowId) -> Arrival {
         let wire = size + self.framing as u32;
         let fate = if self.hop & HOP_LOSSLESS == 0 {
-            self.error.arrival(now, wire, payload, &mut self.rng)
+            self.error.arrival(now, wire, payload, flow, &mut self.rng)
         } else {
             Arrival::Intact
         };
@@ -394,7 +394,7 @@ impl PointToPoint {
     pub fn send_on<S: DevScheduler + ?Sized>(&mut self, now: Time, id: PktId, io: &mut DevIo<S>) {
         if self.holds() {
             let p = io.pool.get(id);
-            if let Some(at) = self.held_until(now, p.size, p.payload) {
+            if let Some(at) = self.held_until(now, p.size, p.payload, p.flow) {
                 // Back as a device timer carrying the packet's number.
                 io.sched.schedule(at, DevEvent::Timer(id.0));
                 return;
@@ -447,7 +447,7 @@ impl PointToPoint {
             }
             DevEvent::Arrive(id) => {
                 let p = io.pool.get(id);
-                match self.arrival(now, p.size, p.payload) {
+                match self.arrival(now, p.size, p.payload, p.flow) {
                     Arrival::Corrupted => io.out.push(DevAction::Drop(id, DropReason::Corruption)),
                     fate => {
                         if fate == Arrival::Marked {
@@ -535,7 +535,7 @@ mod tests {
         assert_eq!(d.tx_done(MS), Some((PktId(2), 1000)), "with the size it was queued with");
         assert_eq!(d.transmit(MS, 1000), 2 * MS + 10 * MS);
         assert_eq!(d.arm_tx_done(), None, "nothing left to pull");
-        assert_eq!(d.arrival(11 * MS, 1000, 960), Arrival::Intact);
+        assert_eq!(d.arrival(11 * MS, 1000, 960, 0), Arrival::Intact);
         assert_eq!((d.stats.packets_sent, d.stats.drops_overflow, d.stats.packets_delivered), (2, 1, 1));
     }
 }

@@ -312,6 +312,14 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             validate_error(&format!("{k}.error"), e)?;
         }
     }
+    for (i, l) in cfg.link.iter().enumerate() {
+        if let Some(f) = l.error.as_ref().and_then(|e| e.flow()) {
+            if !cfg.flow.iter().enumerate().any(|(j, g)| flow_name(j, g) == f) {
+                let known: Vec<String> = cfg.flow.iter().enumerate().map(|(j, g)| flow_name(j, g)).collect();
+                return err(format!("link[{i}].error.flow"), format!("no flow named {f:?}; the flows are {known:?}"));
+            }
+        }
+    }
     validate_tcp("tcp", &cfg.tcp)?;
     super::wireless::validate(cfg)?;
     let radio = super::wireless::radio(cfg, 2 * cfg.link.len() as DevId);
@@ -885,7 +893,10 @@ pub fn link_dirs(cfg: &ScenarioCfg) -> Vec<PointToPoint> {
                         Direction::Reverse => !fwd,
                     };
                     if applies {
-                        error_model(e)
+                        // The flow's tag is its index (sockets below).
+                        let flow =
+                            e.flow().and_then(|n| cfg.flow.iter().enumerate().position(|(j, g)| flow_name(j, g) == n));
+                        error_model(e).for_flow(flow.map(|j| j as FlowId))
                     } else {
                         ErrorModel::default()
                     }

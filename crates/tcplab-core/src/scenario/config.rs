@@ -742,6 +742,10 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
+        /// Only this flow's packets (data and ACKs), by name: the others are
+        /// neither counted nor hit (ns-2's ErrorModule with a Fid classifier).
+        #[serde(default)]
+        flow: Option<String>,
         #[serde(default)]
         action: ErrorActionCfg,
     },
@@ -751,6 +755,10 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
+        /// Only this flow's packets (data and ACKs), by name: the others are
+        /// neither counted nor hit (ns-2's ErrorModule with a Fid classifier).
+        #[serde(default)]
+        flow: Option<String>,
         #[serde(default)]
         action: ErrorActionCfg,
     },
@@ -765,6 +773,10 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
+        /// Only this flow's packets (data and ACKs), by name: the others are
+        /// neither counted nor hit (ns-2's ErrorModule with a Fid classifier).
+        #[serde(default)]
+        flow: Option<String>,
         #[serde(default)]
         action: ErrorActionCfg,
     },
@@ -775,6 +787,10 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
+        /// Only this flow's packets (data and ACKs), by name: the others are
+        /// neither counted nor hit (ns-2's ErrorModule with a Fid classifier).
+        #[serde(default)]
+        flow: Option<String>,
         /// What becomes of the listed packets: lost ("drop"), marked CE
         /// ("mark") or held `delay` at the link's entry ("delay":
         /// reordering).
@@ -789,6 +805,10 @@ pub enum ErrorCfg {
         direction: Direction,
         #[serde(default)]
         packets: PacketsCfg,
+        /// Only this flow's packets (data and ACKs), by name: the others are
+        /// neither counted nor hit (ns-2's ErrorModule with a Fid classifier).
+        #[serde(default)]
+        flow: Option<String>,
         #[serde(default)]
         action: ErrorActionCfg,
     },
@@ -816,6 +836,16 @@ impl ErrorCfg {
             | ErrorCfg::GilbertElliott { action, .. }
             | ErrorCfg::Pattern { action, .. }
             | ErrorCfg::Windows { action, .. } => *action,
+        }
+    }
+
+    pub fn flow(&self) -> Option<&str> {
+        match self {
+            ErrorCfg::Uniform { flow, .. }
+            | ErrorCfg::Ber { flow, .. }
+            | ErrorCfg::GilbertElliott { flow, .. }
+            | ErrorCfg::Pattern { flow, .. }
+            | ErrorCfg::Windows { flow, .. } => flow.as_deref(),
         }
     }
 

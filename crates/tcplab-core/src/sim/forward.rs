@@ -143,7 +143,8 @@ fn p2p_offer(
     first: bool,
 ) -> Sent {
     if !first && d.holds() {
-        if let Some(at) = d.held_until(now, size_ect.0, pool.get(id).payload) {
+        let p = pool.get(id);
+        if let Some(at) = d.held_until(now, size_ect.0, p.payload, p.flow) {
             q.schedule(at, Ev::DevTimer(dev, id.0));
             return Sent::Waiting;
         }
@@ -616,7 +617,7 @@ impl World {
                 let World { devices, pool, .. } = self;
                 let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
                 let p = pool.get(id);
-                match d.arrival(now, p.size, p.payload) {
+                match d.arrival(now, p.size, p.payload, p.flow) {
                     Arrival::Corrupted => self.dev_drop(now, dev, id, DropReason::Corruption),
                     fate => {
                         if fate == Arrival::Marked {

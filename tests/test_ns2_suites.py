@@ -45,3 +45,14 @@ def test_maxburst_matters():
     cmp = ns2_suites.compare(ns2_suites.golden("sack", "sack1z"), ns2_suites.tcplab_points(sc, tr),
                              ns2_suites.SERIES_OF["sack"])
     assert any(c.first is not None for c in cmp)
+
+
+def test_rfc2581_immediate_ack_matters():
+    """test-suite-rfc2581's noImmediateAck tests set RFC2581_immediate_ack_
+    false: with tcplab's default (true) in its place, the ACK of the
+    retransmission that fills the first of the two holes goes at once and
+    the run parts from ns-2's at the next segment, 200 ms early."""
+    sc, tr = ns2_suites.old_net4("noImmediateAckReno")
+    sc["flow"][0]["tcp"]["rfc2581_immediate_ack"] = True
+    cmp = ns2_suites.compare(ns2_suites.golden("rfc2581", "noImmediateAckReno"), ns2_suites.tcplab_points(sc, tr))
+    assert any(c.first is not None for c in cmp)

@@ -1,5 +1,7 @@
 """tcplab against the golden outputs of ns-2.35's own validation suites
-(test-suite-tcpVariants, test-suite-newreno, test-suite-sack, test-suite-ecn).
+(test-suite-tcpVariants, test-suite-newreno, test-suite-sack, test-suite-ecn,
+test-suite-testReno, test-suite-rfc2581, test-suite-LimTransmit,
+test-suite-oddBehaviors).
 
 ns-2 ships, with each test suite (package ns2-examples, tcl/test/), the
 output every test gave when it was recorded: an xgraph file of the traced
@@ -34,6 +36,9 @@ Left out, with what tcplab lacks:
     ecn_drop1_reno_delack, ecn_drop2_tahoe, ecn_secondpkt1Ecn_tahoe.
   test-suite-red: its goldens plot RED's early drops of several TCP, CBR
     and telnet sources and per-flow statistics; not attempted.
+  test-suite-testReno, -rfc2581, -LimTransmit, -oddBehaviors: none (all
+    25 tests are here; test-suite-oddBehaviors.tcl defines FullTcp, Fack
+    and SackRH set-ups too, but no test with a golden file uses them).
 """
 from __future__ import annotations
 
@@ -203,12 +208,37 @@ def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
     # Enqueues: a data packet at `near` going on to `far` (a node capture
     # records a forwarded packet when it arrives), an ACK leaving `far`.
     for p in read_pcap(res.pcaps["near"]):
-        if is_data(p) and p.dst != near and _via(sc, names, near, p.dst) == far:
+        if is_data(p) and p.src != near and p.dst != near and _via(sc, names, near, p.dst) == far:
             data_point(p)
+    # A packet `near` originates is recorded by its node capture when it
+    # leaves, not when its sender queues it: those enqueues are the trace's
+    # sends, each with the flags of its dequeue (the first on the traced
+    # link with its sequence number from that time on).
+    t = res.trace
+    after_syn = {f["name"]: int(f.get("tcp", {}).get("syn", True)) for f in sc["flow"]}
+    own = {f["name"] for f in sc["flow"] if f["from"] == tr.near and _via(sc, names, near, names.index(f["to"])) == far}
+    if own:
+        wire: dict[tuple, list[Packet]] = {}
+        for p in read_pcap(res.pcaps["fwd" if forward else "rev"]):
+            if is_data(p):
+                wire.setdefault((ends[(p.src, p.dst)], p.seq), []).append(p)
+        sends = t[t["kind"].isin(("send", "retransmit")) & t["flow"].isin(own)]
+        for r in sends.itertuples():
+            sent = float(r.time_s)
+            syn = r.len == 0
+            seq = 0 if syn else r.seq + after_syn[r.flow]
+            later = [p for p in wire.get((r.flow, seq), []) if p.t >= sent - 1e-9]
+            p = later[0] if later else None
+            if p is not None:
+                wire[(r.flow, seq)].remove(p)
+            n = 0 if syn else r.seq // tr.mss + after_syn[r.flow]
+            pt = (sent, y_of(tr.fids[r.flow], n, tr.wrap))
+            out["ecn_packets" if p is not None and p.ecn == 3 else "packets"].append(pt)
+            if p is not None and p.flags & CWR:
+                out["cong_act_packets"].append(pt)
     for p in read_pcap(res.pcaps["far"]):
         if is_ack(p) and p.src == far:
             ack_point(p)
-    t = res.trace
     beyond = set()
     if tr.far_drops:
         # A packet the traced link corrupts reaches its far end
@@ -217,13 +247,17 @@ def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
         rate, delay = _bits_per_s(link["rate"]), _seconds(link["delay"])
         beyond = {(round(p.t + p.length * 8 / rate + delay, 6), (p.seq - 1) // tr.mss + 1)
                   for p in read_pcap(res.pcaps["fwd" if forward else "rev"]) if is_data(p)}
+    # The trace numbers data bytes from 0: ns-2's packet 1 after a SYN,
+    # packet 0 without one (`syn = false`, `after_syn`).
     for r in t[t["kind"] == "drop"].itertuples():
-        n = r.seq // tr.mss + 1 if r.len > 0 else 0
+        n = r.seq // tr.mss + after_syn[r.flow] if r.len > 0 else 0
         if (round(float(r.time_s), 6), n) in beyond:
             continue
         out["drops"].append((float(r.time_s), y_of(tr.fids[r.flow], n, tr.wrap)))
     out["drops"] = sorted(set(out["drops"]))
-    return {k: sorted(v) for k, v in out.items()}
+    # Times to the nanosecond, so that a capture's stamp and the trace's
+    # time of one instant sort as equal.
+    return {k: sorted((round(x, 9), y) for x, y in v) for k, v in out.items()}
 
 
 def _bits_per_s(rate: str) -> float:
@@ -873,6 +907,129 @@ SACK_TESTS = list(SACK_SUITE)
 # not the golden one: its golden outputs hold the data and the drops.
 SERIES_OF = {"sack": ("packets", "drops")}
 SUITE_OF |= {t: ("sack", sack_suite) for t in SACK_TESTS}
+
+
+# ---- test-suite-testReno, -rfc2581, -LimTransmit, -oddBehaviors -----------
+
+@dataclass
+class OldNet4Test:
+    """One test of the four small suites on net4 (s1, s2 -> r1 at 8 Mbit/s,
+    0 ms; r1 - k1 800 kbit/s, queue-limit 8 each way; the error module at
+    the head of r1 -> k1): the suite, the agent, the ErrorModel/List
+    (counted from 0 over the flow's packets, the SYN, when there is one,
+    packet 0), the window, the start and stop times and the packets to
+    send (None: FTP), the sink (DelAck or not) and the test's own
+    settings."""
+    suite: str
+    agent: str
+    drops: list
+    window: int
+    start: float
+    stop: float
+    packets: int | None = None
+    delack: bool = True
+    tcp: dict | None = None
+    mark: bool = False
+
+
+#: The suites' global settings as [tcp] keys. testReno and rfc2581: ns-2's
+#: older defaults (tcpTick_ 0.1, windowInit_ 1, minrto_ 0, syn_ false with
+#: delay_growth_ false, singledup_ 0, precisionReduce_ false, rtxcur_init_
+#: 6; rfc2988_ false, which only moves minrto_ after the backoff and so
+#: nothing with minrto_ 0). LimTransmit: tcpTick_ 0.5 (set last), minrto_
+#: 1, rtxcur_init_ 6, precisionReduce_ false, singledup_ 0, the SYN's ACK
+#: delayed (SYN_immediate_ack_ false), and bugFix_ false from its setup;
+#: its RTO (1.5 s) stays above minrto_, so rfc2988_ false changes nothing.
+#: oddBehaviors: ns-2.35's defaults with singledup_ 0 and bugFix_ false.
+#: Their clock phases: ns-2's boot_time_ is tcpTick_ x the second draw of
+#: its generator (0.55588071586...; NS2_BOOT_TIME_ONE_AGENT at 10 ms).
+OLD_NET4_TCP = {
+    "testReno": {"granularity": "100ms", "clock_phase": "55588072ns", "initial_window": 1, "min_rto": "0s",
+                 "syn": False, "limited_transmit": False, "precision_reduce": False, "initial_rto": "6s",
+                 "syn_immediate_ack": False},
+    "LimTransmit": {"granularity": "500ms", "clock_phase": "277940358ns", "min_rto": "1s", "initial_rto": "6s",
+                    "precision_reduce": False, "limited_transmit": False, "syn_immediate_ack": False},
+    "oddBehaviors": {"clock_phase": NS2_BOOT_TIME_ONE_AGENT, "limited_transmit": False},
+}
+OLD_NET4_TCP["rfc2581"] = OLD_NET4_TCP["testReno"]
+#: ns-2's bugFix_ false for each agent (LimTransmit, oddBehaviors).
+NO_BUGFIX = {"tahoe": {"tahoe_careful": False}, "reno": {"reno_careful": False},
+             "newreno": {"newreno_careful": False}, "sack": {"sack1_careful": False}}
+
+OLD_NET4_SUITE = {
+    # testReno: windows 5 and 8, FTP from 1 s, to 4.01 s.
+    **{f"{name}_TCP": OldNet4Test("testReno", agent, [15, 18], 5, 1.0, 4.01)
+       for name, agent in (("Tahoe", "tahoe"), ("Reno", "reno"), ("NewReno", "newreno"), ("Sack", "sack"))},
+    **{f"{name}_TCP2": OldNet4Test("testReno", agent, [17], 8, 1.0, 4.01)
+       for name, agent in (("Tahoe", "tahoe"), ("Reno", "reno"), ("NewReno", "newreno"), ("Sack", "sack"))},
+    # noFastRetrans_ true: no fast retransmit, however many duplicates.
+    "Tahoe_TCP_without_Fast_Retransmit": OldNet4Test("testReno", "tahoe", [15, 18], 5, 1.0, 4.01,
+                                                     tcp={"dupthresh": 1_000_000}),
+    "Tahoe_TCP2_without_Fast_Retransmit": OldNet4Test("testReno", "tahoe", [17], 8, 1.0, 4.01,
+                                                      tcp={"dupthresh": 1_000_000}),
+    # rfc2581: net4 with a 10 ms bottleneck, 10 packets from 1 s, window
+    # 28, DelAck interval_ 200 ms, RFC2581_immediate_ack_ true or false.
+    **{f"{pre}{name}": OldNet4Test("rfc2581", agent, [3, 4], 28, 1.0, 3.0, packets=10,
+                                   tcp={"delack_timeout": "200ms", "rfc2581_immediate_ack": pre == "immediateAck"})
+       for pre in ("immediateAck", "noImmediateAck")
+       for name, agent in (("", "tahoe"), ("Reno", "reno"), ("NewReno", "newreno"), ("Sack", "sack"))},
+    # LimTransmit: Sack1, 7 packets from 0 s, window 28, to 6 s.
+    "onedrop_sack@LimTransmit": OldNet4Test("LimTransmit", "sack", [1], 28, 0.0, 6.0, packets=7),
+    "onedrop_SA_sack@LimTransmit": OldNet4Test("LimTransmit", "sack", [1], 28, 0.0, 6.0, packets=7,
+                                               tcp={"limited_transmit": True}),
+    "onedrop_ECN_sack": OldNet4Test("LimTransmit", "sack", [1], 28, 0.0, 6.0, packets=7, mark=True),
+    "nodrop_sack": OldNet4Test("LimTransmit", "sack", [1000], 28, 0.0, 6.0, packets=7),
+    # oddBehaviors: FTP from 0 s, window 50, immediate ACKs, to 2 s.
+    "onedrop_reno@oddBehaviors": OldNet4Test("oddBehaviors", "reno", [3], 50, 0.0, 2.0, delack=False),
+    "onedrop_sack@oddBehaviors": OldNet4Test("oddBehaviors", "sack", [3], 50, 0.0, 2.0, delack=False),
+    "onedrop_sack1": OldNet4Test("oddBehaviors", "sack", [3], 50, 0.0, 2.0, delack=False,
+                                 tcp={"limited_transmit": True}),
+}
+
+
+def old_net4(test: str) -> tuple[dict, Traced]:
+    """The four suites' net4 (test-suite-testReno, -LimTransmit and
+    -oddBehaviors build it themselves, -rfc2581 takes topologies.tcl's
+    with a 10 ms bottleneck), one connection s1 -> k1 with fid 1, the drop
+    list on s1 -> r1 as in tcpvariants() (ErrorModule Fid binds it to fid
+    1: the test's flow). With useHeaders_ false (testReno, rfc2581,
+    LimTransmit) a segment is 1000 bytes on the wire, headers included:
+    tcplab's packet_size 960. The golden files trace r1 -> k1's data
+    (LimTransmit: s1 -> r1's), with set_flow_id's fid 0 and no ACKs."""
+    t = OLD_NET4_SUITE[test]
+    tcp = dict(OLD_NET4_TCP[t.suite])
+    if t.suite in ("LimTransmit", "oddBehaviors"):
+        tcp |= NO_BUGFIX[t.agent]
+    if t.delack:
+        tcp["delayed_ack"] = True
+    tcp |= t.tcp or {}
+    mss = 1000 if t.suite == "oddBehaviors" else 960
+    error = {"kind": "pattern", "drop": [d + 1 for d in t.drops], "direction": "forward"}
+    if t.mark:
+        error["action"] = "mark"
+    app = ({"kind": "bulk", "start": f"{t.start}s"} if t.packets is None
+           else {"kind": "transfer", "bytes": t.packets * mss, "start": f"{t.start}s"})
+    sc = {
+        "sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"},
+        "node": [{"name": n} for n in ("s1", "s2", "r1", "k1")],
+        "link": [
+            {"between": ["s1", "r1"], "rate": "8Mbps", "delay": "0ms", "error": error},
+            {"between": ["s2", "r1"], "rate": "8Mbps", "delay": "0ms"},
+            {"between": ["r1", "k1"], "rate": "800kbps", "delay": "10ms" if t.suite == "rfc2581" else "100ms",
+             "queue": {"kind": "droptail", "limit": 7}},
+        ],
+        "flow": [{"name": "f1", "from": "s1", "to": "k1", "transport": t.agent, "packet_size": mss,
+                  "window": t.window, "ecn": t.mark, "app": app, "tcp": tcp}],
+    }
+    if t.suite == "LimTransmit":
+        tr = Traced(link=0, near="s1", far="r1", fids={"f1": 0}, mss=mss, acks=False, far_drops=True)
+    else:
+        tr = Traced(link=2, near="r1", far="k1", fids={"f1": 0}, mss=mss, acks=False)
+    return sc, tr
+
+
+OLD_NET4_TESTS = list(OLD_NET4_SUITE)
+SUITE_OF |= {t: (OLD_NET4_SUITE[t].suite, old_net4) for t in OLD_NET4_TESTS}
 
 
 def run_test(test: str) -> list[Comparison]:

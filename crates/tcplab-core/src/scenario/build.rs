@@ -770,6 +770,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.syn_immediate_ack {
         c.syn_immediate_ack = v;
     }
+    if let Some(v) = o.rfc2581_immediate_ack {
+        c.rfc2581_immediate_ack = v;
+    }
     if let Some(v) = o.sack_option {
         c.rules.ns2_sack_option = v == SackOptionName::Ns2;
     }

@@ -1090,6 +1090,10 @@ pub struct TcpOptions {
     /// A delaying receiver acknowledges the SYN at once (ns-2's
     /// SYN_immediate_ack_); false: after its ACK timer.
     pub syn_immediate_ack: Option<bool>,
+    /// A delaying receiver acknowledges at once an in-order segment that
+    /// leaves a hole above it (ns-2's RFC2581_immediate_ack_); false: held
+    /// like a new in-order segment.
+    pub rfc2581_immediate_ack: Option<bool>,
     /// SACK option size: "ns2" (3 blocks, 8 bytes each) or "rfc2018".
     pub sack_option: Option<SackOptionName>,
     /// RTT estimator: "ns2" (ticks, scaled integers) or "rfc6298".
@@ -1255,6 +1259,7 @@ impl TcpOptions {
             rtt_on_partial_ack: self.rtt_on_partial_ack.or(base.rtt_on_partial_ack),
             syn: self.syn.or(base.syn),
             syn_immediate_ack: self.syn_immediate_ack.or(base.syn_immediate_ack),
+            rfc2581_immediate_ack: self.rfc2581_immediate_ack.or(base.rfc2581_immediate_ack),
             sack_option: self.sack_option.or(base.sack_option),
             rtt_estimator: self.rtt_estimator.or(base.rtt_estimator),
             vegas_rates: self.vegas_rates.or(base.vegas_rates),

@@ -318,6 +318,13 @@ pub struct TcpConfig {
     /// (DelAckSink::recv with `SYN_immediate_ack_ false`, which
     /// test-suite-ecn sets).
     pub syn_immediate_ack: bool,
+    /// A delaying receiver acknowledges at once an in-order segment that
+    /// fills part of a hole, data still held above it (RFC 5681 4.2; ns-2's
+    /// DelAckSink with `RFC2581_immediate_ack_ true`, its default); false:
+    /// that segment is held like a new in-order one, the timer started
+    /// (ns-2's `RFC2581_immediate_ack_ false`, test-suite-rfc2581). A
+    /// segment that fills the whole hole is acknowledged at once either way.
+    pub rfc2581_immediate_ack: bool,
     /// Which algorithm each ns-2/RFC difference follows.
     pub rules: Ns2Rules,
     /// Maximum segment size: payload bytes per segment.
@@ -390,6 +397,7 @@ impl TcpConfig {
                 rules: Ns2Rules::rfc(),
                 syn: true,
                 syn_immediate_ack: true,
+                rfc2581_immediate_ack: true,
                 clock_phase: 0,
             },
             // Linux: IW10 (RFC 6928), TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,

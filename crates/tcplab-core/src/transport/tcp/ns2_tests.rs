@@ -549,6 +549,54 @@ fn syn_ack_delayed_by_the_delack_timer() {
     assert!(receiver(AckPolicy::Immediate, false).note_syn(0));
 }
 
+/// Without a SYN, ns-2's packet 0 is the first data segment, and
+/// DelAckSink's `SYN_immediate_ack_` test covers it: at once by default,
+/// held with the ACK timer under `SYN_immediate_ack_ false`, which
+/// test-suite-testReno and -rfc2581 set.
+#[test]
+fn packet_zero_without_a_syn_follows_syn_immediate_ack() {
+    for (immediate, at_once) in [(true, true), (false, false)] {
+        let mut c = cfg(Ns2Rules::ns2(), 1);
+        c.ack_policy = AckPolicy::Delayed;
+        c.delack_timeout = 100 * MS;
+        c.syn_immediate_ack = immediate;
+        let mut r = TcpReceiver::new(&c);
+        assert_eq!(r.on_segment(0, 0, MSS as u32, None), at_once);
+        assert_eq!(r.delack_deadline(), if at_once { None } else { Some(100 * MS) });
+    }
+}
+
+/// ns-2's DelAckSink with `RFC2581_immediate_ack_ false`
+/// (test-suite-rfc2581): a retransmission that fills the first of two
+/// holes is in sequence with no timer running, so it is held like new
+/// data (RFC 5681 4.2, ns-2's default: at once). The one that then fills
+/// the last hole is answered at once either way.
+#[test]
+fn rfc2581_immediate_ack_off_holds_a_partial_fill() {
+    for immediate in [true, false] {
+        let mut c = cfg(Ns2Rules::ns2(), 2);
+        c.ack_policy = AckPolicy::Delayed;
+        c.delack_timeout = 200 * MS;
+        c.rfc2581_immediate_ack = immediate;
+        let mut r = TcpReceiver::new(&c);
+        let seg = |r: &mut TcpReceiver, now: Time, n: u64| r.on_segment(now, n * MSS, MSS as u32, None);
+        assert!(seg(&mut r, 0, 0));
+        r.make_ack();
+        // 1 and 2 lost; 3 and 4 above the hole: at once.
+        assert!(seg(&mut r, MS, 3));
+        r.make_ack();
+        assert!(seg(&mut r, 2 * MS, 4));
+        r.make_ack();
+        // 1 fills part of the hole, 2 still missing.
+        assert_eq!(seg(&mut r, 10 * MS, 1), immediate);
+        assert_eq!(r.delack_deadline(), if immediate { None } else { Some(210 * MS) });
+        r.make_ack();
+        // 2 fills the rest: at once.
+        assert!(seg(&mut r, 20 * MS, 2));
+        assert_eq!(r.delivered(), 5 * MSS);
+    }
+}
+
 /// ns-2's Tahoe with bugFix_ false (`tahoe_careful = false`):
 /// TcpAgent::dupack_action() goes to tahoe_action on any third duplicate,
 /// also for data sent before the last fast retransmit; with bugFix_ (the

@@ -59,6 +59,8 @@ pub struct TcpReceiver {
     /// false under a delaying policy); it goes out as a SYN-ACK.
     syn_ack_held: bool,
     syn_immediate_ack: bool,
+    /// `TcpConfig::rfc2581_immediate_ack`.
+    rfc2581_immediate_ack: bool,
     timestamps: bool,
     ts_recent: Option<u32>,
     /// ACK number of the last ACK sent (RFC 7323 TS.Recent rule).
@@ -94,6 +96,7 @@ impl TcpReceiver {
             syn_seen: false,
             syn_ack_held: false,
             syn_immediate_ack: cfg.syn_immediate_ack,
+            rfc2581_immediate_ack: cfg.rfc2581_immediate_ack,
             timestamps: cfg.timestamps,
             ts_recent: None,
             last_ack_sent: 0,
@@ -215,12 +218,16 @@ impl TcpReceiver {
         }
         self.last_delivery = now;
         let Some(timeout) = self.timeout() else { return true };
-        if had_hole {
+        // A segment that filled (part of) a hole: at once, unless
+        // `rfc2581_immediate_ack` is off and a hole is left above it (ns-2's
+        // DelAckSink then holds it; one that fills the whole hole moves its
+        // cumulative ACK past the segment and is answered at once).
+        if had_hole && (self.rfc2581_immediate_ack || self.ooo.is_empty()) {
             return true;
         }
         // ns-2's SYN_immediate_ack_ tests packet number 0: without a SYN
-        // that is the first data segment.
-        if self.ns2_delack_sink && seq == 0 && !self.syn_seen {
+        // that is the first data segment, held too when it is false.
+        if self.ns2_delack_sink && seq == 0 && !self.syn_seen && self.syn_immediate_ack {
             return true;
         }
         self.hold_or_ack(now, seq, len, timeout)

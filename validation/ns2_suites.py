@@ -221,7 +221,7 @@ def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
         wire: dict[tuple, list[Packet]] = {}
         for p in read_pcap(res.pcaps["fwd" if forward else "rev"]):
             if is_data(p):
-                wire.setdefault((ends[(p.src, p.dst)], p.seq), []).append(p)
+                wire.setdefault((ends[(p.src, p.dst, p.sport)], p.seq), []).append(p)
         sends = t[t["kind"].isin(("send", "retransmit")) & t["flow"].isin(own)]
         for r in sends.itertuples():
             sent = float(r.time_s)

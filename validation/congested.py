@@ -124,7 +124,7 @@ def run_case(name: str, seeds: int = 10, duration: str = "60s", profile: str = "
     simulators, and totals of retransmissions and timeouts. `profile` is
     tcplab's (ns-2 always runs its own algorithms)."""
     spec = CASES[name]
-    out = {"tcplab": {}, "ns2": {}, "rtx": [0, 0], "timeouts": [0, 0]}
+    out = {"tcplab": {}, "ns2": {}, "rtx": [0, 0], "timeouts": [0, 0], "per_seed": []}
     for seed in range(1, seeds + 1):
         sc = dumbbell(seed=seed, duration=duration, **spec)
         theirs = ns2.run(sc)["flows"]
@@ -132,6 +132,8 @@ def run_case(name: str, seeds: int = 10, duration: str = "60s", profile: str = "
         if tcp:
             sc["tcp"] = dict(tcp)
         ours = tcplab.run(sc).columns("flows")
+        out["per_seed"].append((sum(ours["retransmits"]), sum(theirs[n]["retransmits"] for n in ours["flow"]),
+                                sum(ours["timeouts"]), sum(theirs[n]["timeouts"] for n in ours["flow"])))
         for i, name_ in enumerate(ours["flow"]):
             out["tcplab"].setdefault(name_, []).append(ours["throughput_bps"][i])
             out["ns2"].setdefault(name_, []).append(theirs[name_]["throughput_bps"])
@@ -156,11 +158,21 @@ def summarize(res: dict) -> list:
     return rows
 
 
+def total_se(per_seed: list) -> float:
+    """The standard error of a total over seeds, from the spread between
+    the seeds' values."""
+    n = len(per_seed)
+    return math.sqrt(n) * statistics.stdev(per_seed) if n > 1 else math.nan
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--duration", default="60s")
     ap.add_argument("--case", action="append", choices=sorted(CASES), help="run only these cases")
+    ap.add_argument("--spread", action="store_true",
+                    help="also print, per case, the standard error of the retransmission and timeout totals from "
+                         "the spread between seeds (tcplab/ns-2)")
     ap.add_argument("--profile", default="ns2", choices=["ns2", "rfc"], help="tcplab's TCP profile (default ns2)")
     ap.add_argument("--tcp", action="append", default=[], metavar="KEY=VALUE",
                     help="a [tcp] key for tcplab only, to switch one rule (TOML value, e.g. ecn_hold=false)")
@@ -178,6 +190,10 @@ def main() -> int:
                 if k == 0 else ""
             print(f"{name:<16} {r['flow']:<4} {r['tcplab_bps'] / 1e3:11.1f} {r['ns2_bps'] / 1e3:10.1f} "
                   f"{r['diff_pct']:+6.1f}% {r['z']:+6.1f}{tail}", flush=True)
+        if a.spread:
+            se = [total_se([s[k] for s in res["per_seed"]]) for k in range(4)]
+            print(f"{name:<16} standard error of the totals: rtx {se[0]:.0f}/{se[1]:.0f}, "
+                  f"timeouts {se[2]:.0f}/{se[3]:.0f}", flush=True)
     return 0
 
 

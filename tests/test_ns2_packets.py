@@ -16,7 +16,7 @@ from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
 from validation import ns2  # noqa: E402
-from validation.packets import cases, first_difference, ns2_sends, tcplab_sends  # noqa: E402
+from validation.packets import cases, first_difference, ns2_sends, split, tcplab_sends  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not ns2.available(), reason="ns-2 not installed (apt-get install ns2)")
 
@@ -25,8 +25,8 @@ CASES = dict(cases())
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_sends_equal_ns2_packet_for_packet(name):
-    sc = CASES[name]
-    ours, theirs = tcplab_sends(sc, 0), ns2_sends(sc, 0)
+    sc_ns2, sc_tcplab, flow = split(CASES[name])
+    ours, theirs = tcplab_sends(sc_tcplab, flow), ns2_sends(sc_ns2, flow)
     assert len(ours) > 300
     if name == "fall-floyd vegas drops=2":
         # ns-2 puts packet 24 on the wire twice at 1.91912 s, and so does

@@ -96,6 +96,11 @@ CASES = {
                           "link[0].error.action: unknown name `corrupt`, expected one of `drop`, `mark`, `delay`"),
     "error_action_delay_uniform": (wired(link='error = { kind = "uniform", rate = 0.1, action = "delay" }'),
                                    'link[0].error.action: "delay" is for kind = "pattern" only'),
+    "red_generator_skips_disagree": (
+        wired(link='queue = { kind = "red", min_th = 5, max_th = 15, generator = "ns2", generator_skip = 2 }\n'
+                   'reverse = { queue = { kind = "red", min_th = 5, max_th = 15, generator = "ns2" } }'),
+        "link[0].reverse.queue.generator_skip: is 0 but link[0].queue.generator_skip is 2: RED queues on ns-2's "
+        "generator draw from its one stream, so their skips must agree"),
     "error_flow_unknown": (wired(link='error = { kind = "pattern", drop = [3], flow = "nosuch" }'),
                            'link[0].error.flow: no flow named "nosuch"; the flows are ["flow0"]'),
     "error_action_number": (wired(link='error = { kind = "pattern", drop = [3], action = 3 }'),

@@ -16,6 +16,7 @@ printed precision (6 decimals, so 1 us).
 """
 from __future__ import annotations
 
+import copy
 import random
 import subprocess
 import sys
@@ -149,6 +150,74 @@ def cases():
     for variant in ("tahoe", "reno", "newreno", "sack"):
         yield f"{variant} 3 % loss, 10 us ticks", pattern_loss(variant, seed=1)
     yield "congested rtts, 10 us ticks", rtts_fine_ticks(seed=1)
+    for i in range(4):
+        yield f"red-ecn on ns-2's generator, flow {i}", red_ecn_ns2_generator(i)
+
+
+def split(sc: dict) -> tuple[dict, dict, int]:
+    """A case's scenario for ns-2 and for tcplab and the flow compared:
+    `_tcplab` holds [tcp] keys per flow index for tcplab only (ns-2 has no
+    way to be given them, e.g. the tick phase it draws itself), `_flow` the
+    flow (default 0)."""
+    theirs = {k: v for k, v in sc.items() if not k.startswith("_")}
+    ours = copy.deepcopy(theirs)
+    for i, keys in sc.get("_tcplab", {}).items():
+        ours["flow"][i].setdefault("tcp", {}).update(keys)
+    return theirs, ours, sc.get("_flow", 0)
+
+
+def ns2_boot_times(sc: dict, tick_ns: int) -> list[int]:
+    """ns-2's tick phase (boot_time_) of each flow's TCP agent, in ns, for
+    a run whose generator is seeded 1 (`sim.seed` 0, validation/ns2.py):
+    every agent draws once when built and once when reset, and ns-2
+    resets nodes in the hash order of its Node_ array (asked of ns
+    itself), each node's agents in turn; the reset's draw is the phase."""
+    names = [n["name"] for n in sc["node"]]
+    with tempfile.TemporaryDirectory() as d:
+        script = Path(d) / "order.tcl"
+        script.write_text(f"for {{set i 0}} {{$i < {len(names)}}} {{incr i}} {{ set Node_($i) x }}\n"
+                          "puts [array names Node_]\n")
+        order = [int(x) for x in subprocess.run(["ns", str(script)], capture_output=True, text=True,
+                                                check=True).stdout.split()]
+    reset = [i for node in order for i, f in enumerate(sc["flow"]) if names.index(f["from"]) == node]
+    n = len(sc["flow"])
+    g = ns2_draws(n)
+    return [round(tick_ns * g[n + reset.index(i)]) for i in range(n)]
+
+
+def ns2_draws(n: int) -> list[float]:
+    """The first 2n numbers of ns-2.35's generator seeded 1 (MRG32k3a with
+    all six components 1; crates/tcplab-core/src/engine/ns2_rng.rs)."""
+    m1, m2 = 4294967087, 4294944443
+    s, out = [1] * 6, []
+    for _ in range(2 * n):
+        p1 = (1403580 * s[1] - 810728 * s[0]) % m1
+        s[0], s[1], s[2] = s[1], s[2], p1
+        p2 = (527612 * s[5] - 1370589 * s[3]) % m2
+        s[3], s[4], s[5] = s[4], s[5], p2
+        out.append((p1 - p2 if p1 > p2 else p1 - p2 + m1) * 2.328306549295728e-10)
+    return out
+
+
+def red_ecn_ns2_generator(flow: int, duration: str = "20s") -> dict:
+    """validation/congested.py's `red-ecn` case (three ECN NewReno flows
+    and one without through RED that marks) with RED's early drops and
+    marks drawn from ns-2's own generator in tcplab (`generator = "ns2"`,
+    after the four agents' eight draws), the generator seeded 1 on both
+    sides, 10 us ticks with ns-2's phases: every random decision is ns-2's.
+    20 s (later the 1 ns rounding of each serialisation adds up past the
+    comparison's 1.5 us; with 50 us the four flows were identical for
+    300 s, docs/validation.md)."""
+    from validation.congested import CASES, dumbbell
+    spec = dict(CASES["red-ecn"])
+    n = len(spec["flows"])
+    spec["flows"] = [dict(f, tcp=dict(f.get("tcp", {}), granularity="10us")) for f in spec["flows"]]
+    spec["queue"] = dict(spec["queue"], generator="ns2", generator_skip=2 * n)
+    sc = dumbbell(seed=0, duration=duration, **spec)
+    phases = ns2_boot_times(sc, 10_000)
+    sc["_tcplab"] = {i: {"clock_phase": f"{p}ns"} for i, p in enumerate(phases)}
+    sc["_flow"] = flow
+    return sc
 
 
 def rtts_fine_ticks(seed: int) -> dict:
@@ -205,14 +274,15 @@ def main() -> int:
         return 1
     if "--rules" in sys.argv:
         # How many cases stay identical with one rule switched to the RFC's.
-        theirs = {name: ns2_sends(sc, 0) for name, sc in cases()}
+        theirs = {name: ns2_sends(*split(sc)[0::2]) for name, sc in cases()}
         for key, value in RULES.items():
-            same = sum(first_difference(tcplab_sends(sc, 0, {key: value}), theirs[name]) is None
+            same = sum(first_difference(tcplab_sends(*split(sc)[1:], {key: value}), theirs[name]) is None
                        for name, sc in cases())
             print(f"{key} = {value!r:<10} {same:3d} of {len(theirs)} cases identical")
         return 0
     for name, sc in cases():
-        a, b = tcplab_sends(sc, 0), ns2_sends(sc, 0)
+        theirs, ours, i = split(sc)
+        a, b = tcplab_sends(ours, i), ns2_sends(theirs, i)
         d = first_difference(a, b)
         print(f"{name:<40} {len(a):5d} sends  " + ("identical" if d is None else f"first difference at {d}"))
     return 0

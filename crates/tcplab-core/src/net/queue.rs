@@ -22,6 +22,7 @@
 use crate::engine::{Ns2Rng, Rng, Time};
 use crate::packet::PktId;
 use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropCause {
@@ -111,9 +112,10 @@ struct RedState {
     /// The average is above min_th with packets waiting (ns-2's old).
     above: bool,
     idle_since: Option<Time>,
-    /// ns-2's generator, from the first early-drop test on
-    /// (`RedParams::ns2_generator`).
-    ns2: Option<Ns2Rng>,
+    /// ns-2's one generator (`RedParams::ns2_generator`), shared by every
+    /// RED queue of the run that draws from it, as in ns-2 all objects
+    /// draw from one global stream in the order they ask.
+    ns2: Option<Arc<Mutex<Ns2Rng>>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -255,7 +257,21 @@ impl Queue {
         // ns-2's enque(): without use_mark_p_ an average past max_th (2
         // max_th when gentle) is a forced drop, decided without a number.
         let forced = p.mark_p.is_none() && avg >= if p.gentle { 2.0 * p.max_th } else { p.max_th };
-        forced || self.red.ns2.get_or_insert_with(|| Ns2Rng::skipping(skip)).uniform() <= pa
+        forced
+            || self
+                .red
+                .ns2
+                .get_or_insert_with(|| Arc::new(Mutex::new(Ns2Rng::skipping(skip))))
+                .lock()
+                .expect("one thread")
+                .uniform()
+                <= pa
+    }
+
+    /// Draw RED's early drops from `g`, ns-2's generator shared with the
+    /// run's other RED queues on it (`RedParams::ns2_generator`).
+    pub fn share_ns2_generator(&mut self, g: Arc<Mutex<Ns2Rng>>) {
+        self.red.ns2 = Some(g);
     }
 
     /// Whether arrivals at an idle transmitter must still be offered to
@@ -807,6 +823,35 @@ mod tests {
         q.red.above = true;
         assert_eq!(q.enqueue(0, PktId(1), 1000, false, &mut rng), Verdict::Dropped(DropCause::Red));
         assert!(q.red.ns2.is_none(), "no number drawn");
+    }
+
+    /// Two RED queues on ns-2's one generator take its numbers in the
+    /// order they test: what one draws, the other does not see again.
+    #[test]
+    fn red_queues_share_ns2s_one_generator() {
+        let p = RedParams { wait: false, ns2_generator: Some(0), ..red(false, false) };
+        let (mut a, mut b) = (red_at(p.clone(), 10.0), red_at(p, 10.0));
+        let g = Arc::new(Mutex::new(crate::engine::Ns2Rng::skipping(0)));
+        a.share_ns2_generator(g.clone());
+        b.share_ns2_generator(g.clone());
+        a.red.above = true;
+        b.red.above = true;
+        let mut rng = stream_rng(5, "red");
+        let mut reference = crate::engine::Ns2Rng::skipping(0);
+        let (mut ca, mut cb) = (0i64, 0i64);
+        for i in 0..400u32 {
+            let (q, count) = if i % 3 == 0 { (&mut a, &mut ca) } else { (&mut b, &mut cb) };
+            *count += 1;
+            let expect = reference.uniform() <= red_spaced(0.05, *count, false);
+            let got = matches!(q.enqueue(0, PktId(i), 1000, false, &mut rng), Verdict::Dropped(_));
+            assert_eq!(got, expect, "arrival {i}");
+            if got {
+                *count = 0;
+            } else {
+                q.dequeue(0);
+            }
+        }
+        assert_eq!(*g.lock().unwrap(), reference);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::config::*;
 use super::units::Dur;
 use super::wireless::Radio;
 use super::ScenarioError;
-use crate::engine::{stream_rng, Time};
+use crate::engine::{stream_rng, Ns2Rng, Time};
 use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
 use crate::net::error::ErrorKind;
 use crate::net::routing::{reachable_from, shortest_paths_to, strong_components, Router, StaticRouting};
@@ -20,7 +20,7 @@ use crate::transport::tcp::config::DEFAULT_THINNING;
 use crate::transport::tcp::{make_cc, AckPolicy, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant, VegasParams};
 use crate::transport::udp::UdpFlow;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 type R<T> = Result<T, ScenarioError>;
 
@@ -310,6 +310,26 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         }
         if let Some(e) = &l.error {
             validate_error(&format!("{k}.error"), e)?;
+        }
+    }
+    // RED queues on ns-2's generator share its one stream: one skip.
+    let mut skip: Option<(String, u64)> = None;
+    for (i, l) in cfg.link.iter().enumerate() {
+        let sides = [("queue", l.queue.as_ref())].into_iter().chain(
+            [("forward.queue", &l.forward), ("reverse.queue", &l.reverse)]
+                .map(|(k, d)| (k, d.as_ref().and_then(|d| d.queue.as_ref()))),
+        );
+        for (side, q) in sides {
+            if let Some(QueueCfg::Red { generator: Some(RedGenerator::Ns2), generator_skip, .. }) = q {
+                let (key, n) = (format!("link[{i}].{side}.generator_skip"), generator_skip.unwrap_or(0));
+                match &skip {
+                    Some((first, m)) if *m != n => {
+                        return err(key, format!("is {n} but {first} is {m}: RED queues on ns-2's generator draw from its one stream, so their skips must agree"));
+                    }
+                    None => skip = Some((key, n)),
+                    _ => {}
+                }
+            }
         }
     }
     for (i, l) in cfg.link.iter().enumerate() {
@@ -921,6 +941,21 @@ pub fn link_dirs(cfg: &ScenarioCfg) -> Vec<PointToPoint> {
                 stream_rng(seed, &format!("link{i}.{dname}.error")),
                 stream_rng(seed, &format!("link{i}.{dname}.queue")),
             ));
+        }
+    }
+    // ns-2 has one generator: RED queues that draw from it share one
+    // stream, each number going to whichever queue tests next (their skips
+    // agree: `validate`).
+    let skip = dirs.iter().find_map(|d| match &d.queue.policy {
+        QueuePolicy::Red(p) => p.ns2_generator,
+        _ => None,
+    });
+    if let Some(skip) = skip {
+        let g = Arc::new(Mutex::new(Ns2Rng::skipping(skip)));
+        for d in &mut dirs {
+            if matches!(&d.queue.policy, QueuePolicy::Red(p) if p.ns2_generator.is_some()) {
+                d.queue.share_ns2_generator(g.clone());
+            }
         }
     }
     dirs

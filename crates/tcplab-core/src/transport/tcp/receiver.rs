@@ -219,8 +219,9 @@ impl TcpReceiver {
             return true;
         }
         // ns-2's SYN_immediate_ack_ tests packet number 0: without a SYN
-        // that is the first data segment.
-        if self.ns2_delack_sink && seq == 0 && !self.syn_seen {
+        // that is the first data segment (held like any other when
+        // `syn_immediate_ack` is false, as DelAckSink::recv() does).
+        if self.ns2_delack_sink && seq == 0 && !self.syn_seen && self.syn_immediate_ack {
             return true;
         }
         self.hold_or_ack(now, seq, len, timeout)

@@ -1241,6 +1241,9 @@ def suite2_test(test: str) -> tuple[dict, list, dict]:
 
 
 #: The tests of these suites that part from ns-2's, with the mechanism.
+#: droppedPKT3 was here until Sack1's bugfix_ss_ test (tcp-sack1.cc
+#: dupack_action(): highest_ack_ == 0) counted the SYN as packet 0: the
+#: fast retransmit of the first data packet had been refused.
 DIFFERS |= {
     # TcpAgent::output() adds headersize() to every packet but number 0:
     # without a SYN, packet 0 is packetSize_ bytes, headers included.
@@ -1252,9 +1255,6 @@ DIFFERS |= {
               "order: ns-2 sends 28 first; the drops at 10.06 s follow",
     "timersA2": "ns-2's ACKs carry the timestamp option without a byte (TCPSink's 40 bytes); tcplab's are 52: "
                 "the second packet leaves r1 132 us later (0.047572 s against 0.04744 s)",
-    "droppedPKT3": "Sack1's bugfix_ss_ test (tcp-sack1.cc dupack_action(): highest_ack_ == 0) numbered without "
-                   "the SYN: tcplab refuses the fast retransmit of the first data packet, ns-2 sends it at "
-                   "0.427858 s, tcplab times out at 0.845 s",
 }
 
 

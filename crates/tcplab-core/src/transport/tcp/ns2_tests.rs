@@ -1181,3 +1181,26 @@ fn old_ecn_opens_the_window_within_a_run_of_echoes() {
         }
     }
 }
+
+/// ns-2's Sack1 dupack_action() with bugfix_ss_ (its default): a fast
+/// retransmit is allowed while highest_ack_ == 0, highest_ack_ counting the
+/// SYN as packet 0, so when the first data segment after the SYN is lost
+/// its third duplicate retransmits it (tcp-sack1.cc; test-suite-tcp-init-
+/// win's droppedPKT3). Numbered without the SYN, the duplicates
+/// (highest_ack_ 0 there taken for -1) would wait for the timer.
+#[test]
+fn sack1_first_data_segment_lost_after_the_syn() {
+    let mut c = cfg(Ns2Rules::ns2(), 4);
+    c.sack = true;
+    c.syn = true;
+    c.limited_transmit = false;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+    s.app_write(None);
+    assert_eq!(drain(&mut s, 0).len(), 1, "the SYN");
+    assert_eq!(ack(&mut s, 100 * MS, 0).len(), 4, "segments 1 to 4 (bytes 0 to 4000)");
+    // Segment 1 lost: three duplicates of the SYN's ACK with SACK blocks.
+    assert!(ack_with(&mut s, 200 * MS, 0, 0, &[(1000, 2000)]).is_empty());
+    assert!(ack_with(&mut s, 201 * MS, 0, 0, &[(1000, 3000)]).is_empty());
+    let out = ack_with(&mut s, 202 * MS, 0, 0, &[(1000, 4000)]);
+    assert_eq!(out.iter().map(|x| (x.seq, x.retransmit)).collect::<Vec<_>>(), vec![(0, true)]);
+}

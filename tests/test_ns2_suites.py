@@ -56,3 +56,53 @@ def test_rfc2581_immediate_ack_matters():
     sc["flow"][0]["tcp"]["rfc2581_immediate_ack"] = True
     cmp = ns2_suites.compare(ns2_suites.golden("rfc2581", "noImmediateAckReno"), ns2_suites.tcplab_points(sc, tr))
     assert any(c.first is not None for c in cmp)
+
+
+def test_timerfix_matters():
+    """test-suite-ecn's Tahoe tests of a window of one set timerfix_ false:
+    with the timer restarted after the RTT update instead (`timerfix`
+    true, the default), ecn_smallwinEcn_tahoe_delack parts from ns-2's."""
+    sc, tr = ns2_suites.ecn("ecn_smallwinEcn_tahoe_delack")
+    del sc["flow"][0]["tcp"]["timerfix"]
+    cmp = ns2_suites.compare(ns2_suites.golden("ecn", "ecn_smallwinEcn_tahoe_delack"),
+                             ns2_suites.tcplab_points(sc, tr))
+    assert any(c.first is not None for c in cmp)
+
+
+def _suite2_differs(test, change):
+    sc, traced, info = ns2_suites.suite2_test(test)
+    change(sc)
+    suite = ns2_suites.SUITE_OF[test][0]
+    cmp = ns2_suites.compare(ns2_suites.golden(suite, test.split("@")[0]),
+                             ns2_suites.suite2_points(sc, traced, info), ns2_suites.SERIES_OF[suite])
+    return any(c.first is not None for c in cmp)
+
+
+def test_rfc2988_matters():
+    """test-suite-tcp's dialup1 sets rfc2988_ false: with the minimum RTO
+    applied before the backoff (`rfc2988` true) it parts from ns-2's."""
+    assert _suite2_differs("dialup1", lambda sc: sc["flow"][0]["tcp"].pop("rfc2988"))
+
+
+def test_ns1_compat_matters():
+    """test-suite-tcp-init-win's *4 tests set RED's ns1_compat_: with a
+    full queue's drop restarting RED's count, tahoe4 parts from ns-2's."""
+    def change(sc):
+        sc["link"][2]["queue"]["overflow_resets_count"] = True
+    assert _suite2_differs("tahoe4", change)
+
+
+def test_window_init_option2_is_ns2s_table():
+    """ns-2's windowInitOption_ 2 gives 1500-byte packets an initial window
+    of 3 (RFC 3390's 4380 bytes would be 2.92): with "rfc3390" instead,
+    tahoe1 parts from ns-2's."""
+    def change(sc):
+        for f in sc["flow"]:
+            f["tcp"]["initial_window"] = "rfc3390"
+    assert _suite2_differs("tahoe1", change)
+
+
+def test_old_ecn_matters():
+    """test-suite-tcp's ecn test sets old_ecn_ 1: with every echoing ACK
+    holding the window (`old_ecn` false) it parts from ns-2's."""
+    assert _suite2_differs("ecn@tcp", lambda sc: sc["flow"][0]["tcp"].pop("old_ecn"))

@@ -153,6 +153,11 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
             return err(format!("{key}.initial_window"), format!("must be 1..64 segments or \"rfc3390\", got {n}"));
         }
     }
+    if let Some(n) = t.lost_syn_window {
+        if !(1..=64).contains(&n) {
+            return err(format!("{key}.lost_syn_window"), format!("must be 1..64 segments, got {n}"));
+        }
+    }
     if t.initial_ssthresh == Some(0) {
         return err(format!("{key}.initial_ssthresh"), "must be at least 1 segment");
     }
@@ -852,6 +857,18 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.tahoe_careful {
         c.tahoe_careful = v;
+    }
+    if let Some(v) = o.timerfix {
+        c.timerfix = v;
+    }
+    if let Some(v) = o.lost_syn_window {
+        c.lost_syn_window = v;
+    }
+    if let Some(v) = o.rfc2988 {
+        c.rfc2988 = v;
+    }
+    if let Some(v) = o.old_ecn {
+        c.old_ecn = v;
     }
     if let Some(v) = o.less_careful {
         c.less_careful = v;

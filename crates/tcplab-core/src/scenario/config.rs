@@ -1058,6 +1058,15 @@ pub struct TcpOptions {
     pub newreno_careful: Option<bool>,
     /// Tahoe: no second fast retransmit within one window (ns-2's bugFix_).
     pub tahoe_careful: Option<bool>,
+    /// The timer restarted on a new ACK after its RTT sample (ns-2's
+    /// timerfix_ true) or before it (false).
+    pub timerfix: Option<bool>,
+    /// The initial window after a lost SYN, in segments.
+    pub lost_syn_window: Option<u32>,
+    /// ns-2's rfc2988_ for its RTT estimator.
+    pub rfc2988: Option<bool>,
+    /// ns-2's old_ecn_.
+    pub old_ecn: Option<bool>,
     /// NewReno's less careful variant (ns-2's lessCareful_).
     pub less_careful: Option<bool>,
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
@@ -1247,6 +1256,10 @@ impl TcpOptions {
             precision_reduce: self.precision_reduce.or(base.precision_reduce),
             newreno_careful: self.newreno_careful.or(base.newreno_careful),
             tahoe_careful: self.tahoe_careful.or(base.tahoe_careful),
+            timerfix: self.timerfix.or(base.timerfix),
+            lost_syn_window: self.lost_syn_window.or(base.lost_syn_window),
+            rfc2988: self.rfc2988.or(base.rfc2988),
+            old_ecn: self.old_ecn.or(base.old_ecn),
             less_careful: self.less_careful.or(base.less_careful),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),

@@ -355,6 +355,29 @@ pub struct TcpConfig {
     /// boot_time_, uniform in [0, granularity) per connection); set from the
     /// run's random streams when the connection is built.
     pub clock_phase: Time,
+    /// On a new ACK the retransmission timer is restarted after the ACK's
+    /// RTT sample has updated the estimate (ns-2's timerfix_ true, its
+    /// default, and the default everywhere); false: before it, with the
+    /// RTO (and backoff) the sender had when the ACK arrived, as ns-2's
+    /// TcpAgent::newack() with timerfix_ false, which some of its test
+    /// suites set.
+    pub timerfix: bool,
+    /// Initial window, in segments, after the SYN was lost: 1 (ns-2's
+    /// bugfix_ss_ with a static windowInit_, the default everywhere);
+    /// ns-2 keeps windowInit_ with bugfix_ss_ 0, and with windowInitOption_
+    /// 2 (its RFC 3390 table) falls back to windowInit_.
+    pub lost_syn_window: u32,
+    /// With the ns-2 RTT estimator: ns-2's rfc2988_ (true, its default and
+    /// the default everywhere): the minimum RTO applied before the
+    /// backoff; false: after it (the backed-off timeout clamped up to the
+    /// minimum), the backoff doubled only while below 64 (rtt_timeout()
+    /// and rtt_backoff() with rfc2988_ false).
+    pub rfc2988: bool,
+    /// ECN flows under `ecn_hold`: ns-2's old_ecn_ (false, its default and
+    /// the default everywhere); true: only the first ACK of a run of ACKs
+    /// with ECE holds the window, the following ones increase it
+    /// (TcpAgent::recv_newack_helper() opens cwnd while ecn_burst_).
+    pub old_ecn: bool,
 }
 
 impl TcpConfig {
@@ -391,6 +414,10 @@ impl TcpConfig {
                 tahoe_careful: true,
                 less_careful: false,
                 exit_recovery_fix: false,
+                timerfix: true,
+                lost_syn_window: 1,
+                rfc2988: true,
+                old_ecn: false,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,

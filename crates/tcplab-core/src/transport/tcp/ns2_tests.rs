@@ -248,6 +248,17 @@ fn syn_exchange_then_initial_window() {
     assert_eq!(out.iter().map(|x| (x.seq, x.len, x.retransmit)).collect::<Vec<_>>(), vec![(0, 0, true)]);
     let out = ack(&mut s, 3 * SEC + 100 * MS, 0);
     assert_eq!(out.len(), 1, "initial window 1 after a lost SYN");
+    // `lost_syn_window`: ns-2's windowInit_ kept (bugfix_ss_ 0, or its
+    // windowInitOption_ 2 falling back to windowInit_).
+    let mut c = c.clone();
+    c.lost_syn_window = 2;
+    c.initial_window = 4;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(None);
+    drain(&mut s, 0);
+    assert!(s.on_timeout(3 * SEC));
+    drain(&mut s, 3 * SEC);
+    assert_eq!(ack(&mut s, 3 * SEC + 100 * MS, 0).len(), 2, "lost_syn_window 2");
 }
 
 /// `rtt_timing`, at the handshake: two SYNs lost (timeouts at 3 and 9 s),
@@ -1123,4 +1134,104 @@ fn sack1_careful_after_a_timeout() {
         }
         assert_eq!(s.stats.fast_retransmits, fast, "sack1_careful {careful}");
     }
+}
+
+/// ns-2's TcpAgent::newack() with timerfix_ false (`timerfix = false`)
+/// calls newtimer() before the ACK's RTT sample: the timer restarted on
+/// the ACK that ends the first measurement still runs with the initial
+/// RTO. With timerfix_ true (the default), after it: with the new
+/// estimate.
+#[test]
+fn timerfix_restarts_the_timer_after_the_rtt_update() {
+    let deadline = |timerfix: bool| {
+        let mut c = cfg(Ns2Rules::ns2(), 2);
+        c.timerfix = timerfix;
+        c.initial_rto = 6 * SEC;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Tahoe, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 2);
+        // The ACK of segment 1, the timed one: an RTT sample of 100 ms.
+        assert_eq!(ack(&mut s, 100 * MS, MSS).len(), 2);
+        assert!(s.rto.rto() < SEC, "the sample updated the estimate");
+        (s.rto_deadline().unwrap(), s.rto.rto())
+    };
+    let (fixed, rto) = deadline(true);
+    assert_eq!(fixed, 100 * MS + rto, "timerfix_ true: the new RTO");
+    let (unfixed, _) = deadline(false);
+    assert_eq!(unfixed, 100 * MS + 6 * SEC, "timerfix_ false: the RTO from before the sample");
+    // The next ACK restarts it with the updated estimate either way.
+    let mut c = cfg(Ns2Rules::ns2(), 2);
+    c.timerfix = false;
+    c.initial_rto = 6 * SEC;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::Tahoe, &c));
+    s.app_write(None);
+    drain(&mut s, 0);
+    ack(&mut s, 100 * MS, MSS);
+    ack(&mut s, 110 * MS, 2 * MSS);
+    assert_eq!(s.rto_deadline(), Some(110 * MS + s.rto.rto()));
+}
+
+/// ns-2's rtt_timeout() with rfc2988_ false (`rfc2988 = false`): the
+/// backed-off timeout is clamped up to minrto_, where rfc2988_ true (the
+/// default) clamps before the backoff. minrto_ 1 s, an estimate of 600 ms
+/// (two ticks of 100 ms), backed off once: 1.2 s against 2 s.
+#[test]
+fn rfc2988_false_clamps_the_minimum_after_the_backoff() {
+    use super::rto::RtoEstimator;
+    for (rfc2988, once, twice) in [(true, SEC, 2 * SEC), (false, SEC, 1200 * MS)] {
+        let mut r = RtoEstimator::new(3 * SEC, SEC, 60 * SEC, 100 * MS).with_ns2_clock(0).with_ns2_rfc2988(rfc2988);
+        r.sample_timed(0, 200 * MS);
+        assert_eq!(r.rto(), once);
+        r.back_off();
+        assert_eq!(r.rto(), twice, "rfc2988_ {rfc2988}");
+    }
+}
+
+/// ns-2's old_ecn_ (`old_ecn = true`): TcpAgent::recv_newack_helper()
+/// opens cwnd on an ACK with ECN-Echo once ecn_burst_ is set, i.e. on all
+/// but the first of a run of echoing ACKs; by default (old_ecn_ false) no
+/// echoing ACK opens it (`ecn_hold`).
+#[test]
+fn old_ecn_opens_the_window_within_a_run_of_echoes() {
+    for old_ecn in [false, true] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.ecn = true;
+        c.old_ecn = old_ecn;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        // The first echo cuts; the second holds either way.
+        ack_with(&mut s, MS, MSS, flags::ECE, &[]);
+        ack_with(&mut s, 2 * MS, 2 * MSS, flags::ECE, &[]);
+        let held = s.w.cwnd;
+        ack_with(&mut s, 3 * MS, 3 * MSS, flags::ECE, &[]);
+        if old_ecn {
+            assert!(s.w.cwnd > held, "old_ecn_: the third echo opens the window");
+        } else {
+            assert_eq!(s.w.cwnd, held, "every echo holds the window");
+        }
+    }
+}
+
+/// ns-2's Sack1 dupack_action() with bugfix_ss_ (its default): a fast
+/// retransmit is allowed while highest_ack_ == 0, highest_ack_ counting the
+/// SYN as packet 0, so when the first data segment after the SYN is lost
+/// its third duplicate retransmits it (tcp-sack1.cc; test-suite-tcp-init-
+/// win's droppedPKT3). Numbered without the SYN, the duplicates
+/// (highest_ack_ 0 there taken for -1) would wait for the timer.
+#[test]
+fn sack1_first_data_segment_lost_after_the_syn() {
+    let mut c = cfg(Ns2Rules::ns2(), 4);
+    c.sack = true;
+    c.syn = true;
+    c.limited_transmit = false;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+    s.app_write(None);
+    assert_eq!(drain(&mut s, 0).len(), 1, "the SYN");
+    assert_eq!(ack(&mut s, 100 * MS, 0).len(), 4, "segments 1 to 4 (bytes 0 to 4000)");
+    // Segment 1 lost: three duplicates of the SYN's ACK with SACK blocks.
+    assert!(ack_with(&mut s, 200 * MS, 0, 0, &[(1000, 2000)]).is_empty());
+    assert!(ack_with(&mut s, 201 * MS, 0, 0, &[(1000, 3000)]).is_empty());
+    let out = ack_with(&mut s, 202 * MS, 0, 0, &[(1000, 4000)]);
+    assert_eq!(out.iter().map(|x| (x.seq, x.retransmit)).collect::<Vec<_>>(), vec![(0, true)]);
 }

@@ -31,6 +31,9 @@ struct Ns2Clock {
     /// 8 x SRTT and 4 x RTTVAR in ticks (t_srtt_, t_rttvar_); 0 = no estimate.
     srtt8: i64,
     rttvar4: i64,
+    /// rfc2988_ (true): the minimum applied before the backoff; false:
+    /// after it, and the backoff doubled only below 64.
+    rfc2988: bool,
 }
 
 impl RtoEstimator {
@@ -40,7 +43,16 @@ impl RtoEstimator {
 
     /// Estimate as ns-2 does, with tick clock phase `phase` (< granularity).
     pub fn with_ns2_clock(mut self, phase: Time) -> Self {
-        self.ns2 = Some(Ns2Clock { phase, srtt8: 0, rttvar4: 0 });
+        self.ns2 = Some(Ns2Clock { phase, srtt8: 0, rttvar4: 0, rfc2988: true });
+        self
+    }
+
+    /// With the ns-2 clock: ns-2's `rfc2988_` (false: its older rule,
+    /// rtt_timeout() clamping the backed-off timeout to the minimum).
+    pub fn with_ns2_rfc2988(mut self, rfc2988: bool) -> Self {
+        if let Some(c) = self.ns2.as_mut() {
+            c.rfc2988 = rfc2988;
+        }
         self
     }
 
@@ -114,17 +126,27 @@ impl RtoEstimator {
 
     /// The timeout to arm now.
     pub fn rto(&self) -> Time {
-        if self.ns2.is_some() {
-            // rtt_timeout() with rfc2988_: the minimum before the backoff.
-            let t = self.base.max(self.min).saturating_mul(self.backoff as u64).min(self.max);
-            return t.max(2 * self.granularity);
+        if let Some(c) = &self.ns2 {
+            // rtt_timeout() with rfc2988_: the minimum before the backoff;
+            // without: after it.
+            let t = if c.rfc2988 {
+                self.base.max(self.min).saturating_mul(self.backoff as u64)
+            } else {
+                self.base.saturating_mul(self.backoff as u64).max(self.min)
+            };
+            return t.min(self.max).max(2 * self.granularity);
         }
         self.base.saturating_mul(self.backoff as u64).min(self.max)
     }
 
     /// Double the timeout after an expiry (RFC 6298 5.5), up to the maximum.
     pub fn back_off(&mut self) {
-        if self.rto() < self.max {
+        if self.ns2.as_ref().is_some_and(|c| !c.rfc2988) {
+            // rtt_backoff() without rfc2988_: doubled while below 64.
+            if self.backoff < 64 {
+                self.backoff *= 2;
+            }
+        } else if self.rto() < self.max {
             self.backoff = self.backoff.saturating_mul(2);
         }
         if let Some(c) = self.ns2.as_mut() {

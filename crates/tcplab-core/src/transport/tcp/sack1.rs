@@ -42,12 +42,17 @@ pub struct Sack1Recovery {
 }
 
 impl Sack1Recovery {
-    /// ns-2 compares packet numbers: highest_ack_ (last segment acknowledged)
-    /// against recover_ (last segment sent at the loss event, or 0).
-    fn recovered(&self, ack: u64, mss: u64) -> bool {
-        let highest_ack = (ack / mss) as i64 - 1;
-        let recover = self.recover.map_or(0, |r| r.div_ceil(mss) as i64 - 1);
-        // bugfix_ss_: the loss of the first segment may be fast-retransmitted.
+    /// ns-2 compares packet numbers: highest_ack_ (last packet acknowledged)
+    /// against recover_ (last packet sent at the loss event, or 0). Its
+    /// packets are numbered from the SYN, packet 0, when it sends one (the
+    /// first data segment is packet 1), else from the first data segment.
+    fn recovered(&self, ack: u64, mss: u64, syn: bool) -> bool {
+        let first = if syn { 0 } else { 1 };
+        let highest_ack = (ack / mss) as i64 - first;
+        let recover = self.recover.map_or(0, |r| r.div_ceil(mss) as i64 - first);
+        // bugfix_ss_ (highest_ack_ == 0): the loss of the first data
+        // packet after a SYN (of packet 1 without one) may be
+        // fast-retransmitted.
         highest_ack > recover || highest_ack == 0
     }
 
@@ -88,7 +93,7 @@ impl Sack1Recovery {
         // bugFix_ (`sack1_careful`): none for duplicates of data sent
         // before the last timeout (ns-2's `!bug_fix_ && !ecn_` goes to
         // sack_action at once; with ECN, past the ECN test above).
-        if s.cfg.sack1_careful && !self.recovered(s.snd_una, mss) {
+        if s.cfg.sack1_careful && !self.recovered(s.snd_una, mss, s.cfg.syn) {
             return;
         }
         self.recover = Some(s.snd_max);

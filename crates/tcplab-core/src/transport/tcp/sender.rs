@@ -163,6 +163,15 @@ pub struct TcpSender {
     eln_done_for: Option<u64>,
     /// When the SYN went out, and whether it was sent more than once.
     syn_sent: Option<(Time, bool)>,
+    /// With `timerfix` false, while a new ACK is processed: the RTO from
+    /// before its RTT sample, which the timer restarted on it runs with.
+    ack_rto: Option<Time>,
+    /// With `old_ecn`: ns-2's ecn_burst_, the last new ACK of an
+    /// ECN-capable connection carried ECE, and its ect_, set by the ACK of
+    /// packet 0 (the SYN's, or without a SYN the first data segment's),
+    /// which echoes the sender's ECN negotiation.
+    ecn_burst: bool,
+    ecn_ect: bool,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -208,7 +217,7 @@ impl TcpSender {
         let vegas = cc.name() == "vegas";
         let mut rto = RtoEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
         if cfg.rules.ns2_rtt_estimator {
-            rto = rto.with_ns2_clock(cfg.clock_phase % cfg.granularity.max(1));
+            rto = rto.with_ns2_clock(cfg.clock_phase % cfg.granularity.max(1)).with_ns2_rfc2988(cfg.rfc2988);
         }
         let sb = (cfg.sack && cc.allows_sack_recovery()).then(Scoreboard::default);
         let recovery: Box<dyn LossRecovery> = match sb {
@@ -234,6 +243,8 @@ impl TcpSender {
             timeout_last: false,
             ecn_backoff: false,
             ecn_seen: false,
+            ecn_burst: false,
+            ecn_ect: cfg.syn,
             pending_cwr: false,
             eln_done_for: None,
             rwnd: cfg.rwnd,
@@ -253,6 +264,7 @@ impl TcpSender {
             limited_bytes: 0,
             rto,
             rto_deadline: None,
+            ack_rto: None,
             rtt_timing: None,
             consecutive_timeouts: 0,
             pending_head_rtx: false,
@@ -417,7 +429,7 @@ impl TcpSender {
     }
 
     pub(super) fn restart_timer(&mut self, now: Time) {
-        self.rto_deadline = Some(now + self.rto.rto());
+        self.rto_deadline = Some(now + self.ack_rto.unwrap_or_else(|| self.rto.rto()));
     }
 
     /// The connection's ports: `sport` here, `dport` at the receiver.
@@ -671,7 +683,8 @@ impl TcpSender {
         let ece = self.cfg.ecn && h.flags & flags::ECE != 0;
         let ece_cut = ece && self.on_ece(ack);
         // ns-2 (`ecn_hold`): no increase on any ACK that carries ECE.
-        self.w.hold = ece && self.cfg.rules.ecn_hold;
+        // With `old_ecn` only the first of a run of echoes holds it.
+        self.w.hold = ece && self.cfg.rules.ecn_hold && !(self.cfg.old_ecn && self.ecn_burst);
         if self.cfg.eln && h.eln && ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_eln(now, h);
             return;
@@ -680,10 +693,19 @@ impl TcpSender {
         let mut rec = self.recovery.take().expect("recovery policy present");
         rec.on_ack(self, now, h, ece_cut);
         self.put_recovery(rec);
+        self.ack_rto = None;
         if self.burst_limited && self.in_recovery() {
             // ns-2's NewReno: send_much(0, 0, 2) while dupacks_ >=
             // numdupacks_, on duplicates and partial ACKs alike.
             self.burst_left = 2;
+        }
+        // ns-2's recv_newack_helper() (not run on partial ACKs): with
+        // `old_ecn` its ecn_burst_ follows the echo once ect_ is set.
+        if self.cfg.old_ecn && self.snd_una > una && !self.in_recovery() {
+            if self.ecn_ect {
+                self.ecn_burst = ece;
+            }
+            self.ecn_ect = true;
         }
         // ns-2's recv_newack_helper() (not run on partial ACKs) for
         // `ecn_backoff`: an echo marks the connection ECN-capable (ect_),
@@ -713,6 +735,10 @@ impl TcpSender {
     /// Bookkeeping common to every ACK of new data: RTT sample, the left
     /// edge, and the counters that a new ACK resets. Returns the bytes acked.
     pub(super) fn advance_una(&mut self, now: Time, h: &TcpHeader) -> u64 {
+        if !self.cfg.timerfix {
+            // ns-2's newack() with timerfix_ false: newtimer() first.
+            self.ack_rto = Some(self.rto.rto());
+        }
         self.rtt_measure(now, h);
         self.move_una(h)
     }
@@ -860,9 +886,10 @@ impl TcpSender {
             }
         }
         if self.syn_pending {
-            // ns-2: a lost first packet means an initial window of one, and
-            // slowdown() from a one-segment window leaves ssthresh at 2.
-            self.cfg.initial_window = 1;
+            // ns-2: a lost first packet means an initial window of one
+            // (`lost_syn_window`), and slowdown() from a one-segment window
+            // leaves ssthresh at 2.
+            self.cfg.initial_window = self.cfg.lost_syn_window;
             self.w.ssthresh = 2 * self.w.mss;
             self.rto.back_off();
             self.rto_deadline = None;

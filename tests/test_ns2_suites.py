@@ -106,3 +106,27 @@ def test_old_ecn_matters():
     """test-suite-tcp's ecn test sets old_ecn_ 1: with every echoing ACK
     holding the window (`old_ecn` false) it parts from ns-2's."""
     assert _suite2_differs("ecn@tcp", lambda sc: sc["flow"][0]["tcp"].pop("old_ecn"))
+
+
+def _simple_differs(test, change):
+    sc, tr = ns2_suites.simple_suite(test)
+    change(sc)
+    cmp = ns2_suites.compare(ns2_suites.simple_golden(test.split("@")[0]), ns2_suites.tcplab_points(sc, tr),
+                             ns2_suites.SERIES_OF["simple"])
+    return any(c.first is not None for c in cmp)
+
+
+def test_simple_bugfix_matters():
+    """test-suite-simple's reno5 sets bugFix_ false: with Reno's guard
+    (`reno_careful` true) it parts from ns-2's."""
+    def change(sc):
+        for f in sc["flow"]:
+            f["tcp"].pop("reno_careful")
+    assert _simple_differs("reno5@simple", change)
+
+
+def test_simple_drops_repeat_one_point():
+    """test-suite-simple's own perl repeats the first drop once (`@d[0..3]`
+    is one drop's four elements), not raw2xg's first four."""
+    gold = ns2_suites.simple_golden("tahoe1")
+    assert len(gold["drops"]) == 9 and len(set(gold["drops"])) == 9

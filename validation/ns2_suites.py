@@ -43,6 +43,15 @@ Left out, with what tcplab lacks:
   test-suite-tcp-init-win (23 of its 25 tests are here): droppedPKT and
     droppedPKT2 (bugfix_ss_ 0: dupack_action() then refuses the fast
     retransmit of the first data packet, recover_ starting at 0).
+  test-suite-simple (20 of its tests here; the names tahoe1-4, reno1-3,
+    reno5 and timers as `name@simple`): reno and reno4 (maxcwnd_ below
+    window_: tcplab caps cwnd only by the advertised window); phase2
+    (overhead_, a random wait before each send); telnet (Telnet sources);
+    manyflows (ten FTPs with sizes and start times drawn from a fresh RNG
+    object, stopped at 5 s); tahoe1REDbytes (RED counting its limit in
+    bytes, queue_in_bytes_); the stats* tests (flow monitors, CBR and
+    TFRC sources), not attempted. Its 13 ecn_*_reno_full golden files have
+    no test in the 2.35 script.
   test-suite-red: its goldens plot RED's early drops of several TCP, CBR
     and telnet sources and per-flow statistics; not attempted.
   test-suite-testReno, -rfc2581, -LimTransmit, -oddBehaviors: none (all
@@ -1456,6 +1465,212 @@ TCP_TESTS = [_name(t, "tcp") for t in TCP_SUITE]
 SUITE_OF |= {n: ("tcp", None) for n in TCP_TESTS}
 INIT_WIN_TESTS = [_name(t, "tcp-init-win") for t in INIT_WIN_SUITE]
 SUITE_OF |= {n: ("tcp-init-win", None) for n in INIT_WIN_TESTS}
+
+
+
+# ---- test-suite-simple -----------------------------------------------------
+#
+# Floyd's simulator tests of 1995 on net0 (s1, s2 -> r1 at 8 Mbit/s, 5 ms;
+# r1 - k1 800 kbit/s, 100 ms, queue-limit 6 each way) and net1 (10 Mbit/s
+# feeders, r1 - k1 1.5 Mbit/s, 100 ms, queue-limit 23). The golden files
+# trace every queue out of r1 (traceQueues): the data enqueued at and sent
+# on r1 -> k1, and drops at any of r1's queues ("packets", "drops"; the
+# ACKs are traced but not printed), fid + (packet number mod 90) x 0.01.
+# The suite's globals: useHeaders_ false (tcplab payload 960), minrto_ 1,
+# rtxcur_init_ 6, singledup_ 0, tcpTick_ 0.1, rfc2988_ false; ns-2.35's
+# defaults otherwise: syn_ and delay_growth_ true, windowInit_ 2,
+# precisionReduce_ true, tcplab's ns2 profile.
+
+SIMPLE_TCP = {"granularity": "100ms", "min_rto": "1s", "initial_rto": "6s", "limited_transmit": False,
+              "rfc2988": False}
+
+
+@dataclass
+class SimpleTest:
+    """A test of test-suite-simple: the topology, the flows as (from,
+    transport, fid, window, app (("bulk", start) or ("transfer", start,
+    packets)), extra [tcp] keys), all to k1, the stop time, ns-2's
+    queue-limit of r1 <-> k1 (both ways unless `qlim_rev`), feeder delays
+    changed by the test ({node: delay}), [tcp] keys for every flow."""
+    net: str
+    flows: list
+    stop: float
+    qlim: int = 0
+    qlim_rev: int = 0
+    delays: dict = None
+    tcp: dict = None
+    red: dict = None
+    bytes: bool = False
+
+
+SIMPLE_SUITE = {
+    "tahoe1": SimpleTest("net0", [("s1", "tahoe", 0, 50, ("bulk", 0.0), {})], 5.0),
+    "tahoe2": SimpleTest("net0", [("s1", "tahoe", 0, 14, ("bulk", 1.0), {})], 5.0),
+    "reno1": SimpleTest("net0", [("s1", "reno", 0, 14, ("bulk", 1.0), {})], 5.0),
+    "tahoe1Bytes": SimpleTest("net0", [("s1", "tahoe", 0, 50, ("bulk", 0.0), {})], 5.0, bytes=True),
+    # net0a: RED, queue-limit 5; its `Queue/RED set thresh_ 1000` comes
+    # after the link is built, so the queue keeps thresh_ 5, maxthresh_ 15
+    # (with 1000 the output is the same: no early drop either way).
+    "tahoe1RED": SimpleTest("net0a", [("s1", "tahoe", 0, 50, ("bulk", 0.0), {})], 5.0),
+    "tahoe3RED": SimpleTest("net0a", [("s1", "tahoe", 0, 100, ("bulk", 1.0), {}),
+                                      ("s2", "tahoe", 1, 16, ("bulk", 0.5), {})], 8.0, qlim=8),
+    **{t: SimpleTest("net0", [("s1", agent, 0, 100, ("bulk", 1.0), {}), ("s2", agent, 1, 16, ("bulk", 0.5), {})],
+                     8.0, qlim=8) for t, agent in (("tahoe3", "tahoe"), ("reno3", "reno"))},
+    "tahoe4": SimpleTest("net0", [("s1", "tahoe", 0, 30, ("bulk", 0.0), {}), ("s2", "tahoe", 1, 30, ("bulk", 0.0), {})],
+                         25.0, qlim=11, delays={"s2": "200ms"}),
+    # bugFix_ true (no_bug) or false (bug); FTP produce N: packets 1 to N.
+    "no_bug": SimpleTest("net1", [("s1", "tahoe", 0, 50, ("bulk", 1.0), {}),
+                                  ("s2", "tahoe", 1, 50, ("transfer", 1.75, 99), {})], 6.0, delays={"s1": "3ms"}),
+    "bug": SimpleTest("net1", [("s1", "tahoe", 0, 50, ("bulk", 1.0), {}),
+                               ("s2", "tahoe", 1, 50, ("transfer", 1.75, 100), {})], 6.0, delays={"s1": "3ms"},
+                      tcp={"tahoe_careful": False}),
+    "renoA": SimpleTest("net0", [("s1", "reno", 0, 28, ("bulk", 1.0), {}),
+                                 ("s1", "reno", 1, 4, ("transfer", 1.2, 6), {}),
+                                 ("s1", "reno", 2, 4, ("transfer", 1.2, 6), {})], 5.0, qlim=8, qlim_rev=6),
+    "reno2": SimpleTest("net0", [("s1", "reno", 0, 50, ("bulk", 1.0), {}), ("s2", "reno", 1, 20, ("bulk", 1.0), {})],
+                        10.0, qlim=9, qlim_rev=6),
+    # Agent/TCP bugFix_ false (reno5) or true (reno5_nobug).
+    **{t: SimpleTest("net0", [("s1", "reno", 0, 50, ("bulk", 1.0), {}), ("s2", "reno", 1, 20, ("bulk", 1.1), {})],
+                     10.0, qlim=9, qlim_rev=6, tcp=extra)
+       for t, extra in (("reno5", {"reno_careful": False}), ("reno5_nobug", {}))},
+    # TCPSink/DelAck (its `interval 100ms` sets nothing: interval_ is
+    # 100 ms anyway); SYN_immediate_ack_ true, ns-2.35's default.
+    "delayed": SimpleTest("net0", [("s1", "tahoe", 0, 50, ("bulk", 1.0), {})], 4.0, tcp={"delayed_ack": True}),
+    **{t: SimpleTest("net0", [("s1", "tahoe", 0, 32, ("bulk", 5.0), {}), ("s2", "tahoe", 1, 32, ("bulk", 1.0), {})],
+                     25.0, qlim=16, qlim_rev=100, delays={"s2": d})
+       for t, d in (("phase", "3ms"), ("phase1", "9.5ms"))},
+    # timerfix_ false; DelAck sinks with SYN_immediate_ack_ false.
+    "timers": SimpleTest("net0", [("s1", "tahoe", 0, 4, ("bulk", 1.0), {}), ("s2", "tahoe", 1, 4, ("bulk", 1.3225), {})],
+                         10.0, qlim=2, qlim_rev=100,
+                         tcp={"timerfix": False, "delayed_ack": True, "syn_immediate_ack": False}),
+}
+
+
+def simple_suite(test: str) -> tuple[dict, Traced]:
+    """test-suite-simple.tcl's scenario of `test` (SIMPLE_SUITE)."""
+    t = SIMPLE_SUITE[test.split("@")[0]]
+    if t.net == "net2":
+        return simple_net2(t)
+    feed, bott, q = {"net0": ("8Mbps", "800kbps", 6), "net0a": ("8Mbps", "800kbps", 5),
+                     "net1": ("10Mbps", "1.5Mbps", 23)}[t.net]
+    q = t.qlim or q
+    delays = t.delays or {}
+    edge = {"kind": "droptail", "limit": 49}
+    links = [{"between": [s, "r1"], "rate": feed, "delay": delays.get(s, "5ms"), "queue": edge} for s in ("s1", "s2")]
+    links.append({"between": ["r1", "k1"], "rate": bott, "delay": "100ms",
+                  "forward": {"queue": {"kind": "droptail", "limit": q - 1}},
+                  "reverse": {"queue": {"kind": "droptail", "limit": (t.qlim_rev or q) - 1}}})
+    if t.bytes:
+        # Queue/DropTail queue_in_bytes_ true, mean_pktsize_ 1000: ns-2
+        # drops an arrival when the waiting bytes and its own reach
+        # queue-limit x 1000 (DropTail::enque()), every DropTail queue.
+        for lk in links:
+            for d in ("forward", "reverse"):
+                qq = lk.get(d, {}).get("queue", lk.get("queue"))
+                lim = {49: 50, **{v - 1: v for v in (q, t.qlim_rev or q)}}[qq["limit"]]
+                lk[d] = {"queue": {"kind": "droptail", "limit_bytes": lim * 1000 - 1}}
+            lk.pop("queue", None)
+    if t.net == "net0a":
+        # RED both ways, queue-limit 5 (RED's limit counts as ns-2's).
+        red = dict(SUITE2_RED, ecn=False, limit=q, generator_skip=2 * len(t.flows)) | (t.red or {})
+        links[2] = dict(links[2], forward={"queue": red}, reverse={"queue": red})
+    flows = []
+    for i, (src, agent, fid, window, app, extra) in enumerate(t.flows):
+        tcp = SIMPLE_TCP | (t.tcp or {}) | extra
+        tcp["clock_phase"] = ns2_clock_phase(0.1, len(t.flows), i)
+        a = ({"kind": "bulk", "start": f"{app[1]}s"} if app[0] == "bulk"
+             else {"kind": "transfer", "bytes": app[2] * 960, "start": f"{app[1]}s"})
+        flows.append({"name": f"f{i}", "from": src, "to": "k1", "transport": agent, "packet_size": 960,
+                      "window": window, "app": a, "tcp": tcp})
+    sc = {"sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"},
+          "node": [{"name": n} for n in ("s1", "s2", "r1", "k1")], "link": links, "flow": flows}
+    return sc, Traced(link=2, near="r1", far="k1", fids={f"f{i}": f[2] for i, f in enumerate(t.flows)},
+                      mss=960, acks=False)
+
+
+def simple_net2(t: SimpleTest) -> tuple[dict, Traced]:
+    """net2 (s1, s2 -> r1 at 10 Mbit/s, 2 and 3 ms; r1 - r2 1.5 Mbit/s,
+    20 ms, RED, queue-limit 25, the test's r1 -> r2 `qlim`; r2 -> s3, s4 at
+    10 Mbit/s, 4 and 5 ms), one Reno connection s1 -> r2 to a DelAck sink
+    with SYN_immediate_ack_ false; the golden traces s1's queue
+    (traceQueues $node_(s1)): the data enqueued at and sent on s1 -> r1.
+    RED with the suite's globals (SUITE2_RED, drops)."""
+    edge = {"kind": "droptail", "limit": 49}
+    red = dict(SUITE2_RED, ecn=False, generator_skip=2 * len(t.flows)) | (t.red or {})
+    links = [{"between": ["s1", "r1"], "rate": "10Mbps", "delay": "2ms", "queue": edge},
+             {"between": ["s2", "r1"], "rate": "10Mbps", "delay": "3ms", "queue": edge},
+             {"between": ["r1", "r2"], "rate": "1.5Mbps", "delay": "20ms",
+              "forward": {"queue": dict(red, limit=t.qlim or 25)}, "reverse": {"queue": dict(red, limit=25)}},
+             {"between": ["s3", "r2"], "rate": "10Mbps", "delay": "4ms", "queue": edge},
+             {"between": ["s4", "r2"], "rate": "10Mbps", "delay": "5ms", "queue": edge}]
+    flows = []
+    for i, (src, agent, fid, window, app, extra) in enumerate(t.flows):
+        tcp = SIMPLE_TCP | {"delayed_ack": True, "syn_immediate_ack": False} | (t.tcp or {}) | extra
+        tcp["clock_phase"] = ns2_clock_phase(0.1, len(t.flows), i)
+        flows.append({"name": f"f{i}", "from": src, "to": "r2", "transport": agent, "packet_size": 960,
+                      "window": window, "app": {"kind": "bulk", "start": f"{app[1]}s"}, "tcp": tcp})
+    sc = {"sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"},
+          "node": [{"name": n} for n in ("s1", "s2", "r1", "r2", "s3", "s4")], "link": links, "flow": flows}
+    return sc, Traced(link=0, near="s1", far="r1", fids={f"f{i}": f[2] for i, f in enumerate(t.flows)},
+                      mss=960, acks=False)
+
+
+SIMPLE_SUITE |= {
+    # maxcwnd_ 40 with window_ 40: the cap never binds below the window.
+    "reno4a": SimpleTest("net2", [("s1", "reno", 0, 40, ("bulk", 0.0), {})], 4.0, qlim=29),
+}
+
+SIMPLE_TESTS = [_name(t, "simple") for t in SIMPLE_SUITE]
+
+#: The tests of test-suite-simple that part from ns-2's, with the mechanism.
+DIFFERS |= {
+    "tahoe4@simple": "flow 0's packet 600 (from s1) and flow 1's 115 (from s2, 200 ms) reach r1 together at "
+                     "11.97304 s: ns-2 queues 600 first, tcplab 115, so 600 leaves at 11.99304 s here, 11.98304 s there",
+    "phase": "flow 1's packet 228 and flow 0's SYN reach r1 together at 5.00504 s: ns-2 queues 228 first, tcplab the "
+             "SYN, which leaves at 5.01504 s here against 5.02504 s; the drops from 6.03 s follow",
+    "phase1": "flow 1's packet 61 reaches r1 at 2.30214 s, the instant r1 -> k1 finishes packet 45: ns-2 takes 46 off "
+              "the full queue first and 61 fits (it drops 62 at 2.30314 s), tcplab serves the arrival first and drops 61",
+    "reno4a": "net2's Queue/RED drop_rand_ true: at 0.739163 and 0.749829 s ns-2's RED drops a packet drawn from those "
+              "waiting (90 and 102, seen tracing r1), tcplab's the arriving one (113 and 116), same instants; "
+              "ns-2 fast-retransmits 90 at 0.836096 s",
+}
+SERIES_OF |= {"simple": ("packets", "drops")}
+SUITE_OF |= {n: ("simple", simple_suite) for n in SIMPLE_TESTS}
+
+
+def simple_golden(test: str) -> dict[str, list[tuple[float, float]]]:
+    """A golden file of test-suite-simple: its own perl (TestSuite finish)
+    prints `@d[0..3], @d`, and @d holds four elements per drop (time, ' ',
+    y, newline): the first drop once more, not raw2xg's first four."""
+    text = gzip.decompress((SUITES / "test-output-simple" / f"{test}.gz").read_bytes()).decode()
+    out: dict[str, list[tuple[float, float]]] = {}
+    name = None
+    for line in text.splitlines():
+        if line.startswith('"'):
+            name = line[1:].strip()
+            out.setdefault(name, [])
+        elif name and line.strip() and line[0] in "0123456789":
+            x, y = line.split()[:2]
+            out[name].append((float(x), float(y)))
+    out["drops"] = out.get("drops", [])[1:]
+    return out
+
+
+_run_test_before_simple = run_test
+
+
+def run_test(test: str) -> list[Comparison]:
+    """One test (test-suite-simple's with its golden files' own drops)."""
+    suite, build = SUITE_OF[test]
+    if suite != "simple":
+        return _run_test_before_simple(test)
+    sc, tr = build(test)
+    ours = tcplab_points(sc, tr)
+    if tr.near == "s1":
+        # Only s1's queue is traced; with a window below its limit (40 of
+        # 49) it never drops: tcplab's drops are RED's, at r1.
+        ours["drops"] = []
+    return compare(simple_golden(test.split("@")[0]), ours, SERIES_OF[suite])
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """tcplab against the golden outputs of ns-2.35's own validation suites
 (test-suite-tcpVariants, test-suite-newreno, test-suite-sack, test-suite-ecn,
 test-suite-testReno, test-suite-rfc2581, test-suite-LimTransmit,
-test-suite-oddBehaviors, test-suite-tcp, test-suite-tcp-init-win).
+test-suite-oddBehaviors, test-suite-tcp, test-suite-tcp-init-win,
+test-suite-simple).
 
 ns-2 ships, with each test suite (package ns2-examples, tcl/test/), the
 output every test gave when it was recorded: an xgraph file of the traced

@@ -27,6 +27,21 @@ def available() -> bool:
     return shutil.which("ns") is not None
 
 
+def default_draws(n: int) -> list[float]:
+    """The first `n` numbers of ns-2.35's default generator (MRG32k3a, its
+    six components started at 1: `$defaultRNG seed 1`, sim.seed 0 here), as
+    crates/tcplab-core's engine::ns2_rng draws them."""
+    m1, m2 = 4294967087, 4294944443
+    s, out = [1] * 6, []
+    for _ in range(n):
+        p1 = (1403580 * s[1] - 810728 * s[0]) % m1
+        s[0], s[1], s[2] = s[1], s[2], p1
+        p2 = (527612 * s[5] - 1370589 * s[3]) % m2
+        s[3], s[4], s[5] = s[4], s[5], p2
+        out.append((p1 - p2 if p1 > p2 else p1 - p2 + m1) * 2.328306549295728e-10)
+    return out
+
+
 ROOT = Path(__file__).resolve().parent.parent
 STATIC_ROUTE_BUILD = ROOT / "benchmarks" / "ns2" / "build_static_route.sh"
 

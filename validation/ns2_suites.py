@@ -72,6 +72,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import tcplab  # noqa: E402
+from validation import ns2  # noqa: E402
 
 SUITES = Path("/usr/share/doc/ns2/examples/tcl/test")
 
@@ -1052,40 +1053,13 @@ OLD_NET4_TESTS = list(OLD_NET4_SUITE)
 SUITE_OF |= {t: (OLD_NET4_SUITE[t].suite, old_net4) for t in OLD_NET4_TESTS}
 
 
-def run_test(test: str) -> list[Comparison]:
-    """One test; `name@suite` names a test of that suite whose name another
-    suite has too (test-suite-newreno's sack5)."""
+def _run_one_link(test: str) -> list[Comparison]:
+    """A test whose scenario builder draws one traced link's points;
+    `name@suite` names a test of that suite whose name another suite has
+    too (test-suite-newreno's sack5)."""
     suite, build = SUITE_OF[test]
     sc, tr = build(test)
     return compare(golden(suite, test.split("@")[0]), tcplab_points(sc, tr), SERIES_OF.get(suite, SERIES))
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("tests", nargs="*", help="tests to run (default: all)")
-    ap.add_argument("-v", "--verbose", action="store_true", help="print each series' first difference")
-    a = ap.parse_args()
-    if not available():
-        print("ns-2's test suites are not installed (apt-get install ns2-examples)", file=sys.stderr)
-        return 1
-    unknown = [t for t in a.tests if t not in SUITE_OF]
-    if unknown:
-        print(f"unknown test {unknown[0]!r}; known: {', '.join(SUITE_OF)}", file=sys.stderr)
-        return 2
-    same = 0
-    for test in a.tests or list(SUITE_OF):
-        cmp = run_test(test)
-        ok = all(c.first is None for c in cmp)
-        same += ok
-        counts = "  ".join(f"{c.series} {c.tcplab}/{c.golden}" for c in cmp)
-        print(f"{test:<24} {'identical' if ok else 'DIFFERS  '}  {counts}")
-        if a.verbose or not ok:
-            for c in cmp:
-                if c.first:
-                    i, g, o = c.first
-                    print(f"    {c.series}: first difference at point {i}: ns-2 {g}, tcplab {o}")
-    print(f"{same} of {len(a.tests or SUITE_OF)} identical")
-    return 0
 
 
 
@@ -1098,28 +1072,12 @@ def main() -> int:
 # test-suite-tcp-init-win's share their two nodes, so the points are drawn
 # here per flow (`suite2_points`), the flows told apart by their ports.
 
-def ns2_draws(n: int) -> list[float]:
-    """The first `n` numbers of ns-2.35's default generator (MRG32k3a, its
-    six components started at 1), as crates/tcplab-core's engine::ns2_rng
-    draws them."""
-    m1, m2 = 4294967087, 4294944443
-    s = [1] * 6
-    out = []
-    for _ in range(n):
-        p1 = (1403580 * s[1] - 810728 * s[0]) % m1
-        s[0], s[1], s[2] = s[1], s[2], p1
-        p2 = (527612 * s[5] - 1370589 * s[3]) % m2
-        s[3], s[4], s[5] = s[4], s[5], p2
-        out.append(((p1 - p2) if p1 > p2 else (p1 - p2 + m1)) * 2.328306549295728e-10)
-    return out
-
-
 def ns2_clock_phase(tick: float, agents: int, i: int) -> str:
     """Agent i's boot_time_ (of `agents`, in creation order): each draws
     one number when it is created and one at the run's reset, the phase is
     tick x its reset draw (one agent: the second draw, as
     NS2_BOOT_TIME_ONE_AGENT)."""
-    return f"{round(tick * ns2_draws(agents + i + 1)[agents + i] * 1e9)}ns"
+    return f"{round(tick * ns2.default_draws(agents + i + 1)[agents + i] * 1e9)}ns"
 
 
 #: RED as these suites set it globally (q_weight_ 0.002, thresh_ 5,
@@ -1446,14 +1404,9 @@ DIFFERS |= {
 }
 
 
-_run_test_one_link = run_test
-
-
-def run_test(test: str) -> list[Comparison]:
-    """One test (this section's with their own points, per flow size)."""
-    suite, build = SUITE_OF[test]
-    if build is not None:
-        return _run_test_one_link(test)
+def _run_suite2(test: str) -> list[Comparison]:
+    """A test of this section, with its own points per flow and size."""
+    suite, _ = SUITE_OF[test]
     sc, traced, info = suite2_test(test)
     return compare(golden(suite, test.split("@")[0]), suite2_points(sc, traced, info), SERIES_OF[suite])
 
@@ -1657,14 +1610,9 @@ def simple_golden(test: str) -> dict[str, list[tuple[float, float]]]:
     return out
 
 
-_run_test_before_simple = run_test
-
-
-def run_test(test: str) -> list[Comparison]:
-    """One test (test-suite-simple's with its golden files' own drops)."""
+def _run_simple(test: str) -> list[Comparison]:
+    """A test of test-suite-simple, against its golden files' own drops."""
     suite, build = SUITE_OF[test]
-    if suite != "simple":
-        return _run_test_before_simple(test)
     sc, tr = build(test)
     ours = tcplab_points(sc, tr)
     if tr.near == "s1":
@@ -1672,6 +1620,46 @@ def run_test(test: str) -> list[Comparison]:
         # 49) it never drops: tcplab's drops are RED's, at r1.
         ours["drops"] = []
     return compare(simple_golden(test.split("@")[0]), ours, SERIES_OF[suite])
+
+# ---- running ---------------------------------------------------------------
+
+def run_test(test: str) -> list[Comparison]:
+    """One test of any suite: its scenario run and compared with its golden
+    output."""
+    suite, build = SUITE_OF[test]
+    if build is None:
+        return _run_suite2(test)
+    if suite == "simple":
+        return _run_simple(test)
+    return _run_one_link(test)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("tests", nargs="*", help="tests to run (default: all)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print each series' first difference")
+    a = ap.parse_args()
+    if not available():
+        print("ns-2's test suites are not installed (apt-get install ns2-examples)", file=sys.stderr)
+        return 1
+    unknown = [t for t in a.tests if t not in SUITE_OF]
+    if unknown:
+        print(f"unknown test {unknown[0]!r}; known: {', '.join(SUITE_OF)}", file=sys.stderr)
+        return 2
+    same = 0
+    for test in a.tests or list(SUITE_OF):
+        cmp = run_test(test)
+        ok = all(c.first is None for c in cmp)
+        same += ok
+        counts = "  ".join(f"{c.series} {c.tcplab}/{c.golden}" for c in cmp)
+        print(f"{test:<24} {'identical' if ok else 'DIFFERS  '}  {counts}")
+        if a.verbose or not ok:
+            for c in cmp:
+                if c.first:
+                    i, g, o = c.first
+                    print(f"    {c.series}: first difference at point {i}: ns-2 {g}, tcplab {o}")
+    print(f"{same} of {len(a.tests or SUITE_OF)} identical")
+    return 0
 
 
 if __name__ == "__main__":

@@ -181,22 +181,8 @@ def ns2_boot_times(sc: dict, tick_ns: int) -> list[int]:
                                                 check=True).stdout.split()]
     reset = [i for node in order for i, f in enumerate(sc["flow"]) if names.index(f["from"]) == node]
     n = len(sc["flow"])
-    g = ns2_draws(n)
+    g = ns2.default_draws(2 * n)
     return [round(tick_ns * g[n + reset.index(i)]) for i in range(n)]
-
-
-def ns2_draws(n: int) -> list[float]:
-    """The first 2n numbers of ns-2.35's generator seeded 1 (MRG32k3a with
-    all six components 1; crates/tcplab-core/src/engine/ns2_rng.rs)."""
-    m1, m2 = 4294967087, 4294944443
-    s, out = [1] * 6, []
-    for _ in range(2 * n):
-        p1 = (1403580 * s[1] - 810728 * s[0]) % m1
-        s[0], s[1], s[2] = s[1], s[2], p1
-        p2 = (527612 * s[5] - 1370589 * s[3]) % m2
-        s[3], s[4], s[5] = s[4], s[5], p2
-        out.append((p1 - p2 if p1 > p2 else p1 - p2 + m1) * 2.328306549295728e-10)
-    return out
 
 
 def red_ecn_ns2_generator(flow: int, duration: str = "20s") -> dict:

@@ -339,7 +339,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     }
     for (i, l) in cfg.link.iter().enumerate() {
         if let Some(f) = l.error.as_ref().and_then(|e| e.flow()) {
-            if !cfg.flow.iter().enumerate().any(|(j, g)| flow_name(j, g) == f) {
+            if flow_index(cfg, f).is_none() {
                 let known: Vec<String> = cfg.flow.iter().enumerate().map(|(j, g)| flow_name(j, g)).collect();
                 return err(format!("link[{i}].error.flow"), format!("no flow named {f:?}; the flows are {known:?}"));
             }
@@ -571,6 +571,11 @@ fn flow_endpoints(cfg: &ScenarioCfg) -> Vec<NodeId> {
 
 fn flow_name(i: usize, f: &FlowCfg) -> String {
     f.name.clone().unwrap_or_else(|| format!("flow{i}"))
+}
+
+/// The index of the flow named `name` (a flow's index is its packets' tag).
+fn flow_index(cfg: &ScenarioCfg, name: &str) -> Option<usize> {
+    cfg.flow.iter().enumerate().position(|(j, g)| flow_name(j, g) == name)
 }
 
 /// The graph static routing runs over: every link direction (direction i
@@ -934,8 +939,7 @@ pub fn link_dirs(cfg: &ScenarioCfg) -> Vec<PointToPoint> {
                     };
                     if applies {
                         // The flow's tag is its index (sockets below).
-                        let flow =
-                            e.flow().and_then(|n| cfg.flow.iter().enumerate().position(|(j, g)| flow_name(j, g) == n));
+                        let flow = e.flow().and_then(|n| flow_index(cfg, n));
                         error_model(e).for_flow(flow.map(|j| j as FlowId))
                     } else {
                         ErrorModel::default()

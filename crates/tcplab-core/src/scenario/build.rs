@@ -845,6 +845,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.newreno_burst {
         c.rules.newreno_burst = v;
     }
+    if let Some(v) = o.ns2_recover_numbers {
+        c.rules.ns2_recover_numbers = v;
+    }
     if let Some(v) = o.rtt_timing {
         c.rules.ns2_rtt_timing = v == RttTimingName::Ns2;
     }

@@ -1150,6 +1150,10 @@ pub struct TcpOptions {
     /// NewReno sends at most two segments per ACK in fast recovery (ns-2's
     /// NewReno agent) or what the window allows (RFC 6582).
     pub newreno_burst: Option<bool>,
+    /// The careful variants' test before a fast retransmit in ns-2's
+    /// packet numbers (recover_ from 0, the SYN packet 0, bugfix_ss_) or in
+    /// bytes (RFC 6582).
+    pub ns2_recover_numbers: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -1288,6 +1292,7 @@ impl TcpOptions {
             cwnd_below_one: self.cwnd_below_one.or(base.cwnd_below_one),
             cwr_after_loss: self.cwr_after_loss.or(base.cwr_after_loss),
             newreno_burst: self.newreno_burst.or(base.newreno_burst),
+            ns2_recover_numbers: self.ns2_recover_numbers.or(base.ns2_recover_numbers),
         }
     }
 }

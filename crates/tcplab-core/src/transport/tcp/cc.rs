@@ -144,6 +144,41 @@ pub enum DupResponse {
     FastRetransmitGoBackN,
 }
 
+/// The careful variant's test before a fast retransmit (RFC 6582, ns-2's
+/// bugFix_): may duplicate ACKs of `ack` start one, given `recover`, the
+/// highest byte + 1 sent at the last fast retransmit or timeout (`None`
+/// before any)? Only data sent after that loss event can.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CarefulGuard {
+    /// Compare ns-2's packet numbers (`Ns2Rules::ns2_recover_numbers`).
+    pub ns2_numbers: bool,
+    /// The connection opened with a SYN (`TcpConfig::syn`): ns-2 numbers
+    /// it packet 0.
+    pub syn: bool,
+    /// Also let duplicates of exactly `recover` through (ns-2's
+    /// lessCareful_).
+    pub less_careful: bool,
+}
+
+impl CarefulGuard {
+    pub fn allows(self, ack: u64, recover: Option<u64>, mss: u64) -> bool {
+        if !self.ns2_numbers {
+            return recover.is_none_or(|r| ack > r || (self.less_careful && ack == r));
+        }
+        // ns-2's dupack_action() compares highest_ack_, the last packet
+        // acknowledged, with recover_, maxseq_ at the last loss event or
+        // 0 before any. Packets are numbered from the SYN when there is
+        // one (the first data segment is packet 1), else from the first
+        // data segment; so with no SYN and nothing acknowledged
+        // (highest_ack_ -1) none may start. bugfix_ss_ lets one through
+        // while highest_ack_ is 0.
+        let first = if self.syn { 0 } else { 1 };
+        let highest_ack = (ack / mss) as i64 - first;
+        let recover = recover.map_or(0, |r| r.div_ceil(mss) as i64 - first);
+        highest_ack > recover || highest_ack == 0 || (self.less_careful && highest_ack == recover)
+    }
+}
+
 pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
     fn on_new_ack(&mut self, w: &mut CcState, a: &AckInfo) -> AckResponse;
@@ -257,8 +292,8 @@ impl Variant {
 
 pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn CongestionControl> {
     match v {
-        Variant::Tahoe => Box::new(super::tahoe::Tahoe::new(cfg.rules.tahoe_timeout_dupacks, cfg.tahoe_careful)),
-        Variant::Reno => Box::new(super::reno::Reno::new(cfg.rules)),
+        Variant::Tahoe => Box::new(super::tahoe::Tahoe::new(cfg)),
+        Variant::Reno => Box::new(super::reno::Reno::new(cfg)),
         Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg)),
         Variant::Vegas => Box::new(super::vegas::Vegas::new(
             cfg.vegas,

@@ -190,6 +190,16 @@ pub struct Ns2Rules {
     /// RFC 6582 has no such limit (its section 3.2 step 5 sends what the
     /// window allows). Not for NewReno with SACK (ns-2's Sack1 agent).
     pub newreno_burst: bool,
+    /// The careful variants' test before a fast retransmit (ns-2's
+    /// bugFix_: `reno_careful`, `newreno_careful`, `tahoe_careful`) in
+    /// ns-2's packet numbers, as its dupack_action() makes it: recover_
+    /// starts at 0, the SYN (when sent) is packet 0, and a fast retransmit
+    /// is let through while highest_ack_ is 0 (bugfix_ss_, the loss of the
+    /// first data packet after the SYN, or of the second without one).
+    /// Off: in bytes, the ACK above `recover`, which is unset until the
+    /// first loss event (RFC 6582's careful variant with recover
+    /// initialised to the initial sequence number).
+    pub ns2_recover_numbers: bool,
 }
 
 impl Ns2Rules {
@@ -216,6 +226,7 @@ impl Ns2Rules {
             cwnd_below_one: true,
             cwr_after_loss: true,
             newreno_burst: true,
+            ns2_recover_numbers: true,
         }
     }
 
@@ -242,6 +253,7 @@ impl Ns2Rules {
             cwnd_below_one: false,
             cwr_after_loss: false,
             newreno_burst: false,
+            ns2_recover_numbers: false,
         }
     }
 }

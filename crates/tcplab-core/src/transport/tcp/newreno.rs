@@ -32,10 +32,9 @@ pub struct NewReno {
     /// partial_window_deflation_ 0; `TcpConfig::partial_window_deflation`).
     whole_deflation: bool,
     /// No fast retransmit for duplicates of data sent before the last
-    /// one or timeout (ns-2's bugFix_; `TcpConfig::newreno_careful`).
-    careful: bool,
+    /// one or timeout (ns-2's bugFix_; `TcpConfig::newreno_careful`), with
     /// ns-2's lessCareful_ (`TcpConfig::less_careful`).
-    less_careful: bool,
+    careful: Option<CarefulGuard>,
     /// ns-2's exit_recovery_fix_ (`TcpConfig::exit_recovery_fix`).
     exit_fix: bool,
 }
@@ -46,8 +45,11 @@ impl NewReno {
             slow_but_steady: cfg.slow_but_steady,
             whole_deflation: !cfg.partial_window_deflation,
             exit_growth: cfg.rules.ns2_recovery_exit,
-            careful: cfg.newreno_careful,
-            less_careful: cfg.less_careful,
+            careful: cfg.newreno_careful.then_some(CarefulGuard {
+                ns2_numbers: cfg.rules.ns2_recover_numbers,
+                syn: cfg.syn,
+                less_careful: cfg.less_careful,
+            }),
             exit_fix: cfg.exit_recovery_fix,
             ..Default::default()
         }
@@ -121,9 +123,7 @@ impl CongestionControl for NewReno {
         // ns-2's bugFix_ false (`newreno_careful` off) drops the guard;
         // lessCareful_ lets through duplicates acknowledging exactly the
         // highest byte sent at the last fast retransmit or timeout.
-        let allowed = !self.careful
-            || self.recover.is_none_or(|r| a.ack > r || (self.less_careful && a.ack == r))
-            || a.ecn_recover.is_some();
+        let allowed = self.careful.is_none_or(|g| g.allows(a.ack, self.recover, w.mss)) || a.ecn_recover.is_some();
         if a.dupacks == w.dupthresh && allowed {
             self.in_recovery = true;
             self.partial_seen = false;

@@ -13,9 +13,13 @@ use crate::packet::{flags, SackBlock, TcpHeader};
 
 const MSS: u64 = 1000;
 
+/// A connection without a SYN. Most tests here lose segment 0, which
+/// ns-2 without a SYN never fast-retransmits (`ns2_recover_numbers`:
+/// highest_ack_ is -1 then, not above recover_ 0); they test other rules,
+/// so that one is off unless a test sets it again.
 fn cfg(rules: Ns2Rules, iw: u32) -> TcpConfig {
     let mut c = TcpConfig::profile(TcpProfile::Rfc);
-    c.rules = rules;
+    c.rules = Ns2Rules { ns2_recover_numbers: false, ..rules };
     c.mss = MSS as u32;
     c.initial_window = iw;
     c.rwnd = 1_000_000;
@@ -1234,4 +1238,54 @@ fn sack1_first_data_segment_lost_after_the_syn() {
     assert!(ack_with(&mut s, 201 * MS, 0, 0, &[(1000, 3000)]).is_empty());
     let out = ack_with(&mut s, 202 * MS, 0, 0, &[(1000, 4000)]);
     assert_eq!(out.iter().map(|x| (x.seq, x.retransmit)).collect::<Vec<_>>(), vec![(0, true)]);
+}
+
+/// `ns2_recover_numbers`: the careful guard in ns-2's packet numbers. With
+/// no SYN and segment 0 lost, its duplicates (highest_ack_ -1, recover_ 0)
+/// start no fast retransmit in ns-2, for Tahoe, Reno and NewReno alike; in
+/// bytes, with `recover` unset before any loss, they do.
+#[test]
+fn ns2_recover_numbers_rule() {
+    for v in [Variant::Tahoe, Variant::Reno, Variant::NewReno] {
+        for (numbers, fast) in [(true, 0), (false, 1)] {
+            let mut c = cfg(Ns2Rules::ns2(), 10);
+            c.rules.ns2_recover_numbers = numbers;
+            let mut s = TcpSender::new(c.clone(), make_cc(v, &c));
+            s.app_write(None);
+            drain(&mut s, 0);
+            for _ in 0..3 {
+                ack(&mut s, MS, 0);
+            }
+            assert_eq!(s.stats.fast_retransmits, fast, "{v:?} ns2_recover_numbers {numbers}");
+        }
+    }
+}
+
+/// The guard's numbers, case by case against ns-2's dupack_action():
+/// highest_ack_ > recover_, or highest_ack_ == 0 (bugfix_ss_), or with
+/// lessCareful_ highest_ack_ == recover_.
+#[test]
+fn careful_guard_numbers() {
+    use super::cc::CarefulGuard;
+    let ns2 = |syn| CarefulGuard { ns2_numbers: true, syn, less_careful: false };
+    let bytes = CarefulGuard { ns2_numbers: false, syn: false, less_careful: false };
+    // No SYN: nothing acknowledged is highest_ack_ -1; recover_ starts at 0.
+    assert!(!ns2(false).allows(0, None, MSS));
+    assert!(bytes.allows(0, None, MSS));
+    // With a SYN the same ACK is highest_ack_ 0: let through.
+    assert!(ns2(true).allows(0, None, MSS));
+    // After a timeout with 5 segments out (recover_ 4 without a SYN, 5
+    // with): only segment 0 acknowledged is highest_ack_ 0 without a SYN,
+    // let through by bugfix_ss_; in bytes it is below recover.
+    assert!(ns2(false).allows(MSS, Some(5 * MSS), MSS));
+    assert!(!bytes.allows(MSS, Some(5 * MSS), MSS));
+    // With a SYN that ACK is highest_ack_ 1, at most recover_ 5: refused.
+    assert!(!ns2(true).allows(MSS, Some(5 * MSS), MSS));
+    // Above recover: let through either way; at it, only less carefully.
+    for g in [ns2(false), ns2(true), bytes] {
+        assert!(g.allows(6 * MSS, Some(5 * MSS), MSS));
+        assert!(!g.allows(4 * MSS, Some(5 * MSS), MSS));
+        assert!(!g.allows(5 * MSS, Some(5 * MSS), MSS));
+        assert!(CarefulGuard { less_careful: true, ..g }.allows(5 * MSS, Some(5 * MSS), MSS));
+    }
 }

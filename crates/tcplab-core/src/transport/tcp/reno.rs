@@ -11,7 +11,7 @@
 //! retransmit within the window of an ECN cut does not cut again.
 
 use super::cc::*;
-use super::config::Ns2Rules;
+use super::config::TcpConfig;
 
 #[derive(Default)]
 pub struct Reno {
@@ -20,13 +20,19 @@ pub struct Reno {
     exit_cwnd: f64,
     /// Highest byte + 1 sent at the last fast retransmit or timeout.
     recover: Option<u64>,
-    careful: bool,
+    /// ns-2's bugFix_ (`Ns2Rules::reno_careful`) and how it numbers.
+    careful: Option<CarefulGuard>,
     exit_growth: bool,
 }
 
 impl Reno {
-    pub fn new(rules: Ns2Rules) -> Self {
-        Reno { careful: rules.reno_careful, exit_growth: rules.ns2_recovery_exit, ..Default::default() }
+    pub fn new(cfg: &TcpConfig) -> Self {
+        let guard = CarefulGuard { ns2_numbers: cfg.rules.ns2_recover_numbers, syn: cfg.syn, less_careful: false };
+        Reno {
+            careful: cfg.rules.reno_careful.then_some(guard),
+            exit_growth: cfg.rules.ns2_recovery_exit,
+            ..Default::default()
+        }
     }
 }
 
@@ -53,10 +59,10 @@ impl CongestionControl for Reno {
             w.cwnd += w.mss;
             DupResponse::None
         } else if a.dupacks == w.dupthresh {
-            // ns-2 lets the first segment's loss through (bugfix_ss_).
             // Within an ECN cut's window ns-2 retransmits without a cut
             // whatever the guard says (newreno.rs).
-            if self.careful && self.recover.is_some_and(|r| a.ack <= r) && a.ack != w.mss && a.ecn_recover.is_none() {
+            let refused = self.careful.is_some_and(|g| !g.allows(a.ack, self.recover, w.mss));
+            if refused && a.ecn_recover.is_none() {
                 return DupResponse::None;
             }
             self.in_recovery = true;

@@ -17,6 +17,7 @@
 //!   `sack1_careful`, off: any third new duplicate starts one); ns-2
 //!   resets `recover` to 0 when recovery ends.
 
+use super::cc::CarefulGuard;
 use super::recovery::LossRecovery;
 use super::sender::{Segment, TcpSender};
 use crate::engine::Time;
@@ -42,18 +43,10 @@ pub struct Sack1Recovery {
 }
 
 impl Sack1Recovery {
-    /// ns-2 compares packet numbers: highest_ack_ (last packet acknowledged)
-    /// against recover_ (last packet sent at the loss event, or 0). Its
-    /// packets are numbered from the SYN, packet 0, when it sends one (the
-    /// first data segment is packet 1), else from the first data segment.
+    /// ns-2's test before a fast retransmit, in its packet numbers (its
+    /// Sack1 agent always numbers so; `CarefulGuard`).
     fn recovered(&self, ack: u64, mss: u64, syn: bool) -> bool {
-        let first = if syn { 0 } else { 1 };
-        let highest_ack = (ack / mss) as i64 - first;
-        let recover = self.recover.map_or(0, |r| r.div_ceil(mss) as i64 - first);
-        // bugfix_ss_ (highest_ack_ == 0): the loss of the first data
-        // packet after a SYN (of packet 1 without one) may be
-        // fast-retransmitted.
-        highest_ack > recover || highest_ack == 0
+        CarefulGuard { ns2_numbers: true, syn, less_careful: false }.allows(ack, self.recover, mss)
     }
 
     fn clear(&mut self, s: &mut TcpSender) {

@@ -4,6 +4,7 @@
 //! last loss event (they are echoes of the go-back-N retransmissions).
 
 use super::cc::*;
+use super::config::TcpConfig;
 
 #[derive(Default)]
 pub struct Tahoe {
@@ -13,12 +14,17 @@ pub struct Tahoe {
     keep_dupacks: bool,
     /// ns-2's bugFix_ (`TcpConfig::tahoe_careful`): no fast retransmit at
     /// or below `recover`.
-    careful: bool,
+    careful: Option<CarefulGuard>,
 }
 
 impl Tahoe {
-    pub fn new(keep_dupacks: bool, careful: bool) -> Self {
-        Tahoe { recover: None, keep_dupacks, careful }
+    pub fn new(cfg: &TcpConfig) -> Self {
+        let guard = CarefulGuard { ns2_numbers: cfg.rules.ns2_recover_numbers, syn: cfg.syn, less_careful: false };
+        Tahoe {
+            recover: None,
+            keep_dupacks: cfg.rules.tahoe_timeout_dupacks,
+            careful: cfg.tahoe_careful.then_some(guard),
+        }
     }
 }
 
@@ -42,7 +48,7 @@ impl CongestionControl for Tahoe {
             // back to the hole with cwnd one segment, ssthresh as the cut
             // left it (slowdown(CLOSE_CWND_ONE)).
             self.recover = Some(g);
-        } else if !self.careful || self.recover.is_none_or(|r| a.ack > r) {
+        } else if self.careful.is_none_or(|g| g.allows(a.ack, self.recover, w.mss)) {
             // bugFix_ false: TcpAgent::dupack_action() reaches tahoe_action
             // whatever recover_ says.
             self.recover = Some(a.snd_max);

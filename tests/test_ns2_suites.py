@@ -108,6 +108,13 @@ def test_old_ecn_matters():
     assert _suite2_differs("ecn@tcp", lambda sc: sc["flow"][0]["tcp"].pop("old_ecn"))
 
 
+def test_bugfix_ss_matters():
+    """test-suite-tcp-init-win's droppedPKT sets bugfix_ss_ 0: with ns-2's
+    default (`bugfix_ss` true) the lost first data segment is
+    fast-retransmitted (as in droppedPKT1) and the run parts from ns-2's."""
+    assert _suite2_differs("droppedPKT", lambda sc: sc["flow"][0]["tcp"].pop("bugfix_ss"))
+
+
 def _simple_differs(test, change):
     sc, tr = ns2_suites.simple_suite(test)
     change(sc)

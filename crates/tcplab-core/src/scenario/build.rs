@@ -872,6 +872,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.lost_syn_window {
         c.lost_syn_window = v;
     }
+    if let Some(v) = o.bugfix_ss {
+        c.bugfix_ss = v;
+    }
     if let Some(v) = o.rfc2988 {
         c.rfc2988 = v;
     }

@@ -1063,6 +1063,8 @@ pub struct TcpOptions {
     pub timerfix: Option<bool>,
     /// The initial window after a lost SYN, in segments.
     pub lost_syn_window: Option<u32>,
+    /// ns-2's bugfix_ss_ in the careful test before a fast retransmit.
+    pub bugfix_ss: Option<bool>,
     /// ns-2's rfc2988_ for its RTT estimator.
     pub rfc2988: Option<bool>,
     /// ns-2's old_ecn_.
@@ -1262,6 +1264,7 @@ impl TcpOptions {
             tahoe_careful: self.tahoe_careful.or(base.tahoe_careful),
             timerfix: self.timerfix.or(base.timerfix),
             lost_syn_window: self.lost_syn_window.or(base.lost_syn_window),
+            bugfix_ss: self.bugfix_ss.or(base.bugfix_ss),
             rfc2988: self.rfc2988.or(base.rfc2988),
             old_ecn: self.old_ecn.or(base.old_ecn),
             less_careful: self.less_careful.or(base.less_careful),

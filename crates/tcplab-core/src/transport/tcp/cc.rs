@@ -148,7 +148,7 @@ pub enum DupResponse {
 /// bugFix_): may duplicate ACKs of `ack` start one, given `recover`, the
 /// highest byte + 1 sent at the last fast retransmit or timeout (`None`
 /// before any)? Only data sent after that loss event can.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct CarefulGuard {
     /// Compare ns-2's packet numbers (`Ns2Rules::ns2_recover_numbers`).
     pub ns2_numbers: bool,
@@ -158,9 +158,22 @@ pub struct CarefulGuard {
     /// Also let duplicates of exactly `recover` through (ns-2's
     /// lessCareful_).
     pub less_careful: bool,
+    /// With `ns2_numbers`, let duplicates through while highest_ack_ is 0
+    /// (ns-2's bugfix_ss_, `TcpConfig::bugfix_ss`).
+    pub bugfix_ss: bool,
 }
 
 impl CarefulGuard {
+    /// The guard of a careful variant under `cfg`'s rules.
+    pub fn of(cfg: &super::config::TcpConfig, less_careful: bool) -> Self {
+        CarefulGuard {
+            ns2_numbers: cfg.rules.ns2_recover_numbers,
+            syn: cfg.syn,
+            less_careful,
+            bugfix_ss: cfg.bugfix_ss,
+        }
+    }
+
     pub fn allows(self, ack: u64, recover: Option<u64>, mss: u64) -> bool {
         if !self.ns2_numbers {
             return recover.is_none_or(|r| ack > r || (self.less_careful && ack == r));
@@ -175,7 +188,7 @@ impl CarefulGuard {
         let first = if self.syn { 0 } else { 1 };
         let highest_ack = (ack / mss) as i64 - first;
         let recover = recover.map_or(0, |r| r.div_ceil(mss) as i64 - first);
-        highest_ack > recover || highest_ack == 0 || (self.less_careful && highest_ack == recover)
+        highest_ack > recover || (self.bugfix_ss && highest_ack == 0) || (self.less_careful && highest_ack == recover)
     }
 }
 

@@ -379,6 +379,13 @@ pub struct TcpConfig {
     /// ns-2 keeps windowInit_ with bugfix_ss_ 0, and with windowInitOption_
     /// 2 (its RFC 3390 table) falls back to windowInit_.
     pub lost_syn_window: u32,
+    /// ns-2's bugfix_ss_ in its careful test before a fast retransmit
+    /// (`Ns2Rules::ns2_recover_numbers`, and Sack1's): three duplicates
+    /// may start one while highest_ack_ is 0 (the first data segment lost
+    /// after the SYN). true everywhere (ns-2's default); false as ns-2's
+    /// `bugfix_ss_ 0` (with `lost_syn_window` = the initial window for the
+    /// rest of that setting).
+    pub bugfix_ss: bool,
     /// With the ns-2 RTT estimator: ns-2's rfc2988_ (true, its default and
     /// the default everywhere): the minimum RTO applied before the
     /// backoff; false: after it (the backed-off timeout clamped up to the
@@ -428,6 +435,7 @@ impl TcpConfig {
                 exit_recovery_fix: false,
                 timerfix: true,
                 lost_syn_window: 1,
+                bugfix_ss: true,
                 rfc2988: true,
                 old_ecn: false,
                 vegas: VegasParams::default(),

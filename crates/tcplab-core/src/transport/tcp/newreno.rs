@@ -45,11 +45,7 @@ impl NewReno {
             slow_but_steady: cfg.slow_but_steady,
             whole_deflation: !cfg.partial_window_deflation,
             exit_growth: cfg.rules.ns2_recovery_exit,
-            careful: cfg.newreno_careful.then_some(CarefulGuard {
-                ns2_numbers: cfg.rules.ns2_recover_numbers,
-                syn: cfg.syn,
-                less_careful: cfg.less_careful,
-            }),
+            careful: cfg.newreno_careful.then(|| CarefulGuard::of(cfg, cfg.less_careful)),
             exit_fix: cfg.exit_recovery_fix,
             ..Default::default()
         }

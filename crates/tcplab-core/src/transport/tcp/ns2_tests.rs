@@ -1267,8 +1267,8 @@ fn ns2_recover_numbers_rule() {
 #[test]
 fn careful_guard_numbers() {
     use super::cc::CarefulGuard;
-    let ns2 = |syn| CarefulGuard { ns2_numbers: true, syn, less_careful: false };
-    let bytes = CarefulGuard { ns2_numbers: false, syn: false, less_careful: false };
+    let ns2 = |syn| CarefulGuard { ns2_numbers: true, syn, less_careful: false, bugfix_ss: true };
+    let bytes = CarefulGuard { ns2_numbers: false, syn: false, less_careful: false, bugfix_ss: true };
     // No SYN: nothing acknowledged is highest_ack_ -1; recover_ starts at 0.
     assert!(!ns2(false).allows(0, None, MSS));
     assert!(bytes.allows(0, None, MSS));
@@ -1279,6 +1279,11 @@ fn careful_guard_numbers() {
     // let through by bugfix_ss_; in bytes it is below recover.
     assert!(ns2(false).allows(MSS, Some(5 * MSS), MSS));
     assert!(!bytes.allows(MSS, Some(5 * MSS), MSS));
+    // bugfix_ss_ 0: not even then; nor, with a SYN, the first data
+    // segment's loss (highest_ack_ 0, recover_ 0: tcp-init-win's droppedPKT).
+    let no_ss = |syn| CarefulGuard { bugfix_ss: false, ..ns2(syn) };
+    assert!(!no_ss(false).allows(MSS, Some(5 * MSS), MSS));
+    assert!(!no_ss(true).allows(0, None, MSS));
     // With a SYN that ACK is highest_ack_ 1, at most recover_ 5: refused.
     assert!(!ns2(true).allows(MSS, Some(5 * MSS), MSS));
     // Above recover: let through either way; at it, only less carefully.

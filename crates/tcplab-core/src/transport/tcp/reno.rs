@@ -27,9 +27,8 @@ pub struct Reno {
 
 impl Reno {
     pub fn new(cfg: &TcpConfig) -> Self {
-        let guard = CarefulGuard { ns2_numbers: cfg.rules.ns2_recover_numbers, syn: cfg.syn, less_careful: false };
         Reno {
-            careful: cfg.rules.reno_careful.then_some(guard),
+            careful: cfg.rules.reno_careful.then(|| CarefulGuard::of(cfg, false)),
             exit_growth: cfg.rules.ns2_recovery_exit,
             ..Default::default()
         }

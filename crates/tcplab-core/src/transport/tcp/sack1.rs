@@ -18,6 +18,7 @@
 //!   resets `recover` to 0 when recovery ends.
 
 use super::cc::CarefulGuard;
+use super::config::TcpConfig;
 use super::recovery::LossRecovery;
 use super::sender::{Segment, TcpSender};
 use crate::engine::Time;
@@ -45,8 +46,9 @@ pub struct Sack1Recovery {
 impl Sack1Recovery {
     /// ns-2's test before a fast retransmit, in its packet numbers (its
     /// Sack1 agent always numbers so; `CarefulGuard`).
-    fn recovered(&self, ack: u64, mss: u64, syn: bool) -> bool {
-        CarefulGuard { ns2_numbers: true, syn, less_careful: false }.allows(ack, self.recover, mss)
+    fn recovered(&self, ack: u64, cfg: &TcpConfig) -> bool {
+        let guard = CarefulGuard { ns2_numbers: true, ..CarefulGuard::of(cfg, false) };
+        guard.allows(ack, self.recover, cfg.mss as u64)
     }
 
     fn clear(&mut self, s: &mut TcpSender) {
@@ -86,7 +88,7 @@ impl Sack1Recovery {
         // bugFix_ (`sack1_careful`): none for duplicates of data sent
         // before the last timeout (ns-2's `!bug_fix_ && !ecn_` goes to
         // sack_action at once; with ECN, past the ECN test above).
-        if s.cfg.sack1_careful && !self.recovered(s.snd_una, mss, s.cfg.syn) {
+        if s.cfg.sack1_careful && !self.recovered(s.snd_una, &s.cfg) {
             return;
         }
         self.recover = Some(s.snd_max);

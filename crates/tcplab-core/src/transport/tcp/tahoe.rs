@@ -19,12 +19,8 @@ pub struct Tahoe {
 
 impl Tahoe {
     pub fn new(cfg: &TcpConfig) -> Self {
-        let guard = CarefulGuard { ns2_numbers: cfg.rules.ns2_recover_numbers, syn: cfg.syn, less_careful: false };
-        Tahoe {
-            recover: None,
-            keep_dupacks: cfg.rules.tahoe_timeout_dupacks,
-            careful: cfg.tahoe_careful.then_some(guard),
-        }
+        let careful = cfg.tahoe_careful.then(|| CarefulGuard::of(cfg, false));
+        Tahoe { recover: None, keep_dupacks: cfg.rules.tahoe_timeout_dupacks, careful }
     }
 }
 

@@ -132,6 +132,12 @@ def test_simple_bugfix_matters():
     assert _simple_differs("reno5@simple", change)
 
 
+def test_max_cwnd_matters():
+    """test-suite-simple's reno sets maxcwnd_ 14 below window_ 28: without
+    the cap (`max_cwnd`) it parts from ns-2's."""
+    assert _simple_differs("reno@simple", lambda sc: sc["flow"][0]["tcp"].pop("max_cwnd"))
+
+
 def test_simple_drops_repeat_one_point():
     """test-suite-simple's own perl repeats the first drop once (`@d[0..3]`
     is one drop's four elements), not raw2xg's first four."""

@@ -42,9 +42,8 @@ Left out, with what tcplab lacks:
     EnblRTTCtr_, ns-2's quiescence and increase controls); the seven
     underutilized_100ms* (a Telnet source, and the same controls).
   test-suite-tcp-init-win: none (all 25 tests are here).
-  test-suite-simple (20 of its tests here; the names tahoe1-4, reno1-3,
-    reno5 and timers as `name@simple`): reno and reno4 (maxcwnd_ below
-    window_: tcplab caps cwnd only by the advertised window); phase2
+  test-suite-simple (22 of its tests here; the names tahoe1-4, reno,
+    reno1-3, reno5 and timers as `name@simple`): phase2
     (overhead_, a random wait before each send); telnet (Telnet sources);
     manyflows (ten FTPs with sizes and start times drawn from a fresh RNG
     object, stopped at 5 s); tahoe1REDbytes (RED counting its limit in
@@ -1577,6 +1576,9 @@ def simple_net2(t: SimpleTest) -> tuple[dict, Traced]:
 SIMPLE_SUITE |= {
     # maxcwnd_ 40 with window_ 40: the cap never binds below the window.
     "reno4a": SimpleTest("net2", [("s1", "reno", 0, 40, ("bulk", 0.0), {})], 4.0, qlim=29),
+    # maxcwnd_ below window_ (`max_cwnd`).
+    "reno4": SimpleTest("net2", [("s1", "reno", 0, 80, ("bulk", 0.0), {})], 2.0, qlim=29, tcp={"max_cwnd": 40}),
+    "reno": SimpleTest("net0", [("s1", "reno", 0, 28, ("bulk", 1.0), {})], 5.0, tcp={"max_cwnd": 14}),
 }
 
 SIMPLE_TESTS = [_name(t, "simple") for t in SIMPLE_SUITE]
@@ -1592,6 +1594,8 @@ DIFFERS |= {
     "reno4a": "net2's Queue/RED drop_rand_ true: at 0.739163 and 0.749829 s ns-2's RED drops a packet drawn from those "
               "waiting (90 and 102, seen tracing r1), tcplab's the arriving one (113 and 116), same instants; "
               "ns-2 fast-retransmits 90 at 0.836096 s",
+    "reno4@simple": "reno4a's set-up with window_ 80 and maxcwnd_ 40: the same drop_rand_ drops at 0.739163 and "
+                    "0.749829 s (packets waiting in ns-2, arriving in tcplab), the same first difference",
 }
 SERIES_OF |= {"simple": ("packets", "drops")}
 SUITE_OF |= {n: ("simple", simple_suite) for n in SIMPLE_TESTS}

@@ -887,6 +887,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.sack1_careful {
         c.sack1_careful = v;
     }
+    if let Some(v) = o.max_cwnd {
+        c.max_cwnd = v;
+    }
     if let Some(v) = o.max_burst {
         c.max_burst = v;
     }

@@ -1077,6 +1077,8 @@ pub struct TcpOptions {
     /// At most this many segments per ACK, timeout or application write
     /// (ns-2's maxburst_); 0: no limit.
     pub max_burst: Option<u32>,
+    /// ns-2's maxcwnd_: the congestion window's cap in segments (0: none).
+    pub max_cwnd: Option<u32>,
     /// NewReno's exit from recovery at min(ssthresh, outstanding + 1)
     /// (ns-2's exit_recovery_fix_).
     pub exit_recovery_fix: Option<bool>,
@@ -1270,6 +1272,7 @@ impl TcpOptions {
             less_careful: self.less_careful.or(base.less_careful),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),
+            max_cwnd: self.max_cwnd.or(base.max_cwnd),
             exit_recovery_fix: self.exit_recovery_fix.or(base.exit_recovery_fix),
             loss_window: self.loss_window.or(base.loss_window),
             ecn_hold: self.ecn_hold.or(base.ecn_hold),

@@ -25,6 +25,10 @@ pub struct CcState {
     pub below_one: bool,
     /// The halving keeps the fraction of a segment (`TcpConfig::precision_reduce`).
     pub precise_half: bool,
+    /// With `TcpConfig::max_cwnd` M: (M + 1) segments, the window at which
+    /// an increase is cut back to M (ns-2's opencwnd(): int(cwnd_) >
+    /// maxcwnd_); `u64::MAX` without a cap, so an ACK pays one compare.
+    pub cap_at: u64,
 }
 
 impl CcState {
@@ -44,6 +48,10 @@ impl CcState {
             let next = c + (self.mss * self.mss) as i64 as f64 / c;
             self.cwnd = next as i64 as u64;
             self.ca_frac = next - self.cwnd as i64 as f64;
+        }
+        if self.cwnd >= self.cap_at {
+            self.cwnd = self.cap_at - self.mss;
+            self.ca_frac = 0.0;
         }
     }
 

@@ -347,6 +347,10 @@ pub struct TcpConfig {
     /// of SACK holes included, a fast retransmit not); 0: no limit, the
     /// default everywhere.
     pub max_burst: u32,
+    /// The congestion window's cap, in segments (ns-2's maxcwnd_; 0: none,
+    /// its default): an increase that takes cwnd to M + 1 segments or more
+    /// leaves it at M (opencwnd()), the recovery's inflation aside.
+    pub max_cwnd: u32,
     /// Initial window in segments; 0 selects RFC 3390's min(4*MSS, max(2*MSS, 4380)).
     pub initial_window: u32,
     /// Initial ssthresh in bytes; None = the receiver's advertised window (ns-2
@@ -419,6 +423,7 @@ impl TcpConfig {
                 granularity: 10 * MS,
                 dupthresh: 3,
                 max_burst: 0,
+                max_cwnd: 0,
                 limited_transmit: true,
                 max_retransmits: None,
                 ack_policy: AckPolicy::Immediate,

@@ -1294,3 +1294,24 @@ fn careful_guard_numbers() {
         assert!(CarefulGuard { less_careful: true, ..g }.allows(5 * MSS, Some(5 * MSS), MSS));
     }
 }
+
+/// `max_cwnd` (ns-2's maxcwnd_): opencwnd() cuts cwnd back to the cap once
+/// int(cwnd_) exceeds it, in slow start and congestion avoidance alike.
+#[test]
+fn max_cwnd_caps_the_increase() {
+    for (cap, ssthresh, want) in [(0, u64::MAX, 22 * MSS), (4, u64::MAX, 4 * MSS), (4, 3 * MSS, 4 * MSS)] {
+        let mut c = cfg(Ns2Rules::ns2(), 2);
+        c.max_cwnd = cap;
+        c.initial_ssthresh = Some(ssthresh);
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        drain(&mut s, 0);
+        for k in 1..=20 {
+            ack(&mut s, k * MS, k * MSS);
+            drain(&mut s, k * MS);
+        }
+        // In congestion avoidance cwnd_ may hold a fraction above the cap
+        // (4.25 segments here) until its whole part passes it.
+        assert_eq!(s.w.cwnd / MSS * MSS, want, "max_cwnd {cap}, ssthresh {ssthresh}");
+    }
+}

@@ -320,6 +320,10 @@ impl CongestionControl for Vegas {
         if self.incr > 0.0 && self.cwnd - in_use <= 2.0 {
             self.cwnd += self.incr;
         }
+        // ns-2's Vegas obeys maxcwnd_ here too (`TcpConfig::max_cwnd`).
+        if w.cap_at != u64::MAX && self.cwnd.floor() >= (w.cap_at / mss) as f64 {
+            self.cwnd = (w.cap_at / mss - 1) as f64;
+        }
         // Fine-grained RTT from a segment sent once; ns-2 skips a segment
         // whose send time on its Vegas clock is 0 (`sendTime != 0.`): one
         // sent at firstsent_.

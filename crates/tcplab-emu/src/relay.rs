@@ -209,6 +209,12 @@ impl Relay {
                 }
             }
             Offer::Dropped(_) => self.drop_pkt(id),
+            Offer::Displaced { victim, .. } => {
+                if let Some(t) = self.path.dirs[d].arm_tx_done() {
+                    self.schedule(t, Ev::TxDone(d));
+                }
+                self.drop_pkt(victim.0);
+            }
         }
     }
 

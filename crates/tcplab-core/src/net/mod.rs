@@ -11,4 +11,4 @@ pub use error::{Arrival, ErrorModel, HitAction, PacketClass};
 pub use p2p::{DirStats, Offer, PointToPoint};
 /// A link direction: the point-to-point device (the emulator's name for it).
 pub type LinkDir = PointToPoint;
-pub use queue::{DropCause, Queue, QueuePolicy, RedParams, Verdict};
+pub use queue::{DropCause, Queue, QueuePolicy, RedParams, RedVictim, Verdict};

@@ -283,13 +283,21 @@ impl PointToPoint {
                 Offer::Queued { marked: true }
             }
             Verdict::Dropped(cause) => {
-                match cause {
-                    DropCause::Overflow => self.stats.drops_overflow += 1,
-                    DropCause::Red => self.stats.drops_red += 1,
-                    DropCause::Soft => self.stats.drops_soft += 1,
-                }
+                self.count_drop(cause);
                 Offer::Dropped(cause)
             }
+            Verdict::Displaced { victim, cause } => {
+                self.count_drop(cause);
+                Offer::Displaced { victim, cause }
+            }
+        }
+    }
+
+    fn count_drop(&mut self, cause: DropCause) {
+        match cause {
+            DropCause::Overflow => self.stats.drops_overflow += 1,
+            DropCause::Red => self.stats.drops_red += 1,
+            DropCause::Soft => self.stats.drops_soft += 1,
         }
     }
 
@@ -381,6 +389,12 @@ pub enum Offer {
         marked: bool,
     },
     Dropped(DropCause),
+    /// Waiting in the queue, which dropped `victim` (waiting until now)
+    /// to make room: the caller discards `victim` (`RedVictim`).
+    Displaced {
+        victim: PktId,
+        cause: DropCause,
+    },
 }
 
 /// The device calls, generic over the scheduler so the simulator's
@@ -421,6 +435,10 @@ impl PointToPoint {
                 self.arm(io);
             }
             Offer::Dropped(cause) => io.out.push(DevAction::Drop(id, DropReason::Queue(cause))),
+            Offer::Displaced { victim, cause } => {
+                io.out.push(DevAction::Drop(victim, DropReason::Queue(cause)));
+                self.arm(io);
+            }
         }
     }
 

@@ -41,6 +41,30 @@ pub enum Verdict {
     /// Enqueued with its ECN field set to CE instead of being dropped.
     Marked,
     Dropped(DropCause),
+    /// Enqueued, and to make room `victim`, which was waiting, dropped
+    /// instead (RED's forced drops with `RedVictim::Front` or `Random`).
+    Displaced {
+        victim: PktId,
+        cause: DropCause,
+    },
+}
+
+/// Which packet a RED queue's forced drop (the queue full, or with neither
+/// `mark_p` nor ECN marking the average past max_th, 2 max_th when
+/// gentle) takes, counted with the arrival at the end (ns-2's REDQueue
+/// pickPacketToDrop()). Early drops always take the arrival.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RedVictim {
+    /// The arrival (ns-2's `drop_tail_ true`, its default).
+    #[default]
+    Tail,
+    /// The packet behind the one at the head, or the arrival when it is
+    /// alone (ns-2's `drop_front_`: min(1, length - 1)).
+    Front,
+    /// One drawn uniformly among those waiting and the arrival (ns-2's
+    /// `drop_rand_`: Random::integer(length), the generator's next integer
+    /// modulo the length).
+    Random,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +111,8 @@ pub struct RedParams {
     /// ns-2 run, for packet-level comparisons (`engine::ns2_rng`). None:
     /// the link's own stream, drawn only when p > 0.
     pub ns2_generator: Option<u64>,
+    /// The packet a forced drop takes.
+    pub victim: RedVictim,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -193,6 +219,36 @@ impl Queue {
         verdict
     }
 
+    /// A RED forced drop for `cause` with packets `waiting` and the
+    /// arrival counted at the end: the arrival (`Dropped`) or, with
+    /// `RedVictim::Front` or `Random`, maybe a waiting packet, taken out
+    /// here (`Displaced`; the caller appends the arrival).
+    fn forced_drop(&mut self, p: &RedParams, cause: DropCause, rng: &mut Rng) -> Verdict {
+        let len = self.buf.len() + 1;
+        let i = match p.victim {
+            RedVictim::Tail => len - 1,
+            RedVictim::Front => 1.min(len - 1),
+            RedVictim::Random => match p.ns2_generator {
+                // ns-2's Random::integer(k): (long)(U01 * (2^31 - 1)) % k.
+                Some(skip) => (self.ns2_draw(skip) * 2_147_483_647.0) as u64 as usize % len,
+                None => (rng.next_u64() % len as u64) as usize,
+            },
+        };
+        if i == len - 1 {
+            return Verdict::Dropped(cause);
+        }
+        let (victim, size) = self.buf.remove(i).expect("a waiting packet");
+        self.bytes -= size as u64;
+        Verdict::Displaced { victim, cause }
+    }
+
+    /// The next number of ns-2's generator (`RedParams::ns2_generator`,
+    /// after `skip` draws when this queue starts it).
+    fn ns2_draw(&mut self, skip: u64) -> f64 {
+        let g = self.red.ns2.get_or_insert_with(|| Arc::new(Mutex::new(Ns2Rng::skipping(skip))));
+        g.lock().expect("one thread").uniform()
+    }
+
     /// RED's average after an arrival at `now` (before the packet joins).
     fn red_average(&mut self, p: &RedParams, now: Time) -> f64 {
         let q = if p.byte_mode { self.bytes as f64 } else { self.buf.len() as f64 };
@@ -227,6 +283,9 @@ impl Queue {
             let tested = !(crossing && p.spare_first_crossing);
             if tested && self.red_hit(p, avg, size, rng) {
                 self.red.count = 0;
+                if red_forces(p, avg) && p.victim != RedVictim::Tail && self.buf.len() < p.limit as usize {
+                    return self.forced_drop(p, DropCause::Red, rng);
+                }
                 let marks = p.ecn
                     && ect
                     && match p.mark_p {
@@ -244,7 +303,7 @@ impl Queue {
             if p.overflow_resets_count {
                 self.red.count = 0;
             }
-            return Verdict::Dropped(DropCause::Overflow);
+            return self.forced_drop(p, DropCause::Overflow, rng);
         }
         verdict
     }
@@ -256,16 +315,7 @@ impl Queue {
         let Some(skip) = p.ns2_generator else { return rng.chance(pa) };
         // ns-2's enque(): without use_mark_p_ an average past max_th (2
         // max_th when gentle) is a forced drop, decided without a number.
-        let forced = p.mark_p.is_none() && avg >= if p.gentle { 2.0 * p.max_th } else { p.max_th };
-        forced
-            || self
-                .red
-                .ns2
-                .get_or_insert_with(|| Arc::new(Mutex::new(Ns2Rng::skipping(skip))))
-                .lock()
-                .expect("one thread")
-                .uniform()
-                <= pa
+        red_forces(p, avg) || self.ns2_draw(skip) <= pa
     }
 
     /// Draw RED's early drops from `g`, ns-2's generator shared with the
@@ -440,6 +490,13 @@ pub fn red_probability(p: &RedParams, avg: f64, size: u32) -> f64 {
 
 /// p_b of the average, before byte-mode scaling and spacing (ns-2's
 /// calculate_p_new, its v_prob1).
+/// ns-2's REDQueue::enque(): without use_mark_p_ an average past max_th
+/// (2 max_th when gentle) forces a drop (decided without a number, and
+/// taking the queue's victim).
+fn red_forces(p: &RedParams, avg: f64) -> bool {
+    p.mark_p.is_none() && avg >= if p.gentle { 2.0 * p.max_th } else { p.max_th }
+}
+
 fn red_pb(p: &RedParams, avg: f64) -> f64 {
     if avg < p.min_th {
         0.0
@@ -512,6 +569,7 @@ mod tests {
             mark_p: None,
             overflow_resets_count: false,
             ns2_generator: None,
+            victim: RedVictim::Tail,
         }
     }
 
@@ -751,7 +809,7 @@ mod tests {
             match q.enqueue(0, PktId(i), 1000, true, &mut rng) {
                 Verdict::Marked => marks += 1,
                 Verdict::Dropped(_) => drops += 1,
-                Verdict::Enqueued => {}
+                Verdict::Enqueued | Verdict::Displaced { .. } => {}
             }
             q.dequeue(0);
         }
@@ -774,7 +832,7 @@ mod tests {
                         drops += 1;
                         continue;
                     }
-                    Verdict::Enqueued => {}
+                    Verdict::Enqueued | Verdict::Displaced { .. } => {}
                 }
                 q.dequeue(0);
             }
@@ -876,5 +934,43 @@ mod tests {
             q.dequeue(2 * SEC);
         }
         assert_eq!(at(&mut q, 4 * SEC, 9), Verdict::Enqueued);
+    }
+
+    /// A forced drop (the queue full) takes the arrival (`Tail`), the
+    /// packet behind the head (`Front`: ns-2's min(1, length - 1)) or one
+    /// drawn among all (`Random`: ns-2's Random::integer(length) from its
+    /// generator, the next integer modulo the length); early drops always
+    /// take the arrival.
+    #[test]
+    fn red_forced_drop_victims() {
+        let full = |victim, generator| {
+            let p = RedParams {
+                limit: 4,
+                min_th: 100.0,
+                max_th: 200.0,
+                victim,
+                ns2_generator: generator,
+                ..red(true, false)
+            };
+            let mut q = Queue::new(QueuePolicy::Red(p), 1_000_000);
+            let mut rng = stream_rng(3, "red");
+            for i in 0..4 {
+                assert_eq!(q.enqueue(0, PktId(i), 1000, false, &mut rng), Verdict::Enqueued);
+            }
+            (q.enqueue(0, PktId(9), 1000, false, &mut rng), q)
+        };
+        let (v, q) = full(RedVictim::Tail, None);
+        assert_eq!(v, Verdict::Dropped(DropCause::Overflow));
+        assert_eq!(q.len(), 4);
+        let (v, mut q) = full(RedVictim::Front, None);
+        assert_eq!(v, Verdict::Displaced { victim: PktId(1), cause: DropCause::Overflow });
+        let order: Vec<_> = std::iter::from_fn(|| q.dequeue(0)).collect();
+        assert_eq!(order, [PktId(0), PktId(2), PktId(3), PktId(9)]);
+        // ns-2's generator from its start: first number 0.0003395769746692744,
+        // (long)(u x (2^31 - 1)) = 729236, 729236 % 5 = 1 (`ns` itself:
+        // `[new RNG]`, seed 1, next-random 729236, integer 29 -> 2).
+        let (v, q) = full(RedVictim::Random, Some(0));
+        assert_eq!(v, Verdict::Displaced { victim: PktId(1), cause: DropCause::Overflow });
+        assert_eq!(q.bytes(), 4000);
     }
 }

@@ -9,7 +9,9 @@ use crate::engine::{stream_rng, Ns2Rng, Time};
 use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
 use crate::net::error::ErrorKind;
 use crate::net::routing::{reachable_from, shortest_paths_to, strong_components, Router, StaticRouting};
-use crate::net::{DevId, Device, ErrorModel, HitAction, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams};
+use crate::net::{
+    DevId, Device, ErrorModel, HitAction, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams, RedVictim,
+};
 use crate::output::pcap::PcapWriter;
 use crate::output::RunOptions;
 use crate::packet::{FlowId, NodeId};
@@ -654,6 +656,7 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             overflow_resets_count,
             generator,
             generator_skip,
+            victim,
         }) => QueuePolicy::Red(RedParams {
             min_th: *min_th,
             max_th: *max_th,
@@ -671,6 +674,11 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             mark_p: mark_p.or(ns2_red.then_some(0.1)),
             overflow_resets_count: overflow_resets_count.unwrap_or(ns2_red),
             ns2_generator: (*generator == Some(RedGenerator::Ns2)).then(|| generator_skip.unwrap_or(0)),
+            victim: match victim {
+                None | Some(RedVictimName::Tail) => RedVictim::Tail,
+                Some(RedVictimName::Front) => RedVictim::Front,
+                Some(RedVictimName::Random) => RedVictim::Random,
+            },
         }),
         Some(QueueCfg::DualThreshold { soft, hard, hold }) => {
             QueuePolicy::DualThreshold { soft: *soft, hard: *hard, hold: hold.0 }

@@ -654,6 +654,10 @@ pub enum QueueCfg {
         /// its generator before RED's first (two per TCP agent).
         #[serde(default)]
         generator_skip: Option<u64>,
+        /// The packet a forced drop takes: "tail" (the arrival, ns-2's
+        /// default), "front" or "random" (ns-2's drop_front_, drop_rand_).
+        #[serde(default)]
+        victim: Option<RedVictimName>,
     },
     /// Drop one arrival above `soft` packets, then one more only after
     /// `hold` if the queue has not shrunk; drop all arrivals at `hard`.
@@ -1193,6 +1197,14 @@ pub enum VegasRatesName {
 pub enum RttEstimatorName {
     Ns2,
     Rfc6298,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RedVictimName {
+    Tail,
+    Front,
+    Random,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

@@ -117,6 +117,8 @@ enum Sent {
     Waiting,
     /// Refused by the queue.
     Dropped(DropCause),
+    /// Queued, and the queue dropped `PktId` (waiting until now) instead.
+    Displaced(PktId, DropCause),
 }
 
 /// The send step of point-to-point device `dev` (`d`) over the parts of the
@@ -181,6 +183,12 @@ fn p2p_enter(
             Offer::Queued { marked: true } => pool.get_mut(id).ip.ecn = Ecn::Ce,
             Offer::Queued { marked: false } => {}
             Offer::Dropped(cause) => return Sent::Dropped(cause),
+            Offer::Displaced { victim, cause } => {
+                if let Some(at) = d.arm_tx_done() {
+                    q.schedule(at, Ev::DevTxDone(dev));
+                }
+                return Sent::Displaced(victim, cause);
+            }
         }
     }
     if let Some(at) = d.arm_tx_done() {
@@ -591,6 +599,7 @@ impl World {
             }
             Sent::Waiting => {}
             Sent::Dropped(cause) => self.dev_drop(now, dev, id, DropReason::Queue(cause)),
+            Sent::Displaced(victim, cause) => self.dev_drop(now, dev, victim, DropReason::Queue(cause)),
         }
     }
 

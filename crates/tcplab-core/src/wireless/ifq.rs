@@ -113,8 +113,8 @@ impl InterfaceQueue {
         }
         match q.enqueue(now, pkt, size, false, rng) {
             Verdict::Dropped(cause) => Offered::Refused(cause),
-            // (Drop-tail bands never mark.)
-            Verdict::Enqueued | Verdict::Marked => Offered::Queued,
+            // (Drop-tail bands never mark nor displace.)
+            Verdict::Enqueued | Verdict::Marked | Verdict::Displaced { .. } => Offered::Queued,
         }
     }
 

@@ -878,6 +878,12 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.less_careful {
         c.less_careful = v;
     }
+    if let Some(v) = o.aggressive_max_burst {
+        c.aggressive_max_burst = v;
+    }
+    if let Some(v) = o.exit_fast_retrans {
+        c.exit_fast_retrans = v;
+    }
     if let Some(v) = o.sack1_careful {
         c.sack1_careful = v;
     }

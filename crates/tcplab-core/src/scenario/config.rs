@@ -1069,6 +1069,12 @@ pub struct TcpOptions {
     pub old_ecn: Option<bool>,
     /// NewReno's less careful variant (ns-2's lessCareful_).
     pub less_careful: Option<bool>,
+    /// An ACK below the highest one received may send (ns-2's
+    /// aggressive_maxburst_).
+    pub aggressive_max_burst: Option<bool>,
+    /// Reno/NewReno: no inflation on duplicates after a refused fast
+    /// retransmit (ns-2's exitFastRetrans_).
+    pub exit_fast_retrans: Option<bool>,
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
     pub sack1_careful: Option<bool>,
@@ -1261,6 +1267,8 @@ impl TcpOptions {
             rfc2988: self.rfc2988.or(base.rfc2988),
             old_ecn: self.old_ecn.or(base.old_ecn),
             less_careful: self.less_careful.or(base.less_careful),
+            aggressive_max_burst: self.aggressive_max_burst.or(base.aggressive_max_burst),
+            exit_fast_retrans: self.exit_fast_retrans.or(base.exit_fast_retrans),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),
             exit_recovery_fix: self.exit_recovery_fix.or(base.exit_recovery_fix),

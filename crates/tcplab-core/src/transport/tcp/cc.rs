@@ -258,7 +258,7 @@ impl Variant {
 pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn CongestionControl> {
     match v {
         Variant::Tahoe => Box::new(super::tahoe::Tahoe::new(cfg.rules.tahoe_timeout_dupacks, cfg.tahoe_careful)),
-        Variant::Reno => Box::new(super::reno::Reno::new(cfg.rules)),
+        Variant::Reno => Box::new(super::reno::Reno::new(cfg.rules, cfg.exit_fast_retrans)),
         Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg)),
         Variant::Vegas => Box::new(super::vegas::Vegas::new(
             cfg.vegas,

@@ -378,6 +378,23 @@ pub struct TcpConfig {
     /// with ECE holds the window, the following ones increase it
     /// (TcpAgent::recv_newack_helper() opens cwnd while ecn_burst_).
     pub old_ecn: bool,
+    /// An ACK below the highest cumulative ACK received (a reordered,
+    /// "invalid" ACK) may send what the window allows, as any ACK (ns-2's
+    /// aggressive_maxburst_ 1, its default, and the default everywhere);
+    /// false: it sends nothing (ns-2's aggressive_maxburst_ 0: recv()
+    /// calls send_much() only for an ACK at or above last_ack_). Matters
+    /// where `max_burst` left sendable data behind.
+    pub aggressive_max_burst: bool,
+    /// Reno and NewReno: duplicates past the threshold inflate the window
+    /// only while the last congestion action is a fast retransmit (ns-2's
+    /// exitFastRetrans_ true, its default, and the default everywhere);
+    /// false: a threshold duplicate whose fast retransmit the careful
+    /// guard refuses still inflates it by the threshold and every further
+    /// duplicate by one segment, without a cut, until the next new ACK or
+    /// timeout (ns-2's recv() with exitFastRetrans_ false sets dupwnd_ to
+    /// numdupacks_ whatever dupack_action() did); NewReno then sends at
+    /// most two segments per duplicate, as in recovery.
+    pub exit_fast_retrans: bool,
 }
 
 impl TcpConfig {
@@ -418,6 +435,8 @@ impl TcpConfig {
                 lost_syn_window: 1,
                 rfc2988: true,
                 old_ecn: false,
+                aggressive_max_burst: true,
+                exit_fast_retrans: true,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,

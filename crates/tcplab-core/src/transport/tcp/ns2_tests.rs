@@ -1081,6 +1081,59 @@ fn max_burst_limits_each_send() {
     }
 }
 
+/// `aggressive_max_burst` (ns-2's aggressive_maxburst_): with
+/// `max_burst = 2` and a window of ten, the write sends 0 and 1, the ACK
+/// of both 2 and 3; an older ACK (of 0 alone, arriving late) then sends
+/// two more as any ACK (ns-2.35's default, 1), nothing with 0.
+#[test]
+fn aggressive_max_burst_rule() {
+    for (aggressive, late) in [(true, vec![4, 5]), (false, vec![])] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.max_burst = 2;
+        c.aggressive_max_burst = aggressive;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 2);
+        assert_eq!(ack(&mut s, MS, 2 * MSS).iter().map(|x| x.seq / MSS).collect::<Vec<_>>(), vec![2, 3]);
+        let sent = ack(&mut s, 2 * MS, MSS);
+        assert_eq!(sent.iter().map(|x| x.seq / MSS).collect::<Vec<_>>(), late, "aggressive {aggressive}");
+    }
+}
+
+/// `exit_fast_retrans` (ns-2's exitFastRetrans_): after a timeout with
+/// ten segments out (recover = 10), the retransmission of 0 is
+/// acknowledged up to 10 and 10 and 11 go (cwnd 2); three duplicates of
+/// that ACK are refused a fast retransmit (bugFix_). ns-2.35's default
+/// leaves the window alone; with exitFastRetrans_ false the third
+/// inflates it by three (dupwnd_ = numdupacks_) and the fourth by one,
+/// without a cut: Reno sends 12, 13, 14, then 15; NewReno two per
+/// duplicate (send_much(0, 0, 2)). The next new ACK takes the inflation
+/// back before its increase (cwnd 3).
+#[test]
+fn exit_fast_retrans_rule() {
+    for (v, exit, sends) in [
+        (Variant::Reno, true, vec![0, 0, 0, 0]),
+        (Variant::Reno, false, vec![0, 0, 3, 1]),
+        (Variant::NewReno, true, vec![0, 0, 0, 0]),
+        (Variant::NewReno, false, vec![0, 0, 2, 2]),
+    ] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.exit_fast_retrans = exit;
+        let mut s = TcpSender::new(c.clone(), make_cc(v, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        assert_eq!(drain(&mut s, due).len(), 1);
+        assert_eq!(ack(&mut s, due + MS, 10 * MSS).len(), 2);
+        let dups: Vec<usize> = (2..6).map(|k| ack(&mut s, due + k * MS, 10 * MSS).len()).collect();
+        assert_eq!(dups, sends, "{} exit_fast_retrans {exit}", v.name());
+        assert_eq!(s.stats.fast_retransmits, 0);
+        ack(&mut s, due + 10 * MS, 11 * MSS);
+        assert_eq!(s.w.cwnd, 3 * MSS, "{} exit_fast_retrans {exit}", v.name());
+    }
+}
+
 /// `max_burst` with Sack1: its send_much() counts the holes it
 /// retransmits in recovery (the fast retransmit of the first hole, sent by
 /// output(), is not counted). Segment 0 acknowledged (cwnd 11, 12 out),

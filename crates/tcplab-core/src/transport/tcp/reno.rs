@@ -22,11 +22,31 @@ pub struct Reno {
     recover: Option<u64>,
     careful: bool,
     exit_growth: bool,
+    /// Inflate after a refused fast retransmit (`TcpConfig::exit_fast_retrans`
+    /// false, ns-2's exitFastRetrans_ false).
+    inflate_refused: bool,
+    /// The window is inflated by duplicates after a refused fast
+    /// retransmit; `exit_cwnd` holds it uninflated.
+    refused: bool,
 }
 
 impl Reno {
-    pub fn new(rules: Ns2Rules) -> Self {
-        Reno { careful: rules.reno_careful, exit_growth: rules.ns2_recovery_exit, ..Default::default() }
+    pub fn new(rules: Ns2Rules, exit_fast_retrans: bool) -> Self {
+        Reno {
+            careful: rules.reno_careful,
+            exit_growth: rules.ns2_recovery_exit,
+            inflate_refused: !exit_fast_retrans,
+            ..Default::default()
+        }
+    }
+
+    /// Take back the inflation of a refused fast retransmit (ns-2's
+    /// dupwnd_ = 0).
+    fn deflate_refused(&mut self, w: &mut CcState) {
+        if self.refused {
+            self.refused = false;
+            w.set_cwnd(self.exit_cwnd);
+        }
     }
 }
 
@@ -43,13 +63,14 @@ impl CongestionControl for Reno {
                 w.standard_increase();
             }
         } else {
+            self.deflate_refused(w);
             w.standard_increase();
         }
         AckResponse::NORMAL
     }
 
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {
-        if self.in_recovery {
+        if self.in_recovery || self.refused {
             w.cwnd += w.mss;
             DupResponse::None
         } else if a.dupacks == w.dupthresh {
@@ -57,6 +78,13 @@ impl CongestionControl for Reno {
             // Within an ECN cut's window ns-2 retransmits without a cut
             // whatever the guard says (newreno.rs).
             if self.careful && self.recover.is_some_and(|r| a.ack <= r) && a.ack != w.mss && a.ecn_recover.is_none() {
+                if self.inflate_refused {
+                    // ns-2's exitFastRetrans_ false: dupwnd_ = numdupacks_
+                    // all the same, no cut.
+                    self.refused = true;
+                    self.exit_cwnd = w.cwnd_f();
+                    w.set_cwnd(self.exit_cwnd + w.dupthresh as f64 * w.mss as f64);
+                }
                 return DupResponse::None;
             }
             self.in_recovery = true;
@@ -80,6 +108,7 @@ impl CongestionControl for Reno {
             // ns-2 clears dupwnd_ first: the halved window, not the inflated.
             w.set_cwnd(self.exit_cwnd);
         }
+        self.deflate_refused(w);
         self.in_recovery = false;
         self.recover = Some(a.snd_max);
         if a.ecn_recover.is_none() {
@@ -93,7 +122,7 @@ impl CongestionControl for Reno {
     }
 
     fn uninflated_cwnd(&self, w: &CcState) -> f64 {
-        if self.in_recovery {
+        if self.in_recovery || self.refused {
             self.exit_cwnd
         } else {
             w.cwnd_f()

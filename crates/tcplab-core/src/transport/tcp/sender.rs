@@ -694,10 +694,18 @@ impl TcpSender {
         rec.on_ack(self, now, h, ece_cut);
         self.put_recovery(rec);
         self.ack_rto = None;
-        if self.burst_limited && self.in_recovery() {
+        if self.burst_limited && (self.in_recovery() || !self.cfg.exit_fast_retrans && self.dupacks >= self.w.dupthresh)
+        {
             // ns-2's NewReno: send_much(0, 0, 2) while dupacks_ >=
-            // numdupacks_, on duplicates and partial ACKs alike.
+            // numdupacks_, on duplicates and partial ACKs alike (with
+            // `exit_fast_retrans` false also after a refused fast
+            // retransmit, whose duplicates open the window).
             self.burst_left = 2;
+        }
+        if ack < una && !self.cfg.aggressive_max_burst {
+            // ns-2's aggressive_maxburst_ 0: no send_much() for an ACK
+            // below last_ack_.
+            self.burst_left = 0;
         }
         // ns-2's recv_newack_helper() (not run on partial ACKs): with
         // `old_ecn` its ecn_burst_ follows the echo once ect_ is set.

@@ -58,6 +58,10 @@ Left out, with what tcplab lacks:
   test-suite-testReno, -rfc2581, -LimTransmit, -oddBehaviors: none (all
     25 tests are here; test-suite-oddBehaviors.tcl defines FullTcp, Fack
     and SackRH set-ups too, but no test with a golden file uses them).
+  test-suite-tcpOptions (compared too: 36 of its 44 tests, onedrop_* as
+    `name@tcpOptions`): the eight *_full tests (FullTcp, ns-2's two-way
+    TCP agent with its own byte-numbered segments and handshake, which
+    tcplab does not model).
 """
 from __future__ import annotations
 
@@ -1727,6 +1731,17 @@ def tcp_options(test: str) -> tuple[dict, Traced]:
 
 OPTS_TESTS = [_name(t, "tcpOptions") for t in OPTS_SUITE]
 SUITE_OF |= {n: ("tcpOptions", tcp_options) for n in OPTS_TESTS}
+
+#: The tests of test-suite-tcpOptions that part from ns-2's, with the
+#: mechanism: ns-2's timestamps (timestamps_ true).
+DIFFERS |= {
+    **{f"timeouts_{v}2": "ns-2's timestamp option adds no bytes to the SYN and to TCPSink's ACKs (40 bytes; tcplab's "
+                         "52): the SYN leaves s1 at 5.2e-05 s here against 4e-05 s, each ACK takes 120 us more on "
+                         "k1 -> r1" for v in OPTS_AGENTS},
+    **{f"timeouts_{v}3": "as timeouts_*2 (ns-2's SYN and ACKs without the option's bytes); and ts_resetRTO_ false: "
+                         "ns-2's timestamp RTT samples leave the timer's backoff to the timed segment's ACK, tcplab's "
+                         "end it (as ts_resetRTO_ true): 306 data points in ns-2, 474 here" for v in OPTS_AGENTS},
+}
 
 # ---- running ---------------------------------------------------------------
 

@@ -1075,6 +1075,10 @@ pub struct TcpOptions {
     /// Reno/NewReno: no inflation on duplicates after a refused fast
     /// retransmit (ns-2's exitFastRetrans_).
     pub exit_fast_retrans: Option<bool>,
+    /// A timestamp RTT sample ends the timer's backoff (ns-2's ts_resetRTO_).
+    pub ts_reset_rto: Option<bool>,
+    /// ns-2's accounting of timestamps (sizes, exact times).
+    pub ns2_timestamps: Option<bool>,
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
     pub sack1_careful: Option<bool>,
@@ -1269,6 +1273,8 @@ impl TcpOptions {
             less_careful: self.less_careful.or(base.less_careful),
             aggressive_max_burst: self.aggressive_max_burst.or(base.aggressive_max_burst),
             exit_fast_retrans: self.exit_fast_retrans.or(base.exit_fast_retrans),
+            ts_reset_rto: self.ts_reset_rto.or(base.ts_reset_rto),
+            ns2_timestamps: self.ns2_timestamps.or(base.ns2_timestamps),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),
             exit_recovery_fix: self.exit_recovery_fix.or(base.exit_recovery_fix),

@@ -395,6 +395,21 @@ pub struct TcpConfig {
     /// numdupacks_ whatever dupack_action() did); NewReno then sends at
     /// most two segments per duplicate, as in recovery.
     pub exit_fast_retrans: bool,
+    /// With `timestamps`, an RTT sample from a timestamp echo ends the
+    /// timer's backoff (RFC 6298 with RFC 7323's RTTM; ns-2's ts_resetRTO_
+    /// true; the default everywhere); false: the backoff ends only when
+    /// the timed segment is acknowledged, as without timestamps (ns-2's
+    /// ts_resetRTO_ false, its own default: newack() clears t_backoff_
+    /// only on the rtt_active_ path).
+    pub ts_reset_rto: bool,
+    /// With `timestamps`, ns-2's accounting of them (false everywhere):
+    /// the SYN and the receiver's ACKs carry no option bytes (ns-2's SYN is
+    /// 40 bytes, TCPSink's ACKs are), TSval counts microseconds (ns-2's
+    /// timestamps are exact send times), and the SYN's ACK is sampled from
+    /// the exact time of the last SYN sent, rounded to ticks as ns-2's
+    /// rtt_update() rounds an echo. Data segments still carry tcplab's 12
+    /// bytes (ns-2's ts_option_size_ is 10).
+    pub ns2_timestamps: bool,
 }
 
 impl TcpConfig {
@@ -437,6 +452,8 @@ impl TcpConfig {
                 old_ecn: false,
                 aggressive_max_burst: true,
                 exit_fast_retrans: true,
+                ts_reset_rto: true,
+                ns2_timestamps: false,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,

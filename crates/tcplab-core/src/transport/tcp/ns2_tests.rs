@@ -1134,6 +1134,67 @@ fn exit_fast_retrans_rule() {
     }
 }
 
+/// `ts_reset_rto` (ns-2's ts_resetRTO_) with timestamps: segment 0 times
+/// out (backoff 2) and its retransmission is acknowledged with an echo.
+/// That sample ends the backoff (RFC 6298 with RTTM, ts_resetRTO_ true);
+/// with false the backoff stays, the retransmission being untimed, until
+/// the ACK of the next timed segment, 1, ends it (ns-2's rtt_active_ path).
+#[test]
+fn ts_reset_rto_rule() {
+    for reset in [true, false] {
+        let mut c = cfg(Ns2Rules::ns2(), 1);
+        c.timestamps = true;
+        c.ts_reset_rto = reset;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        assert!(s.poll_segment(0).is_some());
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        assert_eq!(s.rto.backoff(), 2);
+        let rtx = s.poll_segment(due).expect("retransmission").header.ts.expect("TSval").0;
+        let echo = |n: u64, ecr: u32| TcpHeader {
+            ack: n * MSS,
+            window: 1_000_000,
+            flags: flags::ACK,
+            ts: Some((0, ecr)),
+            ..Default::default()
+        };
+        s.on_ack(due + 100 * MS, &echo(1, rtx));
+        assert_eq!(s.rto.backoff(), if reset { 1 } else { 2 }, "ts_reset_rto {reset}");
+        let next = std::iter::from_fn(|| s.poll_segment(due + 100 * MS)).next().expect("segment 1").header;
+        assert_eq!(next.seq, MSS);
+        s.on_ack(due + 200 * MS, &echo(2, next.ts.unwrap().0));
+        assert_eq!(s.rto.backoff(), 1, "ts_reset_rto {reset}");
+    }
+}
+
+/// `ns2_timestamps`: ns-2's SYN and TCPSink's ACKs are 40 bytes with
+/// timestamps on (no option counted), and its timestamps are exact times
+/// (TSval in microseconds here): a data segment sent at 1.5 ms carries
+/// 1500, not 1. Without the key: a 52-byte SYN and ACKs, milliseconds.
+#[test]
+fn ns2_timestamps_rule() {
+    for ns2 in [false, true] {
+        let mut c = cfg(Ns2Rules::ns2(), 1);
+        c.timestamps = true;
+        c.syn = true;
+        c.ns2_timestamps = ns2;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        let syn = s.poll_segment(0).expect("SYN").header;
+        assert_eq!(syn.flags & flags::SYN, flags::SYN);
+        assert_eq!(syn.wire_len(), if ns2 { 20 } else { 32 }, "ns2_timestamps {ns2}");
+        s.on_ack(100 * MS, &TcpHeader { ack: 0, window: 1_000_000, flags: flags::ACK, ..Default::default() });
+        let data = s.poll_segment(100 * MS + 1500 * crate::engine::time::US).expect("data").header;
+        assert_eq!(data.ts.unwrap().0, if ns2 { 101_500 } else { 101 }, "ns2_timestamps {ns2}");
+        let mut r = TcpReceiver::new(&c);
+        assert!(r.on_segment(MS, 0, MSS as u32, data.ts.map(|t| t.0)));
+        let a = r.ack_header(MS);
+        assert!(a.ts.is_some());
+        assert_eq!(r.ack_wire_len(&a), if ns2 { 20 } else { 32 }, "ns2_timestamps {ns2}");
+    }
+}
+
 /// `max_burst` with Sack1: its send_much() counts the holes it
 /// retransmits in recovery (the fast retransmit of the first hole, sent by
 /// output(), is not counted). Segment 0 acknowledged (cwnd 11, 12 out),

@@ -1129,7 +1129,8 @@ TCP_SUITE = {
     **{t: Suite2Test("net4", [("s1", "k1", "tahoe", 1, 1000, 5, ("transfer", 0.0, 1600), {})], 3.5,
                      drops=[3, 8, 10, 11, 12], tcp=extra)
        for t, extra in (("timersA", {"timerfix": False}), ("timersAfix", {}),
-                        ("timersA2", {"timerfix": False, "timestamps": True, "granularity": "1ms"}))},
+                        ("timersA2", {"timerfix": False, "timestamps": True, "granularity": "1ms",
+                                      "ns2_timestamps": True, "ts_reset_rto": False}))},
     **{t: Suite2Test("net2", [("s1", "r2", "reno", 0, 1000, w, app, {})], stop, delack=True, qlim=29,
                      tcp={"granularity": tick})
        for t, tick, w, app, stop in (("timers1", "100ms", 40, ("transfer", 0.0, 180), 4.0),
@@ -1404,8 +1405,6 @@ DIFFERS |= {
        for t in ("tahoe2", "reno2@tcp-init-win", "newreno2", "sack2")},
     "stats1": "simultaneous arrival at r1 at 8.602 s (flow 0's packet 28 and flow 1's 133) served in the other "
               "order: ns-2 sends 28 first; the drops at 10.06 s follow",
-    "timersA2": "ns-2's ACKs carry the timestamp option without a byte (TCPSink's 40 bytes); tcplab's are 52: "
-                "the second packet leaves r1 132 us later (0.047572 s against 0.04744 s)",
 }
 
 
@@ -1667,9 +1666,11 @@ for _v in OPTS_AGENTS:
         # setup2: bugFix_ true, false in the tests named *1.
         f"timeouts_{_v}": OptsTest(_v, [7, 8, 9, 10, 11, 12, 13, 14, 21], 8.0, {}),
         f"timeouts_{_v}1": OptsTest(_v, [7, 8, 9, 10, 11, 12, 13, 14, 21], 8.0, dict(NO_BUGFIX[_v])),
-        # timestamps_ true, with ts_resetRTO_ true (*2) or not (*3).
-        f"timeouts_{_v}2": OptsTest(_v, [7, 8, 9, 10, 11, 12, 13, 14, 21], 8.0, {"timestamps": True}),
-        f"timeouts_{_v}3": OptsTest(_v, [7, 8, 9, 10, 11, 12, 13, 14, 21], 8.0, {"timestamps": True}),
+        # timestamps_ true, with ts_resetRTO_ true (*2) or not (*3, ns-2's
+        # default); ns-2's accounting of them (`ns2_timestamps`).
+        **{f"timeouts_{_v}{n}": OptsTest(_v, [7, 8, 9, 10, 11, 12, 13, 14, 21], 8.0,
+                                         {"timestamps": True, "ns2_timestamps": True, "ts_reset_rto": n == 2})
+           for n in (2, 3)},
     }
 OPTS_SUITE |= {
     # exitFastRetrans_ false.
@@ -1732,16 +1733,6 @@ def tcp_options(test: str) -> tuple[dict, Traced]:
 OPTS_TESTS = [_name(t, "tcpOptions") for t in OPTS_SUITE]
 SUITE_OF |= {n: ("tcpOptions", tcp_options) for n in OPTS_TESTS}
 
-#: The tests of test-suite-tcpOptions that part from ns-2's, with the
-#: mechanism: ns-2's timestamps (timestamps_ true).
-DIFFERS |= {
-    **{f"timeouts_{v}2": "ns-2's timestamp option adds no bytes to the SYN and to TCPSink's ACKs (40 bytes; tcplab's "
-                         "52): the SYN leaves s1 at 5.2e-05 s here against 4e-05 s, each ACK takes 120 us more on "
-                         "k1 -> r1" for v in OPTS_AGENTS},
-    **{f"timeouts_{v}3": "as timeouts_*2 (ns-2's SYN and ACKs without the option's bytes); and ts_resetRTO_ false: "
-                         "ns-2's timestamp RTT samples leave the timer's backoff to the timed segment's ACK, tcplab's "
-                         "end it (as ts_resetRTO_ true): 306 data points in ns-2, 474 here" for v in OPTS_AGENTS},
-}
 
 # ---- running ---------------------------------------------------------------
 

@@ -152,3 +152,13 @@ def test_exit_fast_retrans_matters():
     leaving the window alone (`exit_fast_retrans` true) it parts from
     ns-2's."""
     assert _options_differs("timeouts_newreno_noexitFR", lambda tcp: tcp.pop("exit_fast_retrans"))
+
+
+def test_ns2_timestamps_and_ts_reset_rto_matter():
+    """test-suite-tcpOptions's timeouts_reno3 runs ns-2's timestamps with
+    ts_resetRTO_ false: with tcplab's accounting of timestamps (52-byte SYN
+    and ACKs, `ns2_timestamps` off) it parts from ns-2's at the SYN, and
+    with every echo ending the backoff (`ts_reset_rto` true) at the
+    timeouts."""
+    assert _options_differs("timeouts_reno3", lambda tcp: tcp.pop("ns2_timestamps"))
+    assert _options_differs("timeouts_reno3", lambda tcp: tcp.update(ts_reset_rto=True))

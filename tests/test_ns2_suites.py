@@ -143,3 +143,35 @@ def test_simple_drops_repeat_one_point():
     is one drop's four elements), not raw2xg's first four."""
     gold = ns2_suites.simple_golden("tahoe1")
     assert len(gold["drops"]) == 9 and len(set(gold["drops"])) == 9
+
+
+def _options_differs(test, change):
+    sc, tr = ns2_suites.tcp_options(test)
+    change(sc["flow"][0]["tcp"])
+    cmp = ns2_suites.compare(ns2_suites.golden("tcpOptions", test.split("@")[0]), ns2_suites.tcplab_points(sc, tr))
+    return any(c.first is not None for c in cmp)
+
+
+def test_aggressive_maxburst_matters():
+    """test-suite-tcpOptions's maxburst_reno sets aggressive_maxburst_ 0:
+    with the late ACK 13 sending as any ACK (`aggressive_max_burst` true,
+    ns-2.35's default) it parts from ns-2's at segment 20."""
+    assert _options_differs("maxburst_reno", lambda tcp: tcp.pop("aggressive_max_burst"))
+
+
+def test_exit_fast_retrans_matters():
+    """test-suite-tcpOptions's timeouts_newreno_noexitFR sets
+    exitFastRetrans_ false: with the refused fast retransmit's duplicates
+    leaving the window alone (`exit_fast_retrans` true) it parts from
+    ns-2's."""
+    assert _options_differs("timeouts_newreno_noexitFR", lambda tcp: tcp.pop("exit_fast_retrans"))
+
+
+def test_ns2_timestamps_and_ts_reset_rto_matter():
+    """test-suite-tcpOptions's timeouts_reno3 runs ns-2's timestamps with
+    ts_resetRTO_ false: with tcplab's accounting of timestamps (52-byte SYN
+    and ACKs, `ns2_timestamps` off) it parts from ns-2's at the SYN, and
+    with every echo ending the backoff (`ts_reset_rto` true) at the
+    timeouts."""
+    assert _options_differs("timeouts_reno3", lambda tcp: tcp.pop("ns2_timestamps"))
+    assert _options_differs("timeouts_reno3", lambda tcp: tcp.update(ts_reset_rto=True))

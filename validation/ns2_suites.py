@@ -55,6 +55,10 @@ Left out, with what tcplab lacks:
   test-suite-testReno, -rfc2581, -LimTransmit, -oddBehaviors: none (all
     25 tests are here; test-suite-oddBehaviors.tcl defines FullTcp, Fack
     and SackRH set-ups too, but no test with a golden file uses them).
+  test-suite-tcpOptions (compared too: 36 of its 44 tests, onedrop_* as
+    `name@tcpOptions`): the eight *_full tests (FullTcp, ns-2's two-way
+    TCP agent with its own byte-numbered segments and handshake, which
+    tcplab does not model).
 """
 from __future__ import annotations
 
@@ -254,7 +258,8 @@ def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
             if p is not None and p.flags & CWR:
                 out["cong_act_packets"].append(pt)
     for p in read_pcap(res.pcaps["far"]):
-        if is_ack(p) and p.src == far:
+        # An ACK `far` sends, or forwards from a sink beyond it, to `near`.
+        if is_ack(p) and p.src != near and _via(sc, names, far, p.dst) == near:
             ack_point(p)
     beyond = set()
     if tr.far_drops:
@@ -1121,7 +1126,8 @@ TCP_SUITE = {
     **{t: Suite2Test("net4", [("s1", "k1", "tahoe", 1, 1000, 5, ("transfer", 0.0, 1600), {})], 3.5,
                      drops=[3, 8, 10, 11, 12], tcp=extra)
        for t, extra in (("timersA", {"timerfix": False}), ("timersAfix", {}),
-                        ("timersA2", {"timerfix": False, "timestamps": True, "granularity": "1ms"}))},
+                        ("timersA2", {"timerfix": False, "timestamps": True, "granularity": "1ms",
+                                      "ns2_timestamps": True, "ts_reset_rto": False}))},
     **{t: Suite2Test("net2", [("s1", "r2", "reno", 0, 1000, w, app, {})], stop, delack=True, qlim=29,
                      tcp={"granularity": tick})
        for t, tick, w, app, stop in (("timers1", "100ms", 40, ("transfer", 0.0, 180), 4.0),
@@ -1403,8 +1409,6 @@ DIFFERS |= {
        for t in ("tahoe2", "reno2@tcp-init-win", "newreno2", "sack2")},
     "stats1": "simultaneous arrival at r1 at 8.602 s (flow 0's packet 28 and flow 1's 133) served in the other "
               "order: ns-2 sends 28 first; the drops at 10.06 s follow",
-    "timersA2": "ns-2's ACKs carry the timestamp option without a byte (TCPSink's 40 bytes); tcplab's are 52: "
-                "the second packet leaves r1 132 us later (0.047572 s against 0.04744 s)",
 }
 
 
@@ -1627,6 +1631,115 @@ def _run_simple(test: str) -> list[Comparison]:
         # 49) it never drops: tcplab's drops are RED's, at r1.
         ours["drops"] = []
     return compare(simple_golden(test.split("@")[0]), ours, SERIES_OF[suite])
+
+# ---- test-suite-tcpOptions -------------------------------------------------
+#
+# net4 (s1, s2 -> r1 at 8 Mbit/s, 0 ms; r1 - k1 800 kbit/s, 100 ms,
+# queue-limit 8 each way), one connection s1 -> k1 (fid 1, window 50), an
+# FTP from 0 s; the golden files draw r1 -> k1's data and k1 -> r1's ACKs,
+# as test-suite-tcpVariants's. The suite's globals: precisionReduce_ false,
+# rtxcur_init_ 6, minrto_ 1, singledup_ 0; ns-2.35's defaults otherwise
+# (tcpTick_ 0.01, windowInit_ 2, syn_, NewReno's newreno_changes1_ 1 and
+# partial_window_deflation_ 1, exitFastRetrans_ true, tcplab's ns2 profile).
+
+#: The ns-2 agents of the suite's tests by their names' last part.
+OPTS_AGENTS = ("tahoe", "reno", "newreno", "sack")
+
+
+@dataclass
+class OptsTest:
+    """A test of test-suite-tcpOptions: the agent, the packets of the flow
+    dropped at the head of r1 -> k1 (ErrorModel/List, counted from 0 with
+    the SYN), the stop time and the test's [tcp] keys; `maxburst`: setup1's
+    net4a run instead (no drops, 22 packets, ACKs held at k1)."""
+    agent: str
+    drops: list
+    stop: float
+    tcp: dict
+    maxburst: bool = False
+
+
+OPTS_SUITE = {}
+for _v in OPTS_AGENTS:
+    OPTS_SUITE |= {
+        # setup: bugFix_ false; numdupacks_ 3 or 4.
+        f"onedrop_{_v}": OptsTest(_v, [3], 2.0, dict(NO_BUGFIX[_v])),
+        f"onedrop_numdup4_{_v}": OptsTest(_v, [3], 2.0, NO_BUGFIX[_v] | {"dupthresh": 4}),
+        # setup1: maxburst_ 3, bugFix_ false, aggressive_maxburst_ 0 (the
+        # tests named *1: 1, ns-2.35's default).
+        f"maxburst_{_v}": OptsTest(_v, [], 2.0, NO_BUGFIX[_v] | {"max_burst": 3, "aggressive_max_burst": False},
+                                   maxburst=True),
+        f"maxburst_{_v}1": OptsTest(_v, [], 2.0, NO_BUGFIX[_v] | {"max_burst": 3}, maxburst=True),
+        # setup2: bugFix_ true, false in the tests named *1.
+        f"timeouts_{_v}": OptsTest(_v, [7, 8, 9, 10, 11, 12, 13, 14, 21], 8.0, {}),
+        f"timeouts_{_v}1": OptsTest(_v, [7, 8, 9, 10, 11, 12, 13, 14, 21], 8.0, dict(NO_BUGFIX[_v])),
+        # timestamps_ true, with ts_resetRTO_ true (*2) or not (*3, ns-2's
+        # default); ns-2's accounting of them (`ns2_timestamps`).
+        **{f"timeouts_{_v}{n}": OptsTest(_v, [7, 8, 9, 10, 11, 12, 13, 14, 21], 8.0,
+                                         {"timestamps": True, "ns2_timestamps": True, "ts_reset_rto": n == 2})
+           for n in (2, 3)},
+    }
+OPTS_SUITE |= {
+    # exitFastRetrans_ false.
+    **{f"timeouts_{v}_noexitFR": OptsTest(v, [7, 8, 9, 10, 11, 12, 13, 14, 21], 8.0, {"exit_fast_retrans": False})
+       for v in ("reno", "newreno")},
+    "timeoutsA_tahoe": OptsTest("tahoe", [20, 21, 22, 23, 24, 25, 26, 31, 41], 5.0, {}),
+    "timeoutsA_tahoe1": OptsTest("tahoe", [20, 21, 22, 23, 24, 25, 26, 31, 41], 5.0, dict(NO_BUGFIX["tahoe"])),
+}
+
+
+def tcp_options(test: str) -> tuple[dict, Traced]:
+    """test-suite-tcpOptions.tcl's scenario of `test` (OPTS_SUITE)."""
+    t = OPTS_SUITE[test.split("@")[0]]
+    tcp = {"min_rto": "1s", "initial_rto": "6s", "limited_transmit": False, "precision_reduce": False,
+           "clock_phase": NS2_BOOT_TIME_ONE_AGENT} | t.tcp
+    nodes = ["s1", "s2", "r1", "k1"]
+    links = [
+        # The drop list on s1 -> r1, as in tcpvariants().
+        {"between": ["s1", "r1"], "rate": "8Mbps", "delay": "0ms",
+         **({"error": {"kind": "pattern", "drop": [d + 1 for d in t.drops], "direction": "forward"}}
+            if t.drops else {})},
+        {"between": ["s2", "r1"], "rate": "8Mbps", "delay": "0ms"},
+        {"between": ["r1", "k1"], "rate": "800kbps", "delay": "100ms", "queue": {"kind": "droptail", "limit": 7}},
+    ]
+    sink, app = "k1", {"kind": "bulk", "start": "0s"}
+    if t.maxburst:
+        # setup1's two ErrorModule/ErrorModel/List pairs at the head of
+        # k1 -> r1, counting the flow's ACKs from 0 (the SYN's): ACKs 8 to
+        # 12 held 100 s (beyond the run), ACK 13 held 20 ms. tcplab has one
+        # error model per link direction, so the sink sits two links of
+        # zero delay and 10^15 bit/s beyond k1 (k3 - k2 - k1) and each
+        # holds its list where it enters k3 -> k2 and k2 -> k1, before k1:
+        # the ACKs reach k1's queue as ns-2's do. FTP produce 22: packets
+        # 1 to 22.
+        nodes += ["k2", "k3"]
+        fast = {"rate": "1e6Gbps", "delay": "0ms"}
+        links += [
+            {"between": ["k2", "k3"], **fast,
+             "error": {"kind": "pattern", "drop": [14], "direction": "reverse", "action": "delay", "delay": "20ms"}},
+            {"between": ["k1", "k2"], **fast,
+             "error": {"kind": "pattern", "drop": [9, 10, 11, 12, 13], "direction": "reverse", "action": "delay",
+                       "delay": "100s"}},
+        ]
+        sink, app = "k3", {"kind": "transfer", "bytes": 22 * 1000, "start": "0s"}
+    sc = {
+        "sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"},
+        "node": [{"name": n} for n in nodes],
+        "link": links,
+        "flow": [{"name": "f1", "from": "s1", "to": sink, "transport": t.agent, "packet_size": 1000,
+                  "window": 50, "app": app, "tcp": tcp}],
+    }
+    if tcp.get("timestamps"):
+        # ns-2's timestamp option adds ts_option_size_ (10) bytes to a data
+        # packet (TcpAgent::headersize()), tcplab's 12: 998 bytes of
+        # payload make the same 1050 on the wire.
+        sc["flow"][0]["packet_size"] = 998
+    return sc, Traced(link=2, near="r1", far="k1", fids={"f1": 1}, mss=sc["flow"][0]["packet_size"])
+
+
+OPTS_TESTS = [_name(t, "tcpOptions") for t in OPTS_SUITE]
+SUITE_OF |= {n: ("tcpOptions", tcp_options) for n in OPTS_TESTS}
+
 
 # ---- running ---------------------------------------------------------------
 

@@ -892,6 +892,18 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.less_careful {
         c.less_careful = v;
     }
+    if let Some(v) = o.aggressive_max_burst {
+        c.aggressive_max_burst = v;
+    }
+    if let Some(v) = o.exit_fast_retrans {
+        c.exit_fast_retrans = v;
+    }
+    if let Some(v) = o.ts_reset_rto {
+        c.ts_reset_rto = v;
+    }
+    if let Some(v) = o.ns2_timestamps {
+        c.ns2_timestamps = v;
+    }
     if let Some(v) = o.sack1_careful {
         c.sack1_careful = v;
     }

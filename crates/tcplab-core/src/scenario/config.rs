@@ -1075,6 +1075,16 @@ pub struct TcpOptions {
     pub old_ecn: Option<bool>,
     /// NewReno's less careful variant (ns-2's lessCareful_).
     pub less_careful: Option<bool>,
+    /// An ACK below the highest one received may send (ns-2's
+    /// aggressive_maxburst_).
+    pub aggressive_max_burst: Option<bool>,
+    /// Reno/NewReno: no inflation on duplicates after a refused fast
+    /// retransmit (ns-2's exitFastRetrans_).
+    pub exit_fast_retrans: Option<bool>,
+    /// A timestamp RTT sample ends the timer's backoff (ns-2's ts_resetRTO_).
+    pub ts_reset_rto: Option<bool>,
+    /// ns-2's accounting of timestamps (sizes, exact times).
+    pub ns2_timestamps: Option<bool>,
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
     pub sack1_careful: Option<bool>,
@@ -1282,6 +1292,10 @@ impl TcpOptions {
             rfc2988: self.rfc2988.or(base.rfc2988),
             old_ecn: self.old_ecn.or(base.old_ecn),
             less_careful: self.less_careful.or(base.less_careful),
+            aggressive_max_burst: self.aggressive_max_burst.or(base.aggressive_max_burst),
+            exit_fast_retrans: self.exit_fast_retrans.or(base.exit_fast_retrans),
+            ts_reset_rto: self.ts_reset_rto.or(base.ts_reset_rto),
+            ns2_timestamps: self.ns2_timestamps.or(base.ns2_timestamps),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),
             max_cwnd: self.max_cwnd.or(base.max_cwnd),

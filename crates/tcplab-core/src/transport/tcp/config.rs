@@ -401,6 +401,38 @@ pub struct TcpConfig {
     /// with ECE holds the window, the following ones increase it
     /// (TcpAgent::recv_newack_helper() opens cwnd while ecn_burst_).
     pub old_ecn: bool,
+    /// An ACK below the highest cumulative ACK received (a reordered,
+    /// "invalid" ACK) may send what the window allows, as any ACK (ns-2's
+    /// aggressive_maxburst_ 1, its default, and the default everywhere);
+    /// false: it sends nothing (ns-2's aggressive_maxburst_ 0: recv()
+    /// calls send_much() only for an ACK at or above last_ack_). Matters
+    /// where `max_burst` left sendable data behind.
+    pub aggressive_max_burst: bool,
+    /// Reno and NewReno: duplicates past the threshold inflate the window
+    /// only while the last congestion action is a fast retransmit (ns-2's
+    /// exitFastRetrans_ true, its default, and the default everywhere);
+    /// false: a threshold duplicate whose fast retransmit the careful
+    /// guard refuses still inflates it by the threshold and every further
+    /// duplicate by one segment, without a cut, until the next new ACK or
+    /// timeout (ns-2's recv() with exitFastRetrans_ false sets dupwnd_ to
+    /// numdupacks_ whatever dupack_action() did); NewReno then sends at
+    /// most two segments per duplicate, as in recovery.
+    pub exit_fast_retrans: bool,
+    /// With `timestamps`, an RTT sample from a timestamp echo ends the
+    /// timer's backoff (RFC 6298 with RFC 7323's RTTM; ns-2's ts_resetRTO_
+    /// true; the default everywhere); false: the backoff ends only when
+    /// the timed segment is acknowledged, as without timestamps (ns-2's
+    /// ts_resetRTO_ false, its own default: newack() clears t_backoff_
+    /// only on the rtt_active_ path).
+    pub ts_reset_rto: bool,
+    /// With `timestamps`, ns-2's accounting of them (false everywhere):
+    /// the SYN and the receiver's ACKs carry no option bytes (ns-2's SYN is
+    /// 40 bytes, TCPSink's ACKs are), TSval counts microseconds (ns-2's
+    /// timestamps are exact send times), and the SYN's ACK is sampled from
+    /// the exact time of the last SYN sent, rounded to ticks as ns-2's
+    /// rtt_update() rounds an echo. Data segments still carry tcplab's 12
+    /// bytes (ns-2's ts_option_size_ is 10).
+    pub ns2_timestamps: bool,
 }
 
 impl TcpConfig {
@@ -443,6 +475,10 @@ impl TcpConfig {
                 bugfix_ss: true,
                 rfc2988: true,
                 old_ecn: false,
+                aggressive_max_burst: true,
+                exit_fast_retrans: true,
+                ts_reset_rto: true,
+                ns2_timestamps: false,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,

@@ -37,6 +37,12 @@ pub struct NewReno {
     careful: Option<CarefulGuard>,
     /// ns-2's exit_recovery_fix_ (`TcpConfig::exit_recovery_fix`).
     exit_fix: bool,
+    /// Inflate after a refused fast retransmit (`TcpConfig::exit_fast_retrans`
+    /// false, ns-2's exitFastRetrans_ false).
+    inflate_refused: bool,
+    /// The window is inflated by duplicates (`dupwnd`) after a refused
+    /// fast retransmit, outside recovery.
+    refused: bool,
 }
 
 impl NewReno {
@@ -47,6 +53,7 @@ impl NewReno {
             exit_growth: cfg.rules.ns2_recovery_exit,
             careful: cfg.newreno_careful.then(|| CarefulGuard::of(cfg, cfg.less_careful)),
             exit_fix: cfg.exit_recovery_fix,
+            inflate_refused: !cfg.exit_fast_retrans,
             ..Default::default()
         }
     }
@@ -59,6 +66,18 @@ impl CongestionControl for NewReno {
 
     fn on_new_ack(&mut self, w: &mut CcState, a: &AckInfo) -> AckResponse {
         if !self.in_recovery {
+            if self.refused {
+                // ns-2: dupwnd_ > 0 after a refused fast retransmit
+                // (exitFastRetrans_ false) goes as on leaving recovery.
+                self.refused = false;
+                if self.exit_fix {
+                    let outstanding = a.snd_max.saturating_sub(a.ack) / w.mss + 1;
+                    w.set_cwnd(w.ssthresh.min(outstanding * w.mss) as f64);
+                } else {
+                    w.set_cwnd((w.cwnd_f() - self.dupwnd as f64).max(w.mss as f64));
+                }
+                self.dupwnd = 0;
+            }
             w.standard_increase();
             return AckResponse::NORMAL;
         }
@@ -106,7 +125,7 @@ impl CongestionControl for NewReno {
     }
 
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {
-        if self.in_recovery {
+        if self.in_recovery || self.refused {
             w.cwnd += w.mss;
             self.dupwnd += w.mss;
             return DupResponse::None;
@@ -137,14 +156,22 @@ impl CongestionControl for NewReno {
             self.dupwnd = 3 * w.mss;
             return DupResponse::FastRetransmit;
         }
+        if a.dupacks == w.dupthresh && self.inflate_refused {
+            // ns-2's exitFastRetrans_ false: dupwnd_ = numdupacks_ after
+            // the refused fast retransmit all the same, no cut.
+            self.refused = true;
+            self.dupwnd = w.dupthresh as u64 * w.mss;
+            w.cwnd += self.dupwnd;
+        }
         DupResponse::None
     }
 
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
-        if self.in_recovery && w.loss_from_cwnd {
+        if (self.in_recovery || self.refused) && w.loss_from_cwnd {
             // ns-2 clears dupwnd_ first: cwnd_ without the inflation.
             w.set_cwnd((w.cwnd_f() - self.dupwnd as f64).max(w.mss as f64));
         }
+        self.refused = false;
         self.in_recovery = false;
         self.recover = Some(a.snd_max);
         if a.ecn_recover.is_none() {
@@ -158,7 +185,7 @@ impl CongestionControl for NewReno {
     }
 
     fn uninflated_cwnd(&self, w: &CcState) -> f64 {
-        if self.in_recovery {
+        if self.in_recovery || self.refused {
             w.cwnd_f() - self.dupwnd as f64
         } else {
             w.cwnd_f()

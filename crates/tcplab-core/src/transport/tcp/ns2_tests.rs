@@ -1085,6 +1085,120 @@ fn max_burst_limits_each_send() {
     }
 }
 
+/// `aggressive_max_burst` (ns-2's aggressive_maxburst_): with
+/// `max_burst = 2` and a window of ten, the write sends 0 and 1, the ACK
+/// of both 2 and 3; an older ACK (of 0 alone, arriving late) then sends
+/// two more as any ACK (ns-2.35's default, 1), nothing with 0.
+#[test]
+fn aggressive_max_burst_rule() {
+    for (aggressive, late) in [(true, vec![4, 5]), (false, vec![])] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.max_burst = 2;
+        c.aggressive_max_burst = aggressive;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 2);
+        assert_eq!(ack(&mut s, MS, 2 * MSS).iter().map(|x| x.seq / MSS).collect::<Vec<_>>(), vec![2, 3]);
+        let sent = ack(&mut s, 2 * MS, MSS);
+        assert_eq!(sent.iter().map(|x| x.seq / MSS).collect::<Vec<_>>(), late, "aggressive {aggressive}");
+    }
+}
+
+/// `exit_fast_retrans` (ns-2's exitFastRetrans_): after a timeout with
+/// ten segments out (recover = 10), the retransmission of 0 is
+/// acknowledged up to 10 and 10 and 11 go (cwnd 2); three duplicates of
+/// that ACK are refused a fast retransmit (bugFix_). ns-2.35's default
+/// leaves the window alone; with exitFastRetrans_ false the third
+/// inflates it by three (dupwnd_ = numdupacks_) and the fourth by one,
+/// without a cut: Reno sends 12, 13, 14, then 15; NewReno two per
+/// duplicate (send_much(0, 0, 2)). The next new ACK takes the inflation
+/// back before its increase (cwnd 3).
+#[test]
+fn exit_fast_retrans_rule() {
+    for (v, exit, sends) in [
+        (Variant::Reno, true, vec![0, 0, 0, 0]),
+        (Variant::Reno, false, vec![0, 0, 3, 1]),
+        (Variant::NewReno, true, vec![0, 0, 0, 0]),
+        (Variant::NewReno, false, vec![0, 0, 2, 2]),
+    ] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.exit_fast_retrans = exit;
+        let mut s = TcpSender::new(c.clone(), make_cc(v, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        assert_eq!(drain(&mut s, due).len(), 1);
+        assert_eq!(ack(&mut s, due + MS, 10 * MSS).len(), 2);
+        let dups: Vec<usize> = (2..6).map(|k| ack(&mut s, due + k * MS, 10 * MSS).len()).collect();
+        assert_eq!(dups, sends, "{} exit_fast_retrans {exit}", v.name());
+        assert_eq!(s.stats.fast_retransmits, 0);
+        ack(&mut s, due + 10 * MS, 11 * MSS);
+        assert_eq!(s.w.cwnd, 3 * MSS, "{} exit_fast_retrans {exit}", v.name());
+    }
+}
+
+/// `ts_reset_rto` (ns-2's ts_resetRTO_) with timestamps: segment 0 times
+/// out (backoff 2) and its retransmission is acknowledged with an echo.
+/// That sample ends the backoff (RFC 6298 with RTTM, ts_resetRTO_ true);
+/// with false the backoff stays, the retransmission being untimed, until
+/// the ACK of the next timed segment, 1, ends it (ns-2's rtt_active_ path).
+#[test]
+fn ts_reset_rto_rule() {
+    for reset in [true, false] {
+        let mut c = cfg(Ns2Rules::ns2(), 1);
+        c.timestamps = true;
+        c.ts_reset_rto = reset;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        assert!(s.poll_segment(0).is_some());
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        assert_eq!(s.rto.backoff(), 2);
+        let rtx = s.poll_segment(due).expect("retransmission").header.ts.expect("TSval").0;
+        let echo = |n: u64, ecr: u32| TcpHeader {
+            ack: n * MSS,
+            window: 1_000_000,
+            flags: flags::ACK,
+            ts: Some((0, ecr)),
+            ..Default::default()
+        };
+        s.on_ack(due + 100 * MS, &echo(1, rtx));
+        assert_eq!(s.rto.backoff(), if reset { 1 } else { 2 }, "ts_reset_rto {reset}");
+        let next = std::iter::from_fn(|| s.poll_segment(due + 100 * MS)).next().expect("segment 1").header;
+        assert_eq!(next.seq, MSS);
+        s.on_ack(due + 200 * MS, &echo(2, next.ts.unwrap().0));
+        assert_eq!(s.rto.backoff(), 1, "ts_reset_rto {reset}");
+    }
+}
+
+/// `ns2_timestamps`: ns-2's SYN and TCPSink's ACKs are 40 bytes with
+/// timestamps on (no option counted), and its timestamps are exact times
+/// (TSval in microseconds here): a data segment sent at 1.5 ms carries
+/// 1500, not 1. Without the key: a 52-byte SYN and ACKs, milliseconds.
+#[test]
+fn ns2_timestamps_rule() {
+    for ns2 in [false, true] {
+        let mut c = cfg(Ns2Rules::ns2(), 1);
+        c.timestamps = true;
+        c.syn = true;
+        c.ns2_timestamps = ns2;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        let syn = s.poll_segment(0).expect("SYN").header;
+        assert_eq!(syn.flags & flags::SYN, flags::SYN);
+        assert_eq!(syn.wire_len(), if ns2 { 20 } else { 32 }, "ns2_timestamps {ns2}");
+        s.on_ack(100 * MS, &TcpHeader { ack: 0, window: 1_000_000, flags: flags::ACK, ..Default::default() });
+        let data = s.poll_segment(100 * MS + 1500 * crate::engine::time::US).expect("data").header;
+        assert_eq!(data.ts.unwrap().0, if ns2 { 101_500 } else { 101 }, "ns2_timestamps {ns2}");
+        let mut r = TcpReceiver::new(&c);
+        assert!(r.on_segment(MS, 0, MSS as u32, data.ts.map(|t| t.0)));
+        let a = r.ack_header(MS);
+        assert!(a.ts.is_some());
+        assert_eq!(r.ack_wire_len(&a), if ns2 { 20 } else { 32 }, "ns2_timestamps {ns2}");
+    }
+}
+
 /// `max_burst` with Sack1: its send_much() counts the holes it
 /// retransmits in recovery (the fast retransmit of the first hole, sent by
 /// output(), is not counted). Segment 0 acknowledged (cwnd 11, 12 out),

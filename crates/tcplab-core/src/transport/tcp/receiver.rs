@@ -51,6 +51,9 @@ pub struct TcpReceiver {
     max_sack_blocks: usize,
     /// ns-2's SACK option accounting (`Ns2Rules::ns2_sack_option`).
     ns2_sack_option: bool,
+    /// ns-2's ACKs carry the timestamp option without its bytes
+    /// (`TcpConfig::ns2_timestamps`).
+    ns2_timestamps: bool,
     /// ns-2's DelAckSink (`Ns2Rules::ns2_delack_sink`).
     ns2_delack_sink: bool,
     /// The connection opened with a SYN (then byte 0 is ns-2's packet 1).
@@ -92,6 +95,7 @@ impl TcpReceiver {
             // ns-2's TCPSink: maxSackBlocks_ 3.
             max_sack_blocks: if cfg.timestamps || cfg.rules.ns2_sack_option { 3 } else { 4 },
             ns2_sack_option: cfg.rules.ns2_sack_option,
+            ns2_timestamps: cfg.timestamps && cfg.ns2_timestamps,
             ns2_delack_sink: cfg.rules.ns2_delack_sink,
             syn_seen: false,
             syn_ack_held: false,
@@ -327,8 +331,10 @@ impl TcpReceiver {
     /// stacks, or as ns-2's TCPSink counts it (40-byte TCP/IP header, 8 bytes
     /// per SACK block, no option kind, length or padding).
     pub fn ack_wire_len(&self, h: &TcpHeader) -> u32 {
-        if self.ns2_sack_option && h.ts.is_none() {
+        if self.ns2_sack_option && (h.ts.is_none() || self.ns2_timestamps) {
             crate::packet::TCP_HEADER + 8 * h.nsack as u32
+        } else if self.ns2_timestamps && h.ts.is_some() {
+            h.wire_len() - 12
         } else {
             h.wire_len()
         }

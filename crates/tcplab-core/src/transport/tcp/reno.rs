@@ -23,6 +23,12 @@ pub struct Reno {
     /// ns-2's bugFix_ (`Ns2Rules::reno_careful`) and how it numbers.
     careful: Option<CarefulGuard>,
     exit_growth: bool,
+    /// Inflate after a refused fast retransmit (`TcpConfig::exit_fast_retrans`
+    /// false, ns-2's exitFastRetrans_ false).
+    inflate_refused: bool,
+    /// The window is inflated by duplicates after a refused fast
+    /// retransmit; `exit_cwnd` holds it uninflated.
+    refused: bool,
 }
 
 impl Reno {
@@ -30,7 +36,17 @@ impl Reno {
         Reno {
             careful: cfg.rules.reno_careful.then(|| CarefulGuard::of(cfg, false)),
             exit_growth: cfg.rules.ns2_recovery_exit,
+            inflate_refused: !cfg.exit_fast_retrans,
             ..Default::default()
+        }
+    }
+
+    /// Take back the inflation of a refused fast retransmit (ns-2's
+    /// dupwnd_ = 0).
+    fn deflate_refused(&mut self, w: &mut CcState) {
+        if self.refused {
+            self.refused = false;
+            w.set_cwnd(self.exit_cwnd);
         }
     }
 }
@@ -48,13 +64,14 @@ impl CongestionControl for Reno {
                 w.standard_increase();
             }
         } else {
+            self.deflate_refused(w);
             w.standard_increase();
         }
         AckResponse::NORMAL
     }
 
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {
-        if self.in_recovery {
+        if self.in_recovery || self.refused {
             w.cwnd += w.mss;
             DupResponse::None
         } else if a.dupacks == w.dupthresh {
@@ -62,6 +79,13 @@ impl CongestionControl for Reno {
             // whatever the guard says (newreno.rs).
             let refused = self.careful.is_some_and(|g| !g.allows(a.ack, self.recover, w.mss));
             if refused && a.ecn_recover.is_none() {
+                if self.inflate_refused {
+                    // ns-2's exitFastRetrans_ false: dupwnd_ = numdupacks_
+                    // all the same, no cut.
+                    self.refused = true;
+                    self.exit_cwnd = w.cwnd_f();
+                    w.set_cwnd(self.exit_cwnd + w.dupthresh as f64 * w.mss as f64);
+                }
                 return DupResponse::None;
             }
             self.in_recovery = true;
@@ -85,6 +109,7 @@ impl CongestionControl for Reno {
             // ns-2 clears dupwnd_ first: the halved window, not the inflated.
             w.set_cwnd(self.exit_cwnd);
         }
+        self.deflate_refused(w);
         self.in_recovery = false;
         self.recover = Some(a.snd_max);
         if a.ecn_recover.is_none() {
@@ -98,7 +123,7 @@ impl CongestionControl for Reno {
     }
 
     fn uninflated_cwnd(&self, w: &CcState) -> f64 {
-        if self.in_recovery {
+        if self.in_recovery || self.refused {
             self.exit_cwnd
         } else {
             w.cwnd_f()

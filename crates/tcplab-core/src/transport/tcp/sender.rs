@@ -300,6 +300,16 @@ impl TcpSender {
         (now / crate::engine::time::MS) as u32
     }
 
+    /// The unit of this sender's timestamp clock: milliseconds, or
+    /// microseconds with `ns2_timestamps` (ns-2 stamps exact times).
+    fn ts_unit(&self) -> Time {
+        if self.cfg.ns2_timestamps {
+            crate::engine::time::US
+        } else {
+            crate::engine::time::MS
+        }
+    }
+
     /// The application makes `bytes` more available (None = unlimited).
     pub fn app_write(&mut self, bytes: Option<u64>) {
         self.burst_left = self.burst_start();
@@ -456,7 +466,8 @@ impl TcpSender {
             seq: seg.seq,
             flags: if syn { flags::SYN } else { flags::ACK | flags::PSH | if seg.cwr { flags::CWR } else { 0 } },
             window: self.cfg.rwnd.min(u32::MAX as u64) as u32,
-            ts: self.cfg.timestamps.then(|| (Self::ts_clock(now), 0)),
+            // ns-2's SYN is 40 bytes (`ns2_timestamps`): no option.
+            ts: (self.cfg.timestamps && !(syn && self.cfg.ns2_timestamps)).then(|| ((now / self.ts_unit()) as u32, 0)),
             ..Default::default()
         };
         Some(OutSegment { header, payload: seg.len, ect: seg.ect, retransmit: seg.retransmit })
@@ -566,11 +577,22 @@ impl TcpSender {
     /// keeps their backoff (3 s x 16 after four).
     fn on_syn_ack(&mut self, now: Time) {
         self.syn_pending = false;
-        let sampled = if let Some((sent, false)) = self.syn_sent {
-            self.rto.sample_timed(sent, now);
-            true
-        } else {
-            false
+        let sampled = match self.syn_sent {
+            Some((sent, again)) if self.cfg.timestamps && self.cfg.ns2_timestamps => {
+                // ns-2 samples the echo of the last SYN sent, exact; the
+                // backoff ends with it as with any timestamp sample.
+                let backoff = self.rto.backoff();
+                self.rto.sample_echo(now - sent);
+                if !self.cfg.ts_reset_rto {
+                    self.rto.restore_backoff(backoff);
+                }
+                !again
+            }
+            Some((sent, false)) => {
+                self.rto.sample_timed(sent, now);
+                true
+            }
+            _ => false,
         };
         if sampled || !self.cfg.rules.ns2_rtt_timing {
             self.rto.clear_backoff();
@@ -698,10 +720,18 @@ impl TcpSender {
         rec.on_ack(self, now, h, ece_cut);
         self.put_recovery(rec);
         self.ack_rto = None;
-        if self.burst_limited && self.in_recovery() {
+        if self.burst_limited && (self.in_recovery() || !self.cfg.exit_fast_retrans && self.dupacks >= self.w.dupthresh)
+        {
             // ns-2's NewReno: send_much(0, 0, 2) while dupacks_ >=
-            // numdupacks_, on duplicates and partial ACKs alike.
+            // numdupacks_, on duplicates and partial ACKs alike (with
+            // `exit_fast_retrans` false also after a refused fast
+            // retransmit, whose duplicates open the window).
             self.burst_left = 2;
+        }
+        if ack < una && !self.cfg.aggressive_max_burst {
+            // ns-2's aggressive_maxburst_ 0: no send_much() for an ACK
+            // below last_ack_.
+            self.burst_left = 0;
         }
         // ns-2's recv_newack_helper() (not run on partial ACKs): with
         // `old_ecn` its ecn_burst_ follows the echo once ect_ is set.
@@ -834,8 +864,21 @@ impl TcpSender {
     fn rtt_measure(&mut self, now: Time, h: &TcpHeader) {
         if self.cfg.timestamps {
             if let Some((_, ecr)) = h.ts {
-                let ms = Self::ts_clock(now).wrapping_sub(ecr) as u64;
-                self.rtt_sample(h, Rtt::Echo(ms * crate::engine::time::MS));
+                let unit = self.ts_unit();
+                let ticks = ((now / unit) as u32).wrapping_sub(ecr) as u64;
+                let backoff = self.rto.backoff();
+                self.rtt_sample(h, Rtt::Echo(ticks * unit));
+                if !self.cfg.ts_reset_rto {
+                    self.rto.restore_backoff(backoff);
+                }
+            }
+            if !self.cfg.ts_reset_rto && matches!(self.rtt_timing, Some((end, _)) if h.ack >= end) {
+                // ns-2's newack() with ts_resetRTO_ false: the timed
+                // segment's ACK ends the backoff, the sample being the echo's.
+                self.rtt_timing = None;
+                if !(self.ecn_backoff && self.ecn_seen && h.flags & flags::ECE != 0) {
+                    self.rto.clear_backoff();
+                }
             }
             return;
         }

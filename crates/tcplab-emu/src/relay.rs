@@ -209,10 +209,11 @@ impl Relay {
                 }
             }
             Offer::Dropped(_) => self.drop_pkt(id),
-            Offer::Displaced { victim, .. } => {
+            Offer::Displaced(_) => {
                 if let Some(t) = self.path.dirs[d].arm_tx_done() {
                     self.schedule(t, Ev::TxDone(d));
                 }
+                let victim = self.path.dirs[d].queue.take_displaced();
                 self.drop_pkt(victim.0);
             }
         }

@@ -286,13 +286,14 @@ impl PointToPoint {
                 self.count_drop(cause);
                 Offer::Dropped(cause)
             }
-            Verdict::Displaced { victim, cause } => {
+            Verdict::Displaced(cause) => {
                 self.count_drop(cause);
-                Offer::Displaced { victim, cause }
+                Offer::Displaced(cause)
             }
         }
     }
 
+    #[cold]
     fn count_drop(&mut self, cause: DropCause) {
         match cause {
             DropCause::Overflow => self.stats.drops_overflow += 1,
@@ -389,12 +390,10 @@ pub enum Offer {
         marked: bool,
     },
     Dropped(DropCause),
-    /// Waiting in the queue, which dropped `victim` (waiting until now)
-    /// to make room: the caller discards `victim` (`RedVictim`).
-    Displaced {
-        victim: PktId,
-        cause: DropCause,
-    },
+    /// Waiting in the queue, which dropped a packet waiting until now to
+    /// make room (`RedVictim`): the caller takes it from the queue
+    /// (`Queue::take_displaced`) and discards it.
+    Displaced(DropCause),
 }
 
 /// The device calls, generic over the scheduler so the simulator's
@@ -435,8 +434,8 @@ impl PointToPoint {
                 self.arm(io);
             }
             Offer::Dropped(cause) => io.out.push(DevAction::Drop(id, DropReason::Queue(cause))),
-            Offer::Displaced { victim, cause } => {
-                io.out.push(DevAction::Drop(victim, DropReason::Queue(cause)));
+            Offer::Displaced(cause) => {
+                io.out.push(DevAction::Drop(self.queue.take_displaced(), DropReason::Queue(cause)));
                 self.arm(io);
             }
         }

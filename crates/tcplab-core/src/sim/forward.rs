@@ -117,8 +117,9 @@ enum Sent {
     Waiting,
     /// Refused by the queue.
     Dropped(DropCause),
-    /// Queued, and the queue dropped `PktId` (waiting until now) instead.
-    Displaced(PktId, DropCause),
+    /// Queued, and the queue dropped a packet waiting until now instead
+    /// (`Queue::take_displaced`).
+    Displaced(DropCause),
 }
 
 /// The send step of point-to-point device `dev` (`d`) over the parts of the
@@ -183,11 +184,11 @@ fn p2p_enter(
             Offer::Queued { marked: true } => pool.get_mut(id).ip.ecn = Ecn::Ce,
             Offer::Queued { marked: false } => {}
             Offer::Dropped(cause) => return Sent::Dropped(cause),
-            Offer::Displaced { victim, cause } => {
+            Offer::Displaced(cause) => {
                 if let Some(at) = d.arm_tx_done() {
                     q.schedule(at, Ev::DevTxDone(dev));
                 }
-                return Sent::Displaced(victim, cause);
+                return Sent::Displaced(cause);
             }
         }
     }
@@ -599,7 +600,10 @@ impl World {
             }
             Sent::Waiting => {}
             Sent::Dropped(cause) => self.dev_drop(now, dev, id, DropReason::Queue(cause)),
-            Sent::Displaced(victim, cause) => self.dev_drop(now, dev, victim, DropReason::Queue(cause)),
+            Sent::Displaced(cause) => {
+                let victim = self.p2p(dev).queue.take_displaced();
+                self.dev_drop(now, dev, victim, DropReason::Queue(cause))
+            }
         }
     }
 

@@ -114,7 +114,7 @@ impl InterfaceQueue {
         match q.enqueue(now, pkt, size, false, rng) {
             Verdict::Dropped(cause) => Offered::Refused(cause),
             // (Drop-tail bands never mark nor displace.)
-            Verdict::Enqueued | Verdict::Marked | Verdict::Displaced { .. } => Offered::Queued,
+            Verdict::Enqueued | Verdict::Marked | Verdict::Displaced(_) => Offered::Queued,
         }
     }
 

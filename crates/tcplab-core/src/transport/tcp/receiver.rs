@@ -331,9 +331,12 @@ impl TcpReceiver {
     /// stacks, or as ns-2's TCPSink counts it (40-byte TCP/IP header, 8 bytes
     /// per SACK block, no option kind, length or padding).
     pub fn ack_wire_len(&self, h: &TcpHeader) -> u32 {
-        if self.ns2_sack_option && (h.ts.is_none() || self.ns2_timestamps) {
+        // Without a timestamp (the common case) first, as before the
+        // `ns2_timestamps` rule.
+        let ns2_ts = h.ts.is_some() && self.ns2_timestamps;
+        if self.ns2_sack_option && (h.ts.is_none() || ns2_ts) {
             crate::packet::TCP_HEADER + 8 * h.nsack as u32
-        } else if self.ns2_timestamps && h.ts.is_some() {
+        } else if ns2_ts {
             h.wire_len() - 12
         } else {
             h.wire_len()

@@ -856,6 +856,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.ns2_recover_numbers {
         c.rules.ns2_recover_numbers = v;
     }
+    if let Some(v) = o.ns2_headerless_first {
+        c.rules.ns2_headerless_first = v;
+    }
     if let Some(v) = o.rtt_timing {
         c.rules.ns2_rtt_timing = v == RttTimingName::Ns2;
     }

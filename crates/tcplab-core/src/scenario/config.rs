@@ -1172,6 +1172,9 @@ pub struct TcpOptions {
     /// packet numbers (recover_ from 0, the SYN packet 0, bugfix_ss_) or in
     /// bytes (RFC 6582).
     pub ns2_recover_numbers: Option<bool>,
+    /// Without a SYN the first data segment carries no header bytes
+    /// (ns-2's packet 0) or all of them.
+    pub ns2_headerless_first: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -1325,6 +1328,7 @@ impl TcpOptions {
             cwr_after_loss: self.cwr_after_loss.or(base.cwr_after_loss),
             newreno_burst: self.newreno_burst.or(base.newreno_burst),
             ns2_recover_numbers: self.ns2_recover_numbers.or(base.ns2_recover_numbers),
+            ns2_headerless_first: self.ns2_headerless_first.or(base.ns2_headerless_first),
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::engine::Time;
 use crate::packet::{flags, Ecn, FlowId, NodeId, Packet, PktId, Transport, UdpHeader, UDP_HEADER};
 use crate::transport::app::App;
 use crate::transport::socket::{SockId, SocketKind};
+use crate::transport::tcp::sender::OutSegment;
 
 impl World {
     /// The socket of node `n` bound to this packet's destination port and
@@ -129,6 +130,21 @@ impl World {
         self.at_node(now, node, id);
     }
 
+    /// ns-2's packet 0 without a SYN: on the wire with its payload's bytes
+    /// only (`Ns2Rules::ns2_headerless_first`; a capture still shows its
+    /// headers).
+    #[cold]
+    #[inline(never)]
+    fn emit_headerless(&mut self, now: Time, end: (FlowId, NodeId, NodeId), seg: OutSegment, ecn: Ecn) {
+        let (flow, node, remote) = end;
+        let mut p =
+            Packet::new(flow, node, remote, Transport::Tcp(seg.header), seg.header.wire_len(), seg.payload, now);
+        p.ip.ecn = ecn;
+        p.size = seg.payload;
+        let id = self.pool.insert(p);
+        self.at_node(now, node, id);
+    }
+
     /// Let a TCP sender put out everything its window allows. The socket
     /// is looked up once a segment (three times until 2026-11-29).
     #[inline(always)]
@@ -142,6 +158,10 @@ impl World {
             let kind = if seg.retransmit { TraceKind::Retransmit } else { TraceKind::Send };
             self.trace_push(now, end.0, kind, seg.header.seq, seg.payload);
             let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };
+            if seg.headerless {
+                self.emit_headerless(now, end, seg, ecn);
+                continue;
+            }
             self.emit_from(now, end, Transport::Tcp(seg.header), seg.header.wire_len(), seg.payload, ecn);
         }
         self.sync_socket_timer(sid);

@@ -200,6 +200,14 @@ pub struct Ns2Rules {
     /// first loss event (RFC 6582's careful variant with recover
     /// initialised to the initial sequence number).
     pub ns2_recover_numbers: bool,
+    /// Without a SYN, the first data segment (ns-2's packet 0) goes on the
+    /// wire with its payload's bytes only: ns-2's TcpAgent::output() adds
+    /// headersize() to every packet but number 0 (a SYN when there is one,
+    /// else the first data packet), so that one is 40 bytes shorter than
+    /// the others, its retransmissions too. Not Vegas (ns-2's Vegas agent
+    /// sends every packet without the header). Off: every segment carries
+    /// its headers.
+    pub ns2_headerless_first: bool,
 }
 
 impl Ns2Rules {
@@ -227,6 +235,7 @@ impl Ns2Rules {
             cwr_after_loss: true,
             newreno_burst: true,
             ns2_recover_numbers: true,
+            ns2_headerless_first: true,
         }
     }
 
@@ -254,6 +263,7 @@ impl Ns2Rules {
             cwr_after_loss: false,
             newreno_burst: false,
             ns2_recover_numbers: false,
+            ns2_headerless_first: false,
         }
     }
 }

@@ -1429,3 +1429,40 @@ fn max_cwnd_caps_the_increase() {
         assert_eq!(s.w.cwnd / MSS * MSS, want, "max_cwnd {cap}, ssthresh {ssthresh}");
     }
 }
+
+/// `ns2_headerless_first`: without a SYN ns-2's packet 0, the first data
+/// segment, goes without header bytes (TcpAgent::output() adds
+/// headersize() to every packet but 0), its retransmission too; not with
+/// the rule off, not for Vegas (whose every packet goes without), not
+/// after a SYN (the SYN is packet 0).
+#[test]
+fn ns2_headerless_first_rule() {
+    let first_two = |v: Variant, rule: bool, syn: bool| {
+        let mut c = cfg(Ns2Rules { ns2_headerless_first: rule, ..Ns2Rules::ns2() }, 4);
+        c.syn = syn;
+        let mut s = TcpSender::new(c.clone(), make_cc(v, &c));
+        s.app_write(None);
+        if syn {
+            s.poll_segment(0).expect("the SYN");
+            s.on_ack(MS, &TcpHeader { ack: 0, window: 1_000_000, flags: flags::ACK, ..Default::default() });
+        }
+        let a = s.poll_segment(MS).expect("first data segment");
+        let b = s.poll_segment(MS).expect("second");
+        (a.header.seq, a.headerless, b.headerless)
+    };
+    assert_eq!(first_two(Variant::Reno, true, false), (0, true, false));
+    assert_eq!(first_two(Variant::Reno, false, false), (0, false, false));
+    assert_eq!(first_two(Variant::Vegas, true, false), (0, false, false));
+    assert!(!first_two(Variant::Reno, true, true).1, "after a SYN");
+    // The retransmission of packet 0 (three duplicates of ACK 0) too.
+    let mut c = cfg(Ns2Rules { ns2_recover_numbers: false, ..Ns2Rules::ns2() }, 10);
+    c.rules.ns2_headerless_first = true;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+    s.app_write(None);
+    while s.poll_segment(0).is_some() {}
+    for _ in 0..3 {
+        s.on_ack(MS, &TcpHeader { ack: 0, window: 1_000_000, flags: flags::ACK, ..Default::default() });
+    }
+    let rtx = s.poll_segment(MS).expect("the fast retransmission");
+    assert_eq!((rtx.header.seq, rtx.headerless), (0, true));
+}

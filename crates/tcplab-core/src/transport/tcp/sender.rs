@@ -22,6 +22,8 @@ pub struct OutSegment {
     /// ECN-capable transport (ECT(0)) in the IP header.
     pub ect: bool,
     pub retransmit: bool,
+    /// Its wire size is its payload alone (`Ns2Rules::ns2_headerless_first`).
+    pub headerless: bool,
 }
 
 /// A segment the sender wants on the wire.
@@ -107,6 +109,9 @@ pub struct TcpSender {
     /// goes alone (cwnd 1) and the second new ACK sets the initial window.
     /// The new ACKs counted so far while that is pending.
     vegas_delay_growth: Option<u32>,
+    /// The first data segment goes without header bytes
+    /// (`Ns2Rules::ns2_headerless_first`, no SYN, not Vegas).
+    headerless_first: bool,
     pub(super) cc: Box<dyn CongestionControl>,
     /// How losses are detected and repaired (beside `cc`, which owns the
     /// window): taken out while it runs, so it can work on the sender.
@@ -230,6 +235,7 @@ impl TcpSender {
             None => Box::new(DupAckRecovery),
         };
         let burst_limited = cfg.rules.newreno_burst && cc.name() == "newreno" && sb.is_none();
+        let headerless_first = cfg.rules.ns2_headerless_first && !syn && !vegas;
         TcpSender {
             burst_left: u32::MAX,
             burst_limited,
@@ -277,6 +283,7 @@ impl TcpSender {
             syn_pending: syn && !vegas,
             syn_sent: None,
             vegas_delay_growth: (syn && vegas).then_some(0),
+            headerless_first,
             completed_at: None,
             stats: SenderStats::default(),
         }
@@ -470,7 +477,8 @@ impl TcpSender {
             ts: (self.cfg.timestamps && !(syn && self.cfg.ns2_timestamps)).then(|| ((now / self.ts_unit()) as u32, 0)),
             ..Default::default()
         };
-        Some(OutSegment { header, payload: seg.len, ect: seg.ect, retransmit: seg.retransmit })
+        let headerless = self.headerless_first && seg.seq == 0 && seg.len > 0;
+        Some(OutSegment { header, payload: seg.len, ect: seg.ect, retransmit: seg.retransmit, headerless })
     }
 
     /// Next segment to transmit at `now`, if the window and data allow one.

@@ -758,6 +758,12 @@ impl TcpSender {
         self.move_una(h)
     }
 
+    /// A partial ACK that leaves the RTT measurement running
+    /// (`sack1_partial_ack_timing`): snd_una moves, nothing else.
+    pub(super) fn advance_una_keeping_timing(&mut self, h: &TcpHeader) -> u64 {
+        self.move_una(h)
+    }
+
     fn move_una(&mut self, h: &TcpHeader) -> u64 {
         let acked = h.ack - self.snd_una;
         self.snd_una = h.ack;

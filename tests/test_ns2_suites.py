@@ -175,3 +175,67 @@ def test_ns2_timestamps_and_ts_reset_rto_matter():
     timeouts."""
     assert _options_differs("timeouts_reno3", lambda tcp: tcp.pop("ns2_timestamps"))
     assert _options_differs("timeouts_reno3", lambda tcp: tcp.update(ts_reset_rto=True))
+def _red_differs(test, change):
+    sc, info = ns2_suites.red_suite(test)
+    change(sc)
+    cmp = ns2_suites.compare(ns2_suites.golden("red", test.split("@")[0]), ns2_suites.red_points(sc, info),
+                             ns2_suites.SERIES_OF["red"])
+    return any(c.first is not None for c in cmp)
+
+
+def _without_red_key(key):
+    def change(sc):
+        for d in ("forward", "reverse"):
+            sc["link"][2][d]["queue"].pop(key, None)
+    return change
+
+
+def _without_tcp_key(key):
+    def change(sc):
+        for f in sc["flow"]:
+            f["tcp"].pop(key)
+    return change
+
+
+def test_red_use_mark_p_false_matters():
+    """test-suite-red sets use_mark_p_ false: with ns-2.35's default rule
+    (marks only while p_b < mark_p 0.1, no forced region) in its place,
+    `congested` parts from ns-2's."""
+    assert _red_differs("congested", _without_red_key("use_mark_p"))
+
+
+def test_red_queue_in_bytes_false_matters():
+    """`congested` has bytes_ true with queue_in_bytes_ false: with the
+    queue measured in bytes too (tcplab's byte mode) it parts from ns-2's."""
+    assert _red_differs("congested", _without_red_key("queue_in_bytes"))
+
+
+def test_ns2_sack_blocks_matter():
+    """TCPSink/Sack1's SACK blocks (`sack_blocks = "ns2"`): with RFC 2018's
+    choice, the ACKs of flows 6 and 7 on r1 -> r2 are longer and
+    gentleBadParams parts from ns-2's."""
+    assert _red_differs("gentleBadParams", _without_tcp_key("sack_blocks"))
+
+
+def test_sack1_ecn_recover_matters():
+    """congested2_mark_p: ns-2's Sack1 stays in fast recovery after an ECN
+    cut on the ACK that would end it; without `sack1_ecn_recover` it parts
+    from ns-2's at 2.43 s."""
+    assert _red_differs("congested2_mark_p", _without_tcp_key("sack1_ecn_recover"))
+
+
+def test_sack1_partial_ack_timing_matters():
+    """congested1_mark_p: ns-2's Sack1 partial ACKs leave the RTT
+    measurement running (the sample at the end of recovery is 1.4 s, RTO
+    2.2 s); without `sack1_partial_ack_timing` tcplab times out at 4.78 s."""
+    assert _red_differs("congested1_mark_p", _without_tcp_key("sack1_partial_ack_timing"))
+
+
+def test_red_clock_phases_follow_ns2s_reset_order():
+    """ns-2 resets its nodes in Tcl's hash order of Node_ (4 0 5 1 2 3):
+    with the eight agents' phases in creation order instead,
+    gentleBadParams parts from ns-2's."""
+    def change(sc):
+        for i, f in enumerate(sc["flow"]):
+            f["tcp"]["clock_phase"] = ns2_suites.ns2_clock_phase(0.1, len(sc["flow"]), i)
+    assert _red_differs("gentleBadParams", change)

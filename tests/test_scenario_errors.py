@@ -101,6 +101,15 @@ CASES = {
                    'reverse = { queue = { kind = "red", min_th = 5, max_th = 15, generator = "ns2" } }'),
         "link[0].reverse.queue.generator_skip: is 0 but link[0].queue.generator_skip is 2: RED queues on ns-2's "
         "generator draw from its one stream, so their skips must agree"),
+    "red_mark_p_without_use_mark_p": (
+        wired(link='queue = { kind = "red", min_th = 5, max_th = 15, use_mark_p = false, mark_p = 0.1 }'),
+        "link[0].queue.mark_p: is read only with use_mark_p (ns-2's mark_p_ with use_mark_p_ true); "
+        "use_mark_p = false marks every early hit"),
+    "red_queue_in_bytes_without_byte_mode": (
+        wired(link='queue = { kind = "red", min_th = 5, max_th = 15, queue_in_bytes = true }'),
+        "link[0].queue.queue_in_bytes: is for byte_mode = true only"),
+    "red_mark_p_zero": (wired(link='queue = { kind = "red", min_th = 5, max_th = 15, mark_p = 0 }'),
+                        "link[0].queue.mark_p: must be a number above 0, got 0"),
     "error_flow_unknown": (wired(link='error = { kind = "pattern", drop = [3], flow = "nosuch" }'),
                            'link[0].error.flow: no flow named "nosuch"; the flows are ["flow0"]'),
     "error_action_number": (wired(link='error = { kind = "pattern", drop = [3], action = 3 }'),

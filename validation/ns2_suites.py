@@ -2,7 +2,7 @@
 (test-suite-tcpVariants, test-suite-newreno, test-suite-sack, test-suite-ecn,
 test-suite-testReno, test-suite-rfc2581, test-suite-LimTransmit,
 test-suite-oddBehaviors, test-suite-tcp, test-suite-tcp-init-win,
-test-suite-simple).
+test-suite-simple, test-suite-red).
 
 ns-2 ships, with each test suite (package ns2-examples, tcl/test/), the
 output every test gave when it was recorded: an xgraph file of the traced
@@ -50,8 +50,16 @@ Left out, with what tcplab lacks:
     bytes, queue_in_bytes_); the stats* tests (flow monitors, CBR and
     TFRC sources), not attempted. Its 13 ecn_*_reno_full golden files have
     no test in the 2.35 script.
-  test-suite-red: its goldens plot RED's early drops of several TCP, CBR
-    and telnet sources and per-flow statistics; not attempted.
+  test-suite-red (15 of its 20 tests here; its `ecn` as `ecn@red`):
+    red_twoway and red_twowaybytes (a Telnet source with interval_ 0,
+    tcplib's telnet interarrival distribution drawn from ns-2's generator;
+    red_twowaybytes also RED with bytes_ and queue_in_bytes_ true and
+    ns1_compat_, whose byte-mode spacing counts packets in tcplab's byte
+    mode); flows_unforced, flows_forced and flows_combined (their golden
+    files are flow-monitor statistics over 500 s, CBR and TCP with packet
+    sizes 1000, 50 and 190 bytes, RED with queue_in_bytes_ and wait_ false:
+    no traced link to compare, and tcplab has no per-flow forced/unforced
+    drop accounting).
   test-suite-testReno, -rfc2581, -LimTransmit, -oddBehaviors: none (all
     25 tests are here; test-suite-oddBehaviors.tcl defines FullTcp, Fack
     and SackRH set-ups too, but no test with a golden file uses them).
@@ -131,6 +139,9 @@ class Packet:
     length: int  # IP length
     sport: int = 0
     dport: int = 0
+    #: the IP identification: tcplab writes the low 16 bits of the
+    #: packet's uid there, one packet's in every capture that sees it
+    ipid: int = 0
 
 
 def read_pcap(data: bytes) -> list[Packet]:
@@ -147,7 +158,7 @@ def read_pcap(data: bytes) -> list[Packet]:
         sport, dport, seq, ack = struct.unpack(">HHII", ip[ihl:ihl + 12])
         out.append(Packet(sec + nsec * 1e-9, int.from_bytes(ip[12:16], "big") - (10 << 24) - 1,
                           int.from_bytes(ip[16:20], "big") - (10 << 24) - 1, seq, ack, ip[ihl + 13],
-                          ip[1] & 3, orig, sport, dport))
+                          ip[1] & 3, orig, sport, dport, int.from_bytes(ip[4:6], "big")))
     return out
 
 
@@ -1743,6 +1754,253 @@ OPTS_TESTS = [_name(t, "tcpOptions") for t in OPTS_SUITE]
 SUITE_OF |= {n: ("tcpOptions", tcp_options) for n in OPTS_TESTS}
 
 
+# ---- test-suite-red --------------------------------------------------------
+#
+# Floyd's RED tests of 1996 (test-suite-red.tcl). The golden files trace
+# r1 -> r2 only (`getrc -s 2 -d 3`, one direction): every packet enqueued
+# at r1 for r2 and sent on r1 -> r2, data in "packets" (CE-marked ones in
+# "ecn_packets"), the ACKs of flows the other way in "acks", and the drops
+# of r1's queue towards r2, fid + (packet number mod 90) x 0.01. The
+# suite's globals: tcpTick_ 0.1, windowInit_ 1, minrto_ 0, syn_ false
+# (delay_growth_ false), singledup_ 0, rtxcur_init_ 6, precisionReduce_
+# false, rfc2988_ false, useHeaders_ false (a segment is packetSize_ bytes
+# with its headers: tcplab's payload 40 bytes less); RED's q_weight_ 0.002,
+# thresh_ 5, maxthresh_ 15, bytes_ and queue_in_bytes_ false, use_mark_p_
+# false, with ns-2.35's other defaults (gentle_, wait_, mean_pktsize_ 500,
+# linterm_ 10, drop_tail_). updated_rttvar_ false and SetCWRonRetransmit_
+# true are ns-2.35's own behaviour. Three Sack1 behaviours of ns-2.35 that
+# these tests reach are [tcp] keys, off by default (docs/scenarios.md):
+# TCPSink/Sack1's choice of SACK blocks (`sack_blocks = "ns2"`: its ACKs
+# carry fewer blocks than RFC 2018's, 8 bytes each, which moves every
+# later departure on r1 -> r2 once flows 6 and 7 send their ACKs that
+# way), ecn() moving recover_ on the ACK that would end fast recovery
+# (`sack1_ecn_recover`) and a partial ACK that leaves the RTT measurement
+# running (`sack1_partial_ack_timing`); without them gentleBadParams,
+# congested2_mark_p and congested1_mark_p part from ns-2's.
+
+RED_TCP = {**NO_HEADERS, "granularity": "100ms", "initial_window": 1, "min_rto": "0s", "syn": False, "limited_transmit": False,
+           "precision_reduce": False, "initial_rto": "6s", "rfc2988": False, "sack_blocks": "ns2",
+           "sack1_ecn_recover": True, "sack1_partial_ack_timing": True}
+
+#: RED as the suite's globals leave it, its early drops from ns-2's
+#: generator; use_mark_p_ false: an early hit on an ECN-capable packet is a
+#: mark, an average past max_th (2 max_th when gentle) a forced drop.
+RED_RED = {"kind": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "weight": 0.002, "gentle": True,
+           "byte_mode": False, "mean_pktsize": 500, "wait": True, "generator": "ns2", "use_mark_p": False}
+
+
+#: The order in which ns-2.35's Simulator run resets six nodes (Tcl's
+#: hash order of its Node_ array, node ids 0 to 5).
+RED_NODE_RESET_ORDER = (4, 0, 5, 1, 2, 3)
+
+
+#: test-suite-red's `congested` RED: bytes_ true, gentle_ false, setbit_.
+RED_CONGESTED = {"gentle": False, "byte_mode": True, "queue_in_bytes": False, "ecn": True}
+
+
+@dataclass
+class RedTest:
+    """A test of test-suite-red: the topology (net2: s1, s2 -> r1 at
+    10 Mbit/s, 2 and 3 ms; r1 - r2 1.5 Mbit/s 20 ms, RED, queue-limit 25,
+    linterm_ 50; r2 -> s3, s4 at 10 Mbit/s, 4 and 5 ms; net3: 0, 1, 2 and
+    3 ms, r1 - r2 10 ms, queue-limit 100), the flows as (from, to,
+    transport, fid, packetSize_, window, start), the stop time, RED keys
+    over RED_RED for both directions, [tcp] keys for every flow, ECN."""
+    net: str
+    flows: list
+    stop: float
+    red: dict = None
+    tcp: dict = None
+    ecn: bool = False
+
+
+def _main_sim(agent: str) -> list:
+    """mainSim: two connections to s3, window 15, FTP from 0 and 3 s."""
+    return [("s1", "s3", agent, 0, 1000, 15, 0.0), ("s2", "s3", agent, 1, 1000, 15, 3.0)]
+
+
+#: The eight Sack1 connections of test-suite-red's `ungentle` run (each
+#: packetSize_ 1500 unless set, window_ 50).
+RED_NET3_FLOWS = [("s1", "s3", "sack", 0, 1500, 50, 0.0), ("s2", "s3", "sack", 1, 1000, 50, 1.0),
+                  ("s1", "s3", "sack", 2, 1500, 50, 5.0), ("s2", "s3", "sack", 3, 512, 50, 6.0),
+                  ("s1", "s3", "sack", 4, 1500, 50, 9.0), ("s2", "s3", "sack", 5, 1500, 50, 10.0),
+                  ("s4", "s2", "sack", 6, 1500, 50, 13.0), ("s3", "s1", "sack", 7, 2000, 50, 14.0)]
+
+RED_SUITE = {
+    "red1": RedTest("net2", _main_sim("reno"), 10.0),
+    # Its own thresholds and weight on r1 -> r2 only.
+    "red2": RedTest("net2", _main_sim("reno"), 10.0, red={"fwd": {"max_th": 10, "weight": 0.003}}),
+    # setbit_ true, both connections ECN-capable, old_ecn_ 1.
+    "ecn": RedTest("net2", _main_sim("reno"), 10.0, red={"ecn": True}, tcp={"old_ecn": True}, ecn=True),
+    "q_weight": RedTest("net2", _main_sim("sack"), 10.0),
+    # q_weight_ 0 and maxthresh_ 0: ns-2.35 sets the weight from the
+    # link's rate, 1 - exp(-1 / 375) for 375 packets of mean_pktsize_ 500
+    # a second, and max_th to 3 min_th.
+    "q_weight_auto": RedTest("net2", _main_sim("sack"), 10.0, red={"weight": 1 - math.exp(-1 / 375), "max_th": 15}),
+    # `ungentle` and the tests that run its procedure: its `Queue/RED set
+    # bytes_ true` comes after the topology is built, so the queues keep
+    # bytes_ false; timerfix_ false (set before the agents are created).
+    "ungentle": RedTest("net3", RED_NET3_FLOWS, 40.0, red={"gentle": False}, tcp={"timerfix": False}),
+    "gentle": RedTest("net3", RED_NET3_FLOWS, 40.0, tcp={"timerfix": False}),
+    "gentleEcn": RedTest("net3", RED_NET3_FLOWS, 40.0, red={"ecn": True}, tcp={"timerfix": False}, ecn=True),
+    # use_mark_p_ true, mark_p_ 0.1.
+    "gentleEcn1": RedTest("net3", RED_NET3_FLOWS, 40.0, red={"ecn": True, "use_mark_p": True, "mark_p": 0.1},
+                          tcp={"timerfix": False}, ecn=True),
+    # linterm_ 50, maxthresh_ 10.
+    "ungentleBadParams": RedTest("net3", RED_NET3_FLOWS, 40.0, red={"gentle": False, "max_p": 1 / 50, "max_th": 10},
+                                 tcp={"timerfix": False}),
+    "gentleBadParams": RedTest("net3", RED_NET3_FLOWS, 40.0, red={"max_p": 1 / 50, "max_th": 10},
+                               tcp={"timerfix": False}),
+    # `congested` and the tests after it set their RED globals before the
+    # topology is built: bytes_ true (with the suite's queue_in_bytes_
+    # false: the queue in packets, ns-2's byte-scaled probabilities),
+    # setbit_ true; ECN Sack1 agents of packetSize_ 1500.
+    "congested": RedTest("net3", [("s1", "s3", "sack", 0, 1500, 75, 0.0)], 5.0, red=RED_CONGESTED, ecn=True),
+    # use_mark_p_ true with mark_p_ 2.0: every early hit on an ECN-capable
+    # packet is a mark, p_b never reaching 2 (and no forced region).
+    "congested_mark_p": RedTest("net3", [("s1", "s3", "sack", 0, 1500, 75, 0.0)], 5.0,
+                                red=RED_CONGESTED | {"use_mark_p": True, "mark_p": 2.0}, ecn=True),
+    # gentle_, window_ 1000, a second connection s2 -> s4 from 0.2 s with
+    # the same fid 0; mark_p_ 1.0 (a drop where p_b reaches 1) or 2.0.
+    **{t: RedTest("net3", [("s1", "s3", "sack", 0, 1500, 1000, 0.0), ("s2", "s4", "sack", 0, 1500, 1000, 0.2)], 5.0,
+                  red=RED_CONGESTED | {"gentle": True, "use_mark_p": True, "mark_p": m}, ecn=True)
+       for t, m in (("congested1_mark_p", 1.0), ("congested2_mark_p", 2.0))},
+}
+
+
+def red_suite(test: str) -> tuple[dict, dict]:
+    """test-suite-red.tcl's scenario of `test` (RED_SUITE) and what
+    red_points needs to draw it: the traced link, its ends, each flow's
+    fid and payload."""
+    t = RED_SUITE[test.split("@")[0]]
+    edge = {"kind": "droptail", "limit": 49}
+    over = dict(t.red or {})
+    fwd_only = over.pop("fwd", {})
+    # net2 sets linterm_ 50 on both directions of r1 - r2.
+    red = RED_RED | {"max_p": 1 / 50 if t.net == "net2" else 0.1, "generator_skip": 2 * len(t.flows)} | over
+    if t.net == "net2":
+        feeders, bott, q = (("2ms", "3ms", "4ms", "5ms"), ("1.5Mbps", "20ms"), 25)
+    else:
+        feeders, bott, q = (("0ms", "1ms", "2ms", "3ms"), ("1.5Mbps", "10ms"), 100)
+    nodes = ("s1", "s2", "r1", "r2", "s3", "s4")
+    links = [{"between": ["s1", "r1"], "rate": "10Mbps", "delay": feeders[0], "queue": edge},
+             {"between": ["s2", "r1"], "rate": "10Mbps", "delay": feeders[1], "queue": edge},
+             {"between": ["r1", "r2"], "rate": bott[0], "delay": bott[1],
+              "forward": {"queue": dict(red, limit=q) | fwd_only}, "reverse": {"queue": dict(red, limit=q)}},
+             {"between": ["s3", "r2"], "rate": "10Mbps", "delay": feeders[2], "queue": edge},
+             {"between": ["s4", "r2"], "rate": "10Mbps", "delay": feeders[3], "queue": edge}]
+    # ns-2's run resets the nodes in the order of Tcl's `array names
+    # Node_` (4 0 5 1 2 3 for these six nodes, as the installed ns-2 lists
+    # them) and each node's agents in the order they were attached: the
+    # order of the agents' second draws, their clock phases.
+    reset = sorted(range(len(t.flows)), key=lambda i: (RED_NODE_RESET_ORDER.index(nodes.index(t.flows[i][0])), i))
+    flows, mss = [], {}
+    for i, (src, dst, agent, fid, size, window, start) in enumerate(t.flows):
+        tcp = RED_TCP | (t.tcp or {})
+        tcp["clock_phase"] = ns2_clock_phase(0.1, len(t.flows), reset.index(i))
+        flows.append({"name": f"f{i}", "from": src, "to": dst, "transport": agent, "packet_size": size - 40,
+                      "window": window, "ecn": t.ecn, "app": {"kind": "bulk", "start": f"{start}s"}, "tcp": tcp})
+        mss[f"f{i}"] = size - 40
+    sc = {"sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"}, "node": [{"name": n} for n in nodes],
+          "link": links, "flow": flows}
+    return sc, {"link": 2, "near": "r1", "far": "r2", "fids": {f"f{i}": f[3] for i, f in enumerate(t.flows)},
+                "mss": mss}
+
+
+def red_points(sc: dict, info: dict) -> dict[str, list[tuple[float, float]]]:
+    """The golden file's series drawn from a tcplab run of `sc`: each
+    packet that reaches `near` on its way to `far` (an enqueue, the node
+    capture's record of its arrival) and each that leaves on the link (a
+    dequeue), data in "packets" ("ecn_packets" when it carries CE), ACKs
+    in "acks"; an arrival that never leaves is a drop of `near`'s queue,
+    at its arrival (ns-2 drops on enqueue). A packet is followed by its IP
+    identification (tcplab's uid), the flow by its ports and its numbers
+    by its own packet size."""
+    sc = dict(sc, pcap=[{"link": info["link"], "direction": "forward", "name": "wire"},
+                        {"node": info["near"], "name": "near"}])
+    res = tcplab.run(sc)
+    names = [n["name"] for n in sc["node"]]
+    near, far = names.index(info["near"]), names.index(info["far"])
+    ends = {(names.index(f["from"]), names.index(f["to"]), FIRST_PORT + i): f["name"]
+            for i, f in enumerate(sc["flow"])}
+    out: dict[str, list] = {k: [] for k in ("packets", "ecn_packets", "acks", "drops")}
+
+    def point(p: Packet) -> tuple[str, tuple[float, float]] | None:
+        if (p.src, p.dst, p.sport) in ends and (p.length > 40 or p.flags & SYN):
+            flow = ends[(p.src, p.dst, p.sport)]
+            mss = info["mss"][flow]
+            n = 0 if p.flags & SYN and not p.flags & ACK_FLAG else (p.seq - 1) // mss + 1
+            return ("ecn_packets" if p.ecn == 3 else "packets"), (p.t, y_of(info["fids"][flow], n, 90))
+        if (p.dst, p.src, p.dport) in ends:
+            flow = ends[(p.dst, p.src, p.dport)]
+            return "acks", (p.t, y_of(info["fids"][flow], (p.ack - 1) // info["mss"][flow], 90))
+        return None
+
+    def key(p: Packet) -> tuple:
+        return (p.ipid, p.src, p.dst, p.sport, p.dport, p.seq, p.ack)
+
+    left: dict[tuple, list[float]] = {}
+    for p in read_pcap(res.pcaps["wire"]):
+        pt = point(p)
+        if pt:
+            out[pt[0]].append(pt[1])
+            left.setdefault(key(p), []).append(p.t)
+    unsent, last_sent = [], -1.0
+    for p in read_pcap(res.pcaps["near"]):
+        if p.src == near or p.dst == near or _via(sc, names, near, p.dst) != far:
+            continue
+        pt = point(p)
+        if not pt:
+            continue
+        out[pt[0]].append(pt[1])
+        gone = [t for t in left.get(key(p), []) if t >= p.t - 1e-9]
+        if gone:
+            left[key(p)].remove(gone[0])
+            last_sent = p.t
+        else:
+            unsent.append(pt[1])
+    # The queue is FIFO: an arrival that never left while a later one did
+    # was dropped; those after the last that left still wait at the end.
+    out["drops"] = [pt for pt in unsent if pt[0] < last_sent]
+    return {k: sorted((round(x, 9), y) for x, y in v) for k, v in out.items()}
+
+
+RED_TESTS = [_name(t, "red") for t in RED_SUITE]
+
+#: The tests of test-suite-red that part from ns-2's. Each was traced by
+#: replaying ns-2.35's RED on both directions of r1 - r2, with ns-2's
+#: generator, over ns-2's own trace: the replay gives every drop and mark
+#: of the golden run; fed tcplab's order of events (or its times) instead,
+#: it parts from ns-2's where tcplab does.
+DIFFERS |= {
+    "ungentle": "tcplab's nanosecond clock runs r1's departures of 40-byte ACKs (213 333.3 ns) a few ns early: from "
+                "20.110691 s arrivals that ns-2 queues just before a departure tcplab queues just after, RED's "
+                "average sees one packet less; at 28.8236 s tcplab drops flow 6's ACK 807, at 28.824825 s ns-2 "
+                "flow 5's packet 385, which tcplab keeps",
+    "gentle": "flow 6's packet 385 reaches r2 2 ns before r2 -> r1 finishes packet 384 in tcplab (19.932058473 s), "
+              "after it in ns-2 (both 19.932059): tcplab's RED there sees two waiting, past its crossing, and takes an "
+              "extra number from ns-2's generator at 19.934992 s; at 19.951553 s ns-2 drops flow 4's packet 288, "
+              "tcplab does not",
+    "ungentleBadParams": "flow 5's packet 514 (from s2) and flow 0's 691 (from s1) reach r1 together at 19.733258 s: "
+                         "ns-2 queues 514 first, tcplab 691 (2 ns earlier on its clock), which leaves at 19.79874 s",
+    "gentleEcn": "RED's idle-time correction at r1 at 14.476112 s (flow 6's ACK 106 after exactly three mean "
+                 "packet times, 8 ms): ns-2's double times give m = 2 (2.99988 packets), tcplab's nanoseconds m = 3; "
+                 "the averages part and at 16.174368 s ns-2 marks flow 0's packet 849 (u 0.35272 <= p_a 0.36100), "
+                 "tcplab 850",
+    "gentleEcn1": "RED's idle-time correction at r2 at 19.715883 s (flow 0's ACK 911 after 8 ms, three mean packet "
+                  "times): m = 2 in ns-2, 3 in tcplab; r2's average parts (11.7499 against 11.7264), and at "
+                  "23.298445 s ns-2 keeps flow 2's ACK 470 at r2, tcplab drops it; from 23.366882 s on r1 -> r2",
+}
+SERIES_OF |= {"red": ("packets", "ecn_packets", "acks", "drops")}
+SUITE_OF |= {n: ("red", red_suite) for n in RED_TESTS}
+
+
+def _run_red(test: str) -> list[Comparison]:
+    """A test of test-suite-red, drawn by red_points."""
+    sc, info = red_suite(test)
+    return compare(golden("red", test.split("@")[0]), red_points(sc, info), SERIES_OF["red"])
+
+
 # ---- running ---------------------------------------------------------------
 
 def run_test(test: str) -> list[Comparison]:
@@ -1753,6 +2011,8 @@ def run_test(test: str) -> list[Comparison]:
         return _run_suite2(test)
     if suite == "simple":
         return _run_simple(test)
+    if suite == "red":
+        return _run_red(test)
     return _run_one_link(test)
 
 

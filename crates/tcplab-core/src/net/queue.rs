@@ -77,6 +77,13 @@ pub struct RedParams {
     pub gentle: bool,
     /// Count the queue and scale probabilities in bytes.
     pub byte_mode: bool,
+    /// With `byte_mode`: whether the queue (its average, thresholds and
+    /// the short-queue test) is measured in bytes (true, tcplab's byte
+    /// mode) or in packets (false: ns-2's bytes_ true with
+    /// queue_in_bytes_ false; then, as ns-2's modify_p(), the spacing
+    /// counts the bytes since the last drop in whole `mean_pktsize`s and
+    /// the spaced probability is scaled by size / mean_pktsize after it).
+    pub queue_in_bytes: bool,
     /// Mark ECN-capable packets instead of dropping them early.
     pub ecn: bool,
     /// Hard limit in packets.
@@ -98,6 +105,11 @@ pub struct RedParams {
     /// probability p_b (before spacing) is below this. None: RFC 3168's
     /// rule, a mark while the average is below max_th.
     pub mark_p: Option<f64>,
+    /// ns-2.35's use_mark_p_ false (with `mark_p` None): every early hit
+    /// on an ECN-capable packet is a mark, however high p_b, and an
+    /// average at or past max_th (2 max_th when gentle) is a forced drop,
+    /// tested before the first-crossing rule and without a number.
+    pub mark_every_hit: bool,
     /// ns-2's REDQueue (ns1_compat_ false, its default): a drop because the
     /// queue is full restarts the count of arrivals since the last early
     /// drop or mark, as an early drop does. Floyd & Jacobson's RED leaves
@@ -134,6 +146,9 @@ struct RedState {
     avg: f64,
     /// Arrivals since the last early drop or mark (ns-2's count).
     count: i64,
+    /// Their bytes (ns-2's count_bytes), for `byte_mode` without
+    /// `queue_in_bytes`.
+    count_bytes: i64,
     /// The average is above min_th with packets waiting (ns-2's old).
     above: bool,
     idle_since: Option<Time>,
@@ -261,7 +276,7 @@ impl Queue {
 
     /// RED's average after an arrival at `now` (before the packet joins).
     fn red_average(&mut self, p: &RedParams, now: Time) -> f64 {
-        let q = if p.byte_mode { self.bytes as f64 } else { self.buf.len() as f64 };
+        let q = if p.byte_mode && p.queue_in_bytes { self.bytes as f64 } else { self.buf.len() as f64 };
         match self.red.idle_since {
             Some(t0) if self.buf.is_empty() && now > t0 => {
                 // Idle-time correction: the average decays as if m small
@@ -283,19 +298,35 @@ impl Queue {
     fn red_verdict(&mut self, p: &RedParams, now: Time, size: u32, ect: bool, rng: &mut Rng) -> Verdict {
         let avg = self.red_average(p, now);
         self.red.count += 1;
-        let waiting = if p.byte_mode { self.bytes } else { self.buf.len() as u64 };
+        self.red.count_bytes += size as i64;
+        let waiting = if p.byte_mode && p.queue_in_bytes { self.bytes } else { self.buf.len() as u64 };
         let mut verdict = Verdict::Enqueued;
-        if avg >= p.min_th && (waiting > 1 || !p.spare_short_queue) {
+        let forced_region = avg >= if p.gentle { 2.0 * p.max_th } else { p.max_th };
+        if avg >= p.min_th && (waiting > 1 || !p.spare_short_queue) && p.mark_every_hit && forced_region {
+            // ns-2's enque() without use_mark_p_: DTYPE_FORCED, before its
+            // `old` test and without drop_early(); the count restarts as
+            // after a full queue's drop.
+            if p.overflow_resets_count {
+                self.red.count = 0;
+                self.red.count_bytes = 0;
+            }
+            if p.victim != RedVictim::Tail && self.buf.len() < p.limit as usize {
+                return self.forced_drop(p, DropCause::Red, rng);
+            }
+            verdict = Verdict::Dropped(DropCause::Red);
+        } else if avg >= p.min_th && (waiting > 1 || !p.spare_short_queue) {
             let crossing = !self.red.above;
             if crossing {
                 // Just crossed min_th: start counting (ns-2: count 1, no
                 // drop; Floyd & Jacobson: count 0 and the drop test).
                 self.red.above = true;
                 self.red.count = if p.spare_first_crossing { 1 } else { 0 };
+                self.red.count_bytes = if p.spare_first_crossing { size as i64 } else { 0 };
             }
             let tested = !(crossing && p.spare_first_crossing);
             if tested && self.red_hit(p, avg, size, rng) {
                 self.red.count = 0;
+                self.red.count_bytes = 0;
                 if red_forces(p, avg) && p.victim != RedVictim::Tail && self.buf.len() < p.limit as usize {
                     return self.forced_drop(p, DropCause::Red, rng);
                 }
@@ -305,6 +336,7 @@ impl Queue {
                         // ns-2.35's red.cc: v_prob1 < mark_p (later ns-2
                         // releases, with DCTCP, test <=).
                         Some(m) => red_pb(p, avg) < m,
+                        None if p.mark_every_hit => true,
                         None => avg < p.max_th,
                     };
                 verdict = if marks { Verdict::Marked } else { Verdict::Dropped(DropCause::Red) };
@@ -315,6 +347,7 @@ impl Queue {
         if self.buf.len() >= p.limit as usize {
             if p.overflow_resets_count {
                 self.red.count = 0;
+                self.red.count_bytes = 0;
             }
             return self.forced_drop(p, DropCause::Overflow, rng);
         }
@@ -324,10 +357,23 @@ impl Queue {
     /// The early-drop test of an arrival past the first crossing: whether
     /// it is dropped or marked.
     fn red_hit(&mut self, p: &RedParams, avg: f64, size: u32, rng: &mut Rng) -> bool {
-        let pa = red_spaced(red_probability(p, avg, size), self.red.count, p.wait);
+        let pa = if p.byte_mode && !p.queue_in_bytes {
+            // ns-2's modify_p() with bytes_: the count in whole mean-sized
+            // packets (integer division), the size scaling after the
+            // spacing.
+            let pa = red_spaced(red_pb(p, avg), self.red.count_bytes / p.mean_pktsize as i64, p.wait);
+            if pa < 1.0 {
+                (pa * size as f64 / p.mean_pktsize as f64).min(1.0)
+            } else {
+                pa
+            }
+        } else {
+            red_spaced(red_probability(p, avg, size), self.red.count, p.wait)
+        };
         let Some(skip) = p.ns2_generator else { return rng.chance(pa) };
         // ns-2's enque(): without use_mark_p_ an average past max_th (2
         // max_th when gentle) is a forced drop, decided without a number.
+        // (With `mark_every_hit` red_verdict() has taken that drop already.)
         red_forces(p, avg) || self.ns2_draw(skip) <= pa
     }
 
@@ -573,6 +619,7 @@ mod tests {
             weight: 0.002,
             gentle,
             byte_mode: false,
+            queue_in_bytes: false,
             ecn,
             limit: 1000,
             mean_pktsize: 1000,
@@ -580,6 +627,7 @@ mod tests {
             spare_short_queue: true,
             spare_first_crossing: true,
             mark_p: None,
+            mark_every_hit: false,
             overflow_resets_count: false,
             ns2_generator: None,
             victim: RedVictim::Tail,
@@ -855,6 +903,91 @@ mod tests {
         assert!(rfc.0 > 1000 && rfc.1 == 0, "RFC 3168: marks below max_th {rfc:?}");
         assert!(ns2_low.0 == 0 && ns2_low.1 == rfc.0, "p_b 0.35 >= mark_p 0.1: drops {ns2_low:?}");
         assert_eq!(ns2_high, rfc, "p_b 0.35 < mark_p 0.4: marks");
+    }
+
+    /// ns-2's bytes_ true with queue_in_bytes_ false (`byte_mode` without
+    /// `queue_in_bytes`): the average in packets, the spacing counting the
+    /// bytes since the last drop in whole mean_pktsizes (1500-byte packets
+    /// of mean 500: three per arrival), the size scaling after it; each
+    /// arrival takes one number of ns-2's generator and is dropped when
+    /// u <= p_a so computed.
+    #[test]
+    fn red_bytes_without_queue_in_bytes_is_ns2s_modify_p() {
+        let p = RedParams {
+            byte_mode: true,
+            queue_in_bytes: false,
+            mean_pktsize: 500,
+            ns2_generator: Some(0),
+            ..red(false, false)
+        };
+        let mut q = red_at(p, 10.0);
+        q.red.above = true;
+        q.red.count = 0;
+        q.red.count_bytes = 0;
+        let mut rng = stream_rng(5, "red");
+        let mut reference = crate::engine::Ns2Rng::skipping(0);
+        let mut bytes = 0i64;
+        let mut drops = 0;
+        for i in 0..2000 {
+            bytes += 1500;
+            // p_b 0.05 at an average of 10 packets.
+            let spaced = red_spaced(0.05, bytes / 500, true);
+            let pa = if spaced < 1.0 { (spaced * 3.0).min(1.0) } else { spaced };
+            let expect = reference.uniform() <= pa;
+            let got = matches!(q.enqueue(0, PktId(i), 1500, false, &mut rng), Verdict::Dropped(_));
+            assert_eq!(got, expect, "arrival {i}");
+            if got {
+                bytes = 0;
+                drops += 1;
+            } else {
+                q.dequeue(0);
+            }
+            assert!((q.red.avg - 10.0).abs() < 1e-6, "the average stays in packets");
+        }
+        assert!(drops > 100, "{drops}");
+    }
+
+    /// ns-2.35's use_mark_p_ false (`mark_every_hit`): with gentle RED
+    /// between max_th and 2 max_th (p_b 0.55 at an average of 22.5 with
+    /// max_p 0.1) every early hit on an ECN-capable packet is a mark,
+    /// where RFC 3168's rule (mark only below max_th) drops; past 2
+    /// max_th every arrival is a forced drop without a number, even the
+    /// first after the queue held at most one packet, which the crossing
+    /// rule would spare.
+    #[test]
+    fn red_without_use_mark_p_marks_every_early_hit() {
+        let count = |every: bool| {
+            let mut q = red_at(RedParams { mark_every_hit: every, ..red(true, true) }, 22.5);
+            let mut rng = stream_rng(5, "red");
+            let (mut marks, mut drops) = (0, 0);
+            for i in 0..10_000 {
+                match q.enqueue(0, PktId(i), 1000, true, &mut rng) {
+                    Verdict::Marked => marks += 1,
+                    Verdict::Dropped(_) => {
+                        drops += 1;
+                        continue;
+                    }
+                    Verdict::Enqueued | Verdict::Displaced(_) => {}
+                }
+                q.dequeue(0);
+            }
+            (marks, drops)
+        };
+        let (every, rfc) = (count(true), count(false));
+        assert!(every.0 > 1000 && every.1 == 0, "use_mark_p_ false: marks {every:?}");
+        assert!(rfc.0 == 0 && rfc.1 == every.0, "RFC 3168: drops past max_th {rfc:?}");
+        // Past 2 max_th, the first arrival after the average crossed min_th
+        // (`above` false): a forced drop, no number drawn.
+        let p = RedParams { mark_every_hit: true, ns2_generator: Some(0), ..red(true, true) };
+        let mut q = red_at(p, 31.0);
+        q.red.above = false;
+        let mut rng = stream_rng(5, "red");
+        assert_eq!(q.enqueue(0, PktId(1), 1000, true, &mut rng), Verdict::Dropped(DropCause::Red));
+        assert!(q.red.ns2.is_none() && !q.red.above, "no number drawn, the crossing untouched");
+        // Without it the crossing rule spares that arrival.
+        let mut q = red_at(RedParams { ns2_generator: Some(0), ..red(true, true) }, 31.0);
+        q.red.above = false;
+        assert_eq!(q.enqueue(0, PktId(1), 1000, true, &mut rng), Verdict::Enqueued);
     }
 
     /// `ns2_generator`: the decisions are ns-2's drop_early() on ns-2's

@@ -69,15 +69,42 @@ fn link_rate(key: String, r: super::units::Rate) -> R<()> {
 
 fn validate_queue(key: String, q: &QueueCfg) -> R<()> {
     if let QueueCfg::Red {
-        min_th, max_th, max_p, weight, limit, mean_pktsize, mark_p, generator, generator_skip, ..
+        min_th,
+        max_th,
+        max_p,
+        weight,
+        limit,
+        mean_pktsize,
+        mark_p,
+        use_mark_p,
+        generator,
+        generator_skip,
+        byte_mode,
+        queue_in_bytes,
+        ..
     } = q
     {
+        if *queue_in_bytes == Some(true) && !*byte_mode {
+            return err(
+                format!("{key}.queue_in_bytes"),
+                "is for byte_mode = true only (a queue measured in bytes with probabilities per packet, ns-2's \
+                 bytes_ false with queue_in_bytes_ true, is not modelled)",
+            );
+        }
         if generator_skip.is_some() && *generator != Some(RedGenerator::Ns2) {
             return err(format!("{key}.generator_skip"), "is for generator = \"ns2\" only");
         }
         if let Some(m) = mark_p {
-            if !(*m > 0.0 && *m <= 1.0) {
-                return err(format!("{key}.mark_p"), format!("must be in (0, 1], got {m}"));
+            // Above 1 every early mark stands (p_b never exceeds 1), as
+            // ns-2's mark_p_ 2.0 in test-suite-red.
+            if !(*m > 0.0 && m.is_finite()) {
+                return err(format!("{key}.mark_p"), format!("must be a number above 0, got {m}"));
+            }
+            if *use_mark_p == Some(false) {
+                return err(
+                    format!("{key}.mark_p"),
+                    "is read only with use_mark_p (ns-2's mark_p_ with use_mark_p_ true); use_mark_p = false marks every early hit",
+                );
             }
         }
         if !(*min_th >= 0.0 && min_th < max_th) {
@@ -646,6 +673,7 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             weight,
             gentle,
             byte_mode,
+            queue_in_bytes,
             ecn,
             limit,
             mean_pktsize,
@@ -653,6 +681,7 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             spare_short_queue,
             spare_first_crossing,
             mark_p,
+            use_mark_p,
             overflow_resets_count,
             generator,
             generator_skip,
@@ -664,6 +693,7 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             weight: *weight,
             gentle: *gentle,
             byte_mode: *byte_mode,
+            queue_in_bytes: queue_in_bytes.unwrap_or(*byte_mode),
             ecn: *ecn,
             limit: *limit,
             mean_pktsize: *mean_pktsize,
@@ -671,7 +701,12 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             spare_short_queue: spare_short_queue.unwrap_or(ns2_red),
             spare_first_crossing: spare_first_crossing.unwrap_or(ns2_red),
             // ns-2.35's Queue/RED mark_p_ 0.1 with use_mark_p_ true.
-            mark_p: mark_p.or(ns2_red.then_some(0.1)),
+            mark_p: match use_mark_p {
+                Some(false) => None,
+                Some(true) => Some(mark_p.unwrap_or(0.1)),
+                None => mark_p.or(ns2_red.then_some(0.1)),
+            },
+            mark_every_hit: *use_mark_p == Some(false),
             overflow_resets_count: overflow_resets_count.unwrap_or(ns2_red),
             ns2_generator: (*generator == Some(RedGenerator::Ns2)).then(|| generator_skip.unwrap_or(0)),
             victim: match victim {
@@ -813,6 +848,15 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.sack_option {
         c.rules.ns2_sack_option = v == SackOptionName::Ns2;
+    }
+    if let Some(v) = o.sack_blocks {
+        c.ns2_sack_blocks = v == SackOptionName::Ns2;
+    }
+    if let Some(v) = o.sack1_ecn_recover {
+        c.sack1_ecn_recover = v;
+    }
+    if let Some(v) = o.sack1_partial_ack_timing {
+        c.sack1_partial_ack_timing = v;
     }
     if let Some(v) = o.rtt_estimator {
         c.rules.ns2_rtt_estimator = v == RttEstimatorName::Ns2;

@@ -616,6 +616,11 @@ pub enum QueueCfg {
         gentle: bool,
         #[serde(default)]
         byte_mode: bool,
+        /// With `byte_mode`: the queue measured in bytes (true, the
+        /// default) or in packets (false: ns-2's bytes_ true with
+        /// queue_in_bytes_ false, its modify_p() spacing in bytes).
+        #[serde(default)]
+        queue_in_bytes: Option<bool>,
         /// Mark ECN-capable packets (CE) instead of dropping them early.
         #[serde(default)]
         ecn: bool,
@@ -640,6 +645,14 @@ pub enum QueueCfg {
         /// and linux 0.1, as ns-2.35; rfc none: a mark below max_th).
         #[serde(default)]
         mark_p: Option<f64>,
+        /// ns-2.35's use_mark_p_. Unset: the profile's rule (ns2 and linux
+        /// `mark_p`, rfc a mark below max_th). false: ns-2's use_mark_p_
+        /// false, every early hit on an ECN-capable packet is a mark and an
+        /// average at or past max_th (2 max_th when gentle) a forced drop;
+        /// refused with `mark_p`. true: `mark_p` (default 0.1) in every
+        /// profile.
+        #[serde(default)]
+        use_mark_p: Option<bool>,
         /// A drop because the queue is full restarts the count since the
         /// last early drop (ns-2's REDQueue, ns1_compat_ false). Default:
         /// the profile's (ns2 and linux on, rfc off).
@@ -1123,6 +1136,18 @@ pub struct TcpOptions {
     pub rfc2581_immediate_ack: Option<bool>,
     /// SACK option size: "ns2" (3 blocks, 8 bytes each) or "rfc2018".
     pub sack_option: Option<SackOptionName>,
+    /// Which SACK blocks an ACK reports: "rfc2018" (the block of the
+    /// latest segment, then the most recently changed others) or "ns2"
+    /// (ns-2.35's TCPSink/Sack1: the latest segment's block, then blocks
+    /// as they were reported before, from a history of three).
+    pub sack_blocks: Option<SackOptionName>,
+    /// ns-2.35's Sack1: an ECN cut on the ACK that would end fast recovery
+    /// moves the recovery point to the highest segment sent (its ecn()
+    /// sets recover_ first), so fast recovery goes on.
+    pub sack1_ecn_recover: Option<bool>,
+    /// ns-2.35's Sack1: a partial ACK in fast recovery leaves the RTT
+    /// measurement running (only newack(), at the end of recovery, ends it).
+    pub sack1_partial_ack_timing: Option<bool>,
     /// RTT estimator: "ns2" (ticks, scaled integers) or "rfc6298".
     pub rtt_estimator: Option<RttEstimatorName>,
     /// Vegas rate arithmetic: "ns2" (ns-2's agent) or "paper" (data in transit).
@@ -1313,6 +1338,9 @@ impl TcpOptions {
             syn_immediate_ack: self.syn_immediate_ack.or(base.syn_immediate_ack),
             rfc2581_immediate_ack: self.rfc2581_immediate_ack.or(base.rfc2581_immediate_ack),
             sack_option: self.sack_option.or(base.sack_option),
+            sack_blocks: self.sack_blocks.or(base.sack_blocks),
+            sack1_ecn_recover: self.sack1_ecn_recover.or(base.sack1_ecn_recover),
+            sack1_partial_ack_timing: self.sack1_partial_ack_timing.or(base.sack1_partial_ack_timing),
             rtt_estimator: self.rtt_estimator.or(base.rtt_estimator),
             vegas_rates: self.vegas_rates.or(base.vegas_rates),
             vegas_send_times: self.vegas_send_times.or(base.vegas_send_times),

@@ -347,6 +347,29 @@ pub struct TcpConfig {
     /// (ns-2's `RFC2581_immediate_ack_ false`, test-suite-rfc2581). A
     /// segment that fills the whole hole is acknowledged at once either way.
     pub rfc2581_immediate_ack: bool,
+    /// The receiver chooses its SACK blocks as ns-2.35's TCPSink/Sack1
+    /// (`sack_blocks = "ns2"`): the block holding the segment just
+    /// received (none when it was in order), then the blocks of its
+    /// history as they were reported, newest first, each dropped once the
+    /// latest block (or, for an in-order segment, everything below the
+    /// cumulative ACK) covers it; the history keeps the last three
+    /// out-of-order blocks and empties when no hole is left. Default
+    /// false: RFC 2018's current blocks, most recently changed first.
+    pub ns2_sack_blocks: bool,
+    /// ns-2.35's Sack1 with ECN (`sack1_ecn_recover`): its recv() runs
+    /// ecn() before the ACK's own work, and ecn() sets recover_ to the
+    /// highest segment sent; on the ACK that would end fast recovery an
+    /// ECN cut (`ecn_in_recovery`) so moves the recovery point, and fast
+    /// recovery goes on, sending by its pipe, until that is acknowledged.
+    /// Default false: that ACK ends recovery with the halved window.
+    pub sack1_ecn_recover: bool,
+    /// ns-2.35's Sack1 partial ACK (`sack1_partial_ack_timing`): its recv()
+    /// in fast recovery restarts the timer and clears the backoff but does
+    /// not call newack(), so the RTT measurement in progress goes on and
+    /// the ACK that ends recovery takes the sample, however long that was.
+    /// Default false: the partial ACK that covers the timed segment ends
+    /// the measurement without a sample (`advance_una_partial`).
+    pub sack1_partial_ack_timing: bool,
     /// Which algorithm each ns-2/RFC difference follows.
     pub rules: Ns2Rules,
     /// Maximum segment size: payload bytes per segment.
@@ -496,6 +519,9 @@ impl TcpConfig {
                 syn: true,
                 syn_immediate_ack: true,
                 rfc2581_immediate_ack: true,
+                ns2_sack_blocks: false,
+                sack1_ecn_recover: false,
+                sack1_partial_ack_timing: false,
                 clock_phase: 0,
             },
             // Linux: IW10 (RFC 6928), TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,

@@ -1466,3 +1466,114 @@ fn ns2_headerless_first_rule() {
     let rtx = s.poll_segment(MS).expect("the fast retransmission");
     assert_eq!((rtx.header.seq, rtx.headerless), (0, true));
 }
+
+/// ns-2.35's TCPSink/Sack1 (`sack_blocks = "ns2"`) reports the latest
+/// segment's block, then blocks from its history of the last three as they
+/// were reported. With four blocks held (2, 4, 6, 8 above a hole at 1)
+/// the history has lost 2; when 7 merges 6 and 8, ns-2's ACK carries two
+/// blocks, RFC 2018's three. When no hole is left the history empties.
+#[test]
+fn ns2_sack_blocks_come_from_a_history_of_three() {
+    let blocks = |ns2: bool| {
+        let mut c = cfg(Ns2Rules::ns2(), 2);
+        c.sack = true;
+        c.ns2_sack_blocks = ns2;
+        let mut r = TcpReceiver::new(&c);
+        let mut out = Vec::new();
+        for n in [0u64, 2, 4, 6, 8, 7, 1, 3, 5] {
+            r.on_segment(n * MS, n * MSS, MSS as u32, None);
+            let f = r.make_ack();
+            out.push(f.sack[..f.nsack as usize].iter().map(|b| (b.start / MSS, b.end / MSS)).collect::<Vec<_>>());
+        }
+        out
+    };
+    let ns2 = blocks(true);
+    let rfc = blocks(false);
+    assert_eq!(ns2[4], vec![(8, 9), (6, 7), (4, 5)]);
+    assert_eq!(ns2[5], vec![(6, 9), (4, 5)], "2 has left the history; 6 and 8 are covered by 6-9");
+    assert_eq!(rfc[5], vec![(6, 9), (4, 5), (2, 3)]);
+    // 1 in order (the cumulative ACK to 3): no block of its own, the
+    // history's below 3 dropped.
+    assert_eq!(ns2[6], vec![(6, 9), (4, 5)]);
+    assert_eq!(ns2[7], vec![(6, 9)]);
+    // 5 fills the last hole: no blocks, and the history is empty after.
+    assert!(ns2[8].is_empty() && rfc[8].is_empty());
+}
+
+/// Sack1 in fast recovery as `sack1_recovery` above: segment 0 acknowledged,
+/// 1 and 3 lost, both retransmitted, snd_max 12 segments.
+fn sack1_in_recovery(c: &TcpConfig) -> TcpSender {
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, c));
+    s.app_write(None);
+    drain(&mut s, 0);
+    ack(&mut s, MS, MSS);
+    ack_with(&mut s, 2 * MS, MSS, 0, &[(2000, 3000)]);
+    ack_with(&mut s, 2 * MS, MSS, 0, &[(4000, 5000), (2000, 3000)]);
+    ack_with(&mut s, 2 * MS, MSS, 0, &[(4000, 6000), (2000, 3000)]);
+    for end in [7000, 8000, 9000] {
+        ack_with(&mut s, 3 * MS, MSS, 0, &[(4000, end), (2000, 3000)]);
+    }
+    let out = ack_with(&mut s, 3 * MS, MSS, 0, &[(4000, 10000), (2000, 3000)]);
+    assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![3000]);
+    assert!(s.in_recovery());
+    s
+}
+
+/// `sack1_ecn_recover`: ns-2's Sack1 recv() runs ecn() first, which sets
+/// recover_ to the highest segment sent; an ECN echo on the ACK that would
+/// end fast recovery (beyond the recovery point, 12 segments) so moves the
+/// point to 14 and fast recovery goes on, the window halved. Without it
+/// that ACK ends recovery.
+#[test]
+fn sack1_ecn_recover_moves_the_recovery_point() {
+    for on in [false, true] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.sack = true;
+        c.ecn = true;
+        c.sack1_ecn_recover = on;
+        let mut s = sack1_in_recovery(&c);
+        // Two more duplicates bring pipe below cwnd: new segments 12 and 13.
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            out.extend(ack_with(&mut s, 3 * MS, MSS, 0, &[(4000, 10000), (2000, 3000)]));
+        }
+        assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![12000, 13000]);
+        // All but segment 13 acknowledged, with an ECN echo.
+        ack_with(&mut s, 4 * MS, 13 * MSS, flags::ECE, &[]);
+        assert_eq!(s.w.cwnd, 2750, "the cut halves cwnd_ either way");
+        assert_eq!(s.in_recovery(), on, "sack1_ecn_recover {on}");
+    }
+}
+
+/// `sack1_partial_ack_timing`: ns-2's Sack1 handles a partial ACK without
+/// newack(), so the RTT measurement runs on past a partial ACK that covers
+/// it. Here segment 12 is timed from 3 ms (sent in recovery, after the
+/// fast retransmit ended the earlier measurement); the echoing ACK of 13
+/// segments covers it but, the recovery point moved to 14
+/// (`sack1_ecn_recover`), is partial; the ACK ending recovery at 100 ms
+/// then takes a 97 ms sample. By default the partial ACK ends the
+/// measurement without a sample.
+#[test]
+fn sack1_partial_ack_keeps_the_rtt_measurement() {
+    let srtt = |on: bool| {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.sack = true;
+        c.ecn = true;
+        c.sack1_ecn_recover = true;
+        c.sack1_partial_ack_timing = on;
+        let mut s = sack1_in_recovery(&c);
+        for _ in 0..2 {
+            ack_with(&mut s, 3 * MS, MSS, 0, &[(4000, 10000), (2000, 3000)]);
+        }
+        let first = s.rto.srtt;
+        ack_with(&mut s, 4 * MS, 13 * MSS, flags::ECE, &[]);
+        assert!(s.in_recovery(), "a partial ACK");
+        ack(&mut s, 100 * MS, 14 * MSS);
+        assert!(!s.in_recovery());
+        (first, s.rto.srtt)
+    };
+    let (first, off) = srtt(false);
+    assert_eq!(off, first, "no sample");
+    let (first, on) = srtt(true);
+    assert!(on > first, "a sample of the long measurement: {on:?} after {first:?}");
+}

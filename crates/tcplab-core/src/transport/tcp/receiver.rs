@@ -54,6 +54,14 @@ pub struct TcpReceiver {
     /// ns-2's ACKs carry the timestamp option without its bytes
     /// (`TcpConfig::ns2_timestamps`).
     ns2_timestamps: bool,
+    /// ns-2's choice of SACK blocks (`TcpConfig::ns2_sack_blocks`).
+    ns2_sack_blocks: bool,
+    /// With `ns2_sack_blocks`: the out-of-order blocks reported, as they
+    /// were then, newest first (ns-2's SackStack), at most
+    /// `max_sack_blocks`.
+    sack_history: Vec<(u64, u64)>,
+    /// Where the last segment received started.
+    last_seq: u64,
     /// ns-2's DelAckSink (`Ns2Rules::ns2_delack_sink`).
     ns2_delack_sink: bool,
     /// The connection opened with a SYN (then byte 0 is ns-2's packet 1).
@@ -96,6 +104,9 @@ impl TcpReceiver {
             max_sack_blocks: if cfg.timestamps || cfg.rules.ns2_sack_option { 3 } else { 4 },
             ns2_sack_option: cfg.rules.ns2_sack_option,
             ns2_timestamps: cfg.timestamps && cfg.ns2_timestamps,
+            ns2_sack_blocks: cfg.ns2_sack_blocks,
+            sack_history: Vec::new(),
+            last_seq: 0,
             ns2_delack_sink: cfg.rules.ns2_delack_sink,
             syn_seen: false,
             syn_ack_held: false,
@@ -180,6 +191,7 @@ impl TcpReceiver {
     #[inline(always)]
     pub fn on_segment(&mut self, now: Time, seq: u64, len: u32, ts_val: Option<u32>) -> bool {
         self.stats.segments_received += 1;
+        self.last_seq = seq;
         let end = seq + len as u64;
         // RFC 7323 4.3: remember the TSval of the segment that covers the
         // left edge of the window we last acknowledged.
@@ -351,7 +363,9 @@ impl TcpReceiver {
         self.stats.acks_sent += 1;
         self.last_ack_sent = self.rcv_nxt;
         let mut f = AckFields { ack: self.rcv_nxt, ts_ecr: self.ts_recent, ece: self.ece, ..Default::default() };
-        if self.sack {
+        if self.sack && self.ns2_sack_blocks {
+            self.ns2_sack_blocks(&mut f);
+        } else if self.sack {
             // RFC 2018 4: the first block holds the most recently received
             // segment; then the other most recently changed blocks.
             for &start in self.recent.iter().take(self.max_sack_blocks) {
@@ -362,5 +376,46 @@ impl TcpReceiver {
             }
         }
         f
+    }
+
+    /// ns-2.35's TCPSink/Sack1 (Sacker::append_ack) blocks for the ACK of
+    /// the segment that started at `last_seq`: with no hole left, none
+    /// (and the history empties); else the held range around that segment
+    /// if it lies above the cumulative ACK, then the history's blocks,
+    /// newest first, as they were when reported (a block merged or
+    /// extended since stays as it was), skipping and forgetting those the
+    /// latest block covers (after an in-order segment: those below the
+    /// cumulative ACK); the latest block then joins the history, whose
+    /// oldest entry goes beyond `max_sack_blocks`.
+    fn ns2_sack_blocks(&mut self, f: &mut AckFields) {
+        if self.ooo.is_empty() {
+            self.sack_history.clear();
+            return;
+        }
+        let seq = self.last_seq;
+        let latest =
+            if seq >= self.rcv_nxt { self.ooo.iter().find(|r| r.0 <= seq && seq < r.1).copied() } else { None };
+        let (cl, cr) = latest.unwrap_or((0, self.rcv_nxt));
+        let push = |f: &mut AckFields, (s, e): (u64, u64)| {
+            f.sack[f.nsack as usize] = SackBlock { start: s, end: e };
+            f.nsack += 1;
+        };
+        if let Some(b) = latest {
+            push(f, b);
+        }
+        let mut k = 0;
+        while (f.nsack as usize) < self.max_sack_blocks && k < self.sack_history.len() {
+            let (l, r) = self.sack_history[k];
+            if cl <= l && r <= cr {
+                self.sack_history.remove(k);
+                continue;
+            }
+            push(f, (l, r));
+            k += 1;
+        }
+        if let Some(b) = latest {
+            self.sack_history.insert(0, b);
+            self.sack_history.truncate(self.max_sack_blocks);
+        }
     }
 }

@@ -191,6 +191,10 @@ impl LossRecovery for Sack1Recovery {
             return;
         }
         self.pipe -= 1;
+        if ece_cut && s.cfg.sack1_ecn_recover {
+            // ns-2's ecn() ran first and set recover_ to maxseq_.
+            self.recover = Some(s.snd_max);
+        }
         if ack >= self.recover.unwrap_or(0) {
             // Recovery is over; cwnd stays at the halved window.
             self.fast_recovery = false;
@@ -204,7 +208,12 @@ impl LossRecovery for Sack1Recovery {
             // partial_ack_), timer restarted, then the backoff cleared:
             // ns-2 runs newtimer() before t_backoff_ = 1, so the restarted
             // timer still carries the backoff of an earlier timeout.
-            s.advance_una_partial(now, h);
+            if s.cfg.sack1_partial_ack_timing {
+                // ns-2's Sack1 recv(): no newack(), the measurement runs on.
+                s.advance_una_keeping_timing(h);
+            } else {
+                s.advance_una_partial(now, h);
+            }
             if let Some(sb) = s.sb.as_mut() {
                 sb.update(ack, blocks);
             }

@@ -109,9 +109,6 @@ pub struct TcpSender {
     /// goes alone (cwnd 1) and the second new ACK sets the initial window.
     /// The new ACKs counted so far while that is pending.
     vegas_delay_growth: Option<u32>,
-    /// The first data segment goes without header bytes
-    /// (`Ns2Rules::ns2_headerless_first`, no SYN, not Vegas).
-    headerless_first: bool,
     pub(super) cc: Box<dyn CongestionControl>,
     /// How losses are detected and repaired (beside `cc`, which owns the
     /// window): taken out while it runs, so it can work on the sender.
@@ -146,17 +143,21 @@ pub struct TcpSender {
     log_segments: bool,
     /// Set CWR on the next new data segment.
     pending_cwr: bool,
+    /// The first data segment goes without header bytes
+    /// (`Ns2Rules::ns2_headerless_first`, no SYN, not Vegas).
+    headerless_first: bool,
     /// Outstanding segments with their last send time and transmit count.
     sent: std::collections::VecDeque<SentSeg>,
     last_acked_seg: Option<(Time, u32)>,
-    /// When the first data segment (sequence 0) was last sent, with the
-    /// per-segment log (ns-2's firstsent_).
-    first_sent: Option<Time>,
     /// When the last byte of a finite transfer was acknowledged.
     pub completed_at: Option<Time>,
     pub stats: SenderStats,
     pub rto: RtoEstimator,
     pub cfg: TcpConfig,
+    /// When the first data segment (sequence 0) was last sent, with the
+    /// per-segment log (ns-2's firstsent_; Vegas only, so past the lines an
+    /// ACK of the other variants reads).
+    first_sent: Option<Time>,
     /// No new ECN reduction until snd_una passes this (once per window).
     ecn_guard: Option<u64>,
     /// Highest byte + 1 sent at the last loss event (SACK mode's guard
@@ -797,6 +798,12 @@ impl TcpSender {
             self.rtt_timing = None;
             self.rto.clear_backoff();
         }
+        self.move_una(h)
+    }
+
+    /// A partial ACK that leaves the RTT measurement running
+    /// (`sack1_partial_ack_timing`): snd_una moves, nothing else.
+    pub(super) fn advance_una_keeping_timing(&mut self, h: &TcpHeader) -> u64 {
         self.move_una(h)
     }
 

@@ -877,28 +877,31 @@ mod tests {
         assert!(marks > 300 && drops == 0, "marks {marks} drops {drops}");
     }
 
+    /// Offer 10 000 ECN-capable packets to `q`, held at two waiting (what
+    /// joins leaves again): (marks, drops).
+    fn marks_and_drops(mut q: Queue) -> (u32, u32) {
+        let mut rng = stream_rng(5, "red");
+        let (mut marks, mut drops) = (0, 0);
+        for i in 0..10_000 {
+            match q.enqueue(0, PktId(i), 1000, true, &mut rng) {
+                Verdict::Marked => marks += 1,
+                Verdict::Dropped(_) => {
+                    drops += 1;
+                    continue;
+                }
+                Verdict::Enqueued | Verdict::Displaced(_) => {}
+            }
+            q.dequeue(0);
+        }
+        (marks, drops)
+    }
+
     /// ns-2.35's mark_p_: at p_b = max_p (0.5) x (12 - 5) / 10 = 0.35, an
     /// early drop of an ECN-capable packet is a mark only below mark_p.
     #[test]
     fn red_marks_only_below_mark_p() {
-        let count = |mark_p: Option<f64>| {
-            let mut q = red_at(RedParams { max_p: 0.5, mark_p, ..red(false, true) }, 12.0);
-            let mut rng = stream_rng(5, "red");
-            let (mut marks, mut drops) = (0, 0);
-            for i in 0..10_000 {
-                // The queue held at two waiting: what joins leaves again.
-                match q.enqueue(0, PktId(i), 1000, true, &mut rng) {
-                    Verdict::Marked => marks += 1,
-                    Verdict::Dropped(_) => {
-                        drops += 1;
-                        continue;
-                    }
-                    Verdict::Enqueued | Verdict::Displaced(_) => {}
-                }
-                q.dequeue(0);
-            }
-            (marks, drops)
-        };
+        let count =
+            |mark_p: Option<f64>| marks_and_drops(red_at(RedParams { max_p: 0.5, mark_p, ..red(false, true) }, 12.0));
         let (rfc, ns2_low, ns2_high) = (count(None), count(Some(0.1)), count(Some(0.4)));
         assert!(rfc.0 > 1000 && rfc.1 == 0, "RFC 3168: marks below max_th {rfc:?}");
         assert!(ns2_low.0 == 0 && ns2_low.1 == rfc.0, "p_b 0.35 >= mark_p 0.1: drops {ns2_low:?}");
@@ -956,23 +959,7 @@ mod tests {
     /// rule would spare.
     #[test]
     fn red_without_use_mark_p_marks_every_early_hit() {
-        let count = |every: bool| {
-            let mut q = red_at(RedParams { mark_every_hit: every, ..red(true, true) }, 22.5);
-            let mut rng = stream_rng(5, "red");
-            let (mut marks, mut drops) = (0, 0);
-            for i in 0..10_000 {
-                match q.enqueue(0, PktId(i), 1000, true, &mut rng) {
-                    Verdict::Marked => marks += 1,
-                    Verdict::Dropped(_) => {
-                        drops += 1;
-                        continue;
-                    }
-                    Verdict::Enqueued | Verdict::Displaced(_) => {}
-                }
-                q.dequeue(0);
-            }
-            (marks, drops)
-        };
+        let count = |every: bool| marks_and_drops(red_at(RedParams { mark_every_hit: every, ..red(true, true) }, 22.5));
         let (every, rfc) = (count(true), count(false));
         assert!(every.0 > 1000 && every.1 == 0, "use_mark_p_ false: marks {every:?}");
         assert!(rfc.0 == 0 && rfc.1 == every.0, "RFC 3168: drops past max_th {rfc:?}");

@@ -190,10 +190,12 @@ def _without_red_key(key):
     return change
 
 
-def _without_tcp_key(key):
+def _with_tcp_key(key, value):
+    """Every flow with [tcp] `key` = `value` (for a rule the ns2 profile
+    has on: its RFC value)."""
     def change(sc):
         for f in sc["flow"]:
-            f["tcp"].pop(key)
+            f["tcp"][key] = value
     return change
 
 
@@ -214,21 +216,21 @@ def test_ns2_sack_blocks_matter():
     """TCPSink/Sack1's SACK blocks (`sack_blocks = "ns2"`): with RFC 2018's
     choice, the ACKs of flows 6 and 7 on r1 -> r2 are longer and
     gentleBadParams parts from ns-2's."""
-    assert _red_differs("gentleBadParams", _without_tcp_key("sack_blocks"))
+    assert _red_differs("gentleBadParams", _with_tcp_key("sack_blocks", "rfc2018"))
 
 
 def test_sack1_ecn_recover_matters():
     """congested2_mark_p: ns-2's Sack1 stays in fast recovery after an ECN
     cut on the ACK that would end it; without `sack1_ecn_recover` it parts
     from ns-2's at 2.43 s."""
-    assert _red_differs("congested2_mark_p", _without_tcp_key("sack1_ecn_recover"))
+    assert _red_differs("congested2_mark_p", _with_tcp_key("sack1_ecn_recover", False))
 
 
 def test_sack1_partial_ack_timing_matters():
     """congested1_mark_p: ns-2's Sack1 partial ACKs leave the RTT
     measurement running (the sample at the end of recovery is 1.4 s, RTO
     2.2 s); without `sack1_partial_ack_timing` tcplab times out at 4.78 s."""
-    assert _red_differs("congested1_mark_p", _without_tcp_key("sack1_partial_ack_timing"))
+    assert _red_differs("congested1_mark_p", _with_tcp_key("sack1_partial_ack_timing", False))
 
 
 def test_red_clock_phases_follow_ns2s_reset_order():

@@ -475,7 +475,13 @@ impl TcpConfig {
             // maxrto_ 60, rtxcur_init_ 3.0, tcpTick_ 0.01, numdupacks_ 3,
             // singledup_ 1 (limited transmit), no abort, TCPSink acks every
             // segment, DelAck interval_ 100 ms.
-            TcpProfile::Ns2 => TcpConfig { rules: Ns2Rules::ns2(), ..Self::profile(TcpProfile::Rfc) },
+            TcpProfile::Ns2 => TcpConfig {
+                rules: Ns2Rules::ns2(),
+                ns2_sack_blocks: true,
+                sack1_ecn_recover: true,
+                sack1_partial_ack_timing: true,
+                ..Self::profile(TcpProfile::Rfc)
+            },
             // The same values; the RFCs' algorithms.
             TcpProfile::Rfc => TcpConfig {
                 mss: 1000,

@@ -175,3 +175,25 @@ def test_ns2_timestamps_and_ts_reset_rto_matter():
     timeouts."""
     assert _options_differs("timeouts_reno3", lambda tcp: tcp.pop("ns2_timestamps"))
     assert _options_differs("timeouts_reno3", lambda tcp: tcp.update(ts_reset_rto=True))
+
+
+def _newreno_differs(test, change):
+    sc, tr = ns2_suites.newreno_suite(test)
+    change(sc["flow"][0]["tcp"])
+    cmp = ns2_suites.compare(ns2_suites.golden("newreno", test), ns2_suites.tcplab_points(sc, tr))
+    return any(c.first is not None for c in cmp)
+
+
+def test_bugfix_ack_matters():
+    """test-suite-newreno's newreno_rto_loss_ack sets bugFix_ack_: without
+    the ACK heuristic (`bugfix_ack`) the duplicates after the timeout get
+    no fast retransmit and the run parts from ns-2's at 3.78 s, waiting
+    for the next timeout as newreno_rto_loss does."""
+    assert _newreno_differs("newreno_rto_loss_ack", lambda tcp: tcp.pop("bugfix_ack"))
+
+
+def test_bugfix_ts_matters():
+    """test-suite-newreno's newreno_rto_loss_tsh sets bugFix_ts_: without
+    the timestamp heuristic (`bugfix_ts`) it parts from ns-2's at 3.78 s,
+    as newreno_rto_loss_ts, which does not set it."""
+    assert _newreno_differs("newreno_rto_loss_tsh", lambda tcp: tcp.pop("bugfix_ts"))

@@ -22,10 +22,7 @@ is not run. tests/test_ns2_suites.py holds tcplab to them (the tests in
 DIFFERS expected to differ, for the reason given there).
 
 Left out, with what tcplab lacks:
-  test-suite-newreno: newreno_rto_loss_ack,
-    newreno_rto_dup_ack, newreno_rto_loss_ackf (bugFix_ack_, the ACK heuristic);
-    newreno_rto_loss_ts, newreno_rto_loss_tsh, newreno_rto_dup_ts,
-    newreno_rto_dup_tsh (ns-2's timestamps and ts_echo_rfc1323_, bugFix_ts_).
+  test-suite-newreno: none (all 64 tests are here).
   test-suite-sack: FalsePipe, FalsePipe1 (delay_pkt_ and RED);
     sack_dupacks1 (numdupacksFrac_); sack_finiteflow (the agent on the
     bottleneck's own node, r1: this comparison's enqueue points are drawn for
@@ -172,6 +169,10 @@ class Traced:
     #: whether the traced link drops packets at its far end (an error
     #: model there: beyond the traced queue, not in the golden's drops)
     far_drops: bool = False
+    #: a link of zero delay beyond `far` whose error model drops ACKs as
+    #: they reach `far` (ns-2's error module at the head of the reverse
+    #: link): those ACKs are drawn as drops there
+    ack_loss_link: int | None = None
 
 
 def y_of(fid: int, number: int, wrap: int) -> float:
@@ -190,6 +191,8 @@ def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
     sc["pcap"] = [{"link": tr.link, "direction": "forward", "name": "fwd"},
                   {"link": tr.link, "direction": "reverse", "name": "rev"},
                   {"node": tr.near, "name": "near"}, {"node": tr.far, "name": "far"}]
+    if tr.ack_loss_link is not None:
+        sc["pcap"].append({"link": tr.ack_loss_link, "direction": "reverse", "name": "ackloss"})
     res = tcplab.run(sc)
     names = [n["name"] for n in sc["node"]]
     near, far = names.index(tr.near), names.index(tr.far)
@@ -261,6 +264,14 @@ def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
         # An ACK `far` sends, or forwards from a sink beyond it, to `near`.
         if is_ack(p) and p.src != near and _via(sc, names, far, p.dst) == near:
             ack_point(p)
+    if tr.ack_loss_link is not None:
+        # An ACK sent towards `far` that its capture does not record
+        # there was lost at its arrival (zero delay: its send time).
+        arrived = {(round(p.t, 9), p.ack) for p in read_pcap(res.pcaps["far"]) if is_ack(p)}
+        for p in read_pcap(res.pcaps["ackloss"]):
+            if is_ack(p) and (round(p.t, 9), p.ack) not in arrived:
+                out["drops"].append((p.t, y_of(tr.fids[ends[(p.dst, p.src, p.dport)]], (p.ack - 1) // tr.mss,
+                                                tr.wrap)))
     beyond = set()
     if tr.far_drops:
         # A packet the traced link corrupts reaches its far end
@@ -620,6 +631,12 @@ SUITE_OF |= {t: ("ecn", ecn_two) for t in ECN_TWO_TESTS}
 NR_LIST1 = [14, 15, 16, 17, 18, 19, 20, 21, 25]
 NR_LIST2 = [24, 25, 26, 28, 31, 35, 40, 45, 46, 47, 48]
 NR_RTO_LOSS = list(range(15, 31)) + [37]
+#: timestamps_ true as ns-2 has them (`ns2_timestamps`, ts_resetRTO_
+#: false). TCPSink's choice of the timestamp it echoes (Acker::update_ts(),
+#: ts_echo_rfc1323_ true in the loss_ts* tests) is not modelled: tcplab's
+#: receiver echoes by RFC 7323's rule, and ns-2's rule (tried, with and
+#: without ts_echo_rfc1323_) drew the same points in all four tests.
+NR_TS = {"timestamps": True, "ns2_timestamps": True, "ts_reset_rto": False}
 
 
 @dataclass
@@ -645,6 +662,11 @@ class NrTest:
     window: int = 28
     reorder: bool = False
     qlim: int = 8
+    #: further [flow.tcp] keys (the timestamp and heuristic tests)
+    tcp: dict = None
+    #: the flow's ACKs dropped at the head of k1 -> r1 (drop_acks: an
+    #: ErrorModel/List counting them from 0, the SYN's)
+    ack_drops: list = None
 
 
 def _nr(agent, drops, **kw) -> NrTest:
@@ -700,6 +722,18 @@ NEWRENO_SUITE = {
     # partial_window_deflation_ 1).
     "newreno_rto_loss": _nr("newreno", NR_RTO_LOSS, nc1=True, pwd=True),
     "newreno_rto_dup": _nr("newreno", NR_LIST2 + [51]),
+    # Andrei Gurtov's heuristics past bugFix_ (NewReno's dupack_action()):
+    # bugFix_ack_ (`bugfix_ack`); timestamps_ (NR_TS), with bugFix_ts_
+    # (`bugfix_ts`) in the *_tsh tests.
+    "newreno_rto_loss_ack": _nr("newreno", NR_RTO_LOSS, nc1=True, pwd=True, tcp={"bugfix_ack": True}),
+    "newreno_rto_dup_ack": _nr("newreno", NR_LIST2 + [51], tcp={"bugfix_ack": True}),
+    "newreno_rto_loss_ackf": _nr("newreno", list(range(15, 31)) + [43], nc1=True, pwd=True,
+                                 tcp={"bugfix_ack": True}, ack_drops=[23, 24, 25, 26]),
+    **{f"newreno_rto_loss_ts{h}": _nr("newreno", NR_RTO_LOSS, nc1=True, pwd=True,
+                                      tcp=NR_TS | {"bugfix_ts": h == "h"})
+       for h in ("", "h")},
+    **{f"newreno_rto_dup_ts{h}": _nr("newreno", NR_LIST2 + [51], tcp=NR_TS | {"bugfix_ts": h == "h"})
+       for h in ("", "h")},
     # Reordering (net4a): one packet, or four (reno5a), held 50 ms at the
     # head of s1 -> r1; the suite's `Agent/TCP set bugFix_`, singledup_ and
     # lessCareful_ in each class's init.
@@ -741,6 +775,10 @@ def newreno_suite(test: str) -> tuple[dict, Traced]:
             tcp["less_careful"] = True
         if t.erf:
             tcp["exit_recovery_fix"] = True
+    tcp |= t.tcp or {}
+    # ns-2's timestamp option adds ts_option_size_ (10) bytes to a data
+    # packet, tcplab's 12: 998 bytes of payload make the same 1050.
+    mss = 998 if tcp.get("timestamps") else 1000
     sc = {
         "sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"},
         "node": [{"name": n} for n in ("s1", "s2", "r1", "k1")],
@@ -757,9 +795,20 @@ def newreno_suite(test: str) -> tuple[dict, Traced]:
              "queue": {"kind": "droptail", "limit": t.qlim - 1}},
         ],
         "flow": [{"name": "f1", "from": "s1", "to": "k1", "transport": t.agent,
-                  "packet_size": 1000, "window": t.window, "app": {"kind": "bulk", "start": "1s"}, "tcp": tcp}],
+                  "packet_size": mss, "window": t.window, "app": {"kind": "bulk", "start": "1s"}, "tcp": tcp}],
     }
-    return sc, Traced(link=2, near="r1", far="k1", fids={"f1": 1})
+    if t.ack_drops:
+        # drop_acks's list at the head of k1 -> r1: the sink sits beyond
+        # k1 (k2) behind a link of zero delay and 10^15 bit/s whose list
+        # (counted from 1 over the flow's ACKs, the SYN's first) drops the
+        # ACKs where they reach k1, before its queue, as ns-2's module.
+        sc["node"].append({"name": "k2"})
+        sc["link"].append({"between": ["k1", "k2"], "rate": "1e6Gbps", "delay": "0ms",
+                           "error": {"kind": "pattern", "drop": [d + 1 for d in t.ack_drops],
+                                     "direction": "reverse"}})
+        sc["flow"][0]["to"] = "k2"
+    return sc, Traced(link=2, near="r1", far="k1", fids={"f1": 1}, mss=mss,
+                      ack_loss_link=3 if t.ack_drops else None)
 
 
 NEWRENO_TESTS = list(NEWRENO_SUITE)

@@ -904,6 +904,12 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.ns2_timestamps {
         c.ns2_timestamps = v;
     }
+    if let Some(v) = o.bugfix_ack {
+        c.bugfix_ack = v;
+    }
+    if let Some(v) = o.bugfix_ts {
+        c.bugfix_ts = v;
+    }
     if let Some(v) = o.sack1_careful {
         c.sack1_careful = v;
     }

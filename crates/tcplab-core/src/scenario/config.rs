@@ -1085,6 +1085,11 @@ pub struct TcpOptions {
     pub ts_reset_rto: Option<bool>,
     /// ns-2's accounting of timestamps (sizes, exact times).
     pub ns2_timestamps: Option<bool>,
+    /// NewReno: ns-2's ACK heuristic past the careful guard (bugFix_ack_).
+    pub bugfix_ack: Option<bool>,
+    /// NewReno: ns-2's timestamp heuristic past the careful guard (bugFix_ts_).
+    pub bugfix_ts: Option<bool>,
+
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
     pub sack1_careful: Option<bool>,
@@ -1296,6 +1301,8 @@ impl TcpOptions {
             exit_fast_retrans: self.exit_fast_retrans.or(base.exit_fast_retrans),
             ts_reset_rto: self.ts_reset_rto.or(base.ts_reset_rto),
             ns2_timestamps: self.ns2_timestamps.or(base.ns2_timestamps),
+            bugfix_ack: self.bugfix_ack.or(base.bugfix_ack),
+            bugfix_ts: self.bugfix_ts.or(base.bugfix_ts),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),
             max_cwnd: self.max_cwnd.or(base.max_cwnd),

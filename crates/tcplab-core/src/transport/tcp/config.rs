@@ -433,6 +433,23 @@ pub struct TcpConfig {
     /// rtt_update() rounds an echo. Data segments still carry tcplab's 12
     /// bytes (ns-2's ts_option_size_ is 10).
     pub ns2_timestamps: bool,
+    /// NewReno with `newreno_careful`: ns-2's ACK heuristic (its
+    /// bugFix_ack_, false by default there and everywhere here). A fast
+    /// retransmit the careful guard refuses is let through when cwnd
+    /// (without inflation) is above one segment and the last new ACK
+    /// outside recovery (ns-2's newack(), not a partial ACK) advanced the
+    /// cumulative ACK by at most `dupthresh` segments (highest_ack_ -
+    /// prev_highest_ack_ <= numdupacks_ in tcp-newreno.cc's
+    /// dupack_action()).
+    pub bugfix_ack: bool,
+    /// NewReno with `newreno_careful` and `timestamps`: ns-2's timestamp
+    /// heuristic (its bugFix_ts_, false by default there and everywhere
+    /// here). A fast retransmit the careful guard refuses is let through
+    /// when the echo of the last new ACK outside recovery equals the
+    /// timestamp of the latest transmission of the highest segment
+    /// acknowledged (tss[highest_ack_] == ts_echo_ in dupack_action()).
+    /// This heuristic is checked before the ACK heuristic, as ns-2 does.
+    pub bugfix_ts: bool,
 }
 
 impl TcpConfig {
@@ -479,6 +496,8 @@ impl TcpConfig {
                 exit_fast_retrans: true,
                 ts_reset_rto: true,
                 ns2_timestamps: false,
+                bugfix_ack: false,
+                bugfix_ts: false,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,

@@ -1429,3 +1429,66 @@ fn max_cwnd_caps_the_increase() {
         assert_eq!(s.w.cwnd / MSS * MSS, want, "max_cwnd {cap}, ssthresh {ssthresh}");
     }
 }
+
+/// `bugfix_ack` (ns-2's bugFix_ack_, NewReno): ten segments out, a
+/// timeout (recover at 10), the retransmission of 0 acknowledged up to
+/// `upto`, then three duplicates of that ACK. The careful guard refuses
+/// their fast retransmit (the ACK is below recover); the ACK heuristic
+/// lets it through when cwnd is above one segment and the last new ACK
+/// advanced by at most three segments (highest_ack_ - prev_highest_ack_
+/// <= numdupacks_): after ACK 1, not after ACK 4.
+#[test]
+fn bugfix_ack_rule() {
+    for (upto, heuristic, fast) in [(1, false, 0), (1, true, 1), (3, true, 1), (4, true, 0)] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.bugfix_ack = heuristic;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        assert_eq!(drain(&mut s, due).len(), 1);
+        ack(&mut s, due + MS, upto * MSS);
+        assert!(s.w.cwnd > MSS);
+        for k in 2..5 {
+            ack(&mut s, due + k * MS, upto * MSS);
+        }
+        assert_eq!(s.stats.fast_retransmits, fast, "ACK {upto}, bugfix_ack {heuristic}");
+    }
+}
+
+/// `bugfix_ts` (ns-2's bugFix_ts_, NewReno with timestamps): as
+/// `bugfix_ack_rule`, the retransmission of segment 0 after the timeout
+/// acknowledged by ACK 1. The timestamp heuristic lets the duplicates'
+/// fast retransmit through when that ACK echoes the timestamp of the
+/// latest transmission of segment 0, the highest acknowledged
+/// (tss[highest_ack_] == ts_echo_): the retransmission's, not the
+/// original's.
+#[test]
+fn bugfix_ts_rule() {
+    for (heuristic, echo_rtx, fast) in [(false, true, 0), (true, true, 1), (true, false, 0)] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.timestamps = true;
+        c.bugfix_ts = heuristic;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+        s.app_write(None);
+        let first = s.poll_segment(0).expect("segment 0").header.ts.expect("TSval").0;
+        while s.poll_segment(0).is_some() {}
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        let rtx = s.poll_segment(due).expect("retransmission").header.ts.expect("TSval").0;
+        assert_ne!(first, rtx);
+        let h = TcpHeader {
+            ack: MSS,
+            window: 1_000_000,
+            flags: flags::ACK,
+            ts: Some((0, if echo_rtx { rtx } else { first })),
+            ..Default::default()
+        };
+        s.on_ack(due + 100 * MS, &h);
+        for k in 2..5 {
+            ack(&mut s, due + 100 * MS + k * MS, MSS);
+        }
+        assert_eq!(s.stats.fast_retransmits, fast, "bugfix_ts {heuristic}, echo of the retransmission {echo_rtx}");
+    }
+}

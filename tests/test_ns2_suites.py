@@ -192,6 +192,18 @@ def test_bugfix_ack_matters():
     assert _newreno_differs("newreno_rto_loss_ack", lambda tcp: tcp.pop("bugfix_ack"))
 
 
+def test_dupthresh_frac_matters():
+    """test-suite-sack's sack_dupacks1 sets numdupacksFrac_ 4: with the
+    fixed threshold of three (`dupthresh_frac` 0) it is sack_dupacks's run,
+    and parts from ns-2's at 0.688 s, where the larger threshold holds the
+    first fast retransmit back."""
+    sc, tr = ns2_suites.sack_suite("sack_dupacks1")
+    sc["flow"][0]["tcp"].pop("dupthresh_frac")
+    cmp = ns2_suites.compare(ns2_suites.golden("sack", "sack_dupacks1"), ns2_suites.tcplab_points(sc, tr),
+                             ns2_suites.SERIES_OF["sack"])
+    assert any(c.first is not None for c in cmp)
+
+
 def test_bugfix_ts_matters():
     """test-suite-newreno's newreno_rto_loss_tsh sets bugFix_ts_: without
     the timestamp heuristic (`bugfix_ts`) it parts from ns-2's at 3.78 s,

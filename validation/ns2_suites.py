@@ -23,8 +23,7 @@ DIFFERS expected to differ, for the reason given there).
 
 Left out, with what tcplab lacks:
   test-suite-newreno: none (all 64 tests are here).
-  test-suite-sack: FalsePipe, FalsePipe1 (delay_pkt_ and RED);
-    sack_dupacks1 (numdupacksFrac_); sack_finiteflow (the agent on the
+  test-suite-sack: sack_finiteflow (the agent on the
     bottleneck's own node, r1: this comparison's enqueue points are drawn for
     forwarded packets; its points part from ns-2's at the first data
     segment, 0.020006 s there and 0.0200896 s here, not traced further).
@@ -879,6 +878,13 @@ class SackTest:
     maxburst: int = 0
     bugfix: bool = True
     s1_delay: str = ""
+    #: further [flow.tcp] keys
+    tcp: dict = None
+    #: net3's error modules at the head of r1 -> r2 (support.tcl's
+    #: dropPkts): packets of the flow held `hold[1]` seconds (delay_pkt_),
+    #: counted from 0 with the SYN, and packets dropped
+    hold: tuple = ()
+    drop: tuple = ()
 
 
 SACK_SUITE = {
@@ -888,11 +894,17 @@ SACK_SUITE = {
     "sack1c": SackTest("net0", [("s1", 27, 0.0, None)], 5),
     "sackB2": SackTest("net0", [("s1", 50, 1.0, None), ("s2", 20, 1.0, None)], 8, qlim=(9, 6), iw=1),
     "sack_dupacks": SackTest("net4", [("s1", 200, 0.1, None)], 3),
+    # numdupacksFrac_ 4: the threshold max(3, int(cwnd_) / 4).
+    "sack_dupacks1": SackTest("net4", [("s1", 200, 0.1, None)], 3, tcp={"dupthresh_frac": 4}),
     "sackB4": SackTest("net2", [("s1", 40, 0.0, None)], 2, qlim=(29, 25)),
     "sackB4a": SackTest("net2", [("s1", 40, 0.0, None)], 2, qlim=(29, 25), maxburst=4),
     "sack1z": SackTest("net0", [("s1", 14, 0.0, None)], 5, maxburst=4),
     "sack1aa": SackTest("net0", [("s1", 20, 0.0, None)], 5, maxburst=4),
     "sack3": SackTest("net0", [("s1", 100, 1.0, None), ("s2", 16, 0.5, None)], 4, qlim=(8, 8), bugfix=False),
+    # Reordering on net3 (FalsePipe: window 8, packets 7 to 10 held 0.1 s;
+    # FalsePipe1: window 20, 7 dropped and the next four held 0.5 s).
+    "FalsePipe": SackTest("net3", [("s1", 8, 0.0, None)], 3, hold=([7, 8, 9, 10], "100ms")),
+    "FalsePipe1": SackTest("net3", [("s1", 20, 0.0, None)], 3, hold=([7, 8, 9, 10], "500ms"), drop=(7,)),
     "sack5": SackTest("net1", [("s1", 50, 1.0, None), ("s2", 50, 1.75, 100)], 6, bugfix=False, s1_delay="3ms"),
     "sack5a": SackTest("net1", [("s1", 50, 1.0, None), ("s2", 50, 1.75, 100)], 6, maxburst=4, bugfix=False,
                        s1_delay="3ms"),
@@ -909,6 +921,8 @@ def sack_suite(test: str) -> tuple[dict, Traced]:
     t = SACK_SUITE[test]
     if t.net == "net2":
         return sack_net2(t)
+    if t.net == "net3":
+        return sack_net3(t)
     feeder, bottleneck, qlim = {
         "net0": (("8Mbps", "5ms"), ("800kbps", "100ms"), (6, 6)),
         "net4": (("10Mbps", "5ms"), ("1.5Mbps", "20ms"), (25, 25)),
@@ -920,6 +934,7 @@ def sack_suite(test: str) -> tuple[dict, Traced]:
         tcp["max_burst"] = t.maxburst
     if not t.bugfix:
         tcp["sack1_careful"] = False
+    tcp |= t.tcp or {}
     flows = []
     for i, (src, window, start, packets) in enumerate(t.flows):
         app = ({"kind": "bulk", "start": f"{start}s"} if packets is None
@@ -972,6 +987,48 @@ def sack_net2(t: SackTest) -> tuple[dict, Traced]:
                   "window": window, "app": {"kind": "bulk", "start": f"{start}s"}, "tcp": tcp}],
     }
     return sc, Traced(link=2, near="r1", far="r2", fids={"f0": 0})
+
+
+def sack_net3(t: SackTest) -> tuple[dict, Traced]:
+    """test-suite-sack.tcl's net3: s1, s2 -> r1 and s3, s4 -> r2 at 100
+    Mbit/s, 1 ms, r1 - r2 10 Mbit/s 200 ms with RED (the suite's
+    parameters, as net2's; ns-2's default queue-limit 50), one Sack1
+    connection s1 -> s3 with fid 1 from 0 s; June01defaults (windowInit_
+    2, singledup_ 1, minrto_ 1, syn_, delay_growth_: ns-2.35's own but
+    minrto_). The error modules sit at the head of r1 -> r2, the one
+    installed last first: the drop list, then the list of held packets,
+    which counts the packets that reach it. tcplab puts each list on a
+    link that ends at r1 (a list decides at the link's far end): s1 -> x
+    (100 Mbit/s, 1 ms) drops, x -> r1 (zero delay, 10^15 bit/s) holds
+    (`action = "delay"`), so that the packets reach r1's queue when ns-2's
+    leave its modules."""
+    red = {"kind": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "weight": 0.002, "gentle": True,
+           "byte_mode": False, "mean_pktsize": 500, "wait": True, "generator": "ns2", "generator_skip": 2,
+           "limit": 50}
+    edge = {"kind": "droptail", "limit": 49}
+    fast = {"rate": "1e6Gbps", "delay": "0ms"}
+    tcp = {"min_rto": "1s", "clock_phase": NS2_BOOT_TIME_ONE_AGENT}
+    (src, window, start, _), = t.flows
+    held, hold_for = t.hold
+    sc = {
+        "sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"},
+        "node": [{"name": n} for n in ("s1", "s2", "r1", "r2", "s3", "s4", "x")],
+        "link": [
+            {"between": ["s1", "x"], "rate": "100Mbps", "delay": "1ms", "queue": edge,
+             **({"error": {"kind": "pattern", "drop": [d + 1 for d in t.drop], "direction": "forward"}}
+                if t.drop else {})},
+            {"between": ["s2", "r1"], "rate": "100Mbps", "delay": "1ms", "queue": edge},
+            {"between": ["r1", "r2"], "rate": "10Mbps", "delay": "200ms", "queue": red},
+            {"between": ["s3", "r2"], "rate": "100Mbps", "delay": "1ms", "queue": edge},
+            {"between": ["s4", "r2"], "rate": "100Mbps", "delay": "1ms", "queue": edge},
+            {"between": ["x", "r1"], **fast,
+             "error": {"kind": "pattern", "drop": [d + 1 for d in held], "direction": "forward",
+                       "action": "delay", "delay": hold_for}},
+        ],
+        "flow": [{"name": "f1", "from": src, "to": "s3", "transport": "sack", "packet_size": 1000,
+                  "window": window, "app": {"kind": "bulk", "start": f"{start}s"}, "tcp": tcp}],
+    }
+    return sc, Traced(link=2, near="r1", far="r2", fids={"f1": 1})
 
 
 SACK_TESTS = list(SACK_SUITE)

@@ -910,6 +910,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.bugfix_ts {
         c.bugfix_ts = v;
     }
+    if let Some(v) = o.dupthresh_frac {
+        c.dupthresh_frac = v;
+    }
     if let Some(v) = o.sack1_careful {
         c.sack1_careful = v;
     }

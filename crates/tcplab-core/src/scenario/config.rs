@@ -1089,6 +1089,9 @@ pub struct TcpOptions {
     pub bugfix_ack: Option<bool>,
     /// NewReno: ns-2's timestamp heuristic past the careful guard (bugFix_ts_).
     pub bugfix_ts: Option<bool>,
+    /// Sack1: the duplicate-ACK threshold at least cwnd / this (ns-2's
+    /// numdupacksFrac_); 0: fixed.
+    pub dupthresh_frac: Option<u32>,
 
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
@@ -1303,6 +1306,7 @@ impl TcpOptions {
             ns2_timestamps: self.ns2_timestamps.or(base.ns2_timestamps),
             bugfix_ack: self.bugfix_ack.or(base.bugfix_ack),
             bugfix_ts: self.bugfix_ts.or(base.bugfix_ts),
+            dupthresh_frac: self.dupthresh_frac.or(base.dupthresh_frac),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),
             max_cwnd: self.max_cwnd.or(base.max_cwnd),

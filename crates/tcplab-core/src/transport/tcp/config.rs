@@ -450,6 +450,12 @@ pub struct TcpConfig {
     /// acknowledged (tss[highest_ack_] == ts_echo_ in dupack_action()).
     /// This heuristic is checked before the ACK heuristic, as ns-2 does.
     pub bugfix_ts: bool,
+    /// Sack1 (`sack1_recovery`): the duplicate-ACK threshold grows with
+    /// the window, max(`dupthresh`, whole segments of cwnd / this), for the
+    /// fast retransmit, Limited Transmit and the pipe estimate (ns-2's
+    /// numdupacksFrac_ and TcpAgent::numdupacks(); 0: the fixed threshold,
+    /// as ns-2's default -1, and the default everywhere).
+    pub dupthresh_frac: u32,
 }
 
 impl TcpConfig {
@@ -498,6 +504,7 @@ impl TcpConfig {
                 ns2_timestamps: false,
                 bugfix_ack: false,
                 bugfix_ts: false,
+                dupthresh_frac: 0,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,

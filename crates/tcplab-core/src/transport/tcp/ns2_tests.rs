@@ -1492,3 +1492,34 @@ fn bugfix_ts_rule() {
         assert_eq!(s.stats.fast_retransmits, fast, "bugfix_ts {heuristic}, echo of the retransmission {echo_rtx}");
     }
 }
+
+/// `dupthresh_frac` (ns-2's numdupacksFrac_, Sack1): the threshold is
+/// max(dupthresh, int(cwnd_) / F). With 20 segments out (cwnd 21 after
+/// the ACK of segment 0) and F = 4 it is 5: the third new duplicate starts
+/// nothing but a Limited Transmit segment (so do the fourth), the fifth
+/// the fast retransmit. Without the key the third starts it.
+#[test]
+fn dupthresh_frac_rule() {
+    for (frac, at) in [(0, 3), (4, 5)] {
+        let mut c = cfg(Ns2Rules::ns2(), 20);
+        c.sack = true;
+        c.dupthresh_frac = frac;
+        c.limited_transmit = true;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 20);
+        // Segment 0 acknowledged (cwnd 21: 20 to 21 go); 1 lost.
+        assert_eq!(ack(&mut s, MS, MSS).len(), 2);
+        for k in 1..=at {
+            let out = ack_with(&mut s, 2 * MS, MSS, 0, &[(2000, 2000 + k * MSS)]);
+            if k < at {
+                assert_eq!(s.stats.fast_retransmits, 0, "numdupacksFrac_ {frac}, duplicate {k}");
+                // Limited Transmit: one new segment per early duplicate.
+                assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![(21 + k) * MSS]);
+            } else {
+                assert_eq!(s.stats.fast_retransmits, 1, "numdupacksFrac_ {frac}");
+                assert_eq!(out.iter().map(|x| (x.seq, x.retransmit)).collect::<Vec<_>>(), vec![(1000, true)]);
+            }
+        }
+    }
+}

@@ -204,6 +204,15 @@ def test_dupthresh_frac_matters():
     assert any(c.first is not None for c in cmp)
 
 
+def test_estimator_scaling_matters():
+    """test-suite-tcp's timersA1 sets rttvar_exp_ 3 and timersA3
+    T_SRTT_BITS 5 and T_RTTVAR_BITS 4: with ns-2's default scaling
+    (`rttvar_exp` 2, `rttvar_bits` 2) each parts from ns-2's, its
+    retransmission timer expiring earlier."""
+    assert _suite2_differs("timersA1", lambda sc: sc["flow"][0]["tcp"].pop("rttvar_exp"))
+    assert _suite2_differs("timersA3", lambda sc: sc["flow"][0]["tcp"].pop("rttvar_bits"))
+
+
 def test_bugfix_ts_matters():
     """test-suite-newreno's newreno_rto_loss_tsh sets bugFix_ts_: without
     the timestamp heuristic (`bugfix_ts`) it parts from ns-2's at 3.78 s,

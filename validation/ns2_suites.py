@@ -30,9 +30,7 @@ Left out, with what tcplab lacks:
   test-suite-ecn (all 84 of its tests are here). Three golden files have
     no test in the 2.35 script: ecn_drop1_reno_delack, ecn_drop2_tahoe,
     ecn_secondpkt1Ecn_tahoe.
-  test-suite-tcp (14 of its 32 tests are here): timersA1 (rttvar_exp_ 3)
-    and timersA3 (T_SRTT_BITS 5, T_RTTVAR_BITS 4), the estimator's scaling;
-    quiescent_100ms, quiescentB, quiescentB_qoption and the six
+  test-suite-tcp (16 of its 32 tests are here): quiescent_100ms, quiescentB, quiescentB_qoption and the six
     quiescent_*_fine/_coarse (an FTP that writes more at 2.4 and 2.5 s,
     `producemore`, within the traced time; QOption_, control_increase_ and
     EnblRTTCtr_, ns-2's quiescence and increase controls); the seven
@@ -1233,7 +1231,14 @@ TCP_SUITE = {
                      drops=[3, 8, 10, 11, 12], tcp=extra)
        for t, extra in (("timersA", {"timerfix": False}), ("timersAfix", {}),
                         ("timersA2", {"timerfix": False, "timestamps": True, "granularity": "1ms",
-                                      "ns2_timestamps": True, "ts_reset_rto": False}))},
+                                      "ns2_timestamps": True, "ts_reset_rto": False}),
+                        # rttvar_exp_ 3: RTO = SRTT + 8 RTTVAR.
+                        ("timersA1", {"timerfix": False, "rttvar_exp": 3}),
+                        # timersA2's settings with T_SRTT_BITS 5 and
+                        # T_RTTVAR_BITS 4: gains 1/32 and 1/16.
+                        ("timersA3", {"timerfix": False, "timestamps": True, "granularity": "1ms",
+                                      "ns2_timestamps": True, "ts_reset_rto": False, "srtt_bits": 5,
+                                      "rttvar_bits": 4}))},
     **{t: Suite2Test("net2", [("s1", "r2", "reno", 0, 1000, w, app, {})], stop, delack=True, qlim=29,
                      tcp={"granularity": tick})
        for t, tick, w, app, stop in (("timers1", "100ms", 40, ("transfer", 0.0, 180), 4.0),

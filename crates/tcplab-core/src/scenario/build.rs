@@ -160,6 +160,17 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
             return err(format!("{key}.lost_syn_window"), format!("must be 1..64 segments, got {n}"));
         }
     }
+    // ns-2's estimator's scaling: bits of a 32-bit fixed point (RTTVAR's
+    // first value is the sample shifted by rttvar_bits - 1).
+    for (name, v, lo) in
+        [("srtt_bits", t.srtt_bits, 1), ("rttvar_bits", t.rttvar_bits, 1), ("rttvar_exp", t.rttvar_exp, 0)]
+    {
+        if let Some(n) = v {
+            if !(lo..=8).contains(&n) {
+                return err(format!("{key}.{name}"), format!("must be {lo}..8, got {n}"));
+            }
+        }
+    }
     if t.initial_ssthresh == Some(0) {
         return err(format!("{key}.initial_ssthresh"), "must be at least 1 segment");
     }
@@ -912,6 +923,15 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.dupthresh_frac {
         c.dupthresh_frac = v;
+    }
+    if let Some(v) = o.srtt_bits {
+        c.srtt_bits = v;
+    }
+    if let Some(v) = o.rttvar_bits {
+        c.rttvar_bits = v;
+    }
+    if let Some(v) = o.rttvar_exp {
+        c.rttvar_exp = v;
     }
     if let Some(v) = o.sack1_careful {
         c.sack1_careful = v;

@@ -1092,6 +1092,12 @@ pub struct TcpOptions {
     /// Sack1: the duplicate-ACK threshold at least cwnd / this (ns-2's
     /// numdupacksFrac_); 0: fixed.
     pub dupthresh_frac: Option<u32>,
+    /// ns-2 RTT estimator: SRTT's scaling in bits (ns-2's T_SRTT_BITS).
+    pub srtt_bits: Option<u32>,
+    /// ns-2 RTT estimator: RTTVAR's scaling in bits (T_RTTVAR_BITS).
+    pub rttvar_bits: Option<u32>,
+    /// ns-2 RTT estimator: RTO = SRTT + 2^this RTTVAR (rttvar_exp_).
+    pub rttvar_exp: Option<u32>,
 
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
@@ -1307,6 +1313,9 @@ impl TcpOptions {
             bugfix_ack: self.bugfix_ack.or(base.bugfix_ack),
             bugfix_ts: self.bugfix_ts.or(base.bugfix_ts),
             dupthresh_frac: self.dupthresh_frac.or(base.dupthresh_frac),
+            srtt_bits: self.srtt_bits.or(base.srtt_bits),
+            rttvar_bits: self.rttvar_bits.or(base.rttvar_bits),
+            rttvar_exp: self.rttvar_exp.or(base.rttvar_exp),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),
             max_cwnd: self.max_cwnd.or(base.max_cwnd),

@@ -456,6 +456,17 @@ pub struct TcpConfig {
     /// numdupacksFrac_ and TcpAgent::numdupacks(); 0: the fixed threshold,
     /// as ns-2's default -1, and the default everywhere).
     pub dupthresh_frac: u32,
+    /// With the ns-2 RTT estimator: the scaling of its integer SRTT, in
+    /// bits (ns-2's T_SRTT_BITS, 3 there and everywhere here: a sample
+    /// weighs 1/2^3 in SRTT).
+    pub srtt_bits: u32,
+    /// With the ns-2 RTT estimator: the scaling of its integer RTTVAR
+    /// (ns-2's T_RTTVAR_BITS, 2 there and everywhere here: a deviation
+    /// weighs 1/2^2 in RTTVAR; the first sample sets RTTVAR to half of it).
+    pub rttvar_bits: u32,
+    /// With the ns-2 RTT estimator: RTO = SRTT + 2^this x RTTVAR in ticks
+    /// (ns-2's rttvar_exp_, 2 there and everywhere here: RFC 6298's K = 4).
+    pub rttvar_exp: u32,
 }
 
 impl TcpConfig {
@@ -505,6 +516,9 @@ impl TcpConfig {
                 bugfix_ack: false,
                 bugfix_ts: false,
                 dupthresh_frac: 0,
+                srtt_bits: 3,
+                rttvar_bits: 2,
+                rttvar_exp: 2,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,

@@ -1523,3 +1523,26 @@ fn dupthresh_frac_rule() {
         }
     }
 }
+
+/// `srtt_bits`, `rttvar_bits`, `rttvar_exp` (ns-2's T_SRTT_BITS,
+/// T_RTTVAR_BITS, rttvar_exp_) in its estimator, 10 ms ticks: samples of 10
+/// and then 20 ticks. Defaults (3, 2, 2): RTO 30 then (25 << 3 + 90) >> 3 =
+/// 36 ticks. rttvar_exp_ 3: 10 + 8 x 5 = 50, then (25 << 4 + 90) >> 3 = 61.
+/// T_SRTT_BITS 5 (gain 1/32): 30, then (25 << 5 + 330) >> 5 = 35; with
+/// T_RTTVAR_BITS 4 too (gain 1/16): 30, then (85 << 3 + 330) >> 5 = 31.
+#[test]
+fn ns2_estimator_scaling() {
+    use super::rto::RtoEstimator;
+    for (bits, rtos) in [((3, 2, 2), (30, 36)), ((3, 2, 3), (50, 61)), ((5, 2, 2), (30, 35)), ((5, 4, 2), (30, 31))] {
+        let (srtt_bits, rttvar_bits, rttvar_exp) = bits;
+        let mut e = RtoEstimator::new(3 * SEC, 0, 60 * SEC, 10 * MS).with_ns2_clock(0).with_ns2_scaling(
+            srtt_bits,
+            rttvar_bits,
+            rttvar_exp,
+        );
+        e.sample_timed(0, 105 * MS);
+        assert_eq!(e.rto(), rtos.0 * 10 * MS, "{bits:?}");
+        e.sample_timed(SEC, SEC + 205 * MS);
+        assert_eq!(e.rto(), rtos.1 * 10 * MS, "{bits:?}");
+    }
+}

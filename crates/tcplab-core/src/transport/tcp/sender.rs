@@ -230,7 +230,10 @@ impl TcpSender {
         let vegas = cc.name() == "vegas";
         let mut rto = RtoEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
         if cfg.rules.ns2_rtt_estimator {
-            rto = rto.with_ns2_clock(cfg.clock_phase % cfg.granularity.max(1)).with_ns2_rfc2988(cfg.rfc2988);
+            rto = rto
+                .with_ns2_clock(cfg.clock_phase % cfg.granularity.max(1))
+                .with_ns2_rfc2988(cfg.rfc2988)
+                .with_ns2_scaling(cfg.srtt_bits, cfg.rttvar_bits, cfg.rttvar_exp);
         }
         let sb = (cfg.sack && cc.allows_sack_recovery()).then(Scoreboard::default);
         let recovery: Box<dyn LossRecovery> = match sb {

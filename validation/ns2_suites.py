@@ -36,12 +36,11 @@ Left out, with what tcplab lacks:
     EnblRTTCtr_, ns-2's quiescence and increase controls); the seven
     underutilized_100ms* (a Telnet source, and the same controls).
   test-suite-tcp-init-win: none (all 25 tests are here).
-  test-suite-simple (22 of its tests here; the names tahoe1-4, reno,
+  test-suite-simple (23 of its tests here; the names tahoe1-4, reno,
     reno1-3, reno5 and timers as `name@simple`): phase2
     (overhead_, a random wait before each send); telnet (Telnet sources);
     manyflows (ten FTPs with sizes and start times drawn from a fresh RNG
-    object, stopped at 5 s); tahoe1REDbytes (RED counting its limit in
-    bytes, queue_in_bytes_); the stats* tests (flow monitors, CBR and
+    object, stopped at 5 s); the stats* tests (flow monitors, CBR and
     TFRC sources), not attempted. Its 13 ecn_*_reno_full golden files have
     no test in the 2.35 script.
   test-suite-red: its goldens plot RED's early drops of several TCP, CBR
@@ -1585,6 +1584,11 @@ SIMPLE_SUITE = {
     # after the link is built, so the queue keeps thresh_ 5, maxthresh_ 15
     # (with 1000 the output is the same: no early drop either way).
     "tahoe1RED": SimpleTest("net0a", [("s1", "tahoe", 0, 50, ("bulk", 0.0), {})], 5.0),
+    # Queue/RED queue_in_bytes_ true, mean_pktsize_ 1000: the average and
+    # the limit in bytes (5 x 1000), the thresholds th_min_pkts x 1000.
+    "tahoe1REDbytes": SimpleTest("net0a", [("s1", "tahoe", 0, 50, ("bulk", 0.0), {})], 5.0,
+                                 red={"queue_in_bytes": True, "mean_pktsize": 1000, "min_th": 5000,
+                                      "max_th": 15000}),
     "tahoe3RED": SimpleTest("net0a", [("s1", "tahoe", 0, 100, ("bulk", 1.0), {}),
                                       ("s2", "tahoe", 1, 16, ("bulk", 0.5), {})], 8.0, qlim=8),
     **{t: SimpleTest("net0", [("s1", agent, 0, 100, ("bulk", 1.0), {}), ("s2", agent, 1, 16, ("bulk", 0.5), {})],

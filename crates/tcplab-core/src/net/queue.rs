@@ -78,6 +78,13 @@ pub struct RedParams {
     pub gentle: bool,
     /// Count the queue and scale probabilities in bytes.
     pub byte_mode: bool,
+    /// ns-2's queue_in_bytes_: the average, the short-queue test and the
+    /// hard limit count bytes, the limit being `limit` x `mean_pktsize`
+    /// bytes waiting (REDQueue::enque(): a forced drop when the bytes
+    /// waiting reach qlim_ x mean_pktsize before the arrival); the
+    /// probability is not scaled by the packet's size (that is
+    /// `byte_mode`, ns-2's bytes_).
+    pub queue_in_bytes: bool,
     /// Mark ECN-capable packets instead of dropping them early.
     pub ecn: bool,
     /// Hard limit in packets.
@@ -251,7 +258,7 @@ impl Queue {
 
     /// RED's average after an arrival at `now` (before the packet joins).
     fn red_average(&mut self, p: &RedParams, now: Time) -> f64 {
-        let q = if p.byte_mode { self.bytes as f64 } else { self.buf.len() as f64 };
+        let q = if p.byte_mode || p.queue_in_bytes { self.bytes as f64 } else { self.buf.len() as f64 };
         match self.red.idle_since {
             Some(t0) if self.buf.is_empty() && now > t0 => {
                 // Idle-time correction: the average decays as if m small
@@ -270,7 +277,7 @@ impl Queue {
     fn red_verdict(&mut self, p: &RedParams, now: Time, size: u32, ect: bool, rng: &mut Rng) -> Verdict {
         let avg = self.red_average(p, now);
         self.red.count += 1;
-        let waiting = if p.byte_mode { self.bytes } else { self.buf.len() as u64 };
+        let waiting = if p.byte_mode || p.queue_in_bytes { self.bytes } else { self.buf.len() as u64 };
         let mut verdict = Verdict::Enqueued;
         if avg >= p.min_th && (waiting > 1 || !p.spare_short_queue) {
             let crossing = !self.red.above;
@@ -283,7 +290,7 @@ impl Queue {
             let tested = !(crossing && p.spare_first_crossing);
             if tested && self.red_hit(p, avg, size, rng) {
                 self.red.count = 0;
-                if red_forces(p, avg) && p.victim != RedVictim::Tail && self.buf.len() < p.limit as usize {
+                if red_forces(p, avg) && p.victim != RedVictim::Tail && !self.red_full(p) {
                     return self.forced_drop(p, DropCause::Red, rng);
                 }
                 let marks = p.ecn
@@ -299,13 +306,24 @@ impl Queue {
         } else {
             self.red.above = false;
         }
-        if self.buf.len() >= p.limit as usize {
+        if self.red_full(p) {
             if p.overflow_resets_count {
                 self.red.count = 0;
             }
             return self.forced_drop(p, DropCause::Overflow, rng);
         }
         verdict
+    }
+
+    /// RED's hard limit reached (before the arrival joins): `limit`
+    /// packets, or with `queue_in_bytes` `limit` x `mean_pktsize` bytes.
+    #[inline(always)]
+    fn red_full(&self, p: &RedParams) -> bool {
+        if p.queue_in_bytes {
+            self.bytes >= p.limit as u64 * p.mean_pktsize as u64
+        } else {
+            self.buf.len() >= p.limit as usize
+        }
     }
 
     /// The early-drop test of an arrival past the first crossing: whether
@@ -560,6 +578,7 @@ mod tests {
             weight: 0.002,
             gentle,
             byte_mode: false,
+            queue_in_bytes: false,
             ecn,
             limit: 1000,
             mean_pktsize: 1000,
@@ -650,6 +669,22 @@ mod tests {
         assert!((q.red_avg() - 4.0 * (1.0 - 0.002)).abs() < 1e-12);
         assert_eq!(q.red.count, 8);
         assert!(!droptail(Some(5), None).sees_idle_arrivals());
+    }
+
+    /// `queue_in_bytes` (ns-2's queue_in_bytes_): the hard limit is `limit`
+    /// x `mean_pktsize` bytes waiting before the arrival, not `limit`
+    /// packets: limit 2 and 1000-byte mean hold four 600-byte packets
+    /// (1800 bytes before the fourth), packets two.
+    #[test]
+    fn red_queue_in_bytes_limit() {
+        for (bytes, held) in [(false, 2), (true, 4)] {
+            let p = RedParams { limit: 2, mean_pktsize: 1000, queue_in_bytes: bytes, ..red(true, false) };
+            let mut q = Queue::new(QueuePolicy::Red(p), 8_000_000);
+            let mut rng = stream_rng(1, "red");
+            let verdicts: Vec<Verdict> = (0..5).map(|i| q.enqueue(0, PktId(i), 600, false, &mut rng)).collect();
+            assert!(verdicts[..held].iter().all(|v| *v == Verdict::Enqueued), "{bytes}: {verdicts:?}");
+            assert_eq!(verdicts[held], Verdict::Dropped(DropCause::Overflow), "{bytes}");
+        }
     }
 
     /// A drop because the queue is full restarts the count since the last

@@ -616,6 +616,10 @@ pub enum QueueCfg {
         gentle: bool,
         #[serde(default)]
         byte_mode: bool,
+        /// ns-2's queue_in_bytes_: average, short-queue test and hard limit
+        /// (`limit` x `mean_pktsize` bytes) in bytes.
+        #[serde(default)]
+        queue_in_bytes: bool,
         /// Mark ECN-capable packets (CE) instead of dropping them early.
         #[serde(default)]
         ecn: bool,

@@ -38,7 +38,8 @@ Left out, with what tcplab lacks:
   test-suite-tcp-init-win: none (all 25 tests are here).
   test-suite-simple (23 of its tests here; the names tahoe1-4, reno,
     reno1-3, reno5 and timers as `name@simple`): phase2
-    (overhead_, a random wait before each send); telnet (Telnet sources);
+    (overhead_, a random wait before each send, drawn from ns-2's one
+    generator by both agents in event order); telnet (Telnet sources);
     manyflows (ten FTPs with sizes and start times drawn from a fresh RNG
     object, stopped at 5 s); the stats* tests (flow monitors, CBR and
     TFRC sources), not attempted. Its 13 ecn_*_reno_full golden files have

@@ -241,3 +241,47 @@ def test_red_clock_phases_follow_ns2s_reset_order():
         for i, f in enumerate(sc["flow"]):
             f["tcp"]["clock_phase"] = ns2_suites.ns2_clock_phase(0.1, len(sc["flow"]), i)
     assert _red_differs("gentleBadParams", change)
+
+
+
+def _newreno_differs(test, change):
+    sc, tr = ns2_suites.newreno_suite(test)
+    change(sc["flow"][0]["tcp"])
+    cmp = ns2_suites.compare(ns2_suites.golden("newreno", test), ns2_suites.tcplab_points(sc, tr))
+    return any(c.first is not None for c in cmp)
+
+
+def test_bugfix_ack_matters():
+    """test-suite-newreno's newreno_rto_loss_ack sets bugFix_ack_: without
+    the ACK heuristic (`bugfix_ack`) the duplicates after the timeout get
+    no fast retransmit and the run parts from ns-2's at 3.78 s, waiting
+    for the next timeout as newreno_rto_loss does."""
+    assert _newreno_differs("newreno_rto_loss_ack", lambda tcp: tcp.pop("bugfix_ack"))
+
+
+def test_dupthresh_frac_matters():
+    """test-suite-sack's sack_dupacks1 sets numdupacksFrac_ 4: with the
+    fixed threshold of three (`dupthresh_frac` 0) it is sack_dupacks's run,
+    and parts from ns-2's at 0.688 s, where the larger threshold holds the
+    first fast retransmit back."""
+    sc, tr = ns2_suites.sack_suite("sack_dupacks1")
+    sc["flow"][0]["tcp"].pop("dupthresh_frac")
+    cmp = ns2_suites.compare(ns2_suites.golden("sack", "sack_dupacks1"), ns2_suites.tcplab_points(sc, tr),
+                             ns2_suites.SERIES_OF["sack"])
+    assert any(c.first is not None for c in cmp)
+
+
+def test_estimator_scaling_matters():
+    """test-suite-tcp's timersA1 sets rttvar_exp_ 3 and timersA3
+    T_SRTT_BITS 5 and T_RTTVAR_BITS 4: with ns-2's default scaling
+    (`rttvar_exp` 2, `rttvar_bits` 2) each parts from ns-2's, its
+    retransmission timer expiring earlier."""
+    assert _suite2_differs("timersA1", lambda sc: sc["flow"][0]["tcp"].pop("rttvar_exp"))
+    assert _suite2_differs("timersA3", lambda sc: sc["flow"][0]["tcp"].pop("rttvar_bits"))
+
+
+def test_bugfix_ts_matters():
+    """test-suite-newreno's newreno_rto_loss_tsh sets bugFix_ts_: without
+    the timestamp heuristic (`bugfix_ts`) it parts from ns-2's at 3.78 s,
+    as newreno_rto_loss_ts, which does not set it."""
+    assert _newreno_differs("newreno_rto_loss_tsh", lambda tcp: tcp.pop("bugfix_ts"))

@@ -105,9 +105,9 @@ CASES = {
         wired(link='queue = { kind = "red", min_th = 5, max_th = 15, use_mark_p = false, mark_p = 0.1 }'),
         "link[0].queue.mark_p: is read only with use_mark_p (ns-2's mark_p_ with use_mark_p_ true); "
         "use_mark_p = false marks every early hit"),
-    "red_queue_in_bytes_without_byte_mode": (
-        wired(link='queue = { kind = "red", min_th = 5, max_th = 15, queue_in_bytes = true }'),
-        "link[0].queue.queue_in_bytes: is for byte_mode = true only"),
+    "red_queue_in_bytes_not_a_bool": (
+        wired(link='queue = { kind = "red", min_th = 5, max_th = 15, queue_in_bytes = 1 }'),
+        "link[0].queue.queue_in_bytes"),
     "red_mark_p_zero": (wired(link='queue = { kind = "red", min_th = 5, max_th = 15, mark_p = 0 }'),
                         "link[0].queue.mark_p: must be a number above 0, got 0"),
     "error_flow_unknown": (wired(link='error = { kind = "pattern", drop = [3], flow = "nosuch" }'),

@@ -22,32 +22,26 @@ is not run. tests/test_ns2_suites.py holds tcplab to them (the tests in
 DIFFERS expected to differ, for the reason given there).
 
 Left out, with what tcplab lacks:
-  test-suite-newreno: newreno_rto_loss_ack,
-    newreno_rto_dup_ack, newreno_rto_loss_ackf (bugFix_ack_, the ACK heuristic);
-    newreno_rto_loss_ts, newreno_rto_loss_tsh, newreno_rto_dup_ts,
-    newreno_rto_dup_tsh (ns-2's timestamps and ts_echo_rfc1323_, bugFix_ts_).
-  test-suite-sack: FalsePipe, FalsePipe1 (delay_pkt_ and RED);
-    sack_dupacks1 (numdupacksFrac_); sack_finiteflow (the agent on the
+  test-suite-newreno: none (all 64 tests are here).
+  test-suite-sack: sack_finiteflow (the agent on the
     bottleneck's own node, r1: this comparison's enqueue points are drawn for
     forwarded packets; its points part from ns-2's at the first data
     segment, 0.020006 s there and 0.0200896 s here, not traced further).
   test-suite-ecn (all 84 of its tests are here). Three golden files have
     no test in the 2.35 script: ecn_drop1_reno_delack, ecn_drop2_tahoe,
     ecn_secondpkt1Ecn_tahoe.
-  test-suite-tcp (14 of its 32 tests are here): timersA1 (rttvar_exp_ 3)
-    and timersA3 (T_SRTT_BITS 5, T_RTTVAR_BITS 4), the estimator's scaling;
-    quiescent_100ms, quiescentB, quiescentB_qoption and the six
+  test-suite-tcp (16 of its 32 tests are here): quiescent_100ms, quiescentB, quiescentB_qoption and the six
     quiescent_*_fine/_coarse (an FTP that writes more at 2.4 and 2.5 s,
     `producemore`, within the traced time; QOption_, control_increase_ and
     EnblRTTCtr_, ns-2's quiescence and increase controls); the seven
     underutilized_100ms* (a Telnet source, and the same controls).
   test-suite-tcp-init-win: none (all 25 tests are here).
-  test-suite-simple (22 of its tests here; the names tahoe1-4, reno,
+  test-suite-simple (23 of its tests here; the names tahoe1-4, reno,
     reno1-3, reno5 and timers as `name@simple`): phase2
-    (overhead_, a random wait before each send); telnet (Telnet sources);
+    (overhead_, a random wait before each send, drawn from ns-2's one
+    generator by both agents in event order); telnet (Telnet sources);
     manyflows (ten FTPs with sizes and start times drawn from a fresh RNG
-    object, stopped at 5 s); tahoe1REDbytes (RED counting its limit in
-    bytes, queue_in_bytes_); the stats* tests (flow monitors, CBR and
+    object, stopped at 5 s); the stats* tests (flow monitors, CBR and
     TFRC sources), not attempted. Its 13 ecn_*_reno_full golden files have
     no test in the 2.35 script.
   test-suite-red (15 of its 20 tests here; its `ecn` as `ecn@red`):
@@ -183,6 +177,10 @@ class Traced:
     #: whether the traced link drops packets at its far end (an error
     #: model there: beyond the traced queue, not in the golden's drops)
     far_drops: bool = False
+    #: a link of zero delay beyond `far` whose error model drops ACKs as
+    #: they reach `far` (ns-2's error module at the head of the reverse
+    #: link): those ACKs are drawn as drops there
+    ack_loss_link: int | None = None
 
 
 def y_of(fid: int, number: int, wrap: int) -> float:
@@ -201,6 +199,8 @@ def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
     sc["pcap"] = [{"link": tr.link, "direction": "forward", "name": "fwd"},
                   {"link": tr.link, "direction": "reverse", "name": "rev"},
                   {"node": tr.near, "name": "near"}, {"node": tr.far, "name": "far"}]
+    if tr.ack_loss_link is not None:
+        sc["pcap"].append({"link": tr.ack_loss_link, "direction": "reverse", "name": "ackloss"})
     res = tcplab.run(sc)
     names = [n["name"] for n in sc["node"]]
     near, far = names.index(tr.near), names.index(tr.far)
@@ -272,6 +272,14 @@ def tcplab_points(sc: dict, tr: Traced) -> dict[str, list[tuple[float, float]]]:
         # An ACK `far` sends, or forwards from a sink beyond it, to `near`.
         if is_ack(p) and p.src != near and _via(sc, names, far, p.dst) == near:
             ack_point(p)
+    if tr.ack_loss_link is not None:
+        # An ACK sent towards `far` that its capture does not record
+        # there was lost at its arrival (zero delay: its send time).
+        arrived = {(round(p.t, 9), p.ack) for p in read_pcap(res.pcaps["far"]) if is_ack(p)}
+        for p in read_pcap(res.pcaps["ackloss"]):
+            if is_ack(p) and (round(p.t, 9), p.ack) not in arrived:
+                out["drops"].append((p.t, y_of(tr.fids[ends[(p.dst, p.src, p.dport)]], (p.ack - 1) // tr.mss,
+                                                tr.wrap)))
     beyond = set()
     if tr.far_drops:
         # A packet the traced link corrupts reaches its far end
@@ -631,6 +639,12 @@ SUITE_OF |= {t: ("ecn", ecn_two) for t in ECN_TWO_TESTS}
 NR_LIST1 = [14, 15, 16, 17, 18, 19, 20, 21, 25]
 NR_LIST2 = [24, 25, 26, 28, 31, 35, 40, 45, 46, 47, 48]
 NR_RTO_LOSS = list(range(15, 31)) + [37]
+#: timestamps_ true as ns-2 has them (`ns2_timestamps`, ts_resetRTO_
+#: false). TCPSink's choice of the timestamp it echoes (Acker::update_ts(),
+#: ts_echo_rfc1323_ true in the loss_ts* tests) is not modelled: tcplab's
+#: receiver echoes by RFC 7323's rule, and ns-2's rule (tried, with and
+#: without ts_echo_rfc1323_) drew the same points in all four tests.
+NR_TS = {"timestamps": True, "ns2_timestamps": True, "ts_reset_rto": False}
 
 
 @dataclass
@@ -656,6 +670,11 @@ class NrTest:
     window: int = 28
     reorder: bool = False
     qlim: int = 8
+    #: further [flow.tcp] keys (the timestamp and heuristic tests)
+    tcp: dict = None
+    #: the flow's ACKs dropped at the head of k1 -> r1 (drop_acks: an
+    #: ErrorModel/List counting them from 0, the SYN's)
+    ack_drops: list = None
 
 
 def _nr(agent, drops, **kw) -> NrTest:
@@ -711,6 +730,18 @@ NEWRENO_SUITE = {
     # partial_window_deflation_ 1).
     "newreno_rto_loss": _nr("newreno", NR_RTO_LOSS, nc1=True, pwd=True),
     "newreno_rto_dup": _nr("newreno", NR_LIST2 + [51]),
+    # Andrei Gurtov's heuristics past bugFix_ (NewReno's dupack_action()):
+    # bugFix_ack_ (`bugfix_ack`); timestamps_ (NR_TS), with bugFix_ts_
+    # (`bugfix_ts`) in the *_tsh tests.
+    "newreno_rto_loss_ack": _nr("newreno", NR_RTO_LOSS, nc1=True, pwd=True, tcp={"bugfix_ack": True}),
+    "newreno_rto_dup_ack": _nr("newreno", NR_LIST2 + [51], tcp={"bugfix_ack": True}),
+    "newreno_rto_loss_ackf": _nr("newreno", list(range(15, 31)) + [43], nc1=True, pwd=True,
+                                 tcp={"bugfix_ack": True}, ack_drops=[23, 24, 25, 26]),
+    **{f"newreno_rto_loss_ts{h}": _nr("newreno", NR_RTO_LOSS, nc1=True, pwd=True,
+                                      tcp=NR_TS | {"bugfix_ts": h == "h"})
+       for h in ("", "h")},
+    **{f"newreno_rto_dup_ts{h}": _nr("newreno", NR_LIST2 + [51], tcp=NR_TS | {"bugfix_ts": h == "h"})
+       for h in ("", "h")},
     # Reordering (net4a): one packet, or four (reno5a), held 50 ms at the
     # head of s1 -> r1; the suite's `Agent/TCP set bugFix_`, singledup_ and
     # lessCareful_ in each class's init.
@@ -752,6 +783,10 @@ def newreno_suite(test: str) -> tuple[dict, Traced]:
             tcp["less_careful"] = True
         if t.erf:
             tcp["exit_recovery_fix"] = True
+    tcp |= t.tcp or {}
+    # ns-2's timestamp option adds ts_option_size_ (10) bytes to a data
+    # packet, tcplab's 12: 998 bytes of payload make the same 1050.
+    mss = 998 if tcp.get("timestamps") else 1000
     sc = {
         "sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"},
         "node": [{"name": n} for n in ("s1", "s2", "r1", "k1")],
@@ -768,9 +803,20 @@ def newreno_suite(test: str) -> tuple[dict, Traced]:
              "queue": {"kind": "droptail", "limit": t.qlim - 1}},
         ],
         "flow": [{"name": "f1", "from": "s1", "to": "k1", "transport": t.agent,
-                  "packet_size": 1000, "window": t.window, "app": {"kind": "bulk", "start": "1s"}, "tcp": tcp}],
+                  "packet_size": mss, "window": t.window, "app": {"kind": "bulk", "start": "1s"}, "tcp": tcp}],
     }
-    return sc, Traced(link=2, near="r1", far="k1", fids={"f1": 1})
+    if t.ack_drops:
+        # drop_acks's list at the head of k1 -> r1: the sink sits beyond
+        # k1 (k2) behind a link of zero delay and 10^15 bit/s whose list
+        # (counted from 1 over the flow's ACKs, the SYN's first) drops the
+        # ACKs where they reach k1, before its queue, as ns-2's module.
+        sc["node"].append({"name": "k2"})
+        sc["link"].append({"between": ["k1", "k2"], "rate": "1e6Gbps", "delay": "0ms",
+                           "error": {"kind": "pattern", "drop": [d + 1 for d in t.ack_drops],
+                                     "direction": "reverse"}})
+        sc["flow"][0]["to"] = "k2"
+    return sc, Traced(link=2, near="r1", far="k1", fids={"f1": 1}, mss=mss,
+                      ack_loss_link=3 if t.ack_drops else None)
 
 
 NEWRENO_TESTS = list(NEWRENO_SUITE)
@@ -841,6 +887,13 @@ class SackTest:
     maxburst: int = 0
     bugfix: bool = True
     s1_delay: str = ""
+    #: further [flow.tcp] keys
+    tcp: dict = None
+    #: net3's error modules at the head of r1 -> r2 (support.tcl's
+    #: dropPkts): packets of the flow held `hold[1]` seconds (delay_pkt_),
+    #: counted from 0 with the SYN, and packets dropped
+    hold: tuple = ()
+    drop: tuple = ()
 
 
 SACK_SUITE = {
@@ -850,11 +903,17 @@ SACK_SUITE = {
     "sack1c": SackTest("net0", [("s1", 27, 0.0, None)], 5),
     "sackB2": SackTest("net0", [("s1", 50, 1.0, None), ("s2", 20, 1.0, None)], 8, qlim=(9, 6), iw=1),
     "sack_dupacks": SackTest("net4", [("s1", 200, 0.1, None)], 3),
+    # numdupacksFrac_ 4: the threshold max(3, int(cwnd_) / 4).
+    "sack_dupacks1": SackTest("net4", [("s1", 200, 0.1, None)], 3, tcp={"dupthresh_frac": 4}),
     "sackB4": SackTest("net2", [("s1", 40, 0.0, None)], 2, qlim=(29, 25)),
     "sackB4a": SackTest("net2", [("s1", 40, 0.0, None)], 2, qlim=(29, 25), maxburst=4),
     "sack1z": SackTest("net0", [("s1", 14, 0.0, None)], 5, maxburst=4),
     "sack1aa": SackTest("net0", [("s1", 20, 0.0, None)], 5, maxburst=4),
     "sack3": SackTest("net0", [("s1", 100, 1.0, None), ("s2", 16, 0.5, None)], 4, qlim=(8, 8), bugfix=False),
+    # Reordering on net3 (FalsePipe: window 8, packets 7 to 10 held 0.1 s;
+    # FalsePipe1: window 20, 7 dropped and the next four held 0.5 s).
+    "FalsePipe": SackTest("net3", [("s1", 8, 0.0, None)], 3, hold=([7, 8, 9, 10], "100ms")),
+    "FalsePipe1": SackTest("net3", [("s1", 20, 0.0, None)], 3, hold=([7, 8, 9, 10], "500ms"), drop=(7,)),
     "sack5": SackTest("net1", [("s1", 50, 1.0, None), ("s2", 50, 1.75, 100)], 6, bugfix=False, s1_delay="3ms"),
     "sack5a": SackTest("net1", [("s1", 50, 1.0, None), ("s2", 50, 1.75, 100)], 6, maxburst=4, bugfix=False,
                        s1_delay="3ms"),
@@ -871,6 +930,8 @@ def sack_suite(test: str) -> tuple[dict, Traced]:
     t = SACK_SUITE[test]
     if t.net == "net2":
         return sack_net2(t)
+    if t.net == "net3":
+        return sack_net3(t)
     feeder, bottleneck, qlim = {
         "net0": (("8Mbps", "5ms"), ("800kbps", "100ms"), (6, 6)),
         "net4": (("10Mbps", "5ms"), ("1.5Mbps", "20ms"), (25, 25)),
@@ -882,6 +943,7 @@ def sack_suite(test: str) -> tuple[dict, Traced]:
         tcp["max_burst"] = t.maxburst
     if not t.bugfix:
         tcp["sack1_careful"] = False
+    tcp |= t.tcp or {}
     flows = []
     for i, (src, window, start, packets) in enumerate(t.flows):
         app = ({"kind": "bulk", "start": f"{start}s"} if packets is None
@@ -934,6 +996,48 @@ def sack_net2(t: SackTest) -> tuple[dict, Traced]:
                   "window": window, "app": {"kind": "bulk", "start": f"{start}s"}, "tcp": tcp}],
     }
     return sc, Traced(link=2, near="r1", far="r2", fids={"f0": 0})
+
+
+def sack_net3(t: SackTest) -> tuple[dict, Traced]:
+    """test-suite-sack.tcl's net3: s1, s2 -> r1 and s3, s4 -> r2 at 100
+    Mbit/s, 1 ms, r1 - r2 10 Mbit/s 200 ms with RED (the suite's
+    parameters, as net2's; ns-2's default queue-limit 50), one Sack1
+    connection s1 -> s3 with fid 1 from 0 s; June01defaults (windowInit_
+    2, singledup_ 1, minrto_ 1, syn_, delay_growth_: ns-2.35's own but
+    minrto_). The error modules sit at the head of r1 -> r2, the one
+    installed last first: the drop list, then the list of held packets,
+    which counts the packets that reach it. tcplab puts each list on a
+    link that ends at r1 (a list decides at the link's far end): s1 -> x
+    (100 Mbit/s, 1 ms) drops, x -> r1 (zero delay, 10^15 bit/s) holds
+    (`action = "delay"`), so that the packets reach r1's queue when ns-2's
+    leave its modules."""
+    red = {"kind": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "weight": 0.002, "gentle": True,
+           "byte_mode": False, "mean_pktsize": 500, "wait": True, "generator": "ns2", "generator_skip": 2,
+           "limit": 50}
+    edge = {"kind": "droptail", "limit": 49}
+    fast = {"rate": "1e6Gbps", "delay": "0ms"}
+    tcp = {"min_rto": "1s", "clock_phase": NS2_BOOT_TIME_ONE_AGENT}
+    (src, window, start, _), = t.flows
+    held, hold_for = t.hold
+    sc = {
+        "sim": {"duration": f"{t.stop}s", "tcp_profile": "ns2"},
+        "node": [{"name": n} for n in ("s1", "s2", "r1", "r2", "s3", "s4", "x")],
+        "link": [
+            {"between": ["s1", "x"], "rate": "100Mbps", "delay": "1ms", "queue": edge,
+             **({"error": {"kind": "pattern", "drop": [d + 1 for d in t.drop], "direction": "forward"}}
+                if t.drop else {})},
+            {"between": ["s2", "r1"], "rate": "100Mbps", "delay": "1ms", "queue": edge},
+            {"between": ["r1", "r2"], "rate": "10Mbps", "delay": "200ms", "queue": red},
+            {"between": ["s3", "r2"], "rate": "100Mbps", "delay": "1ms", "queue": edge},
+            {"between": ["s4", "r2"], "rate": "100Mbps", "delay": "1ms", "queue": edge},
+            {"between": ["x", "r1"], **fast,
+             "error": {"kind": "pattern", "drop": [d + 1 for d in held], "direction": "forward",
+                       "action": "delay", "delay": hold_for}},
+        ],
+        "flow": [{"name": "f1", "from": src, "to": "s3", "transport": "sack", "packet_size": 1000,
+                  "window": window, "app": {"kind": "bulk", "start": f"{start}s"}, "tcp": tcp}],
+    }
+    return sc, Traced(link=2, near="r1", far="r2", fids={"f1": 1})
 
 
 SACK_TESTS = list(SACK_SUITE)
@@ -1143,7 +1247,14 @@ TCP_SUITE = {
                      drops=[3, 8, 10, 11, 12], tcp=extra)
        for t, extra in (("timersA", {"timerfix": False}), ("timersAfix", {}),
                         ("timersA2", {"timerfix": False, "timestamps": True, "granularity": "1ms",
-                                      "ns2_timestamps": True, "ts_reset_rto": False}))},
+                                      "ns2_timestamps": True, "ts_reset_rto": False}),
+                        # rttvar_exp_ 3: RTO = SRTT + 8 RTTVAR.
+                        ("timersA1", {"timerfix": False, "rttvar_exp": 3}),
+                        # timersA2's settings with T_SRTT_BITS 5 and
+                        # T_RTTVAR_BITS 4: gains 1/32 and 1/16.
+                        ("timersA3", {"timerfix": False, "timestamps": True, "granularity": "1ms",
+                                      "ns2_timestamps": True, "ts_reset_rto": False, "srtt_bits": 5,
+                                      "rttvar_bits": 4}))},
     **{t: Suite2Test("net2", [("s1", "r2", "reno", 0, 1000, w, app, {})], stop, delack=True, qlim=29,
                      tcp={"granularity": tick})
        for t, tick, w, app, stop in (("timers1", "100ms", 40, ("transfer", 0.0, 180), 4.0),
@@ -1487,6 +1598,11 @@ SIMPLE_SUITE = {
     # after the link is built, so the queue keeps thresh_ 5, maxthresh_ 15
     # (with 1000 the output is the same: no early drop either way).
     "tahoe1RED": SimpleTest("net0a", [("s1", "tahoe", 0, 50, ("bulk", 0.0), {})], 5.0),
+    # Queue/RED queue_in_bytes_ true, mean_pktsize_ 1000: the average and
+    # the limit in bytes (5 x 1000), the thresholds th_min_pkts x 1000.
+    "tahoe1REDbytes": SimpleTest("net0a", [("s1", "tahoe", 0, 50, ("bulk", 0.0), {})], 5.0,
+                                 red={"queue_in_bytes": True, "mean_pktsize": 1000, "min_th": 5000,
+                                      "max_th": 15000}),
     "tahoe3RED": SimpleTest("net0a", [("s1", "tahoe", 0, 100, ("bulk", 1.0), {}),
                                       ("s2", "tahoe", 1, 16, ("bulk", 0.5), {})], 8.0, qlim=8),
     **{t: SimpleTest("net0", [("s1", agent, 0, 100, ("bulk", 1.0), {}), ("s2", agent, 1, 16, ("bulk", 0.5), {})],

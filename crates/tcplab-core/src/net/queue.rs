@@ -77,13 +77,20 @@ pub struct RedParams {
     pub gentle: bool,
     /// Count the queue and scale probabilities in bytes.
     pub byte_mode: bool,
-    /// With `byte_mode`: whether the queue (its average, thresholds and
-    /// the short-queue test) is measured in bytes (true, tcplab's byte
-    /// mode) or in packets (false: ns-2's bytes_ true with
-    /// queue_in_bytes_ false; then, as ns-2's modify_p(), the spacing
-    /// counts the bytes since the last drop in whole `mean_pktsize`s and
-    /// the spaced probability is scaled by size / mean_pktsize after it).
+    /// The queue (its average, thresholds and the short-queue test) is
+    /// measured in bytes (ns-2's queue_in_bytes_; by default as
+    /// `byte_mode`, tcplab's byte mode) or in packets. `byte_mode`
+    /// without it is ns-2's bytes_ true with queue_in_bytes_ false: as
+    /// ns-2's modify_p(), the spacing counts the bytes since the last drop
+    /// in whole `mean_pktsize`s and the spaced probability is scaled by
+    /// size / mean_pktsize after it. Without `byte_mode` the probability is
+    /// not scaled by the packet's size.
     pub queue_in_bytes: bool,
+    /// The hard limit is `limit` x `mean_pktsize` bytes waiting
+    /// (REDQueue::enque() with queue_in_bytes_: a forced drop when the
+    /// bytes waiting reach qlim_ x mean_pktsize before the arrival), not
+    /// `limit` packets: with `queue_in_bytes` set explicitly.
+    pub limit_in_bytes: bool,
     /// Mark ECN-capable packets instead of dropping them early.
     pub ecn: bool,
     /// Hard limit in packets.
@@ -276,7 +283,7 @@ impl Queue {
 
     /// RED's average after an arrival at `now` (before the packet joins).
     fn red_average(&mut self, p: &RedParams, now: Time) -> f64 {
-        let q = if p.byte_mode && p.queue_in_bytes { self.bytes as f64 } else { self.buf.len() as f64 };
+        let q = if p.queue_in_bytes { self.bytes as f64 } else { self.buf.len() as f64 };
         match self.red.idle_since {
             Some(t0) if self.buf.is_empty() && now > t0 => {
                 // Idle-time correction: the average decays as if m small
@@ -299,7 +306,7 @@ impl Queue {
         let avg = self.red_average(p, now);
         self.red.count += 1;
         self.red.count_bytes += size as i64;
-        let waiting = if p.byte_mode && p.queue_in_bytes { self.bytes } else { self.buf.len() as u64 };
+        let waiting = if p.queue_in_bytes { self.bytes } else { self.buf.len() as u64 };
         let mut verdict = Verdict::Enqueued;
         let forced_region = avg >= if p.gentle { 2.0 * p.max_th } else { p.max_th };
         if avg >= p.min_th && (waiting > 1 || !p.spare_short_queue) && p.mark_every_hit && forced_region {
@@ -310,7 +317,7 @@ impl Queue {
                 self.red.count = 0;
                 self.red.count_bytes = 0;
             }
-            if p.victim != RedVictim::Tail && self.buf.len() < p.limit as usize {
+            if p.victim != RedVictim::Tail && !self.red_full(p) {
                 return self.forced_drop(p, DropCause::Red, rng);
             }
             verdict = Verdict::Dropped(DropCause::Red);
@@ -327,7 +334,7 @@ impl Queue {
             if tested && self.red_hit(p, avg, size, rng) {
                 self.red.count = 0;
                 self.red.count_bytes = 0;
-                if red_forces(p, avg) && p.victim != RedVictim::Tail && self.buf.len() < p.limit as usize {
+                if red_forces(p, avg) && p.victim != RedVictim::Tail && !self.red_full(p) {
                     return self.forced_drop(p, DropCause::Red, rng);
                 }
                 let marks = p.ecn
@@ -344,7 +351,7 @@ impl Queue {
         } else {
             self.red.above = false;
         }
-        if self.buf.len() >= p.limit as usize {
+        if self.red_full(p) {
             if p.overflow_resets_count {
                 self.red.count = 0;
                 self.red.count_bytes = 0;
@@ -352,6 +359,17 @@ impl Queue {
             return self.forced_drop(p, DropCause::Overflow, rng);
         }
         verdict
+    }
+
+    /// RED's hard limit reached (before the arrival joins): `limit`
+    /// packets, or with `queue_in_bytes` `limit` x `mean_pktsize` bytes.
+    #[inline(always)]
+    fn red_full(&self, p: &RedParams) -> bool {
+        if p.limit_in_bytes {
+            self.bytes >= p.limit as u64 * p.mean_pktsize as u64
+        } else {
+            self.buf.len() >= p.limit as usize
+        }
     }
 
     /// The early-drop test of an arrival past the first crossing: whether
@@ -620,6 +638,7 @@ mod tests {
             gentle,
             byte_mode: false,
             queue_in_bytes: false,
+            limit_in_bytes: false,
             ecn,
             limit: 1000,
             mean_pktsize: 1000,
@@ -711,6 +730,28 @@ mod tests {
         assert!((q.red_avg() - 4.0 * (1.0 - 0.002)).abs() < 1e-12);
         assert_eq!(q.red.count, 8);
         assert!(!droptail(Some(5), None).sees_idle_arrivals());
+    }
+
+    /// `queue_in_bytes` (ns-2's queue_in_bytes_): the hard limit is `limit`
+    /// x `mean_pktsize` bytes waiting before the arrival, not `limit`
+    /// packets: limit 2 and 1000-byte mean hold four 600-byte packets
+    /// (1800 bytes before the fourth), packets two.
+    #[test]
+    fn red_queue_in_bytes_limit() {
+        for (bytes, held) in [(false, 2), (true, 4)] {
+            let p = RedParams {
+                limit: 2,
+                mean_pktsize: 1000,
+                queue_in_bytes: bytes,
+                limit_in_bytes: bytes,
+                ..red(true, false)
+            };
+            let mut q = Queue::new(QueuePolicy::Red(p), 8_000_000);
+            let mut rng = stream_rng(1, "red");
+            let verdicts: Vec<Verdict> = (0..5).map(|i| q.enqueue(0, PktId(i), 600, false, &mut rng)).collect();
+            assert!(verdicts[..held].iter().all(|v| *v == Verdict::Enqueued), "{bytes}: {verdicts:?}");
+            assert_eq!(verdicts[held], Verdict::Dropped(DropCause::Overflow), "{bytes}");
+        }
     }
 
     /// A drop because the queue is full restarts the count since the last

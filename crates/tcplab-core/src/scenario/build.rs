@@ -79,18 +79,9 @@ fn validate_queue(key: String, q: &QueueCfg) -> R<()> {
         use_mark_p,
         generator,
         generator_skip,
-        byte_mode,
-        queue_in_bytes,
         ..
     } = q
     {
-        if *queue_in_bytes == Some(true) && !*byte_mode {
-            return err(
-                format!("{key}.queue_in_bytes"),
-                "is for byte_mode = true only (a queue measured in bytes with probabilities per packet, ns-2's \
-                 bytes_ false with queue_in_bytes_ true, is not modelled)",
-            );
-        }
         if generator_skip.is_some() && *generator != Some(RedGenerator::Ns2) {
             return err(format!("{key}.generator_skip"), "is for generator = \"ns2\" only");
         }
@@ -185,6 +176,17 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
     if let Some(n) = t.lost_syn_window {
         if !(1..=64).contains(&n) {
             return err(format!("{key}.lost_syn_window"), format!("must be 1..64 segments, got {n}"));
+        }
+    }
+    // ns-2's estimator's scaling: bits of a 32-bit fixed point (RTTVAR's
+    // first value is the sample shifted by rttvar_bits - 1).
+    for (name, v, lo) in
+        [("srtt_bits", t.srtt_bits, 1), ("rttvar_bits", t.rttvar_bits, 1), ("rttvar_exp", t.rttvar_exp, 0)]
+    {
+        if let Some(n) = v {
+            if !(lo..=8).contains(&n) {
+                return err(format!("{key}.{name}"), format!("must be {lo}..8, got {n}"));
+            }
         }
     }
     if t.initial_ssthresh == Some(0) {
@@ -694,6 +696,7 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
             gentle: *gentle,
             byte_mode: *byte_mode,
             queue_in_bytes: queue_in_bytes.unwrap_or(*byte_mode),
+            limit_in_bytes: *queue_in_bytes == Some(true),
             ecn: *ecn,
             limit: *limit,
             mean_pktsize: *mean_pktsize,
@@ -950,6 +953,24 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.ns2_timestamps {
         c.ns2_timestamps = v;
+    }
+    if let Some(v) = o.bugfix_ack {
+        c.bugfix_ack = v;
+    }
+    if let Some(v) = o.bugfix_ts {
+        c.bugfix_ts = v;
+    }
+    if let Some(v) = o.dupthresh_frac {
+        c.dupthresh_frac = v;
+    }
+    if let Some(v) = o.srtt_bits {
+        c.srtt_bits = v;
+    }
+    if let Some(v) = o.rttvar_bits {
+        c.rttvar_bits = v;
+    }
+    if let Some(v) = o.rttvar_exp {
+        c.rttvar_exp = v;
     }
     if let Some(v) = o.sack1_careful {
         c.sack1_careful = v;

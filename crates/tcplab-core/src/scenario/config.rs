@@ -616,9 +616,12 @@ pub enum QueueCfg {
         gentle: bool,
         #[serde(default)]
         byte_mode: bool,
-        /// With `byte_mode`: the queue measured in bytes (true, the
-        /// default) or in packets (false: ns-2's bytes_ true with
-        /// queue_in_bytes_ false, its modify_p() spacing in bytes).
+        /// The queue measured in bytes (ns-2's queue_in_bytes_): its
+        /// average, thresholds and short-queue test, and when set
+        /// explicitly true its hard limit (`limit` x `mean_pktsize`
+        /// bytes). Default: as `byte_mode` (whose limit stays in packets);
+        /// false with `byte_mode` is ns-2's bytes_ true with
+        /// queue_in_bytes_ false (its modify_p() spacing in bytes).
         #[serde(default)]
         queue_in_bytes: Option<bool>,
         /// Mark ECN-capable packets (CE) instead of dropping them early.
@@ -1098,6 +1101,20 @@ pub struct TcpOptions {
     pub ts_reset_rto: Option<bool>,
     /// ns-2's accounting of timestamps (sizes, exact times).
     pub ns2_timestamps: Option<bool>,
+    /// NewReno: ns-2's ACK heuristic past the careful guard (bugFix_ack_).
+    pub bugfix_ack: Option<bool>,
+    /// NewReno: ns-2's timestamp heuristic past the careful guard (bugFix_ts_).
+    pub bugfix_ts: Option<bool>,
+    /// Sack1: the duplicate-ACK threshold at least cwnd / this (ns-2's
+    /// numdupacksFrac_); 0: fixed.
+    pub dupthresh_frac: Option<u32>,
+    /// ns-2 RTT estimator: SRTT's scaling in bits (ns-2's T_SRTT_BITS).
+    pub srtt_bits: Option<u32>,
+    /// ns-2 RTT estimator: RTTVAR's scaling in bits (T_RTTVAR_BITS).
+    pub rttvar_bits: Option<u32>,
+    /// ns-2 RTT estimator: RTO = SRTT + 2^this RTTVAR (rttvar_exp_).
+    pub rttvar_exp: Option<u32>,
+
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
     pub sack1_careful: Option<bool>,
@@ -1324,6 +1341,12 @@ impl TcpOptions {
             exit_fast_retrans: self.exit_fast_retrans.or(base.exit_fast_retrans),
             ts_reset_rto: self.ts_reset_rto.or(base.ts_reset_rto),
             ns2_timestamps: self.ns2_timestamps.or(base.ns2_timestamps),
+            bugfix_ack: self.bugfix_ack.or(base.bugfix_ack),
+            bugfix_ts: self.bugfix_ts.or(base.bugfix_ts),
+            dupthresh_frac: self.dupthresh_frac.or(base.dupthresh_frac),
+            srtt_bits: self.srtt_bits.or(base.srtt_bits),
+            rttvar_bits: self.rttvar_bits.or(base.rttvar_bits),
+            rttvar_exp: self.rttvar_exp.or(base.rttvar_exp),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),
             max_cwnd: self.max_cwnd.or(base.max_cwnd),

@@ -127,6 +127,10 @@ pub struct AckInfo {
     /// When the first data segment was last sent (ns-2's firstsent_, the
     /// origin of its Vegas clock); kept only with the per-segment log.
     pub first_sent: Option<crate::engine::Time>,
+    /// On a duplicate ACK: ns-2's heuristics (`TcpConfig::bugfix_ts`,
+    /// `bugfix_ack`) would let a fast retransmit through that the careful
+    /// guard refuses. Always false with both off.
+    pub heuristic: bool,
 }
 
 /// Response to a new (cumulative) ACK.

@@ -466,6 +466,40 @@ pub struct TcpConfig {
     /// rtt_update() rounds an echo. Data segments still carry tcplab's 12
     /// bytes (ns-2's ts_option_size_ is 10).
     pub ns2_timestamps: bool,
+    /// NewReno with `newreno_careful`: ns-2's ACK heuristic (its
+    /// bugFix_ack_, false by default there and everywhere here). A fast
+    /// retransmit the careful guard refuses is let through when cwnd
+    /// (without inflation) is above one segment and the last new ACK
+    /// outside recovery (ns-2's newack(), not a partial ACK) advanced the
+    /// cumulative ACK by at most `dupthresh` segments (highest_ack_ -
+    /// prev_highest_ack_ <= numdupacks_ in tcp-newreno.cc's
+    /// dupack_action()).
+    pub bugfix_ack: bool,
+    /// NewReno with `newreno_careful` and `timestamps`: ns-2's timestamp
+    /// heuristic (its bugFix_ts_, false by default there and everywhere
+    /// here). A fast retransmit the careful guard refuses is let through
+    /// when the echo of the last new ACK outside recovery equals the
+    /// timestamp of the latest transmission of the highest segment
+    /// acknowledged (tss[highest_ack_] == ts_echo_ in dupack_action()).
+    /// This heuristic is checked before the ACK heuristic, as ns-2 does.
+    pub bugfix_ts: bool,
+    /// Sack1 (`sack1_recovery`): the duplicate-ACK threshold grows with
+    /// the window, max(`dupthresh`, whole segments of cwnd / this), for the
+    /// fast retransmit, Limited Transmit and the pipe estimate (ns-2's
+    /// numdupacksFrac_ and TcpAgent::numdupacks(); 0: the fixed threshold,
+    /// as ns-2's default -1, and the default everywhere).
+    pub dupthresh_frac: u32,
+    /// With the ns-2 RTT estimator: the scaling of its integer SRTT, in
+    /// bits (ns-2's T_SRTT_BITS, 3 there and everywhere here: a sample
+    /// weighs 1/2^3 in SRTT).
+    pub srtt_bits: u32,
+    /// With the ns-2 RTT estimator: the scaling of its integer RTTVAR
+    /// (ns-2's T_RTTVAR_BITS, 2 there and everywhere here: a deviation
+    /// weighs 1/2^2 in RTTVAR; the first sample sets RTTVAR to half of it).
+    pub rttvar_bits: u32,
+    /// With the ns-2 RTT estimator: RTO = SRTT + 2^this x RTTVAR in ticks
+    /// (ns-2's rttvar_exp_, 2 there and everywhere here: RFC 6298's K = 4).
+    pub rttvar_exp: u32,
 }
 
 impl TcpConfig {
@@ -518,6 +552,12 @@ impl TcpConfig {
                 exit_fast_retrans: true,
                 ts_reset_rto: true,
                 ns2_timestamps: false,
+                bugfix_ack: false,
+                bugfix_ts: false,
+                dupthresh_frac: 0,
+                srtt_bits: 3,
+                rttvar_bits: 2,
+                rttvar_exp: 2,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,

@@ -138,7 +138,10 @@ impl CongestionControl for NewReno {
         // ns-2's bugFix_ false (`newreno_careful` off) drops the guard;
         // lessCareful_ lets through duplicates acknowledging exactly the
         // highest byte sent at the last fast retransmit or timeout.
-        let allowed = self.careful.is_none_or(|g| g.allows(a.ack, self.recover, w.mss)) || a.ecn_recover.is_some();
+        // ns-2's bugFix_ts_ and bugFix_ack_ heuristics (`a.heuristic`)
+        // let through what the guard refuses.
+        let allowed =
+            self.careful.is_none_or(|g| g.allows(a.ack, self.recover, w.mss)) || a.ecn_recover.is_some() || a.heuristic;
         if a.dupacks == w.dupthresh && allowed {
             self.in_recovery = true;
             self.partial_seen = false;

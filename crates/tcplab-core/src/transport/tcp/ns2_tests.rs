@@ -1577,3 +1577,120 @@ fn sack1_partial_ack_keeps_the_rtt_measurement() {
     let (first, on) = srtt(true);
     assert!(on > first, "a sample of the long measurement: {on:?} after {first:?}");
 }
+
+/// `bugfix_ack` (ns-2's bugFix_ack_, NewReno): ten segments out, a
+/// timeout (recover at 10), the retransmission of 0 acknowledged up to
+/// `upto`, then three duplicates of that ACK. The careful guard refuses
+/// their fast retransmit (the ACK is below recover); the ACK heuristic
+/// lets it through when cwnd is above one segment and the last new ACK
+/// advanced by at most three segments (highest_ack_ - prev_highest_ack_
+/// <= numdupacks_): after ACK 1, not after ACK 4.
+#[test]
+fn bugfix_ack_rule() {
+    for (upto, heuristic, fast) in [(1, false, 0), (1, true, 1), (3, true, 1), (4, true, 0)] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.bugfix_ack = heuristic;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        assert_eq!(drain(&mut s, due).len(), 1);
+        ack(&mut s, due + MS, upto * MSS);
+        assert!(s.w.cwnd > MSS);
+        for k in 2..5 {
+            ack(&mut s, due + k * MS, upto * MSS);
+        }
+        assert_eq!(s.stats.fast_retransmits, fast, "ACK {upto}, bugfix_ack {heuristic}");
+    }
+}
+
+/// `bugfix_ts` (ns-2's bugFix_ts_, NewReno with timestamps): as
+/// `bugfix_ack_rule`, the retransmission of segment 0 after the timeout
+/// acknowledged by ACK 1. The timestamp heuristic lets the duplicates'
+/// fast retransmit through when that ACK echoes the timestamp of the
+/// latest transmission of segment 0, the highest acknowledged
+/// (tss[highest_ack_] == ts_echo_): the retransmission's, not the
+/// original's.
+#[test]
+fn bugfix_ts_rule() {
+    for (heuristic, echo_rtx, fast) in [(false, true, 0), (true, true, 1), (true, false, 0)] {
+        let mut c = cfg(Ns2Rules::ns2(), 10);
+        c.timestamps = true;
+        c.bugfix_ts = heuristic;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+        s.app_write(None);
+        let first = s.poll_segment(0).expect("segment 0").header.ts.expect("TSval").0;
+        while s.poll_segment(0).is_some() {}
+        let due = s.rto_deadline().expect("timer");
+        assert!(s.on_timeout(due));
+        let rtx = s.poll_segment(due).expect("retransmission").header.ts.expect("TSval").0;
+        assert_ne!(first, rtx);
+        let h = TcpHeader {
+            ack: MSS,
+            window: 1_000_000,
+            flags: flags::ACK,
+            ts: Some((0, if echo_rtx { rtx } else { first })),
+            ..Default::default()
+        };
+        s.on_ack(due + 100 * MS, &h);
+        for k in 2..5 {
+            ack(&mut s, due + 100 * MS + k * MS, MSS);
+        }
+        assert_eq!(s.stats.fast_retransmits, fast, "bugfix_ts {heuristic}, echo of the retransmission {echo_rtx}");
+    }
+}
+
+/// `dupthresh_frac` (ns-2's numdupacksFrac_, Sack1): the threshold is
+/// max(dupthresh, int(cwnd_) / F). With 20 segments out (cwnd 21 after
+/// the ACK of segment 0) and F = 4 it is 5: the third new duplicate starts
+/// nothing but a Limited Transmit segment (so do the fourth), the fifth
+/// the fast retransmit. Without the key the third starts it.
+#[test]
+fn dupthresh_frac_rule() {
+    for (frac, at) in [(0, 3), (4, 5)] {
+        let mut c = cfg(Ns2Rules::ns2(), 20);
+        c.sack = true;
+        c.dupthresh_frac = frac;
+        c.limited_transmit = true;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 20);
+        // Segment 0 acknowledged (cwnd 21: 20 to 21 go); 1 lost.
+        assert_eq!(ack(&mut s, MS, MSS).len(), 2);
+        for k in 1..=at {
+            let out = ack_with(&mut s, 2 * MS, MSS, 0, &[(2000, 2000 + k * MSS)]);
+            if k < at {
+                assert_eq!(s.stats.fast_retransmits, 0, "numdupacksFrac_ {frac}, duplicate {k}");
+                // Limited Transmit: one new segment per early duplicate.
+                assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![(21 + k) * MSS]);
+            } else {
+                assert_eq!(s.stats.fast_retransmits, 1, "numdupacksFrac_ {frac}");
+                assert_eq!(out.iter().map(|x| (x.seq, x.retransmit)).collect::<Vec<_>>(), vec![(1000, true)]);
+            }
+        }
+    }
+}
+
+/// `srtt_bits`, `rttvar_bits`, `rttvar_exp` (ns-2's T_SRTT_BITS,
+/// T_RTTVAR_BITS, rttvar_exp_) in its estimator, 10 ms ticks: samples of 10
+/// and then 20 ticks. Defaults (3, 2, 2): RTO 30 then (25 << 3 + 90) >> 3 =
+/// 36 ticks. rttvar_exp_ 3: 10 + 8 x 5 = 50, then (25 << 4 + 90) >> 3 = 61.
+/// T_SRTT_BITS 5 (gain 1/32): 30, then (25 << 5 + 330) >> 5 = 35; with
+/// T_RTTVAR_BITS 4 too (gain 1/16): 30, then (85 << 3 + 330) >> 5 = 31.
+#[test]
+fn ns2_estimator_scaling() {
+    use super::rto::RtoEstimator;
+    for (bits, rtos) in [((3, 2, 2), (30, 36)), ((3, 2, 3), (50, 61)), ((5, 2, 2), (30, 35)), ((5, 4, 2), (30, 31))] {
+        let (srtt_bits, rttvar_bits, rttvar_exp) = bits;
+        let mut e = RtoEstimator::new(3 * SEC, 0, 60 * SEC, 10 * MS).with_ns2_clock(0).with_ns2_scaling(
+            srtt_bits,
+            rttvar_bits,
+            rttvar_exp,
+        );
+        e.sample_timed(0, 105 * MS);
+        assert_eq!(e.rto(), rtos.0 * 10 * MS, "{bits:?}");
+        e.sample_timed(SEC, SEC + 205 * MS);
+        assert_eq!(e.rto(), rtos.1 * 10 * MS, "{bits:?}");
+    }
+}

@@ -53,7 +53,13 @@ impl LossRecovery for DupAckRecovery {
         let ack = h.ack;
         if ack > s.snd_una {
             let flight = s.flight();
-            let acked = if s.cc.is_partial_ack(ack) { s.advance_una_partial(now, h) } else { s.advance_una(now, h) };
+            let acked = if s.cc.is_partial_ack(ack) {
+                s.advance_una_partial(now, h)
+            } else {
+                // ns-2's newack(): prev_highest_ack_ = highest_ack_.
+                s.prev_high_ack = s.snd_una;
+                s.advance_una(now, h)
+            };
             let info = s.ack_info(ack, acked, flight);
             if ece_cut && s.cc.in_recovery() {
                 s.cc.end_recovery_after_ecn_cut(&mut s.w, &info);
@@ -83,7 +89,10 @@ impl LossRecovery for DupAckRecovery {
         } else if ack == s.snd_una && s.snd_max > s.snd_una {
             s.stats.dupacks_received += 1;
             s.dupacks += 1;
-            let info = s.ack_info(ack, 0, s.flight() - s.limited_bytes);
+            let mut info = s.ack_info(ack, 0, s.flight() - s.limited_bytes);
+            if (s.cfg.bugfix_ack || s.cfg.bugfix_ts) && s.dupacks == s.w.dupthresh {
+                info.heuristic = s.careful_heuristic();
+            }
             match s.cc.on_dupack(&mut s.w, &info) {
                 DupResponse::None => {
                     if s.cfg.limited_transmit

@@ -28,9 +28,17 @@ pub struct RtoEstimator {
 struct Ns2Clock {
     /// Phase of the tick clock (ns-2's boot_time_), in [0, tick).
     phase: Time,
-    /// 8 x SRTT and 4 x RTTVAR in ticks (t_srtt_, t_rttvar_); 0 = no estimate.
+    /// SRTT and RTTVAR in ticks scaled by 2^srtt_bits and 2^rttvar_bits
+    /// (t_srtt_, t_rttvar_: 8 SRTT and 4 RTTVAR by default); 0 = no estimate.
     srtt8: i64,
     rttvar4: i64,
+    /// ns-2's T_SRTT_BITS, T_RTTVAR_BITS and rttvar_exp_ (3, 2, 2):
+    /// gains 1/2^srtt_bits and 1/2^rttvar_bits, RTO = SRTT + 2^rttvar_exp
+    /// RTTVAR. Bytes, so that the estimator keeps its size: the sender's
+    /// hot lines hold it (socket.rs's layout test).
+    srtt_bits: u8,
+    rttvar_bits: u8,
+    rttvar_exp: u8,
     /// rfc2988_ (true): the minimum applied before the backoff; false:
     /// after it, and the backoff doubled only below 64.
     rfc2988: bool,
@@ -43,7 +51,8 @@ impl RtoEstimator {
 
     /// Estimate as ns-2 does, with tick clock phase `phase` (< granularity).
     pub fn with_ns2_clock(mut self, phase: Time) -> Self {
-        self.ns2 = Some(Ns2Clock { phase, srtt8: 0, rttvar4: 0, rfc2988: true });
+        self.ns2 =
+            Some(Ns2Clock { phase, srtt8: 0, rttvar4: 0, rfc2988: true, srtt_bits: 3, rttvar_bits: 2, rttvar_exp: 2 });
         self
     }
 
@@ -52,6 +61,19 @@ impl RtoEstimator {
     pub fn with_ns2_rfc2988(mut self, rfc2988: bool) -> Self {
         if let Some(c) = self.ns2.as_mut() {
             c.rfc2988 = rfc2988;
+        }
+        self
+    }
+
+    /// With the ns-2 clock: ns-2's T_SRTT_BITS, T_RTTVAR_BITS and
+    /// rttvar_exp_ (its defaults 3, 2 and 2 are RFC 6298's gains 1/8 and
+    /// 1/4 and its K = 4).
+    pub fn with_ns2_scaling(mut self, srtt_bits: u32, rttvar_bits: u32, rttvar_exp: u32) -> Self {
+        if let Some(c) = self.ns2.as_mut() {
+            // The scenario allows 1..8, 1..8 and 0..8 (`validate_tcp`).
+            c.srtt_bits = srtt_bits.min(16) as u8;
+            c.rttvar_bits = rttvar_bits.clamp(1, 16) as u8;
+            c.rttvar_exp = rttvar_exp.min(16) as u8;
         }
         self
     }
@@ -83,25 +105,29 @@ impl RtoEstimator {
         let g = self.granularity;
         let c = self.ns2.as_mut().expect("ns-2 clock");
         let t = ticks.max(1);
+        let (sb, vb) = (c.srtt_bits as u32, c.rttvar_bits as u32);
         if c.srtt8 != 0 {
-            let mut delta = t - (c.srtt8 >> 3);
+            let mut delta = t - (c.srtt8 >> sb);
             c.srtt8 += delta;
             if c.srtt8 <= 0 {
                 c.srtt8 = 1;
             }
-            delta = delta.abs() - (c.rttvar4 >> 2);
+            delta = delta.abs() - (c.rttvar4 >> vb);
             c.rttvar4 += delta;
             if c.rttvar4 <= 0 {
                 c.rttvar4 = 1;
             }
         } else {
-            c.srtt8 = t << 3;
-            c.rttvar4 = t << 1;
+            c.srtt8 = t << sb;
+            c.rttvar4 = t << (vb - 1);
         }
-        self.srtt = Some((c.srtt8 as u64) * g / 8);
-        self.rttvar = (c.rttvar4 as u64) * g / 4;
-        // t_rtxcur_ = (4 RTTVAR + SRTT) in whole ticks; no clamp yet.
-        self.base = (((c.rttvar4 << 3) + c.srtt8) >> 3) as u64 * g;
+        self.srtt = Some(((c.srtt8 as u64) * g) >> sb);
+        self.rttvar = ((c.rttvar4 as u64) * g) >> vb;
+        // t_rtxcur_ = (SRTT + 2^rttvar_exp RTTVAR) in whole ticks, from the
+        // scaled values (4 RTTVAR + SRTT by default); no clamp yet.
+        let shift = (c.rttvar_exp as u32 + sb) as i64 - vb as i64;
+        let var = if shift >= 0 { c.rttvar4 << shift } else { c.rttvar4 >> -shift };
+        self.base = ((var + c.srtt8) >> sb) as u64 * g;
         self.backoff = 1;
     }
 
@@ -152,7 +178,7 @@ impl RtoEstimator {
         if let Some(c) = self.ns2.as_mut() {
             if self.backoff > 8 {
                 // rtt_backoff(): start the estimate afresh at the next sample.
-                c.rttvar4 += c.srtt8 >> 3;
+                c.rttvar4 += c.srtt8 >> c.srtt_bits;
                 c.srtt8 = 0;
             }
         }

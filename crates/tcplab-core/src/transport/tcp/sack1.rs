@@ -71,10 +71,23 @@ impl Sack1Recovery {
         }
     }
 
+    /// The duplicate-ACK threshold: `dupthresh`, or with `dupthresh_frac`
+    /// F at least the whole segments of cwnd / F (ns-2's numdupacks(cwnd_):
+    /// int(cwnd_) / numdupacksFrac_ when that is larger).
+    fn threshold(s: &TcpSender) -> u32 {
+        let d = s.w.dupthresh;
+        match s.cfg.dupthresh_frac {
+            0 => d,
+            f => d.max((s.w.cwnd / s.w.mss) as u32 / f),
+        }
+    }
+
     /// The third new duplicate ACK (ns-2's dupack_action()).
     fn dupack_action(&mut self, s: &mut TcpSender, now: Time) {
         let mss = s.w.mss;
-        let outstanding = s.snd_max.div_ceil(mss) as i64 - (s.snd_una / mss) as i64;
+        // ns-2's pipe_ = maxseq_ - highest_ack_ - numdupacks(cwnd_), before
+        // slowdown() halves cwnd_.
+        let outstanding = s.snd_max.div_ceil(mss) as i64 - (s.snd_una / mss) as i64 - Self::threshold(s) as i64;
         // Within the window of an ECN cut, the last congestion action:
         // recover without a second cut. ns-2's ecn() set recover_ to the
         // cut's maxseq_, so this comes before the test of the last
@@ -101,11 +114,13 @@ impl Sack1Recovery {
     }
 
     /// A fast retransmit (with a cut of the window, or within an ECN cut's).
+    /// `outstanding`: the pipe estimate, segments outstanding less the
+    /// threshold.
     fn start(&mut self, s: &mut TcpSender, now: Time, outstanding: i64, cut: bool) {
         s.stats.fast_retransmits += 1;
         s.fast_retransmit_started(cut);
         self.started_on_this_ack = true;
-        self.pipe = outstanding - s.w.dupthresh as i64;
+        self.pipe = outstanding;
         self.fast_recovery = true;
         self.retransmitted.push(s.snd_una);
         s.pending_head_rtx = true;
@@ -181,9 +196,10 @@ impl LossRecovery for Sack1Recovery {
                 if news {
                     s.stats.dupacks_received += 1;
                     s.dupacks += 1;
-                    if s.dupacks == s.w.dupthresh {
+                    let threshold = Self::threshold(s);
+                    if s.dupacks == threshold {
                         self.dupack_action(s, now);
-                    } else if s.dupacks < s.w.dupthresh && s.cfg.limited_transmit {
+                    } else if s.dupacks < threshold && s.cfg.limited_transmit {
                         s.limited_extra = s.dupacks as u64;
                     }
                 }

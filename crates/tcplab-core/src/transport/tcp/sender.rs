@@ -178,6 +178,15 @@ pub struct TcpSender {
     /// which echoes the sender's ECN negotiation.
     ecn_burst: bool,
     ecn_ect: bool,
+    /// ns-2's prev_highest_ack_ in bytes: the cumulative ACK before the
+    /// last new ACK outside recovery (`TcpConfig::bugfix_ack`).
+    pub(super) prev_high_ack: u64,
+    /// ns-2's ts_echo_: the echo of the last new ACK outside recovery
+    /// (`TcpConfig::bugfix_ts`).
+    last_echo: Option<u32>,
+    /// With `bugfix_ts`: (end, TSval) of the latest transmission of each
+    /// segment from the one ending at snd_una on (ns-2's tss[]), by end.
+    ts_sent: std::collections::VecDeque<(u64, u32)>,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -227,7 +236,10 @@ impl TcpSender {
         let vegas = cc.name() == "vegas";
         let mut rto = RtoEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
         if cfg.rules.ns2_rtt_estimator {
-            rto = rto.with_ns2_clock(cfg.clock_phase % cfg.granularity.max(1)).with_ns2_rfc2988(cfg.rfc2988);
+            rto = rto
+                .with_ns2_clock(cfg.clock_phase % cfg.granularity.max(1))
+                .with_ns2_rfc2988(cfg.rfc2988)
+                .with_ns2_scaling(cfg.srtt_bits, cfg.rttvar_bits, cfg.rttvar_exp);
         }
         let sb = (cfg.sack && cc.allows_sack_recovery()).then(Scoreboard::default);
         let recovery: Box<dyn LossRecovery> = match sb {
@@ -256,6 +268,9 @@ impl TcpSender {
             ecn_seen: false,
             ecn_burst: false,
             ecn_ect: cfg.syn,
+            prev_high_ack: 0,
+            last_echo: None,
+            ts_sent: Default::default(),
             pending_cwr: false,
             eln_done_for: None,
             rwnd: cfg.rwnd,
@@ -398,6 +413,48 @@ impl TcpSender {
             acked_seg: self.last_acked_seg,
             head_seg: self.sent.front().map(|s| (s.time, s.transmits)),
             first_sent: self.first_sent,
+            heuristic: false,
+        }
+    }
+
+    /// ns-2's heuristics before a fast retransmit the careful guard
+    /// refuses (NewReno's dupack_action()): the timestamp heuristic
+    /// (`bugfix_ts`), the last new ACK echoing the latest transmission of
+    /// the highest segment acknowledged; then the ACK heuristic
+    /// (`bugfix_ack`), cwnd above one segment and that ACK having advanced
+    /// by at most `dupthresh` segments.
+    pub(super) fn careful_heuristic(&mut self) -> bool {
+        if self.cfg.bugfix_ts && self.cfg.timestamps {
+            self.prune_ts_sent();
+            if let (Some(echo), Some(&(end, ts))) = (self.last_echo, self.ts_sent.front()) {
+                if end == self.snd_una && ts == echo {
+                    return true;
+                }
+            }
+        }
+        self.cfg.bugfix_ack
+            && self.cc.uninflated_cwnd(&self.w) > self.w.mss as f64
+            && self.snd_una - self.prev_high_ack <= self.w.dupthresh as u64 * self.w.mss
+    }
+
+    /// Forget the send times of segments below the highest acknowledged.
+    fn prune_ts_sent(&mut self) {
+        while self.ts_sent.front().is_some_and(|&(end, _)| end < self.snd_una) {
+            self.ts_sent.pop_front();
+        }
+    }
+
+    /// With `bugfix_ts`: the TSval of a transmission of [seq, end).
+    #[inline(never)]
+    fn note_ts_sent(&mut self, now: Time, end: u64) {
+        let ts = (now / self.ts_unit()) as u32;
+        self.prune_ts_sent();
+        match self.ts_sent.iter_mut().find(|e| e.0 == end) {
+            Some(e) => e.1 = ts,
+            None => {
+                let i = self.ts_sent.partition_point(|e| e.0 < end);
+                self.ts_sent.insert(i, (end, ts));
+            }
         }
     }
 
@@ -636,6 +693,9 @@ impl TcpSender {
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
         self.log_send(now, seq, len);
+        if self.cfg.bugfix_ts && self.cfg.timestamps {
+            self.note_ts_sent(now, seq + len as u64);
+        }
         let ect = self.cfg.ecn && (!retransmit || self.cfg.rules.ect_retransmits);
         let cwr = ect && std::mem::take(&mut self.pending_cwr);
         self.stats.segments_sent += 1;
@@ -879,6 +939,7 @@ impl TcpSender {
     fn rtt_measure(&mut self, now: Time, h: &TcpHeader) {
         if self.cfg.timestamps {
             if let Some((_, ecr)) = h.ts {
+                self.last_echo = Some(ecr);
                 let unit = self.ts_unit();
                 let ticks = ((now / unit) as u32).wrapping_sub(ecr) as u64;
                 let backoff = self.rto.backoff();

@@ -514,6 +514,8 @@ impl TcpConfig {
                 ns2_sack_blocks: true,
                 sack1_ecn_recover: true,
                 sack1_partial_ack_timing: true,
+                // ns-2.35's ts_resetRTO_ false (Agent/TCP's default).
+                ts_reset_rto: false,
                 ..Self::profile(TcpProfile::Rfc)
             },
             // The same values; the RFCs' algorithms.

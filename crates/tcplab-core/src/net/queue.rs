@@ -308,8 +308,8 @@ impl Queue {
         self.red.count_bytes += size as i64;
         let waiting = if p.queue_in_bytes { self.bytes } else { self.buf.len() as u64 };
         let mut verdict = Verdict::Enqueued;
-        let forced_region = avg >= if p.gentle { 2.0 * p.max_th } else { p.max_th };
-        if avg >= p.min_th && (waiting > 1 || !p.spare_short_queue) && p.mark_every_hit && forced_region {
+        let tests = avg >= p.min_th && (waiting > 1 || !p.spare_short_queue);
+        if tests && p.mark_every_hit && red_past_max(p, avg) {
             // ns-2's enque() without use_mark_p_: DTYPE_FORCED, before its
             // `old` test and without drop_early(); the count restarts as
             // after a full queue's drop.
@@ -317,11 +317,11 @@ impl Queue {
                 self.red.count = 0;
                 self.red.count_bytes = 0;
             }
-            if p.victim != RedVictim::Tail && !self.red_full(p) {
+            if self.takes_victim(p) {
                 return self.forced_drop(p, DropCause::Red, rng);
             }
             verdict = Verdict::Dropped(DropCause::Red);
-        } else if avg >= p.min_th && (waiting > 1 || !p.spare_short_queue) {
+        } else if tests {
             let crossing = !self.red.above;
             if crossing {
                 // Just crossed min_th: start counting (ns-2: count 1, no
@@ -334,7 +334,7 @@ impl Queue {
             if tested && self.red_hit(p, avg, size, rng) {
                 self.red.count = 0;
                 self.red.count_bytes = 0;
-                if red_forces(p, avg) && p.victim != RedVictim::Tail && !self.red_full(p) {
+                if red_forces(p, avg) && self.takes_victim(p) {
                     return self.forced_drop(p, DropCause::Red, rng);
                 }
                 let marks = p.ecn
@@ -359,6 +359,13 @@ impl Queue {
             return self.forced_drop(p, DropCause::Overflow, rng);
         }
         verdict
+    }
+
+    /// A forced drop that is not the hard limit's may take a waiting
+    /// packet instead of the arrival (`RedVictim`).
+    #[inline(always)]
+    fn takes_victim(&self, p: &RedParams) -> bool {
+        p.victim != RedVictim::Tail && !self.red_full(p)
     }
 
     /// RED's hard limit reached (before the arrival joins): `limit`
@@ -571,7 +578,12 @@ pub fn red_probability(p: &RedParams, avg: f64, size: u32) -> f64 {
 /// (2 max_th when gentle) forces a drop (decided without a number, and
 /// taking the queue's victim).
 fn red_forces(p: &RedParams, avg: f64) -> bool {
-    p.mark_p.is_none() && avg >= if p.gentle { 2.0 * p.max_th } else { p.max_th }
+    p.mark_p.is_none() && red_past_max(p, avg)
+}
+
+/// The average at or past max_th (2 max_th when gentle).
+fn red_past_max(p: &RedParams, avg: f64) -> bool {
+    avg >= if p.gentle { 2.0 * p.max_th } else { p.max_th }
 }
 
 fn red_pb(p: &RedParams, avg: f64) -> f64 {

@@ -285,3 +285,26 @@ def test_bugfix_ts_matters():
     the timestamp heuristic (`bugfix_ts`) it parts from ns-2's at 3.78 s,
     as newreno_rto_loss_ts, which does not set it."""
     assert _newreno_differs("newreno_rto_loss_tsh", lambda tcp: tcp.pop("bugfix_ts"))
+
+
+@pytest.mark.parametrize("test, change", [
+    # ns-2's timer left running through the pause restarts the window from
+    # one segment: with RFC 5681's restart window (min(IW, cwnd), IW 1 here
+    # too) the timer stops instead, and the segments after the pause go
+    # out with a timer armed when they leave.
+    ("quiescent_100ms", lambda tcp: tcp.update(idle_restart="off")),
+    # QOption_ 1: without window validation the quiescentB run keeps its
+    # window through the pause.
+    ("quiescentB_qoption", lambda tcp: tcp.pop("cwnd_validation")),
+    # With tcpTick_ 0.5 the pause lasts only a few RTOs, so how many
+    # halvings it gets shows: QOption_ 1 against ns-2's running timer ...
+    ("quiescent_500ms_fine", lambda tcp: tcp.pop("cwnd_validation")),
+    # ... and EnblRTTCtr_ 1, periods counted in RTTs, against RTOs. (These
+    # runs never show control_increase_: tests.rs holds it.)
+    ("quiescent_500ms_coarse", lambda tcp: tcp.pop("cwv_rtt_counting")),
+])
+def test_the_quiescence_rules_matter(test, change):
+    """test-suite-tcp's quiescent tests (an FTP that writes again at 2.4
+    and 2.5 s) tell ns-2's idle rules apart: with each one changed, the
+    run parts from ns-2's golden output."""
+    assert _suite2_differs(test, lambda sc: change(sc["flow"][0]["tcp"]))

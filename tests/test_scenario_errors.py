@@ -120,6 +120,16 @@ CASES = {
                 "wireless.routing: unknown name `rip`, expected one of `static`, `aodv`, `dsdv`, `dsr`, `olsr`"),
     "ifq_kind": (wifi(wireless='ifq = { kind = "fifo" }'),
                  "wireless.ifq.kind: unknown name `fifo`, expected `priqueue` or `cmupriqueue`"),
+    "transfer_more_before_start": (
+        wired().replace('app = { kind = "bulk" }',
+                        'app = { kind = "transfer", bytes = 1000, start = "1s", more = [{ at = "0.5s", bytes = 10 }] }'),
+        "flow[0].app.more[0].at: must not be before the transfer's start"),
+    "transfer_more_zero": (
+        wired().replace('app = { kind = "bulk" }',
+                        'app = { kind = "transfer", bytes = 1000, more = [{ at = "2s", bytes = 0 }] }'),
+        "flow[0].app.more[0].bytes: must be at least 1"),
+    "tcp_idle_restart": (wired(extra='[tcp]\nidle_restart = "never"\n'),
+                         "tcp.idle_restart: unknown name `never`, expected one of `ns2-timer`, `rfc5681`, `linux`, `off`"),
     "tcp_loss_window": (wired(extra='[tcp]\nloss_window = "half"\n'),
                         "tcp.loss_window: unknown name `half`, expected `cwnd` or `flight`"),
     "unlimited_limit": (wired(link='queue = { kind = "unlimited", limit = 5 }'),

@@ -30,11 +30,12 @@ Left out, with what tcplab lacks:
   test-suite-ecn (all 84 of its tests are here). Three golden files have
     no test in the 2.35 script: ecn_drop1_reno_delack, ecn_drop2_tahoe,
     ecn_secondpkt1Ecn_tahoe.
-  test-suite-tcp (16 of its 32 tests are here): quiescent_100ms, quiescentB, quiescentB_qoption and the six
-    quiescent_*_fine/_coarse (an FTP that writes more at 2.4 and 2.5 s,
-    `producemore`, within the traced time; QOption_, control_increase_ and
-    EnblRTTCtr_, ns-2's quiescence and increase controls); the seven
-    underutilized_100ms* (a Telnet source, and the same controls).
+  test-suite-tcp (25 of its 32 tests are here): the seven
+    underutilized_100ms* (a Telnet source with exponential gaps drawn from
+    ns-2's generator). Its nine quiescent* tests (an FTP that writes more
+    at 2.4 and 2.5 s: a transfer's `more`; QOption_, control_increase_ and
+    EnblRTTCtr_ as `cwnd_validation`, `control_increase` and
+    `cwv_rtt_counting`) are here since 2026-12-02.
   test-suite-tcp-init-win: none (all 25 tests are here).
   test-suite-simple (23 of its tests here; the names tahoe1-4, reno,
     reno1-3, reno5 and timers as `name@simple`): phase2
@@ -1272,6 +1273,23 @@ TCP_SUITE = {
     **{t: Suite2Test("net8", [("s1", "k1", "sack", 0, 1500, 20, ("bulk", 0.0), {})], 30.01,
                      tcp={"syn": True, "initial_window": "option2", "min_rto": "1s", **extra})
        for t, extra in (("dialup", {}), ("dialup1", {"rfc2988": False}))},
+    # An FTP that writes 100 packets at 0 and 100 more at 2.4 and 2.5 s
+    # (quiescentB: its third packet, drop_pkts {2}, dropped)
+    # (run1: produce, producemore), packetSize_ 100, window_ 25: the
+    # sender goes quiet in between. QOption_ 0: ns-2's timer, left
+    # running, restarts it from one segment (`idle_restart`); QOption_ 1
+    # (`cwnd_validation`) with control_increase_ 1, EnblRTTCtr_ 0 (fine) or
+    # 1 (coarse, `cwv_rtt_counting`), at three tcpTick_s.
+    **{t: Suite2Test("net6", [("s1", "k1", "tahoe", fid, 100, 25, ("transfer", 0.0, 100, [(2.4, 100), (2.5, 100)]),
+                               extra)], stop, drops=drops)
+       for t, fid, stop, drops, extra in (
+           ("quiescent_100ms", 0, 30.1, None, {}),
+           ("quiescentB", 1, 3.0, [3], {}),
+           ("quiescentB_qoption", 1, 3.0, [3], {"cwnd_validation": True}),
+           *((f"quiescent_{tick}_{kind}", 0, 30.1, None,
+              {"cwnd_validation": True, "control_increase": True, "cwv_rtt_counting": kind == "coarse",
+               **({} if tick == "100ms" else {"granularity": tick})})
+             for tick in ("100ms", "1ms", "500ms") for kind in ("fine", "coarse")))},
     # old_ecn_ 1 (`old_ecn`).
     "ecn": Suite2Test("net6", [("s1", "k1", "tahoe", 0, 1000, 30, ("bulk", 0.0), {"ecn": True, "old_ecn": True}),
                                ("s2", "k1", "tahoe", 1, 1000, 20, ("bulk", 3.0), {})], 10.0),
@@ -1423,6 +1441,9 @@ def suite2(suite: str, test: str) -> tuple[dict, list, dict]:
             payload -= 12
         a = ({"kind": "bulk", "start": f"{app[1]}s"} if app[0] == "bulk"
              else {"kind": "transfer", "bytes": app[2] * payload, "start": f"{app[1]}s"})
+        if app[0] == "transfer" and len(app) > 3:
+            # FTP producemore: more packets at later times.
+            a["more"] = [{"at": f"{at}s", "bytes": n * payload} for at, n in app[3]]
         flows.append({"name": f"f{i}", "from": src, "to": dst, "transport": agent, "packet_size": payload,
                       "window": window, "ecn": ecn, "app": a, "tcp": tcp})
         fid_of = nodes.index(src) if suite == "tcp" else fid

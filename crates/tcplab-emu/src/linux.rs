@@ -220,7 +220,13 @@ pub fn plan(
             _ => {}
         }
         let (start, work) = match &f.app {
-            AppCfg::Transfer { bytes, write, start } => (start.0, Work::Transfer { bytes: *bytes, write: *write }),
+            AppCfg::Transfer { more, .. } if !more.is_empty() => {
+                return err(
+                    format!("flow[{i}].app.more"),
+                    "the emulator runs a transfer's single write; later writes (more) are simulator-only",
+                )
+            }
+            AppCfg::Transfer { bytes, write, start, .. } => (start.0, Work::Transfer { bytes: *bytes, write: *write }),
             AppCfg::Bulk { start, stop } => (start.0, Work::Bulk { stop: stop.map(|d| d.0) }),
             AppCfg::Cbr { .. } => {
                 return err(format!("flow[{i}].app.kind"), "the emulator runs transfer and bulk applications")

@@ -489,12 +489,20 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                     return err(format!("{ak}.stop"), "must not be before start");
                 }
             }
-            (AppCfg::Transfer { bytes, write, .. }, _) => {
+            (AppCfg::Transfer { bytes, write, start, more }, _) => {
                 if *bytes == 0 {
                     return err(format!("{ak}.bytes"), "must be at least 1");
                 }
                 if *write == 0 {
                     return err(format!("{ak}.write"), "must be at least 1");
+                }
+                for (j, m) in more.iter().enumerate() {
+                    if m.bytes == 0 {
+                        return err(format!("{ak}.more[{j}].bytes"), "must be at least 1");
+                    }
+                    if m.at < *start {
+                        return err(format!("{ak}.more[{j}].at"), "must not be before the transfer's start");
+                    }
                 }
             }
         }
@@ -972,6 +980,24 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.rttvar_exp {
         c.rttvar_exp = v;
     }
+    if let Some(v) = o.idle_restart {
+        use crate::transport::tcp::config::IdleRestart;
+        c.idle_restart = match v {
+            IdleRestartCfg::Ns2Timer => IdleRestart::Ns2Timer,
+            IdleRestartCfg::Rfc5681 => IdleRestart::Rfc5681,
+            IdleRestartCfg::Linux => IdleRestart::Linux,
+            IdleRestartCfg::Off => IdleRestart::Off,
+        };
+    }
+    if let Some(v) = o.cwnd_validation {
+        c.cwnd_validation = v;
+    }
+    if let Some(v) = o.cwv_rtt_counting {
+        c.cwv_rtt_counting = v;
+    }
+    if let Some(v) = o.control_increase {
+        c.control_increase = v;
+    }
     if let Some(v) = o.sack1_careful {
         c.sack1_careful = v;
     }
@@ -996,7 +1022,12 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
 fn app_of(f: &FlowCfg, payload: u32) -> App {
     match &f.app {
         AppCfg::Bulk { start, stop } => App::Bulk { start: start.0, stop: stop.map(|d| d.0) },
-        AppCfg::Transfer { bytes, write, start } => App::Transfer { start: start.0, bytes: *bytes, write: *write },
+        AppCfg::Transfer { bytes, write, start, more } => App::Transfer {
+            start: start.0,
+            bytes: *bytes,
+            write: *write,
+            more: more.iter().map(|m| (m.at.0, m.bytes)).collect(),
+        },
         AppCfg::Cbr { start, stop, rate, interval, .. } => {
             let interval = match (rate, interval) {
                 (_, Some(i)) => i.0,

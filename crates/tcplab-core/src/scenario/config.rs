@@ -973,6 +973,10 @@ pub enum AppCfg {
         write: u32,
         #[serde(default)]
         start: Dur,
+        /// Later writes: `bytes` more at `at` each (ns-2's FTP
+        /// `producemore`), so the sender can go quiet and start again.
+        #[serde(default)]
+        more: Vec<WriteCfg>,
     },
     /// Constant bit rate: give `rate` or `interval` (UDP only).
     Cbr {
@@ -986,6 +990,14 @@ pub enum AppCfg {
         #[serde(default)]
         random: bool,
     },
+}
+
+/// One later write of a transfer.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WriteCfg {
+    pub at: Dur,
+    pub bytes: u64,
 }
 
 fn default_write() -> u32 {
@@ -1114,6 +1126,14 @@ pub struct TcpOptions {
     pub rttvar_bits: Option<u32>,
     /// ns-2 RTT estimator: RTO = SRTT + 2^this RTTVAR (rttvar_exp_).
     pub rttvar_exp: Option<u32>,
+    /// The window after an idle period: "ns2-timer", "rfc5681", "linux", "off".
+    pub idle_restart: Option<IdleRestartCfg>,
+    /// ns-2's QOption_ (RFC 2861 congestion window validation).
+    pub cwnd_validation: Option<bool>,
+    /// ns-2's EnblRTTCtr_: `cwnd_validation` counts periods in RTTs.
+    pub cwv_rtt_counting: Option<bool>,
+    /// ns-2's control_increase_: no increase unless the window was full.
+    pub control_increase: Option<bool>,
 
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
@@ -1298,6 +1318,18 @@ pub enum SackRecoveryName {
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+pub enum IdleRestartCfg {
+    #[serde(rename = "ns2-timer")]
+    Ns2Timer,
+    #[serde(rename = "rfc5681")]
+    Rfc5681,
+    #[serde(rename = "linux")]
+    Linux,
+    #[serde(rename = "off")]
+    Off,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum NewRenoTimer {
     Impatient,
@@ -1347,6 +1379,10 @@ impl TcpOptions {
             srtt_bits: self.srtt_bits.or(base.srtt_bits),
             rttvar_bits: self.rttvar_bits.or(base.rttvar_bits),
             rttvar_exp: self.rttvar_exp.or(base.rttvar_exp),
+            idle_restart: self.idle_restart.or(base.idle_restart),
+            cwnd_validation: self.cwnd_validation.or(base.cwnd_validation),
+            cwv_rtt_counting: self.cwv_rtt_counting.or(base.cwv_rtt_counting),
+            control_increase: self.control_increase.or(base.control_increase),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),
             max_cwnd: self.max_cwnd.or(base.max_cwnd),

@@ -230,12 +230,30 @@ impl World {
                     // With the default unlimited send buffer the application
                     // writes its whole transfer at once; write size then only
                     // matters for bookkeeping.
-                    App::Transfer { bytes, .. } => s.app_write(Some(bytes)),
+                    App::Transfer { bytes, more, .. } => {
+                        if !more.is_empty() {
+                            s.set_app_paced();
+                        }
+                        s.app_write(Some(bytes))
+                    }
                     App::Cbr { .. } => {}
                 }
                 self.tcp_output(now, tx);
             }
             _ => self.udp_send(now, fid),
+        }
+    }
+
+    /// A transfer writes again (`App::Transfer::more`).
+    pub(super) fn app_more(&mut self, now: Time, fid: FlowId, i: u32) {
+        let f = &self.flows[fid as usize];
+        let (bytes, tx) = match &f.app {
+            App::Transfer { more, .. } => (more[i as usize].1, f.tx),
+            _ => return,
+        };
+        if let SocketKind::TcpSender(s) = &mut self.sockets[tx as usize].kind {
+            s.app_write_more(now, bytes);
+            self.tcp_output(now, tx);
         }
     }
 

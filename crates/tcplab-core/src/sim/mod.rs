@@ -57,6 +57,8 @@ pub enum Ev {
     AppStop(FlowId),
     /// A constant-bit-rate application sends its next datagram.
     AppSend(FlowId),
+    /// A transfer's later write number `i` (`App::Transfer::more`).
+    AppMore(FlowId, u32),
     Sample,
 }
 
@@ -280,6 +282,11 @@ impl World {
             if let Some(stop) = f.app.stop() {
                 self.q.schedule(stop, Ev::AppStop(i as FlowId));
             }
+            if let App::Transfer { more, .. } = &f.app {
+                for (j, &(at, _)) in more.iter().enumerate() {
+                    self.q.schedule(at, Ev::AppMore(i as FlowId, j as u32));
+                }
+            }
         }
         if self.sample_interval.is_some() {
             self.q.schedule(0, Ev::Sample);
@@ -362,6 +369,7 @@ impl World {
             Ev::AppStart(f) => self.app_start(now, f),
             Ev::AppStop(f) => self.app_stop(f),
             Ev::AppSend(f) => self.udp_send(now, f),
+            Ev::AppMore(f, i) => self.app_more(now, f, i),
             Ev::Sample => self.sample(now),
         }
     }

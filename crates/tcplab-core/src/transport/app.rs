@@ -5,8 +5,9 @@ use crate::engine::Time;
 pub enum App {
     /// Infinite backlog (FTP) from `start` until `stop`.
     Bulk { start: Time, stop: Option<Time> },
-    /// `bytes` in total, written in `write`-byte blocks from `start`.
-    Transfer { start: Time, bytes: u64, write: u32 },
+    /// `bytes` written in `write`-byte blocks at `start`, then each of
+    /// `more` (time, bytes) at its time.
+    Transfer { start: Time, bytes: u64, write: u32, more: Vec<(Time, u64)> },
     /// Constant bit rate: one `packet_size` datagram every `interval`.
     Cbr { start: Time, stop: Option<Time>, interval: Time },
 }

@@ -226,6 +226,11 @@ pub trait CongestionControl: Send {
     /// The sender set cwnd from outside (ns-2's delay_growth_ for Vegas):
     /// a policy with its own window takes it over.
     fn window_set(&mut self, _w: &CcState) {}
+    /// ns-2's retransmission timer expired with nothing outstanding
+    /// (`IdleRestart::Ns2Timer`): its timeout() sets recover_ = maxseq_
+    /// there too, so duplicates of the data sent so far start no fast
+    /// retransmit under the careful guard.
+    fn on_idle_timeout(&mut self, _snd_max: u64) {}
     /// Whether a fast retransmit also backs off the retransmission timer
     /// (ns-2's Vegas calls reset_rtx_timer(1), whose backoff defaults to 1).
     fn backs_off_on_fast_retransmit(&self) -> bool {

@@ -16,6 +16,28 @@ pub enum AckPolicy {
     Thinning { thresholds: [u64; 3] },
 }
 
+/// What a sender does with its window when the application writes again
+/// after everything written was acknowledged and the sender sat idle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdleRestart {
+    /// ns-2.35's: the retransmission timer runs on with nothing
+    /// outstanding (newtimer()), and each expiry sets cwnd to one segment
+    /// without cutting ssthresh or backing off (timeout() with
+    /// slow_start_restart_ and restart_bugfix_), re-arming itself; the
+    /// first segment after the pause finds the timer still running.
+    Ns2Timer,
+    /// RFC 5681 4.1: idle for more than one RTO since the last segment
+    /// sent, cwnd is cut to the restart window min(IW, cwnd).
+    Rfc5681,
+    /// Linux's tcp_cwnd_restart() (net.ipv4.tcp_slow_start_after_idle 1):
+    /// idle for more than one RTO since the last segment sent, ssthresh
+    /// rises to at least 3/4 cwnd and cwnd halves once per whole RTO of
+    /// idleness, not below min(IW, cwnd).
+    Linux,
+    /// The window is kept.
+    Off,
+}
+
 /// Altman & Jimenez (2003): d = 2 from the 2nd segment, 3 from the 5th, 4 from the 9th.
 pub const DEFAULT_THINNING: [u64; 3] = [2, 5, 9];
 
@@ -500,6 +522,23 @@ pub struct TcpConfig {
     /// With the ns-2 RTT estimator: RTO = SRTT + 2^this x RTTVAR in ticks
     /// (ns-2's rttvar_exp_, 2 there and everywhere here: RFC 6298's K = 4).
     pub rttvar_exp: u32,
+    /// After an idle period (`IdleRestart`): ns2 profile ns-2's running
+    /// timer, rfc RFC 5681's restart window, linux Linux's decay.
+    pub idle_restart: IdleRestart,
+    /// ns-2's QOption_ (RFC 2861's congestion window validation, as its
+    /// TcpAgent::process_qoption_after_send(), off by default there and
+    /// everywhere): idle for an RTO, ssthresh rises to 3/4 cwnd and cwnd
+    /// halves once per RTO idle; application-limited for an RTO, cwnd
+    /// falls halfway to the window used. The timer stops when everything
+    /// written is acknowledged, so `idle_restart`'s ns-2 timer is off.
+    pub cwnd_validation: bool,
+    /// With `cwnd_validation`: ns-2's EnblRTTCtr_, periods counted in
+    /// RTTs estimated per tick (TcpAgent::rtt_counting()) instead of RTOs.
+    pub cwv_rtt_counting: bool,
+    /// ns-2's control_increase_ (off by default there and everywhere): a
+    /// new ACK opens the window only if the window before it was full
+    /// (network_limited(): t_seqno_ > prev_highest_ack_ + window()).
+    pub control_increase: bool,
 }
 
 impl TcpConfig {
@@ -516,6 +555,7 @@ impl TcpConfig {
                 sack1_partial_ack_timing: true,
                 // ns-2.35's ts_resetRTO_ false (Agent/TCP's default).
                 ts_reset_rto: false,
+                idle_restart: IdleRestart::Ns2Timer,
                 ..Self::profile(TcpProfile::Rfc)
             },
             // The same values; the RFCs' algorithms.
@@ -560,6 +600,10 @@ impl TcpConfig {
                 srtt_bits: 3,
                 rttvar_bits: 2,
                 rttvar_exp: 2,
+                idle_restart: IdleRestart::Rfc5681,
+                cwnd_validation: false,
+                cwv_rtt_counting: false,
+                control_increase: false,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,
@@ -593,6 +637,7 @@ impl TcpConfig {
                 sack: true,
                 timestamps: true,
                 syn: false,
+                idle_restart: IdleRestart::Linux,
                 ..Self::profile(TcpProfile::Rfc)
             },
         }

@@ -3,6 +3,7 @@
 //! timer, and a receiver with immediate or delayed ACKs.
 pub mod cc;
 pub mod config;
+pub mod idle;
 pub mod newreno;
 pub mod receiver;
 pub mod recovery;
@@ -14,6 +15,8 @@ pub mod sender;
 pub mod tahoe;
 pub mod vegas;
 
+#[cfg(test)]
+mod idle_tests;
 #[cfg(test)]
 mod ns2_tests;
 #[cfg(test)]

@@ -169,6 +169,10 @@ impl CongestionControl for NewReno {
         DupResponse::None
     }
 
+    fn on_idle_timeout(&mut self, snd_max: u64) {
+        self.recover = Some(snd_max);
+    }
+
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
         if (self.in_recovery || self.refused) && w.loss_from_cwnd {
             // ns-2 clears dupwnd_ first: cwnd_ without the inflation.

@@ -75,7 +75,7 @@ impl LossRecovery for DupAckRecovery {
             // ever send again.
             let stalled = s.w.cwnd < s.w.mss;
             if s.snd_una == s.snd_max && !stalled {
-                s.rto_deadline = None;
+                s.all_acked(now);
             } else if resp.restart_timer || stalled {
                 s.restart_timer(now);
             }
@@ -179,7 +179,7 @@ impl LossRecovery for SackRecovery {
                 }
             }
             if s.snd_una == s.snd_max {
-                s.rto_deadline = None;
+                s.all_acked(now);
             } else {
                 s.restart_timer(now);
             }

@@ -104,6 +104,10 @@ impl CongestionControl for Reno {
         }
     }
 
+    fn on_idle_timeout(&mut self, snd_max: u64) {
+        self.recover = Some(snd_max);
+    }
+
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
         if self.in_recovery && w.loss_from_cwnd {
             // ns-2 clears dupwnd_ first: the halved window, not the inflated.

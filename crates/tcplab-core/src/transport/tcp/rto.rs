@@ -78,6 +78,27 @@ impl RtoEstimator {
         self
     }
 
+    /// ns-2's (int)(t_rtxcur_ / tcpTick_): the RTO before backoff and
+    /// bounds in whole ticks, as its congestion window validation reads
+    /// it; t_rtxcur_ is a whole number of ticks times tcpTick_ once
+    /// sampled, the initial RTO before, and the division in floating
+    /// point as ns-2's (3 x 0.1 / 0.1 is 2.9999..., two ticks).
+    pub fn ns2_rtxcur_ticks(&self) -> i64 {
+        let g = self.granularity.max(1);
+        let tick_s = g as f64 / 1e9;
+        let sampled = self.ns2.as_ref().map_or(self.srtt.is_some(), |c| c.srtt8 != 0);
+        let rtxcur = if sampled { (self.base / g) as f64 * tick_s } else { self.base as f64 / 1e9 };
+        (rtxcur / tick_s) as i64
+    }
+
+    /// ns-2's t_srtt_ >> T_SRTT_BITS: the smoothed RTT in whole ticks.
+    pub fn ns2_srtt_ticks(&self) -> i64 {
+        match &self.ns2 {
+            Some(c) => c.srtt8 >> c.srtt_bits,
+            None => (self.srtt.unwrap_or(0) / self.granularity.max(1)) as i64,
+        }
+    }
+
     /// A segment sent at `sent` was acknowledged at `now` (no timestamps).
     pub fn sample_timed(&mut self, sent: Time, now: Time) {
         match &self.ns2 {

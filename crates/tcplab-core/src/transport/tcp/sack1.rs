@@ -62,7 +62,7 @@ impl Sack1Recovery {
     fn after_new_ack(s: &mut TcpSender, now: Time) {
         // A window below one segment keeps the timer running (newtimer()).
         if s.snd_una == s.snd_max && s.w.cwnd >= s.w.mss {
-            s.rto_deadline = None;
+            s.all_acked(now);
         } else {
             s.restart_timer(now);
         }

@@ -5,7 +5,8 @@
 //! agents the connection starts established, with sequence number 0.
 
 use super::cc::{AckInfo, CcState, CongestionControl};
-use super::config::TcpConfig;
+use super::config::{IdleRestart, TcpConfig};
+use super::idle::{self, IdleState, SentPacket};
 use super::recovery::{DupAckRecovery, LossRecovery, SackRecovery};
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
@@ -146,6 +147,10 @@ pub struct TcpSender {
     /// The first data segment goes without header bytes
     /// (`Ns2Rules::ns2_headerless_first`, no SYN, not Vegas).
     headerless_first: bool,
+    /// The application can pause and write again, or the window is
+    /// validated (`cwnd_validation`): the sender keeps `idle` up to date.
+    /// In padding of the hot lines, so bulk senders test one flag.
+    app_paced: bool,
     /// Outstanding segments with their last send time and transmit count.
     sent: std::collections::VecDeque<SentSeg>,
     last_acked_seg: Option<(Time, u32)>,
@@ -187,6 +192,8 @@ pub struct TcpSender {
     /// With `bugfix_ts`: (end, TSval) of the latest transmission of each
     /// segment from the one ending at snd_una on (ns-2's tss[]), by end.
     ts_sent: std::collections::VecDeque<(u64, u32)>,
+    /// Idle and application-limited periods (`app_paced`).
+    idle: IdleState,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -249,6 +256,7 @@ impl TcpSender {
         };
         let burst_limited = cfg.rules.newreno_burst && cc.name() == "newreno" && sb.is_none();
         let headerless_first = cfg.rules.ns2_headerless_first && !syn && !vegas;
+        let cfg_validates = cfg.cwnd_validation || cfg.control_increase;
         TcpSender {
             burst_left: u32::MAX,
             burst_limited,
@@ -300,6 +308,8 @@ impl TcpSender {
             syn_sent: None,
             vegas_delay_growth: (syn && vegas).then_some(0),
             headerless_first,
+            app_paced: cfg_validates,
+            idle: IdleState::new(),
             completed_at: None,
             stats: SenderStats::default(),
         }
@@ -345,6 +355,130 @@ impl TcpSender {
                 }
             }
         }
+    }
+
+    /// The application can pause and write again (a transfer with later
+    /// writes): the sender keeps the time of its last segment, for the
+    /// restart after an idle period (`TcpConfig::idle_restart`).
+    pub fn set_app_paced(&mut self) {
+        self.app_paced = true;
+    }
+
+    /// The application writes `bytes` more at `now`, after its first
+    /// write. With everything written so far acknowledged the sender has
+    /// been idle, and its window restarts as `TcpConfig::idle_restart`
+    /// says; the transfer is complete again only when these bytes are
+    /// acknowledged too.
+    pub fn app_write_more(&mut self, now: Time, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        if self.snd_una == self.snd_max && !self.syn_pending && self.stats.segments_sent > 0 {
+            self.restart_after_idle(now);
+        }
+        self.completed_at = None;
+        self.app_write(Some(bytes));
+    }
+
+    fn restart_after_idle(&mut self, now: Time) {
+        let initial = self.cfg.initial_cwnd();
+        match self.cfg.idle_restart {
+            IdleRestart::Ns2Timer => {
+                let Some(first) = self.idle.ns2_timer.take() else { return };
+                // Expiries strictly before `now` have happened (the write
+                // was scheduled before the timer: ns-2 runs it first at a
+                // tie); the timer then still runs, and the segments sent
+                // now do not restart it (output() arms only an idle timer).
+                let period = self.rto.rto().max(1);
+                let next = if first >= now { first } else { first + (now - first).div_ceil(period) * period };
+                if first < now {
+                    self.idle_timeout();
+                }
+                self.rto_deadline = Some(next);
+            }
+            IdleRestart::Rfc5681 | IdleRestart::Linux => {
+                let Some(last) = self.idle.last_send else { return };
+                let rto = self.rto.rto();
+                if now - last <= rto {
+                    return;
+                }
+                if self.cfg.idle_restart == IdleRestart::Rfc5681 {
+                    idle::rfc5681_restart(&mut self.w, initial);
+                } else {
+                    idle::linux_restart(&mut self.w, initial, now - last, rto);
+                }
+                self.cc.window_set(&self.w);
+            }
+            IdleRestart::Off => {}
+        }
+    }
+
+    /// ns-2's timeout() with nothing outstanding (slow_start_restart_ and
+    /// restart_bugfix_): cwnd to one segment, ssthresh kept (at least two),
+    /// no backoff, recover_ at the highest byte sent; a timeout is the last
+    /// congestion action. Not counted among the timeouts (ns-2 does not
+    /// count it in nrexmit_).
+    fn idle_timeout(&mut self) {
+        self.timeout_last = true;
+        self.loss_cut();
+        self.loss_guard();
+        self.cc.on_idle_timeout(self.snd_max);
+        self.w.cwnd = self.w.mss;
+        self.w.ca_frac = 0.0;
+        self.w.ssthresh = self.w.ssthresh.max(2 * self.w.mss);
+        self.cc.window_set(&self.w);
+    }
+
+    /// Everything sent is acknowledged at `now` (and the window is at
+    /// least one segment): the retransmission timer stops (RFC 6298 5.2),
+    /// or under ns-2's rule runs on, which is noted rather than scheduled
+    /// (`IdleState::ns2_timer`).
+    pub(super) fn all_acked(&mut self, now: Time) {
+        self.rto_deadline = None;
+        if self.app_paced && self.cfg.idle_restart == IdleRestart::Ns2Timer && !self.cfg.cwnd_validation {
+            self.idle.ns2_timer = Some(now + self.ack_rto.unwrap_or_else(|| self.rto.rto()));
+        }
+    }
+
+    /// ns-2's network_limited() on a new ACK up to `ack`: the next packet
+    /// to send (t_seqno_, at least the ACK) lies beyond the window from the
+    /// cumulative ACK before this one (prev_highest_ack_ + window()): the
+    /// window was full, and `control_increase` lets it open.
+    fn window_was_full(&self, ack: u64) -> bool {
+        let mss = self.w.mss;
+        let win = (self.w.cwnd / mss).min(self.rwnd / mss);
+        let t_seqno = self.snd_nxt.max(ack) / mss;
+        let prev_highest = (self.snd_una / mss) as i64 - 1;
+        t_seqno as i64 > prev_highest + win as i64
+    }
+
+    /// A new segment went out from the window (ns-2's send_much() and
+    /// send_one(), not a fast retransmit): note its time, and validate
+    /// the window (`cwnd_validation`).
+    #[cold]
+    fn after_app_send(&mut self, now: Time, seg: &Segment) {
+        self.idle.last_send = Some(now);
+        self.idle.ns2_timer = None;
+        if !self.cfg.cwnd_validation {
+            return;
+        }
+        let mss = self.w.mss;
+        let tick = self.cfg.granularity;
+        let p = SentPacket {
+            seqno: (seg.seq / mss) as i64,
+            highest_ack: (self.snd_una / mss) as i64 - 1,
+            window: ((self.w.cwnd / mss).min(self.rwnd / mss)) as i64,
+            curseq: self.app_limit().div_ceil(mss) as i64,
+        };
+        let tcp_now = idle::ticks_now(now, tick);
+        if self.cfg.cwv_rtt_counting {
+            let srtt = self.rto.ns2_srtt_ticks();
+            self.idle.after_send_counting(&mut self.w, tcp_now, srtt, p);
+        } else {
+            let rto = self.rto.ns2_rtxcur_ticks();
+            self.idle.after_send(&mut self.w, tcp_now, rto, p);
+        }
+        self.cc.window_set(&self.w);
     }
 
     /// The segments one ACK, timeout or application write may send
@@ -607,7 +741,11 @@ impl TcpSender {
             return None;
         }
         self.spend_burst();
-        Some(self.emit(now, self.snd_nxt, len as u32))
+        let seg = self.emit(now, self.snd_nxt, len as u32);
+        if self.app_paced {
+            self.after_app_send(now, &seg);
+        }
+        Some(seg)
     }
 
     /// Whether the SYN is out and its ACK not yet in.
@@ -784,11 +922,18 @@ impl TcpSender {
             self.on_eln(now, h);
             return;
         }
+        if self.app_paced && self.cfg.control_increase && ack > self.snd_una && !self.window_was_full(ack) {
+            self.w.hold = true;
+        }
         let una = self.snd_una;
         let mut rec = self.recovery.take().expect("recovery policy present");
         rec.on_ack(self, now, h, ece_cut);
         self.put_recovery(rec);
         self.ack_rto = None;
+        if self.app_paced && self.cfg.cwnd_validation && self.cfg.cwv_rtt_counting {
+            let ackno = (ack / self.w.mss) as i64 - 1;
+            self.idle.after_ack(ackno, self.dupacks, self.w.dupthresh);
+        }
         if self.burst_limited && (self.in_recovery() || !self.cfg.exit_fast_retrans && self.dupacks >= self.w.dupthresh)
         {
             // ns-2's NewReno: send_much(0, 0, 2) while dupacks_ >=

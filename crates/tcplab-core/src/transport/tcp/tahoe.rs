@@ -56,6 +56,10 @@ impl CongestionControl for Tahoe {
         DupResponse::FastRetransmitGoBackN
     }
 
+    fn on_idle_timeout(&mut self, snd_max: u64) {
+        self.recover = Some(snd_max);
+    }
+
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
         self.recover = Some(a.snd_max);
         // After an ECN cut, ns-2's TcpAgent::timeout() keeps ssthresh.

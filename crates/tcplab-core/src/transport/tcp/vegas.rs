@@ -449,6 +449,10 @@ impl CongestionControl for Vegas {
         DupResponse::None
     }
 
+    fn on_idle_timeout(&mut self, snd_max: u64) {
+        self.recover = Some(snd_max);
+    }
+
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
         self.sync_in(w);
         self.last_was_timeout = true;

@@ -1,0 +1,152 @@
+//! A sender whose application pauses (`idle.rs`): the restart after an
+//! idle period under each profile's rule, and ns-2's control_increase_.
+//! ns-2's congestion window validation (QOption_, EnblRTTCtr_) is held to
+//! ns-2's own golden outputs (test-suite-tcp's quiescent tests,
+//! tests/test_ns2_suites.py).
+
+use super::cc::{make_cc, Variant};
+use super::config::{IdleRestart, TcpConfig, TcpProfile};
+use super::sender::{Segment, TcpSender};
+use crate::engine::time::{MS, SEC};
+use crate::engine::Time;
+use crate::packet::TcpHeader;
+
+const MSS: u64 = 1000;
+
+fn sender(rule: IdleRestart, iw: u32) -> TcpSender {
+    let mut c = TcpConfig::profile(TcpProfile::Rfc);
+    c.mss = MSS as u32;
+    c.initial_window = iw;
+    c.rwnd = 1_000_000;
+    c.initial_ssthresh = Some(64 * MSS);
+    c.syn = false;
+    c.idle_restart = rule;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.set_app_paced();
+    s
+}
+
+fn drain(s: &mut TcpSender, now: Time) -> Vec<Segment> {
+    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+}
+
+fn ack(s: &mut TcpSender, now: Time, n: u64) -> Vec<Segment> {
+    s.on_ack(now, &TcpHeader { ack: n, window: 1_000_000, ..Default::default() });
+    drain(s, now)
+}
+
+/// 40 segments written at 0 and sent in slow start from a window of 2,
+/// each flight acknowledged 100 ms after it left: cwnd ends at 42 segments,
+/// the last segment sent at 400 ms and acknowledged at 500 ms.
+fn after_a_transfer(rule: IdleRestart) -> TcpSender {
+    let mut s = sender(rule, 2);
+    s.app_write(Some(40 * MSS));
+    let mut out = drain(&mut s, 0);
+    let mut t = 0;
+    while !out.is_empty() {
+        t += 100 * MS;
+        let mut next = Vec::new();
+        for x in out {
+            next.extend(ack(&mut s, t, x.seq + x.len as u64));
+        }
+        out = next;
+    }
+    assert_eq!(s.snd_una, 40 * MSS);
+    assert_eq!(s.w.cwnd, 42 * MSS);
+    assert!(s.rto_deadline().is_none(), "RFC 6298 5.2: the timer stops");
+    s
+}
+
+#[test]
+fn rfc5681_restarts_from_the_initial_window_after_an_rto_of_idleness() {
+    let mut s = after_a_transfer(IdleRestart::Rfc5681);
+    let rto = s.rto.rto();
+    // Idle less than an RTO since the last segment: the window stays.
+    s.app_write_more(400 * MS + rto, 10 * MSS);
+    assert_eq!(s.w.cwnd, 42 * MSS);
+    assert_eq!(drain(&mut s, 400 * MS + rto).len(), 10);
+    ack(&mut s, 500 * MS + rto, 50 * MSS);
+    // More than an RTO: RW = min(IW, cwnd), two segments.
+    let at = 2 * SEC + 2 * rto;
+    s.app_write_more(at, 10 * MSS);
+    assert_eq!(s.w.cwnd, 2 * MSS);
+    assert_eq!(drain(&mut s, at).len(), 2);
+    assert_eq!(s.completed_at, None, "the new write is not acknowledged yet");
+}
+
+#[test]
+fn linux_halves_once_per_further_rto_down_to_the_restart_window() {
+    let mut s = after_a_transfer(IdleRestart::Linux);
+    let rto = s.rto.rto();
+    let ssthresh = s.w.ssthresh;
+    // 3.5 RTOs since the last segment (at 400 ms): one halving per whole
+    // RTO, 42 -> 21 -> 10 -> 5.
+    s.app_write_more(400 * MS + 7 * rto / 2, 10 * MSS);
+    assert_eq!(s.w.cwnd, 5 * MSS);
+    assert_eq!(s.w.ssthresh, ssthresh.max((21 + 10) * MSS), "tcp_current_ssthresh(): at least 3/4 cwnd");
+    let mut s = after_a_transfer(IdleRestart::Linux);
+    // Long enough for many halvings: not below min(IW, cwnd).
+    s.app_write_more(100 * SEC, MSS);
+    assert_eq!(s.w.cwnd, 2 * MSS);
+}
+
+#[test]
+fn ns2_timer_runs_on_and_restarts_from_one_segment() {
+    let mut s = after_a_transfer(IdleRestart::Ns2Timer);
+    let rto = s.rto.rto();
+    // The last ACK (500 ms) left the timer running: before it expires the
+    // window stays and the segments sent do not restart it.
+    s.app_write_more(500 * MS + rto / 2, 5 * MSS);
+    assert_eq!(s.w.cwnd, 42 * MSS);
+    drain(&mut s, 500 * MS + rto / 2);
+    assert_eq!(s.rto_deadline(), Some(500 * MS + rto));
+    ack(&mut s, 500 * MS + rto / 2 + 100 * MS, 45 * MSS);
+    // Past its expiry (at 600 ms + rto + k rto): one segment, ssthresh kept,
+    // the timer at its next period, no timeout counted.
+    let last = 500 * MS + rto / 2 + 100 * MS;
+    let (ssthresh, timeouts) = (s.w.ssthresh, s.stats.timeouts);
+    s.app_write_more(last + 5 * rto / 2, 5 * MSS);
+    assert_eq!(s.w.cwnd, MSS);
+    assert_eq!(s.w.ssthresh, ssthresh);
+    assert_eq!(s.stats.timeouts, timeouts);
+    assert_eq!(drain(&mut s, last + 5 * rto / 2).len(), 1);
+    assert_eq!(s.rto_deadline(), Some(last + 3 * rto));
+}
+
+#[test]
+fn off_keeps_the_window() {
+    let mut s = after_a_transfer(IdleRestart::Off);
+    s.app_write_more(100 * SEC, 50 * MSS);
+    assert_eq!(s.w.cwnd, 42 * MSS);
+}
+
+#[test]
+fn control_increase_opens_only_a_full_window() {
+    // ns-2's control_increase_: 5 segments written, a window of 10: the
+    // window is never full, so the ACKs leave it at 10.
+    let mut s = sender(IdleRestart::Off, 10);
+    let mut c = s.cfg.clone();
+    c.control_increase = true;
+    s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(Some(5 * MSS));
+    assert_eq!(drain(&mut s, 0).len(), 5);
+    for k in 1..=5 {
+        ack(&mut s, 100 * MS, k * MSS);
+    }
+    assert_eq!(s.w.cwnd, 10 * MSS);
+    // Without it every ACK opens the window (slow start).
+    let mut s = sender(IdleRestart::Off, 10);
+    s.app_write(Some(5 * MSS));
+    drain(&mut s, 0);
+    for k in 1..=5 {
+        ack(&mut s, 100 * MS, k * MSS);
+    }
+    assert_eq!(s.w.cwnd, 15 * MSS);
+    // A full window opens it: 10 written, 10 sent, the first ACK finds the
+    // window full.
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(Some(10 * MSS));
+    drain(&mut s, 0);
+    ack(&mut s, 100 * MS, MSS);
+    assert_eq!(s.w.cwnd, 11 * MSS);
+}

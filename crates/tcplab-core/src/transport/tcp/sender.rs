@@ -455,7 +455,6 @@ impl TcpSender {
     /// A new segment went out from the window (ns-2's send_much() and
     /// send_one(), not a fast retransmit): note its time, and validate
     /// the window (`cwnd_validation`).
-    #[cold]
     fn after_app_send(&mut self, now: Time, seg: &Segment) {
         self.idle.last_send = Some(now);
         self.idle.ns2_timer = None;
@@ -741,11 +740,20 @@ impl TcpSender {
             return None;
         }
         self.spend_burst();
-        let seg = self.emit(now, self.snd_nxt, len as u32);
         if self.app_paced {
-            self.after_app_send(now, &seg);
+            return Some(self.emit_paced(now, len as u32));
         }
-        Some(seg)
+        Some(self.emit(now, self.snd_nxt, len as u32))
+    }
+
+    /// `emit` for a sender whose application pauses, out of the bulk
+    /// senders' way: the segment, then `after_app_send`.
+    #[cold]
+    #[inline(never)]
+    fn emit_paced(&mut self, now: Time, len: u32) -> Segment {
+        let seg = self.emit(now, self.snd_nxt, len);
+        self.after_app_send(now, &seg);
+        seg
     }
 
     /// Whether the SYN is out and its ACK not yet in.

@@ -128,6 +128,16 @@ CASES = {
         wired().replace('app = { kind = "bulk" }',
                         'app = { kind = "transfer", bytes = 1000, more = [{ at = "2s", bytes = 0 }] }'),
         "flow[0].app.more[0].bytes: must be at least 1"),
+    "messages_interval_zero": (
+        wired().replace('app = { kind = "bulk" }', 'app = { kind = "messages", interval = "0s" }'),
+        "flow[0].app.interval: must be above 0"),
+    "messages_skip_without_ns2": (
+        wired().replace('app = { kind = "bulk" }', 'app = { kind = "messages", interval = "1s", generator_skip = 2 }'),
+        'flow[0].app.generator_skip: is for generator = "ns2" only'),
+    "messages_change_before_start": (
+        wired().replace('app = { kind = "bulk" }', 'app = { kind = "messages", interval = "1s", start = "2s", '
+                        'changes = [{ at = "1s", interval = "2s" }] }'),
+        "flow[0].app.changes[0].at: must not be before start"),
     "tcp_idle_restart": (wired(extra='[tcp]\nidle_restart = "never"\n'),
                          "tcp.idle_restart: unknown name `never`, expected one of `ns2-timer`, `rfc5681`, `linux`, `off`"),
     "tcp_loss_window": (wired(extra='[tcp]\nloss_window = "half"\n'),

@@ -481,6 +481,31 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                 }
             }
             (AppCfg::Cbr { .. }, _) => return err(format!("{ak}.kind"), "\"cbr\" needs transport = \"udp\""),
+            (AppCfg::Messages { .. }, TransportName::Udp) => {
+                return err(format!("{ak}.kind"), "a UDP flow needs kind = \"cbr\"");
+            }
+            (AppCfg::Messages { start, stop, interval, bytes, changes, generator, generator_skip }, _) => {
+                if interval.0 == 0 {
+                    return err(format!("{ak}.interval"), "must be above 0");
+                }
+                if *bytes == Some(0) {
+                    return err(format!("{ak}.bytes"), "must be at least 1");
+                }
+                if stop.is_some_and(|s| s < *start) {
+                    return err(format!("{ak}.stop"), "must not be before start");
+                }
+                for (j, c) in changes.iter().enumerate() {
+                    if c.interval.0 == 0 {
+                        return err(format!("{ak}.changes[{j}].interval"), "must be above 0");
+                    }
+                    if c.at < *start {
+                        return err(format!("{ak}.changes[{j}].at"), "must not be before start");
+                    }
+                }
+                if generator_skip.is_some() && *generator != Some(RedGenerator::Ns2) {
+                    return err(format!("{ak}.generator_skip"), "is for generator = \"ns2\" only");
+                }
+            }
             (_, TransportName::Udp) => {
                 return err(format!("{ak}.kind"), "a UDP flow needs kind = \"cbr\"");
             }
@@ -512,7 +537,10 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     // flows starting after the end is a legitimate look at the early part
     // of a staggered scenario.
     let starts = cfg.flow.iter().map(|f| match &f.app {
-        AppCfg::Bulk { start, .. } | AppCfg::Transfer { start, .. } | AppCfg::Cbr { start, .. } => start.0,
+        AppCfg::Bulk { start, .. }
+        | AppCfg::Transfer { start, .. }
+        | AppCfg::Cbr { start, .. }
+        | AppCfg::Messages { start, .. } => start.0,
     });
     if let Some((i, first)) = starts.enumerate().min_by_key(|&(_, s)| s).filter(|&(_, s)| s >= cfg.sim.duration.0) {
         return err(
@@ -1022,6 +1050,13 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
 fn app_of(f: &FlowCfg, payload: u32) -> App {
     match &f.app {
         AppCfg::Bulk { start, stop } => App::Bulk { start: start.0, stop: stop.map(|d| d.0) },
+        AppCfg::Messages { start, stop, interval, bytes, changes, .. } => App::Messages {
+            start: start.0,
+            stop: stop.map(|d| d.0),
+            interval: interval.0,
+            bytes: bytes.unwrap_or(payload as u64),
+            changes: changes.iter().map(|c| (c.at.0, c.interval.0)).collect(),
+        },
         AppCfg::Transfer { bytes, write, start, more } => App::Transfer {
             start: start.0,
             bytes: *bytes,
@@ -1282,6 +1317,13 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             first_bytes_at: None,
             cbr_jitter: matches!(f.app, AppCfg::Cbr { random: true, .. })
                 .then(|| stream_rng(seed, &format!("flow{i}.cbr"))),
+            gaps: match &f.app {
+                AppCfg::Messages { generator: Some(RedGenerator::Ns2), generator_skip, .. } => {
+                    Some(crate::sim::Gaps::Ns2(Ns2Rng::skipping(generator_skip.unwrap_or(0))))
+                }
+                AppCfg::Messages { .. } => Some(crate::sim::Gaps::Own(stream_rng(seed, &format!("flow{i}.messages")))),
+                _ => None,
+            },
         });
     }
     // Per-hop agents: ELN marking wherever an ELN connection's packets may

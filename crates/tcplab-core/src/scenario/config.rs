@@ -978,6 +978,23 @@ pub enum AppCfg {
         #[serde(default)]
         more: Vec<WriteCfg>,
     },
+    /// Messages of `bytes` (default one segment) with exponentially
+    /// distributed gaps of mean `interval` (ns-2's Application/Telnet with
+    /// interval_ set); `changes` set a new mean from a time on (TCP only).
+    Messages {
+        #[serde(default)]
+        start: Dur,
+        stop: Option<Dur>,
+        interval: Dur,
+        bytes: Option<u64>,
+        #[serde(default)]
+        changes: Vec<IntervalChangeCfg>,
+        /// The gaps' draws: the flow's own stream (default) or "ns2"
+        /// (ns-2.35's default generator, to reproduce an ns-2 run).
+        generator: Option<RedGenerator>,
+        /// With generator "ns2": draws other objects took first.
+        generator_skip: Option<u64>,
+    },
     /// Constant bit rate: give `rate` or `interval` (UDP only).
     Cbr {
         #[serde(default)]
@@ -990,6 +1007,14 @@ pub enum AppCfg {
         #[serde(default)]
         random: bool,
     },
+}
+
+/// A messages app's new mean gap from `at` on.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct IntervalChangeCfg {
+    pub at: Dur,
+    pub interval: Dur,
 }
 
 /// One later write of a transfer.

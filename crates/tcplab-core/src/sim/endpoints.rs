@@ -236,6 +236,13 @@ impl World {
                         }
                         s.app_write(Some(bytes))
                     }
+                    App::Messages { .. } => {
+                        // ns-2's TelnetApp::start(): the first gap is drawn
+                        // now, and nothing is written until it ends.
+                        s.set_app_paced();
+                        s.app_write(Some(0));
+                        self.schedule_message(now, fid);
+                    }
                     App::Cbr { .. } => {}
                 }
                 self.tcp_output(now, tx);
@@ -244,11 +251,42 @@ impl World {
         }
     }
 
-    /// A transfer writes again (`App::Transfer::more`).
-    pub(super) fn app_more(&mut self, now: Time, fid: FlowId, i: u32) {
+    /// A messages app's next message after an exponential gap of its
+    /// current mean (ns-2's TelnetApp::next(): interval_ x -ln(u)).
+    fn schedule_message(&mut self, now: Time, fid: FlowId) {
+        let f = &mut self.flows[fid as usize];
+        let App::Messages { interval, .. } = f.app else { return };
+        let Some(g) = f.gaps.as_mut() else { return };
+        let gap = (interval as f64 * g.exponential()).round() as Time;
+        self.q.schedule(now + gap, Ev::AppMessage(fid));
+    }
+
+    /// A messages app writes its next message (ns-2's TelnetApp::timeout():
+    /// one sendmsg() of its size) and draws the gap to the one after.
+    pub(super) fn app_message(&mut self, now: Time, fid: FlowId) {
         let f = &self.flows[fid as usize];
-        let (bytes, tx) = match &f.app {
+        let App::Messages { bytes, .. } = f.app else { return };
+        if f.stopped {
+            return;
+        }
+        let tx = f.tx;
+        if let SocketKind::TcpSender(s) = &mut self.sockets[tx as usize].kind {
+            s.app_write_more(now, bytes);
+            self.tcp_output(now, tx);
+        }
+        self.schedule_message(now, fid);
+    }
+
+    /// A transfer writes again (`App::Transfer::more`), or a messages app
+    /// takes its next mean gap (the draws after this use it).
+    pub(super) fn app_more(&mut self, now: Time, fid: FlowId, i: u32) {
+        let f = &mut self.flows[fid as usize];
+        let (bytes, tx) = match &mut f.app {
             App::Transfer { more, .. } => (more[i as usize].1, f.tx),
+            App::Messages { interval, changes, .. } => {
+                *interval = changes[i as usize].1;
+                return;
+            }
             _ => return,
         };
         if let SocketKind::TcpSender(s) = &mut self.sockets[tx as usize].kind {

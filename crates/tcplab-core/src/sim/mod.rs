@@ -57,8 +57,11 @@ pub enum Ev {
     AppStop(FlowId),
     /// A constant-bit-rate application sends its next datagram.
     AppSend(FlowId),
-    /// A transfer's later write number `i` (`App::Transfer::more`).
+    /// A transfer's later write number `i` (`App::Transfer::more`), or a
+    /// messages app's interval change number `i`.
     AppMore(FlowId, u32),
+    /// A messages app's next message.
+    AppMessage(FlowId),
     Sample,
 }
 
@@ -85,6 +88,27 @@ pub struct Flow {
     /// A cbr app with `random = true`: the stream its intervals are drawn
     /// from (`flow<i>.cbr`).
     pub cbr_jitter: Option<Rng>,
+    /// A messages app: where its gaps are drawn from, and its mean now.
+    pub gaps: Option<Gaps>,
+}
+
+/// The draws of a messages app's exponential gaps.
+pub enum Gaps {
+    /// The flow's own stream (`flow<i>.messages`).
+    Own(Rng),
+    /// ns-2.35's default generator, as its Telnet source draws them.
+    Ns2(crate::engine::Ns2Rng),
+}
+
+impl Gaps {
+    /// -ln(u), u in (0, 1]: ns-2's RNG::exponential().
+    fn exponential(&mut self) -> f64 {
+        let u = match self {
+            Gaps::Own(r) => 1.0 - r.uniform(),
+            Gaps::Ns2(r) => r.uniform(),
+        };
+        -u.ln()
+    }
 }
 
 /// No device (`ArriveEnd::out`).
@@ -282,10 +306,13 @@ impl World {
             if let Some(stop) = f.app.stop() {
                 self.q.schedule(stop, Ev::AppStop(i as FlowId));
             }
-            if let App::Transfer { more, .. } = &f.app {
-                for (j, &(at, _)) in more.iter().enumerate() {
-                    self.q.schedule(at, Ev::AppMore(i as FlowId, j as u32));
-                }
+            let later = match &f.app {
+                App::Transfer { more, .. } => more.iter().map(|&(at, _)| at).collect(),
+                App::Messages { changes, .. } => changes.iter().map(|&(at, _)| at).collect(),
+                _ => Vec::new(),
+            };
+            for (j, at) in later.into_iter().enumerate() {
+                self.q.schedule(at, Ev::AppMore(i as FlowId, j as u32));
             }
         }
         if self.sample_interval.is_some() {
@@ -370,6 +397,7 @@ impl World {
             Ev::AppStop(f) => self.app_stop(f),
             Ev::AppSend(f) => self.udp_send(now, f),
             Ev::AppMore(f, i) => self.app_more(now, f, i),
+            Ev::AppMessage(f) => self.app_message(now, f),
             Ev::Sample => self.sample(now),
         }
     }

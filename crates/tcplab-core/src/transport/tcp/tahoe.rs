@@ -52,7 +52,11 @@ impl CongestionControl for Tahoe {
         } else {
             return DupResponse::None;
         }
+        // One segment exactly (ns-2's slowdown(CLOSE_CWND_ONE) sets cwnd_ =
+        // 1): congestion avoidance's fraction of a byte goes too, or the
+        // next climb crosses each whole segment an ACK early.
         w.cwnd = w.mss;
+        w.ca_frac = 0.0;
         DupResponse::FastRetransmitGoBackN
     }
 

@@ -264,6 +264,25 @@ fn tahoe_fast_retransmit_goes_back_to_one_segment() {
     assert!(out.iter().all(|x| x.retransmit));
 }
 
+/// Tahoe's fast retransmit leaves exactly one segment: the fraction of a
+/// byte congestion avoidance had gathered goes too (ns-2's cwnd_ = 1), or
+/// the climb after it crosses each whole segment one ACK early (found with
+/// test-suite-tcp's underutilized_100ms_control).
+#[test]
+fn tahoe_fast_retransmit_leaves_no_fraction_of_the_window() {
+    let mut s = sender(Variant::Tahoe, 3);
+    s.w.ssthresh = 3 * MSS;
+    drain(&mut s, 0);
+    // Congestion avoidance: each ACK adds MSS^2 / cwnd, a fraction of a byte on top.
+    ack(&mut s, MS, MSS);
+    assert!(s.w.ca_frac > 0.0);
+    for _ in 0..3 {
+        ack(&mut s, 2 * MS, MSS);
+    }
+    assert_eq!(s.w.cwnd, MSS);
+    assert_eq!(s.w.ca_frac, 0.0);
+}
+
 /// RFC 6298: RTO doubles on each expiry up to the maximum, Karn's rule keeps
 /// the backoff until a segment sent once is acknowledged.
 #[test]

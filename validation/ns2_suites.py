@@ -854,7 +854,14 @@ DIFFERS = {
     # congestion avoidance's fraction of a byte (2026-12-02). Sack1 still
     # does, late in the recovery after the source stopped (2.5 s), with no
     # drop different: a packet leaves r1 on r1 -> k1 earlier; not traced.
-    "underutilized_100ms_control_Sack": "r1 -> k1 sends a packet at 2.8520 s that ns-2 sends later (with no drop different); not traced",
+    # ns-2's sender ends with 879 packets written (maxseq_ 878 at 2.9 s, and
+    # it sends nothing more with its window open), tcplab's with 882: the
+    # Telnet source's count by its stop differs by 3 although every packet
+    # before 2.85 s matches. From 2.2 s the source outruns the link, so the
+    # messages' times no longer show in the trace; one more draw from
+    # ns-2's generator by another object in that burst would explain it.
+    "underutilized_100ms_control_Sack": "the Telnet source wrote 879 packets by its stop in ns-2, 882 in tcplab "
+                                        "(the difference shows once Sack1 runs out of data at 2.85 s); not traced further",
     # After the unnecessary fast retransmit of the reordered 25 and its
     # recovery (left by partial ACKs under partial_window_deflation_ 0,
     # which zero dupwnd_, so the exit never sets CWND_ACTION_EXITED), the

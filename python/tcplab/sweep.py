@@ -151,6 +151,17 @@ def run_cell(text: str, metrics_blob: bytes, params: dict) -> dict:
     return {"metrics": values, "events": raw["summary"]["events"]}
 
 
+def _identity(path: Path):
+    """A record file's inode and modification time, None when absent:
+    `_write_record` renames a new file into place, so a record written by
+    this sweep has another identity than the one it replaced."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_mtime_ns)
+
+
 class SweepInterrupted(KeyboardInterrupt):
     """Ctrl-C (or SIGTERM in the command) during a sweep: queued runs were
     cancelled, `saved` runs are stored in `runs_dir`."""
@@ -411,6 +422,7 @@ class Sweep:
         blob = cloudpickle.dumps(self.metrics)
         tasks = [(todo[k], blob, by_key[k][0][0]) for k in keys]
         saved = reused
+        before = None
         try:
             if tasks:
                 with pool_for(jobs, scheduler) as pool:
@@ -418,6 +430,7 @@ class Sweep:
                     runs_dir.mkdir(parents=True, exist_ok=True)
                     for stale in runs_dir.glob(".*.tmp"):  # left by a killed sweep
                         stale.unlink(missing_ok=True)
+                    before = {k: _identity(runs_dir / f"{k}.json") for k in keys}
                     with tqdm(total=len(slots), initial=reused, desc=self.name, unit="run", file=sys.stderr,
                               dynamic_ncols=True, disable=not progress,
                               bar_format="{desc}: {n_fmt}/{total_fmt} runs |{bar}| {elapsed} elapsed, "
@@ -433,6 +446,11 @@ class Sweep:
                             _count("ran", n)
                             bar.update(n)
         except KeyboardInterrupt:
+            if before is not None:
+                # What is on disk, not the running count: Ctrl-C can land
+                # after a record's rename and before `saved` counted it.
+                saved = reused + sum(len(by_key[k]) for k in keys
+                                     if _identity(runs_dir / f"{k}.json") not in (None, before[k]))
             raise SweepInterrupted(saved, len(slots), runs_dir) from None
         finally:
             _sync_dir(runs_dir)

@@ -228,10 +228,7 @@ pub fn plan(
             }
             AppCfg::Transfer { bytes, write, start, .. } => (start.0, Work::Transfer { bytes: *bytes, write: *write }),
             AppCfg::Bulk { start, stop } => (start.0, Work::Bulk { stop: stop.map(|d| d.0) }),
-            AppCfg::Messages { .. } => {
-                return err(format!("flow[{i}].app.kind"), "the emulator runs transfer and bulk applications")
-            }
-            AppCfg::Cbr { .. } => {
+            AppCfg::Messages { .. } | AppCfg::Cbr { .. } => {
                 return err(format!("flow[{i}].app.kind"), "the emulator runs transfer and bulk applications")
             }
         };

@@ -481,7 +481,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                 }
             }
             (AppCfg::Cbr { .. }, _) => return err(format!("{ak}.kind"), "\"cbr\" needs transport = \"udp\""),
-            (AppCfg::Messages { .. }, TransportName::Udp) => {
+            (_, TransportName::Udp) => {
                 return err(format!("{ak}.kind"), "a UDP flow needs kind = \"cbr\"");
             }
             (AppCfg::Messages { start, stop, interval, bytes, changes, generator, generator_skip }, _) => {
@@ -505,9 +505,6 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                 if generator_skip.is_some() && *generator != Some(RedGenerator::Ns2) {
                     return err(format!("{ak}.generator_skip"), "is for generator = \"ns2\" only");
                 }
-            }
-            (_, TransportName::Udp) => {
-                return err(format!("{ak}.kind"), "a UDP flow needs kind = \"cbr\"");
             }
             (AppCfg::Bulk { start, stop }, _) => {
                 if stop.is_some_and(|s| s < *start) {

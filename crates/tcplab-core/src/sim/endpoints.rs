@@ -240,7 +240,6 @@ impl World {
                         // ns-2's TelnetApp::start(): the first gap is drawn
                         // now, and nothing is written until it ends.
                         s.set_app_paced();
-                        s.app_write(Some(0));
                         self.schedule_message(now, fid);
                     }
                     App::Cbr { .. } => {}
@@ -269,12 +268,16 @@ impl World {
         if f.stopped {
             return;
         }
-        let tx = f.tx;
+        self.write_more(now, f.tx, bytes);
+        self.schedule_message(now, fid);
+    }
+
+    /// An application's later write on sender socket `tx`, sent at once.
+    fn write_more(&mut self, now: Time, tx: SockId, bytes: u64) {
         if let SocketKind::TcpSender(s) = &mut self.sockets[tx as usize].kind {
             s.app_write_more(now, bytes);
             self.tcp_output(now, tx);
         }
-        self.schedule_message(now, fid);
     }
 
     /// A transfer writes again (`App::Transfer::more`), or a messages app
@@ -289,10 +292,7 @@ impl World {
             }
             _ => return,
         };
-        if let SocketKind::TcpSender(s) = &mut self.sockets[tx as usize].kind {
-            s.app_write_more(now, bytes);
-            self.tcp_output(now, tx);
-        }
+        self.write_more(now, tx, bytes);
     }
 
     pub(super) fn app_stop(&mut self, fid: FlowId) {

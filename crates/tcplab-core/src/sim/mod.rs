@@ -88,7 +88,8 @@ pub struct Flow {
     /// A cbr app with `random = true`: the stream its intervals are drawn
     /// from (`flow<i>.cbr`).
     pub cbr_jitter: Option<Rng>,
-    /// A messages app: where its gaps are drawn from, and its mean now.
+    /// A messages app: where its gaps are drawn from (the mean is the
+    /// app's `interval`, changed by its `changes`).
     pub gaps: Option<Gaps>,
 }
 

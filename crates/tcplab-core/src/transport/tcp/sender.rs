@@ -390,10 +390,12 @@ impl TcpSender {
                 // tie); the timer then still runs, and the segments sent
                 // now do not restart it (output() arms only an idle timer).
                 let period = self.rto.rto().max(1);
-                let next = if first >= now { first } else { first + (now - first).div_ceil(period) * period };
-                if first < now {
+                let next = if first >= now {
+                    first
+                } else {
                     self.idle_timeout();
-                }
+                    first + (now - first).div_ceil(period) * period
+                };
                 self.rto_deadline = Some(next);
             }
             IdleRestart::Rfc5681 | IdleRestart::Linux => {
@@ -446,10 +448,14 @@ impl TcpSender {
     /// window was full, and `control_increase` lets it open.
     fn window_was_full(&self, ack: u64) -> bool {
         let mss = self.w.mss;
-        let win = (self.w.cwnd / mss).min(self.rwnd / mss);
         let t_seqno = self.snd_nxt.max(ack) / mss;
         let prev_highest = (self.snd_una / mss) as i64 - 1;
-        t_seqno as i64 > prev_highest + win as i64
+        t_seqno as i64 > prev_highest + self.ns2_window()
+    }
+
+    /// ns-2's window(): min(cwnd_, wnd_) in whole packets.
+    fn ns2_window(&self) -> i64 {
+        (self.w.cwnd / self.w.mss).min(self.rwnd / self.w.mss) as i64
     }
 
     /// A new segment went out from the window (ns-2's send_much() and
@@ -466,7 +472,7 @@ impl TcpSender {
         let p = SentPacket {
             seqno: (seg.seq / mss) as i64,
             highest_ack: (self.snd_una / mss) as i64 - 1,
-            window: ((self.w.cwnd / mss).min(self.rwnd / mss)) as i64,
+            window: self.ns2_window(),
             curseq: self.app_limit().div_ceil(mss) as i64,
         };
         let tcp_now = idle::ticks_now(now, tick);

@@ -849,3 +849,64 @@ def test_sigterm_stops_tcplab_emulate_like_ctrl_c(tmp_path):
         assert p.returncode == 130, (sig, err)
         assert err.strip() == "tcplab: interrupted; nothing written", err
         assert not out.exists()
+
+
+# ---- applications that pause: later writes and messages -----------------
+
+
+def pausing(app: dict, idle: str = "linux") -> dict:
+    """10 Mbit/s, 10 ms each way, unlimited queue, 1000-byte segments, the
+    linux profile with `idle_restart`, 3 s."""
+    sc = two_nodes("10Mbps", "10ms", 0, sim={"duration": "3s", "tcp_profile": "linux", "seed": 1},
+                   tcp={"idle_restart": idle})
+    sc["flow"][0].update(packet_size=1000, app=app)
+    return sc
+
+
+def test_pausing_apps_plan_and_idle_rules_without_root():
+    more = {"kind": "transfer", "bytes": 5000, "more": [{"at": "1s", "bytes": 3000}]}
+    check(pausing(more))
+    check(pausing({"kind": "messages", "interval": "50ms"}))
+    for tcp, key in [({"idle_restart": "ns2-timer"}, "tcp.idle_restart"),
+                     ({"cwnd_validation": True}, "tcp.cwnd_validation")]:
+        sc = pausing(more)
+        sc["tcp"] = tcp
+        with pytest.raises(ScenarioError) as e:
+            check(sc)
+        assert e.value.key == key
+
+
+@needs_emulator
+def test_the_kernels_restart_after_idle_is_the_linux_profiles():
+    """300 kB, then 100 kB more at 2 s, after 1.5 s idle. Linux's
+    tcp_cwnd_restart() (tcp_slow_start_after_idle 1) starts again from its
+    initial window of 10: the last write takes 122 ms here, the simulated
+    "linux" rule 130 ms (its receiver delays ACKs where Linux's quick-ACKs
+    the first 16 segments after the pause: docs/emulator.md); with the
+    sysctl 0 ("off") the window stays and both take 105 ms."""
+    more = {"kind": "transfer", "bytes": 300_000, "more": [{"at": "2s", "bytes": 100_000}]}
+    took = {}
+    for idle in ("linux", "off"):
+        sc = pausing(more, idle)
+        sim = tcplab.run(sc).flows["completion_s"][0] - 2
+        res = emulate_in_real_time(sc)
+        emu = res.columns("flows")["completion_s"][0] - 2
+        assert res.columns("flows")["bytes_delivered"][0] == 400_000
+        assert emu == pytest.approx(sim, rel=0.12), (idle, emu, sim)
+        took[idle] = emu
+    assert took["linux"] > took["off"] + 0.010, took
+
+
+@needs_emulator
+def test_messages_are_the_simulated_runs_writes():
+    """A messages app replays the simulator's own draws: 500-byte messages
+    with 20 ms mean gaps until 2.5 s reach the receiving application as
+    they do in the simulation, byte for byte; another seed, other writes."""
+    app = {"kind": "messages", "interval": "20ms", "bytes": 500, "stop": "2.5s"}
+    sc = pausing(app)
+    sim = tcplab.run(sc).flows["bytes_delivered"][0]
+    res = emulate_in_real_time(sc)
+    assert res.columns("flows")["bytes_delivered"][0] == sim
+    assert 80 * 500 < sim < 170 * 500 and sim % 500 == 0
+    sc["sim"]["seed"] = 2
+    assert tcplab.run(sc).flows["bytes_delivered"][0] != sim

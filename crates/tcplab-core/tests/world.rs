@@ -360,3 +360,51 @@ fn a_run_that_prefetches_gives_the_outputs_of_one_that_does_not() {
     assert_eq!(a.flows.to_csv(), b.flows.to_csv());
     assert_eq!(a.links.to_csv(), b.links.to_csv());
 }
+
+/// `scenario::build::message_writes` (what the emulator replays) is the
+/// simulator's own schedule: on an idle path with the window open, each
+/// message leaves as one segment the moment it is written, so the sender's
+/// sends are the writes, to the nanosecond. Changes at the start (after
+/// the first draw) and in the middle, a stop, and ns-2's generator.
+#[test]
+fn message_writes_are_the_simulators_messages() {
+    for generator in ["", "generator = \"ns2\", generator_skip = 3,"] {
+        let flow = format!(
+            "transport = \"newreno\"\npacket_size = 500\nwindow = 100\napp = {{ kind = \"messages\", start = \"0.5s\", \
+             stop = \"25s\", interval = \"300ms\", {generator} changes = [{{ at = \"0.5s\", interval = \"200ms\" }}, \
+             {{ at = \"10s\", interval = \"1s\" }}] }}"
+        );
+        let text = common::path(
+            "30s",
+            "rate = \"100Mbps\"\ndelay = \"1ms\"",
+            "rate = \"100Mbps\"\ndelay = \"1ms\"",
+            &flow,
+            "[tcp]\nsyn = false\ndelayed_ack = false\n[output]\ntrace = true",
+        );
+        let sc = Scenario::from_toml_str(&text).unwrap();
+        let writes = tcplab_core::scenario::build::message_writes(&sc.cfg, 0, 30 * SEC);
+        let r = sc.build().run();
+        let t = &r.trace;
+        let tcplab_core::output::Column::Str(kind) = t.column("kind").unwrap() else { panic!() };
+        let sends: Vec<f64> = (0..t.rows())
+            .filter(|&i| kind[i] == "send" && t.get("len", i) > Some(0.0))
+            .map(|i| t.get("time_s", i).unwrap())
+            .collect();
+        assert!(writes.len() > 30, "{} writes", writes.len());
+        assert!(writes.iter().all(|&(at, bytes)| at < 25 * SEC && bytes == 500));
+        assert_eq!(sends.len(), writes.len(), "{generator}");
+        // A message written within a round trip (4.2 ms) of the one before
+        // can wait for its ACK (the window restarts at one segment after
+        // an idle period); every other leaves at its write.
+        let mut prev = 0;
+        for (s, &(w, _)) in sends.iter().zip(&writes) {
+            let at = w as f64 / 1e9;
+            if w - prev > 5_000_000 {
+                assert!((s - at).abs() < 1e-9, "send at {s} s, write at {w} ns");
+            } else {
+                assert!(*s >= at - 1e-9 && *s < at + 0.005, "send at {s} s, write at {w} ns");
+            }
+            prev = w;
+        }
+    }
+}

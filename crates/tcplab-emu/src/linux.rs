@@ -9,7 +9,9 @@
 use crate::workload::{FlowSpec, SockKnobs, Work};
 use tcplab_core::engine::time::MS;
 use tcplab_core::scenario::build::tcp_config;
-use tcplab_core::scenario::config::{AppCfg, ScenarioCfg, TcpOptions, TransportName};
+use tcplab_core::scenario::build::message_writes;
+use tcplab_core::scenario::config::{AppCfg, IdleRestartCfg, ScenarioCfg, TcpOptions, TransportName};
+use tcplab_core::transport::tcp::config::IdleRestart;
 use tcplab_core::transport::tcp::AckPolicy;
 use tcplab_core::ScenarioError;
 
@@ -27,6 +29,10 @@ pub struct HostSettings {
     pub rto_min_ms: Option<u64>,
     /// Route `quickack`: ACK every segment at once (no delayed ACKs).
     pub quickack: bool,
+    /// net.ipv4.tcp_slow_start_after_idle: after an idle period of an RTO
+    /// the window decays to the initial one (`idle_restart = "linux"`, the
+    /// kernel's default) or stays (`"off"`).
+    pub slow_start_after_idle: bool,
     /// MTU of both TUN devices: room for the largest segment of any flow
     /// (IP and TCP headers, options and `packet_size`), at least Ethernet's
     /// 1500. The kernel takes the MSS as the smaller of TCP_MAXSEG and the
@@ -43,6 +49,7 @@ impl HostSettings {
             ("net.ipv4.tcp_timestamps", u8::from(self.timestamps).to_string()),
             ("net.ipv4.tcp_ecn", u8::from(self.ecn).to_string()),
             ("net.ipv4.tcp_reordering", self.reordering.to_string()),
+            ("net.ipv4.tcp_slow_start_after_idle", u8::from(self.slow_start_after_idle).to_string()),
             // Each connection starts fresh, not from a previous one's RTT
             // and ssthresh cached for the destination.
             ("net.ipv4.tcp_no_metrics_save", "1".to_string()),
@@ -120,6 +127,10 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "delack_timeout" => own.delack_timeout.is_some(),
             "limited_transmit" => own.limited_transmit.is_some(),
             "newreno" => own.newreno.is_some(),
+            "idle_restart" => own.idle_restart.is_some(),
+            "cwnd_validation" => own.cwnd_validation.is_some(),
+            "cwv_rtt_counting" => own.cwv_rtt_counting.is_some(),
+            "control_increase" => own.control_increase.is_some(),
             _ => own.newreno_timer.is_some(),
         };
         if set_here {
@@ -161,6 +172,23 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
     }
     if o.newreno_timer.is_some() {
         return err(key("newreno_timer"), no);
+    }
+    if matches!(o.idle_restart, Some(IdleRestartCfg::Ns2Timer | IdleRestartCfg::Rfc5681)) {
+        return err(
+            key("idle_restart"),
+            "Linux restarts after idle its own way (net.ipv4.tcp_slow_start_after_idle): \"linux\" or \"off\"",
+        );
+    }
+    // ns-2's window validation and its increase rule; Linux validates an
+    // application-limited window its own way, always.
+    for (name, on) in [
+        ("cwnd_validation", o.cwnd_validation),
+        ("cwv_rtt_counting", o.cwv_rtt_counting),
+        ("control_increase", o.control_increase),
+    ] {
+        if on == Some(true) {
+            return err(key(name), no);
+        }
     }
     Ok(())
 }
@@ -207,6 +235,10 @@ pub fn plan(
             initcwnd: (tc.initial_cwnd() / mss as u64).max(1) as u32,
             rto_min_ms: (tc.min_rto != 200 * MS).then_some(tc.min_rto.div_ceil(MS)),
             quickack: matches!(tc.ack_policy, AckPolicy::Immediate),
+            // A profile's own rule (ns-2's timer, RFC 5681's restart) has
+            // no Linux knob and gives way to the kernel's; set explicitly,
+            // it is refused above.
+            slow_start_after_idle: tc.idle_restart != IdleRestart::Off,
             mtu: 0,
         };
         match &host {
@@ -220,18 +252,20 @@ pub fn plan(
             _ => {}
         }
         let (start, work) = match &f.app {
-            AppCfg::Transfer { more, .. } if !more.is_empty() => {
-                return err(
-                    format!("flow[{i}].app.more"),
-                    "the emulator runs a transfer's single write; later writes (more) are simulator-only",
-                )
-            }
-            AppCfg::Transfer { bytes, write, start, .. } => (start.0, Work::Transfer { bytes: *bytes, write: *write }),
+            AppCfg::Transfer { bytes, write, start, more } => (
+                start.0,
+                Work::Transfer { bytes: *bytes, write: *write, more: more.iter().map(|m| (m.at.0, m.bytes)).collect() },
+            ),
             AppCfg::Bulk { start, stop } => (start.0, Work::Bulk { stop: stop.map(|d| d.0) }),
-            AppCfg::Messages { .. } | AppCfg::Cbr { .. } => {
-                return err(format!("flow[{i}].app.kind"), "the emulator runs transfer and bulk applications")
+            AppCfg::Messages { start, stop, .. } => (
+                start.0,
+                Work::Messages { writes: message_writes(cfg, i, cfg.sim.duration.0), stop: stop.map(|d| d.0) },
+            ),
+            AppCfg::Cbr { .. } => {
+                return err(format!("flow[{i}].app.kind"), "the emulator runs transfer, bulk and messages applications")
             }
         };
+        let pauses = !work.timed().is_empty();
         flows.push(FlowSpec {
             name: f.name.clone().unwrap_or_else(|| format!("flow{i}")),
             from: end_of(&f.from),
@@ -244,6 +278,7 @@ pub fn plan(
                 // The MSS option counts the options every segment carries.
                 maxseg: Some(maxseg(i, mss, tc.timestamps)?),
                 window_clamp: Some(tc.rwnd.min(i32::MAX as u64) as u32),
+                nodelay: pauses,
                 rcvbuf: knobs.rcvbuf,
                 sndbuf: knobs.sndbuf,
             },
@@ -261,7 +296,18 @@ mod tests {
     use tcplab_core::Scenario;
 
     fn plan_of(packet_size: u32, timestamps: bool) -> Result<(Vec<FlowSpec>, HostSettings), ScenarioError> {
-        let text = format!(
+        plan_with(packet_size, &format!("timestamps = {timestamps}"), r#"{ kind = "bulk" }"#)
+    }
+
+    /// One flow of `packet_size` with the flow's `tcp` table's lines `tcp`
+    /// and application `app`.
+    fn plan_with(packet_size: u32, tcp: &str, app: &str) -> Result<(Vec<FlowSpec>, HostSettings), ScenarioError> {
+        let sc = Scenario::from_toml_str(&plan_text(packet_size, tcp, app)).unwrap();
+        plan(&sc.cfg, &Knobs::default(), |n| usize::from(n == "b"))
+    }
+
+    fn plan_text(packet_size: u32, tcp: &str, app: &str) -> String {
+        format!(
             r#"
 [sim]
 duration = "1s"
@@ -279,12 +325,10 @@ from = "a"
 to = "b"
 transport = "newreno"
 packet_size = {packet_size}
-tcp = {{ timestamps = {timestamps} }}
-app = {{ kind = "bulk" }}
+tcp = {{ {tcp} }}
+app = {app}
 "#
-        );
-        let sc = Scenario::from_toml_str(&text).unwrap();
-        plan(&sc.cfg, &Knobs::default(), |n| usize::from(n == "b"))
+        )
     }
 
     #[test]
@@ -309,5 +353,44 @@ app = {{ kind = "bulk" }}
         assert_eq!(flows[0].knobs.maxseg, Some(4012));
         assert_eq!(host.mtu, 4000 + 12 + 40);
         assert_eq!(plan_of(32767, false).unwrap().1.mtu, 32807);
+    }
+
+    #[test]
+    fn later_writes_and_messages_are_replayed_at_their_times() {
+        let more = r#"{ kind = "transfer", bytes = 5000, more = [{ at = "0.5s", bytes = 3000 }] }"#;
+        let (flows, host) = plan_with(1000, "", more).unwrap();
+        assert!(matches!(&flows[0].work, Work::Transfer { bytes: 5000, more, .. } if more == &[(500 * MS, 3000)]));
+        assert!(flows[0].knobs.nodelay && host.slow_start_after_idle);
+        let msgs = r#"{ kind = "messages", interval = "10ms", stop = "0.8s", bytes = 200 }"#;
+        let (flows, _) = plan_with(1000, "", msgs).unwrap();
+        let Work::Messages { writes, stop } = &flows[0].work else { panic!("{:?}", flows[0].work) };
+        assert_eq!(*stop, Some(800 * MS));
+        // The simulator's own draws (its seed and stream), as many as an
+        // 800 ms run of 10 ms gaps makes.
+        let sc = Scenario::from_toml_str(&plan_text(1000, "", msgs)).unwrap();
+        assert_eq!(writes, &message_writes(&sc.cfg, 0, sc.cfg.sim.duration.0));
+        assert!((50..120).contains(&writes.len()) && writes.iter().all(|&(t, b)| t < 800 * MS && b == 200));
+        // A single transfer or bulk flow keeps Nagle's rule.
+        assert!(!plan_of(1000, true).unwrap().0[0].knobs.nodelay);
+    }
+
+    #[test]
+    fn the_restart_after_idle_is_the_kernels_sysctl() {
+        let app = r#"{ kind = "transfer", bytes = 5000, more = [{ at = "0.5s", bytes = 3000 }] }"#;
+        let sysctl = |h: &HostSettings| {
+            h.sysctls().into_iter().find(|(k, _)| *k == "net.ipv4.tcp_slow_start_after_idle").unwrap().1
+        };
+        assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "linux""#, app).unwrap().1), "1");
+        assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "off""#, app).unwrap().1), "0");
+        for (tcp, key) in [
+            (r#"idle_restart = "ns2-timer""#, "flow[0].tcp.idle_restart"),
+            (r#"idle_restart = "rfc5681""#, "flow[0].tcp.idle_restart"),
+            ("cwnd_validation = true", "flow[0].tcp.cwnd_validation"),
+            ("cwv_rtt_counting = true", "flow[0].tcp.cwv_rtt_counting"),
+            ("control_increase = true", "flow[0].tcp.control_increase"),
+        ] {
+            let e = plan_with(1000, tcp, app).err().unwrap_or_else(|| panic!("{tcp} accepted"));
+            assert_eq!(e.key, key, "{e}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::path::LinkPath;
 use crate::relay::Lateness;
-use crate::workload::{FlowOutcome, FlowSpec, Work};
+use crate::workload::{FlowOutcome, FlowSpec};
 use tcplab_core::engine::time::to_secs;
 use tcplab_core::engine::Time;
 use tcplab_core::output::{Column, Table};
@@ -66,10 +66,7 @@ pub fn flows_table(
         src.push(ends[s.from].clone());
         dst.push(ends[1 - s.from].clone());
         tr.push(s.knobs.cc.clone());
-        let stop = match s.work {
-            Work::Bulk { stop: Some(st) } => st.min(end),
-            _ => end,
-        };
+        let stop = s.work.stop().map_or(end, |st| st.min(end));
         let info = o.info.clone().unwrap_or_default();
         let acked = info.bytes_acked;
         let done_end = o.completed_at.unwrap_or(stop);

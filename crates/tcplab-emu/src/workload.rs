@@ -1,7 +1,8 @@
 //! The workload, in the spirit of TTCP: per flow a receiver that reads
 //! everything (and notes when the first N bytes arrived) and a sender that
 //! connects at the application's start time and writes a transfer of
-//! `bytes` in `write`-byte blocks (or writes until its stop time, bulk).
+//! `bytes` in `write`-byte blocks and its later writes at their times (or
+//! writes until its stop time, bulk; or writes each message at its time).
 //! Completion is when every byte written has been acknowledged: the kernel's
 //! send queue (SIOCOUTQ) is empty. Each runs on a thread inside its end's
 //! namespace, with the socket knobs of the run.
@@ -30,6 +31,11 @@ pub struct SockKnobs {
     /// the buffer's overhead (first full-sized segment) and when autotuning
     /// grows the buffer (see `receive`).
     pub window_clamp: Option<u32>,
+    /// TCP_NODELAY on the sender: an application that writes again after
+    /// pauses (later writes, messages) has each write sent as soon as the
+    /// window allows, as the simulator's sender does; Nagle's rule would
+    /// hold a short message while an earlier short one is unacknowledged.
+    pub nodelay: bool,
     /// SO_RCVBUF on the receiver, SO_SNDBUF on the sender (bytes as given to
     /// the kernel, which doubles them). Set with SO_RCVBUFFORCE /
     /// SO_SNDBUFFORCE (the emulator runs as root): plain SO_RCVBUF caps the
@@ -41,10 +47,34 @@ pub struct SockKnobs {
 
 #[derive(Clone, Debug)]
 pub enum Work {
-    /// `bytes` in `write`-byte blocks.
-    Transfer { bytes: u64, write: u32 },
+    /// `bytes` in `write`-byte blocks, then each of `more` (time, bytes)
+    /// at its time; complete when the last is acknowledged.
+    Transfer { bytes: u64, write: u32, more: Vec<(Time, u64)> },
     /// Write 64 KB blocks until `stop` (or the end of the run).
     Bulk { stop: Option<Time> },
+    /// One write of each message at its time (the simulator's own draws,
+    /// `scenario::build::message_writes`) until `stop` or the end of the
+    /// run.
+    Messages { writes: Vec<(Time, u64)>, stop: Option<Time> },
+}
+
+impl Work {
+    /// The application's stop: its rates are measured up to it.
+    pub fn stop(&self) -> Option<Time> {
+        match self {
+            Work::Bulk { stop } | Work::Messages { stop, .. } => *stop,
+            Work::Transfer { .. } => None,
+        }
+    }
+
+    /// Writes after the first, at their times.
+    pub fn timed(&self) -> &[(Time, u64)] {
+        match self {
+            Work::Transfer { more, .. } => more,
+            Work::Messages { writes, .. } => writes,
+            Work::Bulk { .. } => &[],
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -221,10 +251,7 @@ pub struct Received {
 
 /// Receive everything, keeping the advertised window at the clamp.
 pub fn receive(l: TcpListener, spec: &FlowSpec, clock: &Clock, stopped: &dyn Fn() -> bool) -> io::Result<Received> {
-    let stop_at = match spec.work {
-        Work::Bulk { stop: Some(st) } => Some(st),
-        _ => None,
-    };
+    let stop_at = spec.work.stop();
     let mut r = Received { by_stop: stop_at.map(|_| 0), ..Default::default() };
     let mut s = loop {
         match l.accept() {
@@ -310,6 +337,9 @@ fn connect(dst: SocketAddrV4, k: &SockKnobs, stop: &AtomicBool) -> io::Result<Tc
     if let Some(b) = k.sndbuf {
         setopt_int(fd, libc::SOL_SOCKET, libc::SO_SNDBUFFORCE, b, "SO_SNDBUFFORCE")?;
     }
+    if k.nodelay {
+        setopt_int(fd, libc::IPPROTO_TCP, libc::TCP_NODELAY, 1, "TCP_NODELAY")?;
+    }
     s.set_nonblocking(true)?;
     let sa = libc::sockaddr_in {
         sin_family: libc::AF_INET as u16,
@@ -363,28 +393,62 @@ pub fn send(
     }
     s.set_write_timeout(Some(Duration::from_millis(20)))?;
     let fd = s.as_raw_fd();
-    let (total, block) = match spec.work {
-        Work::Transfer { bytes, write } => (Some(bytes), write as usize),
-        Work::Bulk { .. } => (None, 65536),
+    let stop_at = spec.work.stop();
+    let whole = match spec.work {
+        Work::Transfer { bytes, write, .. } => write_all(&mut s, Some(bytes), write as usize, stop_at, clock, stop)?,
+        Work::Bulk { .. } => write_all(&mut s, None, 65536, stop_at, clock, stop)?,
+        Work::Messages { .. } => true,
     };
+    if whole {
+        for &(at, bytes) in spec.work.timed() {
+            clock.sleep_until(at, stop);
+            let block = bytes.clamp(1, 65536) as usize;
+            if stop.load(Ordering::Acquire)
+                || stop_at.is_some_and(|st| at >= st)
+                || !write_all(&mut s, Some(bytes), block, stop_at, clock, stop)?
+            {
+                break;
+            }
+        }
+    }
+    // Completion: the send queue is empty, every byte acknowledged.
+    if matches!(spec.work, Work::Transfer { .. }) {
+        while !stop.load(Ordering::Acquire) {
+            if outq(fd) == Some(0) {
+                out.completed_at = Some(clock.now());
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    out.info = tcp_info(fd);
+    let _ = s.shutdown(Shutdown::Write);
+    Ok(())
+}
+
+/// Write `total` bytes (None: until the stop) in `block`-byte writes; false
+/// when the run or the application's stop ended it first. A write into a
+/// full send buffer blocks until the link drains it (a 64 KB block: 55 s at
+/// 9600 bit/s): it may wait only until the stop, which ends the flow's
+/// writing and is when its TCP_INFO is taken.
+fn write_all(
+    s: &mut TcpStream,
+    total: Option<u64>,
+    block: usize,
+    stop_at: Option<Time>,
+    clock: &Clock,
+    stop: &AtomicBool,
+) -> io::Result<bool> {
     let data = vec![0x5au8; block];
-    let stop_at = match spec.work {
-        Work::Bulk { stop: Some(st) } => Some(st),
-        _ => None,
-    };
     let mut written = 0u64;
-    'outer: while total.is_none_or(|t| written < t) {
+    while total.is_none_or(|t| written < t) {
         let n = total.map_or(block, |t| (t - written).min(block as u64) as usize);
         let mut off = 0;
         while off < n {
-            // A write into a full send buffer blocks until the link drains
-            // it (a 64 KB block: 55 s at 9600 bit/s): it may wait only until
-            // the stop, which ends the flow's writing and is when its
-            // TCP_INFO is taken.
             if let Some(st) = stop_at {
                 let now = clock.now();
                 if now >= st {
-                    break 'outer;
+                    return Ok(false);
                 }
                 s.set_write_timeout(Some(Duration::from_nanos((st - now).min(20_000_000))))?;
             }
@@ -400,26 +464,14 @@ pub fn send(
                     ) =>
                 {
                     if stop.load(Ordering::Acquire) {
-                        break 'outer;
+                        return Ok(false);
                     }
                 }
                 Err(e) => return Err(e),
             }
         }
     }
-    // Completion: the send queue is empty, every byte acknowledged.
-    if total.is_some() {
-        while !stop.load(Ordering::Acquire) {
-            if outq(fd) == Some(0) {
-                out.completed_at = Some(clock.now());
-                break;
-            }
-            std::thread::sleep(Duration::from_micros(200));
-        }
-    }
-    out.info = tcp_info(fd);
-    let _ = s.shutdown(Shutdown::Write);
-    Ok(())
+    Ok(true)
 }
 
 /// Run one flow's sender and receiver threads; the outcome when both end.

@@ -15,7 +15,7 @@ use crate::net::{
 use crate::output::pcap::PcapWriter;
 use crate::output::RunOptions;
 use crate::packet::{FlowId, NodeId};
-use crate::sim::{trace_sink, Capture, Flow, Node, Samples, World};
+use crate::sim::{trace_sink, Capture, Flow, Gaps, Node, Samples, World};
 use crate::transport::app::App;
 use crate::transport::socket::{SockId, Socket, SocketKind};
 use crate::transport::tcp::config::DEFAULT_THINNING;
@@ -1074,6 +1074,54 @@ fn app_of(f: &FlowCfg, payload: u32) -> App {
 
 /// Port of the sending socket of flow `i` and of every receiving socket
 /// (like a client's ephemeral port and a server's well-known port).
+/// Where flow `i`'s messages app draws its gaps: its own stream
+/// (`flow<i>.messages`) or ns-2's generator; None for other apps.
+fn message_gaps(f: &FlowCfg, i: usize, seed: u64) -> Option<Gaps> {
+    match &f.app {
+        AppCfg::Messages { generator: Some(RedGenerator::Ns2), generator_skip, .. } => {
+            Some(Gaps::Ns2(Ns2Rng::skipping(generator_skip.unwrap_or(0))))
+        }
+        AppCfg::Messages { .. } => Some(Gaps::Own(stream_rng(seed, &format!("flow{i}.messages")))),
+        _ => None,
+    }
+}
+
+/// The writes flow `i`'s messages app makes before `until` (and before its
+/// stop): (time, bytes), drawn exactly as the simulator draws them (the
+/// same stream, each gap drawn when the message before it is written, with
+/// the mean of the latest change at or before that moment). The emulator
+/// replays them so that the kernel sees the simulated run's writes. Empty
+/// for other apps.
+pub fn message_writes(cfg: &ScenarioCfg, i: usize, until: Time) -> Vec<(Time, u64)> {
+    let f = &cfg.flow[i];
+    let (Some(mut gaps), App::Messages { start, stop, mut interval, bytes, mut changes }) =
+        (message_gaps(f, i, cfg.sim.seed), app_of(f, f.packet_size.unwrap_or(1000)))
+    else {
+        return Vec::new();
+    };
+    // The run's events at one instant pop in the order they were
+    // scheduled: changes at the same time apply in the order given; the
+    // start comes before a change at the start (both scheduled before the
+    // run, the start first), a change before a message at its time (the
+    // message scheduled later, when the one before it was written).
+    changes.sort_by_key(|&(at, _)| at);
+    let end = stop.map_or(until, |s| s.min(until));
+    let (mut t, mut next_change, mut out) = (start, 0, Vec::new());
+    loop {
+        let drawn_at_start = out.is_empty();
+        while next_change < changes.len() && (changes[next_change].0 < t || changes[next_change].0 == t && !drawn_at_start)
+        {
+            interval = changes[next_change].1;
+            next_change += 1;
+        }
+        t += gaps.gap(interval);
+        if t >= end {
+            return out;
+        }
+        out.push((t, bytes));
+    }
+}
+
 fn flow_ports(i: usize) -> (u16, u16) {
     (10_000u16.wrapping_add(i as u16), 5001)
 }
@@ -1314,13 +1362,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             first_bytes_at: None,
             cbr_jitter: matches!(f.app, AppCfg::Cbr { random: true, .. })
                 .then(|| stream_rng(seed, &format!("flow{i}.cbr"))),
-            gaps: match &f.app {
-                AppCfg::Messages { generator: Some(RedGenerator::Ns2), generator_skip, .. } => {
-                    Some(crate::sim::Gaps::Ns2(Ns2Rng::skipping(generator_skip.unwrap_or(0))))
-                }
-                AppCfg::Messages { .. } => Some(crate::sim::Gaps::Own(stream_rng(seed, &format!("flow{i}.messages")))),
-                _ => None,
-            },
+            gaps: message_gaps(f, i, seed),
         });
     }
     // Per-hop agents: ELN marking wherever an ELN connection's packets may

@@ -256,7 +256,7 @@ impl World {
         let f = &mut self.flows[fid as usize];
         let App::Messages { interval, .. } = f.app else { return };
         let Some(g) = f.gaps.as_mut() else { return };
-        let gap = (interval as f64 * g.exponential()).round() as Time;
+        let gap = g.gap(interval);
         self.q.schedule(now + gap, Ev::AppMessage(fid));
     }
 

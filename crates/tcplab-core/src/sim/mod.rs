@@ -102,13 +102,14 @@ pub enum Gaps {
 }
 
 impl Gaps {
-    /// -ln(u), u in (0, 1]: ns-2's RNG::exponential().
-    fn exponential(&mut self) -> f64 {
+    /// The next gap of mean `interval`, in whole ns: interval x -ln(u),
+    /// u in (0, 1] (ns-2's TelnetApp::next() with RNG::exponential()).
+    pub fn gap(&mut self, interval: Time) -> Time {
         let u = match self {
             Gaps::Own(r) => 1.0 - r.uniform(),
             Gaps::Ns2(r) => r.uniform(),
         };
-        -u.ln()
+        (interval as f64 * -u.ln()).round() as Time
     }
 }
 

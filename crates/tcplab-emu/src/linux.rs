@@ -8,8 +8,8 @@
 
 use crate::workload::{FlowSpec, SockKnobs, Work};
 use tcplab_core::engine::time::MS;
-use tcplab_core::scenario::build::tcp_config;
 use tcplab_core::scenario::build::message_writes;
+use tcplab_core::scenario::build::tcp_config;
 use tcplab_core::scenario::config::{AppCfg, IdleRestartCfg, ScenarioCfg, TcpOptions, TransportName};
 use tcplab_core::transport::tcp::config::IdleRestart;
 use tcplab_core::transport::tcp::AckPolicy;

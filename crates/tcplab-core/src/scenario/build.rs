@@ -1109,7 +1109,8 @@ pub fn message_writes(cfg: &ScenarioCfg, i: usize, until: Time) -> Vec<(Time, u6
     let (mut t, mut next_change, mut out) = (start, 0, Vec::new());
     loop {
         let drawn_at_start = out.is_empty();
-        while next_change < changes.len() && (changes[next_change].0 < t || changes[next_change].0 == t && !drawn_at_start)
+        while next_change < changes.len()
+            && (changes[next_change].0 < t || changes[next_change].0 == t && !drawn_at_start)
         {
             interval = changes[next_change].1;
             next_change += 1;

@@ -1159,6 +1159,9 @@ pub struct TcpOptions {
     pub cwv_rtt_counting: Option<bool>,
     /// ns-2's control_increase_: no increase unless the window was full.
     pub control_increase: Option<bool>,
+    /// The window's growth per new ACK: "per-ack" (ns-2, RFC 5681 without
+    /// byte counting) or "per-segment" (Linux: each segment it covers).
+    pub cwnd_increase: Option<CwndIncrease>,
 
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
@@ -1329,6 +1332,13 @@ pub enum SackOptionName {
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum CwndIncrease {
+    PerAck,
+    PerSegment,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum LossWindow {
     Cwnd,
@@ -1407,6 +1417,7 @@ impl TcpOptions {
             idle_restart: self.idle_restart.or(base.idle_restart),
             cwnd_validation: self.cwnd_validation.or(base.cwnd_validation),
             cwv_rtt_counting: self.cwv_rtt_counting.or(base.cwv_rtt_counting),
+            cwnd_increase: self.cwnd_increase.or(base.cwnd_increase),
             control_increase: self.control_increase.or(base.control_increase),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),

@@ -25,6 +25,8 @@ pub struct CcState {
     pub below_one: bool,
     /// The halving keeps the fraction of a segment (`TcpConfig::precision_reduce`).
     pub precise_half: bool,
+    /// Growth counts the segments an ACK covers (`TcpConfig::count_acked`).
+    pub count_acked: bool,
     /// With `TcpConfig::max_cwnd` M: (M + 1) segments, the window at which
     /// an increase is cut back to M (ns-2's opencwnd(): int(cwnd_) >
     /// maxcwnd_); `u64::MAX` without a cap, so an ACK pays one compare.
@@ -33,12 +35,15 @@ pub struct CcState {
 
 impl CcState {
     /// Slow start: +1 MSS per new ACK (ns-2 and RFC 5681 without ABC);
-    /// congestion avoidance: +MSS*MSS/cwnd per new ACK.
-    pub fn standard_increase(&mut self) {
+    /// congestion avoidance: +MSS*MSS/cwnd per new ACK. With `count_acked`
+    /// (Linux) each is per segment the ACK covers (`acked` bytes).
+    pub fn standard_increase(&mut self, acked: u64) {
         if self.hold {
             return;
         }
-        if self.cwnd < self.ssthresh {
+        if self.count_acked {
+            self.increase_by_segments(acked);
+        } else if self.cwnd < self.ssthresh {
             self.cwnd += self.mss;
         } else {
             // Through i64: the same values (a window is far below 2^63)
@@ -48,6 +53,31 @@ impl CcState {
             let next = c + (self.mss * self.mss) as i64 as f64 / c;
             self.cwnd = next as i64 as u64;
             self.ca_frac = next - self.cwnd as i64 as f64;
+        }
+        if self.cwnd >= self.cap_at {
+            self.cwnd = self.cap_at - self.mss;
+            self.ca_frac = 0.0;
+        }
+    }
+
+    /// Linux's growth by the segments an ACK covers (a short segment counts
+    /// as one, as a packet does there): slow start up to ssthresh
+    /// (tcp_slow_start(): cwnd = min(cwnd + acked, ssthresh)), the segments
+    /// left over in congestion avoidance (tcp_cong_avoid_ai(): one segment
+    /// per cwnd segments acknowledged; here MSS*MSS/cwnd per segment, on
+    /// the fractional window, where Linux keeps an integer count).
+    fn increase_by_segments(&mut self, acked: u64) {
+        let mut segs = acked.div_ceil(self.mss).max(1);
+        if self.cwnd < self.ssthresh {
+            let grown = (self.cwnd + segs * self.mss).min(self.ssthresh);
+            segs -= (grown - self.cwnd).div_ceil(self.mss).min(segs);
+            self.cwnd = grown;
+        }
+        if segs > 0 {
+            let c = self.cwnd as f64 + self.ca_frac;
+            let next = c + (segs * self.mss * self.mss) as f64 / c;
+            self.cwnd = next as u64;
+            self.ca_frac = next - self.cwnd as f64;
         }
         if self.cwnd >= self.cap_at {
             self.cwnd = self.cap_at - self.mss;

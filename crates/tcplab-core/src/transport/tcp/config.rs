@@ -539,6 +539,11 @@ pub struct TcpConfig {
     /// new ACK opens the window only if the window before it was full
     /// (network_limited(): t_seqno_ > prev_highest_ack_ + window()).
     pub control_increase: bool,
+    /// The window's growth per new ACK counts the segments it covers
+    /// (Linux: tcp_slow_start(tp, acked) and tcp_cong_avoid_ai(tp, w,
+    /// acked)); false: one increase per ACK whatever it covers (ns-2, and
+    /// RFC 5681 without byte counting).
+    pub count_acked: bool,
 }
 
 impl TcpConfig {
@@ -604,6 +609,7 @@ impl TcpConfig {
                 cwnd_validation: false,
                 cwv_rtt_counting: false,
                 control_increase: false,
+                count_acked: false,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,
@@ -638,6 +644,7 @@ impl TcpConfig {
                 timestamps: true,
                 syn: false,
                 idle_restart: IdleRestart::Linux,
+                count_acked: true,
                 ..Self::profile(TcpProfile::Rfc)
             },
         }

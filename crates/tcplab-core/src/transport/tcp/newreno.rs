@@ -78,7 +78,7 @@ impl CongestionControl for NewReno {
                 }
                 self.dupwnd = 0;
             }
-            w.standard_increase();
+            w.standard_increase(a.acked);
             return AckResponse::NORMAL;
         }
         if a.ack >= self.recover.unwrap_or(0) {
@@ -91,12 +91,12 @@ impl CongestionControl for NewReno {
                 w.set_cwnd(w.ssthresh.min(outstanding * w.mss) as f64);
                 self.dupwnd = 0;
                 if self.exit_growth {
-                    w.standard_increase();
+                    w.standard_increase(a.acked);
                 }
             } else if self.exit_growth {
                 // ns-2: dupwnd_ = 0 leaves cwnd_, then opencwnd().
                 w.set_cwnd((w.cwnd_f() - self.dupwnd as f64).max(w.mss as f64));
-                w.standard_increase();
+                w.standard_increase(a.acked);
             } else {
                 w.set_cwnd(self.exit_cwnd);
             }

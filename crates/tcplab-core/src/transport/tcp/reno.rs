@@ -56,16 +56,16 @@ impl CongestionControl for Reno {
         "reno"
     }
 
-    fn on_new_ack(&mut self, w: &mut CcState, _a: &AckInfo) -> AckResponse {
+    fn on_new_ack(&mut self, w: &mut CcState, a: &AckInfo) -> AckResponse {
         if self.in_recovery {
             self.in_recovery = false;
             w.set_cwnd(self.exit_cwnd);
             if self.exit_growth {
-                w.standard_increase();
+                w.standard_increase(a.acked);
             }
         } else {
             self.deflate_refused(w);
-            w.standard_increase();
+            w.standard_increase(a.acked);
         }
         AckResponse::NORMAL
     }

@@ -234,6 +234,7 @@ impl TcpSender {
             hold: false,
             below_one: cfg.rules.cwnd_below_one,
             precise_half: cfg.precision_reduce,
+            count_acked: cfg.count_acked,
             cap_at: match cfg.max_cwnd {
                 0 => u64::MAX,
                 m => (m as u64 + 1) * cfg.mss as u64,

@@ -29,8 +29,8 @@ impl CongestionControl for Tahoe {
         "tahoe"
     }
 
-    fn on_new_ack(&mut self, w: &mut CcState, _a: &AckInfo) -> AckResponse {
-        w.standard_increase();
+    fn on_new_ack(&mut self, w: &mut CcState, a: &AckInfo) -> AckResponse {
+        w.standard_increase(a.acked);
         AckResponse::NORMAL
     }
 

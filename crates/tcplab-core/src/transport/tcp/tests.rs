@@ -60,6 +60,37 @@ fn initial_window_and_slow_start() {
     assert_eq!(s.w.cwnd, 3 * MSS);
 }
 
+/// `count_acked` (the linux profile's `cwnd_increase = "per-segment"`):
+/// an ACK of two segments opens cwnd by two (Linux's tcp_slow_start(tp,
+/// acked)), four segments out where one per ACK sends three; a short
+/// segment counts as one; past ssthresh the rest goes to congestion
+/// avoidance, MSS*MSS/cwnd per segment.
+#[test]
+fn counting_acked_segments_grows_by_each_segment_covered() {
+    let mut c = cfg(4);
+    c.count_acked = true;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(None);
+    assert_eq!(seqs(&drain(&mut s, 0)), vec![0, 1, 2, 3]);
+    let out = ack(&mut s, 100 * MS, 2 * MSS);
+    assert_eq!((s.w.cwnd, seqs(&out)), (6 * MSS, vec![4, 5, 6, 7]));
+    // 1.5 segments acknowledged: two packets.
+    ack(&mut s, 101 * MS, 3 * MSS + MSS / 2);
+    assert_eq!(s.w.cwnd, 8 * MSS);
+    // ssthresh 9 MSS: three segments acknowledged, one to reach it, two
+    // in congestion avoidance.
+    s.w.ssthresh = 9 * MSS;
+    ack(&mut s, 102 * MS, 6 * MSS + MSS / 2);
+    let expect = 9000.0 + 2.0 * 1e6 / 9000.0;
+    assert!((s.w.cwnd as f64 + s.w.ca_frac - expect).abs() < 1e-6, "{} {}", s.w.cwnd, s.w.ca_frac);
+    // The same ACKs one increase each (ns-2, RFC 5681): 4 + 1 + 1.
+    let mut s = sender(Variant::NewReno, 4);
+    drain(&mut s, 0);
+    ack(&mut s, 100 * MS, 2 * MSS);
+    ack(&mut s, 101 * MS, 3 * MSS + MSS / 2);
+    assert_eq!(s.w.cwnd, 6 * MSS);
+}
+
 #[test]
 fn rfc3390_initial_window() {
     let mut c = cfg(0);

@@ -140,6 +140,8 @@ CASES = {
         "flow[0].app.changes[0].at: must not be before start"),
     "tcp_idle_restart": (wired(extra='[tcp]\nidle_restart = "never"\n'),
                          "tcp.idle_restart: unknown name `never`, expected one of `ns2-timer`, `rfc5681`, `linux`, `off`"),
+    "tcp_cwnd_increase": (wired(extra='[tcp]\ncwnd_increase = "per-packet"\n'),
+                          "tcp.cwnd_increase: unknown name `per-packet`, expected `per-ack` or `per-segment`"),
     "tcp_loss_window": (wired(extra='[tcp]\nloss_window = "half"\n'),
                         "tcp.loss_window: unknown name `half`, expected `cwnd` or `flight`"),
     "unlimited_limit": (wired(link='queue = { kind = "unlimited", limit = 5 }'),

@@ -18,7 +18,8 @@ const NOT_VALUES: [&str; 3] = ["initial_ssthresh", "window_bytes", "clock_phase"
 
 /// Keys whose rfc-profile default is neither column's (the row's meaning
 /// names it).
-const RFC_OWN: [(&str, &str); 2] = [("idle_restart", "\"rfc5681\""), ("cwnd_increase", "\"per-ack\"")];
+const RFC_OWN: [(&str, &str); 3] =
+    [("idle_restart", "\"rfc5681\""), ("cwnd_increase", "\"per-ack\""), ("push_ack", "false")];
 
 fn scenario(profile: &str, tcp: &str) -> TcpConfig {
     let text = format!(

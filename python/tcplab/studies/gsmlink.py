@@ -51,13 +51,16 @@ SEGMENTS = TRANSFER // 256
 # FlightSize (tcp_recalc_ssthresh), no Limited Transmit (RFC 3042 is of
 # 2001), and one window increase per ACK (its tcp_cong_avoid() adds one
 # segment per ACK in slow start; counting the segments an ACK covers came
-# with later kernels). `modern` is tcplab's linux profile as before (32 KB window, first
+# with later kernels), and no immediate ACK for the segment that ends a
+# write (its receiver delays by the timer alone; `push_ack` is a current
+# kernel's rule). `modern` is tcplab's linux profile as before (32 KB window, first
 # RTO 1 s, 40 ms delayed-ACK timer: one ACK per segment on this link); the
 # emulated study uses it because a current kernel is what it runs.
 # docs/studies.md lists what else differs.
 BASELINES: dict[str, dict[str, object]] = {
     "linux22": {"window_bytes": 32696, "initial_rto": "3s", "delack_timeout": "500ms", "loss_window": "cwnd",
-                "limited_transmit": False, "cwnd_increase": "per-ack"},
+                "limited_transmit": False, "cwnd_increase": "per-ack",
+                "push_ack": False},
     "modern": {"window_bytes": 32768},
 }
 BASELINE = "linux22"

@@ -1014,6 +1014,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
             IdleRestartCfg::Off => IdleRestart::Off,
         };
     }
+    if let Some(v) = o.push_ack {
+        c.push_ack = v;
+    }
     if let Some(v) = o.cwnd_increase {
         c.count_acked = v == CwndIncrease::PerSegment;
     }

@@ -1162,6 +1162,9 @@ pub struct TcpOptions {
     /// The window's growth per new ACK: "per-ack" (ns-2, RFC 5681 without
     /// byte counting) or "per-segment" (Linux: each segment it covers).
     pub cwnd_increase: Option<CwndIncrease>,
+    /// A delaying receiver acknowledges at once a segment shorter than the
+    /// MSS or ending a write (PSH), as Linux does.
+    pub push_ack: Option<bool>,
 
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
@@ -1418,6 +1421,7 @@ impl TcpOptions {
             cwnd_validation: self.cwnd_validation.or(base.cwnd_validation),
             cwv_rtt_counting: self.cwv_rtt_counting.or(base.cwv_rtt_counting),
             cwnd_increase: self.cwnd_increase.or(base.cwnd_increase),
+            push_ack: self.push_ack.or(base.push_ack),
             control_increase: self.control_increase.or(base.control_increase),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),

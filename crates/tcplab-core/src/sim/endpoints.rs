@@ -52,6 +52,7 @@ impl World {
             }
             (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) => {
                 rx.note_ecn(p.ip.ecn == Ecn::Ce, h.flags & flags::CWR != 0);
+                rx.note_push(h.flags & flags::PSH != 0);
                 let ack_now = rx.on_segment(now, h.seq, p.payload, h.ts.map(|t| t.0));
                 let delivered = rx.delivered();
                 self.pool.release(id);

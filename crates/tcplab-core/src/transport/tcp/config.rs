@@ -544,6 +544,12 @@ pub struct TcpConfig {
     /// acked)); false: one increase per ACK whatever it covers (ns-2, and
     /// RFC 5681 without byte counting).
     pub count_acked: bool,
+    /// A delaying receiver acknowledges at once an in-order segment shorter
+    /// than the MSS or carrying PSH, which the sender sets on the segment
+    /// that ends what its application has written (Linux: ICSK_ACK_PUSHED,
+    /// for full-sized PSH segments since 6.7); false: held like any other
+    /// (ns-2's DelAckSink, RFC 1122).
+    pub push_ack: bool,
 }
 
 impl TcpConfig {
@@ -610,6 +616,7 @@ impl TcpConfig {
                 cwv_rtt_counting: false,
                 control_increase: false,
                 count_acked: false,
+                push_ack: false,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,
@@ -645,6 +652,7 @@ impl TcpConfig {
                 syn: false,
                 idle_restart: IdleRestart::Linux,
                 count_acked: true,
+                push_ack: true,
                 ..Self::profile(TcpProfile::Rfc)
             },
         }

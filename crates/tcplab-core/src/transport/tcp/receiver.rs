@@ -85,6 +85,10 @@ pub struct TcpReceiver {
     pub last_delivery: Time,
     /// Set ECE on ACKs until the sender signals CWR (RFC 3168 6.1.3).
     ece: bool,
+    /// `TcpConfig::push_ack`.
+    push_ack: bool,
+    /// The segment being received carries PSH (`note_push`).
+    pushed: bool,
     pub stats: ReceiverStats,
 }
 
@@ -121,6 +125,8 @@ impl TcpReceiver {
             delack_deadline: None,
             last_delivery: 0,
             ece: false,
+            push_ack: cfg.push_ack,
+            pushed: false,
             stats: ReceiverStats::default(),
         }
     }
@@ -185,6 +191,13 @@ impl TcpReceiver {
         }
     }
 
+    /// Whether the arriving data segment, before `on_segment`, carries PSH
+    /// (the end of what the sender's application had written).
+    #[inline(always)]
+    pub fn note_push(&mut self, psh: bool) {
+        self.pushed = psh;
+    }
+
     /// A data segment arrives (with the peer's TSval if timestamps are on).
     /// Returns true if an ACK must be sent now; otherwise the ACK timer may
     /// have been armed.
@@ -244,6 +257,14 @@ impl TcpReceiver {
         // ns-2's SYN_immediate_ack_ tests packet number 0: without a SYN
         // that is the first data segment, held too when it is false.
         if self.ns2_delack_sink && seq == 0 && !self.syn_seen && self.syn_immediate_ack {
+            return true;
+        }
+        // Linux (`push_ack`): a segment shorter than the MSS, or a full
+        // one with PSH (the end of a write), sets ICSK_ACK_PUSHED
+        // (tcp_measure_rcv_mss()), and the application's read that empties
+        // the queue then acknowledges at once (tcp_cleanup_rbuf()); the
+        // application here reads everything as it arrives.
+        if self.push_ack && (self.pushed || (len as u64) < self.mss) {
             return true;
         }
         self.hold_or_ack(now, seq, len, timeout)

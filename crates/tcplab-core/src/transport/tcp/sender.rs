@@ -669,7 +669,15 @@ impl TcpSender {
             sport: self.sport,
             dport: self.dport,
             seq: seg.seq,
-            flags: if syn { flags::SYN } else { flags::ACK | flags::PSH | if seg.cwr { flags::CWR } else { 0 } },
+            // PSH on the segment that ends what the application has
+            // written, as a real stack's send path sets it (a bulk
+            // application, with no end, sends none).
+            flags: if syn {
+                flags::SYN
+            } else {
+                let push = if seg.seq + seg.len as u64 == self.app_limit() { flags::PSH } else { 0 };
+                flags::ACK | push | if seg.cwr { flags::CWR } else { 0 }
+            },
             window: self.cfg.rwnd.min(u32::MAX as u64) as u32,
             // ns-2's SYN is 40 bytes (`ns2_timestamps`): no option.
             ts: (self.cfg.timestamps && !(syn && self.cfg.ns2_timestamps)).then(|| ((now / self.ts_unit()) as u32, 0)),

@@ -470,6 +470,44 @@ fn delayed_acks_every_second_segment_and_on_timer() {
     assert!(r.on_delack_timer(120 * MS));
 }
 
+/// `push_ack` (the linux profile): a full segment carrying PSH (the end of
+/// a write) or a short one is acknowledged at once; without the rule both
+/// wait for the second segment or the timer.
+#[test]
+fn push_ack_answers_the_end_of_a_write_at_once() {
+    let mut c = cfg(2);
+    c.ack_policy = AckPolicy::Delayed;
+    c.push_ack = true;
+    let mut r = TcpReceiver::new(&c);
+    r.note_push(false);
+    assert!(!r.on_segment(0, 0, MSS as u32, None), "a full segment without PSH is held");
+    r.make_ack();
+    r.note_push(true);
+    assert!(r.on_segment(MS, MSS, MSS as u32, None), "PSH: at once");
+    r.make_ack();
+    r.note_push(false);
+    assert!(r.on_segment(2 * MS, 2 * MSS, 100, None), "shorter than the MSS: at once");
+    let mut r = rx(true);
+    r.note_push(true);
+    assert!(!r.on_segment(0, 0, MSS as u32, None));
+    r.note_push(false);
+    assert!(r.on_segment(MS, MSS, MSS as u32, None), "the second full segment");
+    r.make_ack();
+    r.note_push(true);
+    assert!(!r.on_segment(2 * MS, 2 * MSS, 100, None), "without push_ack a short one is held too");
+}
+
+/// The sender sets PSH on the segment that ends what the application has
+/// written: a transfer's last segment, not the ones before it.
+#[test]
+fn psh_marks_the_end_of_the_written_data() {
+    let mut s = TcpSender::new(cfg(4), make_cc(Variant::NewReno, &cfg(4)));
+    s.app_write(Some(3 * MSS + 500));
+    let flags: Vec<u8> = std::iter::from_fn(|| s.poll_segment(0)).map(|o| o.header.flags).collect();
+    let psh = crate::packet::flags::PSH;
+    assert_eq!(flags.iter().map(|f| f & psh != 0).collect::<Vec<_>>(), vec![false, false, false, true]);
+}
+
 #[test]
 fn delayed_ack_is_immediate_out_of_order_and_on_hole_fill() {
     let mut r = rx(true);

@@ -37,6 +37,7 @@ impl CcState {
     /// Slow start: +1 MSS per new ACK (ns-2 and RFC 5681 without ABC);
     /// congestion avoidance: +MSS*MSS/cwnd per new ACK. With `count_acked`
     /// (Linux) each is per segment the ACK covers (`acked` bytes).
+    #[inline(always)]
     pub fn standard_increase(&mut self, acked: u64) {
         if self.hold {
             return;
@@ -66,6 +67,7 @@ impl CcState {
     /// left over in congestion avoidance (tcp_cong_avoid_ai(): one segment
     /// per cwnd segments acknowledged; here MSS*MSS/cwnd per segment, on
     /// the fractional window, where Linux keeps an integer count).
+    #[inline(never)]
     fn increase_by_segments(&mut self, acked: u64) {
         let mut segs = acked.div_ceil(self.mss).max(1);
         if self.cwnd < self.ssthresh {

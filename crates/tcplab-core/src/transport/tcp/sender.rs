@@ -675,7 +675,13 @@ impl TcpSender {
             flags: if syn {
                 flags::SYN
             } else {
-                let push = if seg.seq + seg.len as u64 == self.app_limit() { flags::PSH } else { 0 };
+                // `app_limit()` without its branches: a bulk sender
+                // (no total) has no end to mark.
+                let end = seg.seq + seg.len as u64;
+                let push = match self.app_total {
+                    Some(t) if end == t.max(self.app_written) => flags::PSH,
+                    _ => 0,
+                };
                 flags::ACK | push | if seg.cwr { flags::CWR } else { 0 }
             },
             window: self.cfg.rwnd.min(u32::MAX as u64) as u32,

@@ -400,16 +400,19 @@ pub fn send(
         Work::Messages { .. } => true,
     };
     if whole {
+        // (A messages app's writes all come before its stop.)
         for &(at, bytes) in spec.work.timed() {
             clock.sleep_until(at, stop);
             let block = bytes.clamp(1, 65536) as usize;
-            if stop.load(Ordering::Acquire)
-                || stop_at.is_some_and(|st| at >= st)
-                || !write_all(&mut s, Some(bytes), block, stop_at, clock, stop)?
-            {
+            if stop.load(Ordering::Acquire) || !write_all(&mut s, Some(bytes), block, stop_at, clock, stop)? {
                 break;
             }
         }
+    }
+    // A messages app is measured up to its stop (or the run's end), as a
+    // bulk flow is: TCP_INFO then, not after its last message.
+    if matches!(spec.work, Work::Messages { .. }) {
+        clock.sleep_until(stop_at.unwrap_or(Time::MAX), stop);
     }
     // Completion: the send queue is empty, every byte acknowledged.
     if matches!(spec.work, Work::Transfer { .. }) {

@@ -1078,8 +1078,6 @@ fn app_of(f: &FlowCfg, payload: u32) -> App {
     }
 }
 
-/// Port of the sending socket of flow `i` and of every receiving socket
-/// (like a client's ephemeral port and a server's well-known port).
 /// Where flow `i`'s messages app draws its gaps: its own stream
 /// (`flow<i>.messages`) or ns-2's generator; None for other apps.
 fn message_gaps(f: &FlowCfg, i: usize, seed: u64) -> Option<Gaps> {
@@ -1129,6 +1127,8 @@ pub fn message_writes(cfg: &ScenarioCfg, i: usize, until: Time) -> Vec<(Time, u6
     }
 }
 
+/// Port of the sending socket of flow `i` and of every receiving socket
+/// (like a client's ephemeral port and a server's well-known port).
 fn flow_ports(i: usize) -> (u16, u16) {
     (10_000u16.wrapping_add(i as u16), 5001)
 }

@@ -10,7 +10,7 @@ use crate::workload::{FlowSpec, SockKnobs, Work};
 use tcplab_core::engine::time::MS;
 use tcplab_core::scenario::build::message_writes;
 use tcplab_core::scenario::build::tcp_config;
-use tcplab_core::scenario::config::{AppCfg, IdleRestartCfg, ScenarioCfg, TcpOptions, TransportName};
+use tcplab_core::scenario::config::{AppCfg, CwndIncrease, IdleRestartCfg, ScenarioCfg, TcpOptions, TransportName};
 use tcplab_core::transport::tcp::config::IdleRestart;
 use tcplab_core::transport::tcp::AckPolicy;
 use tcplab_core::ScenarioError;
@@ -131,6 +131,8 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "cwnd_validation" => own.cwnd_validation.is_some(),
             "cwv_rtt_counting" => own.cwv_rtt_counting.is_some(),
             "control_increase" => own.control_increase.is_some(),
+            "cwnd_increase" => own.cwnd_increase.is_some(),
+            "push_ack" => own.push_ack.is_some(),
             _ => own.newreno_timer.is_some(),
         };
         if set_here {
@@ -189,6 +191,16 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
         if on == Some(true) {
             return err(key(name), no);
         }
+    }
+    // Linux's own rules, the linux profile's values; the others it cannot run.
+    if o.cwnd_increase == Some(CwndIncrease::PerAck) {
+        return err(
+            key("cwnd_increase"),
+            "Linux grows its window by every segment an ACK covers: only \"per-segment\"",
+        );
+    }
+    if o.push_ack == Some(false) {
+        return err(key("push_ack"), "Linux acknowledges the end of a write at once: only true");
     }
     Ok(())
 }
@@ -382,12 +394,16 @@ app = {app}
         };
         assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "linux""#, app).unwrap().1), "1");
         assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "off""#, app).unwrap().1), "0");
+        // Linux's own values of its rules are accepted.
+        assert!(plan_with(1000, r#"cwnd_increase = "per-segment", push_ack = true"#, app).is_ok());
         for (tcp, key) in [
             (r#"idle_restart = "ns2-timer""#, "flow[0].tcp.idle_restart"),
             (r#"idle_restart = "rfc5681""#, "flow[0].tcp.idle_restart"),
             ("cwnd_validation = true", "flow[0].tcp.cwnd_validation"),
             ("cwv_rtt_counting = true", "flow[0].tcp.cwv_rtt_counting"),
             ("control_increase = true", "flow[0].tcp.control_increase"),
+            (r#"cwnd_increase = "per-ack""#, "flow[0].tcp.cwnd_increase"),
+            ("push_ack = false", "flow[0].tcp.push_ack"),
         ] {
             let e = plan_with(1000, tcp, app).err().unwrap_or_else(|| panic!("{tcp} accepted"));
             assert_eq!(e.key, key, "{e}");

@@ -229,3 +229,27 @@ def test_runs_of_another_simulator_build_are_redone(tmp_path):
     record.write_text(json.dumps(row))
     b = Sweep(tiny, grid, seeds=1, out=tmp_path).run(jobs=1, progress=False)
     assert list(b.throughput_bps) == list(a.throughput_bps), "the stale record was redone, not read"
+
+
+def test_ctrl_c_right_after_a_records_rename_is_counted(tmp_path, monkeypatch):
+    """Ctrl-C between a record's rename and its count: the interruption's
+    count and the command's tally both say what is on disk (CI once printed
+    12 saved with 13 records there)."""
+    sweep_mod = sys.modules["tcplab.sweep"]  # `tcplab.sweep` is also a function
+
+    real_write = sweep_mod._write_record
+    written = []
+
+    def write_then_interrupt(path, row):
+        real_write(path, row)
+        written.append(path)
+        if len(written) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep_mod, "_write_record", write_then_interrupt)
+    sw = Sweep(tiny, {"variant": ["reno"], "loss": [0.0, 0.01, 0.02]}, seeds=1, out=tmp_path, name="t")
+    with sweep_mod.tally() as t, pytest.raises(sweep_mod.SweepInterrupted) as e:
+        sw.run(jobs=1, progress=False)
+    on_disk = len(list((tmp_path / "runs").glob("*.json")))
+    assert on_disk == 2
+    assert e.value.saved == t.saved == on_disk

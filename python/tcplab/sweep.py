@@ -449,8 +449,11 @@ class Sweep:
             if before is not None:
                 # What is on disk, not the running count: Ctrl-C can land
                 # after a record's rename and before `saved` counted it.
-                saved = reused + sum(len(by_key[k]) for k in keys
-                                     if _identity(runs_dir / f"{k}.json") not in (None, before[k]))
+                on_disk = reused + sum(len(by_key[k]) for k in keys
+                                       if _identity(runs_dir / f"{k}.json") not in (None, before[k]))
+                # The command's line reads the tally: make it agree too.
+                _count("ran", on_disk - saved)
+                saved = on_disk
             raise SweepInterrupted(saved, len(slots), runs_dir) from None
         finally:
             _sync_dir(runs_dir)

@@ -180,7 +180,13 @@ def run(out: str | Path = "results/gsmlink-emu", quick: bool = False, jobs: int 
                     _count("ran")
                     bar.update(1)
     except KeyboardInterrupt:
-        saved = sum(row is not None for row in stored)
+        # What is on disk, not the running count: Ctrl-C can land after a
+        # record's rename and before it was counted. A cell still to do had
+        # no valid record (`_load` removed a rejected one), so a record
+        # there now was written by this call.
+        late = sum(stored[i] is None and (runs_dir / f"{keys[i]}.json").exists() for i in todo)
+        _count("ran", late)
+        saved = sum(row is not None for row in stored) + late
         raise SweepInterrupted(saved, len(cells), runs_dir) from None
     finally:
         if runs_dir.is_dir():

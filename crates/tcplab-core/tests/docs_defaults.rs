@@ -18,8 +18,13 @@ const NOT_VALUES: [&str; 3] = ["initial_ssthresh", "window_bytes", "clock_phase"
 
 /// Keys whose rfc-profile default is neither column's (the row's meaning
 /// names it).
-const RFC_OWN: [(&str, &str); 3] =
-    [("idle_restart", "\"rfc5681\""), ("cwnd_increase", "\"per-ack\""), ("push_ack", "false")];
+const RFC_OWN: [(&str, &str); 5] = [
+    ("idle_restart", "\"rfc5681\""),
+    ("cwnd_increase", "\"per-ack\""),
+    ("push_ack", "false"),
+    ("prr", "false"),
+    ("loss_window", "\"flight\""),
+];
 
 fn scenario(profile: &str, tcp: &str) -> TcpConfig {
     let text = format!(

@@ -10,7 +10,9 @@ use crate::workload::{FlowSpec, SockKnobs, Work};
 use tcplab_core::engine::time::MS;
 use tcplab_core::scenario::build::message_writes;
 use tcplab_core::scenario::build::tcp_config;
-use tcplab_core::scenario::config::{AppCfg, CwndIncrease, IdleRestartCfg, ScenarioCfg, TcpOptions, TransportName};
+use tcplab_core::scenario::config::{
+    AppCfg, CwndIncrease, IdleRestartCfg, LossWindow, ScenarioCfg, TcpOptions, TransportName,
+};
 use tcplab_core::transport::tcp::config::IdleRestart;
 use tcplab_core::transport::tcp::AckPolicy;
 use tcplab_core::ScenarioError;
@@ -133,6 +135,8 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "control_increase" => own.control_increase.is_some(),
             "cwnd_increase" => own.cwnd_increase.is_some(),
             "push_ack" => own.push_ack.is_some(),
+            "prr" => own.prr.is_some(),
+            "loss_window" => own.loss_window.is_some(),
             _ => own.newreno_timer.is_some(),
         };
         if set_here {
@@ -201,6 +205,12 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
     }
     if o.push_ack == Some(false) {
         return err(key("push_ack"), "Linux acknowledges the end of a write at once: only true");
+    }
+    if o.prr == Some(false) {
+        return err(key("prr"), "Linux's fast recovery is Proportional Rate Reduction: only true");
+    }
+    if o.loss_window == Some(LossWindow::Flight) {
+        return err(key("loss_window"), "Linux halves its window, not the flight, on a loss: only \"cwnd\"");
     }
     Ok(())
 }
@@ -395,7 +405,8 @@ app = {app}
         assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "linux""#, app).unwrap().1), "1");
         assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "off""#, app).unwrap().1), "0");
         // Linux's own values of its rules are accepted.
-        assert!(plan_with(1000, r#"cwnd_increase = "per-segment", push_ack = true"#, app).is_ok());
+        assert!(plan_with(1000, r#"cwnd_increase = "per-segment", push_ack = true, prr = true"#, app).is_ok());
+        assert!(plan_with(1000, r#"loss_window = "cwnd""#, app).is_ok());
         for (tcp, key) in [
             (r#"idle_restart = "ns2-timer""#, "flow[0].tcp.idle_restart"),
             (r#"idle_restart = "rfc5681""#, "flow[0].tcp.idle_restart"),
@@ -404,6 +415,8 @@ app = {app}
             ("control_increase = true", "flow[0].tcp.control_increase"),
             (r#"cwnd_increase = "per-ack""#, "flow[0].tcp.cwnd_increase"),
             ("push_ack = false", "flow[0].tcp.push_ack"),
+            ("prr = false", "flow[0].tcp.prr"),
+            (r#"loss_window = "flight""#, "flow[0].tcp.loss_window"),
         ] {
             let e = plan_with(1000, tcp, app).err().unwrap_or_else(|| panic!("{tcp} accepted"));
             assert_eq!(e.key, key, "{e}");

@@ -53,14 +53,15 @@ SEGMENTS = TRANSFER // 256
 # segment per ACK in slow start; counting the segments an ACK covers came
 # with later kernels), and no immediate ACK for the segment that ends a
 # write (its receiver delays by the timer alone; `push_ack` is a current
-# kernel's rule). `modern` is tcplab's linux profile as before (32 KB window, first
+# kernel's rule), and fast recovery with window inflation, not Proportional
+# Rate Reduction (`prr`, Linux 3.2 and later). `modern` is tcplab's linux profile as before (32 KB window, first
 # RTO 1 s, 40 ms delayed-ACK timer: one ACK per segment on this link); the
 # emulated study uses it because a current kernel is what it runs.
 # docs/studies.md lists what else differs.
 BASELINES: dict[str, dict[str, object]] = {
     "linux22": {"window_bytes": 32696, "initial_rto": "3s", "delack_timeout": "500ms", "loss_window": "cwnd",
                 "limited_transmit": False, "cwnd_increase": "per-ack",
-                "push_ack": False},
+                "push_ack": False, "prr": False},
     "modern": {"window_bytes": 32768},
 }
 BASELINE = "linux22"

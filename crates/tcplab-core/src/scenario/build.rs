@@ -1017,6 +1017,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.push_ack {
         c.push_ack = v;
     }
+    if let Some(v) = o.prr {
+        c.prr = v;
+    }
     if let Some(v) = o.cwnd_increase {
         c.count_acked = v == CwndIncrease::PerSegment;
     }

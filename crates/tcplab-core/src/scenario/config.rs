@@ -1165,6 +1165,10 @@ pub struct TcpOptions {
     /// A delaying receiver acknowledges at once a segment shorter than the
     /// MSS or ending a write (PSH), as Linux does.
     pub push_ack: Option<bool>,
+    /// Proportional Rate Reduction (RFC 6937, as Linux runs it) sizes the
+    /// window during fast recovery; NewReno without SACK then counts
+    /// duplicate ACKs as Linux's emulated SACKs.
+    pub prr: Option<bool>,
 
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
@@ -1422,6 +1426,7 @@ impl TcpOptions {
             cwv_rtt_counting: self.cwv_rtt_counting.or(base.cwv_rtt_counting),
             cwnd_increase: self.cwnd_increase.or(base.cwnd_increase),
             push_ack: self.push_ack.or(base.push_ack),
+            prr: self.prr.or(base.prr),
             control_increase: self.control_increase.or(base.control_increase),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),

@@ -550,6 +550,14 @@ pub struct TcpConfig {
     /// for full-sized PSH segments since 6.7); false: held like any other
     /// (ns-2's DelAckSink, RFC 1122).
     pub push_ack: bool,
+    /// Fast recovery sized by Proportional Rate Reduction (RFC 6937 as
+    /// Linux's tcp_cwnd_reduction() runs it: prior_cwnd for RecoverFS, the
+    /// slow-start reduction bound, one segment forced out at the start);
+    /// without SACK, NewReno's recovery becomes Linux's: each duplicate ACK
+    /// an emulated SACK of one segment, the head marked lost, no window
+    /// inflation (`transport/tcp/linux_reno.rs`). Read by NewReno and by
+    /// SACK senders; false: RFC 6582's and RFC 6675's own windows.
+    pub prr: bool,
 }
 
 impl TcpConfig {
@@ -617,6 +625,7 @@ impl TcpConfig {
                 control_increase: false,
                 count_acked: false,
                 push_ack: false,
+                prr: false,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,
@@ -653,6 +662,10 @@ impl TcpConfig {
                 idle_restart: IdleRestart::Linux,
                 count_acked: true,
                 push_ack: true,
+                prr: true,
+                // tcp_reno_ssthresh(): max(cwnd / 2, 2) in whole segments,
+                // from the window, not the flight (RFC 5681's FlightSize).
+                rules: Ns2Rules { loss_window_from_cwnd: true, ..Ns2Rules::rfc() },
                 ..Self::profile(TcpProfile::Rfc)
             },
         }

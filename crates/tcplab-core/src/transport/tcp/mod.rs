@@ -4,7 +4,9 @@
 pub mod cc;
 pub mod config;
 pub mod idle;
+pub mod linux_reno;
 pub mod newreno;
+pub mod prr;
 pub mod receiver;
 pub mod recovery;
 pub mod reno;
@@ -19,6 +21,8 @@ pub mod vegas;
 mod idle_tests;
 #[cfg(test)]
 mod ns2_tests;
+#[cfg(test)]
+mod prr_tests;
 #[cfg(test)]
 mod tests;
 

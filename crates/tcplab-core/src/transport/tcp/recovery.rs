@@ -10,9 +10,13 @@
 //!   through the congestion-control policy's `on_dupack` / `on_new_ack`.
 //! * `SackRecovery`: RFC 6675 with the scoreboard (pipe, NextSeg); the
 //!   congestion-control policy grows the window outside recovery and sets
-//!   ssthresh on loss.
+//!   ssthresh on loss. With `prr` the window during recovery is
+//!   Proportional Rate Reduction's (`prr.rs`) instead of ssthresh.
+//! * `LinuxRenoRecovery` (`linux_reno.rs`): NewReno without SACK under
+//!   `prr`, Linux's emulated SACKs with PRR.
 
 use super::cc::{AckResponse, DupResponse};
+use super::prr::Prr;
 use super::sack::Next;
 use super::sender::{Segment, TcpSender};
 use crate::engine::Time;
@@ -134,7 +138,40 @@ impl LossRecovery for DupAckRecovery {
     }
 }
 
-pub struct SackRecovery;
+#[derive(Debug, Default)]
+pub struct SackRecovery {
+    /// Size the window during recovery by PRR (`TcpConfig::prr`).
+    prr_on: bool,
+    prr: Prr,
+    /// The ssthresh this recovery set (with `prr`: a timeout inside the
+    /// recovery keeps it, as Linux's tcp_enter_loss() cuts once a window).
+    ssthresh: u64,
+}
+
+impl SackRecovery {
+    pub fn new(prr: bool) -> Self {
+        SackRecovery { prr_on: prr, ..Default::default() }
+    }
+
+    /// Segments IsLost() marks among those not yet acknowledged, from
+    /// `from` (PRR's newly-lost test compares them before and after an ACK).
+    fn lost_now(s: &TcpSender, from: u64) -> u64 {
+        let sb = s.sb.as_ref().unwrap();
+        sb.lost_segments(from.max(s.snd_una), s.snd_max, s.w.mss, s.w.dupthresh)
+    }
+
+    /// PRR's window for this ACK: `delivered` bytes (acknowledged plus
+    /// newly SACKed), the pipe as RFC 6675 counts it.
+    fn reduce(&mut self, s: &mut TcpSender, delivered: u64, una_advanced: bool, newly_lost: bool) {
+        let mss = s.w.mss;
+        let sb = s.sb.as_ref().unwrap();
+        let pipe = sb.pipe(s.snd_una, s.snd_max, mss, s.w.dupthresh).div_ceil(mss);
+        if let Some(w) = self.prr.window(delivered.div_ceil(mss), pipe, s.w.ssthresh / mss, una_advanced, newly_lost) {
+            s.w.cwnd = w.max(1) * mss;
+            s.w.ca_frac = 0.0;
+        }
+    }
+}
 
 impl LossRecovery for SackRecovery {
     fn name(&self) -> &'static str {
@@ -147,6 +184,9 @@ impl LossRecovery for SackRecovery {
 
     fn on_timeout(&mut self, s: &mut TcpSender) {
         if let Some(sb) = s.sb.as_mut() {
+            if self.prr_on && sb.recovery_point.is_some_and(|rp| s.snd_una < rp) {
+                s.w.ssthresh = self.ssthresh;
+            }
             // As ns-2 and RFC 2018's advice: forget SACK information after a
             // timeout (the receiver may have reneged); go back N.
             sb.clear();
@@ -162,9 +202,16 @@ impl LossRecovery for SackRecovery {
         let blocks = &*h.sack_blocks();
         let new_ack = ack > s.snd_una;
         let flight = s.flight();
+        let was_in_recovery = s.sb.as_ref().unwrap().in_recovery();
+        // PRR's inputs: SACKd and the lost segments before this ACK.
+        let prr_now = self.prr_on && was_in_recovery;
+        let sacked_before = if self.prr_on { s.sb.as_ref().unwrap().sacked_bytes() } else { 0 };
+        let lost_before = if prr_now { Self::lost_now(s, ack) } else { 0 };
         let newly_sacked = s.sb.as_mut().unwrap().update(ack.max(s.snd_una), blocks);
+        let sacked_after = if self.prr_on { s.sb.as_ref().unwrap().sacked_bytes() } else { 0 };
+        let mut acked = 0;
         if new_ack {
-            let acked = s.advance_una(now, h);
+            acked = s.advance_una(now, h);
             let sb = s.sb.as_mut().unwrap();
             match sb.recovery_point {
                 Some(rp) if ack >= rp => {
@@ -191,6 +238,13 @@ impl LossRecovery for SackRecovery {
             s.dupacks += 1;
         }
         let sb = s.sb.as_ref().unwrap();
+        if prr_now && sb.in_recovery() {
+            // RFC 6937 DeliveredData: change in snd.una plus change in SACKd.
+            let delivered = (acked + sacked_after).saturating_sub(sacked_before);
+            let newly_lost = Self::lost_now(s, ack) > lost_before;
+            self.reduce(s, delivered, new_ack, newly_lost);
+            return;
+        }
         if sb.in_recovery() || s.snd_max == s.snd_una {
             return;
         }
@@ -199,12 +253,23 @@ impl LossRecovery for SackRecovery {
         if lost && guard_ok && (s.dupacks > 0 || newly_sacked) {
             // RFC 6675 4: RecoveryPoint = HighData, ssthresh = cwnd =
             // loss response of the policy, retransmit HighACK + 1 now.
+            // With PRR the window comes down gradually from the one at
+            // the loss instead (the retransmission is its first segment).
             let fl = s.flight() - s.limited_bytes;
+            let prior = s.w.cwnd / s.w.mss;
             s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, fl);
-            s.w.cwnd = s.w.ssthresh;
+            self.ssthresh = s.w.ssthresh;
             let sb = s.sb.as_mut().unwrap();
             sb.recovery_point = Some(s.snd_max);
             sb.high_rxt = s.snd_una;
+            if self.prr_on {
+                self.prr = Prr::start(prior);
+                let delivered = (acked + sacked_after).saturating_sub(sacked_before);
+                self.reduce(s, delivered, new_ack, true);
+                self.prr.sent();
+            } else {
+                s.w.cwnd = s.w.ssthresh;
+            }
             s.sack_recover = Some(s.snd_max);
             s.stats.fast_retransmits += 1;
             s.fast_retransmit_started(true);
@@ -225,7 +290,11 @@ impl LossRecovery for SackRecovery {
     }
 
     fn poll(&mut self, s: &mut TcpSender, now: Time) -> Option<Option<Segment>> {
-        Some(Self::next_segment(s, now))
+        let seg = Self::next_segment(s, now);
+        if seg.is_some() && self.prr_on {
+            self.prr.sent();
+        }
+        Some(seg)
     }
 }
 

@@ -70,8 +70,24 @@ impl Scoreboard {
         self.sacked_bytes() > after_trim
     }
 
-    fn sacked_bytes(&self) -> u64 {
+    /// Bytes SACKed above the cumulative ACK (RFC 6937's SACKd).
+    pub fn sacked_bytes(&self) -> u64 {
         self.sacked.iter().map(|r| r.1 - r.0).sum()
+    }
+
+    /// Segments of [from, snd_max) neither SACKed nor acknowledged that
+    /// IsLost() holds lost (for PRR's "this ACK found a new loss").
+    pub fn lost_segments(&self, from: u64, snd_max: u64, mss: u64, dupthresh: u32) -> u64 {
+        let mut n = 0;
+        let mut s = from;
+        while s < snd_max && s < self.highest_sacked() {
+            let e = (s + mss).min(snd_max);
+            if !self.is_sacked(s, e) && self.is_lost(s, mss, dupthresh) {
+                n += 1;
+            }
+            s = e;
+        }
+        n
     }
 
     /// Is [s, e) entirely SACKed?

@@ -7,6 +7,7 @@
 use super::cc::{AckInfo, CcState, CongestionControl};
 use super::config::{IdleRestart, TcpConfig};
 use super::idle::{self, IdleState, SentPacket};
+use super::linux_reno::LinuxRenoRecovery;
 use super::recovery::{DupAckRecovery, LossRecovery, SackRecovery};
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
@@ -252,7 +253,8 @@ impl TcpSender {
         let sb = (cfg.sack && cc.allows_sack_recovery()).then(Scoreboard::default);
         let recovery: Box<dyn LossRecovery> = match sb {
             Some(_) if cfg.rules.sack1_recovery => Box::new(Sack1Recovery::default()),
-            Some(_) => Box::new(SackRecovery),
+            Some(_) => Box::new(SackRecovery::new(cfg.prr)),
+            None if cfg.prr && cc.name() == "newreno" => Box::new(LinuxRenoRecovery::default()),
             None => Box::new(DupAckRecovery),
         };
         let burst_limited = cfg.rules.newreno_burst && cc.name() == "newreno" && sb.is_none();

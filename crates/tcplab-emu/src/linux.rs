@@ -137,6 +137,7 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "push_ack" => own.push_ack.is_some(),
             "prr" => own.prr.is_some(),
             "loss_window" => own.loss_window.is_some(),
+            "quick_acks" => own.quick_acks.is_some(),
             _ => own.newreno_timer.is_some(),
         };
         if set_here {
@@ -208,6 +209,9 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
     }
     if o.prr == Some(false) {
         return err(key("prr"), "Linux's fast recovery is Proportional Rate Reduction: only true");
+    }
+    if o.quick_acks.is_some_and(|q| q != 16) {
+        return err(key("quick_acks"), "Linux starts with at most 16 quick ACKs (TCP_MAX_QUICKACKS): only 16");
     }
     if o.loss_window == Some(LossWindow::Flight) {
         return err(key("loss_window"), "Linux halves its window, not the flight, on a loss: only \"cwnd\"");
@@ -406,7 +410,7 @@ app = {app}
         assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "off""#, app).unwrap().1), "0");
         // Linux's own values of its rules are accepted.
         assert!(plan_with(1000, r#"cwnd_increase = "per-segment", push_ack = true, prr = true"#, app).is_ok());
-        assert!(plan_with(1000, r#"loss_window = "cwnd""#, app).is_ok());
+        assert!(plan_with(1000, r#"loss_window = "cwnd", quick_acks = 16"#, app).is_ok());
         for (tcp, key) in [
             (r#"idle_restart = "ns2-timer""#, "flow[0].tcp.idle_restart"),
             (r#"idle_restart = "rfc5681""#, "flow[0].tcp.idle_restart"),
@@ -417,6 +421,7 @@ app = {app}
             ("push_ack = false", "flow[0].tcp.push_ack"),
             ("prr = false", "flow[0].tcp.prr"),
             (r#"loss_window = "flight""#, "flow[0].tcp.loss_window"),
+            ("quick_acks = 0", "flow[0].tcp.quick_acks"),
         ] {
             let e = plan_with(1000, tcp, app).err().unwrap_or_else(|| panic!("{tcp} accepted"));
             assert_eq!(e.key, key, "{e}");

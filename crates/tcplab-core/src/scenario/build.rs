@@ -200,6 +200,9 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
             );
         }
     }
+    if t.quick_acks.is_some_and(|q| q > 1000) {
+        return err(format!("{key}.quick_acks"), "must be 0 (none) to 1000");
+    }
     if t.dupthresh == Some(0) {
         return err(format!("{key}.dupthresh"), "must be at least 1");
     }
@@ -1019,6 +1022,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.prr {
         c.prr = v;
+    }
+    if let Some(v) = o.quick_acks {
+        c.quick_acks = v;
     }
     if let Some(v) = o.cwnd_increase {
         c.count_acked = v == CwndIncrease::PerSegment;

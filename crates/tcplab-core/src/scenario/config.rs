@@ -1169,6 +1169,8 @@ pub struct TcpOptions {
     /// window during fast recovery; NewReno without SACK then counts
     /// duplicate ACKs as Linux's emulated SACKs.
     pub prr: Option<bool>,
+    /// Quick ACKs at the start of a connection (Linux: 16).
+    pub quick_acks: Option<u32>,
 
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
@@ -1427,6 +1429,7 @@ impl TcpOptions {
             cwnd_increase: self.cwnd_increase.or(base.cwnd_increase),
             push_ack: self.push_ack.or(base.push_ack),
             prr: self.prr.or(base.prr),
+            quick_acks: self.quick_acks.or(base.quick_acks),
             control_increase: self.control_increase.or(base.control_increase),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),

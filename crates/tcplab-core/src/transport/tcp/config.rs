@@ -558,6 +558,11 @@ pub struct TcpConfig {
     /// inflation (`transport/tcp/linux_reno.rs`). Read by NewReno and by
     /// SACK senders; false: RFC 6582's and RFC 6675's own windows.
     pub prr: bool,
+    /// A delaying receiver acknowledges the first segments of a connection
+    /// at once, at most this many (window / 2 MSS if fewer): Linux's
+    /// quick-ACK mode with TCP_MAX_QUICKACKS = 16; 0: none (ns-2, RFC
+    /// 1122).
+    pub quick_acks: u32,
 }
 
 impl TcpConfig {
@@ -626,6 +631,7 @@ impl TcpConfig {
                 count_acked: false,
                 push_ack: false,
                 prr: false,
+                quick_acks: 0,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,
@@ -663,6 +669,7 @@ impl TcpConfig {
                 count_acked: true,
                 push_ack: true,
                 prr: true,
+                quick_acks: 16,
                 // tcp_reno_ssthresh(): max(cwnd / 2, 2) in whole segments,
                 // from the window, not the flight (RFC 5681's FlightSize).
                 rules: Ns2Rules { loss_window_from_cwnd: true, ..Ns2Rules::rfc() },

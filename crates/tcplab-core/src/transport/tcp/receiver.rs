@@ -89,6 +89,12 @@ pub struct TcpReceiver {
     push_ack: bool,
     /// The segment being received carries PSH (`note_push`).
     pushed: bool,
+    /// `TcpConfig::quick_acks`: the most quick ACKs a connection starts with.
+    quick_max: u32,
+    /// Quick ACKs left (Linux's icsk_ack.quick).
+    quick: u32,
+    /// Data has arrived (the quick ACKs are counted out at the first).
+    data_seen: bool,
     pub stats: ReceiverStats,
 }
 
@@ -127,6 +133,9 @@ impl TcpReceiver {
             ece: false,
             push_ack: cfg.push_ack,
             pushed: false,
+            quick_max: cfg.quick_acks,
+            quick: 0,
+            data_seen: false,
             stats: ReceiverStats::default(),
         }
     }
@@ -267,7 +276,25 @@ impl TcpReceiver {
         if self.push_ack && (self.pushed || (len as u64) < self.mss) {
             return true;
         }
+        if self.quick_max > 0 && matches!(self.policy, AckPolicy::Delayed) && self.quick_ack() {
+            return true;
+        }
         self.hold_or_ack(now, seq, len, timeout)
+    }
+
+    /// Linux's quick-ACK mode at the start of a connection: the first data
+    /// segment grants min(`quick_acks`, window / (2 MSS), at least 2) ACKs
+    /// sent at once (tcp_event_data_recv() -> tcp_incr_quickack()), each
+    /// ACK sent uses one (tcp_dec_quickack_mode(), in `make_ack`). Kept
+    /// out of line: it runs only under `quick_acks`.
+    #[inline(never)]
+    fn quick_ack(&mut self) -> bool {
+        if !self.data_seen {
+            self.data_seen = true;
+            let by_window = (self.window as u64 / (2 * self.mss.max(1))).max(2);
+            self.quick = (self.quick_max as u64).min(by_window) as u32;
+        }
+        self.quick > 0
     }
 
     /// An in-order segment under a delaying policy: acknowledge it now if
@@ -379,6 +406,7 @@ impl TcpReceiver {
     /// Build the ACK being sent now and reset the ACK policy's counters.
     #[inline(always)]
     pub fn make_ack(&mut self) -> AckFields {
+        self.quick = self.quick.saturating_sub(1);
         self.unacked = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;

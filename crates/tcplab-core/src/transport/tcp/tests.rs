@@ -497,6 +497,44 @@ fn push_ack_answers_the_end_of_a_write_at_once() {
     assert!(!r.on_segment(2 * MS, 2 * MSS, 100, None), "without push_ack a short one is held too");
 }
 
+/// `quick_acks` (the linux profile's 16): a delaying receiver acknowledges
+/// the first segments of a connection one by one, as many as the rule says
+/// or half the window in segments if fewer (Linux's tcp_incr_quickack()),
+/// each ACK using one; then every second segment, as before.
+#[test]
+fn quick_acks_at_the_start_then_every_second_segment() {
+    let mut c = cfg(2);
+    c.ack_policy = AckPolicy::Delayed;
+    c.quick_acks = 16;
+    c.rwnd = 100 * MSS;
+    let mut r = TcpReceiver::new(&c);
+    let answered: Vec<bool> = (0..20u64)
+        .map(|k| {
+            let now = r.on_segment(k * MS, k * MSS, MSS as u32, None);
+            if now {
+                r.make_ack();
+            }
+            now
+        })
+        .collect();
+    let mut want = vec![true; 16];
+    want.extend([false, true, false, true]);
+    assert_eq!(answered, want);
+    // A window of 10 segments: 5 quick ACKs.
+    c.rwnd = 10 * MSS;
+    let mut r = TcpReceiver::new(&c);
+    let quick = (0..8u64)
+        .take_while(|&k| {
+            let now = r.on_segment(k * MS, k * MSS, MSS as u32, None);
+            if now {
+                r.make_ack();
+            }
+            now
+        })
+        .count();
+    assert_eq!(quick, 5);
+}
+
 /// The sender sets PSH on the segment that ends what the application has
 /// written: a transfer's last segment, not the ones before it.
 #[test]

@@ -182,14 +182,7 @@ impl LossRecovery for LinuxRenoRecovery {
                     }
                 }
             }
-            if s.snd_una == s.snd_max {
-                s.all_acked(now);
-            } else {
-                s.restart_timer(now);
-            }
-            if s.completed_at.is_none() && s.finished() {
-                s.completed_at = Some(now);
-            }
+            s.settle_after_new_ack(now);
         } else if ack == s.snd_una && s.snd_max > s.snd_una {
             s.stats.dupacks_received += 1;
             s.dupacks += 1;

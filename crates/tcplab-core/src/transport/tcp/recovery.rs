@@ -225,14 +225,7 @@ impl LossRecovery for SackRecovery {
                     s.cc.on_new_ack(&mut s.w, &info);
                 }
             }
-            if s.snd_una == s.snd_max {
-                s.all_acked(now);
-            } else {
-                s.restart_timer(now);
-            }
-            if s.completed_at.is_none() && s.finished() {
-                s.completed_at = Some(now);
-            }
+            s.settle_after_new_ack(now);
         } else if ack == s.snd_una && s.snd_max > s.snd_una && (newly_sacked || h.nsack == 0) {
             s.stats.dupacks_received += 1;
             s.dupacks += 1;

@@ -649,6 +649,20 @@ impl TcpSender {
         }
     }
 
+    /// After an ACK of new data: the timer stops when everything is
+    /// acknowledged (`all_acked`) and restarts otherwise, and a finished
+    /// transfer notes its completion time.
+    pub(super) fn settle_after_new_ack(&mut self, now: Time) {
+        if self.snd_una == self.snd_max {
+            self.all_acked(now);
+        } else {
+            self.restart_timer(now);
+        }
+        if self.completed_at.is_none() && self.finished() {
+            self.completed_at = Some(now);
+        }
+    }
+
     pub(super) fn restart_timer(&mut self, now: Time) {
         self.rto_deadline = Some(now + self.ack_rto.unwrap_or_else(|| self.rto.rto()));
     }

@@ -977,3 +977,17 @@ def test_sack_recovery_from_congestion_is_the_kernels_prr():
     assert res.columns("flows")["timeouts"][0] == 0
     assert emu == pytest.approx(prr, rel=0.02), (emu, prr)
     assert abs(emu - prr) < abs(emu - rfc6675), (emu, prr, rfc6675)
+
+
+def test_the_kernel_comparison_script_runs_simulated_only_and_rejects_bad_flags():
+    """validation/linux_kernel.py, the command behind docs/validation.md's
+    "The linux profile against the Linux kernel": its simulated columns
+    need no root; a bad flag is one line and status 2."""
+    script = ROOT / "validation" / "linux_kernel.py"
+    r = subprocess.run([sys.executable, str(script), "--simulated-only", "--cases", "losses"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = [x for x in r.stdout.splitlines() if x.startswith("drops")]
+    assert len(lines) == 8 and all("linux profile" in x and "prr = false" in x for x in lines), r.stdout
+    r = subprocess.run([sys.executable, str(script), "--cases", "nope"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--cases" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

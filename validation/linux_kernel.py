@@ -1,0 +1,122 @@
+"""The linux profile against the machine's Linux kernel: the same scenario
+simulated and run through the emulator (root and TUN needed), completion
+times side by side (docs/validation.md, "The linux profile against the
+Linux kernel"; docs/emulator.md, "Accuracy").
+
+    sudo python validation/linux_kernel.py                  # every case, 2 real runs each
+    python validation/linux_kernel.py --simulated-only      # the simulated columns alone
+    python validation/linux_kernel.py --cases congestion --runs 3
+
+Cases: `slowstart` (one write from an initial window of 10, no loss),
+`losses` (300 kB, 10 Mbit/s, 10 ms each way, unlimited queue, chosen data
+segments dropped by the pattern error model), `congestion` (600 kB through
+a DropTail queue of 10, 20 or 40 packets that the slow start overflows),
+each with and without SACK where it matters. The simulated columns show
+the linux profile as it is and with one of its Linux rules switched off
+(`prr = false`: RFC 6582's and RFC 6675's recovery; `quick_acks = 0`), so
+that what a rule changes can be read beside the kernel. Real completion
+times are less the handshake (the profile opens established); each real
+run is printed, best first, with its retransmissions and timeouts.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import tcplab  # noqa: E402
+
+
+def two_nodes(rate: str, delay: str, size: int, queue: dict | None = None, drops: list | None = None,
+              tcp: dict | None = None) -> dict:
+    """One linux-profile NewReno transfer of `size` bytes written at once,
+    1000-byte segments, a window of 1000 segments."""
+    link = {"between": ["a", "b"], "rate": rate, "delay": delay, "queue": queue or {"kind": "unlimited"}}
+    if drops:
+        link["error"] = {"kind": "pattern", "drop": drops, "direction": "forward", "packets": "data"}
+    sc = {"sim": {"duration": "60s", "tcp_profile": "linux"},
+          "node": [{"name": "a"}, {"name": "b"}], "link": [link],
+          "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1000,
+                    "window": 1000, "app": {"kind": "transfer", "bytes": size, "write": size}}]}
+    if tcp:
+        sc["tcp"] = dict(tcp)
+    return sc
+
+
+def cases(which: set) -> list:
+    """(case name, scenario, the simulated variants as (label, tcp keys))."""
+    out = []
+    if "slowstart" in which:
+        for rate, delay, size in [("10Mbps", "50ms", 300_000), ("100Mbps", "20ms", 30_000),
+                                  ("100Mbps", "20ms", 100_000), ("100Mbps", "20ms", 300_000),
+                                  ("20Mbps", "40ms", 300_000)]:
+            out.append((f"slow start {rate} {delay} {size // 1000} kB", two_nodes(rate, delay, size),
+                        [("no quick ACKs", {"quick_acks": 0}), ("per-ack growth", {"cwnd_increase": "per-ack"})]))
+    if "losses" in which:
+        for drops in ([50], [50, 52], [50, 51, 52, 53], [100, 110, 120]):
+            for sack in (True, False):
+                out.append((f"drops {drops} {'SACK' if sack else 'no SACK'}",
+                            two_nodes("10Mbps", "10ms", 300_000, drops=drops, tcp={"sack": sack}),
+                            [("prr = false", {"prr": False})]))
+    if "congestion" in which:
+        for limit in (10, 20, 40):
+            for sack in (True, False):
+                out.append((f"queue {limit} {'SACK' if sack else 'no SACK'}",
+                            two_nodes("10Mbps", "10ms", 600_000, queue={"kind": "droptail", "limit": limit},
+                                      tcp={"sack": sack}),
+                            [("prr = false", {"prr": False}), ("no quick ACKs", {"quick_acks": 0})]))
+    return out
+
+
+def simulated(sc: dict, extra: dict) -> str:
+    sc = {**sc, "tcp": {**sc.get("tcp", {}), **extra}}
+    f = tcplab.run(sc).flows
+    return f"{f['completion_s'][0] * 1000:.1f} ms ({f['retransmits'][0]}, {f['timeouts'][0]})"
+
+
+def real(sc: dict, runs: int) -> str:
+    from tcplab.emulate import emulate
+
+    got = []
+    for _ in range(runs):
+        res = emulate(sc, capture=False)
+        f = res.columns("flows")
+        got.append((f["completion_s"][0] - res.emulation["flows"][0]["connect_s"], f["retransmits"][0],
+                    f["timeouts"][0]))
+    return ", ".join(f"{t * 1000:.1f} ms ({r}, {o})" for t, r, o in sorted(got))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", default="slowstart,losses,congestion",
+                    help="comma-separated: slowstart, losses, congestion (default: all)")
+    ap.add_argument("--runs", type=int, default=2, help="real runs per case (default 2)")
+    ap.add_argument("--simulated-only", action="store_true", help="no emulator runs (no root needed)")
+    a = ap.parse_args(argv)
+    which = {c.strip() for c in a.cases.split(",") if c.strip()}
+    bad = which - {"slowstart", "losses", "congestion"}
+    if bad or a.runs < 1:
+        ap.exit(2, f"linux_kernel.py: error: --cases: expected some of slowstart, losses, congestion, got "
+                   f"{', '.join(sorted(bad))}\n" if bad else "linux_kernel.py: error: --runs: at least 1\n")
+    if not a.simulated_only:
+        from tcplab.emulate import unavailable_reason
+
+        reason = unavailable_reason()
+        if reason:
+            ap.exit(2, f"linux_kernel.py: error: the emulator is unavailable ({reason}); "
+                       "use --simulated-only\n")
+    print("completion time (retransmissions, timeouts)")
+    for name, sc, variants in cases(which):
+        line = f"{name}: linux profile {simulated(sc, {})}"
+        for label, extra in variants:
+            line += f"; {label} {simulated(sc, extra)}"
+        if not a.simulated_only:
+            line += f" | kernel {real(sc, a.runs)}"
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -229,6 +229,28 @@ def test_summary_has_the_keys_of_summary_json(tmp_path, small_scenario):
     assert json.loads((tmp_path / "dict" / "summary.json").read_text()) == res.summary
 
 
+def test_summary_has_the_fairness_the_sweep_metrics_give(small_scenario):
+    """summary.json's unfairness and Jain's index (the core's) are the
+    sweeps' metrics of the same names on the run's flows; a starved flow
+    makes the unfairness infinite, and a run without flows has neither."""
+    import math
+
+    from tcplab import metrics
+
+    res = tcplab.run(small_scenario)
+    flows = res.columns("flows")
+    rates = flows["throughput_bps"]
+    assert len(rates) == 2 and min(rates) > 0 and max(rates) > min(rates)
+    for name in ("unfairness", "jain"):
+        want = metrics.METRICS[name].compute(flows, res.summary, None)
+        assert res.summary[name] == pytest.approx(want, rel=1e-12), name
+    assert 0.5 < res.summary["jain"] < 1.0
+    late = tcplab.run(small_scenario, overrides=['flow[1].app.start="30s"'])
+    assert math.isinf(late.summary["unfairness"]) and late.summary["jain"] == pytest.approx(0.5)
+    none = dict(small_scenario, flow=[])
+    assert all(math.isnan(tcplab.run(none).summary[k]) for k in ("unfairness", "jain"))
+
+
 def test_a_given_clock_phase_takes_the_seed_out_of_a_deterministic_run():
     """`tcp.clock_phase` (ns-2's boot_time_) replaces the per-flow draw: a
     run with losses only from a fixed list then does not depend on the

@@ -45,6 +45,8 @@ class Summary(TypedDict):
     drops_ttl: int
     drops_no_socket: int
     packets_in_flight: int
+    unfairness: float
+    jain: float
     retry_drops_received: NotRequired[int]
     routing_bytes: NotRequired[int]
     routing_overhead: NotRequired[float]

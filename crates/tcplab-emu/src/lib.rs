@@ -287,6 +287,8 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         pcaps.push((format!("tun-{}", ends[0]), a.buf));
         pcaps.push((format!("tun-{}", ends[1]), b.buf));
     }
+    let rates: Vec<f64> = (0..flows.rows()).filter_map(|i| flows.get("throughput_bps", i)).collect();
+    let (unfairness, jain) = tcplab_core::output::fairness(&rates);
     let result = RunResult {
         flows,
         links,
@@ -304,6 +306,8 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
             packets_created: relay.packets_in,
             packets_delivered: relay.packets_out,
             packets_in_flight: relay.held(),
+            unfairness,
+            jain,
             ..Default::default()
         },
         streamed: Vec::new(),

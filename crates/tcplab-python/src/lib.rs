@@ -111,6 +111,8 @@ fn result<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
     s.set_item("drops_ttl", r.summary.drops_ttl)?;
     s.set_item("drops_no_socket", r.summary.drops_no_socket)?;
     s.set_item("packets_in_flight", r.summary.packets_in_flight)?;
+    s.set_item("unfairness", r.summary.unfairness)?;
+    s.set_item("jain", r.summary.jain)?;
     if let Some(n) = r.summary.retry_drops_received {
         s.set_item("retry_drops_received", n)?;
     }

@@ -34,6 +34,48 @@ pub struct Summary {
     /// flows' receivers (routing overhead). None with static routing.
     pub routing_bytes: Option<u64>,
     pub routing_overhead: Option<f64>,
+    /// Fairness of the flows' throughputs (flows.csv `throughput_bps`), as
+    /// the sweeps' metrics of the same names define it
+    /// (python/tcplab/metrics.py): (max - min) / min, infinite when a flow
+    /// got nothing; Jain's index (sum x)^2 / (n sum x^2). NaN without flows
+    /// (and Jain's index when every flow got nothing).
+    pub unfairness: f64,
+    pub jain: f64,
+}
+
+/// (unfairness, Jain's index) of some rates (`Summary`).
+pub fn fairness(rates: &[f64]) -> (f64, f64) {
+    if rates.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = rates.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let unfairness = if lo > 0.0 { (hi - lo) / lo } else { f64::INFINITY };
+    let sum: f64 = rates.iter().sum();
+    let squares: f64 = rates.iter().map(|x| x * x).sum();
+    let jain = if squares > 0.0 { sum * sum / (rates.len() as f64 * squares) } else { f64::NAN };
+    (unfairness, jain)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fairness;
+
+    #[test]
+    fn fairness_of_equal_unequal_starved_and_no_flows() {
+        assert_eq!(fairness(&[2.0, 2.0, 2.0]), (0.0, 1.0));
+        let (u, j) = fairness(&[1.0, 3.0]);
+        assert_eq!(u, 2.0);
+        assert!((j - 16.0 / 20.0).abs() < 1e-12, "{j}");
+        // One flow of n taking everything: Jain's index is 1/n.
+        let (u, j) = fairness(&[0.0, 0.0, 5.0, 0.0]);
+        assert!(u.is_infinite());
+        assert!((j - 0.25).abs() < 1e-12);
+        let (u, j) = fairness(&[0.0, 0.0]);
+        assert!(u.is_infinite() && j.is_nan());
+        let (u, j) = fairness(&[]);
+        assert!(u.is_nan() && j.is_nan());
+    }
 }
 
 /// Everything a run produces.

@@ -468,6 +468,8 @@ pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
     let nodes = nodes_table(w);
     let routing_bytes = routing_bytes(w);
     let data_bytes: f64 = (0..flows.rows()).filter_map(|i| flows.get("bytes_delivered", i)).sum();
+    let rates: Vec<f64> = (0..flows.rows()).filter_map(|i| flows.get("throughput_bps", i)).collect();
+    let (unfairness, jain) = crate::output::fairness(&rates);
     let mut streamed = Vec::new();
     let Samples { flows: fs, queues: qs } = std::mem::take(&mut w.samples);
     let series = close(fs, "series", &mut streamed)?;
@@ -512,6 +514,8 @@ pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
             routing_bytes,
             routing_overhead: routing_bytes
                 .map(|b| if data_bytes > 0.0 { b as f64 / data_bytes } else { f64::INFINITY }),
+            unfairness,
+            jain,
         },
         streamed,
     })

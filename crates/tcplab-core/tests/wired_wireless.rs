@@ -302,3 +302,30 @@ fn random_waypoint_moves_the_stations_not_the_base_stations() {
         .collect();
     assert_eq!(moves, [("bs0", false), ("bs1", false), ("m0", true), ("m1", true)]);
 }
+
+/// ELN over a base station's radio: a data frame the base station gives up
+/// at the retry limit (frame errors at the station, retried until the
+/// limit) is a loss on the wireless hop, so the ACKs that report it carry
+/// the ELN bit and the sender repairs it without a congestion response.
+/// Without `eln` nothing is marked; with it, no more holes are repaired
+/// that way than the base station gave frames up.
+#[test]
+fn eln_reports_frames_a_base_station_gives_up_at_the_retry_limit() {
+    let text = |eln: bool| {
+        format!(
+            "[sim]\nduration = \"60s\"\nseed = 5\n[wireless]\nrouting = \"dsdv\"\n\
+             [[node]]\nname = \"h\"\n\
+             [[node]]\nname = \"bs\"\nposition = [0.0, 0.0]\n\
+             [[node]]\nname = \"m\"\nposition = [150.0, 0.0]\nbase_station = \"bs\"\nframe_error_rate = 0.25\n\
+             [[link]]\nbetween = [\"h\", \"bs\"]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n\
+             [[flow]]\nfrom = \"h\"\nto = \"m\"\ntransport = \"newreno\"\neln = {eln}\n\
+             app = {{ kind = \"bulk\", start = 5.0 }}\n"
+        )
+    };
+    let (plain, eln) = (run_toml(&text(false)).unwrap(), run_toml(&text(true)).unwrap());
+    assert_eq!(flow_stat(&plain, 0, "eln_retransmits"), 0.0);
+    let given_up = node_stat(&eln, "bs", "drops_retry_limit");
+    let repaired = flow_stat(&eln, 0, "eln_retransmits");
+    assert!(repaired >= 5.0, "{repaired} ELN repairs, {given_up} frames given up");
+    assert!(repaired <= given_up, "{repaired} ELN repairs, {given_up} frames given up");
+}

@@ -686,14 +686,16 @@ impl World {
                 }
                 DevAction::LinkFailed { neighbor, failed } => {
                     let n = self.dev_node[dev as usize];
-                    if self.next_hop_decoded(n, neighbor, failed) {
+                    let decoded = self.next_hop_decoded(n, neighbor, failed);
+                    if decoded {
                         self.retry_drops_received += 1;
                     }
                     // A protocol that salvages takes the failed frame back;
-                    // for the others it is a retry-limit drop.
+                    // for the others it is a retry-limit drop, and a loss on
+                    // the hop (ELN) unless the next hop has the packet.
                     let salvages = self.nodes[n as usize].routing.as_dyn().salvages();
                     if !salvages {
-                        self.dev_drop(now, dev, failed, DropReason::RetryLimit);
+                        self.drop_on_device(now, dev, failed, !decoded);
                     }
                     if self.in_reach(now, dev, neighbor) {
                         self.nodes[n as usize].stats.false_link_failures += 1;
@@ -802,8 +804,18 @@ impl World {
     /// agents (ELN), every drop to the trace.
     #[cold]
     fn dev_drop(&mut self, now: Time, dev: DevId, id: PktId, reason: DropReason) {
+        self.drop_on_device(now, dev, id, reason == DropReason::Corruption);
+    }
+
+    /// `dev_drop`, with `lost_on_hop` saying whether the sending node's
+    /// agents see the loss (ELN): a point-to-point link's corruption, and
+    /// an 802.11 frame given up at the retry limit that the next hop did
+    /// not decode (the MAC retried the frame's errors and collisions until
+    /// it gave up: the packet is lost on the radio hop, not in a queue).
+    #[cold]
+    fn drop_on_device(&mut self, now: Time, dev: DevId, id: PktId, lost_on_hop: bool) {
         let p = self.pool.take(id);
-        if reason == DropReason::Corruption {
+        if lost_on_hop {
             let from = self.dev_node[dev as usize];
             for a in self.nodes[from as usize].agents.iter_mut() {
                 a.on_loss(now, &p);

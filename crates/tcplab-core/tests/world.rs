@@ -408,3 +408,50 @@ fn message_writes_are_the_simulators_messages() {
         }
     }
 }
+
+/// Each direction of a link can have its own error model
+/// (`forward.error`, `reverse.error`), in place of the link's `error` for
+/// that direction: a pattern on the data's way and a uniform loss on the
+/// ACKs' at once, and a direction's own model beside the link's shorthand.
+/// A direction's model names no `direction`, and its keys are checked
+/// under its own path.
+#[test]
+fn each_direction_of_a_link_has_its_own_error_model() {
+    let flow = "transport = \"newreno\"\nwindow = 20\napp = { kind = \"bulk\" }";
+    let corrupted = |extra: &str| {
+        let r = run_toml(&two_hop("1Mbps", "none", flow, extra, "60s")).unwrap();
+        // Rows 2 and 3: the bottleneck's forward (data) and reverse (ACKs).
+        (r.links.get("drops_corruption", 2).unwrap(), r.links.get("drops_corruption", 3).unwrap())
+    };
+    let sides = "forward = { error = { kind = \"pattern\", drop = [3, 7, 300] } }\n\
+                 reverse = { error = { kind = \"uniform\", rate = 0.05 } }";
+    let (data, acks) = corrupted(sides);
+    assert_eq!(data, 3.0);
+    assert!(acks > 100.0, "{acks} ACKs lost");
+    // The link's model acts where no direction has its own.
+    let (data, acks) = corrupted(
+        "error = { kind = \"uniform\", rate = 0.05, direction = \"both\" }\n\
+         forward = { error = { kind = \"pattern\", drop = [3, 7, 300] } }",
+    );
+    assert_eq!(data, 3.0);
+    assert!(acks > 100.0, "{acks} ACKs lost");
+    assert_eq!(corrupted(""), (0.0, 0.0));
+    for (extra, key, message) in [
+        (
+            "reverse = { error = { kind = \"uniform\", rate = 0.05, direction = \"forward\" } }",
+            "link[1].reverse.error.direction",
+            "not allowed in a direction's own error model, which acts on the reverse direction",
+        ),
+        ("forward = { error = { kind = \"uniform\", rate = 2.0 } }", "link[1].forward.error.rate", "must be"),
+        (
+            "forward = { error = { kind = \"uniform\", rate = 0.1, flow = \"x\" } }",
+            "link[1].forward.error.flow",
+            "no flow named",
+        ),
+        ("forward = { error = { kind = \"uniformish\", rate = 0.1 } }", "link[1].forward.error.kind", "unknown"),
+    ] {
+        let e = Scenario::from_toml_str(&two_hop("1Mbps", "none", flow, extra, "1s")).expect_err(extra);
+        assert_eq!(e.key, key, "{e}");
+        assert!(e.message.contains(message), "{e}");
+    }
+}

@@ -73,9 +73,9 @@ impl LinkPath {
             return bad("link", path_msg);
         }
         for (i, l) in cfg.link.iter().enumerate() {
-            if l.error.as_ref().is_some_and(|e| e.flow().is_some()) {
+            if let Some((key, _)) = tcplab_core::scenario::build::link_errors(l).find(|(_, e)| e.flow().is_some()) {
                 return bad(
-                    format!("link[{i}].error.flow"),
+                    format!("link[{i}].{key}.flow"),
                     "the emulator's relay does not tell flows apart; remove `flow` (the model then acts on every packet of the direction)",
                 );
             }

@@ -346,6 +346,16 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             if let Some(r) = d.as_ref().and_then(|d| d.rate) {
                 link_rate(format!("{k}.{side}.rate"), r)?;
             }
+            if let Some(e) = d.as_ref().and_then(|d| d.error.as_ref()) {
+                let key = format!("{k}.{side}.error");
+                if e.direction_given().is_some() {
+                    return err(
+                        format!("{key}.direction"),
+                        format!("not allowed in a direction's own error model, which acts on the {side} direction; remove it"),
+                    );
+                }
+                validate_error(&key, e)?;
+            }
         }
         if let Some(e) = &l.error {
             validate_error(&format!("{k}.error"), e)?;
@@ -372,10 +382,15 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         }
     }
     for (i, l) in cfg.link.iter().enumerate() {
-        if let Some(f) = l.error.as_ref().and_then(|e| e.flow()) {
-            if flow_index(cfg, f).is_none() {
-                let known: Vec<String> = cfg.flow.iter().enumerate().map(|(j, g)| flow_name(j, g)).collect();
-                return err(format!("link[{i}].error.flow"), format!("no flow named {f:?}; the flows are {known:?}"));
+        for (key, e) in link_errors(l) {
+            if let Some(f) = e.flow() {
+                if flow_index(cfg, f).is_none() {
+                    let known: Vec<String> = cfg.flow.iter().enumerate().map(|(j, g)| flow_name(j, g)).collect();
+                    return err(
+                        format!("link[{i}].{key}.flow"),
+                        format!("no flow named {f:?}; the flows are {known:?}"),
+                    );
+                }
             }
         }
     }
@@ -1142,6 +1157,18 @@ fn flow_ports(i: usize) -> (u16, u16) {
     (10_000u16.wrapping_add(i as u16), 5001)
 }
 
+/// A link's error models with their keys: `error`, `forward.error`,
+/// `reverse.error`, those given.
+pub fn link_errors(l: &LinkCfg) -> impl Iterator<Item = (&'static str, &ErrorCfg)> {
+    [("error", l.error.as_ref())]
+        .into_iter()
+        .chain(
+            [("forward.error", &l.forward), ("reverse.error", &l.reverse)]
+                .map(|(k, d)| (k, d.as_ref().and_then(|d| d.error.as_ref()))),
+        )
+        .filter_map(|(k, e)| Some((k, e?)))
+}
+
 /// The link directions of a scenario, two per link in file order (2i is the
 /// forward direction of link i, 2i+1 its reverse), each with its queue, error
 /// model and random streams. The simulator's world and the real-time
@@ -1154,13 +1181,15 @@ pub fn link_dirs(cfg: &ScenarioCfg) -> Vec<PointToPoint> {
         for (fwd, over) in [(true, &l.forward), (false, &l.reverse)] {
             let (from, to) = pairs[2 * i + usize::from(!fwd)];
             let over = over.clone().unwrap_or_default();
-            let error = match &l.error {
+            let error = match over.error.as_ref().or(l.error.as_ref()) {
                 Some(e) => {
-                    let applies = match e.direction() {
-                        Direction::Both => true,
-                        Direction::Forward => fwd,
-                        Direction::Reverse => !fwd,
-                    };
+                    // A direction's own model acts on it alone.
+                    let applies = over.error.is_some()
+                        || match e.direction() {
+                            Direction::Both => true,
+                            Direction::Forward => fwd,
+                            Direction::Reverse => !fwd,
+                        };
                     if applies {
                         // The flow's tag is its index (sockets below).
                         let flow = e.flow().and_then(|n| flow_index(cfg, n));

@@ -572,6 +572,11 @@ pub struct DirCfg {
     pub delay: Option<Dur>,
     #[serde(default, deserialize_with = "tagged_opt")]
     pub queue: Option<QueueCfg>,
+    /// This direction's own error model, in place of the link's `error`
+    /// (SPEC: each direction has its own; the link's `error` with its
+    /// `direction` key is the shorthand for one model on one or both).
+    #[serde(default, deserialize_with = "tagged_opt")]
+    pub error: Option<ErrorCfg>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -758,8 +763,10 @@ pub struct WindowCfg {
 pub enum ErrorCfg {
     Uniform {
         rate: f64,
+        /// Forward when absent (`direction()`); refused in a direction's
+        /// own model (`link.forward.error`), which acts on that direction.
         #[serde(default)]
-        direction: Direction,
+        direction: Option<Direction>,
         #[serde(default)]
         packets: PacketsCfg,
         /// Only this flow's packets (data and ACKs), by name: the others are
@@ -771,8 +778,10 @@ pub enum ErrorCfg {
     },
     Ber {
         ber: f64,
+        /// Forward when absent (`direction()`); refused in a direction's
+        /// own model (`link.forward.error`), which acts on that direction.
         #[serde(default)]
-        direction: Direction,
+        direction: Option<Direction>,
         #[serde(default)]
         packets: PacketsCfg,
         /// Only this flow's packets (data and ACKs), by name: the others are
@@ -789,8 +798,10 @@ pub enum ErrorCfg {
         loss_good: f64,
         #[serde(default = "one_f64")]
         loss_bad: f64,
+        /// Forward when absent (`direction()`); refused in a direction's
+        /// own model (`link.forward.error`), which acts on that direction.
         #[serde(default)]
-        direction: Direction,
+        direction: Option<Direction>,
         #[serde(default)]
         packets: PacketsCfg,
         /// Only this flow's packets (data and ACKs), by name: the others are
@@ -803,8 +814,10 @@ pub enum ErrorCfg {
     Pattern {
         /// 1-based numbers of the packets to drop, counted per direction.
         drop: Vec<u64>,
+        /// Forward when absent (`direction()`); refused in a direction's
+        /// own model (`link.forward.error`), which acts on that direction.
         #[serde(default)]
-        direction: Direction,
+        direction: Option<Direction>,
         #[serde(default)]
         packets: PacketsCfg,
         /// Only this flow's packets (data and ACKs), by name: the others are
@@ -821,8 +834,10 @@ pub enum ErrorCfg {
     },
     Windows {
         windows: Vec<WindowCfg>,
+        /// Forward when absent (`direction()`); refused in a direction's
+        /// own model (`link.forward.error`), which acts on that direction.
         #[serde(default)]
-        direction: Direction,
+        direction: Option<Direction>,
         #[serde(default)]
         packets: PacketsCfg,
         /// Only this flow's packets (data and ACKs), by name: the others are
@@ -840,6 +855,17 @@ fn one_f64() -> f64 {
 
 impl ErrorCfg {
     pub fn direction(&self) -> Direction {
+        match self {
+            ErrorCfg::Uniform { direction, .. }
+            | ErrorCfg::Ber { direction, .. }
+            | ErrorCfg::GilbertElliott { direction, .. }
+            | ErrorCfg::Pattern { direction, .. }
+            | ErrorCfg::Windows { direction, .. } => direction.unwrap_or_default(),
+        }
+    }
+
+    /// The `direction` key as written, if it was.
+    pub fn direction_given(&self) -> Option<Direction> {
         match self {
             ErrorCfg::Uniform { direction, .. }
             | ErrorCfg::Ber { direction, .. }

@@ -455,3 +455,40 @@ fn each_direction_of_a_link_has_its_own_error_model() {
         assert!(e.message.contains(message), "{e}");
     }
 }
+
+/// `start_jitter`: each flow's application starts later than `app.start`
+/// by a draw in [0, start_jitter) from its own stream: the same starts for
+/// the same seed, others for another, every one in range and the flows'
+/// draws independent; without the key the start is the key's. A jitter
+/// that could carry the start past the application's stop is refused.
+#[test]
+fn start_jitter_draws_each_flows_start_from_its_own_stream() {
+    let text = |seed: u64, jitter: &str| {
+        let mut t = format!(
+            "[sim]\nduration = \"3s\"\nseed = {seed}\n[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n\
+             [[link]]\nbetween = [\"a\", \"b\"]\nrate = \"10Mbps\"\ndelay = \"5ms\"\n"
+        );
+        for _ in 0..8 {
+            t += &format!(
+                "[[flow]]\nfrom = \"a\"\nto = \"b\"\ntransport = \"newreno\"\n{jitter}\n\
+                 app = {{ kind = \"bulk\", start = 1.0, stop = 2.0 }}\n"
+            );
+        }
+        t
+    };
+    let starts = |seed: u64, jitter: &str| {
+        let r = run_toml(&text(seed, jitter)).unwrap();
+        (0..8).map(|i| r.flows.get("start_s", i).unwrap()).collect::<Vec<f64>>()
+    };
+    let a = starts(1, "start_jitter = \"100ms\"");
+    assert!(a.iter().all(|&s| (1.0..1.1).contains(&s)), "{a:?}");
+    let distinct: std::collections::BTreeSet<u64> = a.iter().map(|s| s.to_bits()).collect();
+    assert_eq!(distinct.len(), 8, "{a:?}");
+    assert_eq!(starts(1, "start_jitter = \"100ms\""), a);
+    assert_ne!(starts(2, "start_jitter = \"100ms\""), a);
+    assert_eq!(starts(1, ""), vec![1.0; 8]);
+    assert_eq!(starts(1, "start_jitter = \"0s\""), vec![1.0; 8]);
+    let e = Scenario::from_toml_str(&text(1, "start_jitter = \"1.5s\"")).expect_err("past the stop");
+    assert_eq!(e.key, "flow[0].start_jitter", "{e}");
+    assert!(e.message.contains("after app.stop"), "{e}");
+}

@@ -8,8 +8,8 @@
 
 use crate::workload::{FlowSpec, SockKnobs, Work};
 use tcplab_core::engine::time::MS;
-use tcplab_core::scenario::build::message_writes;
 use tcplab_core::scenario::build::tcp_config;
+use tcplab_core::scenario::build::{app_start, message_writes};
 use tcplab_core::scenario::config::{
     AppCfg, CwndIncrease, IdleRestartCfg, LossWindow, ScenarioCfg, TcpOptions, TransportName,
 };
@@ -278,13 +278,13 @@ pub fn plan(
             _ => {}
         }
         let (start, work) = match &f.app {
-            AppCfg::Transfer { bytes, write, start, more } => (
-                start.0,
+            AppCfg::Transfer { bytes, write, more, .. } => (
+                app_start(cfg, i),
                 Work::Transfer { bytes: *bytes, write: *write, more: more.iter().map(|m| (m.at.0, m.bytes)).collect() },
             ),
-            AppCfg::Bulk { start, stop } => (start.0, Work::Bulk { stop: stop.map(|d| d.0) }),
-            AppCfg::Messages { start, stop, .. } => (
-                start.0,
+            AppCfg::Bulk { stop, .. } => (app_start(cfg, i), Work::Bulk { stop: stop.map(|d| d.0) }),
+            AppCfg::Messages { stop, .. } => (
+                app_start(cfg, i),
                 Work::Messages { writes: message_writes(cfg, i, cfg.sim.duration.0), stop: stop.map(|d| d.0) },
             ),
             AppCfg::Cbr { .. } => {

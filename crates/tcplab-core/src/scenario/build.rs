@@ -460,6 +460,27 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if f.first_bytes == Some(0) {
             return err(format!("{k}.first_bytes"), "must be at least 1 byte");
         }
+        if let Some(j) = f.start_jitter.filter(|j| j.0 > 0) {
+            // What must not come before the start must not come before
+            // the latest start the jitter can draw either.
+            let latest = app_start_key(&f.app) + j.0;
+            let (what, at) = match &f.app {
+                AppCfg::Bulk { stop, .. } | AppCfg::Cbr { stop, .. } | AppCfg::Messages { stop, .. } => {
+                    ("app.stop", stop.map(|d| d.0))
+                }
+                AppCfg::Transfer { more, .. } => ("app.more[].at", more.iter().map(|m| m.at.0).min()),
+            };
+            if let Some(at) = at.filter(|&at| at < latest) {
+                return err(
+                    format!("{k}.start_jitter"),
+                    format!(
+                        "app.start + start_jitter ({} s) is after {what} ({} s): the application could start after it",
+                        latest as f64 / 1e9,
+                        at as f64 / 1e9
+                    ),
+                );
+            }
+        }
         if f.transport == TransportName::Udp && (f.ecn || f.eln) {
             return err(format!("{k}.{}", if f.ecn { "ecn" } else { "eln" }), "ECN and ELN are TCP options");
         }
@@ -551,12 +572,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     // ms read as s, a duration cut too short), not a result of zeros. Some
     // flows starting after the end is a legitimate look at the early part
     // of a staggered scenario.
-    let starts = cfg.flow.iter().map(|f| match &f.app {
-        AppCfg::Bulk { start, .. }
-        | AppCfg::Transfer { start, .. }
-        | AppCfg::Cbr { start, .. }
-        | AppCfg::Messages { start, .. } => start.0,
-    });
+    let starts = cfg.flow.iter().map(|f| app_start_key(&f.app));
     if let Some((i, first)) = starts.enumerate().min_by_key(|&(_, s)| s).filter(|&(_, s)| s >= cfg.sim.duration.0) {
         return err(
             format!("flow[{i}].app.start"),
@@ -1074,7 +1090,47 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     c
 }
 
-fn app_of(f: &FlowCfg, payload: u32) -> App {
+/// When flow `i`'s application starts: its `app.start`, later by a draw
+/// uniform in [0, `start_jitter`) from the flow's own stream (none drawn
+/// without the key). The simulator and the emulator both start it here.
+pub fn app_start(cfg: &ScenarioCfg, i: usize) -> Time {
+    let f = &cfg.flow[i];
+    let start = app_start_key(&f.app);
+    match f.start_jitter {
+        Some(j) if j.0 > 0 => {
+            let u = stream_rng(cfg.sim.seed, &format!("flow{i}.start")).uniform();
+            start + ((j.0 as f64 * u) as Time).min(j.0 - 1)
+        }
+        _ => start,
+    }
+}
+
+/// The `app.start` key as written.
+fn app_start_key(app: &AppCfg) -> Time {
+    match app {
+        AppCfg::Bulk { start, .. }
+        | AppCfg::Transfer { start, .. }
+        | AppCfg::Cbr { start, .. }
+        | AppCfg::Messages { start, .. } => start.0,
+    }
+}
+
+/// Flow `i`'s application, started at `app_start`.
+fn app_of(cfg: &ScenarioCfg, i: usize, payload: u32) -> App {
+    let f = &cfg.flow[i];
+    let mut app = app_of_keys(f, payload);
+    let at = app_start(cfg, i);
+    match &mut app {
+        App::Bulk { start, .. }
+        | App::Transfer { start, .. }
+        | App::Cbr { start, .. }
+        | App::Messages { start, .. } => *start = at,
+    }
+    app
+}
+
+/// The application as its keys say (`app_of` sets its start).
+fn app_of_keys(f: &FlowCfg, payload: u32) -> App {
     match &f.app {
         AppCfg::Bulk { start, stop } => App::Bulk { start: start.0, stop: stop.map(|d| d.0) },
         AppCfg::Messages { start, stop, interval, bytes, changes, .. } => App::Messages {
@@ -1123,7 +1179,7 @@ fn message_gaps(f: &FlowCfg, i: usize, seed: u64) -> Option<Gaps> {
 pub fn message_writes(cfg: &ScenarioCfg, i: usize, until: Time) -> Vec<(Time, u64)> {
     let f = &cfg.flow[i];
     let (Some(mut gaps), App::Messages { start, stop, mut interval, bytes, mut changes }) =
-        (message_gaps(f, i, cfg.sim.seed), app_of(f, f.packet_size.unwrap_or(1000)))
+        (message_gaps(f, i, cfg.sim.seed), app_of(cfg, i, f.packet_size.unwrap_or(1000)))
     else {
         return Vec::new();
     };
@@ -1399,7 +1455,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             src,
             dst,
             transport: f.transport.as_str().to_string(),
-            app: app_of(f, payload),
+            app: app_of(cfg, i, payload),
             tx,
             rx: tx + 1,
             stopped: false,

@@ -960,6 +960,10 @@ pub struct FlowCfg {
     /// Report the time to deliver the first this-many bytes to the receiving
     /// application (column `first_bytes_s`, from the application's start).
     pub first_bytes: Option<u64>,
+    /// The application starts later than `app.start` by a draw uniform in
+    /// [0, start_jitter), from the flow's own stream (`flow<i>.start`):
+    /// "the same start with small random jitter", a new draw per seed.
+    pub start_jitter: Option<Dur>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]

@@ -11,9 +11,9 @@ use tcplab_core::engine::time::MS;
 use tcplab_core::scenario::build::tcp_config;
 use tcplab_core::scenario::build::{app_start, message_writes};
 use tcplab_core::scenario::config::{
-    AppCfg, CwndIncrease, IdleRestartCfg, LossWindow, ScenarioCfg, TcpOptions, TransportName,
+    AppCfg, CwndIncrease, IdleRestartCfg, LossWindow, NagleCfg, ScenarioCfg, TcpOptions, TransportName,
 };
-use tcplab_core::transport::tcp::config::IdleRestart;
+use tcplab_core::transport::tcp::config::{IdleRestart, Nagle};
 use tcplab_core::transport::tcp::AckPolicy;
 use tcplab_core::ScenarioError;
 
@@ -138,6 +138,7 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "prr" => own.prr.is_some(),
             "loss_window" => own.loss_window.is_some(),
             "quick_acks" => own.quick_acks.is_some(),
+            "nagle" => own.nagle.is_some(),
             _ => own.newreno_timer.is_some(),
         };
         if set_here {
@@ -212,6 +213,9 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
     }
     if o.quick_acks.is_some_and(|q| q != 16) {
         return err(key("quick_acks"), "Linux starts with at most 16 quick ACKs (TCP_MAX_QUICKACKS): only 16");
+    }
+    if o.nagle == Some(NagleCfg::Rfc896) {
+        return err(key("nagle"), "Linux's Nagle rule is Minshall's: \"off\" (TCP_NODELAY) or \"minshall\"");
     }
     if o.loss_window == Some(LossWindow::Flight) {
         return err(key("loss_window"), "Linux halves its window, not the flight, on a loss: only \"cwnd\"");
@@ -304,7 +308,10 @@ pub fn plan(
                 // The MSS option counts the options every segment carries.
                 maxseg: Some(maxseg(i, mss, tc.timestamps)?),
                 window_clamp: Some(tc.rwnd.min(i32::MAX as u64) as u32),
-                nodelay: pauses,
+                // Nagle off: pausing applications set TCP_NODELAY (the
+                // others write once, where Linux's Minshall rule holds
+                // nothing back); "minshall" keeps the kernel's rule.
+                nodelay: pauses && tc.nagle != Nagle::Minshall,
                 rcvbuf: knobs.rcvbuf,
                 sndbuf: knobs.sndbuf,
             },
@@ -422,6 +429,7 @@ app = {app}
             ("prr = false", "flow[0].tcp.prr"),
             (r#"loss_window = "flight""#, "flow[0].tcp.loss_window"),
             ("quick_acks = 0", "flow[0].tcp.quick_acks"),
+            (r#"nagle = "rfc896""#, "flow[0].tcp.nagle"),
         ] {
             let e = plan_with(1000, tcp, app).err().unwrap_or_else(|| panic!("{tcp} accepted"));
             assert_eq!(e.key, key, "{e}");

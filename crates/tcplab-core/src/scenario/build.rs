@@ -1057,6 +1057,14 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.quick_acks {
         c.quick_acks = v;
     }
+    if let Some(v) = o.nagle {
+        use crate::transport::tcp::config::Nagle;
+        c.nagle = match v {
+            NagleCfg::Off => Nagle::Off,
+            NagleCfg::Rfc896 => Nagle::Rfc896,
+            NagleCfg::Minshall => Nagle::Minshall,
+        };
+    }
     if let Some(v) = o.cwnd_increase {
         c.count_acked = v == CwndIncrease::PerSegment;
     }

@@ -1201,6 +1201,8 @@ pub struct TcpOptions {
     pub prr: Option<bool>,
     /// Quick ACKs at the start of a connection (Linux: 16).
     pub quick_acks: Option<u32>,
+    /// Nagle's rule: "off" (every profile), "rfc896" or "minshall" (Linux's).
+    pub nagle: Option<NagleCfg>,
 
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
@@ -1392,6 +1394,14 @@ pub enum SackRecoveryName {
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NagleCfg {
+    Off,
+    Rfc896,
+    Minshall,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 pub enum IdleRestartCfg {
     #[serde(rename = "ns2-timer")]
     Ns2Timer,
@@ -1460,6 +1470,7 @@ impl TcpOptions {
             push_ack: self.push_ack.or(base.push_ack),
             prr: self.prr.or(base.prr),
             quick_acks: self.quick_acks.or(base.quick_acks),
+            nagle: self.nagle.or(base.nagle),
             control_increase: self.control_increase.or(base.control_increase),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),

@@ -16,6 +16,21 @@ pub enum AckPolicy {
     Thinning { thresholds: [u64; 3] },
 }
 
+/// Nagle's rule for segments shorter than the MSS (new data only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nagle {
+    /// A short segment goes as soon as the window allows (ns-2's agents,
+    /// TCP_NODELAY; SPEC: off by default).
+    Off,
+    /// RFC 896 / RFC 1122 4.2.3.4: a short segment waits while any data is
+    /// unacknowledged, until it is all acknowledged or a full segment's
+    /// worth is written.
+    Rfc896,
+    /// Minshall's variant, Linux's rule: a short segment waits only while
+    /// an earlier short segment is unacknowledged.
+    Minshall,
+}
+
 /// What a sender does with its window when the application writes again
 /// after everything written was acknowledged and the sender sat idle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -563,6 +578,9 @@ pub struct TcpConfig {
     /// quick-ACK mode with TCP_MAX_QUICKACKS = 16; 0: none (ns-2, RFC
     /// 1122).
     pub quick_acks: u32,
+    /// Nagle's rule (`Nagle`): off in every profile (SPEC), Linux's own
+    /// default being `Minshall`.
+    pub nagle: Nagle,
 }
 
 impl TcpConfig {
@@ -632,6 +650,7 @@ impl TcpConfig {
                 push_ack: false,
                 prr: false,
                 quick_acks: 0,
+                nagle: Nagle::Off,
                 vegas: VegasParams::default(),
                 ecn: false,
                 eln: false,
@@ -670,6 +689,7 @@ impl TcpConfig {
                 push_ack: true,
                 prr: true,
                 quick_acks: 16,
+                nagle: Nagle::Off,
                 // tcp_reno_ssthresh(): max(cwnd / 2, 2) in whole segments,
                 // from the window, not the flight (RFC 5681's FlightSize).
                 rules: Ns2Rules { loss_window_from_cwnd: true, ..Ns2Rules::rfc() },

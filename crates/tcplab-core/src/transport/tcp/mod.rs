@@ -20,6 +20,8 @@ pub mod vegas;
 #[cfg(test)]
 mod idle_tests;
 #[cfg(test)]
+mod nagle_tests;
+#[cfg(test)]
 mod ns2_tests;
 #[cfg(test)]
 mod prr_tests;

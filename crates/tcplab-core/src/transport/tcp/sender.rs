@@ -5,7 +5,7 @@
 //! agents the connection starts established, with sequence number 0.
 
 use super::cc::{AckInfo, CcState, CongestionControl};
-use super::config::{IdleRestart, TcpConfig};
+use super::config::{IdleRestart, Nagle, TcpConfig};
 use super::idle::{self, IdleState, SentPacket};
 use super::linux_reno::LinuxRenoRecovery;
 use super::recovery::{DupAckRecovery, LossRecovery, SackRecovery};
@@ -77,6 +77,9 @@ struct SentSeg {
 pub struct TcpSender {
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// End of the last short segment of new data sent under Minshall's
+    /// rule (`Nagle`): the next short one waits until it is acknowledged.
+    short_end: u64,
     pub snd_max: u64,
     /// Receiver's advertised window.
     pub(super) rwnd: u64,
@@ -293,6 +296,7 @@ impl TcpSender {
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
+            short_end: 0,
             app_written: 0,
             app_total: Some(0),
             app_closed: false,
@@ -776,11 +780,31 @@ impl TcpSender {
         if self.burst_left == 0 {
             return None;
         }
+        if len < self.w.mss && self.snd_nxt >= self.snd_max && self.nagle_holds(len) {
+            return None;
+        }
         self.spend_burst();
         if self.app_paced {
             return Some(self.emit_paced(now, len as u32));
         }
         Some(self.emit(now, self.snd_nxt, len as u32))
+    }
+
+    /// Nagle's rule for a short segment of new data (`len` bytes): true
+    /// holds it back. Otherwise, under Minshall's rule, it is noted as the
+    /// short segment the next one waits for.
+    #[cold]
+    #[inline(never)]
+    fn nagle_holds(&mut self, len: u64) -> bool {
+        match self.cfg.nagle {
+            Nagle::Off => false,
+            Nagle::Rfc896 => self.snd_max > self.snd_una,
+            Nagle::Minshall if self.snd_una < self.short_end => true,
+            Nagle::Minshall => {
+                self.short_end = self.snd_nxt + len;
+                false
+            }
+        }
     }
 
     /// `emit` for a sender whose application pauses, out of the bulk

@@ -72,6 +72,12 @@ def test_run_writes_all_outputs(tmp_path):
     pq = pd.read_parquet(tmp_path / "flows.parquet")
     assert list(pq.columns) == list(flows.columns)
     assert (pq.throughput_bps == flows.throughput_bps).all()
+    # Every table written as CSV is written as Parquet too, row for row,
+    # the streamed trace and series included.
+    for name in ("links", "series", "queues", "trace"):
+        csv, par = pd.read_csv(tmp_path / f"{name}.csv"), pd.read_parquet(tmp_path / f"{name}.parquet")
+        assert list(par.columns) == list(csv.columns) and len(par) == len(csv) > 0, name
+        pd.testing.assert_frame_equal(par, csv, check_dtype=False)
     s = json.loads((tmp_path / "summary.json").read_text())
     assert s["seed"] == 3 and s["duration_s"] == 10.0 and s["events"] > 0 and s["wall_s"] > 0
 
@@ -84,7 +90,7 @@ def test_same_seed_byte_identical_files(tmp_path):
                    "--sample-interval", "1s", "--parquet")
         assert r.returncode == 0, r.stderr
         outs.append(out)
-    for name in ["flows.csv", "links.csv", "series.csv", "queues.csv", "flows.parquet"]:
+    for name in ["flows.csv", "links.csv", "series.csv", "queues.csv", "flows.parquet", "links.parquet", "series.parquet"]:
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
     a, b = (json.loads((o / "summary.json").read_text()) for o in outs)
     for k in ("wall_s", "events_per_s"):

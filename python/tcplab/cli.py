@@ -151,7 +151,7 @@ def _add_run(sub) -> None:
     r.add_argument("--pcap", action="append", default=[], metavar="LINK[:DIRECTION]|NODE",
                    help="write a packet capture of link LINK in DIRECTION forward (default) or reverse, "
                    "or of a node (repeatable)")
-    r.add_argument("--parquet", action="store_true", help="also write flows.parquet (needs pyarrow)")
+    r.add_argument("--parquet", action="store_true", help="also write NAME.parquet beside each NAME.csv (needs pyarrow)")
     r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
 
 

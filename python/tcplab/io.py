@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 #: emulator's (`tcplab emulate`): listed so that a later run into the same
 #: directory replaces it with the rest instead of leaving it stale.
 RESULT_FILES = (
-    "flows.csv", "links.csv", "nodes.csv", "series.csv", "queues.csv", "trace.csv", "flows.parquet", "summary.json",
-    "emulation.json",
+    "flows.csv", "links.csv", "nodes.csv", "series.csv", "queues.csv", "trace.csv", "summary.json", "emulation.json",
+    "flows.parquet", "links.parquet", "nodes.parquet", "series.parquet", "queues.parquet", "trace.parquet",
 )
 
 
@@ -326,9 +326,10 @@ def staged_dir(out):
         raise
 
 
-def write_parquet(path: str | Path, table: dict) -> None:
-    """Write one result table (as handed over by the core: CSV text plus
-    column types) to Parquet. Arrow's C++ CSV reader builds the columns with
+def write_parquet(path: str | Path, table: dict, csv_path: str | None = None) -> None:
+    """Write one result table (as handed over by the core: CSV text, or
+    with `csv_path` the CSV file written from it, plus column types) to
+    Parquet. Arrow's C++ CSV reader builds the columns with
     the declared types; going through pyarrow.array() instead would make
     pyarrow import pandas (a third of a second) just to check its input.
 
@@ -343,7 +344,7 @@ def write_parquet(path: str | Path, table: dict) -> None:
     arrow = {"float64": pa.float64(), "int64": pa.int64(), "bool": pa.bool_(), "string": pa.string()}
     types = {n: arrow[t] for n, t in zip(table["names"], table["types"])}
     data = pacsv.read_csv(
-        pa.BufferReader(table["csv"].encode()),
+        csv_path if csv_path is not None else pa.BufferReader(table["csv"].encode()),
         read_options=pacsv.ReadOptions(use_threads=False),
         convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
                                              true_values=["true"], false_values=["false"]),
@@ -356,7 +357,8 @@ def write_files(result, out: str | Path, parquet: bool = False) -> list:
     """Write a run's files into the directory `out` (normally a staging
     directory): flows.csv, links.csv, summary.json; nodes.csv when the
     scenario has 802.11 nodes; series.csv and queues.csv when sampling was on; trace.csv when tracing was on;
-    NAME.pcap per capture; flows.parquet when asked for. Tables the core
+    NAME.pcap per capture; with `parquet`, NAME.parquet beside each
+    NAME.csv, the same columns with their types. Tables the core
     already streamed into `out` stay where they are; others are copied.
     Returns the paths written, as strings."""
     out = os.fspath(out)
@@ -378,6 +380,12 @@ def write_files(result, out: str | Path, parquet: bool = False) -> list:
         else:
             _write_bytes(p, result.csv(name).encode("utf-8"))
         written.append(p)
+        if parquet:
+            # From the CSV file just written: a streamed table (a trace of
+            # millions of rows) is never held in memory as text.
+            pp = os.path.join(out, f"{name}.parquet")
+            write_parquet(pp, result._raw[name], csv_path=p)
+            written.append(pp)
     for name in result.pcaps:
         p = os.path.join(out, f"{name}.pcap")
         src = result.pcaps.files.get(name)
@@ -387,10 +395,6 @@ def write_files(result, out: str | Path, parquet: bool = False) -> list:
             import shutil
 
             shutil.copyfile(src, p)
-        written.append(p)
-    if parquet:
-        p = os.path.join(out, "flows.parquet")
-        write_parquet(p, result._raw["flows"])
         written.append(p)
     # Result.summary as it is: it carries the version and the scenario file.
     p = os.path.join(out, "summary.json")

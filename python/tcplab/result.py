@@ -164,7 +164,8 @@ class Result:
 
     def write(self, out_dir, parquet: bool = False) -> list:
         """Write the tables and summary.json into out_dir, all files of the
-        run appearing together; ``parquet=True`` adds flows.parquet."""
+        run appearing together; ``parquet=True`` adds NAME.parquet beside each
+        NAME.csv."""
         from .io import write_result
 
         return write_result(self, out_dir, parquet=parquet)

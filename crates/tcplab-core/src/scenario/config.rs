@@ -854,14 +854,9 @@ fn one_f64() -> f64 {
 }
 
 impl ErrorCfg {
+    /// The directions the model acts on (forward when not given).
     pub fn direction(&self) -> Direction {
-        match self {
-            ErrorCfg::Uniform { direction, .. }
-            | ErrorCfg::Ber { direction, .. }
-            | ErrorCfg::GilbertElliott { direction, .. }
-            | ErrorCfg::Pattern { direction, .. }
-            | ErrorCfg::Windows { direction, .. } => direction.unwrap_or_default(),
-        }
+        self.direction_given().unwrap_or_default()
     }
 
     /// The `direction` key as written, if it was.

@@ -77,9 +77,6 @@ struct SentSeg {
 pub struct TcpSender {
     pub snd_una: u64,
     pub snd_nxt: u64,
-    /// End of the last short segment of new data sent under Minshall's
-    /// rule (`Nagle`): the next short one waits until it is acknowledged.
-    short_end: u64,
     pub snd_max: u64,
     /// Receiver's advertised window.
     pub(super) rwnd: u64,
@@ -198,6 +195,10 @@ pub struct TcpSender {
     ts_sent: std::collections::VecDeque<(u64, u32)>,
     /// Idle and application-limited periods (`app_paced`).
     idle: IdleState,
+    /// End of the last short segment of new data sent under Minshall's
+    /// rule (`Nagle`): the next short one waits until it is acknowledged
+    /// (last: out of the per-ACK lines).
+    short_end: u64,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp

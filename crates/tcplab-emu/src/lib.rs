@@ -287,8 +287,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         pcaps.push((format!("tun-{}", ends[0]), a.buf));
         pcaps.push((format!("tun-{}", ends[1]), b.buf));
     }
-    let rates: Vec<f64> = (0..flows.rows()).filter_map(|i| flows.get("throughput_bps", i)).collect();
-    let (unfairness, jain) = tcplab_core::output::fairness(&rates);
+    let (unfairness, jain) = tcplab_core::output::flows_fairness(&flows);
     let result = RunResult {
         flows,
         links,

@@ -73,7 +73,7 @@ impl LinkPath {
             return bad("link", path_msg);
         }
         for (i, l) in cfg.link.iter().enumerate() {
-            if let Some((key, _)) = tcplab_core::scenario::build::link_errors(l).find(|(_, e)| e.flow().is_some()) {
+            if let Some((key, ..)) = tcplab_core::scenario::build::link_errors(l).find(|(.., e)| e.flow().is_some()) {
                 return bad(
                     format!("link[{i}].{key}.flow"),
                     "the emulator's relay does not tell flows apart; remove `flow` (the model then acts on every packet of the direction)",

@@ -43,6 +43,13 @@ pub struct Summary {
     pub jain: f64,
 }
 
+/// (unfairness, Jain's index) of a flows table's `throughput_bps`
+/// (`Summary`; the simulator's and the emulator's tables alike).
+pub fn flows_fairness(flows: &Table) -> (f64, f64) {
+    let rates: Vec<f64> = (0..flows.rows()).filter_map(|i| flows.get("throughput_bps", i)).collect();
+    fairness(&rates)
+}
+
 /// (unfairness, Jain's index) of some rates (`Summary`).
 pub fn fairness(rates: &[f64]) -> (f64, f64) {
     if rates.is_empty() {

@@ -346,19 +346,18 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             if let Some(r) = d.as_ref().and_then(|d| d.rate) {
                 link_rate(format!("{k}.{side}.rate"), r)?;
             }
-            if let Some(e) = d.as_ref().and_then(|d| d.error.as_ref()) {
-                let key = format!("{k}.{side}.error");
-                if e.direction_given().is_some() {
-                    return err(
-                        format!("{key}.direction"),
-                        format!("not allowed in a direction's own error model, which acts on the {side} direction; remove it"),
-                    );
-                }
-                validate_error(&key, e)?;
-            }
         }
-        if let Some(e) = &l.error {
-            validate_error(&format!("{k}.error"), e)?;
+        for (key, side, e) in link_errors(l) {
+            let key = format!("{k}.{key}");
+            if let (Some(side), Some(_)) = (side, e.direction_given()) {
+                return err(
+                    format!("{key}.direction"),
+                    format!(
+                        "not allowed in a direction's own error model, which acts on the {side} direction; remove it"
+                    ),
+                );
+            }
+            validate_error(&key, e)?;
         }
     }
     // RED queues on ns-2's generator share its one stream: one skip.
@@ -382,7 +381,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         }
     }
     for (i, l) in cfg.link.iter().enumerate() {
-        for (key, e) in link_errors(l) {
+        for (key, _, e) in link_errors(l) {
             if let Some(f) = e.flow() {
                 if flow_index(cfg, f).is_none() {
                     let known: Vec<String> = cfg.flow.iter().enumerate().map(|(j, g)| flow_name(j, g)).collect();
@@ -1125,43 +1124,30 @@ fn app_start_key(app: &AppCfg) -> Time {
 
 /// Flow `i`'s application, started at `app_start`.
 fn app_of(cfg: &ScenarioCfg, i: usize, payload: u32) -> App {
-    let f = &cfg.flow[i];
-    let mut app = app_of_keys(f, payload);
-    let at = app_start(cfg, i);
-    match &mut app {
-        App::Bulk { start, .. }
-        | App::Transfer { start, .. }
-        | App::Cbr { start, .. }
-        | App::Messages { start, .. } => *start = at,
-    }
-    app
-}
-
-/// The application as its keys say (`app_of` sets its start).
-fn app_of_keys(f: &FlowCfg, payload: u32) -> App {
-    match &f.app {
-        AppCfg::Bulk { start, stop } => App::Bulk { start: start.0, stop: stop.map(|d| d.0) },
-        AppCfg::Messages { start, stop, interval, bytes, changes, .. } => App::Messages {
-            start: start.0,
+    let start = app_start(cfg, i);
+    match &cfg.flow[i].app {
+        AppCfg::Bulk { stop, .. } => App::Bulk { start, stop: stop.map(|d| d.0) },
+        AppCfg::Messages { stop, interval, bytes, changes, .. } => App::Messages {
+            start,
             stop: stop.map(|d| d.0),
             interval: interval.0,
             bytes: bytes.unwrap_or(payload as u64),
             changes: changes.iter().map(|c| (c.at.0, c.interval.0)).collect(),
         },
-        AppCfg::Transfer { bytes, write, start, more } => App::Transfer {
-            start: start.0,
+        AppCfg::Transfer { bytes, write, more, .. } => App::Transfer {
+            start,
             bytes: *bytes,
             write: *write,
             more: more.iter().map(|m| (m.at.0, m.bytes)).collect(),
         },
-        AppCfg::Cbr { start, stop, rate, interval, .. } => {
+        AppCfg::Cbr { stop, rate, interval, .. } => {
             let interval = match (rate, interval) {
                 (_, Some(i)) => i.0,
                 // One datagram of IP size (payload + 28 bytes) per interval.
                 (Some(r), None) => ((payload as f64 + UDP_IP_HEADERS) * 8.0 / r.0 * 1e9).round() as Time,
                 (None, None) => unreachable!("validated"),
             };
-            App::Cbr { start: start.0, stop: stop.map(|d| d.0), interval: interval.max(1) }
+            App::Cbr { start, stop: stop.map(|d| d.0), interval: interval.max(1) }
         }
     }
 }
@@ -1221,16 +1207,17 @@ fn flow_ports(i: usize) -> (u16, u16) {
     (10_000u16.wrapping_add(i as u16), 5001)
 }
 
-/// A link's error models with their keys: `error`, `forward.error`,
-/// `reverse.error`, those given.
-pub fn link_errors(l: &LinkCfg) -> impl Iterator<Item = (&'static str, &ErrorCfg)> {
-    [("error", l.error.as_ref())]
+/// A link's error models, those given, with their keys and, for a
+/// direction's own, its side: (`error`, None), (`forward.error`,
+/// Some("forward")), (`reverse.error`, Some("reverse")).
+pub fn link_errors(l: &LinkCfg) -> impl Iterator<Item = (&'static str, Option<&'static str>, &ErrorCfg)> {
+    [("error", None, l.error.as_ref())]
         .into_iter()
         .chain(
-            [("forward.error", &l.forward), ("reverse.error", &l.reverse)]
-                .map(|(k, d)| (k, d.as_ref().and_then(|d| d.error.as_ref()))),
+            [("forward.error", "forward", &l.forward), ("reverse.error", "reverse", &l.reverse)]
+                .map(|(k, side, d)| (k, Some(side), d.as_ref().and_then(|d| d.error.as_ref()))),
         )
-        .filter_map(|(k, e)| Some((k, e?)))
+        .filter_map(|(k, side, e)| Some((k, side, e?)))
 }
 
 /// The link directions of a scenario, two per link in file order (2i is the

@@ -468,8 +468,7 @@ pub fn build(w: &mut World, wall: f64) -> std::io::Result<RunResult> {
     let nodes = nodes_table(w);
     let routing_bytes = routing_bytes(w);
     let data_bytes: f64 = (0..flows.rows()).filter_map(|i| flows.get("bytes_delivered", i)).sum();
-    let rates: Vec<f64> = (0..flows.rows()).filter_map(|i| flows.get("throughput_bps", i)).collect();
-    let (unfairness, jain) = crate::output::fairness(&rates);
+    let (unfairness, jain) = crate::output::flows_fairness(&flows);
     let mut streamed = Vec::new();
     let Samples { flows: fs, queues: qs } = std::mem::take(&mut w.samples);
     let series = close(fs, "series", &mut streamed)?;

@@ -1102,3 +1102,35 @@ fn a_busy_grid_that_prefetches_gives_the_outputs_of_one_that_does_not() {
     assert_eq!(a.flows.to_csv(), b.flows.to_csv());
     assert_eq!(a.nodes.to_csv(), b.nodes.to_csv());
 }
+
+/// The nodes table's interface-queue lengths (`max_queue`, and `mean_queue`
+/// over the run, as links report theirs): a sender offered 6x what the
+/// 2 Mbit/s channel carries keeps its queue full from the first
+/// milliseconds on, at `limit` packets (`limit` - 1 counted as ns-2.35's)
+/// but for the wait for the next packet after each frame the MAC takes;
+/// one offered a tenth of it finds the MAC idle for every packet, which
+/// waits no time; a receiver queues nothing.
+#[test]
+fn nodes_report_their_interface_queue_lengths() {
+    let nodes = [("a", 0.0, 0.0), ("b", 100.0, 0.0)];
+    for (ns2, held) in [(false, 10.0), (true, 9.0)] {
+        let wireless = format!("data_rate = \"2Mbps\"\nifq = {{ limit = 10, ns2_limits = {ns2} }}");
+        let r = run_toml(&wifi("10s", &wireless, &nodes, &udp("a", "b", "12Mbps", 1000, 0.0))).unwrap();
+        assert!(node_stat(&r, "a", "drops_ifq") > 1000.0);
+        assert_eq!(node_stat(&r, "a", "max_queue"), held);
+        // After each frame the MAC takes, the queue is one short until the
+        // next CBR packet: half the CBR interval on average, once a DCF
+        // cycle (the time a frame takes, from the goodput).
+        let cycle = 1000.0 * 8.0 / total_goodput(&r);
+        let want = held - (1000.0 * 8.0 / 12e6) / 2.0 / cycle;
+        let mean = node_stat(&r, "a", "mean_queue");
+        // (Within 0.01: the first milliseconds, while the queue fills, are
+        // about 0.004 of it.)
+        assert!((mean - want).abs() < 0.01, "ns2_limits {ns2}: mean {mean}, expected {want}");
+        assert_eq!((node_stat(&r, "b", "max_queue"), node_stat(&r, "b", "mean_queue")), (0.0, 0.0));
+    }
+    let light = run_toml(&wifi("10s", "data_rate = \"2Mbps\"", &nodes, &udp("a", "b", "200kbps", 1000, 0.0))).unwrap();
+    assert_eq!(node_stat(&light, "a", "drops_ifq"), 0.0);
+    assert_eq!(node_stat(&light, "a", "max_queue"), 1.0, "each packet passes through the queue");
+    assert_eq!(node_stat(&light, "a", "mean_queue"), 0.0, "and leaves it at once");
+}

@@ -129,6 +129,11 @@ pub fn flows_table(
     t.push("aborted", Column::Bool(aborted));
     t.push("final_cwnd_bytes", Column::OptF64(cwnd));
     t.push("final_srtt_s", Column::OptF64(srtt));
+    // The simulator's time averages of cwnd, ssthresh, srtt and rto: empty,
+    // the kernel's state is read once, at the end (TCP_INFO).
+    for nm in ["mean_cwnd_bytes", "mean_ssthresh_bytes", "mean_srtt_s", "mean_rto_s"] {
+        t.push(nm, Column::OptF64(vec![None; n]));
+    }
     t
 }
 

@@ -153,6 +153,7 @@ impl World {
         loop {
             let s = &mut self.sockets[sid as usize];
             let SocketKind::TcpSender(tx) = &mut s.kind else { unreachable!() };
+            debug_assert_eq!(tx.averaged_until(), now, "time averages not brought up to the event");
             let Some(seg) = tx.poll_segment(now) else { break };
             // Read after the poll, so nothing is held across it.
             let end = (s.flow, s.node, s.remote);
@@ -226,6 +227,7 @@ impl World {
         let (app, tx) = (f.app.clone(), f.tx);
         match &mut self.sockets[tx as usize].kind {
             SocketKind::TcpSender(s) => {
+                s.start_averages(now);
                 match app {
                     App::Bulk { .. } => s.app_write(None),
                     // With the default unlimited send buffer the application
@@ -296,7 +298,7 @@ impl World {
         self.write_more(now, tx, bytes);
     }
 
-    pub(super) fn app_stop(&mut self, fid: FlowId) {
+    pub(super) fn app_stop(&mut self, now: Time, fid: FlowId) {
         let f = &mut self.flows[fid as usize];
         f.stopped = true;
         f.at_stop = match (&self.sockets[f.tx as usize].kind, &self.sockets[f.rx as usize].kind) {
@@ -305,7 +307,7 @@ impl World {
             _ => None,
         };
         if let SocketKind::TcpSender(tx) = &mut self.sockets[f.tx as usize].kind {
-            tx.app_close();
+            tx.app_close(now);
         }
     }
 

@@ -396,7 +396,7 @@ impl World {
             Ev::Agent(n, a, token) => self.agent_timer(now, n, a, token),
             Ev::Routing(n) => self.routing_timer(now, n),
             Ev::AppStart(f) => self.app_start(now, f),
-            Ev::AppStop(f) => self.app_stop(f),
+            Ev::AppStop(f) => self.app_stop(now, f),
             Ev::AppSend(f) => self.udp_send(now, f),
             Ev::AppMore(f, i) => self.app_more(now, f, i),
             Ev::AppMessage(f) => self.app_message(now, f),

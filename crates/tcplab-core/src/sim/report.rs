@@ -197,6 +197,8 @@ struct FlowCols {
     aborted: Vec<bool>,
     cwnd: Vec<Option<f64>>,
     srtt: Vec<Option<f64>>,
+    /// Time averages over the active time: cwnd, ssthresh, srtt, rto.
+    mean: [Vec<Option<f64>>; 4],
 }
 
 fn flows_table(w: &World) -> Table {
@@ -245,6 +247,10 @@ fn flows_table(w: &World) -> Table {
                 c.aborted.push(tx.aborted);
                 c.cwnd.push(Some(tx.w.cwnd as f64));
                 c.srtt.push(tx.rto.srtt.map(to_secs));
+                let a = tx.window_averages(start, end);
+                for (col, v) in c.mean.iter_mut().zip([a.cwnd_bytes, a.ssthresh_bytes, a.srtt_s, a.rto_s]) {
+                    col.push(v);
+                }
             }
             (SocketKind::UdpSender(u), SocketKind::UdpSink(sink)) => {
                 let received = f.at_stop.map_or(sink.stats.bytes_received, |(_, r)| r);
@@ -263,6 +269,9 @@ fn flows_table(w: &World) -> Table {
                 c.aborted.push(false);
                 c.cwnd.push(None);
                 c.srtt.push(None);
+                for col in c.mean.iter_mut() {
+                    col.push(None);
+                }
             }
             _ => unreachable!("a flow's sockets are of one transport"),
         }
@@ -291,6 +300,11 @@ fn flows_table(w: &World) -> Table {
     t.push("aborted", Column::Bool(c.aborted));
     t.push("final_cwnd_bytes", Column::OptF64(c.cwnd));
     t.push("final_srtt_s", Column::OptF64(c.srtt));
+    let [cwnd, ssthresh, srtt, rto] = c.mean;
+    t.push("mean_cwnd_bytes", Column::OptF64(cwnd));
+    t.push("mean_ssthresh_bytes", Column::OptF64(ssthresh));
+    t.push("mean_srtt_s", Column::OptF64(srtt));
+    t.push("mean_rto_s", Column::OptF64(rto));
     t
 }
 
@@ -381,6 +395,7 @@ fn nodes_table(w: &World) -> Table {
     let mut names = Vec::new();
     let mut ints: Vec<Vec<i64>> = vec![Vec::new(); INTS.len()];
     let mut prob = Vec::new();
+    let (mut max_q, mut mean_q) = (Vec::new(), Vec::new());
     for d in w.devices.iter().filter_map(|d| d.as_dyn().as_any().downcast_ref::<Dcf>()) {
         let s = &d.stats;
         names.push(w.nodes[d.node as usize].name.clone());
@@ -404,6 +419,9 @@ fn nodes_table(w: &World) -> Table {
             v.push(x as i64);
         }
         prob.push(s.drop_probability());
+        let q = &d.queue;
+        max_q.push(q.occupancy.max() as i64);
+        mean_q.push(q.occupancy.mean(w.duration, q.len()));
     }
     let mut t = Table::new();
     t.push("node", Column::Str(names));
@@ -411,6 +429,8 @@ fn nodes_table(w: &World) -> Table {
         t.push(n, Column::I64(v));
     }
     t.push("drop_probability", Column::F64(prob));
+    t.push("max_queue", Column::I64(max_q));
+    t.push("mean_queue", Column::F64(mean_q));
     // With an ad hoc routing protocol: its counters per node (static
     // routing sends nothing, and its tables keep their columns).
     let routed: Vec<(Option<&RoutingStats>, [u64; 2])> = w

@@ -58,6 +58,47 @@ pub struct InterfaceQueue {
     /// ns-2.35's PriQueue counting (`Pri` only; the bands then hold
     /// `limit` - 1 packets and routing messages push out).
     ns2_limits: bool,
+    /// Its length over time, all bands together, as links keep theirs.
+    pub occupancy: Occupancy,
+}
+
+/// A queue's length over time: its time integral (packets x ns) and its
+/// maximum, brought up to date before and after each change.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Occupancy {
+    area: f64,
+    last: Time,
+    max: usize,
+}
+
+impl Occupancy {
+    /// Before a change at `now`: the length `len` held since the last one.
+    #[inline]
+    fn hold(&mut self, now: Time, len: usize) {
+        self.area += now.saturating_sub(self.last) as i64 as f64 * len as f64;
+        self.last = now;
+    }
+
+    /// After a change: the length it left.
+    #[inline]
+    fn reach(&mut self, len: usize) {
+        self.max = self.max.max(len);
+    }
+
+    /// The most packets queued at once.
+    pub fn max(&self) -> usize {
+        self.max
+    }
+
+    /// The time-average length over a run of length `dur`, the queue
+    /// holding `len` packets from the last change to its end.
+    pub fn mean(&self, dur: Time, len: usize) -> f64 {
+        if dur == 0 {
+            return 0.0;
+        }
+        let area = self.area + dur.saturating_sub(self.last) as i64 as f64 * len as f64;
+        area / dur as f64
+    }
 }
 
 impl InterfaceQueue {
@@ -69,7 +110,7 @@ impl InterfaceQueue {
         let ns2_limits = ns2_limits && kind == IfqKind::Pri;
         let held = if ns2_limits { limit.saturating_sub(1) } else { limit };
         let band = || Queue::new(QueuePolicy::DropTail { limit_packets: Some(held), limit_bytes: None }, rate_bps);
-        InterfaceQueue { kind, bands: (0..n).map(|_| band()).collect(), ns2_limits }
+        InterfaceQueue { kind, bands: (0..n).map(|_| band()).collect(), ns2_limits, occupancy: Occupancy::default() }
     }
 
     pub fn kind(&self) -> IfqKind {
@@ -95,6 +136,13 @@ impl InterfaceQueue {
     /// band when that leaves room (`Queue::has_room`, as on a link).
     /// Otherwise the band's drop-tail verdict.
     pub fn offer(&mut self, now: Time, pkt: PktId, size: u32, class: Class, first: bool, rng: &mut Rng) -> Offered {
+        self.occupancy.hold(now, self.len());
+        let offered = self.offer_to_band(now, pkt, size, class, first, rng);
+        self.occupancy.reach(self.len());
+        offered
+    }
+
+    fn offer_to_band(&mut self, now: Time, pkt: PktId, size: u32, class: Class, first: bool, rng: &mut Rng) -> Offered {
         let b = self.band(class);
         let q = &mut self.bands[b];
         let routing_first = self.kind == IfqKind::Pri && class == Class::Routing;
@@ -121,6 +169,7 @@ impl InterfaceQueue {
     /// The next packet to send: the head of the first band holding one.
     #[inline]
     pub fn dequeue(&mut self, now: Time) -> Option<PktId> {
+        self.occupancy.hold(now, self.len());
         self.bands.iter_mut().find(|q| !q.is_empty())?.dequeue(now)
     }
 
@@ -137,6 +186,7 @@ impl InterfaceQueue {
     /// Take out every queued packet `pick` chooses, band by band in service
     /// order (ns-2's `prq_get_nexthop`, called until it finds none).
     pub fn remove_where(&mut self, now: Time, mut pick: impl FnMut(PktId) -> bool) -> Vec<PktId> {
+        self.occupancy.hold(now, self.len());
         let mut out = Vec::new();
         for q in &mut self.bands {
             out.extend(q.remove_where(now, &mut pick));
@@ -233,5 +283,24 @@ mod tests {
             (offer(&mut c, 1, Class::Other), offer(&mut c, 2, Class::Other)),
             (Offered::Queued, Offered::Queued)
         );
+    }
+
+    #[test]
+    fn occupancy_is_the_length_weighted_by_the_time_it_held() {
+        let mut q = InterfaceQueue::new(IfqKind::Cmu, 2, false, 1_000_000);
+        let mut rng = stream_rng(1, "ifq");
+        // 0..10: empty; 10..30: 2 packets (a routing message in its band);
+        // 30..35: 1; 35..40: 2 (a second offer at 35 is refused and changes
+        // nothing); 40..100: 1, one taken out for a lost neighbour.
+        q.offer(10, PktId(1), 100, Class::Other, false, &mut rng);
+        q.offer(10, PktId(2), 100, Class::Routing, false, &mut rng);
+        q.dequeue(30);
+        q.offer(35, PktId(3), 100, Class::Other, false, &mut rng);
+        assert!(matches!(q.offer(35, PktId(4), 100, Class::Other, false, &mut rng), Offered::Refused(_)));
+        assert_eq!(q.len(), 2);
+        q.remove_where(40, |id| id.0 == 3);
+        assert_eq!(q.occupancy.max(), 2);
+        let want = (2.0 * 20.0 + 1.0 * 5.0 + 2.0 * 5.0 + 1.0 * 60.0) / 100.0;
+        assert!((q.occupancy.mean(100, q.len()) - want).abs() < 1e-12);
     }
 }

@@ -88,7 +88,7 @@ impl LossRecovery for DupAckRecovery {
                 "cwnd below one MSS"
             );
             if s.completed_at.is_none() && s.finished() {
-                s.completed_at = Some(now);
+                s.note_completion(now);
             }
         } else if ack == s.snd_una && s.snd_max > s.snd_una {
             s.stats.dupacks_received += 1;

@@ -67,7 +67,7 @@ impl Sack1Recovery {
             s.restart_timer(now);
         }
         if s.completed_at.is_none() && s.finished() {
-            s.completed_at = Some(now);
+            s.note_completion(now);
         }
     }
 

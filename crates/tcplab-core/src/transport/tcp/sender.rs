@@ -4,6 +4,7 @@
 //! abort after too many retransmissions. No handshake: like ns-2's one-way
 //! agents the connection starts established, with sequence number 0.
 
+use super::averages::{TimeAverages, WindowAverages};
 use super::cc::{AckInfo, CcState, CongestionControl};
 use super::config::{IdleRestart, Nagle, TcpConfig};
 use super::idle::{self, IdleState, SentPacket};
@@ -199,6 +200,15 @@ pub struct TcpSender {
     /// rule (`Nagle`): the next short one waits until it is acknowledged
     /// (last: out of the per-ACK lines).
     short_end: u64,
+    /// Time averages of cwnd, ssthresh, srtt and rto (`averages.rs`),
+    /// brought up to date as each event begins: in the padding of the last
+    /// line, so the sender keeps its size in lines but one.
+    avg: TimeAverages,
+    /// The averages when the flow's active time may have ended: at the
+    /// last completion of the data written, and when the application
+    /// stopped (the flows table decides which end counts).
+    avg_done: Option<TimeAverages>,
+    avg_stop: Option<TimeAverages>,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -225,6 +235,43 @@ impl TcpSender {
     /// only, never read through.
     pub fn cc_addr(&self) -> usize {
         &*self.cc as *const dyn CongestionControl as *const u8 as usize
+    }
+
+    /// The application starts at `now`: the time averages begin.
+    pub fn start_averages(&mut self, now: Time) {
+        self.avg.start(now);
+    }
+
+    /// Bring the time averages up to `now`, before an event changes
+    /// anything.
+    #[inline(always)]
+    fn note_time(&mut self, now: Time) {
+        self.avg.advance(now, self.w.cwnd, self.w.ssthresh, &self.rto);
+    }
+
+    /// The time the averages run up to (a check for the world: every event
+    /// that may change the window brings them to its time first).
+    pub fn averaged_until(&self) -> Time {
+        self.avg.last()
+    }
+
+    /// A finite transfer's last byte is acknowledged at `now` (during an
+    /// ACK, whose start brought the averages here).
+    pub(super) fn note_completion(&mut self, now: Time) {
+        debug_assert_eq!(self.avg.last(), now);
+        self.completed_at = Some(now);
+        self.avg_done = Some(self.avg);
+    }
+
+    /// The averages of cwnd, ssthresh, srtt and rto from `start` to `end`,
+    /// the flow's active time as the flows table counts it.
+    pub fn window_averages(&self, start: Time, end: Time) -> WindowAverages {
+        let ended = [self.avg_done, self.avg_stop].into_iter().flatten().find(|a| a.last() == end);
+        let mut a = ended.unwrap_or(self.avg);
+        if a.last() < end {
+            a.advance(end, self.w.cwnd, self.w.ssthresh, &self.rto);
+        }
+        a.averages(start)
     }
 
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
@@ -320,6 +367,9 @@ impl TcpSender {
             idle: IdleState::new(),
             completed_at: None,
             stats: SenderStats::default(),
+            avg: TimeAverages::default(),
+            avg_done: None,
+            avg_stop: None,
         }
     }
 
@@ -381,10 +431,12 @@ impl TcpSender {
         if bytes == 0 {
             return;
         }
+        self.note_time(now);
         if self.snd_una == self.snd_max && !self.syn_pending && self.stats.segments_sent > 0 {
             self.restart_after_idle(now);
         }
         self.completed_at = None;
+        self.avg_done = None;
         self.app_write(Some(bytes));
     }
 
@@ -513,8 +565,13 @@ impl TcpSender {
         }
     }
 
-    /// A bulk application stops producing data.
-    pub fn app_close(&mut self) {
+    /// A bulk application stops producing data at `now`: the flow's
+    /// active time ends there (what was in flight is acknowledged later,
+    /// which completes the data written: `avg_done` then holds that end,
+    /// which the flows table does not count for a bulk flow).
+    pub fn app_close(&mut self, now: Time) {
+        self.note_time(now);
+        self.avg_stop = Some(self.avg);
         self.app_closed = true;
         self.app_total = Some(self.snd_max.max(self.app_written));
     }
@@ -664,7 +721,7 @@ impl TcpSender {
             self.restart_timer(now);
         }
         if self.completed_at.is_none() && self.finished() {
-            self.completed_at = Some(now);
+            self.note_completion(now);
         }
     }
 
@@ -953,6 +1010,7 @@ impl TcpSender {
         if self.aborted {
             return;
         }
+        self.note_time(now);
         self.stats.acks_received += 1;
         self.rtx_keeps_timing = false;
         self.burst_left = self.burst_start();
@@ -1209,6 +1267,7 @@ impl TcpSender {
             Some(d) if d <= now && !self.aborted => {}
             _ => return false,
         }
+        self.note_time(now);
         self.stats.timeouts += 1;
         self.now = now;
         self.burst_left = self.burst_start();

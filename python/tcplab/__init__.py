@@ -31,12 +31,14 @@ _LAZY = {
     "sweep": (".sweepfile", "sweep"),
     "SweepResult": (".sweepfile", "SweepResult"),
     "OutputError": (".io", "OutputError"),
+    "expected_throughput": (".expected", "expected_throughput"),
+    "ExpectedThroughput": (".expected", "ExpectedThroughput"),
 }
 
 # Spelled out (not built from _LAZY): type checkers read __all__ only as a
 # literal list (tests/test_api.py checks that it matches _LAZY).
 __all__ = ["__version__", "ScenarioError", "OutputError", "Scenario", "load_scenario", "run", "Result", "sweep",
-           "SweepResult"]
+           "SweepResult", "expected_throughput", "ExpectedThroughput"]
 
 # Seen by type checkers only (type checkers take any name TYPE_CHECKING as
 # true; importing typing itself costs start-up time). The `X as X` form
@@ -44,6 +46,8 @@ __all__ = ["__version__", "ScenarioError", "OutputError", "Scenario", "load_scen
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .api import run as run
+    from .expected import ExpectedThroughput as ExpectedThroughput
+    from .expected import expected_throughput as expected_throughput
     from .io import OutputError as OutputError
     from .result import Result as Result
     from .scenario import Scenario as Scenario

@@ -3,7 +3,7 @@ as JSON text; results come out as plain dicts."""
 from os import PathLike
 from typing import Any, NotRequired, TypedDict, overload
 
-__all__ = ["validate_json", "run_json", "emulate_json", "emulate_check_json", "toml_loads", "exchange_dirs",
+__all__ = ["validate_json", "run_json", "hop_timeline_json", "emulate_json", "emulate_check_json", "toml_loads", "exchange_dirs",
            "EmulatorUnavailable", "CoreScenarioError", "CoreRunError", "__version__"]
 
 __version__: str
@@ -82,6 +82,11 @@ class EmulationOutput(RunOutput):
 
 def validate_json(text: str) -> None:
     """Raise CoreScenarioError if the scenario (JSON text) is invalid."""
+
+def hop_timeline_json(text: str, flow: int, step: str) -> tuple[list[tuple[int, float]], float]:
+    """Flow `flow`'s shortest radio path over time, sampled every `step` (a
+    duration as JSON text): (seconds per hop count, 0 for no path; the
+    receive range in m). Raises CoreScenarioError."""
 
 @overload
 def run_json(text: str, stream_dir: None = None) -> RunOutput: ...

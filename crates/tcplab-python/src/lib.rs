@@ -130,6 +130,18 @@ fn validate_json(text: &str) -> PyResult<()> {
     Scenario::from_json_str(text).map(|_| ()).map_err(scenario_err)
 }
 
+/// Flow `flow`'s shortest radio path over time (Holland and Vaidya's t_i):
+/// (seconds per hop count, 0 = partitioned; the receive range in m).
+/// `step` is a duration as JSON text (`"100ms"`, or seconds as a number).
+#[pyfunction]
+fn hop_timeline_json(text: &str, flow: usize, step: &str) -> PyResult<(Vec<(u32, f64)>, f64)> {
+    let sc = Scenario::from_json_str(text).map_err(scenario_err)?;
+    let step: tcplab_core::scenario::units::Dur = serde_json::from_str(step)
+        .map_err(|e| scenario_err(ScenarioError::new("step", e.to_string().split(" at line").next().unwrap_or(""))))?;
+    let tl = sc.hop_timeline(flow, step.0).map_err(scenario_err)?;
+    Ok((tl.seconds.into_iter().collect(), tl.rx_range_m))
+}
+
 /// Run a scenario given as JSON text; returns a dict of tables and a summary.
 /// With `stream_dir` (an existing directory) the trace and the series are
 /// written there as CSV during the run and their dicts carry `path` and
@@ -296,6 +308,7 @@ fn exchange_dirs(a: std::path::PathBuf, b: std::path::PathBuf) -> bool {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(hop_timeline_json, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_check_json, m)?)?;
     m.add_function(wrap_pyfunction!(toml_loads, m)?)?;

@@ -2,6 +2,7 @@
 //! validation, and the builder that turns a scenario into a `sim::World`.
 pub mod build;
 pub mod config;
+pub mod hops;
 pub mod tagged;
 pub mod units;
 pub mod wireless;

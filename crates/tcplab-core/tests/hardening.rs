@@ -120,7 +120,7 @@ fn streamed_tables_equal_in_memory_ones() {
     let mem = sc.build().run();
     let dir = std::env::temp_dir().join(format!("tcplab-hardening-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let opts = RunOptions { stream_dir: Some(dir.clone()) };
+    let opts = RunOptions { stream_dir: Some(dir.clone()), ..Default::default() };
     let streamed = sc.build_with(&opts).unwrap().run_with(|| false).unwrap();
     assert_eq!(streamed.streamed.len(), 3);
     for (name, t) in &streamed.streamed {

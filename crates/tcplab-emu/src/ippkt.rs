@@ -52,6 +52,15 @@ pub fn set_ce(b: &mut [u8]) {
     b[10..12].copy_from_slice(&ck.to_be_bytes());
 }
 
+/// The TCP or UDP ports of an IPv4 packet (None for other protocols).
+pub fn ports(b: &[u8]) -> Option<(u16, u16)> {
+    let ihl = (*b.first()? & 0x0f) as usize * 4;
+    if !matches!(b.get(9)?, 6 | 17) || b.len() < ihl + 4 {
+        return None;
+    }
+    Some((u16::from_be_bytes([b[ihl], b[ihl + 1]]), u16::from_be_bytes([b[ihl + 2], b[ihl + 3]])))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +99,19 @@ mod tests {
             sum = (sum & 0xffff) + (sum >> 16);
         }
         assert_eq!(sum, 0xffff);
+    }
+
+    #[test]
+    fn ports_of_tcp_and_udp_only() {
+        let mut b = vec![0u8; 40];
+        b[0] = 0x45;
+        b[9] = 6;
+        b[20..24].copy_from_slice(&[0x13, 0x89, 0x9c, 0x40]);
+        assert_eq!(ports(&b), Some((5001, 40000)));
+        b[9] = 17;
+        assert_eq!(ports(&b), Some((5001, 40000)));
+        b[9] = 1;
+        assert_eq!(ports(&b), None);
+        assert_eq!(ports(&b[..22]), None);
     }
 }

@@ -10,17 +10,21 @@
 //! and receiver on threads inside the namespaces. See docs/emulator.md.
 
 pub mod ippkt;
+pub mod links;
 pub mod linux;
 pub mod netns;
+pub mod network;
 pub mod path;
 pub mod relay;
 pub mod report;
 pub mod tun;
 pub mod workload;
 
+use links::LinkCarrier;
 use netns::Netns;
+use network::NetworkCarrier;
 use path::LinkPath;
-use relay::{Relay, Timing};
+use relay::{Carrier, Relay, Timing};
 use report::{EmuReport, HostCounters};
 use std::fmt;
 use std::net::Ipv4Addr;
@@ -96,7 +100,7 @@ pub fn check(sc: &Scenario, opts: &Options) -> Result<(), EmuError> {
     plan(sc, opts).map(|_| ())
 }
 
-fn plan(sc: &Scenario, opts: &Options) -> Result<(LinkPath, Vec<workload::FlowSpec>, linux::HostSettings), EmuError> {
+fn plan(sc: &Scenario, opts: &Options) -> Result<(Carrier, Vec<workload::FlowSpec>, linux::HostSettings), EmuError> {
     let cfg = &sc.cfg;
     if cfg.output.trace {
         return Err(ScenarioError::new("output.trace", "the emulator has no segment trace; use its pcaps").into());
@@ -109,9 +113,25 @@ fn plan(sc: &Scenario, opts: &Options) -> Result<(LinkPath, Vec<workload::FlowSp
             ScenarioError::new("pcap", "the emulator captures its two TUN devices itself; remove [[pcap]]").into()
         );
     }
-    let path = LinkPath::new(cfg)?;
-    let (flows, host) = linux::plan(cfg, &opts.knobs, |n| path.end_of(n))?;
-    Ok((path, flows, host))
+    for (i, n) in cfg.node.iter().enumerate() {
+        if n.snoop {
+            return Err(ScenarioError::new(
+                format!("node[{i}].snoop"),
+                "Snoop is a simulated agent; the emulator has none",
+            )
+            .into());
+        }
+    }
+    // With a radio channel the whole simulated network carries the packets
+    // (`network.rs`); otherwise the chain of links (`links.rs`).
+    let carrier = if cfg.wireless.is_some() {
+        Carrier::Network(Box::new(NetworkCarrier::new(sc)?))
+    } else {
+        Carrier::Links(LinkCarrier::new(LinkPath::new(cfg)?))
+    };
+    let ends = carrier.ends();
+    let (flows, host) = linux::plan(cfg, &opts.knobs, |n| usize::from(ends[1] == n))?;
+    Ok((carrier, flows, host))
 }
 
 fn setup_end(ns: &Netns, i: usize, host: &linux::HostSettings) -> Result<(), EmuError> {
@@ -156,7 +176,7 @@ pub(crate) fn set_realtime() -> bool {
 /// 20 ms (Ctrl-C in the caller); on true the run stops and returns
 /// `EmuError::Interrupted`.
 pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) -> Result<Emulation, EmuError> {
-    let (path, specs, host) = plan(sc, opts)?;
+    let (carrier, specs, host) = plan(sc, opts)?;
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         return Err(EmuError::NotRoot("run it as root".into()));
@@ -195,7 +215,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     let t0 = Instant::now();
     let clock = Arc::new(Clock { t0 });
     let timing = Timing { spin_ns: opts.spin_us * 1000 };
-    let mut relay = Relay::new(path, tuns, t0, timing, opts.capture);
+    let mut relay = Relay::new(carrier, tuns, t0, timing, opts.capture);
     // Set (before `stop`) when the run ends because its flows are done:
     // the relay then delivers what is still on the path before it ends.
     let drain = Arc::new(AtomicBool::new(false));
@@ -244,10 +264,18 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         timeouts: after[e].timeouts - before[e].timeouts,
         recoveries: after[e].recoveries - before[e].recoveries,
     });
-    let ends = relay.path.ends.clone();
+    let ends = relay.carrier.ends();
     let node_names: Vec<String> = sc.cfg.node.iter().map(|n| n.name.clone()).collect();
     let flows = report::flows_table(&specs, &outs, &ends, &host_delta, ended);
-    let links = report::links_table(&mut relay.path, &node_names, ended);
+    let held = relay.held();
+    // The links' (and a network's nodes') tables over the length of the run.
+    let (links, nodes) = match std::mem::replace(&mut relay.carrier, Carrier::Links(LinkCarrier::default())) {
+        Carrier::Links(mut c) => (report::links_table(&mut c.path, &node_names, ended), Table::new()),
+        Carrier::Network(c) => {
+            let r = c.world.report_at(ended, 0.0).map_err(|e| EmuError::Setup(e.to_string()))?;
+            (r.links, r.nodes)
+        }
+    };
     let mut rep = EmuReport::from_lateness(&relay.lateness, opts.late_threshold_us * 1000);
     rep.duration_s = to_secs(ended);
     rep.realtime_priority = rt;
@@ -291,7 +319,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     let result = RunResult {
         flows,
         links,
-        nodes: Table::new(),
+        nodes,
         series: Table::new(),
         queues: Table::new(),
         trace: Table::new(),
@@ -304,7 +332,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
             wall_s: wall.elapsed().as_secs_f64(),
             packets_created: relay.packets_in,
             packets_delivered: relay.packets_out,
-            packets_in_flight: relay.held(),
+            packets_in_flight: held,
             unfairness,
             jain,
             ..Default::default()

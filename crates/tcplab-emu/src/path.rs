@@ -7,6 +7,7 @@ use tcplab_core::scenario::build::link_dirs;
 use tcplab_core::scenario::ScenarioCfg;
 use tcplab_core::ScenarioError;
 
+#[derive(Default)]
 pub struct LinkPath {
     /// Every link direction of the scenario (2i forward, 2i+1 reverse of link i).
     pub dirs: Vec<LinkDir>,
@@ -78,11 +79,6 @@ impl LinkPath {
                     format!("link[{i}].{key}.flow"),
                     "the emulator's relay does not tell flows apart; remove `flow` (the model then acts on every packet of the direction)",
                 );
-            }
-        }
-        for (i, n) in cfg.node.iter().enumerate() {
-            if n.snoop {
-                return bad(format!("node[{i}].snoop"), "Snoop is a simulated agent; the emulator has none");
             }
         }
         for (i, f) in cfg.flow.iter().enumerate() {

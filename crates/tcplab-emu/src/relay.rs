@@ -9,35 +9,67 @@
 //! kernel, and it is measured for every released packet (`Lateness`).
 
 use crate::ippkt;
-use crate::path::LinkPath;
+use crate::links::LinkCarrier;
+use crate::network::NetworkCarrier;
 use crate::tun::Tun;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use tcplab_core::engine::Time;
-use tcplab_core::net::{Arrival, Offer};
 use tcplab_core::output::pcap::PcapWriter;
-use tcplab_core::packet::{PktId, NO_FLOW};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Ev {
-    /// The transmitter of direction `d` finishes: start the next queued packet.
-    TxDone(usize),
-    /// Packet `id` reaches the far end of direction `d`.
-    Arrive(usize, u32),
-    /// Packet `id`, held by direction `d`'s delaying error model, enters it.
-    Enter(usize, u32),
+/// A packet that reached the far end of the model: written to end `to`'s
+/// TUN device, due at `due` (model time).
+pub struct Released {
+    pub due: Time,
+    pub to: usize,
+    pub buf: Vec<u8>,
 }
 
-struct Pkt {
-    buf: Vec<u8>,
-    size: u32,
-    payload: u32,
-    /// The end it came from (0 or 1).
-    side: usize,
-    /// Index in the chain of the direction it is on.
-    hop: usize,
+/// What carries the packets between the two kernels.
+pub enum Carrier {
+    /// The scenario's chain of point-to-point links (`links.rs`).
+    Links(LinkCarrier),
+    /// A simulated network the kernels are two nodes of (`network.rs`).
+    Network(Box<NetworkCarrier>),
+}
+
+impl Carrier {
+    fn ingress(&mut self, side: usize, buf: Vec<u8>, m: ippkt::Meta, now: Time, out: &mut Vec<Released>) {
+        match self {
+            Carrier::Links(c) => c.ingress(side, buf, m, now, out),
+            Carrier::Network(c) => c.ingress(side, buf, m, now),
+        }
+    }
+
+    fn advance_to(&mut self, t: Time, out: &mut Vec<Released>) {
+        match self {
+            Carrier::Links(c) => c.advance_to(t, out),
+            Carrier::Network(c) => c.advance_to(t, out),
+        }
+    }
+
+    fn next_due(&mut self) -> Option<Time> {
+        match self {
+            Carrier::Links(c) => c.next_due(),
+            Carrier::Network(c) => c.next_due(),
+        }
+    }
+
+    /// Packets still in the model: queued, in transmission or propagating.
+    pub fn held(&self) -> u64 {
+        match self {
+            Carrier::Links(c) => c.held(),
+            Carrier::Network(c) => c.held(),
+        }
+    }
+
+    /// The names of end 0 and end 1.
+    pub fn ends(&self) -> [String; 2] {
+        match self {
+            Carrier::Links(c) => c.path.ends.clone(),
+            Carrier::Network(c) => c.end_names.clone(),
+        }
+    }
 }
 
 /// Release lateness of the packets written to the TUN devices.
@@ -74,14 +106,12 @@ pub struct Timing {
 }
 
 pub struct Relay {
-    pub path: LinkPath,
+    pub carrier: Carrier,
     tuns: [Tun; 2],
-    pkts: Vec<Option<Pkt>>,
-    free: Vec<u32>,
-    heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
-    seq: u64,
     t0: Instant,
     timing: Timing,
+    /// Released packets not yet written (reused).
+    out: Vec<Released>,
     pub lateness: Lateness,
     /// Captures of what each TUN device gave and took (end 0, end 1).
     pub pcaps: Option<[PcapWriter; 2]>,
@@ -96,16 +126,13 @@ pub struct Relay {
 }
 
 impl Relay {
-    pub fn new(path: LinkPath, tuns: [Tun; 2], t0: Instant, timing: Timing, capture: bool) -> Relay {
+    pub fn new(carrier: Carrier, tuns: [Tun; 2], t0: Instant, timing: Timing, capture: bool) -> Relay {
         Relay {
-            path,
+            carrier,
             tuns,
-            pkts: Vec::new(),
-            free: Vec::new(),
-            heap: BinaryHeap::new(),
-            seq: 0,
             t0,
             timing,
+            out: Vec::new(),
             lateness: Lateness::default(),
             pcaps: capture.then(|| [PcapWriter::new(), PcapWriter::new()]),
             ignored: 0,
@@ -117,16 +144,11 @@ impl Relay {
 
     /// Packets still in the model: queued, in transmission or propagating.
     pub fn held(&self) -> u64 {
-        self.pkts.iter().filter(|p| p.is_some()).count() as u64
+        self.carrier.held()
     }
 
     pub fn now(&self) -> Time {
         self.t0.elapsed().as_nanos() as Time
-    }
-
-    fn schedule(&mut self, t: Time, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Reverse((t, self.seq, ev)));
     }
 
     fn capture(&mut self, end: usize, now: Time, buf: &[u8]) {
@@ -148,136 +170,34 @@ impl Relay {
         };
         self.packets_in += 1;
         self.capture(side, now, &buf);
-        let pkt = Pkt { buf, size: m.size, payload: m.payload, side, hop: 0 };
-        let id = match self.free.pop() {
-            Some(i) => {
-                self.pkts[i as usize] = Some(pkt);
-                i
-            }
-            None => {
-                self.pkts.push(Some(pkt));
-                (self.pkts.len() - 1) as u32
-            }
-        };
-        self.at_hop(now, id, m.ect);
+        let mut out = std::mem::take(&mut self.out);
+        self.carrier.ingress(side, buf, m, now, &mut out);
+        self.release_all(&mut out);
+        self.out = out;
     }
 
-    fn pkt(&self, id: u32) -> &Pkt {
-        self.pkts[id as usize].as_ref().expect("live packet")
-    }
-
-    fn drop_pkt(&mut self, id: u32) {
-        self.pkts[id as usize] = None;
-        self.free.push(id);
-    }
-
-    /// The packet enters the next direction of its chain, or leaves the path.
-    fn at_hop(&mut self, now: Time, id: u32, ect: bool) {
-        let (side, hop, size) = {
-            let p = self.pkt(id);
-            (p.side, p.hop, p.size)
-        };
-        let Some(&d) = self.path.chains[side].get(hop) else {
-            return self.release(now, id);
-        };
-        if self.path.dirs[d].holds() {
-            let payload = self.pkt(id).payload;
-            if let Some(at) = self.path.dirs[d].held_until(now, size, payload, NO_FLOW) {
-                return self.schedule(at, Ev::Enter(d, id));
+    /// Write the released packets to the far ends' TUN devices.
+    fn release_all(&mut self, out: &mut Vec<Released>) {
+        for r in out.drain(..) {
+            self.packets_out += 1;
+            // Lateness is measured when the packet is handed to the kernel;
+            // the write itself runs the receiving stack inline (its cost is
+            // the kernel's, as on a real host).
+            let now = self.now();
+            self.lateness.samples.push(now.saturating_sub(r.due));
+            if self.tuns[r.to].send(&r.buf).is_err() {
+                self.write_errors += 1;
             }
+            self.capture(r.to, now, &r.buf);
         }
-        self.enter(now, d, id, size, ect);
-    }
-
-    /// The packet is offered to direction `d`.
-    fn enter(&mut self, now: Time, d: usize, id: u32, size: u32, ect: bool) {
-        let offer = self.path.dirs[d].offer(now, PktId(id), size, ect);
-        match offer {
-            Offer::Idle | Offer::IdleMarked => {
-                if matches!(offer, Offer::IdleMarked) {
-                    ippkt::set_ce(&mut self.pkts[id as usize].as_mut().expect("live").buf);
-                }
-                let at = self.path.dirs[d].transmit(now, size);
-                self.schedule(at, Ev::Arrive(d, id));
-            }
-            Offer::Queued { marked } => {
-                if marked {
-                    ippkt::set_ce(&mut self.pkts[id as usize].as_mut().expect("live").buf);
-                }
-                if let Some(t) = self.path.dirs[d].arm_tx_done() {
-                    self.schedule(t, Ev::TxDone(d));
-                }
-            }
-            Offer::Dropped(_) => self.drop_pkt(id),
-            Offer::Displaced(_) => {
-                if let Some(t) = self.path.dirs[d].arm_tx_done() {
-                    self.schedule(t, Ev::TxDone(d));
-                }
-                let victim = self.path.dirs[d].queue.take_displaced();
-                self.drop_pkt(victim.0);
-            }
-        }
-    }
-
-    fn handle(&mut self, t: Time, ev: Ev) {
-        match ev {
-            Ev::TxDone(d) => {
-                if let Some((PktId(id), size)) = self.path.dirs[d].tx_done(t) {
-                    let at = self.path.dirs[d].transmit(t, size);
-                    self.schedule(at, Ev::Arrive(d, id));
-                }
-                if let Some(t2) = self.path.dirs[d].arm_tx_done() {
-                    self.schedule(t2, Ev::TxDone(d));
-                }
-            }
-            Ev::Arrive(d, id) => {
-                let (size, payload) = (self.pkt(id).size, self.pkt(id).payload);
-                let fate = self.path.dirs[d].arrival(t, size, payload, NO_FLOW);
-                if fate != Arrival::Corrupted {
-                    if fate == Arrival::Marked {
-                        ippkt::set_ce(&mut self.pkts[id as usize].as_mut().expect("live").buf);
-                    }
-                    let ect = ippkt::parse(&self.pkt(id).buf).is_some_and(|m| m.ect);
-                    self.pkts[id as usize].as_mut().expect("live").hop += 1;
-                    self.at_hop(t, id, ect);
-                } else {
-                    self.drop_pkt(id);
-                }
-            }
-            Ev::Enter(d, id) => {
-                let size = self.pkt(id).size;
-                let ect = ippkt::parse(&self.pkt(id).buf).is_some_and(|m| m.ect);
-                self.enter(t, d, id, size, ect);
-            }
-        }
-    }
-
-    /// Write the packet to the other end's TUN device (due at `due`).
-    fn release(&mut self, due: Time, id: u32) {
-        let p = self.pkts[id as usize].take().expect("live");
-        self.free.push(id);
-        self.packets_out += 1;
-        let to = 1 - p.side;
-        // Lateness is measured when the packet is handed to the kernel; the
-        // write itself runs the receiving stack inline (its cost is the
-        // kernel's, as on a real host).
-        let now = self.now();
-        self.lateness.samples.push(now.saturating_sub(due));
-        if self.tuns[to].send(&p.buf).is_err() {
-            self.write_errors += 1;
-        }
-        self.capture(to, now, &p.buf);
     }
 
     /// Handle every event due at or before `t`, in time order.
     fn advance_to(&mut self, t: Time) {
-        while let Some(&Reverse((due, _, ev))) = self.heap.peek() {
-            if due > t {
-                break;
-            }
-            self.heap.pop();
-            self.handle(due, ev);
-        }
+        let mut out = std::mem::take(&mut self.out);
+        self.carrier.advance_to(t, &mut out);
+        self.release_all(&mut out);
+        self.out = out;
     }
 
     /// Take every waiting packet. Each enters the model at the time it was
@@ -314,7 +234,7 @@ impl Relay {
             if self.packets_out > released {
                 last = now;
             }
-            let Some(&Reverse((next, _, _))) = self.heap.peek() else { break };
+            let Some(next) = self.carrier.next_due() else { break };
             // At most 20 ms at a time, to notice `keep` cleared.
             let wait = next.min(end).saturating_sub(self.now()).min(20_000_000);
             if wait > self.timing.spin_ns {
@@ -340,7 +260,7 @@ impl Relay {
             // Sleep until the next event, a packet, or at most 20 ms (to
             // notice `stop`).
             let now = self.now();
-            let next = self.heap.peek().map_or(now + 20_000_000, |r| r.0 .0).min(now + 20_000_000).min(end);
+            let next = self.carrier.next_due().map_or(now + 20_000_000, |t| t.min(now + 20_000_000)).min(end);
             let wait = next.saturating_sub(now);
             if wait > self.timing.spin_ns {
                 let sleep = wait - self.timing.spin_ns;

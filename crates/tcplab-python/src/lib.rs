@@ -151,7 +151,7 @@ fn hop_timeline_json(text: &str, flow: usize, step: &str) -> PyResult<(Vec<(u32,
 #[pyo3(signature = (text, stream_dir=None))]
 fn run_json<'py>(py: Python<'py>, text: &str, stream_dir: Option<std::path::PathBuf>) -> PyResult<Bound<'py, PyDict>> {
     let sc = Scenario::from_json_str(text).map_err(scenario_err)?;
-    let opts = RunOptions { stream_dir };
+    let opts = RunOptions { stream_dir, ..Default::default() };
     let world = sc
         .build_with(&opts)
         .map_err(|e| CoreRunError::new_err((format!("cannot create result files: {e}"), "--out".to_string())))?;

@@ -697,6 +697,16 @@ impl<E: Copy> EventQueue<E> {
         self.current.last().map(|&k| &self.node((k as u64 & SLOT_MASK) as u32).ev)
     }
 
+    /// When the next event is due (None: nothing pending). Moves on to the
+    /// next bucket holding keys if the one being drained is empty, which
+    /// is order-safe (`ready_next`).
+    pub fn next_due(&mut self) -> Option<Time> {
+        if self.current.is_empty() && !self.advance() {
+            return None;
+        }
+        self.current.last().map(|&k| (k >> 64) as Time)
+    }
+
     /// Move the clock forward without an event (end of run).
     pub fn advance_to(&mut self, t: Time) {
         if t > self.now {

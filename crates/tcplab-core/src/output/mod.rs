@@ -119,6 +119,11 @@ pub struct RunOptions {
     /// whatever the run length: `trace.csv`, `series.csv`, `queues.csv`,
     /// `NAME.pcap`.
     pub stream_dir: Option<PathBuf>,
+    /// The flows' ends are outside the simulation (the emulator carrying a
+    /// real TCP stack's packets, `sim/external.rs`): no sockets and no
+    /// applications; static routes to the flows' nodes as usual, and
+    /// packets that reach a node without a socket are handed out.
+    pub external: bool,
 }
 
 /// Why a run stopped without a result.

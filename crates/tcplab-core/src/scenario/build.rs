@@ -1398,7 +1398,9 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
     let mut sockets = Vec::with_capacity(2 * cfg.flow.len());
     let mut flows = Vec::with_capacity(cfg.flow.len());
     let mut eln_conns = Vec::new();
-    for (i, f) in cfg.flow.iter().enumerate() {
+    // External flows (the emulator) have their ends outside.
+    let simulated = if opts.external { &cfg.flow[..0] } else { &cfg.flow[..] };
+    for (i, f) in simulated.iter().enumerate() {
         let src = names[f.from.as_str()];
         let dst = names[f.to.as_str()];
         let (sport, dport) = flow_ports(i);
@@ -1505,7 +1507,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             })
         })
         .collect::<std::io::Result<_>>()?;
-    Ok(World::new(
+    let mut world = World::new(
         nodes,
         devices,
         sockets,
@@ -1516,5 +1518,9 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         if cfg.output.trace { Some(trace_sink(dir)?) } else { None },
         Samples::new(dir, cfg.output.sample_interval.is_some())?,
         captures,
-    ))
+    );
+    if opts.external {
+        world.accept_external();
+    }
+    Ok(world)
 }

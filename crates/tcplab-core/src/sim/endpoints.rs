@@ -30,9 +30,7 @@ impl World {
     pub(super) fn deliver(&mut self, now: Time, n: NodeId, id: PktId) {
         let p = self.pool.get(id);
         let Some(sid) = self.socket_for(n, p) else {
-            self.nodes[n as usize].stats.drops_no_socket += 1;
-            self.pool.release(id);
-            return;
+            return self.no_socket(now, n, id);
         };
         self.delivered += 1;
         let sock = &mut self.sockets[sid as usize];
@@ -103,6 +101,21 @@ impl World {
                 self.pool.release(id);
             }
         }
+    }
+
+    /// A packet for node `n` that no socket takes: handed out to the
+    /// emulator (`external.rs`) or dropped.
+    #[cold]
+    #[inline(never)]
+    fn no_socket(&mut self, now: Time, n: NodeId, id: PktId) {
+        let p = self.pool.get(id);
+        let (uid, ce) = (p.uid, p.ip.ecn == Ecn::Ce);
+        if self.hand_out(now, uid, ce) {
+            self.delivered += 1;
+        } else {
+            self.nodes[n as usize].stats.drops_no_socket += 1;
+        }
+        self.pool.release(id);
     }
 
     /// Send from socket `sid`'s node a packet with this transport header.

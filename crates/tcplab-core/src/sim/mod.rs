@@ -4,6 +4,7 @@
 //! actions they return and fires their timers.
 
 mod endpoints;
+pub mod external;
 mod forward;
 pub mod node;
 mod report;
@@ -216,6 +217,9 @@ pub struct World {
     batching_ends: bool,
     /// The applications and timers are scheduled (`prime` ran).
     primed: bool,
+    /// Packets from outside handed out at their destination
+    /// (`external.rs`); None: such packets are dropped as without a socket.
+    external: Option<Vec<external::Delivered>>,
 }
 
 impl World {
@@ -269,6 +273,7 @@ impl World {
             pending_ends: Vec::new(),
             batching_ends: false,
             primed: false,
+            external: None,
         };
         w.arrive_end = w
             .arrive_node

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import tcplab
@@ -514,7 +515,6 @@ def test_reproduce_gsmlink_emulate_quick(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "gsmlink", "--emulate", "--quick", "-q",
                         "--out", str(tmp_path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    import pandas as pd
 
     thr = pd.read_csv(tmp_path / "throughput.csv")
     assert set(thr["stack"]) == {"real", "simulated"}
@@ -729,7 +729,6 @@ def test_an_interrupted_emulated_study_resumes(tmp_path):
     kept when the study is interrupted; a rerun does only the others and
     writes the same tables. The real-time runs are stood in for by a fake
     (the cell run in the workers is replaced before they fork)."""
-    import pandas as pd
 
     script = tmp_path / "study.py"
     script.write_text(FAKE_STUDY)
@@ -813,6 +812,13 @@ def test_the_kernel_over_one_802_11_hop_matches_the_simulated_linux_profile():
         e, s_ = emu.nodes[col].to_numpy(dtype=float), sim.nodes[col].to_numpy(dtype=float)
         assert e == pytest.approx(s_, rel=0.05), (col, e, s_)
     assert list(emu.nodes.node) == ["s0", "s1"]
+    # The time averages: the kernel's from TCP_INFO every millisecond, the
+    # model's exact; no loss, so no ssthresh in either; the RTT is mostly
+    # the sender's interface queue in both.
+    e_row, s_row = emu.flows.iloc[0], sim.flows.iloc[0]
+    assert pd.isna(e_row.mean_ssthresh_bytes) and pd.isna(s_row.mean_ssthresh_bytes)
+    assert e_row.mean_srtt_s == pytest.approx(s_row.mean_srtt_s, rel=0.15), (e_row.mean_srtt_s, s_row.mean_srtt_s)
+    assert 0.2 <= e_row.mean_rto_s <= 3.0 and e_row.mean_cwnd_bytes > 10 * 1448
     assert emu.nodes.retries.sum() > 0, "the two directions contend"
     assert emu.summary["packets_created"] == emu.summary["packets_delivered"] + emu.summary["packets_in_flight"] + \
         int(emu.nodes.drops_ifq.sum() + emu.nodes.drops_retry_limit.sum())

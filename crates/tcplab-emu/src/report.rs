@@ -129,11 +129,15 @@ pub fn flows_table(
     t.push("aborted", Column::Bool(aborted));
     t.push("final_cwnd_bytes", Column::OptF64(cwnd));
     t.push("final_srtt_s", Column::OptF64(srtt));
-    // The simulator's time averages of cwnd, ssthresh, srtt and rto: empty,
-    // the kernel's state is read once, at the end (TCP_INFO).
-    for nm in ["mean_cwnd_bytes", "mean_ssthresh_bytes", "mean_srtt_s", "mean_rto_s"] {
-        t.push(nm, Column::OptF64(vec![None; n]));
-    }
+    // The time averages of cwnd, ssthresh, srtt and rto: from TCP_INFO read
+    // every millisecond over the sender's active time (workload.rs).
+    let avg = |f: fn(&crate::workload::InfoAverages) -> Option<f64>| {
+        Column::OptF64(outs.iter().map(|o| f(&o.averages)).collect())
+    };
+    t.push("mean_cwnd_bytes", avg(|a| a.cwnd_bytes));
+    t.push("mean_ssthresh_bytes", avg(|a| a.ssthresh_bytes));
+    t.push("mean_srtt_s", avg(|a| a.srtt_s));
+    t.push("mean_rto_s", avg(|a| a.rto_s));
     t
 }
 

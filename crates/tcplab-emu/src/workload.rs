@@ -94,11 +94,84 @@ pub struct FlowSpec {
 pub struct TcpInfo {
     pub snd_mss: u32,
     pub rtt_us: u32,
+    pub rto_us: u32,
+    /// Segments; `INFINITE_SSTHRESH` while unset.
+    pub snd_ssthresh: u32,
     pub snd_cwnd: u32,
     pub total_retrans: u32,
     pub bytes_acked: u64,
     pub min_rtt_us: u32,
     pub data_segs_out: u32,
+}
+
+/// Linux's ssthresh before it has one (TCP_INFINITE_SSTHRESH).
+const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+
+/// How often the sender's TCP_INFO is read for the time averages.
+const SAMPLE_EVERY: Duration = Duration::from_millis(1);
+
+/// Time averages of the sender's cwnd, ssthresh, srtt and rto over its
+/// active time, as the simulator's flows table has them: from TCP_INFO read
+/// every `SAMPLE_EVERY` (the kernel tells its state only when asked), each
+/// reading held until the next; ssthresh only while set, srtt once measured.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InfoAverages {
+    pub cwnd_bytes: Option<f64>,
+    pub ssthresh_bytes: Option<f64>,
+    pub srtt_s: Option<f64>,
+    pub rto_s: Option<f64>,
+}
+
+/// Running sums of (value x seconds, seconds held) per quantity.
+#[derive(Default)]
+struct InfoSums {
+    sums: [(f64, f64); 4],
+}
+
+impl InfoSums {
+    /// Reading `i` held for `dt` seconds.
+    fn add(&mut self, i: &TcpInfo, dt: f64) {
+        let mss = i.snd_mss as f64;
+        let vals = [
+            Some(i.snd_cwnd as f64 * mss),
+            (i.snd_ssthresh < INFINITE_SSTHRESH).then_some(i.snd_ssthresh as f64 * mss),
+            (i.rtt_us > 0).then_some(i.rtt_us as f64 / 1e6),
+            Some(i.rto_us as f64 / 1e6),
+        ];
+        for (s, v) in self.sums.iter_mut().zip(vals) {
+            if let Some(v) = v {
+                s.0 += v * dt;
+                s.1 += dt;
+            }
+        }
+    }
+
+    fn averages(&self) -> InfoAverages {
+        let [c, ss, r, o] = self.sums.map(|(v, t)| (t > 0.0).then(|| v / t));
+        InfoAverages { cwnd_bytes: c, ssthresh_bytes: ss, srtt_s: r, rto_s: o }
+    }
+}
+
+/// Read socket `fd`'s TCP_INFO every `SAMPLE_EVERY` until `done` is set;
+/// the time averages then.
+fn sample_info(fd: RawFd, clock: Arc<Clock>, done: Arc<AtomicBool>) -> std::thread::JoinHandle<InfoAverages> {
+    std::thread::spawn(move || {
+        let mut sums = InfoSums::default();
+        let mut last: Option<(Time, TcpInfo)> = None;
+        loop {
+            let stop = done.load(Ordering::Acquire);
+            let now = clock.now();
+            if let Some((t, i)) = &last {
+                sums.add(i, (now - t) as f64 / 1e9);
+            }
+            if stop {
+                break;
+            }
+            last = tcp_info(fd).map(|i| (now, i));
+            std::thread::sleep(SAMPLE_EVERY);
+        }
+        sums.averages()
+    })
 }
 
 #[derive(Clone, Debug, Default)]
@@ -108,6 +181,8 @@ pub struct FlowOutcome {
     /// All data acknowledged (transfers only), on the run clock.
     pub completed_at: Option<Time>,
     pub info: Option<TcpInfo>,
+    /// Time averages of the sender's state over its active time.
+    pub averages: InfoAverages,
     /// Bytes the receiving application read: by the end of the run, or, for
     /// a bulk flow with a `stop`, by its stop time (what the sender wrote
     /// still drains after the stop; counting it over the active time gave
@@ -176,6 +251,8 @@ fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
     Some(TcpInfo {
         snd_mss: u32_at(16),
         rtt_us: u32_at(68),
+        rto_us: u32_at(8),
+        snd_ssthresh: u32_at(76),
         snd_cwnd: u32_at(80),
         total_retrans: u32_at(100),
         // The kernel counts the SYN as one acknowledged byte.
@@ -377,7 +454,7 @@ fn connect(dst: SocketAddrV4, k: &SockKnobs, stop: &AtomicBool) -> io::Result<Tc
 pub fn send(
     dst: SocketAddrV4,
     spec: &FlowSpec,
-    clock: &Clock,
+    clock: &Arc<Clock>,
     stop: &AtomicBool,
     out: &mut FlowOutcome,
 ) -> io::Result<()> {
@@ -393,10 +470,28 @@ pub fn send(
     }
     s.set_write_timeout(Some(Duration::from_millis(20)))?;
     let fd = s.as_raw_fd();
+    // (Stopped before `s` closes: the sampler only reads the open socket.)
+    let sampled = Arc::new(AtomicBool::new(false));
+    let sampler = sample_info(fd, clock.clone(), sampled.clone());
+    let r = send_work(&mut s, spec, clock, stop, out);
+    sampled.store(true, Ordering::Release);
+    out.averages = sampler.join().unwrap_or_default();
+    r
+}
+
+/// `send` once connected: the writes, the wait for completion, TCP_INFO.
+fn send_work(
+    s: &mut TcpStream,
+    spec: &FlowSpec,
+    clock: &Clock,
+    stop: &AtomicBool,
+    out: &mut FlowOutcome,
+) -> io::Result<()> {
+    let fd = s.as_raw_fd();
     let stop_at = spec.work.stop();
     let whole = match spec.work {
-        Work::Transfer { bytes, write, .. } => write_all(&mut s, Some(bytes), write as usize, stop_at, clock, stop)?,
-        Work::Bulk { .. } => write_all(&mut s, None, 65536, stop_at, clock, stop)?,
+        Work::Transfer { bytes, write, .. } => write_all(s, Some(bytes), write as usize, stop_at, clock, stop)?,
+        Work::Bulk { .. } => write_all(s, None, 65536, stop_at, clock, stop)?,
         Work::Messages { .. } => true,
     };
     if whole {
@@ -404,7 +499,7 @@ pub fn send(
         for &(at, bytes) in spec.work.timed() {
             clock.sleep_until(at, stop);
             let block = bytes.clamp(1, 65536) as usize;
-            if stop.load(Ordering::Acquire) || !write_all(&mut s, Some(bytes), block, stop_at, clock, stop)? {
+            if stop.load(Ordering::Acquire) || !write_all(s, Some(bytes), block, stop_at, clock, stop)? {
                 break;
             }
         }
@@ -528,4 +623,28 @@ pub fn run_flow(
         }
         out
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(cwnd: u32, ssthresh: u32, rtt_us: u32, rto_us: u32) -> TcpInfo {
+        TcpInfo { snd_mss: 1000, snd_cwnd: cwnd, snd_ssthresh: ssthresh, rtt_us, rto_us, ..Default::default() }
+    }
+
+    /// Each reading counts for the time until the next; an unset ssthresh
+    /// (Linux's infinite one) and an unmeasured RTT count no time.
+    #[test]
+    fn readings_are_weighted_by_the_time_they_held() {
+        let mut s = InfoSums::default();
+        s.add(&info(10, INFINITE_SSTHRESH, 0, 1_000_000), 1.0);
+        s.add(&info(20, 8, 100_000, 300_000), 3.0);
+        let a = s.averages();
+        assert_eq!(a.cwnd_bytes, Some((10_000.0 + 3.0 * 20_000.0) / 4.0));
+        assert_eq!(a.ssthresh_bytes, Some(8000.0));
+        assert!((a.srtt_s.unwrap() - 0.1).abs() < 1e-12);
+        assert!((a.rto_s.unwrap() - (1.0 + 3.0 * 0.3) / 4.0).abs() < 1e-12);
+        assert_eq!(InfoSums::default().averages(), InfoAverages::default());
+    }
 }

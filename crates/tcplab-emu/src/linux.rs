@@ -133,6 +133,7 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "cwnd_validation" => own.cwnd_validation.is_some(),
             "cwv_rtt_counting" => own.cwv_rtt_counting.is_some(),
             "control_increase" => own.control_increase.is_some(),
+            "cwnd_limited" => own.cwnd_limited.is_some(),
             "cwnd_increase" => own.cwnd_increase.is_some(),
             "push_ack" => own.push_ack.is_some(),
             "prr" => own.prr.is_some(),
@@ -207,6 +208,9 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
     }
     if o.push_ack == Some(false) {
         return err(key("push_ack"), "Linux acknowledges the end of a write at once: only true");
+    }
+    if o.cwnd_limited == Some(false) {
+        return err(key("cwnd_limited"), "Linux grows its window only while the window limits it: only true");
     }
     if o.prr == Some(false) {
         return err(key("prr"), "Linux's fast recovery is Proportional Rate Reduction: only true");
@@ -426,6 +430,7 @@ app = {app}
             ("control_increase = true", "flow[0].tcp.control_increase"),
             (r#"cwnd_increase = "per-ack""#, "flow[0].tcp.cwnd_increase"),
             ("push_ack = false", "flow[0].tcp.push_ack"),
+            ("cwnd_limited = false", "flow[0].tcp.cwnd_limited"),
             ("prr = false", "flow[0].tcp.prr"),
             (r#"loss_window = "flight""#, "flow[0].tcp.loss_window"),
             ("quick_acks = 0", "flow[0].tcp.quick_acks"),

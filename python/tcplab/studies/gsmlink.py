@@ -56,14 +56,16 @@ SEGMENTS = TRANSFER // 256
 # kernel's rule), fast recovery with window inflation, not Proportional
 # Rate Reduction (`prr`, Linux 3.2 and later), and no quick-ACK mode at the
 # start (`quick_acks`: 2.2 delays from the first segment by its estimator;
-# the quick-ACK engine came with 2.4). `modern` is tcplab's linux profile as before (32 KB window, first
+# the quick-ACK engine came with 2.4), and a window that grows on every
+# new ACK (`cwnd_limited`: the current kernel's tcp_is_cwnd_limited() is
+# not 2.2's). `modern` is tcplab's linux profile as before (32 KB window, first
 # RTO 1 s, 40 ms delayed-ACK timer: one ACK per segment on this link); the
 # emulated study uses it because a current kernel is what it runs.
 # docs/studies.md lists what else differs.
 BASELINES: dict[str, dict[str, object]] = {
     "linux22": {"window_bytes": 32696, "initial_rto": "3s", "delack_timeout": "500ms", "loss_window": "cwnd",
                 "limited_transmit": False, "cwnd_increase": "per-ack",
-                "push_ack": False, "prr": False, "quick_acks": 0},
+                "push_ack": False, "prr": False, "quick_acks": 0, "cwnd_limited": False},
     "modern": {"window_bytes": 32768},
 }
 BASELINE = "linux22"

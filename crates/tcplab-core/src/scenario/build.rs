@@ -1076,6 +1076,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.control_increase {
         c.control_increase = v;
     }
+    if let Some(v) = o.cwnd_limited {
+        c.cwnd_limited = v;
+    }
     if let Some(v) = o.sack1_careful {
         c.sack1_careful = v;
     }

@@ -1184,6 +1184,8 @@ pub struct TcpOptions {
     pub cwv_rtt_counting: Option<bool>,
     /// ns-2's control_increase_: no increase unless the window was full.
     pub control_increase: Option<bool>,
+    /// Linux's tcp_is_cwnd_limited(): cwnd grows only while it limits.
+    pub cwnd_limited: Option<bool>,
     /// The window's growth per new ACK: "per-ack" (ns-2, RFC 5681 without
     /// byte counting) or "per-segment" (Linux: each segment it covers).
     pub cwnd_increase: Option<CwndIncrease>,
@@ -1467,6 +1469,7 @@ impl TcpOptions {
             quick_acks: self.quick_acks.or(base.quick_acks),
             nagle: self.nagle.or(base.nagle),
             control_increase: self.control_increase.or(base.control_increase),
+            cwnd_limited: self.cwnd_limited.or(base.cwnd_limited),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),
             max_burst: self.max_burst.or(base.max_burst),
             max_cwnd: self.max_cwnd.or(base.max_cwnd),

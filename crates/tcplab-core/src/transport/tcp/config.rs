@@ -554,6 +554,13 @@ pub struct TcpConfig {
     /// new ACK opens the window only if the window before it was full
     /// (network_limited(): t_seqno_ > prev_highest_ack_ + window()).
     pub control_increase: bool,
+    /// Linux's tcp_is_cwnd_limited(): a new ACK grows cwnd only if cwnd
+    /// limited the sender in the current window of data (the flight
+    /// reached cwnd after a send: is_cwnd_limited, kept until the data out
+    /// then is acknowledged), or in slow start while cwnd is below twice
+    /// the most segments out then (max_packets_out). A sender held by the
+    /// receiver's window or the application stops growing cwnd.
+    pub cwnd_limited: bool,
     /// The window's growth per new ACK counts the segments it covers
     /// (Linux: tcp_slow_start(tp, acked) and tcp_cong_avoid_ai(tp, w,
     /// acked)); false: one increase per ACK whatever it covers (ns-2, and
@@ -646,6 +653,7 @@ impl TcpConfig {
                 cwnd_validation: false,
                 cwv_rtt_counting: false,
                 control_increase: false,
+                cwnd_limited: false,
                 count_acked: false,
                 push_ack: false,
                 prr: false,
@@ -685,6 +693,7 @@ impl TcpConfig {
                 timestamps: true,
                 syn: false,
                 idle_restart: IdleRestart::Linux,
+                cwnd_limited: true,
                 count_acked: true,
                 push_ack: true,
                 prr: true,

@@ -16,6 +16,9 @@ use crate::engine::Time;
 pub struct IdleState {
     /// When the last data segment went out (Linux's lsndtime).
     pub last_send: Option<Time>,
+    /// Linux's record of how much of cwnd the sender used
+    /// (`TcpConfig::cwnd_limited`).
+    pub cwnd_use: CwndUse,
     /// ns-2's retransmission timer left running with nothing outstanding
     /// (`IdleRestart::Ns2Timer`): its first expiry; later expiries follow
     /// every RTO. Kept as a time rather than as events: an expiry with
@@ -49,6 +52,37 @@ pub struct SentPacket {
     pub highest_ack: i64,
     pub window: i64,
     pub curseq: i64,
+}
+
+/// Linux's tcp_cwnd_validate() state (tcp_sock's is_cwnd_limited,
+/// max_packets_out, cwnd_usage_seq): whether cwnd limited the sender in
+/// the current window of data, the most segments out in it, and the
+/// sequence number whose acknowledgement ends that window.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CwndUse {
+    pub limited: bool,
+    pub max_out: u64,
+    pub usage_seq: u64,
+}
+
+impl CwndUse {
+    /// After a send (tcp_write_xmit()'s call): `in_flight` and `out`
+    /// segments outstanding (in flight: without what SACK says arrived),
+    /// `cwnd` in whole segments, `snd_una` and `snd_nxt` in bytes.
+    pub fn after_send(&mut self, in_flight: u64, out: u64, cwnd: u64, snd_una: u64, snd_nxt: u64) {
+        let limited = in_flight >= cwnd;
+        if snd_una >= self.usage_seq || limited || (!self.limited && out > self.max_out) {
+            self.limited = limited;
+            self.max_out = out;
+            self.usage_seq = snd_nxt;
+        }
+    }
+
+    /// tcp_is_cwnd_limited(): may a new ACK grow a window of `cwnd`
+    /// segments (in slow start or not)?
+    pub fn may_grow(&self, cwnd: u64, slow_start: bool) -> bool {
+        self.limited || (slow_start && cwnd < 2 * self.max_out)
+    }
 }
 
 impl IdleState {

@@ -150,3 +150,71 @@ fn control_increase_opens_only_a_full_window() {
     ack(&mut s, 100 * MS, MSS);
     assert_eq!(s.w.cwnd, 11 * MSS);
 }
+
+/// A sender with `cwnd_limited` (Linux's tcp_is_cwnd_limited()) and a
+/// receiver window of `rwnd` segments, in congestion avoidance from a
+/// cwnd of 10 (ssthresh 10).
+fn linux_limited(rule: bool, rwnd: u64) -> TcpSender {
+    let mut c = sender(IdleRestart::Off, 10).cfg.clone();
+    c.cwnd_limited = rule;
+    c.initial_ssthresh = Some(10 * MSS);
+    c.rwnd = rwnd * MSS;
+    TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c))
+}
+
+fn ack_rwnd(s: &mut TcpSender, now: Time, n: u64, rwnd: u64) -> Vec<Segment> {
+    s.on_ack(now, &TcpHeader { ack: n, window: (rwnd * MSS) as u32, ..Default::default() });
+    drain(s, now)
+}
+
+#[test]
+fn cwnd_limited_grows_only_a_window_that_limits() {
+    // Held by a receiver window of 6 segments (bulk data): the flight never
+    // reaches cwnd 10, so 60 ACKs leave cwnd at 10; without the rule each
+    // grows it by MSS^2 / cwnd (congestion avoidance).
+    for (rule, grows) in [(true, false), (false, true)] {
+        let mut s = linux_limited(rule, 6);
+        s.app_write(None);
+        let mut out = drain(&mut s, 0);
+        assert_eq!(out.len(), 6, "the receiver's window");
+        let mut t = 0;
+        for _ in 0..10 {
+            t += 100 * MS;
+            let mut next = Vec::new();
+            for x in out {
+                next.extend(ack_rwnd(&mut s, t, x.seq + x.len as u64, 6));
+            }
+            out = next;
+        }
+        assert_eq!(s.w.cwnd > 10 * MSS, grows, "rule {rule}: cwnd {}", s.w.cwnd);
+    }
+    // Held by cwnd (a receiver window of 100): it grows as without the rule.
+    let mut s = linux_limited(true, 100);
+    s.app_write(None);
+    assert_eq!(drain(&mut s, 0).len(), 10);
+    ack_rwnd(&mut s, 100 * MS, MSS, 100);
+    assert_eq!(s.w.cwnd, 10 * MSS + MSS * MSS / (10 * MSS));
+}
+
+#[test]
+fn cwnd_limited_in_slow_start_grows_to_twice_what_was_out() {
+    // Slow start (ssthresh unbounded) with 4 segments of data out of a
+    // window of 10: the window may grow while below 2 x 4 = 8, so it stays
+    // at 10 (Linux: "ensure cwnd grows to twice what was ACKed").
+    let mut c = sender(IdleRestart::Off, 10).cfg.clone();
+    c.cwnd_limited = true;
+    c.initial_ssthresh = Some(u64::MAX);
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(Some(4 * MSS));
+    assert_eq!(drain(&mut s, 0).len(), 4);
+    ack(&mut s, 100 * MS, MSS);
+    assert_eq!(s.w.cwnd, 10 * MSS);
+    // With a window of 2 and 2 segments out the flight reaches cwnd: it grows.
+    let mut c2 = c.clone();
+    c2.initial_window = 2;
+    let mut s = TcpSender::new(c2.clone(), make_cc(Variant::NewReno, &c2));
+    s.app_write(Some(40 * MSS));
+    assert_eq!(drain(&mut s, 0).len(), 2);
+    ack(&mut s, 100 * MS, MSS);
+    assert_eq!(s.w.cwnd, 3 * MSS);
+}

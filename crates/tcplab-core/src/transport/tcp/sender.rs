@@ -310,7 +310,7 @@ impl TcpSender {
         };
         let burst_limited = cfg.rules.newreno_burst && cc.name() == "newreno" && sb.is_none();
         let headerless_first = cfg.rules.ns2_headerless_first && !syn && !vegas;
-        let cfg_validates = cfg.cwnd_validation || cfg.control_increase;
+        let cfg_validates = cfg.cwnd_validation || cfg.control_increase || cfg.cwnd_limited;
         TcpSender {
             burst_left: u32::MAX,
             burst_limited,
@@ -513,6 +513,18 @@ impl TcpSender {
         t_seqno as i64 > prev_highest + self.ns2_window()
     }
 
+    /// Linux's tcp_cwnd_validate() after a segment of new data went out
+    /// (`TcpConfig::cwnd_limited`). Once per segment rather than once per
+    /// burst as tcp_write_xmit() calls it: the state after a burst is the
+    /// same (idle.rs, `CwndUse`).
+    fn note_cwnd_use(&mut self) {
+        let mss = self.w.mss;
+        let out = self.flight().div_ceil(mss);
+        let sacked = self.sb.as_ref().map_or(0, |sb| sb.sacked_bytes());
+        let in_flight = self.flight().saturating_sub(sacked).div_ceil(mss);
+        self.idle.cwnd_use.after_send(in_flight, out, self.w.cwnd / mss, self.snd_una, self.snd_nxt);
+    }
+
     /// ns-2's window(): min(cwnd_, wnd_) in whole packets.
     fn ns2_window(&self) -> i64 {
         (self.w.cwnd / self.w.mss).min(self.rwnd / self.w.mss) as i64
@@ -524,6 +536,9 @@ impl TcpSender {
     fn after_app_send(&mut self, now: Time, seg: &Segment) {
         self.idle.last_send = Some(now);
         self.idle.ns2_timer = None;
+        if self.cfg.cwnd_limited {
+            self.note_cwnd_use();
+        }
         if !self.cfg.cwnd_validation {
             return;
         }
@@ -1051,6 +1066,12 @@ impl TcpSender {
             return;
         }
         if self.app_paced && self.cfg.control_increase && ack > self.snd_una && !self.window_was_full(ack) {
+            self.w.hold = true;
+        }
+        if self.app_paced
+            && self.cfg.cwnd_limited
+            && !self.idle.cwnd_use.may_grow(self.w.cwnd / self.w.mss, self.w.cwnd < self.w.ssthresh)
+        {
             self.w.hold = true;
         }
         let una = self.snd_una;

@@ -111,16 +111,11 @@ const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 const SAMPLE_EVERY: Duration = Duration::from_millis(1);
 
 /// Time averages of the sender's cwnd, ssthresh, srtt and rto over its
-/// active time, as the simulator's flows table has them: from TCP_INFO read
-/// every `SAMPLE_EVERY` (the kernel tells its state only when asked), each
-/// reading held until the next; ssthresh only while set, srtt once measured.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct InfoAverages {
-    pub cwnd_bytes: Option<f64>,
-    pub ssthresh_bytes: Option<f64>,
-    pub srtt_s: Option<f64>,
-    pub rto_s: Option<f64>,
-}
+/// active time, as the simulator's flows table has them (the core's type):
+/// from TCP_INFO read every `SAMPLE_EVERY` (the kernel tells its state only
+/// when asked), each reading held until the next; ssthresh only while set,
+/// srtt once measured.
+pub use tcplab_core::transport::tcp::averages::WindowAverages as InfoAverages;
 
 /// Running sums of (value x seconds, seconds held) per quantity.
 #[derive(Default)]

@@ -90,11 +90,10 @@ def expected_throughput(
     flows table's column taken as T_i (`"goodput_bps"` for goodput).
     Raises ScenarioError naming the key for what it cannot do (no radio
     channel, shadowing, wired links, an end that is not a station)."""
-    from .api import _as_scenario, _prepare, _strings, run
+    from .api import _as_scenario, _prepare, run
 
     sc = _as_scenario(scenario)
-    sc, text = _prepare(sc, seed=None, overrides=_strings(overrides, "overrides"), sample_interval=None,
-                        trace=None, pcap=())
+    sc, text = _prepare(sc, seed=None, overrides=overrides, sample_interval=None, trace=None, pcap=())
     if not isinstance(flow, int) or isinstance(flow, bool):
         raise ScenarioError(f"flow: expected a flow's index, got {flow!r}", "flow")
     seeds = tuple(seeds)

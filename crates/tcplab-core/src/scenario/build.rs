@@ -1126,7 +1126,7 @@ fn app_start_key(app: &AppCfg) -> Time {
 }
 
 /// Flow `i`'s application, started at `app_start`.
-fn app_of(cfg: &ScenarioCfg, i: usize, payload: u32) -> App {
+pub(crate) fn app_of(cfg: &ScenarioCfg, i: usize, payload: u32) -> App {
     let start = app_start(cfg, i);
     match &cfg.flow[i].app {
         AppCfg::Bulk { stop, .. } => App::Bulk { start, stop: stop.map(|d| d.0) },

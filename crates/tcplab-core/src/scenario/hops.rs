@@ -8,7 +8,7 @@
 //! receive threshold (the radio graph static routing uses), from the
 //! positions the simulation itself moves the stations along.
 
-use super::config::{AppCfg, PropagationName};
+use super::config::PropagationName;
 use super::{build, wireless, Scenario, ScenarioError};
 use crate::engine::Time;
 use crate::wireless::channel::distance;
@@ -54,12 +54,11 @@ impl Scenario {
             }
         };
         let (src, dst) = (station(&f.from, "from")?, station(&f.to, "to")?);
-        let start = build::app_start(cfg, flow);
-        let stop = match &f.app {
-            AppCfg::Bulk { stop, .. } | AppCfg::Cbr { stop, .. } | AppCfg::Messages { stop, .. } => stop.map(|d| d.0),
-            AppCfg::Transfer { .. } => None,
-        };
-        let end = stop.unwrap_or(cfg.sim.duration.0).min(cfg.sim.duration.0);
+        // The application as the simulation starts and stops it (its
+        // payload size plays no part here).
+        let app = build::app_of(cfg, flow, 0);
+        let (start, dur) = (app.start(), cfg.sim.duration.0);
+        let end = app.stop().unwrap_or(dur).min(dur);
         let range = radio.rx_range();
         let n = radio.stations.len();
         let mut seconds = BTreeMap::new();

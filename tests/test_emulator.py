@@ -180,7 +180,7 @@ def test_the_receiver_advertises_the_scenarios_window(packets):
     sc = two_nodes("10Mbps", "50ms", 1)
     sc["sim"]["duration"] = "3s"
     sc["flow"][0].update(packet_size=1000, window=packets, app={"kind": "bulk"})
-    res = emulate(sc)
+    res = emulate_in_real_time(sc)
     acks = tcp_windows(res.pcaps["tun-b"], B)
     wins = [x[1] for x in acks[1:]]  # after the SYN-ACK
     # The SYN-ACK's window is unscaled: W, or 65535 rounded down to the MSS.
@@ -335,16 +335,20 @@ def test_clear_error_when_not_root_or_no_tun(tmp_path, what, message):
 # ---- the emulator itself ---------------------------------------------
 
 
-def emulate_in_real_time(sc, attempts: int = 2):
-    """`emulate(sc)`, run again (once, by default) when the emulator reports
+def emulate_in_real_time(sc, attempts: int = 3, late_threshold_us: int = 1000):
+    """`emulate(sc)`, run again (up to twice, by default) when the emulator reports
     that the machine fell behind real time: on a shared machine another
-    job can hold the CPU for a few ms and make one packet late. That says
+    job can hold the CPU for a few ms and make one packet late (this VM
+    stalls even the real-time relay thread for 1 to 3 ms now and then:
+    measured inside the loop, a ppoll() that woke 3.4 ms after its
+    timeout, and about one 3 s run at 10 Mbit/s in three had a packet
+    more than 1 ms late on an idle machine). That says
     nothing about the emulator, and a late run's timing is not the one to
     test, so the result returned is the first on time (or the last, whose
     warning the caller's assertion then shows). Any other warning counts
     at once."""
     for _ in range(attempts):
-        res = emulate(sc)
+        res = emulate(sc, late_threshold_us=late_threshold_us)
         if not any("fell behind real time" in w for w in res.warnings):
             break
     return res
@@ -355,11 +359,16 @@ def test_line_rate_of_ppp_framed_segments():
     """Error-free 9600 bit/s link, unlimited buffer, MSS 256, PPP: once the
     window keeps the link busy, segments arrive at the line rate of
     9600/8 x 256/(256 + 40 + 8) = 1010.5 B/s; over a whole transfer the
-    rate is lower by the start-up (the study's 100 KB gives about 1002)."""
+    rate is lower by the start-up (the study's 100 KB gives about 1002).
+    Lateness counts from 10 ms: a segment takes 247 ms on this link, and
+    10 ms late on the last one moves the rate measured over 31 segments
+    (7.4 s) by 0.14 %, well inside the 1 % asserted. (This machine, a VM,
+    wakes the relay from its long sleeps between segments up to about
+    1.1 ms late, which the default 1 ms threshold flagged.)"""
     sc = gsmlink.scenario("baseline", "unlimited", 0.0, baseline="modern")
     sc.data["flow"][0]["app"]["bytes"] = 40 * 256
     sc.data["flow"][0]["first_bytes"] = 5 * 256
-    res = emulate_in_real_time(sc)
+    res = emulate_in_real_time(sc, late_threshold_us=10_000)
     assert not res.warnings, res.warnings
     got = read_pcap(res.pcaps["tun-mobile"])
     data = [p for p in got if p[4] > 0]

@@ -9,6 +9,7 @@
 //! the model says they arrive. A TTCP-like workload runs each flow's sender
 //! and receiver on threads inside the namespaces. See docs/emulator.md.
 
+pub mod appendbuf;
 pub mod ippkt;
 pub mod links;
 pub mod linux;
@@ -312,8 +313,8 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     // link it crosses.
     let mut pcaps = Vec::new();
     if let Some([a, b]) = relay.pcaps.take() {
-        pcaps.push((format!("tun-{}", ends[0]), a.buf));
-        pcaps.push((format!("tun-{}", ends[1]), b.buf));
+        pcaps.push((format!("tun-{}", ends[0]), a.to_vec()));
+        pcaps.push((format!("tun-{}", ends[1]), b.to_vec()));
     }
     let (unfairness, jain) = tcplab_core::output::flows_fairness(&flows);
     let result = RunResult {

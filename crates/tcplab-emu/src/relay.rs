@@ -8,6 +8,7 @@
 //! late the loop wakes; lateness only delays the release of the packet to the
 //! kernel, and it is measured for every released packet (`Lateness`).
 
+use crate::appendbuf::AppendBuf;
 use crate::ippkt;
 use crate::links::LinkCarrier;
 use crate::network::NetworkCarrier;
@@ -76,7 +77,7 @@ impl Carrier {
 #[derive(Clone, Debug, Default)]
 pub struct Lateness {
     /// Nanoseconds after the scheduled time, per released packet.
-    pub samples: Vec<u64>,
+    pub samples: AppendBuf<u64>,
 }
 
 impl Lateness {
@@ -84,7 +85,7 @@ impl Lateness {
         if self.samples.is_empty() {
             return 0;
         }
-        let mut v = self.samples.clone();
+        let mut v = self.samples.to_vec();
         v.sort_unstable();
         v[((v.len() - 1) as f64 * q).round() as usize]
     }
@@ -113,8 +114,9 @@ pub struct Relay {
     /// Released packets not yet written (reused).
     out: Vec<Released>,
     pub lateness: Lateness,
-    /// Captures of what each TUN device gave and took (end 0, end 1).
-    pub pcaps: Option<[PcapWriter; 2]>,
+    /// Captures of what each TUN device gave and took (end 0, end 1): a
+    /// pcap's bytes, its header first.
+    pub pcaps: Option<[AppendBuf<u8>; 2]>,
     /// Packets from the kernel that are not IPv4 (not carried).
     pub ignored: u64,
     /// Writes to a TUN device the kernel refused.
@@ -134,7 +136,13 @@ impl Relay {
             timing,
             out: Vec::new(),
             lateness: Lateness::default(),
-            pcaps: capture.then(|| [PcapWriter::new(), PcapWriter::new()]),
+            pcaps: capture.then(|| {
+                std::array::from_fn(|_| {
+                    let mut b = AppendBuf::default();
+                    b.extend_from_slice(&PcapWriter::new().buf);
+                    b
+                })
+            }),
             ignored: 0,
             write_errors: 0,
             packets_in: 0,
@@ -153,7 +161,7 @@ impl Relay {
 
     fn capture(&mut self, end: usize, now: Time, buf: &[u8]) {
         if let Some(p) = &mut self.pcaps {
-            let w = &mut p[end].buf;
+            let w = &mut p[end];
             w.extend_from_slice(&((now / 1_000_000_000) as u32).to_le_bytes());
             w.extend_from_slice(&((now % 1_000_000_000) as u32).to_le_bytes());
             w.extend_from_slice(&(buf.len() as u32).to_le_bytes());

@@ -811,7 +811,10 @@ def test_the_kernel_over_one_802_11_hop_matches_the_simulated_linux_profile():
     and the ACKs, RTS/CTS, retries, the interface queue) against the same
     scenario simulated with the linux profile: the 802.11 frames and the
     goodput agree within a few percent (docs/emulator.md: 1.3646 against
-    1.3669 Mbit/s, 1182 against 1181 data frames, over 10 s)."""
+    1.3669 Mbit/s, 1182 against 1181 data frames, over 10 s). The mean RTO
+    too, since the profile has Linux's estimator (0.595 s both; RFC 6298's
+    gives 0.426 s on this run: its minimum floors the sum, Linux adds it to
+    SRTT)."""
     sc = stations(1)
     emu = emulate(sc)
     sim = tcplab.run(sc)
@@ -827,7 +830,8 @@ def test_the_kernel_over_one_802_11_hop_matches_the_simulated_linux_profile():
     e_row, s_row = emu.flows.iloc[0], sim.flows.iloc[0]
     assert pd.isna(e_row.mean_ssthresh_bytes) and pd.isna(s_row.mean_ssthresh_bytes)
     assert e_row.mean_srtt_s == pytest.approx(s_row.mean_srtt_s, rel=0.15), (e_row.mean_srtt_s, s_row.mean_srtt_s)
-    assert 0.2 <= e_row.mean_rto_s <= 3.0 and e_row.mean_cwnd_bytes > 10 * 1448
+    assert e_row.mean_rto_s == pytest.approx(s_row.mean_rto_s, rel=0.05), (e_row.mean_rto_s, s_row.mean_rto_s)
+    assert e_row.mean_cwnd_bytes > 10 * 1448
     assert emu.nodes.retries.sum() > 0, "the two directions contend"
     assert emu.summary["packets_created"] == emu.summary["packets_delivered"] + emu.summary["packets_in_flight"] + \
         int(emu.nodes.drops_ifq.sum() + emu.nodes.drops_retry_limit.sum())

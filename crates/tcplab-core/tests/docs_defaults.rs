@@ -18,7 +18,7 @@ const NOT_VALUES: [&str; 3] = ["initial_ssthresh", "window_bytes", "clock_phase"
 
 /// Keys whose rfc-profile default is neither column's (the row's meaning
 /// names it).
-const RFC_OWN: [(&str, &str); 7] = [
+const RFC_OWN: [(&str, &str); 8] = [
     ("idle_restart", "\"rfc5681\""),
     ("cwnd_increase", "\"per-ack\""),
     ("push_ack", "false"),
@@ -26,6 +26,7 @@ const RFC_OWN: [(&str, &str); 7] = [
     ("loss_window", "\"flight\""),
     ("quick_acks", "0"),
     ("cwnd_limited", "false"),
+    ("rtt_estimator", "\"rfc6298\""),
 ];
 
 fn scenario(profile: &str, tcp: &str) -> TcpConfig {

@@ -929,6 +929,7 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.rtt_estimator {
         c.rules.ns2_rtt_estimator = v == RttEstimatorName::Ns2;
+        c.linux_rtt_estimator = v == RttEstimatorName::Linux;
     }
     if let Some(v) = o.vegas_rates {
         c.rules.ns2_vegas = v == VegasRatesName::Ns2;

@@ -1338,6 +1338,7 @@ pub enum VegasRatesName {
 pub enum RttEstimatorName {
     Ns2,
     Rfc6298,
+    Linux,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

@@ -561,6 +561,11 @@ pub struct TcpConfig {
     /// the most segments out then (max_packets_out). A sender held by the
     /// receiver's window or the application stops growing cwnd.
     pub cwnd_limited: bool,
+    /// RTT estimation and RTO as Linux's tcp_rtt_estimator() and
+    /// __tcp_set_rto() (`RtoEstimator::with_linux_estimator`): RTO = SRTT +
+    /// max(the round trip's largest 4 x mdev, min_rto) instead of RFC 6298's
+    /// max(SRTT + 4 RTTVAR, min_rto). Ignored under `ns2_rtt_estimator`.
+    pub linux_rtt_estimator: bool,
     /// The window's growth per new ACK counts the segments it covers
     /// (Linux: tcp_slow_start(tp, acked) and tcp_cong_avoid_ai(tp, w,
     /// acked)); false: one increase per ACK whatever it covers (ns-2, and
@@ -654,6 +659,7 @@ impl TcpConfig {
                 cwv_rtt_counting: false,
                 control_increase: false,
                 cwnd_limited: false,
+                linux_rtt_estimator: false,
                 count_acked: false,
                 push_ack: false,
                 prr: false,
@@ -694,6 +700,7 @@ impl TcpConfig {
                 syn: false,
                 idle_restart: IdleRestart::Linux,
                 cwnd_limited: true,
+                linux_rtt_estimator: true,
                 count_acked: true,
                 push_ack: true,
                 prr: true,

@@ -300,6 +300,8 @@ impl TcpSender {
                 .with_ns2_clock(cfg.clock_phase % cfg.granularity.max(1))
                 .with_ns2_rfc2988(cfg.rfc2988)
                 .with_ns2_scaling(cfg.srtt_bits, cfg.rttvar_bits, cfg.rttvar_exp);
+        } else if cfg.linux_rtt_estimator {
+            rto = rto.with_linux_estimator();
         }
         let sb = (cfg.sack && cc.allows_sack_recovery()).then(Scoreboard::default);
         let recovery: Box<dyn LossRecovery> = match sb {
@@ -1231,6 +1233,9 @@ impl TcpSender {
     /// timestamps are on (RFC 7323 RTTM, every such ACK), otherwise from the
     /// one timed segment (Karn's rule applied when it was retransmitted).
     fn rtt_measure(&mut self, now: Time, h: &TcpHeader) {
+        // Linux's estimator ends its round trips by snd_una (this ACK's)
+        // and snd_nxt.
+        self.rto.at_ack(h.ack, self.snd_nxt.max(h.ack));
         if self.cfg.timestamps {
             if let Some((_, ecr)) = h.ts {
                 self.last_echo = Some(ecr);

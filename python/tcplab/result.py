@@ -1,4 +1,5 @@
-"""Results of one run: tables as pandas DataFrames (built on first access).
+"""Results of one run: tables as pandas DataFrames (built on first access),
+or as polars DataFrames (`Result.to_polars`).
 
 The trace and the sampled series may be long; the core writes them to CSV
 files while it runs (so its memory stays flat) and they are read from there
@@ -13,6 +14,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     import pandas as pd
+    import polars
 
 
 def _parse(types: list):
@@ -25,6 +27,26 @@ def _parse(types: list):
 
     conv = {"float64": opt_float, "int64": opt_int, "bool": lambda s: s == "true", "string": str}
     return [conv[t] for t in types]
+
+
+#: The core's column types as polars dtypes' names (`_polars`).
+_POLARS_TYPES = {"float64": "Float64", "int64": "Int64", "bool": "Boolean", "string": "String"}
+
+
+def _polars() -> Any:
+    """The polars module, or an ImportError that says how to get it (polars
+    is an optional dependency: pandas is the default frame)."""
+    try:
+        import polars
+    except ImportError:
+        raise ImportError("polars is not installed: pip install 'tcplab[polars]' (or polars)") from None
+    return polars
+
+
+def check_table_name(name: str, allowed: tuple[str, ...]) -> None:
+    """A clear error for a table name that is not one of `allowed`."""
+    if name not in allowed:
+        raise ValueError(f"table: {name!r} is not one of {', '.join(allowed)}")
 
 
 class _Captures(Mapping):
@@ -119,6 +141,24 @@ class Result:
             with open(t["path"], encoding="utf-8", newline="") as f:
                 return f.read()
         return t["csv"]
+
+    def to_polars(self, name: str) -> polars.DataFrame:
+        """Table `name` (one of ``TABLES``) as a polars DataFrame, with the
+        same columns, values and nulls as the pandas one and the core's
+        types (Int64, Float64, Boolean, String). A table the core streamed
+        to a file (the trace, the series) is read by polars itself, without
+        pandas or a Python list per column. Needs polars (``pip install
+        'tcplab[polars]'``)."""
+        check_table_name(name, self.TABLES)
+        pl = _polars()
+        t = self._raw[name]
+        schema = {n: getattr(pl, _POLARS_TYPES[k]) for n, k in zip(t["names"], t["types"])}
+        if "columns" not in t:
+            # The core writes booleans as true/false and a missing number as
+            # "" (an empty string stays a string, as in the pandas table).
+            nulls = {n: "" for n, k in zip(t["names"], t["types"]) if k != "string"}
+            return pl.read_csv(t["path"], schema=schema, null_values=nulls)
+        return pl.DataFrame(t["columns"], schema=schema)
 
     def _frame(self, name: str) -> pd.DataFrame:
         if name not in self._frames:

@@ -34,6 +34,7 @@ from .sweep import Sweep, _table_value, check_seeds, column_kind, column_text, s
 
 if TYPE_CHECKING:
     import pandas as pd
+    import polars
 
 FILE_KEYS = ("scenario", "seeds", "metrics", "overrides", "grid", "name")
 
@@ -256,6 +257,18 @@ class SweepResult:
     summary: pd.DataFrame
     out: Path
     spec: SweepSpec
+
+    def to_polars(self, name: str = "runs") -> polars.DataFrame:
+        """Table `name` ("runs" or "summary") as a polars DataFrame: runs
+        from runs.parquet as written (its types exactly), the summary from
+        the pandas table. Needs polars (``pip install 'tcplab[polars]'``)."""
+        from .result import _polars, check_table_name
+
+        check_table_name(name, ("runs", "summary"))
+        pl = _polars()
+        if name == "runs":
+            return pl.read_parquet(self.out / "runs.parquet")
+        return pl.from_pandas(self.summary)
 
 
 def run_spec(spec: SweepSpec, out: str | Path, *, jobs: int | None = None, scheduler: str | None = None,

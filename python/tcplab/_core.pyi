@@ -1,7 +1,7 @@
 """Type stubs of the compiled core (crates/tcplab-python). Scenarios go in
 as JSON text; results come out as plain dicts."""
 from os import PathLike
-from typing import Any, NotRequired, TypedDict, overload
+from typing import Any, Callable, NotRequired, TypedDict, overload
 
 __all__ = ["validate_json", "run_json", "hop_timeline_json", "emulate_json", "emulate_check_json", "toml_loads", "exchange_dirs",
            "EmulatorUnavailable", "CoreScenarioError", "CoreRunError", "__version__"]
@@ -89,14 +89,17 @@ def hop_timeline_json(text: str, flow: int, step: str) -> tuple[list[tuple[int, 
     receive range in m). Raises CoreScenarioError."""
 
 @overload
-def run_json(text: str, stream_dir: None = None) -> RunOutput: ...
+def run_json(text: str, stream_dir: None = None, progress: Callable[[float, float], object] | None = None) -> RunOutput: ...
 @overload
-def run_json(text: str, stream_dir: str | PathLike[str]) -> StreamedRunOutput:
+def run_json(text: str, stream_dir: str | PathLike[str],
+             progress: Callable[[float, float], object] | None = None) -> StreamedRunOutput:
     """Run a scenario given as JSON text. With stream_dir (an existing
     directory) the long tables are written there during the run and come
-    back as StreamedTable. Raises CoreScenarioError if the scenario is
-    invalid, CoreRunError if the run cannot finish, and the pending error of
-    a Python signal handler (KeyboardInterrupt on Ctrl-C)."""
+    back as StreamedTable. `progress` is called with (simulated seconds
+    reached, the run's duration) about every 0.1 s of wall time. Raises
+    CoreScenarioError if the scenario is invalid, CoreRunError if the run
+    cannot finish, and the pending error of a Python signal handler
+    (KeyboardInterrupt on Ctrl-C) or the error `progress` raised."""
 
 def emulate_json(
     text: str,

@@ -97,8 +97,9 @@ def run_prepared(sc: Scenario, stream_dir=None) -> Result:
     return _run_text(sc, sc.to_json(), stream_dir)
 
 
-def _run_text(sc: Scenario, text: str, stream_dir=None) -> Result:
-    """`run_prepared` with the scenario's JSON text at hand (`_prepare`)."""
+def _run_text(sc: Scenario, text: str, stream_dir=None, progress: bool = False) -> Result:
+    """`run_prepared` with the scenario's JSON text at hand (`_prepare`);
+    `progress`: a bar of simulated time (`progress.RunProgress`)."""
     owned = None
     if stream_dir is None:
         out = sc.data.get("output", {})
@@ -107,8 +108,13 @@ def _run_text(sc: Scenario, text: str, stream_dir=None) -> Result:
             import tempfile
 
             owned = stream_dir = tempfile.mkdtemp(prefix="tcplab-run-")
+    bar = None
+    if progress:
+        from .progress import RunProgress
+
+        bar = RunProgress()
     try:
-        raw = _core.run_json(text, None if stream_dir is None else str(stream_dir))
+        raw = _core.run_json(text, None if stream_dir is None else str(stream_dir), bar)
     except _core.CoreScenarioError as e:
         _cleanup(owned)
         raise ScenarioError(e.args[0], e.args[1]) from None
@@ -120,6 +126,9 @@ def _run_text(sc: Scenario, text: str, stream_dir=None) -> Result:
     except BaseException:
         _cleanup(owned)
         raise
+    finally:
+        if bar is not None:
+            bar.close()
     return Result(raw, sc, owned_dir=owned)
 
 
@@ -138,6 +147,7 @@ def run(
     sample_interval: str | float | None = None,
     trace: bool | None = None,
     pcap: Iterable[str] = (),
+    progress: bool = False,
 ) -> Result:
     """Run a scenario (object, dict or TOML path) and return its Result.
 
@@ -145,12 +155,14 @@ def run(
     for ``tcplab run --set``; ``sample_interval`` (e.g. ``"100ms"``) turns on
     the time series; ``trace`` turns on the time-sequence trace; ``pcap``
     adds captures: ``"7:forward"`` (link 7, one direction) or ``"bs"`` (a node).
+    ``progress=True`` draws a bar of simulated time on a terminal's stderr
+    once the run has taken a second (``tcplab run`` does unless ``--quiet``).
     Ctrl-C stops the simulation within a fraction of a second
     (KeyboardInterrupt).
     """
     sc, text = _prepare(scenario, seed=seed, overrides=overrides, sample_interval=sample_interval, trace=trace,
                         pcap=pcap)
-    return _run_text(sc, text)
+    return _run_text(sc, text, progress=progress)
 
 
 def _pcap_entry(spec: str) -> dict:

@@ -152,7 +152,8 @@ def _add_run(sub) -> None:
                    help="write a packet capture of link LINK in DIRECTION forward (default) or reverse, "
                    "or of a node (repeatable)")
     r.add_argument("--parquet", action="store_true", help="also write NAME.parquet beside each NAME.csv (needs pyarrow)")
-    r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    r.add_argument("--quiet", "-q", action="store_true",
+                   help="print nothing on success (and no progress bar for a run that takes over a second)")
 
 
 def _add_reproduce(sub) -> None:
@@ -270,7 +271,7 @@ def _run_command(a) -> int:
     sc, text = _prepare(a.scenario, seed=a.seed, overrides=a.overrides,
                         sample_interval=a.sample_interval, trace=True if a.trace else None, pcap=a.pcap)
     with staged_dir(out) as stage:
-        res = _run_text(sc, text, stream_dir=stage)
+        res = _run_text(sc, text, stream_dir=stage, progress=not a.quiet)
         res.write_files_into(stage, parquet=a.parquet)
     if not a.quiet:
         _print_flows(res)

@@ -121,7 +121,7 @@ fn streamed_tables_equal_in_memory_ones() {
     let dir = std::env::temp_dir().join(format!("tcplab-hardening-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let opts = RunOptions { stream_dir: Some(dir.clone()), ..Default::default() };
-    let streamed = sc.build_with(&opts).unwrap().run_with(|| false).unwrap();
+    let streamed = sc.build_with(&opts).unwrap().run_with(|_| false).unwrap();
     assert_eq!(streamed.streamed.len(), 3);
     for (name, t) in &streamed.streamed {
         let want = match name.as_str() {
@@ -143,10 +143,13 @@ fn an_interruption_stops_the_run() {
     let text = common::path("100000s", LINK, LINK, flow, "");
     let sc = Scenario::from_toml_str(&text).unwrap();
     let mut asked = 0;
-    let r = sc.build().run_with(|| {
+    let mut told = Vec::new();
+    let r = sc.build().run_with(|now| {
         asked += 1;
+        told.push(now);
         asked == 3
     });
+    assert!(told.windows(2).all(|w| w[0] < w[1]) && told[0] > 0, "told the simulated time reached: {told:?}");
     assert!(matches!(r, Err(tcplab_core::output::RunError::Interrupted)));
     assert_eq!(asked, 3);
 }

@@ -8,6 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::time::{Duration, Instant};
+use tcplab_core::engine::time::to_secs;
 use tcplab_core::output::{Column, RunError, RunOptions, StreamedTable, Table};
 use tcplab_core::{RunResult, Scenario, ScenarioError};
 
@@ -29,6 +30,10 @@ create_exception!(
 /// well under the "fraction of a second" a user waits, rare enough that
 /// taking the GIL costs nothing measurable.
 const SIGNAL_CHECK: Duration = Duration::from_millis(20);
+
+/// How often a running simulation tells its `progress` callback the
+/// simulated time reached (a progress bar redraws about this often).
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
 fn scenario_err(e: ScenarioError) -> PyErr {
     CoreScenarioError::new_err((e.to_string(), e.key))
@@ -147,23 +152,38 @@ fn hop_timeline_json(text: &str, flow: usize, step: &str) -> PyResult<(Vec<(u32,
 /// written there as CSV during the run and their dicts carry `path` and
 /// `rows` instead of columns. Ctrl-C (any pending Python signal whose handler
 /// raises) stops the run within about `SIGNAL_CHECK` and raises that error.
+/// `progress`, a callable, is called with (simulated seconds reached, the
+/// run's duration in seconds) about every `PROGRESS_EVERY` of wall time; an
+/// exception it raises stops the run and is raised.
 #[pyfunction]
-#[pyo3(signature = (text, stream_dir=None))]
-fn run_json<'py>(py: Python<'py>, text: &str, stream_dir: Option<std::path::PathBuf>) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (text, stream_dir=None, progress=None))]
+fn run_json<'py>(
+    py: Python<'py>,
+    text: &str,
+    stream_dir: Option<std::path::PathBuf>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let sc = Scenario::from_json_str(text).map_err(scenario_err)?;
     let opts = RunOptions { stream_dir, ..Default::default() };
     let world = sc
         .build_with(&opts)
         .map_err(|e| CoreRunError::new_err((format!("cannot create result files: {e}"), "--out".to_string())))?;
+    let end_s = to_secs(world.duration);
     let mut signal: Option<PyErr> = None;
     let outcome = py.detach(|| {
-        let mut last = Instant::now();
-        world.run_with(|| {
+        let (mut last, mut told) = (Instant::now(), Instant::now());
+        world.run_with(|now| {
             if last.elapsed() < SIGNAL_CHECK {
                 return false;
             }
             last = Instant::now();
-            signal = Python::attach(|py| py.check_signals().err());
+            signal = Python::attach(|py| {
+                py.check_signals().err().or_else(|| {
+                    let f = progress.as_ref().filter(|_| told.elapsed() >= PROGRESS_EVERY)?;
+                    told = Instant::now();
+                    f.call1(py, (to_secs(now), end_s)).err()
+                })
+            });
             signal.is_some()
         })
     });

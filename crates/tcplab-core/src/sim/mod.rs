@@ -330,13 +330,14 @@ impl World {
     /// Run to the configured duration and report. Panics where `run_with`
     /// returns an error (event-queue overflow, a streamed file not written).
     pub fn run(self) -> RunResult {
-        self.run_with(|| false).unwrap_or_else(|e| panic!("{e}"))
+        self.run_with(|_| false).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Run to the configured duration and report; `interrupted` is asked
-    /// about every `CHECK_EVERY` events (the front ends check for Ctrl-C
-    /// there) and a true answer stops the run with `RunError::Interrupted`.
-    pub fn run_with(mut self, mut interrupted: impl FnMut() -> bool) -> Result<RunResult, RunError> {
+    /// about every `CHECK_EVERY` events, told the simulated time reached
+    /// (the front ends check for Ctrl-C there and show progress), and a
+    /// true answer stops the run with `RunError::Interrupted`.
+    pub fn run_with(mut self, mut interrupted: impl FnMut(Time) -> bool) -> Result<RunResult, RunError> {
         const CHECK_EVERY: u32 = 4096;
         let t0 = std::time::Instant::now();
         self.prime();
@@ -351,7 +352,7 @@ impl World {
             if countdown == 0 {
                 countdown = CHECK_EVERY;
                 self.check_health()?;
-                if interrupted() {
+                if interrupted(now) {
                     return Err(RunError::Interrupted);
                 }
             }

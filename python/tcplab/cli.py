@@ -187,15 +187,26 @@ def _add_sweep(sub) -> None:
 
 
 def _add_plot(sub) -> None:
-    pl = sub.add_parser("plot", help="draw a metric of a sweep against a grid key, with 95%% confidence bands")
-    pl.add_argument("sweep_out", help="output directory of tcplab sweep")
-    pl.add_argument("--x", required=True, metavar="KEY", help="grid key on the x axis")
-    pl.add_argument("--y", required=True, metavar="METRIC", help="metric on the y axis")
+    pl = sub.add_parser("plot", help="draw a metric of a sweep against a grid key, with 95%% confidence bands; "
+                        "or a run's window, time-sequence diagram or queue")
+    pl.add_argument("sweep_out", metavar="OUT", help="output directory of tcplab sweep, or of tcplab run")
+    pl.add_argument("--x", metavar="KEY", help="sweep: grid key on the x axis (required)")
+    pl.add_argument("--y", metavar="METRIC", help="sweep: metric on the y axis (required)")
     pl.add_argument("--hue", metavar="KEY", help="grid key drawn as one line per value")
     pl.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                     help="fix another grid key that has several values (repeatable)")
     pl.add_argument("--logx", action="store_true", help="logarithmic x axis (symlog when it includes 0)")
-    pl.add_argument("--out", help="figure file, .png, .svg or .pdf (default: SWEEP_OUT/METRIC_vs_KEY.png)")
+    pl.add_argument("--window", action="store_true",
+                    help="run: cwnd and ssthresh of each flow over time (needs --sample-interval)")
+    pl.add_argument("--flow", action="append", default=[], metavar="NAME",
+                    help="run, with --window: only this flow (repeatable)")
+    pl.add_argument("--sequence", metavar="FLOW", help="run: FLOW's time-sequence diagram (needs --trace)")
+    pl.add_argument("--queue", metavar="LINK[:DIRECTION]",
+                    help="run: a link's queue over time, forward (default) or reverse (needs --sample-interval)")
+    pl.add_argument("--start", type=float, metavar="SECONDS", help="run: draw from this time on")
+    pl.add_argument("--end", type=float, metavar="SECONDS", help="run: draw up to this time")
+    pl.add_argument("--out", help="figure file, .png, .svg or .pdf (default: OUT/METRIC_vs_KEY.png for a sweep; "
+                    "OUT/window.png, sequence-FLOW.png or queue-LINK-DIRECTION.png for a run)")
 
 
 def _add_validate(sub) -> None:
@@ -376,9 +387,37 @@ def cmd_sweep(a) -> int:
 
 
 def cmd_plot(a) -> int:
-    from .plot import plot
+    out = a.sweep_out
+    run_flags = [f for f, v in (("--window", a.window), ("--sequence", a.sequence), ("--queue", a.queue)) if v]
+    is_sweep, is_run = (os.path.isfile(os.path.join(out, f)) for f in ("sweep.json", "summary.json"))
+    if not is_sweep and not is_run:
+        raise ScenarioError(f"{out}: not the output of tcplab sweep (no sweep.json) nor of tcplab run "
+                            f"(no summary.json)", "OUT")
+    if not is_sweep:
+        # A run's output: one of its figures.
+        from .runplot import plot_run
 
-    path = plot(a.sweep_out, a.x, a.y, hue=a.hue, where=a.where, logx=a.logx, out=a.out)
+        for flag, v in (("--x", a.x), ("--y", a.y), ("--hue", a.hue), ("--where", a.where), ("--logx", a.logx)):
+            if v:
+                raise ScenarioError(f"{flag}: for a sweep's output; {out} is a run's (use --window, --sequence "
+                                    f"or --queue)", flag)
+        if len(run_flags) != 1:
+            raise ScenarioError(f"{out} is a run's output: give one of --window, --sequence FLOW, --queue LINK"
+                                + (f" (got {', '.join(run_flags)})" if run_flags else ""), "--window")
+        if a.flow and not a.window:
+            raise ScenarioError("--flow: only with --window", "--flow")
+        kind = run_flags[0].lstrip("-")
+        path = plot_run(out, kind, a.sequence or a.queue, flows=a.flow, out=a.out, start=a.start, end=a.end)
+    else:
+        from .plot import plot
+
+        for flag in run_flags + [f for f, v in (("--flow", a.flow), ("--start", a.start), ("--end", a.end))
+                                 if v not in (None, [])]:
+            raise ScenarioError(f"{flag}: for a run's output (tcplab run); {out} is not one", flag)
+        for flag, v in (("--x", a.x), ("--y", a.y)):
+            if v is None:
+                raise ScenarioError(f"{flag}: required for a sweep's output", flag)
+        path = plot(a.sweep_out, a.x, a.y, hue=a.hue, where=a.where, logx=a.logx, out=a.out)
     say(path)
     return 0
 

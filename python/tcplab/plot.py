@@ -128,9 +128,17 @@ def plot(sweep_out: str | Path, x: str, y: str, hue: str | None = None, where=()
                             f"(docs/sweeps.md says when each metric is NaN)", "--y")
     if logx and not _numeric(d[x]):
         raise ScenarioError(f"--logx: grid key {x!r} is not numeric", "--logx")
+    path, fmt = figure_path(out, sweep_out / f"{y}_vs_{x}.png".replace("/", "_"))
+    _draw(d, x, y, hue, logx, fixed, manifest, path, fmt)
+    return path
+
+
+def figure_path(out: str | Path | None, default: Path) -> tuple[Path, str]:
+    """The figure file (`out`, or `default`) and its format, checked before
+    anything is drawn: a name, a known extension, a directory it can go in."""
     if out is not None and not str(out).strip():  # as tcplab run and sweep: not taken for the default
         raise ScenarioError("--out: needs a file name (got an empty one)", "--out")
-    path = Path(out) if out is not None else sweep_out / f"{y}_vs_{x}.png".replace("/", "_")
+    path = Path(out) if out is not None else default
     fmt = path.suffix.lstrip(".").lower()
     if fmt not in FORMATS:
         raise ScenarioError(f"--out {path}: the figure format is taken from the extension: {', '.join(FORMATS)}",
@@ -141,8 +149,22 @@ def plot(sweep_out: str | Path, x: str, y: str, hue: str | None = None, where=()
         probe_dir(os.path.abspath(path.parent))
     except OSError as e:
         raise OutputError(f"--out {path}: cannot create the directory or write into it: {e.strerror or e}") from None
-    _draw(d, x, y, hue, logx, fixed, manifest, path, fmt)
-    return path
+    return path, fmt
+
+
+def save_figure(fig, path: Path, fmt: str) -> None:
+    """Write `fig` to `path` atomically and close it. No date and fixed
+    element ids: the same data give the same file."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from .io import atomic_write
+
+    fig.tight_layout()
+    meta = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}.get(fmt, {"Software": None})
+    with matplotlib.rc_context({"svg.hashsalt": "tcplab"}):
+        atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=150, metadata=meta))
+    plt.close(fig)
 
 
 def _draw(d, x, y, hue, logx, fixed, manifest, path: Path, fmt: str) -> None:
@@ -150,8 +172,6 @@ def _draw(d, x, y, hue, logx, fixed, manifest, path: Path, fmt: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from .io import atomic_write
 
     metric = METRICS.get(y)
     lo_ok, hi_ok = (metric.low, metric.high) if metric else (-math.inf, math.inf)
@@ -190,9 +210,4 @@ def _draw(d, x, y, hue, logx, fixed, manifest, path: Path, fmt: str) -> None:
     ax.grid(True, which="both", alpha=0.3)
     if hue is not None:
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    # No date and fixed element ids: the same summary gives the same file.
-    meta = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}.get(fmt, {"Software": None})
-    with matplotlib.rc_context({"svg.hashsalt": "tcplab"}):
-        atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=150, metadata=meta))
-    plt.close(fig)
+    save_figure(fig, path, fmt)

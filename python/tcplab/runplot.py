@@ -144,7 +144,6 @@ def plot_run(run_out: str | Path, kind: str, arg: str | None = None, flows=(), o
     Returns its path."""
     if start is not None and end is not None and end <= start:
         raise ScenarioError(f"--end {end}: must be after --start {start}", "--end")
-    span = {"start": start, "end": end}
     import matplotlib
 
     matplotlib.use("Agg")
@@ -152,16 +151,16 @@ def plot_run(run_out: str | Path, kind: str, arg: str | None = None, flows=(), o
 
     run_out = Path(run_out)
     if kind == "window":
-        default, draw = "window.png", lambda ax: window(run_out, flows, ax=ax, **span)
+        default, draw = "window.png", lambda ax: window(run_out, flows, ax=ax, start=start, end=end)
     elif kind == "sequence":
-        default, draw = f"sequence-{arg}.png", lambda ax: sequence(run_out, str(arg), ax=ax, **span)
+        default, draw = f"sequence-{arg}.png", lambda ax: sequence(run_out, str(arg), ax=ax, start=start, end=end)
     elif kind == "queue":
         head, _, direction = str(arg).partition(":")
         if not head.isdigit():
             raise ScenarioError(f"--queue {arg!r}: expected LINK[:forward|reverse], LINK a link's number", "--queue")
         direction = direction or "forward"
         default, draw = (f"queue-{head}-{direction}.png",
-                         lambda ax: queue(run_out, int(head), direction, ax=ax, **span))
+                         lambda ax: queue(run_out, int(head), direction, ax=ax, start=start, end=end))
     else:
         raise ScenarioError(f"plot kind {kind!r}: expected one of {', '.join(KINDS)}", "kind")
     path, fmt = figure_path(out, run_out / default)

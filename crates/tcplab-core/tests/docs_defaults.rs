@@ -18,7 +18,7 @@ const NOT_VALUES: [&str; 3] = ["initial_ssthresh", "window_bytes", "clock_phase"
 
 /// Keys whose rfc-profile default is neither column's (the row's meaning
 /// names it).
-const RFC_OWN: [(&str, &str); 8] = [
+const RFC_OWN: [(&str, &str); 9] = [
     ("idle_restart", "\"rfc5681\""),
     ("cwnd_increase", "\"per-ack\""),
     ("push_ack", "false"),
@@ -27,6 +27,7 @@ const RFC_OWN: [(&str, &str); 8] = [
     ("quick_acks", "0"),
     ("cwnd_limited", "false"),
     ("rtt_estimator", "\"rfc6298\""),
+    ("rtt_timing", "\"karn\""),
 ];
 
 fn scenario(profile: &str, tcp: &str) -> TcpConfig {

@@ -11,8 +11,8 @@ use tcplab_core::engine::time::MS;
 use tcplab_core::scenario::build::tcp_config;
 use tcplab_core::scenario::build::{app_start, message_writes};
 use tcplab_core::scenario::config::{
-    AppCfg, CwndIncrease, IdleRestartCfg, LossWindow, NagleCfg, RttEstimatorName, ScenarioCfg, TcpOptions,
-    TransportName,
+    AppCfg, CwndIncrease, IdleRestartCfg, LossWindow, NagleCfg, RttEstimatorName, RttTimingName, ScenarioCfg,
+    TcpOptions, TransportName,
 };
 use tcplab_core::transport::tcp::config::{IdleRestart, Nagle};
 use tcplab_core::transport::tcp::AckPolicy;
@@ -142,6 +142,7 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "quick_acks" => own.quick_acks.is_some(),
             "nagle" => own.nagle.is_some(),
             "rtt_estimator" => own.rtt_estimator.is_some(),
+            "rtt_timing" => own.rtt_timing.is_some(),
             _ => own.newreno_timer.is_some(),
         };
         if set_here {
@@ -216,6 +217,9 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
     }
     if o.rtt_estimator.is_some_and(|e| e != RttEstimatorName::Linux) {
         return err(key("rtt_estimator"), "Linux estimates its RTO with its own estimator: only \"linux\"");
+    }
+    if o.rtt_timing.is_some_and(|t| t != RttTimingName::Linux) {
+        return err(key("rtt_timing"), "Linux takes an RTT sample from every ACK of new data: only \"linux\"");
     }
     if o.prr == Some(false) {
         return err(key("prr"), "Linux's fast recovery is Proportional Rate Reduction: only true");
@@ -426,7 +430,12 @@ app = {app}
         assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "off""#, app).unwrap().1), "0");
         // Linux's own values of its rules are accepted.
         assert!(plan_with(1000, r#"cwnd_increase = "per-segment", push_ack = true, prr = true"#, app).is_ok());
-        assert!(plan_with(1000, r#"loss_window = "cwnd", quick_acks = 16, rtt_estimator = "linux""#, app).is_ok());
+        assert!(plan_with(
+            1000,
+            r#"loss_window = "cwnd", quick_acks = 16, rtt_estimator = "linux", rtt_timing = "linux""#,
+            app
+        )
+        .is_ok());
         for (tcp, key) in [
             (r#"idle_restart = "ns2-timer""#, "flow[0].tcp.idle_restart"),
             (r#"idle_restart = "rfc5681""#, "flow[0].tcp.idle_restart"),
@@ -442,6 +451,7 @@ app = {app}
             (r#"nagle = "rfc896""#, "flow[0].tcp.nagle"),
             (r#"rtt_estimator = "rfc6298""#, "flow[0].tcp.rtt_estimator"),
             (r#"rtt_estimator = "ns2""#, "flow[0].tcp.rtt_estimator"),
+            (r#"rtt_timing = "karn""#, "flow[0].tcp.rtt_timing"),
         ] {
             let e = plan_with(1000, tcp, app).err().unwrap_or_else(|| panic!("{tcp} accepted"));
             assert_eq!(e.key, key, "{e}");

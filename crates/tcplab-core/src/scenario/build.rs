@@ -975,6 +975,7 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = o.rtt_timing {
         c.rules.ns2_rtt_timing = v == RttTimingName::Ns2;
+        c.linux_rtt_samples = v == RttTimingName::Linux;
     }
     if let Some(t) = o.newreno_timer {
         c.slow_but_steady = t == NewRenoTimer::SlowButSteady;

@@ -1310,6 +1310,7 @@ pub struct TcpOptions {
 pub enum RttTimingName {
     Ns2,
     Karn,
+    Linux,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

@@ -566,6 +566,13 @@ pub struct TcpConfig {
     /// max(the round trip's largest 4 x mdev, min_rto) instead of RFC 6298's
     /// max(SRTT + 4 RTTVAR, min_rto). Ignored under `ns2_rtt_estimator`.
     pub linux_rtt_estimator: bool,
+    /// RTT samples as Linux takes them (tcp_clean_rtx_queue() and
+    /// tcp_ack_update_rtt()): every ACK of new data, from the send time of
+    /// the oldest segment it acknowledges unless any of those was
+    /// retransmitted, else from the timestamp echo; instead of one timed
+    /// segment per round trip without timestamps (RFC 6298, ns-2) or the
+    /// echo of every ACK with them (RFC 7323).
+    pub linux_rtt_samples: bool,
     /// The window's growth per new ACK counts the segments it covers
     /// (Linux: tcp_slow_start(tp, acked) and tcp_cong_avoid_ai(tp, w,
     /// acked)); false: one increase per ACK whatever it covers (ns-2, and
@@ -660,6 +667,7 @@ impl TcpConfig {
                 control_increase: false,
                 cwnd_limited: false,
                 linux_rtt_estimator: false,
+                linux_rtt_samples: false,
                 count_acked: false,
                 push_ack: false,
                 prr: false,
@@ -701,6 +709,7 @@ impl TcpConfig {
                 idle_restart: IdleRestart::Linux,
                 cwnd_limited: true,
                 linux_rtt_estimator: true,
+                linux_rtt_samples: true,
                 count_acked: true,
                 push_ack: true,
                 prr: true,

@@ -165,6 +165,10 @@ pub struct TcpSender {
     /// per-segment log (ns-2's firstsent_; Vegas only, so past the lines an
     /// ACK of the other variants reads).
     first_sent: Option<Time>,
+    /// With `linux_rtt_samples`: the send time of the oldest segment the
+    /// last ACK of new data acknowledged, if none of what it acknowledged
+    /// was retransmitted (Linux's first_ackt without FLAG_RETRANS_DATA_ACKED).
+    seq_rtt_from: Option<Time>,
     /// No new ECN reduction until snd_una passes this (once per window).
     ecn_guard: Option<u64>,
     /// Highest byte + 1 sent at the last loss event (SACK mode's guard
@@ -321,9 +325,10 @@ impl TcpSender {
             sb,
             sack_recover: None,
             sent: Default::default(),
-            log_segments: cc.times_segments(),
+            log_segments: cc.times_segments() || cfg.linux_rtt_samples,
             last_acked_seg: None,
             first_sent: None,
+            seq_rtt_from: None,
             now: 0,
             ecn_guard: None,
             ecn_action: None,
@@ -719,13 +724,22 @@ impl TcpSender {
 
     fn log_ack_timed(&mut self, ack: u64) {
         self.last_acked_seg = None;
+        let (mut first, mut retransmitted) = (None, false);
         while let Some(s) = self.sent.front() {
             if s.end > ack {
                 break;
             }
+            if s.transmits > 1 {
+                retransmitted = true;
+            } else if first.is_none() {
+                first = Some(s.time);
+            }
             self.last_acked_seg = Some((s.time, s.transmits));
             self.sent.pop_front();
         }
+        // Linux (tcp_clean_rtx_queue): an RTT sample from the oldest
+        // segment acknowledged, unless any of them was retransmitted (Karn).
+        self.seq_rtt_from = if retransmitted { None } else { first };
     }
 
     /// After an ACK of new data: the timer stops when everything is
@@ -1236,6 +1250,9 @@ impl TcpSender {
         // Linux's estimator ends its round trips by snd_una (this ACK's)
         // and snd_nxt.
         self.rto.at_ack(h.ack, self.snd_nxt.max(h.ack));
+        if self.cfg.linux_rtt_samples {
+            return self.linux_rtt_measure(now, h);
+        }
         if self.cfg.timestamps {
             if let Some((_, ecr)) = h.ts {
                 self.last_echo = Some(ecr);
@@ -1262,6 +1279,22 @@ impl TcpSender {
                 self.rtt_sample(h, Rtt::Timed(sent, now));
                 self.rtt_timing = None;
             }
+        }
+    }
+
+    /// Linux's tcp_ack_update_rtt(): every ACK of new data is a sample,
+    /// from the send time of the oldest segment it acknowledges when none
+    /// of them was retransmitted, else from the timestamp echo (when
+    /// timestamps are on), else none.
+    #[inline(never)]
+    fn linux_rtt_measure(&mut self, now: Time, h: &TcpHeader) {
+        let echo = h.ts.filter(|_| self.cfg.timestamps).map(|(_, ecr)| {
+            self.last_echo = Some(ecr);
+            let unit = self.ts_unit();
+            Rtt::Echo(((now / unit) as u32).wrapping_sub(ecr) as u64 * unit)
+        });
+        if let Some(r) = self.seq_rtt_from.take().map(|sent| Rtt::Timed(sent, now)).or(echo) {
+            self.rtt_sample(h, r);
         }
     }
 

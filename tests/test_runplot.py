@@ -104,3 +104,14 @@ def test_unknown_flows_and_links_are_named(dumbbell):
 def test_neither_a_run_nor_a_sweep(tmp_path):
     r = tcplab_cli("plot", tmp_path, "--window")
     assert r.returncode == 2 and "not the output of tcplab sweep (no sweep.json) nor of tcplab run" in r.stderr
+
+
+def test_flow_names_that_look_like_numbers(tmp_path, small_scenario):
+    """A flow named "1" stays the text "1" when read back from trace.csv, and
+    a flow name with a slash makes no directory of the default file name."""
+    small_scenario["flow"][0]["name"], small_scenario["flow"][1]["name"] = "1", "a/b"
+    out = tmp_path / "run"
+    tcplab.run(small_scenario, trace=True).write(out)
+    for flow, name in (("1", "sequence-1.png"), ("a/b", "sequence-a_b.png")):
+        r = tcplab_cli("plot", out, "--sequence", flow)
+        assert r.returncode == 0 and r.stdout.strip() == str(out / name), r.stderr

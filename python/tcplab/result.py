@@ -155,9 +155,13 @@ class Result:
         schema = {n: getattr(pl, _POLARS_TYPES[k]) for n, k in zip(t["names"], t["types"])}
         if "columns" not in t:
             # The core writes booleans as true/false and a missing number as
-            # "" (an empty string stays a string, as in the pandas table).
+            # "" unquoted. A text column has no missing values, so an empty
+            # field there is an empty string, as in the pandas table (polars
+            # reads it as null, and its option for that changed name).
             nulls = {n: "" for n, k in zip(t["names"], t["types"]) if k != "string"}
-            return pl.read_csv(t["path"], schema=schema, null_values=nulls)
+            text = [n for n, k in zip(t["names"], t["types"]) if k == "string"]
+            return pl.read_csv(t["path"], schema=schema, null_values=nulls).with_columns(
+                pl.col(text).fill_null(""))
         return pl.DataFrame(t["columns"], schema=schema)
 
     def _frame(self, name: str) -> pd.DataFrame:

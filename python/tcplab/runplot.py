@@ -34,7 +34,9 @@ def _table(res: Any, name: str, flag: str):
             raise ScenarioError(f"{res}: not the output of tcplab run (no summary.json)", "run_out")
         if not path.is_file():
             raise ScenarioError(f"{res}: the run wrote no {name}.csv: run it with {flag}", flag)
-        d = pd.read_csv(path, keep_default_na=False, na_values=[""])
+        # Names stay text even when they look like numbers (a flow "1").
+        d = pd.read_csv(path, keep_default_na=False, na_values=[""],
+                        dtype={"flow": str, "kind": str, "direction": str})
     else:
         d = getattr(res, name)
     if d.empty:
@@ -153,7 +155,7 @@ def plot_run(run_out: str | Path, kind: str, arg: str | None = None, flows=(), o
     if kind == "window":
         default, draw = "window.png", lambda ax: window(run_out, flows, ax=ax, start=start, end=end)
     elif kind == "sequence":
-        default, draw = f"sequence-{arg}.png", lambda ax: sequence(run_out, str(arg), ax=ax, start=start, end=end)
+        default, draw = f"sequence-{str(arg).replace('/', '_')}.png", lambda ax: sequence(run_out, str(arg), ax=ax, start=start, end=end)
     elif kind == "queue":
         head, _, direction = str(arg).partition(":")
         if not head.isdigit():

@@ -1248,8 +1248,9 @@ impl TcpSender {
     /// one timed segment (Karn's rule applied when it was retransmitted).
     fn rtt_measure(&mut self, now: Time, h: &TcpHeader) {
         // Linux's estimator ends its round trips by snd_una (this ACK's)
-        // and snd_nxt.
-        self.rto.at_ack(h.ack, self.snd_nxt.max(h.ack));
+        // and snd_nxt, the kernel's highest sequence sent: snd_max here,
+        // whose snd_nxt goes back to snd_una at a timeout (go-back-N).
+        self.rto.at_ack(h.ack, self.snd_max.max(h.ack));
         if self.cfg.linux_rtt_samples {
             return self.linux_rtt_measure(now, h);
         }
@@ -1285,13 +1286,15 @@ impl TcpSender {
     /// Linux's tcp_ack_update_rtt(): every ACK of new data is a sample,
     /// from the send time of the oldest segment it acknowledges when none
     /// of them was retransmitted, else from the timestamp echo (when
-    /// timestamps are on), else none.
+    /// timestamps are on; tcp_rtt_tsopt_us(): no sample from an echo of
+    /// 0 or one ahead of the clock, at least one tick), else none.
     #[inline(never)]
     fn linux_rtt_measure(&mut self, now: Time, h: &TcpHeader) {
-        let echo = h.ts.filter(|_| self.cfg.timestamps).map(|(_, ecr)| {
+        let echo = h.ts.filter(|&(_, ecr)| self.cfg.timestamps && ecr != 0).and_then(|(_, ecr)| {
             self.last_echo = Some(ecr);
             let unit = self.ts_unit();
-            Rtt::Echo(((now / unit) as u32).wrapping_sub(ecr) as u64 * unit)
+            let ticks = ((now / unit) as u32).wrapping_sub(ecr) as i32;
+            (ticks >= 0).then(|| Rtt::Echo(ticks.max(1) as u64 * unit))
         });
         if let Some(r) = self.seq_rtt_from.take().map(|sent| Rtt::Timed(sent, now)).or(echo) {
             self.rtt_sample(h, r);

@@ -207,6 +207,7 @@ impl LossRecovery for SackRecovery {
         let prr_now = self.prr_on && was_in_recovery;
         let sacked_before = if self.prr_on { s.sb.as_ref().unwrap().sacked_bytes() } else { 0 };
         let lost_before = if prr_now { Self::lost_now(s, ack) } else { 0 };
+        s.note_sack_rtt(blocks);
         let newly_sacked = s.sb.as_mut().unwrap().update(ack.max(s.snd_una), blocks);
         let sacked_after = if self.prr_on { s.sb.as_ref().unwrap().sacked_bytes() } else { 0 };
         let mut acked = 0;
@@ -229,6 +230,7 @@ impl LossRecovery for SackRecovery {
         } else if ack == s.snd_una && s.snd_max > s.snd_una && (newly_sacked || h.nsack == 0) {
             s.stats.dupacks_received += 1;
             s.dupacks += 1;
+            s.sack_rtt_on_dupack(now, h);
         }
         let sb = s.sb.as_ref().unwrap();
         if prr_now && sb.in_recovery() {

@@ -169,6 +169,10 @@ pub struct TcpSender {
     /// last ACK of new data acknowledged, if none of what it acknowledged
     /// was retransmitted (Linux's first_ackt without FLAG_RETRANS_DATA_ACKED).
     seq_rtt_from: Option<Time>,
+    /// With `linux_rtt_samples` and SACK: the send time of the lowest
+    /// segment the last ACK's blocks newly SACKed that was sent once
+    /// (Linux's first_sackt, tcp_sacktag_one()).
+    sack_rtt_from: Option<Time>,
     /// No new ECN reduction until snd_una passes this (once per window).
     ecn_guard: Option<u64>,
     /// Highest byte + 1 sent at the last loss event (SACK mode's guard
@@ -329,6 +333,7 @@ impl TcpSender {
             last_acked_seg: None,
             first_sent: None,
             seq_rtt_from: None,
+            sack_rtt_from: None,
             now: 0,
             ecn_guard: None,
             ecn_action: None,
@@ -1296,8 +1301,39 @@ impl TcpSender {
             let ticks = ((now / unit) as u32).wrapping_sub(ecr) as i32;
             (ticks >= 0).then(|| Rtt::Echo(ticks.max(1) as u64 * unit))
         });
-        if let Some(r) = self.seq_rtt_from.take().map(|sent| Rtt::Timed(sent, now)).or(echo) {
+        let sacked = self.sack_rtt_from.take();
+        if let Some(r) = self.seq_rtt_from.take().or(sacked).map(|sent| Rtt::Timed(sent, now)).or(echo) {
             self.rtt_sample(h, r);
+        }
+    }
+
+    /// With `linux_rtt_samples`: note Linux's SACK RTT sample of an ACK
+    /// before the scoreboard takes its blocks (`sack_rtt_from`): the send
+    /// time of the lowest segment they newly SACK that was sent once. The
+    /// per-segment log is in sequence order, so the first such is it.
+    pub(super) fn note_sack_rtt(&mut self, blocks: &[crate::packet::SackBlock]) {
+        if !self.cfg.linux_rtt_samples {
+            return;
+        }
+        let Some(sb) = self.sb.as_ref() else { return };
+        self.sack_rtt_from = self
+            .sent
+            .iter()
+            .find(|s| {
+                s.transmits == 1
+                    && blocks.iter().any(|b| b.start <= s.seq && s.end <= b.end)
+                    && !sb.is_sacked(s.seq, s.end)
+            })
+            .map(|s| s.time);
+    }
+
+    /// A duplicate ACK (Linux: any ACK while data is out) whose blocks
+    /// newly SACKed a segment sent once: Linux's tcp_ack_update_rtt() takes
+    /// the SACK sample (the ACK of new data takes it in `rtt_measure`).
+    pub(super) fn sack_rtt_on_dupack(&mut self, now: Time, h: &TcpHeader) {
+        if let Some(sent) = self.sack_rtt_from.take() {
+            self.rto.at_ack(self.snd_una, self.snd_max);
+            self.rtt_sample(h, Rtt::Timed(sent, now));
         }
     }
 

@@ -152,14 +152,15 @@ class Result:
         check_table_name(name, self.TABLES)
         pl = _polars()
         t = self._raw[name]
-        schema = {n: getattr(pl, _POLARS_TYPES[k]) for n, k in zip(t["names"], t["types"])}
+        types = dict(zip(t["names"], t["types"]))
+        schema = {n: getattr(pl, _POLARS_TYPES[k]) for n, k in types.items()}
         if "columns" not in t:
             # The core writes booleans as true/false and a missing number as
             # "" unquoted. A text column has no missing values, so an empty
             # field there is an empty string, as in the pandas table (polars
             # reads it as null, and its option for that changed name).
-            nulls = {n: "" for n, k in zip(t["names"], t["types"]) if k != "string"}
-            text = [n for n, k in zip(t["names"], t["types"]) if k == "string"]
+            text = [n for n, k in types.items() if k == "string"]
+            nulls = {n: "" for n in types if n not in text}
             return pl.read_csv(t["path"], schema=schema, null_values=nulls).with_columns(
                 pl.col(text).fill_null(""))
         return pl.DataFrame(t["columns"], schema=schema)

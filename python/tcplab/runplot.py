@@ -133,7 +133,7 @@ def queue(res: Any, link: int, direction: str = "forward", ax=None, start: float
     return ax
 
 
-#: `tcplab plot RUN_OUT` flags -> (drawing, default file name).
+#: The figures `plot_run` draws (`tcplab plot RUN_OUT --window` ...).
 KINDS = ("window", "sequence", "queue")
 
 

@@ -1252,10 +1252,6 @@ impl TcpSender {
     /// timestamps are on (RFC 7323 RTTM, every such ACK), otherwise from the
     /// one timed segment (Karn's rule applied when it was retransmitted).
     fn rtt_measure(&mut self, now: Time, h: &TcpHeader) {
-        // Linux's estimator ends its round trips by snd_una (this ACK's)
-        // and snd_nxt, the kernel's highest sequence sent: snd_max here,
-        // whose snd_nxt goes back to snd_una at a timeout (go-back-N).
-        self.rto.at_ack(h.ack, self.snd_max.max(h.ack));
         if self.cfg.linux_rtt_samples {
             return self.linux_rtt_measure(now, h);
         }
@@ -1315,7 +1311,10 @@ impl TcpSender {
         if !self.cfg.linux_rtt_samples {
             return;
         }
-        let Some(sb) = self.sb.as_ref() else { return };
+        let Some(sb) = self.sb.as_ref().filter(|_| !blocks.is_empty()) else {
+            self.sack_rtt_from = None;
+            return;
+        };
         self.sack_rtt_from = self
             .sent
             .iter()
@@ -1332,13 +1331,18 @@ impl TcpSender {
     /// the SACK sample (the ACK of new data takes it in `rtt_measure`).
     pub(super) fn sack_rtt_on_dupack(&mut self, now: Time, h: &TcpHeader) {
         if let Some(sent) = self.sack_rtt_from.take() {
-            self.rto.at_ack(self.snd_una, self.snd_max);
             self.rtt_sample(h, Rtt::Timed(sent, now));
         }
     }
 
+    /// Every RTT sample goes to the estimator through here (the SYN-ACK's
+    /// aside).
     #[inline(always)]
     fn rtt_sample(&mut self, h: &TcpHeader, r: Rtt) {
+        // Linux's estimator ends its round trips by snd_una (this ACK's)
+        // and snd_nxt, the kernel's highest sequence sent: snd_max here,
+        // whose snd_nxt goes back to snd_una at a timeout (go-back-N).
+        self.rto.at_ack(h.ack, self.snd_max.max(h.ack));
         if self.ecn_backoff {
             return self.rtt_sample_ecn_backoff(h, r);
         }

@@ -112,7 +112,7 @@ def test_table_valued_grid_and_seed_list(tmp_path):
     ({"link[7].eror.rate": [0.1]}, "", 'grid."link[7].eror.rate"'),
     ({"link[7].error.rate": [0.1, 2.0]}, "", "link[7].error.rate"),
     ({"link[70].error.rate": [0.1]}, "", "index 70 out of range"),
-    ({"flow[*].transport": ["reno", "cubic"]}, "", "'cubic'"),
+    ({"flow[*].transport": ["reno", "bbr"]}, "", "'bbr'"),
     ({"flow[*].transport": []}, "", "non-empty list"),
     ({"flow[*].transport": ["reno", "reno"]}, "", "listed twice"),
     # One cell in the tables: 0 and 0.0 in a numeric column, 4 and "4" as text.
@@ -179,7 +179,7 @@ def test_plot_writes_figures(tmp_path):
     (["--x", "sim.duration", "--y", "jain"], "--x 'sim.duration': not a grid key"),
     (["--x", "link[7].error.rate", "--y", "jain"], "grid key 'flow[*].transport' has several values"),
     (["--x", "flow[*].transport", "--y", "jain", "--hue", "link[7].error.rate", "--logx"], "--logx"),
-    (["--x", "link[7].error.rate", "--y", "jain", "--where", "flow[*].transport=cubic"], "reno, vegas"),
+    (["--x", "link[7].error.rate", "--y", "jain", "--where", "flow[*].transport=bbr"], "reno, vegas"),
     (["--x", "link[7].error.rate", "--y", "jain", "--hue", "flow[*].transport", "--out", "f.gif"], "png, svg, pdf"),
 ])
 def test_plot_bad_arguments(tmp_path, small_sweep_out, args, expect):

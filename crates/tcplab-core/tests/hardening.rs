@@ -272,10 +272,10 @@ fn serde_errors_name_the_key_and_what_it_takes_not_rust_types() {
             "invalid type: integer `5`, expected a table",
         ),
         (
-            "transport = \"cubic\"\napp = { kind = \"bulk\" }",
+            "transport = \"bbr\"\napp = { kind = \"bulk\" }",
             "",
             "flow[0].transport",
-            "unknown name `cubic`, expected one of `tahoe`",
+            "unknown name `bbr`, expected one of `tahoe`",
         ),
         (
             bulk,

@@ -78,7 +78,7 @@ impl HostSettings {
 #[derive(Clone, Debug, Default)]
 pub struct Knobs {
     /// Congestion control for every flow (default: "reno" for reno, newreno
-    /// and sack flows, "vegas" for vegas).
+    /// and sack flows, "vegas" for vegas, "cubic" for cubic).
     pub cc: Option<String>,
     /// SO_RCVBUF of the receivers and SO_SNDBUF of the senders.
     pub rcvbuf: Option<u32>,
@@ -252,9 +252,13 @@ pub fn plan(
         let cc = match f.transport {
             TransportName::Udp => return err(format!("flow[{i}].transport"), "the emulator runs TCP flows only"),
             TransportName::Tahoe => {
-                return err(format!("flow[{i}].transport"), "Linux has no Tahoe; use reno, newreno, sack or vegas")
+                return err(
+                    format!("flow[{i}].transport"),
+                    "Linux has no Tahoe; use reno, newreno, sack, vegas or cubic",
+                )
             }
             TransportName::Vegas => "vegas",
+            TransportName::Cubic => "cubic",
             _ => "reno",
         };
         if f.eln {
@@ -264,6 +268,12 @@ pub fn plan(
             return err(
                 format!("flow[{i}].vegas"),
                 "Linux's vegas module takes its thresholds as module parameters; remove the table",
+            );
+        }
+        if f.cubic.is_some() {
+            return err(
+                format!("flow[{i}].cubic"),
+                "Linux's cubic module takes its parameters as module parameters (/sys/module/tcp_cubic/parameters), for every connection; remove the table",
             );
         }
         let own = f.tcp.clone().unwrap_or_default();

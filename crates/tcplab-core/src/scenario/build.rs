@@ -32,6 +32,49 @@ type R<T> = Result<T, ScenarioError>;
 /// 2^31.
 const MAX_WINDOW: u64 = 1 << 30;
 
+/// Take a scenario's value where it gives one.
+fn put<T>(to: &mut T, v: Option<T>) {
+    if let Some(v) = v {
+        *to = v;
+    }
+}
+
+/// A CUBIC flow's table and recovery: its parameters within the kernel's
+/// ranges, and Linux's loss recovery under it (CUBIC as modelled is the
+/// kernel's module, whose recovery is the kernel's).
+fn check_cubic(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
+    if let Some(c) = &f.cubic {
+        if f.transport != TransportName::Cubic {
+            return err(format!("{k}.cubic"), "CUBIC parameters need transport = \"cubic\"");
+        }
+        if let Some(b) = c.beta.filter(|b| !(1..=1023).contains(b)) {
+            return err(format!("{k}.cubic.beta"), format!("must be 1..1023 (in 1/1024), got {b}"));
+        }
+        if let Some(b) = c.bic_scale.filter(|b| !(1..=1024).contains(b)) {
+            return err(format!("{k}.cubic.bic_scale"), format!("must be 1..1024 (in 1/1024), got {b}"));
+        }
+        if let Some(d) = c.hystart_detect.filter(|d| *d > 3) {
+            return err(
+                format!("{k}.cubic.hystart_detect"),
+                format!("must be 0..3 (1: ACK train, 2: delay, 3: both), got {d}"),
+            );
+        }
+        if let Some(h) = c.hz.filter(|h| ![100, 250, 300, 1000].contains(h)) {
+            return err(
+                format!("{k}.cubic.hz"),
+                format!("must be one of 100, 250, 300, 1000 (the kernel's CONFIG_HZ), got {h}"),
+            );
+        }
+    }
+    if f.transport == TransportName::Cubic && !tcp_config(cfg, f).prr {
+        return err(
+            format!("{k}.transport"),
+            "\"cubic\" runs with Linux's loss recovery: needs [sim] tcp_profile = \"linux\" (or [tcp] prr = true)",
+        );
+    }
+    Ok(())
+}
+
 fn err<T>(key: impl Into<String>, msg: impl Into<String>) -> R<T> {
     Err(ScenarioError::new(key, msg))
 }
@@ -456,6 +499,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                 return err(format!("{k}.vegas.alpha"), "must not exceed beta");
             }
         }
+        check_cubic(cfg, f, &k)?;
         if f.first_bytes == Some(0) {
             return err(format!("{k}.first_bytes"), "must be at least 1 byte");
         }
@@ -884,6 +928,18 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = f.vegas {
         c.vegas = VegasParams { alpha: v.alpha, beta: v.beta, gamma: v.gamma };
+    }
+    if let Some(v) = f.cubic {
+        let p = &mut c.cubic;
+        put(&mut p.beta, v.beta);
+        put(&mut p.bic_scale, v.bic_scale);
+        put(&mut p.fast_convergence, v.fast_convergence);
+        put(&mut p.tcp_friendliness, v.tcp_friendliness);
+        put(&mut p.hystart, v.hystart);
+        put(&mut p.hystart_detect, v.hystart_detect);
+        put(&mut p.hystart_low_window, v.hystart_low_window);
+        put(&mut p.hystart_ack_delta_us, v.hystart_ack_delta_us);
+        put(&mut p.hz, v.hz);
     }
     c.ecn = f.ecn;
     c.eln = f.eln;
@@ -1419,6 +1475,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                 let variant = match t {
                     TransportName::Tahoe => Variant::Tahoe,
                     TransportName::Vegas => Variant::Vegas,
+                    TransportName::Cubic => Variant::Cubic,
                     TransportName::Reno | TransportName::Sack => Variant::Reno,
                     _ if opts.newreno == Some(false) => Variant::Reno,
                     _ => Variant::NewReno,

@@ -911,6 +911,10 @@ pub enum TransportName {
     Vegas,
     /// Reno congestion control with SACK (RFC 2018 / RFC 6675 recovery).
     Sack,
+    /// CUBIC with HyStart as Linux runs it (tcp_cubic.c); Linux's loss
+    /// recovery, so the linux profile's (`[tcp] prr`); SACK with
+    /// `tcp.sack = true`; module parameters in the flow's `cubic` table.
+    Cubic,
     Udp,
 }
 
@@ -922,6 +926,7 @@ impl TransportName {
             TransportName::Newreno => "newreno",
             TransportName::Vegas => "vegas",
             TransportName::Sack => "sack",
+            TransportName::Cubic => "cubic",
             TransportName::Udp => "udp",
         }
     }
@@ -946,6 +951,9 @@ pub struct FlowCfg {
     /// Vegas thresholds in segments (transport = "vegas" only).
     #[serde(default)]
     pub vegas: Option<VegasCfg>,
+    /// CUBIC's module parameters (transport = "cubic" only).
+    #[serde(default)]
+    pub cubic: Option<CubicCfg>,
     /// ECN (RFC 3168) on this TCP flow: "E-NewReno", "E-Vegas" ...
     #[serde(default)]
     pub ecn: bool,
@@ -970,6 +978,22 @@ pub struct VegasCfg {
     pub beta: f64,
     #[serde(default = "vegas_gamma")]
     pub gamma: f64,
+}
+
+/// Linux's tcp_cubic module parameters (`/sys/module/tcp_cubic/parameters`)
+/// and the kernel's timer frequency; absent keys keep the kernel's defaults.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CubicCfg {
+    pub beta: Option<u32>,
+    pub bic_scale: Option<u32>,
+    pub fast_convergence: Option<bool>,
+    pub tcp_friendliness: Option<bool>,
+    pub hystart: Option<bool>,
+    pub hystart_detect: Option<u8>,
+    pub hystart_low_window: Option<u32>,
+    pub hystart_ack_delta_us: Option<u32>,
+    pub hz: Option<u32>,
 }
 
 fn vegas_alpha() -> f64 {

@@ -252,7 +252,7 @@ fn plain_types(msg: &str) -> String {
         ("expected a sequence", "expected an array"),
         ("invalid type: map", "invalid type: table"),
         ("invalid type: sequence", "invalid type: array"),
-        // An enum's name given as a string (`transport = "cubic"`) ...
+        // An enum's name given as a string (`transport = "bbr"`) ...
         ("unknown variant `", "unknown name `"),
         // ... or as another type inside a `kind` table (`direction = 1`),
         // when `names_expected` could not list the names.

@@ -293,9 +293,19 @@ pub trait CongestionControl: Send {
     }
     /// ssthresh after a loss detected by SACK recovery (RFC 6675 uses the
     /// RFC 5681 rule; other algorithms may choose another factor).
-    fn ssthresh_on_loss(&self, w: &CcState, flight: u64) -> u64 {
+    fn ssthresh_on_loss(&mut self, w: &CcState, flight: u64) -> u64 {
         w.halve(flight)
     }
+    /// An ACK's delay sample, as Linux hands it to the module's
+    /// `pkts_acked()` (CUBIC's HyStart); only asked of policies whose
+    /// `wants_delay_samples` is true.
+    fn on_delay_sample(&mut self, _w: &mut CcState, _s: &super::cubic::DelaySample) {}
+    fn wants_delay_samples(&self) -> bool {
+        false
+    }
+    /// New data leaves at `now` with nothing in flight, the last data
+    /// having left at `last_send` (Linux's CA_EVENT_TX_START).
+    fn on_tx_start(&mut self, _now: crate::engine::Time, _last_send: crate::engine::Time) {}
     /// ECN-Echo (RFC 3168 6.1.2): halve like a loss, without retransmitting.
     /// The sender calls this at most once per window of data.
     fn on_ecn(&mut self, w: &mut CcState, a: &AckInfo) {
@@ -339,6 +349,7 @@ pub enum Variant {
     Reno,
     NewReno,
     Vegas,
+    Cubic,
 }
 
 impl Variant {
@@ -348,6 +359,7 @@ impl Variant {
             Variant::Reno => "reno",
             Variant::NewReno => "newreno",
             Variant::Vegas => "vegas",
+            Variant::Cubic => "cubic",
         }
     }
 }
@@ -363,5 +375,6 @@ pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn Congestion
             cfg.rules.ns2_vegas_slots,
             cfg.rules.vegas_zero_window,
         )),
+        Variant::Cubic => Box::new(super::cubic::Cubic::new(cfg.cubic)),
     }
 }

@@ -437,6 +437,8 @@ pub struct TcpConfig {
     /// Timer of the delayed and thinning policies.
     pub delack_timeout: Time,
     pub vegas: VegasParams,
+    /// CUBIC's module parameters (`transport = "cubic"`).
+    pub cubic: super::cubic::CubicParams,
     /// Phase of the sender's tick clock for the ns-2 RTT estimator (ns-2's
     /// boot_time_, uniform in [0, granularity) per connection); set from the
     /// run's random streams when the connection is built.
@@ -674,6 +676,7 @@ impl TcpConfig {
                 quick_acks: 0,
                 nagle: Nagle::Off,
                 vegas: VegasParams::default(),
+                cubic: Default::default(),
                 ecn: false,
                 eln: false,
                 rules: Ns2Rules::rfc(),

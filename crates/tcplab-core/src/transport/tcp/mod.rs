@@ -1,9 +1,10 @@
 //! TCP: one byte-oriented sender whose congestion behaviour is a pluggable
-//! `CongestionControl` (Tahoe, Reno, NewReno), an RFC 6298 retransmission
+//! `CongestionControl` (Tahoe, Reno, NewReno, Vegas, CUBIC), an RFC 6298 retransmission
 //! timer, and a receiver with immediate or delayed ACKs.
 pub mod averages;
 pub mod cc;
 pub mod config;
+pub mod cubic;
 pub mod idle;
 pub mod linux_reno;
 pub mod newreno;

@@ -217,6 +217,17 @@ pub struct TcpSender {
     /// stopped (the flows table decides which end counts).
     avg_done: Option<TimeAverages>,
     avg_stop: Option<TimeAverages>,
+    /// The congestion control takes Linux's delay samples
+    /// (`CongestionControl::wants_delay_samples`: CUBIC's HyStart).
+    delay_samples: bool,
+    /// With `delay_samples`: the send time of the newest segment the last
+    /// ACK of new data acknowledged, if none of what it acknowledged was
+    /// retransmitted (Linux's last_ackt, the ca_rtt_us of an ACK).
+    ca_rtt_from: Option<Time>,
+    /// With `delay_samples` and SACK: the send time of the highest segment
+    /// sent once that the last ACK's blocks newly SACKed (last_sackt,
+    /// which takes the place of last_ackt in ca_rtt_us).
+    sack_ca_from: Option<Time>,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -315,7 +326,7 @@ impl TcpSender {
         let recovery: Box<dyn LossRecovery> = match sb {
             Some(_) if cfg.rules.sack1_recovery => Box::new(Sack1Recovery::default()),
             Some(_) => Box::new(SackRecovery::new(cfg.prr)),
-            None if cfg.prr && cc.name() == "newreno" => Box::new(LinuxRenoRecovery::default()),
+            None if cfg.prr && matches!(cc.name(), "newreno" | "cubic") => Box::new(LinuxRenoRecovery::default()),
             None => Box::new(DupAckRecovery),
         };
         let burst_limited = cfg.rules.newreno_burst && cc.name() == "newreno" && sb.is_none();
@@ -329,7 +340,10 @@ impl TcpSender {
             sb,
             sack_recover: None,
             sent: Default::default(),
-            log_segments: cc.times_segments() || cfg.linux_rtt_samples,
+            log_segments: cc.times_segments() || cfg.linux_rtt_samples || cc.wants_delay_samples(),
+            delay_samples: cc.wants_delay_samples(),
+            ca_rtt_from: None,
+            sack_ca_from: None,
             last_acked_seg: None,
             first_sent: None,
             seq_rtt_from: None,
@@ -446,6 +460,10 @@ impl TcpSender {
         self.note_time(now);
         if self.snd_una == self.snd_max && !self.syn_pending && self.stats.segments_sent > 0 {
             self.restart_after_idle(now);
+            // Linux's CA_EVENT_TX_START: data goes with nothing in flight.
+            if let Some(last) = self.idle.last_send {
+                self.cc.on_tx_start(now, last);
+            }
         }
         self.completed_at = None;
         self.avg_done = None;
@@ -729,22 +747,25 @@ impl TcpSender {
 
     fn log_ack_timed(&mut self, ack: u64) {
         self.last_acked_seg = None;
-        let (mut first, mut retransmitted) = (None, false);
+        let (mut first, mut last, mut retransmitted) = (None, None, false);
         while let Some(s) = self.sent.front() {
             if s.end > ack {
                 break;
             }
             if s.transmits > 1 {
                 retransmitted = true;
-            } else if first.is_none() {
-                first = Some(s.time);
+            } else {
+                first = first.or(Some(s.time));
+                last = Some(s.time);
             }
             self.last_acked_seg = Some((s.time, s.transmits));
             self.sent.pop_front();
         }
         // Linux (tcp_clean_rtx_queue): an RTT sample from the oldest
-        // segment acknowledged, unless any of them was retransmitted (Karn).
+        // segment acknowledged, unless any of them was retransmitted (Karn);
+        // the congestion control's from the newest.
         self.seq_rtt_from = if retransmitted { None } else { first };
+        self.ca_rtt_from = if retransmitted { None } else { last };
     }
 
     /// After an ACK of new data: the timer stops when everything is
@@ -1253,7 +1274,14 @@ impl TcpSender {
     /// one timed segment (Karn's rule applied when it was retransmitted).
     fn rtt_measure(&mut self, now: Time, h: &TcpHeader) {
         if self.cfg.linux_rtt_samples {
-            return self.linux_rtt_measure(now, h);
+            self.linux_rtt_measure(now, h);
+            if self.delay_samples {
+                self.delay_sample(now, h, true);
+            }
+            return;
+        }
+        if self.delay_samples {
+            self.delay_sample(now, h, true);
         }
         if self.cfg.timestamps {
             if let Some((_, ecr)) = h.ts {
@@ -1308,22 +1336,21 @@ impl TcpSender {
     /// time of the lowest segment they newly SACK that was sent once. The
     /// per-segment log is in sequence order, so the first such is it.
     pub(super) fn note_sack_rtt(&mut self, blocks: &[crate::packet::SackBlock]) {
-        if !self.cfg.linux_rtt_samples {
+        if !self.cfg.linux_rtt_samples && !self.delay_samples {
             return;
         }
         let Some(sb) = self.sb.as_ref().filter(|_| !blocks.is_empty()) else {
             self.sack_rtt_from = None;
+            self.sack_ca_from = None;
             return;
         };
-        self.sack_rtt_from = self
-            .sent
-            .iter()
-            .find(|s| {
-                s.transmits == 1
-                    && blocks.iter().any(|b| b.start <= s.seq && s.end <= b.end)
-                    && !sb.is_sacked(s.seq, s.end)
-            })
-            .map(|s| s.time);
+        let newly = |s: &&SentSeg| {
+            s.transmits == 1 && blocks.iter().any(|b| b.start <= s.seq && s.end <= b.end) && !sb.is_sacked(s.seq, s.end)
+        };
+        self.sack_rtt_from = self.sent.iter().find(newly).map(|s| s.time);
+        if self.delay_samples {
+            self.sack_ca_from = self.sent.iter().rev().find(newly).map(|s| s.time);
+        }
     }
 
     /// A duplicate ACK (Linux: any ACK while data is out) whose blocks
@@ -1331,8 +1358,38 @@ impl TcpSender {
     /// the SACK sample (the ACK of new data takes it in `rtt_measure`).
     pub(super) fn sack_rtt_on_dupack(&mut self, now: Time, h: &TcpHeader) {
         if let Some(sent) = self.sack_rtt_from.take() {
-            self.rtt_sample(h, Rtt::Timed(sent, now));
+            if self.cfg.linux_rtt_samples {
+                self.rtt_sample(h, Rtt::Timed(sent, now));
+            }
         }
+        if self.delay_samples {
+            self.delay_sample(now, h, false);
+        }
+    }
+
+    /// Linux's pkts_acked() with this ACK's delay (ca_rtt_us): the newest
+    /// segment newly SACKed, else (`cumulative`: an ACK of new data) the
+    /// newest acknowledged, else the timestamp echo; none when no segment
+    /// sent once was newly acknowledged and there is no echo.
+    #[inline(never)]
+    fn delay_sample(&mut self, now: Time, h: &TcpHeader, cumulative: bool) {
+        let cum = self.ca_rtt_from.take().filter(|_| cumulative);
+        let timed = self.sack_ca_from.take().or(cum).map(|sent| now.saturating_sub(sent));
+        let echo = || {
+            let (_, ecr) = h.ts.filter(|&(_, ecr)| self.cfg.timestamps && ecr != 0)?;
+            let unit = self.ts_unit();
+            let ticks = ((now / unit) as u32).wrapping_sub(ecr) as i32;
+            (ticks >= 0).then(|| ticks.max(1) as u64 * unit)
+        };
+        let Some(rtt) = timed.or_else(echo) else { return };
+        let s = super::cubic::DelaySample {
+            now,
+            rtt,
+            snd_una: h.ack.max(self.snd_una),
+            snd_nxt: self.snd_max,
+            srtt: self.rto.srtt,
+        };
+        self.cc.on_delay_sample(&mut self.w, &s);
     }
 
     /// Every RTT sample goes to the estimator through here (the SYN-ACK's

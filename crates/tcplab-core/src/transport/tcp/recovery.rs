@@ -211,6 +211,12 @@ impl LossRecovery for SackRecovery {
         let newly_sacked = s.sb.as_mut().unwrap().update(ack.max(s.snd_una), blocks);
         let sacked_after = if self.prr_on { s.sb.as_ref().unwrap().sacked_bytes() } else { 0 };
         let mut acked = 0;
+        // With PRR (Linux's order): this ACK's growth once loss detection
+        // has run (tcp_fastretrans_alert() before tcp_cong_control()), none
+        // if it starts a recovery, and on the ACK that ends one too; by
+        // what it delivered (acked_sacked: newly acknowledged and not SACKed
+        // before, plus newly SACKed), not by the cumulative jump.
+        let mut grow = None;
         if new_ack {
             acked = s.advance_una(now, h);
             let sb = s.sb.as_mut().unwrap();
@@ -218,9 +224,15 @@ impl LossRecovery for SackRecovery {
                 Some(rp) if ack >= rp => {
                     sb.recovery_point = None;
                     s.w.cwnd = s.w.ssthresh.max(s.w.mss);
+                    if self.prr_on && !ece_cut {
+                        grow = Some(s.ack_info(ack, Self::delivered(acked, sacked_before, sacked_after), flight));
+                    }
                 }
                 Some(_) => {} // partial ACK: pipe and NextSeg carry on
                 None if ece_cut => {}
+                None if self.prr_on => {
+                    grow = Some(s.ack_info(ack, Self::delivered(acked, sacked_before, sacked_after), flight))
+                }
                 None => {
                     let info = s.ack_info(ack, acked, flight);
                     s.cc.on_new_ack(&mut s.w, &info);
@@ -234,13 +246,13 @@ impl LossRecovery for SackRecovery {
         }
         let sb = s.sb.as_ref().unwrap();
         if prr_now && sb.in_recovery() {
-            // RFC 6937 DeliveredData: change in snd.una plus change in SACKd.
-            let delivered = (acked + sacked_after).saturating_sub(sacked_before);
+            let delivered = Self::delivered(acked, sacked_before, sacked_after);
             let newly_lost = Self::lost_now(s, ack) > lost_before;
             self.reduce(s, delivered, new_ack, newly_lost);
             return;
         }
         if sb.in_recovery() || s.snd_max == s.snd_una {
+            Self::grow(s, grow);
             return;
         }
         let lost = s.dupacks >= s.w.dupthresh || sb.is_lost(s.snd_una, s.w.mss, s.w.dupthresh);
@@ -259,7 +271,7 @@ impl LossRecovery for SackRecovery {
             sb.high_rxt = s.snd_una;
             if self.prr_on {
                 self.prr = Prr::start(prior);
-                let delivered = (acked + sacked_after).saturating_sub(sacked_before);
+                let delivered = Self::delivered(acked, sacked_before, sacked_after);
                 self.reduce(s, delivered, new_ack, true);
                 self.prr.sent();
             } else {
@@ -272,9 +284,11 @@ impl LossRecovery for SackRecovery {
             s.limited_extra = 0;
             s.limited_bytes = 0;
             s.restart_timer(now);
+            return;
         } else if s.cfg.limited_transmit && s.dupacks > 0 && s.dupacks < s.w.dupthresh {
             s.limited_extra = s.dupacks as u64;
         }
+        Self::grow(s, grow);
     }
 
     /// RFC 6675 step (C): while cwnd - pipe >= 1 MSS, send what NextSeg()
@@ -294,6 +308,19 @@ impl LossRecovery for SackRecovery {
 }
 
 impl SackRecovery {
+    /// RFC 6937's DeliveredData (Linux's acked_sacked) of an ACK: the
+    /// change in snd.una plus the change in SACKed bytes.
+    fn delivered(acked: u64, sacked_before: u64, sacked_after: u64) -> u64 {
+        (acked + sacked_after).saturating_sub(sacked_before)
+    }
+
+    /// The growth deferred past loss detection (`on_ack`, PRR only).
+    fn grow(s: &mut TcpSender, info: Option<super::cc::AckInfo>) {
+        if let Some(info) = info {
+            s.cc.on_new_ack(&mut s.w, &info);
+        }
+    }
+
     fn next_segment(s: &mut TcpSender, now: Time) -> Option<Segment> {
         let mss = s.w.mss;
         let sb = s.sb.as_ref().unwrap();

@@ -748,13 +748,16 @@ impl TcpSender {
     fn log_ack_timed(&mut self, ack: u64) {
         self.last_acked_seg = None;
         let (mut first, mut last, mut retransmitted) = (None, None, false);
+        // Linux's samples skip segments SACKed before (TCPCB_SACKED_ACKED:
+        // the scoreboard has not taken this ACK's blocks yet).
+        let sacked = self.sb.as_ref().filter(|_| self.cfg.linux_rtt_samples || self.delay_samples);
         while let Some(s) = self.sent.front() {
             if s.end > ack {
                 break;
             }
             if s.transmits > 1 {
                 retransmitted = true;
-            } else {
+            } else if !sacked.is_some_and(|sb| sb.is_sacked(s.seq, s.end)) {
                 first = first.or(Some(s.time));
                 last = Some(s.time);
             }
@@ -762,8 +765,8 @@ impl TcpSender {
             self.sent.pop_front();
         }
         // Linux (tcp_clean_rtx_queue): an RTT sample from the oldest
-        // segment acknowledged, unless any of them was retransmitted (Karn);
-        // the congestion control's from the newest.
+        // segment acknowledged not SACKed before, unless any of them was
+        // retransmitted (Karn); the congestion control's from the newest.
         self.seq_rtt_from = if retransmitted { None } else { first };
         self.ca_rtt_from = if retransmitted { None } else { last };
     }
@@ -1369,14 +1372,15 @@ impl TcpSender {
 
     /// Linux's pkts_acked() with this ACK's delay (ca_rtt_us): the newest
     /// segment newly SACKed, else (`cumulative`: an ACK of new data) the
-    /// newest acknowledged, else the timestamp echo; none when no segment
-    /// sent once was newly acknowledged and there is no echo.
+    /// newest acknowledged, else on an ACK of new data the timestamp echo
+    /// (tcp_ack_update_rtt() takes it only with FLAG_ACKED); none when no
+    /// segment sent once was newly acknowledged and there is no echo.
     #[inline(never)]
     fn delay_sample(&mut self, now: Time, h: &TcpHeader, cumulative: bool) {
         let cum = self.ca_rtt_from.take().filter(|_| cumulative);
         let timed = self.sack_ca_from.take().or(cum).map(|sent| now.saturating_sub(sent));
         let echo = || {
-            let (_, ecr) = h.ts.filter(|&(_, ecr)| self.cfg.timestamps && ecr != 0)?;
+            let (_, ecr) = h.ts.filter(|&(_, ecr)| cumulative && self.cfg.timestamps && ecr != 0)?;
             let unit = self.ts_unit();
             let ticks = ((now / unit) as u32).wrapping_sub(ecr) as i32;
             (ticks >= 0).then(|| ticks.max(1) as u64 * unit)

@@ -33,7 +33,7 @@ type R<T> = Result<T, ScenarioError>;
 const MAX_WINDOW: u64 = 1 << 30;
 
 /// Take a scenario's value where it gives one.
-fn put<T>(to: &mut T, v: Option<T>) {
+pub(super) fn put<T>(to: &mut T, v: Option<T>) {
     if let Some(v) = v {
         *to = v;
     }

@@ -2,6 +2,7 @@
 //! radio parameters, the stations with their neighbour lists, and the radio
 //! graph static routing runs over.
 
+use super::build::put;
 use super::config::*;
 use super::ScenarioError;
 use crate::engine::stream_rng;
@@ -693,18 +694,13 @@ fn ifq_kind(w: &WirelessCfg) -> IfqKind {
 fn phy_params(w: &WirelessCfg) -> PhyParams {
     let mut phy = PhyParams::default();
     if let Some(p) = &w.phy {
-        let set = |dst: &mut f64, v: Option<f64>| {
-            if let Some(v) = v {
-                *dst = v;
-            }
-        };
-        set(&mut phy.tx_power_w, p.tx_power_w);
-        set(&mut phy.frequency_hz, p.frequency_hz);
-        set(&mut phy.rx_threshold_w, p.rx_threshold_w);
-        set(&mut phy.cs_threshold_w, p.cs_threshold_w);
-        set(&mut phy.capture_threshold_db, p.capture_threshold_db);
-        set(&mut phy.antenna_height_m, p.antenna_height_m);
-        set(&mut phy.system_loss, p.system_loss);
+        put(&mut phy.tx_power_w, p.tx_power_w);
+        put(&mut phy.frequency_hz, p.frequency_hz);
+        put(&mut phy.rx_threshold_w, p.rx_threshold_w);
+        put(&mut phy.cs_threshold_w, p.cs_threshold_w);
+        put(&mut phy.capture_threshold_db, p.capture_threshold_db);
+        put(&mut phy.antenna_height_m, p.antenna_height_m);
+        put(&mut phy.system_loss, p.system_loss);
     }
     phy
 }

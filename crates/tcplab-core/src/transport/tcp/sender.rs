@@ -1322,16 +1322,25 @@ impl TcpSender {
     /// 0 or one ahead of the clock, at least one tick), else none.
     #[inline(never)]
     fn linux_rtt_measure(&mut self, now: Time, h: &TcpHeader) {
-        let echo = h.ts.filter(|&(_, ecr)| self.cfg.timestamps && ecr != 0).and_then(|(_, ecr)| {
+        if let Some((_, ecr)) = h.ts.filter(|&(_, ecr)| self.cfg.timestamps && ecr != 0) {
             self.last_echo = Some(ecr);
-            let unit = self.ts_unit();
-            let ticks = ((now / unit) as u32).wrapping_sub(ecr) as i32;
-            (ticks >= 0).then(|| Rtt::Echo(ticks.max(1) as u64 * unit))
-        });
+        }
+        let echo = self.linux_echo_rtt(now, h).map(Rtt::Echo);
         let sacked = self.sack_rtt_from.take();
         if let Some(r) = self.seq_rtt_from.take().or(sacked).map(|sent| Rtt::Timed(sent, now)).or(echo) {
             self.rtt_sample(h, r);
         }
+    }
+
+    /// tcp_rtt_tsopt_us(): the round trip of this ACK's timestamp echo at
+    /// `now`, for the estimator and the congestion control alike; none
+    /// with timestamps off, for an echo of 0 or for one ahead of the clock,
+    /// and at least one tick.
+    fn linux_echo_rtt(&self, now: Time, h: &TcpHeader) -> Option<Time> {
+        let (_, ecr) = h.ts.filter(|&(_, ecr)| self.cfg.timestamps && ecr != 0)?;
+        let unit = self.ts_unit();
+        let ticks = ((now / unit) as u32).wrapping_sub(ecr) as i32;
+        (ticks >= 0).then(|| ticks.max(1) as u64 * unit)
     }
 
     /// With `linux_rtt_samples`: note Linux's SACK RTT sample of an ACK
@@ -1379,12 +1388,7 @@ impl TcpSender {
     fn delay_sample(&mut self, now: Time, h: &TcpHeader, cumulative: bool) {
         let cum = self.ca_rtt_from.take().filter(|_| cumulative);
         let timed = self.sack_ca_from.take().or(cum).map(|sent| now.saturating_sub(sent));
-        let echo = || {
-            let (_, ecr) = h.ts.filter(|&(_, ecr)| cumulative && self.cfg.timestamps && ecr != 0)?;
-            let unit = self.ts_unit();
-            let ticks = ((now / unit) as u32).wrapping_sub(ecr) as i32;
-            (ticks >= 0).then(|| ticks.max(1) as u64 * unit)
-        };
+        let echo = || self.linux_echo_rtt(now, h).filter(|_| cumulative);
         let Some(rtt) = timed.or_else(echo) else { return };
         let s = super::cubic::DelaySample {
             now,

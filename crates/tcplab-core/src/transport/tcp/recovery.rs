@@ -220,23 +220,23 @@ impl LossRecovery for SackRecovery {
         if new_ack {
             acked = s.advance_una(now, h);
             let sb = s.sb.as_mut().unwrap();
-            match sb.recovery_point {
+            let grows = match sb.recovery_point {
                 Some(rp) if ack >= rp => {
                     sb.recovery_point = None;
                     s.w.cwnd = s.w.ssthresh.max(s.w.mss);
-                    if self.prr_on && !ece_cut {
-                        grow = Some(s.ack_info(ack, Self::delivered(acked, sacked_before, sacked_after), flight));
-                    }
+                    self.prr_on && !ece_cut
                 }
-                Some(_) => {} // partial ACK: pipe and NextSeg carry on
-                None if ece_cut => {}
-                None if self.prr_on => {
-                    grow = Some(s.ack_info(ack, Self::delivered(acked, sacked_before, sacked_after), flight))
-                }
+                Some(_) => false, // partial ACK: pipe and NextSeg carry on
+                None if ece_cut => false,
+                None if self.prr_on => true,
                 None => {
                     let info = s.ack_info(ack, acked, flight);
                     s.cc.on_new_ack(&mut s.w, &info);
+                    false
                 }
+            };
+            if grows {
+                grow = Some(s.ack_info(ack, Self::delivered(acked, sacked_before, sacked_after), flight));
             }
             s.settle_after_new_ack(now);
         } else if ack == s.snd_una && s.snd_max > s.snd_una && (newly_sacked || h.nsack == 0) {

@@ -470,6 +470,22 @@ mod tests {
 
     const MS: Time = 1_000_000;
 
+    /// A loss at the current window, and the window cut to the new
+    /// ssthresh (as the recovery leaves it).
+    fn after_loss(c: &mut Cubic, w: &mut CcState) {
+        w.ssthresh = c.ssthresh_on_loss(w, 0);
+        w.cwnd = w.ssthresh;
+    }
+
+    /// One round trip from `now`: an ACK of one segment for each segment
+    /// of the window, spread evenly over `rtt`.
+    fn one_round(c: &mut Cubic, w: &mut CcState, now: Time, rtt: Time) {
+        let cwnd = w.cwnd / MSS;
+        for i in 0..cwnd {
+            c.on_new_ack(w, &ack(now + rtt * i as Time / cwnd, 1));
+        }
+    }
+
     #[test]
     fn cube_root_is_exact() {
         for a in [0u64, 1, 7, 8, 26, 27, 1000, 999, 1 << 40, (1 << 40) + 1, u64::MAX / 7] {
@@ -509,8 +525,7 @@ mod tests {
     fn k_is_the_time_back_to_wmax() {
         let mut c = Cubic::new(CubicParams::default());
         let mut w = state(100, 1000);
-        w.ssthresh = c.ssthresh_on_loss(&w, 0);
-        w.cwnd = w.ssthresh;
+        after_loss(&mut c, &mut w);
         c.on_new_ack(&mut w, &ack(10_000 * MS, 1));
         let (_, wmax, k, epoch) = c.state();
         assert_eq!(wmax, 100);
@@ -529,18 +544,14 @@ mod tests {
     fn the_window_follows_the_cubic_curve() {
         let mut c = Cubic::new(CubicParams { tcp_friendliness: false, ..Default::default() });
         let mut w = state(100, 1000);
-        w.ssthresh = c.ssthresh_on_loss(&w, 0);
-        w.cwnd = w.ssthresh;
+        after_loss(&mut c, &mut w);
         let rtt = 100 * MS;
         let start = 10_000 * MS;
         let mut now = start;
         let (mut reached, mut crossed) = (None, None);
         let mut trace = vec![];
         while now < start + 8000 * MS {
-            let cwnd = w.cwnd / MSS;
-            for i in 0..cwnd {
-                c.on_new_ack(&mut w, &ack(now + rtt * i / cwnd, 1));
-            }
+            one_round(&mut c, &mut w, now, rtt);
             now += rtt;
             trace.push(((now - start) as f64 / 1e9, w.cwnd / MSS));
             let t = (now - start) as f64 / 1e9;
@@ -582,15 +593,11 @@ mod tests {
         let run = |friendly: bool| {
             let mut c = Cubic::new(CubicParams { tcp_friendliness: friendly, ..Default::default() });
             let mut w = state(20, 1000);
-            w.ssthresh = c.ssthresh_on_loss(&w, 0);
-            w.cwnd = w.ssthresh;
+            after_loss(&mut c, &mut w);
             let rtt = 10 * MS;
             let mut now = 10_000 * MS;
             for _ in 0..100 {
-                let cwnd = w.cwnd / MSS;
-                for i in 0..cwnd {
-                    c.on_new_ack(&mut w, &ack(now + rtt * i / cwnd, 1));
-                }
+                one_round(&mut c, &mut w, now, rtt);
                 now += rtt;
             }
             w.cwnd / MSS
@@ -657,8 +664,7 @@ mod tests {
         let mut c = Cubic::new(CubicParams::default());
         let mut w = state(100, 1000);
         c.on_delay_sample(&mut w, &sample(MS, 50 * MS, 1, 2));
-        w.ssthresh = c.ssthresh_on_loss(&w, 0);
-        w.cwnd = w.ssthresh;
+        after_loss(&mut c, &mut w);
         c.on_new_ack(&mut w, &ack(1000 * MS, 1)); // the epoch starts at 1 s
         c.on_delay_sample(&mut w, &sample(1900 * MS, 10 * MS, 3, 4));
         assert_eq!(c.ca.delay_min, 50_000);
@@ -674,8 +680,7 @@ mod tests {
             let mut c = Cubic::new(CubicParams::default());
             let mut w = state(100, 1000);
             c.on_delay_sample(&mut w, &sample(MS, rtt, 1, 2));
-            w.ssthresh = c.ssthresh_on_loss(&w, 0);
-            w.cwnd = w.ssthresh;
+            after_loss(&mut c, &mut w);
             c.on_new_ack(&mut w, &ack(10_000 * MS, 1));
             c.state().0
         };
@@ -752,8 +757,7 @@ mod tests {
     fn an_idle_pause_moves_the_epoch() {
         let mut c = Cubic::new(CubicParams::default());
         let mut w = state(100, 1000);
-        w.ssthresh = c.ssthresh_on_loss(&w, 0);
-        w.cwnd = w.ssthresh;
+        after_loss(&mut c, &mut w);
         c.on_new_ack(&mut w, &ack(1000 * MS, 1));
         assert_eq!(c.state().3, Some(250));
         c.on_tx_start(3000 * MS, 2000 * MS);

@@ -75,6 +75,27 @@ fn check_cubic(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
     Ok(())
 }
 
+/// RACK is Linux's loss detection inside Linux's SACK recovery: set
+/// explicitly on a SACK flow it needs PRR and RFC 6675's scoreboard (not
+/// ns-2's Sack1). The profile's own `rack` (the linux profile's) is simply
+/// idle where those are off. The key named is where `rack` was set: the
+/// flow's own `tcp` table or `[tcp]`.
+fn check_rack(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
+    let own = f.tcp.as_ref().and_then(|t| t.rack);
+    if own.or(cfg.tcp.rack) != Some(true) {
+        return Ok(());
+    }
+    let c = tcp_config(cfg, f);
+    let key = if own.is_some() { format!("{k}.tcp.rack") } else { "tcp.rack".to_string() };
+    if c.sack && !c.prr {
+        return err(key, "RACK runs in Linux's SACK recovery: needs prr = true (or rack = false)");
+    }
+    if c.sack && c.rules.sack1_recovery {
+        return err(key, "RACK runs in Linux's SACK recovery: needs sack_recovery = \"rfc6675\" (or rack = false)");
+    }
+    Ok(())
+}
+
 fn err<T>(key: impl Into<String>, msg: impl Into<String>) -> R<T> {
     Err(ScenarioError::new(key, msg))
 }
@@ -500,6 +521,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             }
         }
         check_cubic(cfg, f, &k)?;
+        check_rack(cfg, f, &k)?;
         if f.first_bytes == Some(0) {
             return err(format!("{k}.first_bytes"), "must be at least 1 byte");
         }
@@ -1111,6 +1133,7 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.prr {
         c.prr = v;
     }
+    put(&mut c.rack, o.rack);
     if let Some(v) = o.quick_acks {
         c.quick_acks = v;
     }

@@ -1220,6 +1220,8 @@ pub struct TcpOptions {
     /// window during fast recovery; NewReno without SACK then counts
     /// duplicate ACKs as Linux's emulated SACKs.
     pub prr: Option<bool>,
+    /// RACK loss detection (RFC 8985, Linux's) in SACK recovery with PRR.
+    pub rack: Option<bool>,
     /// Quick ACKs at the start of a connection (Linux: 16).
     pub quick_acks: Option<u32>,
     /// Nagle's rule: "off" (every profile), "rfc896" or "minshall" (Linux's).
@@ -1492,6 +1494,7 @@ impl TcpOptions {
             cwnd_increase: self.cwnd_increase.or(base.cwnd_increase),
             push_ack: self.push_ack.or(base.push_ack),
             prr: self.prr.or(base.prr),
+            rack: self.rack.or(base.rack),
             quick_acks: self.quick_acks.or(base.quick_acks),
             nagle: self.nagle.or(base.nagle),
             control_increase: self.control_increase.or(base.control_increase),

@@ -594,6 +594,14 @@ pub struct TcpConfig {
     /// inflation (`transport/tcp/linux_reno.rs`). Read by NewReno and by
     /// SACK senders; false: RFC 6582's and RFC 6675's own windows.
     pub prr: bool,
+    /// With SACK and `prr`: Linux's loss detection, RACK (RFC 8985 as
+    /// `tcp_recovery.c` runs it, net.ipv4.tcp_recovery = 1): a segment is
+    /// lost once one sent after it is delivered and a reordering window
+    /// has passed, retransmissions too; recovery starts on the first such
+    /// mark, a timeout keeps the SACK scoreboard and marks lost only what
+    /// was sent a round trip before (`transport/tcp/rack.rs`). false:
+    /// RFC 6675's IsLost() and, at a timeout, go-back-N.
+    pub rack: bool,
     /// A delaying receiver acknowledges the first segments of a connection
     /// at once, at most this many (window / 2 MSS if fewer): Linux's
     /// quick-ACK mode with TCP_MAX_QUICKACKS = 16; 0: none (ns-2, RFC
@@ -673,6 +681,7 @@ impl TcpConfig {
                 count_acked: false,
                 push_ack: false,
                 prr: false,
+                rack: false,
                 quick_acks: 0,
                 nagle: Nagle::Off,
                 vegas: VegasParams::default(),
@@ -716,6 +725,7 @@ impl TcpConfig {
                 count_acked: true,
                 push_ack: true,
                 prr: true,
+                rack: true,
                 quick_acks: 16,
                 nagle: Nagle::Off,
                 // tcp_reno_ssthresh(): max(cwnd / 2, 2) in whole segments,

@@ -9,6 +9,7 @@ pub mod idle;
 pub mod linux_reno;
 pub mod newreno;
 pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod recovery;
 pub mod reno;
@@ -27,6 +28,8 @@ mod nagle_tests;
 mod ns2_tests;
 #[cfg(test)]
 mod prr_tests;
+#[cfg(test)]
+mod rack_tests;
 #[cfg(test)]
 mod tests;
 

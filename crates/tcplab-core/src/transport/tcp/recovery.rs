@@ -38,8 +38,14 @@ pub trait LossRecovery: Send {
         None
     }
     fn in_recovery(&self, s: &TcpSender) -> bool;
-    /// The retransmission timer fired (the sender goes back N afterwards).
+    /// The retransmission timer fired (the sender goes back N afterwards,
+    /// unless the policy keeps a scoreboard of its own: RACK's).
     fn on_timeout(&mut self, _s: &mut TcpSender) {}
+    /// The sender's timer fired at `now`: true if it was the policy's own
+    /// timer sharing the slot (RACK's reordering timer), handled here.
+    fn on_timer(&mut self, _s: &mut TcpSender, _now: Time) -> bool {
+        false
+    }
 }
 
 pub struct DupAckRecovery;

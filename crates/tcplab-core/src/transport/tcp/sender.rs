@@ -9,6 +9,7 @@ use super::cc::{AckInfo, CcState, CongestionControl};
 use super::config::{IdleRestart, Nagle, TcpConfig};
 use super::idle::{self, IdleState, SentPacket};
 use super::linux_reno::LinuxRenoRecovery;
+use super::rack::{Rack, RackRecovery};
 use super::recovery::{DupAckRecovery, LossRecovery, SackRecovery};
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
@@ -57,13 +58,21 @@ pub struct SenderStats {
     pub dupacks_received: u64,
 }
 
-/// One transmitted segment, for algorithms that time every segment (Vegas).
+/// One transmitted segment, for algorithms that time every segment (Vegas,
+/// CUBIC's delay samples, Linux's RTT samples) and for RACK, whose marks
+/// are Linux's per-segment scoreboard bits (`tcp_skb_cb.sacked`).
 #[derive(Clone, Copy, Debug)]
-struct SentSeg {
-    seq: u64,
-    end: u64,
-    time: Time,
-    transmits: u32,
+pub(super) struct SentSeg {
+    pub(super) seq: u64,
+    pub(super) end: u64,
+    /// The last transmission's time.
+    pub(super) time: Time,
+    pub(super) transmits: u32,
+    /// RACK's marks: SACKed (TCPCB_SACKED_ACKED), marked lost (TCPCB_LOST),
+    /// and a retransmission in flight (TCPCB_SACKED_RETRANS).
+    pub(super) sacked: bool,
+    pub(super) lost: bool,
+    pub(super) rtx_out: bool,
 }
 
 /// `repr(C, align(64))`, in this order: what an ACK and the segments it
@@ -117,7 +126,7 @@ pub struct TcpSender {
     /// window): taken out while it runs, so it can work on the sender.
     recovery: Option<Box<dyn LossRecovery>>,
     pub(super) dupacks: u32,
-    consecutive_timeouts: u32,
+    pub(super) consecutive_timeouts: u32,
     /// Local and remote ports (the connection's identity on the wire).
     pub sport: u16,
     pub dport: u16,
@@ -154,7 +163,7 @@ pub struct TcpSender {
     /// In padding of the hot lines, so bulk senders test one flag.
     app_paced: bool,
     /// Outstanding segments with their last send time and transmit count.
-    sent: std::collections::VecDeque<SentSeg>,
+    pub(super) sent: std::collections::VecDeque<SentSeg>,
     last_acked_seg: Option<(Time, u32)>,
     /// When the last byte of a finite transfer was acknowledged.
     pub completed_at: Option<Time>,
@@ -228,6 +237,10 @@ pub struct TcpSender {
     /// sent once that the last ACK's blocks newly SACKed (last_sackt,
     /// which takes the place of last_ackt in ca_rtt_us).
     sack_ca_from: Option<Time>,
+    /// RACK's state (`TcpConfig::rack` with SACK and PRR): kept by the
+    /// sender, since the cumulative ACK's segments leave the log before the
+    /// recovery policy runs.
+    pub(super) rack: Option<Box<Rack>>,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -323,8 +336,10 @@ impl TcpSender {
             rto = rto.with_linux_estimator();
         }
         let sb = (cfg.sack && cc.allows_sack_recovery()).then(Scoreboard::default);
+        let rack = sb.is_some() && cfg.rack && cfg.prr && !cfg.rules.sack1_recovery;
         let recovery: Box<dyn LossRecovery> = match sb {
             Some(_) if cfg.rules.sack1_recovery => Box::new(Sack1Recovery::default()),
+            Some(_) if rack => Box::new(RackRecovery::default()),
             Some(_) => Box::new(SackRecovery::new(cfg.prr)),
             None if cfg.prr && matches!(cc.name(), "newreno" | "cubic") => Box::new(LinuxRenoRecovery::default()),
             None => Box::new(DupAckRecovery),
@@ -340,8 +355,11 @@ impl TcpSender {
             sb,
             sack_recover: None,
             sent: Default::default(),
-            log_segments: cc.times_segments() || cfg.linux_rtt_samples || cc.wants_delay_samples(),
-            delay_samples: cc.wants_delay_samples(),
+            log_segments: cc.times_segments() || cfg.linux_rtt_samples || cc.wants_delay_samples() || rack,
+            // RACK's min_rtt is Linux's, from the congestion control's
+            // samples (tcp_update_rtt_min() with ca_rtt_us).
+            delay_samples: cc.wants_delay_samples() || rack,
+            rack: rack.then(Box::default),
             ca_rtt_from: None,
             sack_ca_from: None,
             last_acked_seg: None,
@@ -728,9 +746,18 @@ impl TcpSender {
                 if let Some(s) = self.sent.iter_mut().find(|s| s.seq <= seq && seq < s.end) {
                     s.time = now;
                     s.transmits += 1;
+                    s.rtx_out = true;
                 }
             }
-            _ => self.sent.push_back(SentSeg { seq, end, time: now, transmits: 1 }),
+            _ => self.sent.push_back(SentSeg {
+                seq,
+                end,
+                time: now,
+                transmits: 1,
+                sacked: false,
+                lost: false,
+                rtx_out: false,
+            }),
         }
         if len > 0 {
             self.cc.on_send(&self.w, seq, len, now);
@@ -739,13 +766,17 @@ impl TcpSender {
 
     /// Forget segments the cumulative ACK covers; remember the last of them.
     #[inline(always)]
-    fn log_ack(&mut self, ack: u64) {
+    fn log_ack(&mut self, now: Time, h: &TcpHeader) {
         if self.log_segments {
-            self.log_ack_timed(ack);
+            self.log_ack_timed(now, h);
         }
     }
 
-    fn log_ack_timed(&mut self, ack: u64) {
+    fn log_ack_timed(&mut self, now: Time, h: &TcpHeader) {
+        let ack = h.ack;
+        if self.rack.is_some() {
+            self.rack_delivered(now, h);
+        }
         self.last_acked_seg = None;
         let (mut first, mut last, mut retransmitted) = (None, None, false);
         // Linux's samples skip segments SACKed before (TCPCB_SACKED_ACKED:
@@ -1098,7 +1129,7 @@ impl TcpSender {
             }
         }
         if ack > self.snd_una {
-            self.log_ack(ack);
+            self.log_ack(now, h);
         }
         // RFC 3168 6.1.2: no window increase on the ACK that carries ECE.
         let ece = self.cfg.ecn && h.flags & flags::ECE != 0;
@@ -1390,6 +1421,9 @@ impl TcpSender {
         let timed = self.sack_ca_from.take().or(cum).map(|sent| now.saturating_sub(sent));
         let echo = || self.linux_echo_rtt(now, h).filter(|_| cumulative);
         let Some(rtt) = timed.or_else(echo) else { return };
+        if let Some(r) = self.rack.as_mut() {
+            r.note_rtt(rtt);
+        }
         let s = super::cubic::DelaySample {
             now,
             rtt,
@@ -1435,9 +1469,17 @@ impl TcpSender {
             _ => return false,
         }
         self.note_time(now);
-        self.stats.timeouts += 1;
         self.now = now;
         self.burst_left = self.burst_start();
+        if self.rack.is_some() {
+            let mut rec = self.recovery.take().expect("recovery policy present");
+            let handled = rec.on_timer(self, now);
+            self.put_recovery(rec);
+            if handled {
+                return true;
+            }
+        }
+        self.stats.timeouts += 1;
         self.timeout_last = true;
         self.loss_cut();
         self.loss_guard();
@@ -1480,7 +1522,11 @@ impl TcpSender {
         }
         self.ecn_action = None;
         self.w.ca_frac = 0.0;
-        self.snd_nxt = self.snd_una;
+        if self.rack.is_none() {
+            // Go back N (RACK keeps the scoreboard and resends what it
+            // marked lost).
+            self.snd_nxt = self.snd_una;
+        }
         if !self.cc.keeps_dupacks_on_timeout() {
             self.dupacks = 0;
         }

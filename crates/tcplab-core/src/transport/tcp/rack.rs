@@ -1,0 +1,469 @@
+//! SACK loss recovery as Linux 6.x runs it: RACK's time-based loss
+//! detection (RFC 8985, `net/ipv4/tcp_recovery.c`, with
+//! net.ipv4.tcp_recovery at 1) inside `tcp_fastretrans_alert()`'s state
+//! machine, with PRR's window (`prr.rs`). `TcpConfig::rack` with SACK and
+//! `prr`: the linux profile.
+//!
+//! * Every segment keeps Linux's scoreboard bits (`SentSeg`: SACKed, lost,
+//!   a retransmission in flight). What is in flight is
+//!   `tcp_packets_in_flight()`: outstanding segments minus the SACKed and
+//!   the lost, plus the retransmissions in flight.
+//! * RACK remembers the most recently sent segment among those delivered
+//!   (SACKed, or cumulatively acknowledged without having been SACKed) and
+//!   that delivery's round trip (`tcp_rack_advance()`); a retransmitted
+//!   segment delivered sooner than min_rtt after its retransmission is
+//!   skipped (the original may have arrived), and so is one the timestamp
+//!   echo shows was acknowledged before it was retransmitted.
+//! * On an ACK that is not a plain cumulative one in the Open state
+//!   (`tcp_ack_is_dubious()`: a duplicate, new SACK blocks, ECE, or any
+//!   other state) and after a delivery, every segment sent before that one
+//!   and not delivered is lost once RACK.rtt + the reordering window has
+//!   passed since it was sent, retransmissions included; the rest arm the
+//!   reordering timer (`tcp_rack_detect_loss()`). The window is
+//!   min(min_rtt / 4, srtt) in the Open state while fewer than `dupthresh`
+//!   segments are SACKed, 0 otherwise (`tcp_rack_reo_wnd()`, no reordering
+//!   seen).
+//! * Recovery starts on the first lost mark (`tcp_time_to_recover()`:
+//!   "the loss is proven"), also when the reordering timer marks it
+//!   (`tcp_rack_reo_timeout()`); the sender retransmits the lost segments
+//!   in sequence order and then sends new data while the flight is below
+//!   PRR's window (`tcp_xmit_retransmit_queue()`, `tcp_write_xmit()`).
+//!   Recovery ends when snd_una reaches high_seq, with cwnd = ssthresh.
+//! * A timeout keeps the scoreboard and marks lost the first segment and
+//!   every other not delivered that was sent at least RACK.rtt ago
+//!   (`tcp_timeout_mark_lost()`); cwnd = what is then in flight + 1
+//!   (`tcp_enter_loss()`), Loss state until snd_una reaches high_seq, with
+//!   the same retransmission order and the window growing by slow start.
+//!   A retransmission found lost in Loss starts a recovery.
+//! * The reordering timer shares the retransmission timer's slot, as the
+//!   kernel's ICSK_TIME_REO_TIMEOUT does: armed at the longest wait plus
+//!   two ticks (TCP_TIMEOUT_MIN), it replaces the RTO, and when it fires the
+//!   RTO is re-armed from the first segment's last transmission.
+//!
+//! Not modelled (docs/models.md): the tail-loss probe (TLP), F-RTO and the
+//! undo of spurious recoveries (DSACK, timestamps), reordering detection
+//! (RACK's window stays min_rtt / 4: FIFO paths do not reorder), SACK
+//! reneging, and min_rtt's 300 s window (a running minimum here).
+
+use super::prr::Prr;
+use super::recovery::LossRecovery;
+use super::sender::{Segment, SentSeg, TcpSender};
+use crate::engine::Time;
+use crate::packet::TcpHeader;
+
+/// RACK's variables (RFC 8985 6.1; Linux's `tp->rack` and min_rtt).
+#[derive(Clone, Debug, Default)]
+pub struct Rack {
+    /// Send time and end of the most recently sent delivered segment
+    /// (RACK.xmit_ts, RACK.end_seq).
+    xmit: Time,
+    end: u64,
+    /// The round trip of the last delivery taken (RACK.rtt).
+    rtt: Time,
+    /// A delivery since the last loss detection (`rack.advanced`).
+    advanced: bool,
+    /// This ACK's round trip was taken from a cumulatively acknowledged
+    /// segment (Linux takes the SACKed ones first, so those give way).
+    rtt_from_ack: bool,
+    /// The smallest round trip seen (Linux's windowed tcp_min_rtt()).
+    min_rtt: Option<Time>,
+}
+
+/// `tcp_skb_sent_after()`: t1 after t2, or at the same time with a higher
+/// end (the later segment of a burst).
+fn sent_after(t1: Time, end1: u64, t2: Time, end2: u64) -> bool {
+    t1 > t2 || (t1 == t2 && end1 > end2)
+}
+
+impl Rack {
+    /// A new round-trip sample for min_rtt (the congestion control's,
+    /// ca_rtt_us).
+    pub fn note_rtt(&mut self, rtt: Time) {
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+    }
+
+    /// `tcp_rack_advance()`: a segment sent at `time` and ending at `end`
+    /// was delivered at `now`. `from_ack`: cumulatively acknowledged (not
+    /// newly SACKed).
+    fn advance(&mut self, now: Time, time: Time, end: u64, retransmitted: bool, from_ack: bool) {
+        let rtt = now.saturating_sub(time);
+        if retransmitted && rtt < self.min_rtt.unwrap_or(Time::MAX) {
+            return;
+        }
+        self.advanced = true;
+        if from_ack || !self.rtt_from_ack {
+            self.rtt = rtt;
+        }
+        self.rtt_from_ack |= from_ack;
+        if sent_after(time, end, self.xmit, self.end) {
+            self.xmit = time;
+            self.end = end;
+        }
+    }
+
+    /// How long past `now` the segment is still given before it counts as
+    /// lost, with reordering window `reo` (`tcp_rack_skb_timeout()`); zero
+    /// or less: lost.
+    fn remaining(&self, now: Time, seg: &SentSeg, reo: Time) -> i64 {
+        (self.rtt + reo) as i64 - now.saturating_sub(seg.time) as i64
+    }
+}
+
+impl TcpSender {
+    /// RACK's deliveries among the segments an ACK of new data acknowledges
+    /// cumulatively, before they leave the log (`tcp_clean_rtx_queue()`):
+    /// those not SACKed before, unless the timestamp echo shows the ACK was
+    /// for an earlier transmission (`tcp_skb_spurious_retrans()`).
+    pub(super) fn rack_delivered(&mut self, now: Time, h: &TcpHeader) {
+        let echo = h.ts.map(|(_, ecr)| ecr).filter(|&e| self.cfg.timestamps && e != 0);
+        let Some(rack) = self.rack.as_mut() else { return };
+        for s in self.sent.iter().take_while(|s| s.end <= h.ack) {
+            if s.sacked {
+                continue;
+            }
+            let retransmitted = s.transmits > 1;
+            let spurious =
+                retransmitted && echo.is_some_and(|e| (e.wrapping_sub(TcpSender::ts_clock(s.time)) as i32) < 0);
+            if !spurious {
+                rack.advance(now, s.time, s.end, retransmitted, true);
+            }
+        }
+    }
+}
+
+/// Linux's congestion states as far as RACK's recovery needs them (Open
+/// includes Disorder; CWR is the ECN path's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Open,
+    Recovery,
+    Loss,
+}
+
+/// What a loss detection found.
+#[derive(Clone, Copy, Debug, Default)]
+struct Detected {
+    /// Segments newly marked lost (the ACK's rs->losses).
+    newly_lost: u64,
+    /// A retransmission was found lost (FLAG_LOST_RETRANS).
+    lost_retransmit: bool,
+    /// The longest wait of a segment not yet lost.
+    wait: Option<Time>,
+}
+
+#[derive(Debug, Default)]
+pub struct RackRecovery {
+    state: State,
+    /// Recovery and Loss end when snd_una reaches this (high_seq).
+    high_seq: u64,
+    /// The ssthresh the last recovery or timeout set.
+    ssthresh: u64,
+    prr: Prr,
+    /// The reordering timer's deadline while it holds the timer slot.
+    reo_at: Option<Time>,
+}
+
+/// Linux's counters over the scoreboard, in segments.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    /// tcp_packets_in_flight().
+    in_flight: u64,
+    lost: u64,
+    retrans: u64,
+    sacked: u64,
+}
+
+fn counts(s: &TcpSender) -> Counts {
+    let mut c = Counts::default();
+    for g in &s.sent {
+        if g.sacked {
+            c.sacked += 1;
+            continue;
+        }
+        c.lost += g.lost as u64;
+        c.retrans += g.rtx_out as u64;
+        c.in_flight += !g.lost as u64 + g.rtx_out as u64;
+    }
+    c
+}
+
+/// `tcp_mark_skb_lost()`: a segment already marked lost whose
+/// retransmission is found lost too gives up that retransmission (it will
+/// be sent again); otherwise it is marked. Returns true for the former.
+fn mark_lost(g: &mut SentSeg) -> bool {
+    if g.lost {
+        let again = g.rtx_out;
+        g.rtx_out = false;
+        again
+    } else {
+        g.lost = true;
+        false
+    }
+}
+
+impl RackRecovery {
+    /// `tcp_rack_reo_wnd()` without reordering seen.
+    fn reo_wnd(&self, s: &TcpSender, sacked: u64) -> Time {
+        if self.state != State::Open || sacked >= s.w.dupthresh as u64 {
+            return 0;
+        }
+        let rack = s.rack.as_ref().unwrap();
+        let quarter = rack.min_rtt.map_or(Time::MAX, |m| m / 4);
+        quarter.min(s.rto.srtt.unwrap_or(0))
+    }
+
+    /// `tcp_rack_detect_loss()`: mark lost every segment sent before the
+    /// most recently sent delivered one whose time is up.
+    fn detect(&self, s: &mut TcpSender, now: Time) -> Detected {
+        let reo = self.reo_wnd(s, counts(s).sacked);
+        let rack = s.rack.as_deref().unwrap().clone();
+        let mut d = Detected::default();
+        for g in s.sent.iter_mut() {
+            // Delivered, or marked lost and not yet resent: not in
+            // Linux's time-ordered list.
+            if g.sacked || (g.lost && !g.rtx_out) || !sent_after(rack.xmit, rack.end, g.time, g.end) {
+                continue;
+            }
+            let left = rack.remaining(now, g, reo);
+            if left <= 0 {
+                let was_lost = g.lost;
+                d.lost_retransmit |= mark_lost(g);
+                d.newly_lost += !was_lost as u64;
+            } else {
+                d.wait = Some(d.wait.map_or(left as Time, |w| w.max(left as Time)));
+            }
+        }
+        d
+    }
+
+    /// `tcp_rack_mark_lost()`: detection after a delivery, and the
+    /// reordering timer for the segments still waiting (usecs_to_jiffies()
+    /// of the wait plus TCP_TIMEOUT_MIN, two ticks, in the timer's slot).
+    fn mark_lost(&mut self, s: &mut TcpSender, now: Time) -> Detected {
+        let rack = s.rack.as_mut().unwrap();
+        if !rack.advanced {
+            return Detected::default();
+        }
+        rack.advanced = false;
+        let d = self.detect(s, now);
+        if let Some(wait) = d.wait {
+            let g = s.cfg.granularity.max(1);
+            let at = now + wait.div_ceil(g) * g + 2 * g;
+            s.rto_deadline = Some(at);
+            self.reo_at = Some(at);
+        }
+        d
+    }
+
+    /// `tcp_enter_recovery()` with `tcp_init_cwnd_reduction()`: ssthresh
+    /// from the congestion control, PRR from the window now.
+    fn enter_recovery(&mut self, s: &mut TcpSender) {
+        let mss = s.w.mss;
+        let flight = s.flight() - s.limited_bytes;
+        let prior = s.w.cwnd / mss;
+        s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, flight);
+        self.ssthresh = s.w.ssthresh;
+        self.prr = Prr::start(prior);
+        self.high_seq = s.snd_max;
+        self.state = State::Recovery;
+        s.stats.fast_retransmits += 1;
+        s.fast_retransmit_started(true);
+        s.limited_extra = 0;
+        s.limited_bytes = 0;
+    }
+
+    /// PRR's window for `delivered` segments (`tcp_cwnd_reduction()`).
+    fn reduce(&mut self, s: &mut TcpSender, delivered: u64, una_advanced: bool, newly_lost: bool) {
+        let mss = s.w.mss;
+        let flight = counts(s).in_flight;
+        if let Some(w) = self.prr.window(delivered, flight, s.w.ssthresh / mss, una_advanced, newly_lost) {
+            s.w.cwnd = w.max(1) * mss;
+            s.w.ca_frac = 0.0;
+        }
+    }
+
+    /// Tag the segments this ACK's blocks newly SACK (`tcp_sacktag_one()`):
+    /// their lost and retransmitted marks go, and RACK takes the delivery.
+    fn tag_sacked(s: &mut TcpSender, now: Time) {
+        let TcpSender { sent, sb, rack, .. } = s;
+        let (Some(sb), Some(rack)) = (sb.as_ref(), rack.as_mut()) else { return };
+        for g in sent.iter_mut().filter(|g| !g.sacked) {
+            if sb.is_sacked(g.seq, g.end) {
+                g.sacked = true;
+                g.lost = false;
+                g.rtx_out = false;
+                rack.advance(now, g.time, g.end, g.transmits > 1, false);
+            }
+        }
+    }
+}
+
+impl LossRecovery for RackRecovery {
+    fn name(&self) -> &'static str {
+        "rack"
+    }
+
+    fn in_recovery(&self, _s: &TcpSender) -> bool {
+        self.state != State::Open
+    }
+
+    fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
+        let ack = h.ack;
+        let mss = s.w.mss;
+        let blocks = &*h.sack_blocks();
+        let new_ack = ack > s.snd_una;
+        let flight = s.flight();
+        let sacked_before = s.sb.as_ref().unwrap().sacked_bytes();
+        s.note_sack_rtt(blocks);
+        let newly_sacked = s.sb.as_mut().unwrap().update(ack.max(s.snd_una), blocks);
+        if newly_sacked {
+            Self::tag_sacked(s, now);
+        }
+        let sacked_after = s.sb.as_ref().unwrap().sacked_bytes();
+        let mut acked = 0;
+        let mut grow = false;
+        if new_ack {
+            acked = s.advance_una(now, h);
+            let done = ack >= self.high_seq;
+            grow = !ece_cut;
+            match self.state {
+                State::Recovery if done => {
+                    // tcp_end_cwnd_reduction(), then this ACK's growth.
+                    self.state = State::Open;
+                    s.w.cwnd = s.w.ssthresh.max(mss);
+                }
+                State::Recovery => grow = false,
+                State::Loss if done => self.state = State::Open,
+                State::Loss | State::Open => {}
+            }
+            s.settle_after_new_ack(now);
+        } else if ack == s.snd_una && s.snd_max > s.snd_una && (newly_sacked || h.nsack == 0) {
+            s.stats.dupacks_received += 1;
+            s.dupacks += 1;
+            s.sack_rtt_on_dupack(now, h);
+        }
+        let delivered = (acked + sacked_after).saturating_sub(sacked_before).div_ceil(mss);
+        // tcp_ack_is_dubious(): loss detection runs on duplicates, new
+        // SACK information, ECE and in any state but Open.
+        let c = counts(s);
+        let disorder = c.sacked > 0 || c.retrans > 0;
+        let ece = s.cfg.ecn && h.flags & crate::packet::flags::ECE != 0;
+        let dubious = !new_ack || newly_sacked || ece || self.state != State::Open || disorder;
+        let d = if dubious && s.snd_max > s.snd_una { self.mark_lost(s, now) } else { Detected::default() };
+        if let Some(r) = s.rack.as_mut() {
+            r.rtt_from_ack = false;
+        }
+        let start = match self.state {
+            State::Open => counts(s).lost > 0,
+            State::Loss => d.lost_retransmit,
+            State::Recovery => false,
+        };
+        if start {
+            self.enter_recovery(s);
+        }
+        if self.state == State::Recovery {
+            self.reduce(s, delivered, new_ack, d.newly_lost > 0);
+        } else if grow {
+            let info = s.ack_info(ack, delivered * mss, flight);
+            s.cc.on_new_ack(&mut s.w, &info);
+        }
+        if self.state == State::Open && s.cfg.limited_transmit && s.dupacks > 0 && s.dupacks < s.w.dupthresh {
+            // Linux's Disorder state: a SACKed segment leaves the flight,
+            // so a new one may go (RFC 3042's effect).
+            s.limited_extra = s.dupacks as u64;
+        }
+    }
+
+    fn polls(&self) -> bool {
+        true
+    }
+
+    /// In Recovery and Loss: the lost segments first, in sequence order,
+    /// then new data, while the flight is below the window.
+    fn poll(&mut self, s: &mut TcpSender, now: Time) -> Option<Option<Segment>> {
+        let mss = s.w.mss;
+        let c = counts(s);
+        if c.in_flight * mss >= s.w.cwnd {
+            return Some(None);
+        }
+        let lost = (c.retrans < c.lost)
+            .then(|| s.sent.iter().find(|g| g.lost && !g.rtx_out && !g.sacked).map(|g| (g.seq, g.end)))
+            .flatten();
+        let seg = if let Some((seq, end)) = lost {
+            let seg = s.emit(now, seq, (end - seq) as u32);
+            // tcp_xmit_retransmit_queue(): resending the first segment
+            // restarts the RTO, unless the reordering timer holds the slot.
+            if seq == s.snd_una && self.reo_at.is_none_or(|at| s.rto_deadline != Some(at)) {
+                self.reo_at = None;
+                s.restart_timer(now);
+            }
+            seg
+        } else {
+            let len = s.app_limit().saturating_sub(s.snd_max).min(mss);
+            if len == 0 || s.snd_max + len > s.snd_una + s.rwnd || s.snd_nxt != s.snd_max {
+                return Some(None);
+            }
+            s.emit(now, s.snd_max, len as u32)
+        };
+        if self.state == State::Recovery {
+            self.prr.sent();
+        }
+        Some(Some(seg))
+    }
+
+    /// `tcp_enter_loss()` with `tcp_timeout_mark_lost()`: the scoreboard
+    /// stays; the first segment and those sent a RACK round trip ago or
+    /// more are lost; cwnd = the flight left + 1. The congestion control
+    /// has just cut ssthresh; Linux cuts once per window of data: a
+    /// timeout inside a recovery, or a repeated one in Loss with no
+    /// progress since, keeps the ssthresh set before.
+    fn on_timeout(&mut self, s: &mut TcpSender) {
+        let now = s.now;
+        self.reo_at = None;
+        let unfinished = s.snd_una < self.high_seq;
+        let keep = match self.state {
+            State::Recovery => unfinished,
+            State::Loss => unfinished && s.consecutive_timeouts > 1,
+            State::Open => false,
+        };
+        if keep {
+            s.w.ssthresh = self.ssthresh;
+        } else {
+            self.ssthresh = s.w.ssthresh;
+        }
+        let rack = s.rack.as_deref().unwrap().clone();
+        let una = s.snd_una;
+        for g in s.sent.iter_mut().filter(|g| !g.sacked) {
+            if g.seq != una && rack.remaining(now, g, 0) > 0 {
+                continue; // sent too recently to call lost
+            }
+            mark_lost(g);
+        }
+        s.w.cwnd = (counts(s).in_flight + 1) * s.w.mss;
+        self.state = State::Loss;
+        self.high_seq = s.snd_max;
+    }
+
+    /// The reordering timer (`tcp_rack_reo_timeout()`): detect again; if
+    /// that marked something, recovery starts (PRR with one segment
+    /// delivered) and the lost segments go out; the RTO takes the slot
+    /// back, counted from the first segment's last transmission.
+    fn on_timer(&mut self, s: &mut TcpSender, now: Time) -> bool {
+        if self.reo_at.is_none() || self.reo_at != s.rto_deadline {
+            return false;
+        }
+        self.reo_at = None;
+        let before = counts(s).in_flight;
+        self.detect(s, now);
+        if counts(s).in_flight != before && self.state != State::Recovery {
+            self.enter_recovery(s);
+            self.reduce(s, 1, false, false);
+        }
+        // tcp_rearm_rto(): RTO minus the time since the first segment was
+        // last sent, at least a tick.
+        let g = s.cfg.granularity.max(1);
+        s.rto_deadline = s.sent.front().map(|head| (head.time + s.rto.rto()).max(now + g));
+        true
+    }
+}

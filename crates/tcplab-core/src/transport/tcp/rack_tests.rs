@@ -1,0 +1,173 @@
+//! Packet-level tests of RACK (`rack.rs`, the linux profile's SACK loss
+//! detection) against RFC 6675's IsLost() with go-back-N at a timeout (the
+//! same profile with `rack = false`). Each test scripts the exchange by
+//! hand: a first window acknowledged after 100 ms sets srtt and min_rtt,
+//! so RACK's reordering window is min_rtt / 4 = 25 ms.
+
+use super::cc::{make_cc, Variant};
+use super::config::{TcpConfig, TcpProfile};
+use super::sender::{Segment, TcpSender};
+use crate::engine::time::MS;
+use crate::engine::Time;
+use crate::packet::{SackBlock, TcpHeader};
+
+const MSS: u64 = 1000;
+const RTT: Time = 100 * MS;
+
+fn sender(rack: bool) -> TcpSender {
+    let mut c = TcpConfig::profile(TcpProfile::Linux);
+    c.mss = MSS as u32;
+    c.initial_window = 10;
+    c.rwnd = 1_000_000;
+    c.timestamps = false;
+    c.limited_transmit = false;
+    c.rack = rack;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(None);
+    s
+}
+
+fn drain(s: &mut TcpSender, now: Time) -> Vec<u64> {
+    std::iter::from_fn(|| s.poll_transmit(now)).map(|g: Segment| g.seq / MSS).collect()
+}
+
+/// An ACK of `ack` segments SACKing the ranges [from, to) of segments.
+fn ack(s: &mut TcpSender, now: Time, ack: u64, sacked: &[(u64, u64)]) -> Vec<u64> {
+    let mut h = TcpHeader { ack: ack * MSS, window: 1_000_000, ..Default::default() };
+    let blocks: Vec<SackBlock> =
+        sacked.iter().rev().map(|&(a, b)| SackBlock { start: a * MSS, end: b * MSS }).collect();
+    if !blocks.is_empty() {
+        h.set_sack(&blocks);
+    }
+    s.on_ack(now, &h);
+    drain(s, now)
+}
+
+/// Segments 0..10 at 0, each acknowledged at 100 ms: slow start sends
+/// 10..30 at 100 ms (returned).
+fn warm(s: &mut TcpSender) -> Vec<u64> {
+    assert_eq!(drain(s, 0), (0..10).collect::<Vec<_>>());
+    (1..=10).flat_map(|k| ack(s, RTT, k, &[])).collect()
+}
+
+/// Fire the sender's timer at its deadline; what it sends then.
+fn fire(s: &mut TcpSender) -> (Time, Vec<u64>) {
+    let at = s.rto_deadline().expect("a timer is armed");
+    assert!(s.on_timeout(at));
+    (at, drain(s, at))
+}
+
+/// Segment 10 lost, 11.. arriving: the third SACKed segment marks it lost
+/// at once (no reordering window with `dupthresh` SACKed), as RFC 6675's
+/// IsLost() does. Its retransmission is lost too. RACK finds that out when
+/// a segment sent after the retransmission is SACKed and RACK.rtt has
+/// passed since the retransmission: it resends 10 again on that ACK. RFC
+/// 6675 cannot see it and waits for the RTO.
+#[test]
+fn a_lost_retransmission_is_resent_without_a_timeout() {
+    for rack in [true, false] {
+        let mut s = sender(rack);
+        let window = warm(&mut s);
+        assert_eq!(window, (10..30).collect::<Vec<_>>());
+        let t = |k: u64| 2 * RTT + k * MS;
+        assert_eq!(ack(&mut s, t(1), 10, &[(11, 12)]), Vec::<u64>::new());
+        assert_eq!(ack(&mut s, t(2), 10, &[(11, 13)]), Vec::<u64>::new());
+        let third = ack(&mut s, t(3), 10, &[(11, 14)]);
+        assert_eq!(third.first(), Some(&10), "rack {rack}: {third:?}");
+        let mut later = vec![];
+        for k in 14..30 {
+            later.extend(ack(&mut s, t(k), 10, &[(11, k + 1)]));
+        }
+        // The new segments sent in recovery (30.., after the lost
+        // retransmission) come back SACKed one round trip later.
+        let news: Vec<u64> = later.iter().copied().filter(|&n| n >= 30).collect();
+        assert!(!news.is_empty());
+        let back = 3 * RTT + 30 * MS;
+        let resent = ack(&mut s, back, 10, &[(11, 30), (news[0], news[0] + 1)]);
+        if rack {
+            assert_eq!(resent.first(), Some(&10), "RACK resends the lost retransmission: {resent:?}");
+            assert_eq!(s.stats.timeouts, 0);
+        } else {
+            assert!(!resent.contains(&10), "RFC 6675 does not see it: {resent:?}");
+            let (_, after) = fire(&mut s);
+            assert_eq!(after.first(), Some(&10));
+            assert_eq!(s.stats.timeouts, 1);
+        }
+    }
+}
+
+/// A loss at the end of a window of three: one SACKed segment behind it
+/// is not enough for IsLost() (three needed), nor for an immediate RACK
+/// mark (the reordering window, min_rtt / 4 = 25 ms, applies while fewer
+/// than three are SACKed). RACK arms its reordering timer: RACK.rtt + 25
+/// ms from the lost segment's send, rounded up to the 1 ms clock, plus
+/// two ticks (TCP_TIMEOUT_MIN); its expiry marks the segment lost and
+/// recovery retransmits it, at once rather than after an RTO.
+#[test]
+fn a_lone_sack_waits_the_reordering_window_then_the_timer_resends() {
+    for rack in [true, false] {
+        let mut s = sender(rack);
+        warm(&mut s);
+        // Acknowledge 10..28 in order; 28 is lost, 29 arrives.
+        for k in 11..=28 {
+            ack(&mut s, RTT + RTT + (k - 10) * MS, k, &[]);
+        }
+        let before = s.stats.segments_sent;
+        let now = 2 * RTT + 20 * MS;
+        let sent = ack(&mut s, now, 28, &[(29, 30)]);
+        assert!(!sent.contains(&28));
+        let (at, resent) = fire(&mut s);
+        if rack {
+            // The SACKed 29 was sent with 28 at 100 ms: RACK.rtt = 120 ms,
+            // so 28 is due at 100 + 120 + 25 ms, now + 25 ms.
+            assert_eq!(at, now + 25 * MS + 2 * MS);
+            assert_eq!(resent.first(), Some(&28), "{resent:?}");
+            assert_eq!(s.stats.timeouts, 0, "the reordering timer is not an RTO");
+            assert_eq!(s.stats.fast_retransmits, 1);
+        } else {
+            assert!(at > now + 200 * MS, "an RTO: {}", at - now);
+            assert_eq!(s.stats.timeouts, 1);
+        }
+        assert!(s.stats.segments_sent > before);
+    }
+}
+
+/// A timeout with the receiver holding SACKed data: 10 and 20 lost of
+/// 10..30, the rest SACKed; recovery resends both with new data, and all
+/// of that is lost too, so the RTO fires. RACK keeps the scoreboard and
+/// marks lost the first segment and those sent a RACK round trip or more
+/// before: cwnd = what is still in flight + 1 = one segment
+/// (`tcp_enter_loss()`), the timeout resends 10 alone, and the ACK for it
+/// (up to 20) brings 20 and then new data, never a SACKed segment again.
+/// Go-back-N forgets the SACKs and resends 21.. after 20.
+#[test]
+fn a_timeout_resends_the_holes_not_the_sacked_segments() {
+    for rack in [true, false] {
+        let mut s = sender(rack);
+        warm(&mut s);
+        let sent = ack(&mut s, 2 * RTT + MS, 10, &[(11, 20), (21, 30)]);
+        assert_eq!(&sent[..2], &[10, 20], "rack {rack}: {sent:?}");
+        let (at, first) = fire(&mut s);
+        assert_eq!(first, vec![10], "rack {rack}");
+        let next = ack(&mut s, at + RTT, 20, &[(21, 30)]);
+        let resent: Vec<u64> = next.iter().copied().filter(|&n| n < 30).collect();
+        if rack {
+            assert_eq!(resent, vec![20], "{next:?}");
+        } else {
+            assert!(resent.len() > 1 && resent[0] == 20 && resent[1] == 21, "go-back-N: {next:?}");
+        }
+    }
+}
+
+/// Same seed, same marks: RACK's state is a function of the exchange.
+#[test]
+fn rack_is_deterministic() {
+    let run = || {
+        let mut s = sender(true);
+        warm(&mut s);
+        let mut out = ack(&mut s, 2 * RTT, 10, &[(11, 12)]);
+        out.extend(fire(&mut s).1);
+        (out, s.w.cwnd, s.w.ssthresh, s.rto_deadline())
+    };
+    assert_eq!(run(), run());
+}

@@ -54,7 +54,9 @@ SEGMENTS = TRANSFER // 256
 # with later kernels), and no immediate ACK for the segment that ends a
 # write (its receiver delays by the timer alone; `push_ack` is a current
 # kernel's rule), fast recovery with window inflation, not Proportional
-# Rate Reduction (`prr`, Linux 3.2 and later), and no quick-ACK mode at the
+# Rate Reduction (`prr`, Linux 3.2 and later; without it the linux profile's
+# RACK loss detection, `rack`, Linux 4.4 and later, is idle too), and no
+# quick-ACK mode at the
 # start (`quick_acks`: 2.2 delays from the first segment by its estimator;
 # the quick-ACK engine came with 2.4), and a window that grows on every
 # new ACK (`cwnd_limited`: the current kernel's tcp_is_cwnd_limited() is

@@ -1149,6 +1149,33 @@ def test_a_loss_with_one_segment_behind_it_is_resent_by_racks_timer():
 
 
 @needs_emulator
+def test_the_last_two_segments_lost_are_found_by_the_tail_loss_probe():
+    """20 kB as above, the last two data segments dropped: nothing comes
+    back to report them, so RACK alone has nothing to go on. Linux's
+    tail-loss probe (TLP, net.ipv4.tcp_early_retrans = 3) resends the last
+    segment 2 SRTT + 2 ms after the last ACK; its SACK lets RACK mark the
+    other: 138.4 ms simulated (2 retransmissions, no timeout), 353.4 ms
+    with `tlp = false` (the RTO), and the kernel 143.2-145.5 ms (2, 0) in
+    three runs here (docs/emulator.md, "RACK's timer")."""
+    sc = two_nodes("10Mbps", "10ms", 20_000,
+                   link={"error": {"kind": "pattern", "drop": [19, 20], "direction": "forward",
+                                   "packets": "data"}})
+    sc["flow"][0].update(packet_size=1000, window=1000)
+    sc["flow"][0]["app"]["write"] = 20_000
+    tlp = tcplab.run(sc).flows
+    assert (tlp["retransmits"][0], tlp["timeouts"][0]) == (2, 0)
+    sc["tcp"] = {"tlp": False}
+    rto = tcplab.run(sc).flows
+    assert rto["timeouts"][0] == 1 and rto["completion_s"][0] > tlp["completion_s"][0] + 0.150
+    del sc["tcp"]
+    res = emulate_in_real_time(sc)
+    f = res.columns("flows")
+    emu = f["completion_s"][0] - res.emulation["flows"][0]["connect_s"]
+    assert (f["retransmits"][0], f["timeouts"][0]) == (2, 0)
+    assert emu == pytest.approx(tlp["completion_s"][0], abs=0.015), (emu, tlp["completion_s"][0])
+
+
+@needs_emulator
 def test_sack_recovery_from_congestion_is_the_kernels_prr():
     """600 kB at 10 Mbit/s, 10 ms each way, a DropTail queue of 10
     packets, SACK: the slow start overflows the queue and the recovery's

@@ -1,5 +1,5 @@
-"""RACK (`[tcp] rack`, the linux profile's SACK loss detection, RFC 8985 as
-Linux runs it) in the simulator: its input checks, what it changes on a
+"""RACK and its tail-loss probe (`[tcp] rack`, `tlp`: the linux profile's SACK
+loss detection, RFC 8985 as Linux runs it) in the simulator: its input checks, what it changes on a
 lossy GSM-like link, and determinism. The packet-level rules are tested in
 crates/tcplab-core/src/transport/tcp/rack_tests.rs, the kernel comparison
 in test_emulator.py (`test_a_loss_with_one_segment_behind_it_is_resent_by_racks_timer`)."""
@@ -38,6 +38,8 @@ def test_rack_needs_linuxs_sack_recovery():
     assert key_of(path(tcp={"rack": True, "prr": False})) == "tcp.rack"
     assert key_of(path(flow_tcp={"rack": True, "prr": False})) == "flow[0].tcp.rack"
     assert key_of(path("ns2", tcp={"rack": True})) == "tcp.rack"  # ns-2's Sack1
+    assert key_of(path(tcp={"tlp": True, "rack": False})) == "tcp.tlp"
+    assert key_of(path(flow_tcp={"tlp": True, "rack": False})) == "flow[0].tcp.tlp"
     # The profile's own rack is idle where it cannot run: no error.
     assert tcplab.run(path(tcp={"prr": False})).flows.goodput_bps[0] > 0
     assert tcplab.run(path("rfc", tcp={"rack": True, "prr": True})).flows.goodput_bps[0] > 0

@@ -139,6 +139,7 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "push_ack" => own.push_ack.is_some(),
             "prr" => own.prr.is_some(),
             "rack" => own.rack.is_some(),
+            "tlp" => own.tlp.is_some(),
             "loss_window" => own.loss_window.is_some(),
             "quick_acks" => own.quick_acks.is_some(),
             "nagle" => own.nagle.is_some(),
@@ -230,6 +231,9 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             key("rack"),
             "Linux detects SACK losses with RACK (net.ipv4.tcp_recovery; the only detection of recent kernels): only true",
         );
+    }
+    if o.tlp == Some(false) {
+        return err(key("tlp"), "Linux sends tail-loss probes (net.ipv4.tcp_early_retrans = 3): only true");
     }
     if o.quick_acks.is_some_and(|q| q != 16) {
         return err(key("quick_acks"), "Linux starts with at most 16 quick ACKs (TCP_MAX_QUICKACKS): only 16");
@@ -446,9 +450,12 @@ app = {app}
         assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "linux""#, app).unwrap().1), "1");
         assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "off""#, app).unwrap().1), "0");
         // Linux's own values of its rules are accepted.
-        assert!(
-            plan_with(1000, r#"cwnd_increase = "per-segment", push_ack = true, prr = true, rack = true"#, app).is_ok()
-        );
+        assert!(plan_with(
+            1000,
+            r#"cwnd_increase = "per-segment", push_ack = true, prr = true, rack = true, tlp = true"#,
+            app
+        )
+        .is_ok());
         assert!(plan_with(
             1000,
             r#"loss_window = "cwnd", quick_acks = 16, rtt_estimator = "linux", rtt_timing = "linux""#,
@@ -466,6 +473,7 @@ app = {app}
             ("cwnd_limited = false", "flow[0].tcp.cwnd_limited"),
             ("prr = false", "flow[0].tcp.prr"),
             ("rack = false", "flow[0].tcp.rack"),
+            ("tlp = false", "flow[0].tcp.tlp"),
             (r#"loss_window = "flight""#, "flow[0].tcp.loss_window"),
             ("quick_acks = 0", "flow[0].tcp.quick_acks"),
             (r#"nagle = "rfc896""#, "flow[0].tcp.nagle"),

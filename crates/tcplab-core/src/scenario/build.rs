@@ -81,11 +81,16 @@ fn check_cubic(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
 /// idle where those are off. The key named is where `rack` was set: the
 /// flow's own `tcp` table or `[tcp]`.
 fn check_rack(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
+    let c = tcp_config(cfg, f);
+    let own_tlp = f.tcp.as_ref().and_then(|t| t.tlp);
+    if own_tlp.or(cfg.tcp.tlp) == Some(true) && !c.rack {
+        let key = if own_tlp.is_some() { format!("{k}.tcp.tlp") } else { "tcp.tlp".to_string() };
+        return err(key, "the tail-loss probe is RACK's: needs rack = true (or tlp = false)");
+    }
     let own = f.tcp.as_ref().and_then(|t| t.rack);
     if own.or(cfg.tcp.rack) != Some(true) {
         return Ok(());
     }
-    let c = tcp_config(cfg, f);
     let key = if own.is_some() { format!("{k}.tcp.rack") } else { "tcp.rack".to_string() };
     if c.sack && !c.prr {
         return err(key, "RACK runs in Linux's SACK recovery: needs prr = true (or rack = false)");
@@ -1134,6 +1139,7 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
         c.prr = v;
     }
     put(&mut c.rack, o.rack);
+    put(&mut c.tlp, o.tlp);
     if let Some(v) = o.quick_acks {
         c.quick_acks = v;
     }

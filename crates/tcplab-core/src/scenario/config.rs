@@ -1222,6 +1222,8 @@ pub struct TcpOptions {
     pub prr: Option<bool>,
     /// RACK loss detection (RFC 8985, Linux's) in SACK recovery with PRR.
     pub rack: Option<bool>,
+    /// RACK's tail-loss probe (Linux's TLP).
+    pub tlp: Option<bool>,
     /// Quick ACKs at the start of a connection (Linux: 16).
     pub quick_acks: Option<u32>,
     /// Nagle's rule: "off" (every profile), "rfc896" or "minshall" (Linux's).
@@ -1495,6 +1497,7 @@ impl TcpOptions {
             push_ack: self.push_ack.or(base.push_ack),
             prr: self.prr.or(base.prr),
             rack: self.rack.or(base.rack),
+            tlp: self.tlp.or(base.tlp),
             quick_acks: self.quick_acks.or(base.quick_acks),
             nagle: self.nagle.or(base.nagle),
             control_increase: self.control_increase.or(base.control_increase),

@@ -602,6 +602,13 @@ pub struct TcpConfig {
     /// was sent a round trip before (`transport/tcp/rack.rs`). false:
     /// RFC 6675's IsLost() and, at a timeout, go-back-N.
     pub rack: bool,
+    /// With `rack`: Linux's tail-loss probe (TLP, RFC 8985 7,
+    /// net.ipv4.tcp_early_retrans = 3): in the Open state the
+    /// retransmission timer is first a probe timer of 2 SRTT (+ 2 ms, or +
+    /// `min_rto` with one segment out), whose expiry sends one segment past
+    /// the window: new data, or the last segment again; a loss it repairs
+    /// halves the window (`tcp_process_tlp_ack()`).
+    pub tlp: bool,
     /// A delaying receiver acknowledges the first segments of a connection
     /// at once, at most this many (window / 2 MSS if fewer): Linux's
     /// quick-ACK mode with TCP_MAX_QUICKACKS = 16; 0: none (ns-2, RFC
@@ -682,6 +689,7 @@ impl TcpConfig {
                 push_ack: false,
                 prr: false,
                 rack: false,
+                tlp: false,
                 quick_acks: 0,
                 nagle: Nagle::Off,
                 vegas: VegasParams::default(),
@@ -726,6 +734,7 @@ impl TcpConfig {
                 push_ack: true,
                 prr: true,
                 rack: true,
+                tlp: true,
                 quick_acks: 16,
                 nagle: Nagle::Off,
                 // tcp_reno_ssthresh(): max(cwnd / 2, 2) in whole segments,

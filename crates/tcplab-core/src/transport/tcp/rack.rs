@@ -40,10 +40,19 @@
 //!   two ticks (TCP_TIMEOUT_MIN), it replaces the RTO, and when it fires the
 //!   RTO is re-armed from the first segment's last transmission.
 //!
-//! Not modelled (docs/models.md): the tail-loss probe (TLP), F-RTO and the
-//! undo of spurious recoveries (DSACK, timestamps), reordering detection
-//! (RACK's window stays min_rtt / 4: FIFO paths do not reorder), SACK
-//! reneging, and min_rtt's 300 s window (a running minimum here).
+//! * The tail-loss probe (`TcpConfig::tlp`, net.ipv4.tcp_early_retrans =
+//!   3): in the Open state with nothing SACKed, lost or retransmitted, the
+//!   timer slot holds a probe timer of 2 SRTT + 2 ms (2 SRTT + the minimum
+//!   RTO with one segment out), never later than the RTO; its expiry sends
+//!   one segment past cwnd (new data, else the last segment again), and a
+//!   resent last segment that an ACK shows repaired a loss cuts the window
+//!   once (`tcp_schedule_loss_probe()`, `tcp_send_loss_probe()`,
+//!   `tcp_process_tlp_ack()`).
+//!
+//! Not modelled (docs/models.md): F-RTO and the undo of spurious
+//! recoveries (DSACK, timestamps), reordering detection (RACK's window
+//! stays min_rtt / 4: FIFO paths do not reorder), SACK reneging, and
+//! min_rtt's 300 s window (a running minimum here).
 
 use super::prr::Prr;
 use super::recovery::LossRecovery;
@@ -67,6 +76,22 @@ pub struct Rack {
     rtt_from_ack: bool,
     /// The smallest round trip seen (Linux's windowed tcp_min_rtt()).
     min_rtt: Option<Time>,
+    /// The tail-loss probe is on (`TcpConfig::tlp`).
+    tlp: bool,
+    /// Not in the Open state (Recovery or Loss): no probe is scheduled.
+    recovering: bool,
+    /// The probe timer's deadline while it holds the timer slot.
+    tlp_at: Option<Time>,
+    /// A probe is due: the next send is it.
+    probe: bool,
+    /// snd_max after the outstanding probe (tlp_high_seq), and whether
+    /// it was a retransmission (tlp_retrans).
+    tlp_high: Option<u64>,
+    tlp_retrans: bool,
+    /// Probes sent, and losses they repaired (Linux's TCPLossProbes and
+    /// TCPLossProbeRecovery).
+    probes: u64,
+    probe_recoveries: u64,
 }
 
 /// `tcp_skb_sent_after()`: t1 after t2, or at the same time with a higher
@@ -76,6 +101,10 @@ fn sent_after(t1: Time, end1: u64, t2: Time, end2: u64) -> bool {
 }
 
 impl Rack {
+    pub fn new(tlp: bool) -> Self {
+        Rack { tlp, ..Default::default() }
+    }
+
     /// A new round-trip sample for min_rtt (the congestion control's,
     /// ca_rtt_us).
     pub fn note_rtt(&mut self, rtt: Time) {
@@ -110,6 +139,54 @@ impl Rack {
 }
 
 impl TcpSender {
+    /// `tcp_schedule_loss_probe()`: in the Open state with nothing SACKed,
+    /// lost or retransmitted (Linux's Disorder state has none), the timer
+    /// becomes the probe timer: 2 SRTT plus 2 ms (TCP_TIMEOUT_MIN_US), or
+    /// plus the minimum RTO with one segment out (its ACK may be
+    /// delayed), 1 s before any sample; never later than the RTO would be
+    /// (`advancing_rto`: a full RTO from now, else counted from the first
+    /// segment's last transmission). Returns whether it was scheduled.
+    pub(super) fn schedule_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
+        let Some(r) = self.rack.as_deref() else { return false };
+        let disorder = || {
+            self.sent.front().is_some_and(|h| h.transmits > 1)
+                || self.sent.iter().any(|g| g.sacked || g.lost || g.rtx_out)
+        };
+        if !r.tlp || r.recovering || self.sent.is_empty() || disorder() {
+            return false;
+        }
+        let g = self.cfg.granularity.max(1);
+        let whole = |t: Time| t.div_ceil(g) * g;
+        let mut timeout = match self.rto.srtt {
+            Some(srtt) if self.sent.len() == 1 => whole(2 * srtt + self.cfg.min_rto),
+            Some(srtt) => whole(2 * srtt + 2 * crate::engine::time::MS),
+            None => self.cfg.initial_rto,
+        };
+        let rto = self.rto.rto();
+        let delta = if advancing_rto { rto as i64 } else { (self.sent[0].time + rto) as i64 - now as i64 };
+        if delta > 0 {
+            timeout = timeout.min(whole(delta as Time));
+        }
+        let at = now + timeout;
+        self.rto_deadline = Some(at);
+        self.rack.as_mut().unwrap().tlp_at = Some(at);
+        true
+    }
+
+    /// Tail-loss probes sent and the losses they repaired (0, 0 without
+    /// RACK).
+    pub fn loss_probes(&self) -> (u64, u64) {
+        self.rack.as_ref().map_or((0, 0), |r| (r.probes, r.probe_recoveries))
+    }
+
+    /// New data went out (`tcp_write_xmit()`): the probe timer is
+    /// scheduled again, unless this is the probe itself.
+    pub(super) fn rack_new_data_sent(&mut self, now: Time) {
+        if self.rack.as_ref().is_some_and(|r| !r.probe) {
+            self.schedule_probe(now, false);
+        }
+    }
+
     /// RACK's deliveries among the segments an ACK of new data acknowledges
     /// cumulatively, before they leave the log (`tcp_clean_rtx_queue()`):
     /// those not SACKed before, unless the timestamp echo shows the ACK was
@@ -267,6 +344,9 @@ impl RackRecovery {
         self.prr = Prr::start(prior);
         self.high_seq = s.snd_max;
         self.state = State::Recovery;
+        let r = s.rack.as_mut().unwrap();
+        r.tlp_high = None;
+        r.recovering = true;
         s.stats.fast_retransmits += 1;
         s.fast_retransmit_started(true);
         s.limited_extra = 0;
@@ -281,6 +361,32 @@ impl RackRecovery {
             s.w.cwnd = w.max(1) * mss;
             s.w.ca_frac = 0.0;
         }
+    }
+
+    /// The probe (`tcp_send_loss_probe()`): one new segment if the
+    /// application has data and the receiver's window takes it, whatever
+    /// cwnd says; else the last segment sent, again (a retransmission not
+    /// counted in flight: TCPCB_EVER_RETRANS only).
+    fn send_probe(s: &mut TcpSender, now: Time) -> Segment {
+        s.rack.as_mut().unwrap().probe = false;
+        let len = s.app_limit().saturating_sub(s.snd_max).min(s.w.mss);
+        let new = len > 0 && s.snd_max + len <= s.snd_una + s.rwnd && s.snd_nxt == s.snd_max;
+        let seg = if new {
+            s.rack.as_mut().unwrap().probe = true; // not a new-data send that reschedules
+            let seg = s.emit(now, s.snd_max, len as u32);
+            s.rack.as_mut().unwrap().probe = false;
+            seg
+        } else {
+            let last = *s.sent.back().expect("a probe needs data outstanding");
+            let seg = s.emit(now, last.seq, (last.end - last.seq) as u32);
+            s.sent.back_mut().unwrap().rtx_out = false;
+            seg
+        };
+        let r = s.rack.as_mut().unwrap();
+        r.tlp_high = Some(s.snd_max);
+        r.tlp_retrans = !new;
+        r.probes += 1;
+        seg
     }
 
     /// Tag the segments this ACK's blocks newly SACK (`tcp_sacktag_one()`):
@@ -299,13 +405,43 @@ impl RackRecovery {
     }
 }
 
+impl RackRecovery {
+    /// Tell the sender's RACK state whether the Open state holds (the
+    /// probe timer is scheduled only then).
+    fn sync(&self, s: &mut TcpSender) {
+        s.rack.as_mut().unwrap().recovering = self.state != State::Open;
+    }
+
+    /// `tcp_process_tlp_ack()`: an ACK at or past the probe's snd_max ends
+    /// the episode. A probe of new data needs nothing more; a probe that
+    /// resent the last segment repaired a loss if the ACK goes past that
+    /// point, and the window is cut once (CWR: ssthresh from the
+    /// congestion control, cwnd = ssthresh); a duplicate ACK with nothing
+    /// new says the original and the probe both arrived.
+    fn probe_acked(s: &mut TcpSender, ack: u64, news: bool, flight: u64) {
+        let r = s.rack.as_mut().unwrap();
+        let Some(high) = r.tlp_high.filter(|&h| ack >= h) else { return };
+        if !r.tlp_retrans {
+            r.tlp_high = None;
+        } else if ack > high {
+            r.tlp_high = None;
+            r.probe_recoveries += 1;
+            s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, flight);
+            s.w.cwnd = s.w.ssthresh.max(s.w.mss);
+            s.w.ca_frac = 0.0;
+        } else if !news {
+            r.tlp_high = None;
+        }
+    }
+}
+
 impl LossRecovery for RackRecovery {
     fn name(&self) -> &'static str {
         "rack"
     }
 
-    fn in_recovery(&self, _s: &TcpSender) -> bool {
-        self.state != State::Open
+    fn in_recovery(&self, s: &TcpSender) -> bool {
+        self.state != State::Open || s.rack.as_ref().is_some_and(|r| r.probe)
     }
 
     fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
@@ -344,6 +480,7 @@ impl LossRecovery for RackRecovery {
             s.sack_rtt_on_dupack(now, h);
         }
         let delivered = (acked + sacked_after).saturating_sub(sacked_before).div_ceil(mss);
+        Self::probe_acked(s, ack, new_ack || newly_sacked, flight);
         // tcp_ack_is_dubious(): loss detection runs on duplicates, new
         // SACK information, ECE and in any state but Open.
         let c = counts(s);
@@ -373,6 +510,13 @@ impl LossRecovery for RackRecovery {
             // so a new one may go (RFC 3042's effect).
             s.limited_extra = s.dupacks as u64;
         }
+        self.sync(s);
+        // tcp_set_xmit_timer() on an ACK of new data, unless RACK's timer
+        // took the slot: the probe timer in the Open state (the RTO,
+        // restarted above, otherwise).
+        if new_ack && d.wait.is_none() && self.state == State::Open {
+            s.schedule_probe(now, true);
+        }
     }
 
     fn polls(&self) -> bool {
@@ -383,6 +527,9 @@ impl LossRecovery for RackRecovery {
     /// then new data, while the flight is below the window.
     fn poll(&mut self, s: &mut TcpSender, now: Time) -> Option<Option<Segment>> {
         let mss = s.w.mss;
+        if s.rack.as_ref().unwrap().probe {
+            return Some(Some(Self::send_probe(s, now)));
+        }
         let c = counts(s);
         if c.in_flight * mss >= s.w.cwnd {
             return Some(None);
@@ -421,6 +568,8 @@ impl LossRecovery for RackRecovery {
     fn on_timeout(&mut self, s: &mut TcpSender) {
         let now = s.now;
         self.reo_at = None;
+        let r = s.rack.as_mut().unwrap();
+        (r.tlp_at, r.tlp_high, r.probe, r.recovering) = (None, None, false, true);
         let unfinished = s.snd_una < self.high_seq;
         let keep = match self.state {
             State::Recovery => unfinished,
@@ -450,6 +599,21 @@ impl LossRecovery for RackRecovery {
     /// delivered) and the lost segments go out; the RTO takes the slot
     /// back, counted from the first segment's last transmission.
     fn on_timer(&mut self, s: &mut TcpSender, now: Time) -> bool {
+        let r = s.rack.as_mut().unwrap();
+        if r.tlp_at.is_some() && r.tlp_at == s.rto_deadline {
+            r.tlp_at = None;
+            if r.tlp_high.is_some() {
+                // At most one probe an episode: the RTO takes the slot.
+                let g = s.cfg.granularity.max(1);
+                s.rto_deadline = s.sent.front().map(|head| (head.time + s.rto.rto()).max(now + g));
+            } else {
+                // tcp_send_loss_probe(): the probe goes out now and the
+                // RTO restarts from it.
+                r.probe = true;
+                s.restart_timer(now);
+            }
+            return true;
+        }
         if self.reo_at.is_none() || self.reo_at != s.rto_deadline {
             return false;
         }

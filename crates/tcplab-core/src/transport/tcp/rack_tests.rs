@@ -171,3 +171,100 @@ fn rack_is_deterministic() {
     };
     assert_eq!(run(), run());
 }
+
+/// A sender with `bytes` to send and the tail-loss probe as given.
+fn finite(bytes: u64, tlp: bool) -> TcpSender {
+    let mut c = TcpConfig::profile(TcpProfile::Linux);
+    c.mss = MSS as u32;
+    c.initial_window = 10;
+    c.rwnd = 1_000_000;
+    c.timestamps = false;
+    c.tlp = tlp;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
+    s.app_write(Some(bytes));
+    s
+}
+
+/// The last of 20 segments is lost, so no ACK ever reports it: without
+/// the probe only the RTO finds it. The probe timer, scheduled on each
+/// ACK in the Open state, is 2 SRTT + the minimum RTO with one segment
+/// out, capped at the RTO (srtt 100 ms: the RTO, about 300 ms, is the
+/// smaller), and its expiry resends the last segment (no new data) as a
+/// probe, not a timeout. The ACK for it covers exactly the probe's
+/// snd_max: Linux cannot tell a repaired loss from a spurious probe
+/// there, and cuts nothing; the next ACK past that point, after the
+/// application wrote more, shows the loss was real and cuts the window
+/// once (ssthresh from the congestion control, cwnd = ssthresh).
+#[test]
+fn a_lost_last_segment_is_resent_by_the_probe() {
+    for tlp in [true, false] {
+        let mut s = finite(20 * MSS, tlp);
+        warm(&mut s);
+        // 10..20 went at 100 ms; 10..19 arrive, 19 (the last) is lost.
+        let mut last_ack = 0;
+        for k in 11..20 {
+            last_ack = 2 * RTT + (k - 10) * MS;
+            ack(&mut s, last_ack, k, &[]);
+        }
+        let (at, sent) = fire(&mut s);
+        assert_eq!(sent, vec![19], "tlp {tlp}");
+        let srtt = s.rto.srtt.unwrap();
+        if !tlp {
+            assert_eq!((s.stats.timeouts, s.loss_probes()), (1, (0, 0)));
+            continue;
+        }
+        assert_eq!(s.stats.timeouts, 0);
+        assert_eq!(s.loss_probes(), (1, 0));
+        assert!(2 * srtt + 200 * MS > at - last_ack, "capped at the RTO: {}", at - last_ack);
+        let (cwnd, ssthresh) = (s.w.cwnd, s.w.ssthresh);
+        ack(&mut s, at + RTT, 20, &[]);
+        assert_eq!((s.loss_probes(), s.w.ssthresh), ((1, 0), ssthresh), "ACK = the probe's snd_max");
+        s.app_write_more(at + RTT + MS, 2 * MSS);
+        assert_eq!(drain(&mut s, at + RTT + MS), vec![20, 21]);
+        ack(&mut s, at + 2 * RTT, 22, &[]);
+        assert_eq!(s.loss_probes(), (1, 1));
+        assert!(s.w.ssthresh < ssthresh && s.w.ssthresh <= cwnd / 2 + MSS, "{} {}", s.w.ssthresh, cwnd);
+    }
+}
+
+/// Two segments out, the ACK clock stopped: the probe timer is 2 SRTT + 2
+/// ms (TCP_TIMEOUT_MIN_US) after the last ACK.
+#[test]
+fn the_probe_timer_is_two_srtt_with_more_than_one_segment_out() {
+    let mut s = finite(20 * MSS, true);
+    warm(&mut s);
+    let mut last_ack = 0;
+    for k in 11..19 {
+        last_ack = 2 * RTT + (k - 10) * MS;
+        ack(&mut s, last_ack, k, &[]);
+    }
+    let srtt = s.rto.srtt.unwrap();
+    let (at, sent) = fire(&mut s);
+    assert_eq!(at, last_ack + (2 * srtt + 2 * MS).div_ceil(MS) * MS);
+    assert_eq!(sent, vec![19], "the last segment again");
+}
+
+/// With data left to send and nothing coming back, the probe is a new
+/// segment past cwnd (the application has data, the receiver's window
+/// takes it); its ACK ends the episode without a cut. With one segment
+/// out the probe waits 2 SRTT + the minimum RTO (a delayed ACK may be
+/// due).
+#[test]
+fn the_probe_sends_new_data_when_there_is_some() {
+    let mut s = sender(true);
+    let window = warm(&mut s);
+    let last = *window.last().unwrap();
+    let (at, sent) = fire(&mut s);
+    assert_eq!(sent, vec![last + 1], "one new segment past the window");
+    assert_eq!(s.loss_probes(), (1, 0));
+    // Everything up to the probe arrives: no cut, the episode ends.
+    let ssthresh = s.w.ssthresh;
+    ack(&mut s, at + RTT, last + 2, &[]);
+    assert_eq!(s.w.ssthresh, ssthresh);
+    assert_eq!(s.loss_probes(), (1, 0));
+
+    let mut one = finite(MSS, true);
+    assert_eq!(drain(&mut one, 0), vec![0]);
+    let due = one.rto_deadline().unwrap();
+    assert_eq!(due, 1000 * MS, "no RTT sample yet: TCP_TIMEOUT_INIT, 1 s");
+}

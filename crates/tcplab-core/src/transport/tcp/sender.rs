@@ -359,7 +359,7 @@ impl TcpSender {
             // RACK's min_rtt is Linux's, from the congestion control's
             // samples (tcp_update_rtt_min() with ca_rtt_us).
             delay_samples: cc.wants_delay_samples() || rack,
-            rack: rack.then(Box::default),
+            rack: rack.then(|| Box::new(Rack::new(cfg.tlp))),
             ca_rtt_from: None,
             sack_ca_from: None,
             last_acked_seg: None,
@@ -749,15 +749,20 @@ impl TcpSender {
                     s.rtx_out = true;
                 }
             }
-            _ => self.sent.push_back(SentSeg {
-                seq,
-                end,
-                time: now,
-                transmits: 1,
-                sacked: false,
-                lost: false,
-                rtx_out: false,
-            }),
+            _ => {
+                self.sent.push_back(SentSeg {
+                    seq,
+                    end,
+                    time: now,
+                    transmits: 1,
+                    sacked: false,
+                    lost: false,
+                    rtx_out: false,
+                });
+                if self.rack.is_some() {
+                    self.rack_new_data_sent(now);
+                }
+            }
         }
         if len > 0 {
             self.cc.on_send(&self.w, seq, len, now);

@@ -92,6 +92,11 @@ pub struct Rack {
     /// TCPLossProbeRecovery).
     probes: u64,
     probe_recoveries: u64,
+    /// Segments with each mark (sacked_out, lost_out, retrans_out), kept
+    /// as the marks change so that the flight is not a walk of the log.
+    sacked_out: u64,
+    lost_out: u64,
+    retrans_out: u64,
 }
 
 /// `tcp_skb_sent_after()`: t1 after t2, or at the same time with a higher
@@ -130,6 +135,52 @@ impl Rack {
         }
     }
 
+    /// A segment is SACKed (`tcp_sacktag_one()`): its lost and
+    /// retransmitted marks go.
+    fn sack(&mut self, g: &mut SentSeg) {
+        self.lost_out -= g.lost as u64;
+        self.retrans_out -= g.rtx_out as u64;
+        self.sacked_out += 1;
+        (g.sacked, g.lost, g.rtx_out) = (true, false, false);
+    }
+
+    /// `tcp_mark_skb_lost()`: a segment already marked lost whose
+    /// retransmission is found lost too gives up that retransmission (it
+    /// will be sent again); otherwise it is marked. Returns true for the
+    /// former.
+    fn lose(&mut self, g: &mut SentSeg) -> bool {
+        if g.lost {
+            let again = g.rtx_out;
+            self.retrans_out -= again as u64;
+            g.rtx_out = false;
+            again
+        } else {
+            self.lost_out += 1;
+            g.lost = true;
+            false
+        }
+    }
+
+    /// A retransmission of `g` is in flight (TCPCB_SACKED_RETRANS), or
+    /// (`on` false) the probe's is not counted as one.
+    pub(super) fn resent(&mut self, g: &mut SentSeg, on: bool) {
+        if g.rtx_out != on {
+            if on {
+                self.retrans_out += 1;
+            } else {
+                self.retrans_out -= 1;
+            }
+            g.rtx_out = on;
+        }
+    }
+
+    /// A segment leaves the log, cumulatively acknowledged.
+    pub(super) fn forget(&mut self, g: &SentSeg) {
+        self.sacked_out -= g.sacked as u64;
+        self.lost_out -= g.lost as u64;
+        self.retrans_out -= g.rtx_out as u64;
+    }
+
     /// How long past `now` the segment is still given before it counts as
     /// lost, with reordering window `reo` (`tcp_rack_skb_timeout()`); zero
     /// or less: lost.
@@ -148,11 +199,9 @@ impl TcpSender {
     /// segment's last transmission). Returns whether it was scheduled.
     pub(super) fn schedule_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
         let Some(r) = self.rack.as_deref() else { return false };
-        let disorder = || {
-            self.sent.front().is_some_and(|h| h.transmits > 1)
-                || self.sent.iter().any(|g| g.sacked || g.lost || g.rtx_out)
-        };
-        if !r.tlp || r.recovering || self.sent.is_empty() || disorder() {
+        let disorder =
+            r.sacked_out + r.lost_out + r.retrans_out > 0 || self.sent.front().is_some_and(|h| h.transmits > 1);
+        if !r.tlp || r.recovering || self.sent.is_empty() || disorder {
             return false;
         }
         let g = self.cfg.granularity.max(1);
@@ -252,31 +301,19 @@ struct Counts {
 }
 
 fn counts(s: &TcpSender) -> Counts {
-    let mut c = Counts::default();
-    for g in &s.sent {
-        if g.sacked {
-            c.sacked += 1;
-            continue;
-        }
-        c.lost += g.lost as u64;
-        c.retrans += g.rtx_out as u64;
-        c.in_flight += !g.lost as u64 + g.rtx_out as u64;
-    }
+    let r = s.rack.as_deref().unwrap();
+    let c = Counts {
+        in_flight: s.sent.len() as u64 - r.sacked_out - r.lost_out + r.retrans_out,
+        lost: r.lost_out,
+        retrans: r.retrans_out,
+        sacked: r.sacked_out,
+    };
+    debug_assert_eq!(
+        (c.sacked, c.lost, c.retrans),
+        s.sent.iter().fold((0, 0, 0), |(a, b, d), g| (a + g.sacked as u64, b + g.lost as u64, d + g.rtx_out as u64)),
+        "RACK's counters"
+    );
     c
-}
-
-/// `tcp_mark_skb_lost()`: a segment already marked lost whose
-/// retransmission is found lost too gives up that retransmission (it will
-/// be sent again); otherwise it is marked. Returns true for the former.
-fn mark_lost(g: &mut SentSeg) -> bool {
-    if g.lost {
-        let again = g.rtx_out;
-        g.rtx_out = false;
-        again
-    } else {
-        g.lost = true;
-        false
-    }
 }
 
 impl RackRecovery {
@@ -294,9 +331,10 @@ impl RackRecovery {
     /// most recently sent delivered one whose time is up.
     fn detect(&self, s: &mut TcpSender, now: Time) -> Detected {
         let reo = self.reo_wnd(s, counts(s).sacked);
-        let rack = s.rack.as_deref().unwrap().clone();
+        let TcpSender { sent, rack, .. } = s;
+        let rack = rack.as_deref_mut().unwrap();
         let mut d = Detected::default();
-        for g in s.sent.iter_mut() {
+        for g in sent.iter_mut() {
             // Delivered, or marked lost and not yet resent: not in
             // Linux's time-ordered list.
             if g.sacked || (g.lost && !g.rtx_out) || !sent_after(rack.xmit, rack.end, g.time, g.end) {
@@ -305,7 +343,7 @@ impl RackRecovery {
             let left = rack.remaining(now, g, reo);
             if left <= 0 {
                 let was_lost = g.lost;
-                d.lost_retransmit |= mark_lost(g);
+                d.lost_retransmit |= rack.lose(g);
                 d.newly_lost += !was_lost as u64;
             } else {
                 d.wait = Some(d.wait.map_or(left as Time, |w| w.max(left as Time)));
@@ -379,7 +417,8 @@ impl RackRecovery {
         } else {
             let last = *s.sent.back().expect("a probe needs data outstanding");
             let seg = s.emit(now, last.seq, (last.end - last.seq) as u32);
-            s.sent.back_mut().unwrap().rtx_out = false;
+            let TcpSender { sent, rack, .. } = s;
+            rack.as_deref_mut().unwrap().resent(sent.back_mut().unwrap(), false);
             seg
         };
         let r = s.rack.as_mut().unwrap();
@@ -396,9 +435,7 @@ impl RackRecovery {
         let (Some(sb), Some(rack)) = (sb.as_ref(), rack.as_mut()) else { return };
         for g in sent.iter_mut().filter(|g| !g.sacked) {
             if sb.is_sacked(g.seq, g.end) {
-                g.sacked = true;
-                g.lost = false;
-                g.rtx_out = false;
+                rack.sack(g);
                 rack.advance(now, g.time, g.end, g.transmits > 1, false);
             }
         }
@@ -581,13 +618,14 @@ impl LossRecovery for RackRecovery {
         } else {
             self.ssthresh = s.w.ssthresh;
         }
-        let rack = s.rack.as_deref().unwrap().clone();
         let una = s.snd_una;
-        for g in s.sent.iter_mut().filter(|g| !g.sacked) {
+        let TcpSender { sent, rack, .. } = s;
+        let rack = rack.as_deref_mut().unwrap();
+        for g in sent.iter_mut().filter(|g| !g.sacked) {
             if g.seq != una && rack.remaining(now, g, 0) > 0 {
                 continue; // sent too recently to call lost
             }
-            mark_lost(g);
+            rack.lose(g);
         }
         s.w.cwnd = (counts(s).in_flight + 1) * s.w.mss;
         self.state = State::Loss;

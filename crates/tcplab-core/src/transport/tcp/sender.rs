@@ -746,7 +746,10 @@ impl TcpSender {
                 if let Some(s) = self.sent.iter_mut().find(|s| s.seq <= seq && seq < s.end) {
                     s.time = now;
                     s.transmits += 1;
-                    s.rtx_out = true;
+                    match self.rack.as_deref_mut() {
+                        Some(r) => r.resent(s, true),
+                        None => s.rtx_out = true,
+                    }
                 }
             }
             _ => {
@@ -798,6 +801,9 @@ impl TcpSender {
                 last = Some(s.time);
             }
             self.last_acked_seg = Some((s.time, s.transmits));
+            if let Some(r) = self.rack.as_deref_mut() {
+                r.forget(s);
+            }
             self.sent.pop_front();
         }
         // Linux (tcp_clean_rtx_queue): an RTT sample from the oldest

@@ -1121,58 +1121,39 @@ def test_the_end_of_a_write_is_acknowledged_at_once_as_by_the_kernel():
 
 
 @needs_emulator
-def test_a_loss_with_one_segment_behind_it_is_resent_by_racks_timer():
-    """20 kB at 10 Mbit/s, 10 ms each way, the 19th of 20 data segments
-    dropped: one SACKed segment behind the hole, too few for RFC 6675's
-    IsLost() (three), so without RACK the sender waits for its RTO (292.5
-    ms simulated with `rack = false`). RACK marks the hole lost once
-    min_rtt / 4 has passed since the SACKed segment's delivery, by its
-    reordering timer, and resends it: 78.2 ms simulated, and the kernel
-    (RACK, net.ipv4.tcp_recovery = 1) took 80.6-82.9 ms in three runs
-    here, its timer's two ticks being 8 ms at HZ 250 where the linux
-    profile's clock counts 1 ms (docs/emulator.md, "RACK's timer")."""
+@pytest.mark.parametrize("drops,knob,rtx", [([19], "rack", 1), ([19, 20], "tlp", 2)])
+def test_tail_losses_are_resent_by_rack_tlp_as_by_the_kernel(drops, knob, rtx):
+    """20 kB at 10 Mbit/s, 10 ms each way, 1000-byte segments, the listed
+    data segments (of 20) dropped; without the rule named the sender waits
+    for its RTO (the simulated run with `knob = false` takes a timeout and
+    150 ms more). docs/emulator.md, "RACK's timer".
+
+    * 19: one SACKed segment behind the hole, too few for RFC 6675's
+      IsLost() (three). RACK marks the hole lost min_rtt / 4 after that
+      delivery, by its reordering timer: 78.2 ms simulated, 292.5 with
+      `rack = false`; the kernel (net.ipv4.tcp_recovery = 1) 80.6-82.9 ms
+      in three runs here, its timer's two ticks being 8 ms at HZ 250 where
+      the linux profile's clock counts 1 ms.
+    * 19 and 20, the last two: nothing comes back to report them. The
+      tail-loss probe (net.ipv4.tcp_early_retrans = 3) resends the last
+      segment 2 SRTT + 2 ms after the last ACK, and its SACK lets RACK
+      mark the other: 138.4 ms simulated, 353.4 with `tlp = false`; the
+      kernel 143.2-145.5 ms."""
     sc = two_nodes("10Mbps", "10ms", 20_000,
-                   link={"error": {"kind": "pattern", "drop": [19], "direction": "forward", "packets": "data"}})
+                   link={"error": {"kind": "pattern", "drop": drops, "direction": "forward", "packets": "data"}})
     sc["flow"][0].update(packet_size=1000, window=1000)
     sc["flow"][0]["app"]["write"] = 20_000
-    rack = tcplab.run(sc).flows
-    assert (rack["retransmits"][0], rack["timeouts"][0]) == (1, 0)
-    sc["tcp"] = {"rack": False}
+    sim = tcplab.run(sc).flows
+    assert (sim["retransmits"][0], sim["timeouts"][0]) == (rtx, 0)
+    sc["tcp"] = {knob: False}
     rto = tcplab.run(sc).flows
-    assert rto["timeouts"][0] == 1 and rto["completion_s"][0] > rack["completion_s"][0] + 0.150
+    assert rto["timeouts"][0] == 1 and rto["completion_s"][0] > sim["completion_s"][0] + 0.150
     del sc["tcp"]
     res = emulate_in_real_time(sc)
     f = res.columns("flows")
     emu = f["completion_s"][0] - res.emulation["flows"][0]["connect_s"]
-    assert (f["retransmits"][0], f["timeouts"][0]) == (1, 0)
-    assert emu == pytest.approx(rack["completion_s"][0], abs=0.010), (emu, rack["completion_s"][0])
-
-
-@needs_emulator
-def test_the_last_two_segments_lost_are_found_by_the_tail_loss_probe():
-    """20 kB as above, the last two data segments dropped: nothing comes
-    back to report them, so RACK alone has nothing to go on. Linux's
-    tail-loss probe (TLP, net.ipv4.tcp_early_retrans = 3) resends the last
-    segment 2 SRTT + 2 ms after the last ACK; its SACK lets RACK mark the
-    other: 138.4 ms simulated (2 retransmissions, no timeout), 353.4 ms
-    with `tlp = false` (the RTO), and the kernel 143.2-145.5 ms (2, 0) in
-    three runs here (docs/emulator.md, "RACK's timer")."""
-    sc = two_nodes("10Mbps", "10ms", 20_000,
-                   link={"error": {"kind": "pattern", "drop": [19, 20], "direction": "forward",
-                                   "packets": "data"}})
-    sc["flow"][0].update(packet_size=1000, window=1000)
-    sc["flow"][0]["app"]["write"] = 20_000
-    tlp = tcplab.run(sc).flows
-    assert (tlp["retransmits"][0], tlp["timeouts"][0]) == (2, 0)
-    sc["tcp"] = {"tlp": False}
-    rto = tcplab.run(sc).flows
-    assert rto["timeouts"][0] == 1 and rto["completion_s"][0] > tlp["completion_s"][0] + 0.150
-    del sc["tcp"]
-    res = emulate_in_real_time(sc)
-    f = res.columns("flows")
-    emu = f["completion_s"][0] - res.emulation["flows"][0]["connect_s"]
-    assert (f["retransmits"][0], f["timeouts"][0]) == (2, 0)
-    assert emu == pytest.approx(tlp["completion_s"][0], abs=0.015), (emu, tlp["completion_s"][0])
+    assert (f["retransmits"][0], f["timeouts"][0]) == (rtx, 0)
+    assert emu == pytest.approx(sim["completion_s"][0], abs=0.015), (emu, sim["completion_s"][0])
 
 
 @needs_emulator

@@ -2,7 +2,7 @@
 loss detection, RFC 8985 as Linux runs it) in the simulator: its input checks, what it changes on a
 lossy GSM-like link, and determinism. The packet-level rules are tested in
 crates/tcplab-core/src/transport/tcp/rack_tests.rs, the kernel comparison
-in test_emulator.py (`test_a_loss_with_one_segment_behind_it_is_resent_by_racks_timer`)."""
+in test_emulator.py (`test_tail_losses_are_resent_by_rack_tlp_as_by_the_kernel`)."""
 from __future__ import annotations
 
 import statistics

@@ -99,10 +99,7 @@ impl LinuxRenoRecovery {
         self.high_seq = Some(s.snd_max);
         self.head_lost = true;
         self.head_retransmitted = false;
-        s.stats.fast_retransmits += 1;
-        s.fast_retransmit_started(true);
-        s.limited_extra = 0;
-        s.limited_bytes = 0;
+        s.recovery_started();
         s.restart_timer(now);
     }
 }

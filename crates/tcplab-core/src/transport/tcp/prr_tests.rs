@@ -9,7 +9,9 @@ use crate::engine::time::MS;
 use crate::engine::Time;
 use crate::packet::{SackBlock, TcpHeader};
 
-const MSS: u64 = 1000;
+/// The segment size of these tests (and `rack_tests.rs`, which borrows
+/// `drain` and `ack`).
+pub(super) const MSS: u64 = 1000;
 
 /// The linux profile's rules with a window of `iw` segments already open,
 /// plain ACKs (the receiver is scripted), no Limited Transmit unless asked.
@@ -30,12 +32,12 @@ fn sender(c: TcpConfig) -> TcpSender {
     s
 }
 
-fn drain(s: &mut TcpSender, now: Time) -> Vec<Segment> {
+pub(super) fn drain(s: &mut TcpSender, now: Time) -> Vec<Segment> {
     std::iter::from_fn(|| s.poll_transmit(now)).collect()
 }
 
 /// An ACK of `ack` segments SACKing [from, to) segments (none if equal).
-fn ack(s: &mut TcpSender, now: Time, ack: u64, sacked: &[(u64, u64)]) -> Vec<Segment> {
+pub(super) fn ack(s: &mut TcpSender, now: Time, ack: u64, sacked: &[(u64, u64)]) -> Vec<Segment> {
     let mut h = TcpHeader { ack: ack * MSS, window: 1_000_000, ..Default::default() };
     let blocks: Vec<SackBlock> =
         sacked.iter().rev().map(|&(a, b)| SackBlock { start: a * MSS, end: b * MSS }).collect();

@@ -385,10 +385,7 @@ impl RackRecovery {
         let r = s.rack.as_mut().unwrap();
         r.tlp_high = None;
         r.recovering = true;
-        s.stats.fast_retransmits += 1;
-        s.fast_retransmit_started(true);
-        s.limited_extra = 0;
-        s.limited_bytes = 0;
+        s.recovery_started();
     }
 
     /// PRR's window for `delivered` segments (`tcp_cwnd_reduction()`).

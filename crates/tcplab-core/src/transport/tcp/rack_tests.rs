@@ -6,41 +6,59 @@
 
 use super::cc::{make_cc, Variant};
 use super::config::{TcpConfig, TcpProfile};
+use super::prr_tests::{self, MSS};
 use super::sender::{Segment, TcpSender};
 use crate::engine::time::MS;
 use crate::engine::Time;
-use crate::packet::{SackBlock, TcpHeader};
-
-const MSS: u64 = 1000;
 const RTT: Time = 100 * MS;
 
-fn sender(rack: bool) -> TcpSender {
+/// The linux profile with 1000-byte segments, a first window of 10 and a
+/// receiver's window that never limits, timestamps off, `tune` applied;
+/// the application writes `bytes` (None: bulk).
+fn make(tune: impl FnOnce(&mut TcpConfig), bytes: Option<u64>) -> TcpSender {
     let mut c = TcpConfig::profile(TcpProfile::Linux);
     c.mss = MSS as u32;
     c.initial_window = 10;
     c.rwnd = 1_000_000;
     c.timestamps = false;
-    c.limited_transmit = false;
-    c.rack = rack;
+    tune(&mut c);
     let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
-    s.app_write(None);
+    s.app_write(bytes);
     s
 }
 
+fn sender(rack: bool) -> TcpSender {
+    make(
+        |c| {
+            c.limited_transmit = false;
+            c.rack = rack;
+        },
+        None,
+    )
+}
+
+fn seqs(v: Vec<Segment>) -> Vec<u64> {
+    v.iter().map(|g| g.seq / MSS).collect()
+}
+
 fn drain(s: &mut TcpSender, now: Time) -> Vec<u64> {
-    std::iter::from_fn(|| s.poll_transmit(now)).map(|g: Segment| g.seq / MSS).collect()
+    seqs(prr_tests::drain(s, now))
 }
 
 /// An ACK of `ack` segments SACKing the ranges [from, to) of segments.
 fn ack(s: &mut TcpSender, now: Time, ack: u64, sacked: &[(u64, u64)]) -> Vec<u64> {
-    let mut h = TcpHeader { ack: ack * MSS, window: 1_000_000, ..Default::default() };
-    let blocks: Vec<SackBlock> =
-        sacked.iter().rev().map(|&(a, b)| SackBlock { start: a * MSS, end: b * MSS }).collect();
-    if !blocks.is_empty() {
-        h.set_sack(&blocks);
+    seqs(prr_tests::ack(s, now, ack, sacked))
+}
+
+/// In-order ACKs up to `from..to` segments, 1 ms apart from 200 ms on
+/// (after `warm`); returns the last one's time.
+fn ack_in_order(s: &mut TcpSender, from: u64, to: u64) -> Time {
+    let mut last = 0;
+    for k in from..to {
+        last = 2 * RTT + (k - 10) * MS;
+        ack(s, last, k, &[]);
     }
-    s.on_ack(now, &h);
-    drain(s, now)
+    last
 }
 
 /// Segments 0..10 at 0, each acknowledged at 100 ms: slow start sends
@@ -109,9 +127,7 @@ fn a_lone_sack_waits_the_reordering_window_then_the_timer_resends() {
         let mut s = sender(rack);
         warm(&mut s);
         // Acknowledge 10..28 in order; 28 is lost, 29 arrives.
-        for k in 11..=28 {
-            ack(&mut s, RTT + RTT + (k - 10) * MS, k, &[]);
-        }
+        ack_in_order(&mut s, 11, 29);
         let before = s.stats.segments_sent;
         let now = 2 * RTT + 20 * MS;
         let sent = ack(&mut s, now, 28, &[(29, 30)]);
@@ -174,15 +190,7 @@ fn rack_is_deterministic() {
 
 /// A sender with `bytes` to send and the tail-loss probe as given.
 fn finite(bytes: u64, tlp: bool) -> TcpSender {
-    let mut c = TcpConfig::profile(TcpProfile::Linux);
-    c.mss = MSS as u32;
-    c.initial_window = 10;
-    c.rwnd = 1_000_000;
-    c.timestamps = false;
-    c.tlp = tlp;
-    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
-    s.app_write(Some(bytes));
-    s
+    make(|c| c.tlp = tlp, Some(bytes))
 }
 
 /// The last of 20 segments is lost, so no ACK ever reports it: without
@@ -201,11 +209,7 @@ fn a_lost_last_segment_is_resent_by_the_probe() {
         let mut s = finite(20 * MSS, tlp);
         warm(&mut s);
         // 10..20 went at 100 ms; 10..19 arrive, 19 (the last) is lost.
-        let mut last_ack = 0;
-        for k in 11..20 {
-            last_ack = 2 * RTT + (k - 10) * MS;
-            ack(&mut s, last_ack, k, &[]);
-        }
+        let last_ack = ack_in_order(&mut s, 11, 20);
         let (at, sent) = fire(&mut s);
         assert_eq!(sent, vec![19], "tlp {tlp}");
         let srtt = s.rto.srtt.unwrap();
@@ -233,11 +237,7 @@ fn a_lost_last_segment_is_resent_by_the_probe() {
 fn the_probe_timer_is_two_srtt_with_more_than_one_segment_out() {
     let mut s = finite(20 * MSS, true);
     warm(&mut s);
-    let mut last_ack = 0;
-    for k in 11..19 {
-        last_ack = 2 * RTT + (k - 10) * MS;
-        ack(&mut s, last_ack, k, &[]);
-    }
+    let last_ack = ack_in_order(&mut s, 11, 19);
     let srtt = s.rto.srtt.unwrap();
     let (at, sent) = fire(&mut s);
     assert_eq!(at, last_ack + (2 * srtt + 2 * MS).div_ceil(MS) * MS);

@@ -284,11 +284,8 @@ impl LossRecovery for SackRecovery {
                 s.w.cwnd = s.w.ssthresh;
             }
             s.sack_recover = Some(s.snd_max);
-            s.stats.fast_retransmits += 1;
-            s.fast_retransmit_started(true);
+            s.recovery_started();
             s.pending_head_rtx = true;
-            s.limited_extra = 0;
-            s.limited_bytes = 0;
             s.restart_timer(now);
             return;
         } else if s.cfg.limited_transmit && s.dupacks > 0 && s.dupacks < s.w.dupthresh {

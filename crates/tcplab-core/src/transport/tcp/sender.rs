@@ -1106,6 +1106,16 @@ impl TcpSender {
         }
     }
 
+    /// A loss recovery that counts its segments (RFC 6675's, Linux's)
+    /// starts: a fast retransmit counted and begun, Limited Transmit's
+    /// allowance spent.
+    pub(super) fn recovery_started(&mut self) {
+        self.stats.fast_retransmits += 1;
+        self.fast_retransmit_started(true);
+        self.limited_extra = 0;
+        self.limited_bytes = 0;
+    }
+
     /// An ACK arrives.
     #[inline(always)]
     pub fn on_ack(&mut self, now: Time, h: &TcpHeader) {

@@ -11,9 +11,12 @@ Cases: `slowstart` (one write from an initial window of 10, no loss),
 `losses` (300 kB, 10 Mbit/s, 10 ms each way, unlimited queue, chosen data
 segments dropped by the pattern error model), `congestion` (600 kB through
 a DropTail queue of 10, 20 or 40 packets that the slow start overflows),
+`tails` (20 kB with SACK, the 19th, the 20th or both of its 20 data
+segments dropped: losses that RACK's timer or the tail-loss probe repair),
 each with and without SACK where it matters. The simulated columns show
 the linux profile as it is and with one of its Linux rules switched off
-(`prr = false`: RFC 6582's and RFC 6675's recovery; `quick_acks = 0`), so
+(`prr = false`: RFC 6582's and RFC 6675's recovery; `quick_acks = 0`;
+`rack = false`, `tlp = false`), so
 that what a rule changes can be read beside the kernel. Real completion
 times are less the handshake (the profile opens established); each real
 run is printed, best first, with its retransmissions and timeouts.
@@ -67,6 +70,10 @@ def cases(which: set) -> list:
                             two_nodes("10Mbps", "10ms", 600_000, queue={"kind": "droptail", "limit": limit},
                                       tcp={"sack": sack}),
                             [("prr = false", {"prr": False}), ("no quick ACKs", {"quick_acks": 0})]))
+    if "tails" in which:
+        for drops in ([19], [20], [19, 20]):
+            out.append((f"20 kB, drops {drops} SACK", two_nodes("10Mbps", "10ms", 20_000, drops=drops),
+                        [("rack = false", {"rack": False}), ("tlp = false", {"tlp": False})]))
     return out
 
 
@@ -90,15 +97,15 @@ def real(sc: dict, runs: int) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", default="slowstart,losses,congestion",
-                    help="comma-separated: slowstart, losses, congestion (default: all)")
+    ap.add_argument("--cases", default="slowstart,losses,congestion,tails",
+                    help="comma-separated: slowstart, losses, congestion, tails (default: all)")
     ap.add_argument("--runs", type=int, default=2, help="real runs per case (default 2)")
     ap.add_argument("--simulated-only", action="store_true", help="no emulator runs (no root needed)")
     a = ap.parse_args(argv)
     which = {c.strip() for c in a.cases.split(",") if c.strip()}
-    bad = which - {"slowstart", "losses", "congestion"}
+    bad = which - {"slowstart", "losses", "congestion", "tails"}
     if bad or a.runs < 1:
-        ap.exit(2, f"linux_kernel.py: error: --cases: expected some of slowstart, losses, congestion, got "
+        ap.exit(2, f"linux_kernel.py: error: --cases: expected some of slowstart, losses, congestion, tails, got "
                    f"{', '.join(sorted(bad))}\n" if bad else "linux_kernel.py: error: --runs: at least 1\n")
     if not a.simulated_only:
         from tcplab.emulate import unavailable_reason

@@ -907,10 +907,11 @@ def test_cubic_follows_the_kernels_cubic(sack):
     sc["sim"]["duration"] = "12s"
     sc["flow"][0].update(transport="cubic", packet_size=1448, app={"kind": "bulk"},
                          tcp={"window_bytes": 4_000_000, "sack": sack})
-    emu = emulate_in_real_time(sc).flows.iloc[0]
     sim = tcplab.run(sc).flows.iloc[0]
+    sc_newreno = {**sc, "flow": [{**sc["flow"][0], "transport": "newreno"}]}
+    newreno = tcplab.run(sc_newreno).flows.iloc[0]
 
-    def off(run) -> list:
+    def off(run, emu) -> list:
         """What of `run` is outside the tolerances around the kernel's."""
         tol = {"goodput_bps": 0.03, "mean_cwnd_bytes": 0.06, "mean_ssthresh_bytes": 0.06, "mean_srtt_s": 0.05}
         bad = [(c, run[c], emu[c]) for c, r in tol.items() if run[c] != pytest.approx(emu[c], rel=r)]
@@ -919,9 +920,22 @@ def test_cubic_follows_the_kernels_cubic(sack):
                         (emu.fast_retransmits, emu.timeouts)))
         return bad
 
-    assert off(sim) == [] and emu.timeouts == 0
-    sc["flow"][0]["transport"] = "newreno"
-    assert off(tcplab.run(sc).flows.iloc[0]) != []
+    # The kernel's run is one sample of a real stack on a shared machine:
+    # in a fresh-clone CI run (2026-12-03) one came out at 9.26 Mbit/s
+    # against the simulated 9.60, four of the quantities off, where the
+    # runs here before and after (six of each) were all within the
+    # tolerances. Up to three kernel runs; the first that the simulated
+    # run matches decides, and every kernel run must tell NewReno apart.
+    misses = []
+    for _ in range(3):
+        emu = emulate_in_real_time(sc).flows.iloc[0]
+        assert off(newreno, emu) != []
+        miss = off(sim, emu)
+        if not miss and emu.timeouts == 0:
+            break
+        misses.append(miss)
+    else:
+        pytest.fail(f"the simulated CUBIC matched none of three kernel runs: {misses}")
 
 
 @needs_emulator

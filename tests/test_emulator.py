@@ -1171,6 +1171,43 @@ def test_tail_losses_are_resent_by_rack_tlp_as_by_the_kernel(drops, knob, rtx):
 
 
 @needs_emulator
+def test_an_ecn_echo_brings_the_window_down_by_prr_as_the_kernels_cwr():
+    """300 kB at 10 Mbit/s, 10 ms each way, ECN, the 50th and 150th data
+    segments marked CE. Linux answers each echo with its CWR state: ssthresh
+    at once, the window brought down by PRR over a round trip (one segment
+    per two delivered) while it keeps sending; the linux profile does the
+    same (340.1 ms simulated; the kernel 342.1-352.7 ms in four runs here,
+    its flight from 57 segments down to 27 and later to 13, the profile's
+    from 56 to 27 and 13). The immediate halving of `prr = false` stops
+    sending for 30 ms after the first echo and ends at 329.2 ms, its window
+    a segment or two larger after each cut (docs/emulator.md, "ECN marks").
+    The kernel's runs spread by 10 ms here (its bursts, the relay's
+    timing); a disturbance only adds time: the quickest of up to three
+    runs decides."""
+    sc = two_nodes("10Mbps", "10ms", 300_000,
+                   link={"error": {"kind": "pattern", "drop": [50, 150], "action": "mark", "direction": "forward",
+                                   "packets": "data"}})
+    sc["flow"][0].update(packet_size=1000, window=1000, ecn=True)
+    sc["flow"][0]["app"]["write"] = 300_000
+    cwr = tcplab.run(sc).flows
+    assert cwr["ecn_reductions"][0] == 2
+    sc["tcp"] = {"prr": False}
+    halving = tcplab.run(sc).flows["completion_s"][0]
+    del sc["tcp"]
+    sim = cwr["completion_s"][0]
+    assert sim > halving + 0.005, (sim, halving)
+    runs = []
+    for _ in range(3):
+        res = emulate_in_real_time(sc)
+        runs.append(res.columns("flows")["completion_s"][0] - res.emulation["flows"][0]["connect_s"])
+        if abs(min(runs) - sim) <= 0.005:
+            break
+    emu = min(runs)
+    assert emu == pytest.approx(sim, abs=0.005), (runs, sim)
+    assert abs(emu - sim) < abs(emu - halving), (runs, sim, halving)
+
+
+@needs_emulator
 def test_sack_recovery_from_congestion_is_the_kernels_prr():
     """600 kB at 10 Mbit/s, 10 ms each way, a DropTail queue of 10
     packets, SACK: the slow start overflows the queue and the recovery's

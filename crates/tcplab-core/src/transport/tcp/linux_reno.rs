@@ -49,6 +49,10 @@ pub struct LinuxRenoRecovery {
     high_seq: Option<u64>,
     /// After a timeout: no recovery before this is acknowledged.
     loss_until: Option<u64>,
+    /// In the CWR state of an ECN echo until an ACK above this (its
+    /// high_seq): PRR brings the window down, recovery keeps that
+    /// reduction if it starts meanwhile.
+    cwr: Option<u64>,
     /// The ssthresh this recovery set.
     ssthresh: u64,
     prr: Prr,
@@ -90,13 +94,23 @@ impl LinuxRenoRecovery {
         }
     }
 
-    fn enter(&mut self, s: &mut TcpSender, now: Time) {
-        let mss = s.w.mss;
+    /// `tcp_init_cwnd_reduction()`: ssthresh from the congestion control,
+    /// PRR from the window now; returns high_seq.
+    fn init_reduction(&mut self, s: &mut TcpSender) -> u64 {
         let flight = s.flight() - s.limited_bytes;
         s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, flight);
         self.ssthresh = s.w.ssthresh;
-        self.prr = Prr::start(s.w.cwnd / mss);
-        self.high_seq = Some(s.snd_max);
+        self.prr = Prr::start(s.w.cwnd / s.w.mss);
+        s.snd_max
+    }
+
+    fn enter(&mut self, s: &mut TcpSender, now: Time) {
+        // From CWR the reduction under way goes on (tcp_enter_recovery()).
+        let high = match self.cwr.take() {
+            Some(h) => h,
+            None => self.init_reduction(s),
+        };
+        self.high_seq = Some(high);
         self.head_lost = true;
         self.head_retransmitted = false;
         s.recovery_started();
@@ -109,16 +123,30 @@ impl LossRecovery for LinuxRenoRecovery {
         "linux-reno"
     }
 
+    /// In recovery or CWR: this policy chooses what goes out (PRR counts
+    /// it), and no new ECN cut is made.
     fn in_recovery(&self, _s: &TcpSender) -> bool {
-        self.high_seq.is_some()
+        self.high_seq.is_some() || self.cwr.is_some()
+    }
+
+    /// `tcp_enter_cwr()` outside recovery and the Loss state.
+    fn on_ecn_cut(&mut self, s: &mut TcpSender) -> bool {
+        if self.high_seq.is_some() || self.loss_until.is_some() {
+            return false;
+        }
+        if self.cwr.is_none() {
+            self.cwr = Some(self.init_reduction(s));
+        }
+        true
     }
 
     fn on_timeout(&mut self, s: &mut TcpSender) {
         // The congestion control has just cut ssthresh again; Linux cuts
         // once per window: a timeout inside recovery keeps its ssthresh.
-        if self.high_seq.is_some_and(|h| s.snd_una < h) {
+        if self.high_seq.or(self.cwr).is_some_and(|h| s.snd_una < h) {
             s.w.ssthresh = self.ssthresh;
         }
+        self.cwr = None;
         self.sacked = 0;
         self.head_lost = false;
         self.head_retransmitted = false;
@@ -173,9 +201,19 @@ impl LossRecovery for LinuxRenoRecovery {
                 }
                 None => {
                     self.sacked = 0;
-                    if !ece_cut {
-                        let info = s.ack_info(ack, delivered * mss, flight);
-                        s.cc.on_new_ack(&mut s.w, &info);
+                    match self.cwr {
+                        // CWR holds until an ACK above its high_seq.
+                        Some(hs) if ack <= hs => self.reduce(s, delivered, true, false),
+                        _ => {
+                            if self.cwr.take().is_some() {
+                                s.w.cwnd = s.w.ssthresh.max(mss);
+                                s.w.ca_frac = 0.0;
+                            }
+                            if !ece_cut {
+                                let info = s.ack_info(ack, delivered * mss, flight);
+                                s.cc.on_new_ack(&mut s.w, &info);
+                            }
+                        }
                     }
                 }
             }
@@ -192,6 +230,8 @@ impl LossRecovery for LinuxRenoRecovery {
             } else if self.sacked >= s.w.dupthresh as u64 {
                 self.enter(s, now);
                 self.reduce(s, delivered, false, true);
+            } else if self.cwr.is_some() {
+                self.reduce(s, delivered, false, false);
             } else if s.cfg.limited_transmit {
                 // Linux's Disorder state: each emulated SACK takes a segment
                 // out of the flight, so a new one may go (RFC 3042).

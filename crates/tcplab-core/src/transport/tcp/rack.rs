@@ -258,11 +258,14 @@ impl TcpSender {
 }
 
 /// Linux's congestion states as far as RACK's recovery needs them (Open
-/// includes Disorder; CWR is the ECN path's).
+/// includes Disorder).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum State {
     #[default]
     Open,
+    /// An ECN echo's reduction (`tcp_enter_cwr()`): PRR's window until an
+    /// ACK passes high_seq.
+    Cwr,
     Recovery,
     Loss,
 }
@@ -374,18 +377,27 @@ impl RackRecovery {
     /// `tcp_enter_recovery()` with `tcp_init_cwnd_reduction()`: ssthresh
     /// from the congestion control, PRR from the window now.
     fn enter_recovery(&mut self, s: &mut TcpSender) {
-        let mss = s.w.mss;
+        // From CWR the reduction under way goes on (its ssthresh, PRR's
+        // counts and high_seq), as tcp_enter_recovery() does while
+        // tcp_in_cwnd_reduction().
+        if self.state != State::Cwr {
+            self.init_reduction(s);
+        }
+        self.state = State::Recovery;
+        s.rack.as_mut().unwrap().recovering = true;
+        s.recovery_started();
+    }
+
+    /// `tcp_init_cwnd_reduction()`: ssthresh from the congestion control,
+    /// PRR from the window now, high_seq = the highest byte sent.
+    fn init_reduction(&mut self, s: &mut TcpSender) {
         let flight = s.flight() - s.limited_bytes;
-        let prior = s.w.cwnd / mss;
+        let prior = s.w.cwnd / s.w.mss;
         s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, flight);
         self.ssthresh = s.w.ssthresh;
         self.prr = Prr::start(prior);
         self.high_seq = s.snd_max;
-        self.state = State::Recovery;
-        let r = s.rack.as_mut().unwrap();
-        r.tlp_high = None;
-        r.recovering = true;
-        s.recovery_started();
+        s.rack.as_mut().unwrap().tlp_high = None;
     }
 
     /// PRR's window for `delivered` segments (`tcp_cwnd_reduction()`).
@@ -443,7 +455,7 @@ impl RackRecovery {
     /// Tell the sender's RACK state whether the Open state holds (the
     /// probe timer is scheduled only then).
     fn sync(&self, s: &mut TcpSender) {
-        s.rack.as_mut().unwrap().recovering = self.state != State::Open;
+        s.rack.as_mut().unwrap().recovering = matches!(self.state, State::Recovery | State::Loss);
     }
 
     /// `tcp_process_tlp_ack()`: an ACK at or past the probe's snd_max ends
@@ -474,8 +486,23 @@ impl LossRecovery for RackRecovery {
         "rack"
     }
 
+    /// Recovery, Loss and CWR: this policy chooses what goes out (in CWR
+    /// so that PRR counts what is sent, as tcp_write_xmit() adds to
+    /// prr_out), and no new ECN cut is made.
     fn in_recovery(&self, s: &TcpSender) -> bool {
         self.state != State::Open || s.rack.as_ref().is_some_and(|r| r.probe)
+    }
+
+    /// `tcp_enter_cwr()` from the Open state: the reduction starts now and
+    /// PRR brings the window down over the next round trip. (The sender
+    /// asks only outside recovery and once per window of data.)
+    fn on_ecn_cut(&mut self, s: &mut TcpSender) -> bool {
+        if self.state == State::Open {
+            self.init_reduction(s);
+            self.state = State::Cwr;
+            self.sync(s);
+        }
+        true
     }
 
     fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
@@ -498,12 +525,18 @@ impl LossRecovery for RackRecovery {
             let done = ack >= self.high_seq;
             grow = !ece_cut;
             match self.state {
+                // CWR ends on an ACK above high_seq (held at it, so that
+                // the CWR flag has reached the receiver).
+                State::Cwr if ack > self.high_seq => {
+                    self.state = State::Open;
+                    s.w.cwnd = s.w.ssthresh.max(mss);
+                }
                 State::Recovery if done => {
                     // tcp_end_cwnd_reduction(), then this ACK's growth.
                     self.state = State::Open;
                     s.w.cwnd = s.w.ssthresh.max(mss);
                 }
-                State::Recovery => grow = false,
+                State::Recovery | State::Cwr => grow = false,
                 State::Loss if done => self.state = State::Open,
                 State::Loss | State::Open => {}
             }
@@ -526,14 +559,14 @@ impl LossRecovery for RackRecovery {
             r.rtt_from_ack = false;
         }
         let start = match self.state {
-            State::Open => counts(s).lost > 0,
+            State::Open | State::Cwr => counts(s).lost > 0,
             State::Loss => d.lost_retransmit,
             State::Recovery => false,
         };
         if start {
             self.enter_recovery(s);
         }
-        if self.state == State::Recovery {
+        if matches!(self.state, State::Recovery | State::Cwr) {
             self.reduce(s, delivered, new_ack, d.newly_lost > 0);
         } else if grow {
             let info = s.ack_info(ack, delivered * mss, flight);
@@ -548,7 +581,7 @@ impl LossRecovery for RackRecovery {
         // tcp_set_xmit_timer() on an ACK of new data, unless RACK's timer
         // took the slot: the probe timer in the Open state (the RTO,
         // restarted above, otherwise).
-        if new_ack && d.wait.is_none() && self.state == State::Open {
+        if new_ack && d.wait.is_none() && matches!(self.state, State::Open | State::Cwr) {
             s.schedule_probe(now, true);
         }
     }
@@ -557,8 +590,8 @@ impl LossRecovery for RackRecovery {
         true
     }
 
-    /// In Recovery and Loss: the lost segments first, in sequence order,
-    /// then new data, while the flight is below the window.
+    /// In Recovery, Loss and CWR: the lost segments first, in sequence
+    /// order, then new data, while the flight is below the window.
     fn poll(&mut self, s: &mut TcpSender, now: Time) -> Option<Option<Segment>> {
         let mss = s.w.mss;
         if s.rack.as_ref().unwrap().probe {
@@ -587,7 +620,7 @@ impl LossRecovery for RackRecovery {
             }
             s.emit(now, s.snd_max, len as u32)
         };
-        if self.state == State::Recovery {
+        if matches!(self.state, State::Recovery | State::Cwr) {
             self.prr.sent();
         }
         Some(Some(seg))
@@ -606,7 +639,7 @@ impl LossRecovery for RackRecovery {
         (r.tlp_at, r.tlp_high, r.probe, r.recovering) = (None, None, false, true);
         let unfinished = s.snd_una < self.high_seq;
         let keep = match self.state {
-            State::Recovery => unfinished,
+            State::Recovery | State::Cwr => unfinished,
             State::Loss => unfinished && s.consecutive_timeouts > 1,
             State::Open => false,
         };

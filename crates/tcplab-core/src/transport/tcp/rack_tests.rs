@@ -268,3 +268,48 @@ fn the_probe_sends_new_data_when_there_is_some() {
     let due = one.rto_deadline().unwrap();
     assert_eq!(due, 1000 * MS, "no RTT sample yet: TCP_TIMEOUT_INIT, 1 s");
 }
+
+/// An ECN echo in the linux profile (Linux's CWR state, `tcp_enter_cwr()`):
+/// ssthresh is halved at once, but the window comes down by PRR, one new
+/// segment per two delivered while the flight is above ssthresh, instead
+/// of stopping until the flight has fallen to the half; the ACK after the
+/// reduction's high_seq ends it with cwnd = ssthresh. `prr = false` (the
+/// congestion control's immediate cut) sends nothing for the first ten
+/// ACKs.
+#[test]
+fn an_ecn_echo_reduces_by_prr_in_cwr() {
+    for prr in [true, false] {
+        let mut s = make(
+            |c| {
+                c.ecn = true;
+                c.limited_transmit = false;
+                c.prr = prr;
+                c.rack = prr;
+            },
+            None,
+        );
+        let window = warm(&mut s);
+        assert_eq!(window.len(), 20);
+        let mut sent = vec![];
+        for k in 11..21 {
+            let flags = if k == 11 { crate::packet::flags::ECE } else { 0 };
+            let h = crate::packet::TcpHeader { ack: k * MSS, window: 1_000_000, flags, ..Default::default() };
+            s.on_ack(2 * RTT + k * MS, &h);
+            sent.push(drain(&mut s, 2 * RTT + k * MS).len());
+        }
+        assert_eq!(s.stats.ecn_reductions, 1);
+        assert_eq!(s.w.ssthresh, 10 * MSS, "half of the window of 20 at once");
+        if prr {
+            // PRR: ceil(10 x delivered / 20) segments out after each ACK.
+            assert_eq!(sent, vec![1, 0, 1, 0, 1, 0, 1, 0, 1, 0], "{sent:?}");
+            assert!(s.in_recovery(), "CWR holds until an ACK passes high_seq");
+            ack(&mut s, 3 * RTT, 31, &[]);
+            assert!(!s.in_recovery());
+            // cwnd = ssthresh, then the growth of that ACK in congestion
+            // avoidance for the 11 segments it covers.
+            assert_eq!(s.w.cwnd, 10 * MSS + 11 * MSS * MSS / (10 * MSS), "{}", s.w.cwnd);
+        } else {
+            assert_eq!(sent, vec![0; 10], "{sent:?}");
+        }
+    }
+}

@@ -41,6 +41,13 @@ pub trait LossRecovery: Send {
     /// The retransmission timer fired (the sender goes back N afterwards,
     /// unless the policy keeps a scoreboard of its own: RACK's).
     fn on_timeout(&mut self, _s: &mut TcpSender) {}
+    /// An ECN echo calls for a window reduction: true if the policy makes
+    /// it its own way (Linux's CWR state: ssthresh now, the window brought
+    /// down by PRR over the next round trip), false for the congestion
+    /// control's immediate cut.
+    fn on_ecn_cut(&mut self, _s: &mut TcpSender) -> bool {
+        false
+    }
     /// The sender's timer fired at `now`: true if it was the policy's own
     /// timer sharing the slot (RACK's reordering timer), handled here.
     fn on_timer(&mut self, _s: &mut TcpSender, _now: Time) -> bool {

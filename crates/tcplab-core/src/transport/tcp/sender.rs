@@ -1298,7 +1298,14 @@ impl TcpSender {
             }
         }
         let info = self.ack_info(ack, 0, self.flight());
-        self.cc.on_ecn(&mut self.w, &info);
+        // Linux's recovery policies answer with their CWR state (the
+        // window brought down by PRR); the others cut at once.
+        let mut rec = self.recovery.take().expect("recovery policy present");
+        let cwr = rec.on_ecn_cut(self);
+        self.put_recovery(rec);
+        if !cwr {
+            self.cc.on_ecn(&mut self.w, &info);
+        }
         self.ecn_guard = Some(self.snd_max.max(ack));
         if self.cfg.rules.ecn_hold {
             self.ecn_action = self.ecn_guard;

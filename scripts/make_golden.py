@@ -130,6 +130,11 @@ def rerecord(names: list[str]) -> int:
 def main() -> int:
     if sys.argv[1:2] == ["--rerecord"]:
         return rerecord(sys.argv[2:])
+    if sys.argv[1:]:
+        # Anything else would be ignored and every case rewritten.
+        print(f"make_golden.py: unknown arguments {sys.argv[1:]}: use none (rewrite all) "
+              "or --rerecord NAME...", file=sys.stderr)
+        return 2
     if (OUT / "cases").exists():
         shutil.rmtree(OUT / "cases")
     (OUT / "cases").mkdir(parents=True)

@@ -1208,6 +1208,33 @@ def test_an_ecn_echo_brings_the_window_down_by_prr_as_the_kernels_cwr():
 
 
 @needs_emulator
+@pytest.mark.parametrize("timestamps", [True, False])
+def test_a_spurious_timeout_is_undone_as_by_the_kernel(timestamps):
+    """A delay step (test_undo.py's `delay_step`: from the 100th data
+    segment on, every data segment is held 500 ms, so the RTO fires with
+    about 108 segments in flight and none lost). With timestamps Linux's
+    Eifel check finds the timeout spurious on the first ACK; without them
+    F-RTO does, on the second (net.ipv4.tcp_frto = 2). Either way both
+    stacks resend one segment: 1193.6 ms simulated with timestamps, the
+    kernel 1193.8-1194.4 in four runs; 1192.5 without, the kernel
+    1192.9-1193.2 (docs/emulator.md, "Spurious timeouts"). The kernel with
+    F-RTO off and no timestamps (`frto = false`) goes back N: its more
+    than 100 retransmissions show the switch reaches it."""
+    from test_undo import delay_step
+    sc = delay_step(tcp={"timestamps": timestamps})
+    sim = tcplab.run(sc).flows
+    assert (sim["retransmits"][0], sim["timeouts"][0]) == (1, 1)
+    res = emulate_in_real_time(sc)
+    f = res.columns("flows")
+    emu = f["completion_s"][0] - res.emulation["flows"][0]["connect_s"]
+    assert (f["retransmits"][0], f["timeouts"][0]) == (1, 1)
+    assert emu == pytest.approx(sim["completion_s"][0], abs=0.010), (emu, sim["completion_s"][0])
+    if not timestamps:
+        sc["tcp"]["frto"] = False
+        assert emulate_in_real_time(sc).columns("flows")["retransmits"][0] > 100
+
+
+@needs_emulator
 def test_sack_recovery_from_congestion_is_the_kernels_prr():
     """600 kB at 10 Mbit/s, 10 ms each way, a DropTail queue of 10
     packets, SACK: the slow start overflows the queue and the recovery's

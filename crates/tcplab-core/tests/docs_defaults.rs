@@ -18,13 +18,15 @@ const NOT_VALUES: [&str; 3] = ["initial_ssthresh", "window_bytes", "clock_phase"
 
 /// Keys whose rfc-profile default is neither column's (the row's meaning
 /// names it).
-const RFC_OWN: [(&str, &str); 11] = [
+const RFC_OWN: [(&str, &str); 13] = [
     ("idle_restart", "\"rfc5681\""),
     ("cwnd_increase", "\"per-ack\""),
     ("push_ack", "false"),
     ("prr", "false"),
     ("rack", "false"),
     ("tlp", "false"),
+    ("undo", "false"),
+    ("frto", "false"),
     ("loss_window", "\"flight\""),
     ("quick_acks", "0"),
     ("cwnd_limited", "false"),

@@ -1,7 +1,7 @@
 //! The scenario's TCP settings as Linux knobs. Per socket: congestion
 //! control, MSS, window clamp, buffers. Per namespace (the same in both, so
-//! every flow of a run must agree on them): SACK, timestamps, ECN and the
-//! duplicate-ACK threshold as sysctls; initial window, minimum RTO and
+//! every flow of a run must agree on them): SACK, timestamps, ECN, F-RTO
+//! and the duplicate-ACK threshold as sysctls; initial window, minimum RTO and
 //! delayed ACKs (quickack) as attributes of the route to the other end.
 //! Settings the kernel has no knob for are rejected when the scenario sets
 //! them, naming the key.
@@ -36,6 +36,9 @@ pub struct HostSettings {
     /// the window decays to the initial one (`idle_restart = "linux"`, the
     /// kernel's default) or stays (`"off"`).
     pub slow_start_after_idle: bool,
+    /// net.ipv4.tcp_frto: F-RTO after a timeout (2, the kernel's default)
+    /// or not (0).
+    pub frto: bool,
     /// MTU of both TUN devices: room for the largest segment of any flow
     /// (IP and TCP headers, options and `packet_size`), at least Ethernet's
     /// 1500. The kernel takes the MSS as the smaller of TCP_MAXSEG and the
@@ -53,6 +56,7 @@ impl HostSettings {
             ("net.ipv4.tcp_ecn", u8::from(self.ecn).to_string()),
             ("net.ipv4.tcp_reordering", self.reordering.to_string()),
             ("net.ipv4.tcp_slow_start_after_idle", u8::from(self.slow_start_after_idle).to_string()),
+            ("net.ipv4.tcp_frto", if self.frto { "2" } else { "0" }.to_string()),
             // Each connection starts fresh, not from a previous one's RTT
             // and ssthresh cached for the destination.
             ("net.ipv4.tcp_no_metrics_save", "1".to_string()),
@@ -140,6 +144,7 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "prr" => own.prr.is_some(),
             "rack" => own.rack.is_some(),
             "tlp" => own.tlp.is_some(),
+            "undo" => own.undo.is_some(),
             "loss_window" => own.loss_window.is_some(),
             "quick_acks" => own.quick_acks.is_some(),
             "nagle" => own.nagle.is_some(),
@@ -235,6 +240,9 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
     if o.tlp == Some(false) {
         return err(key("tlp"), "Linux sends tail-loss probes (net.ipv4.tcp_early_retrans = 3): only true");
     }
+    if o.undo == Some(false) {
+        return err(key("undo"), "Linux always undoes a reduction its timestamps show spurious (no knob): only true");
+    }
     if o.quick_acks.is_some_and(|q| q != 16) {
         return err(key("quick_acks"), "Linux starts with at most 16 quick ACKs (TCP_MAX_QUICKACKS): only 16");
     }
@@ -303,6 +311,7 @@ pub fn plan(
             // no Linux knob and gives way to the kernel's; set explicitly,
             // it is refused above.
             slow_start_after_idle: tc.idle_restart != IdleRestart::Off,
+            frto: tc.frto,
             mtu: 0,
         };
         match &host {
@@ -310,7 +319,7 @@ pub fn plan(
             Some((j, h)) if *h != hs => {
                 return err(
                     format!("flow[{i}].tcp"),
-                    &format!("the emulator sets SACK, timestamps, ECN, dupthresh, initial window, min RTO and delayed ACKs per host; flow[{i}] differs from flow[{j}] ({hs:?} vs {h:?})"),
+                    &format!("the emulator sets SACK, timestamps, ECN, dupthresh, F-RTO, initial window, min RTO and delayed ACKs per host; flow[{i}] differs from flow[{j}] ({hs:?} vs {h:?})"),
                 )
             }
             _ => {}
@@ -449,10 +458,15 @@ app = {app}
         };
         assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "linux""#, app).unwrap().1), "1");
         assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "off""#, app).unwrap().1), "0");
+        let frto = |tcp: &str| {
+            let h = plan_with(1000, tcp, app).unwrap().1;
+            h.sysctls().into_iter().find(|(k, _)| *k == "net.ipv4.tcp_frto").unwrap().1
+        };
+        assert_eq!((frto("frto = true").as_str(), frto("frto = false").as_str()), ("2", "0"));
         // Linux's own values of its rules are accepted.
         assert!(plan_with(
             1000,
-            r#"cwnd_increase = "per-segment", push_ack = true, prr = true, rack = true, tlp = true"#,
+            r#"cwnd_increase = "per-segment", push_ack = true, prr = true, rack = true, tlp = true, undo = true"#,
             app
         )
         .is_ok());
@@ -474,6 +488,7 @@ app = {app}
             ("prr = false", "flow[0].tcp.prr"),
             ("rack = false", "flow[0].tcp.rack"),
             ("tlp = false", "flow[0].tcp.tlp"),
+            ("undo = false", "flow[0].tcp.undo"),
             (r#"loss_window = "flight""#, "flow[0].tcp.loss_window"),
             ("quick_acks = 0", "flow[0].tcp.quick_acks"),
             (r#"nagle = "rfc896""#, "flow[0].tcp.nagle"),

@@ -75,6 +75,9 @@ fn check_cubic(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
     Ok(())
 }
 
+/// Reads one of the switches that need RACK from a `tcp` table.
+type RackPart = fn(&TcpOptions) -> Option<bool>;
+
 /// RACK is Linux's loss detection inside Linux's SACK recovery: set
 /// explicitly on a SACK flow it needs PRR and RFC 6675's scoreboard (not
 /// ns-2's Sack1). The profile's own `rack` (the linux profile's) is simply
@@ -82,10 +85,18 @@ fn check_cubic(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
 /// flow's own `tcp` table or `[tcp]`.
 fn check_rack(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
     let c = tcp_config(cfg, f);
-    let own_tlp = f.tcp.as_ref().and_then(|t| t.tlp);
-    if own_tlp.or(cfg.tcp.tlp) == Some(true) && !c.rack {
-        let key = if own_tlp.is_some() { format!("{k}.tcp.tlp") } else { "tcp.tlp".to_string() };
-        return err(key, "the tail-loss probe is RACK's: needs rack = true (or tlp = false)");
+    // The tail-loss probe, the undo and F-RTO run inside RACK's recovery.
+    let parts: [(&str, RackPart, &str); 3] = [
+        ("tlp", |t| t.tlp, "the tail-loss probe is RACK's"),
+        ("undo", |t| t.undo, "the undo of spurious reductions runs in RACK's recovery"),
+        ("frto", |t| t.frto, "F-RTO runs in RACK's recovery"),
+    ];
+    for (name, get, what) in parts {
+        let own = f.tcp.as_ref().and_then(get);
+        if own.or(get(&cfg.tcp)) == Some(true) && !c.rack {
+            let key = if own.is_some() { format!("{k}.tcp.{name}") } else { format!("tcp.{name}") };
+            return err(key, format!("{what}: needs rack = true (or {name} = false)"));
+        }
     }
     let own = f.tcp.as_ref().and_then(|t| t.rack);
     if own.or(cfg.tcp.rack) != Some(true) {
@@ -1140,6 +1151,8 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     put(&mut c.rack, o.rack);
     put(&mut c.tlp, o.tlp);
+    put(&mut c.undo, o.undo);
+    put(&mut c.frto, o.frto);
     if let Some(v) = o.quick_acks {
         c.quick_acks = v;
     }

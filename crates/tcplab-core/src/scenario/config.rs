@@ -1224,6 +1224,10 @@ pub struct TcpOptions {
     pub rack: Option<bool>,
     /// RACK's tail-loss probe (Linux's TLP).
     pub tlp: Option<bool>,
+    /// Linux's undo of spurious window reductions (timestamps), with RACK.
+    pub undo: Option<bool>,
+    /// F-RTO after a timeout (net.ipv4.tcp_frto = 2), with RACK.
+    pub frto: Option<bool>,
     /// Quick ACKs at the start of a connection (Linux: 16).
     pub quick_acks: Option<u32>,
     /// Nagle's rule: "off" (every profile), "rfc896" or "minshall" (Linux's).
@@ -1498,6 +1502,8 @@ impl TcpOptions {
             prr: self.prr.or(base.prr),
             rack: self.rack.or(base.rack),
             tlp: self.tlp.or(base.tlp),
+            undo: self.undo.or(base.undo),
+            frto: self.frto.or(base.frto),
             quick_acks: self.quick_acks.or(base.quick_acks),
             nagle: self.nagle.or(base.nagle),
             control_increase: self.control_increase.or(base.control_increase),

@@ -609,6 +609,22 @@ pub struct TcpConfig {
     /// the window: new data, or the last segment again; a loss it repairs
     /// halves the window (`tcp_process_tlp_ack()`).
     pub tlp: bool,
+    /// With `rack`: Linux's undo of a window reduction that the timestamp
+    /// echo shows was spurious (Eifel detection, RFC 3522, as
+    /// `tcp_packet_delayed()` runs it): an ACK echoing a timestamp older
+    /// than the episode's first retransmission acknowledges an original
+    /// transmission, so a timeout's Loss state, a fast recovery's end or a
+    /// partial ACK in it gives back the window and ssthresh from before the
+    /// cut (`tcp_try_undo_loss()`, `tcp_try_undo_recovery()`,
+    /// `tcp_try_undo_partial()`). Needs `timestamps` to act.
+    pub undo: bool,
+    /// With `rack`: F-RTO after a timeout (RFC 5682's SACK-enhanced
+    /// version, net.ipv4.tcp_frto = 2): the first ACK that advances after
+    /// the timeout's retransmission sends new data instead of more
+    /// retransmissions; an ACK or SACK of never-retransmitted data then
+    /// shows the timeout was spurious and the window is given back; a
+    /// duplicate or SACK of the new data shows the loss was real.
+    pub frto: bool,
     /// A delaying receiver acknowledges the first segments of a connection
     /// at once, at most this many (window / 2 MSS if fewer): Linux's
     /// quick-ACK mode with TCP_MAX_QUICKACKS = 16; 0: none (ns-2, RFC
@@ -690,6 +706,8 @@ impl TcpConfig {
                 prr: false,
                 rack: false,
                 tlp: false,
+                undo: false,
+                frto: false,
                 quick_acks: 0,
                 nagle: Nagle::Off,
                 vegas: VegasParams::default(),
@@ -735,6 +753,8 @@ impl TcpConfig {
                 prr: true,
                 rack: true,
                 tlp: true,
+                undo: true,
+                frto: true,
                 quick_acks: 16,
                 nagle: Nagle::Off,
                 // tcp_reno_ssthresh(): max(cwnd / 2, 2) in whole segments,

@@ -32,6 +32,8 @@ mod prr_tests;
 mod rack_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod undo_tests;
 
 pub use cc::{make_cc, CcState, CongestionControl, Variant};
 pub use config::{AckPolicy, Ns2Rules, TcpConfig, TcpProfile, VegasParams};

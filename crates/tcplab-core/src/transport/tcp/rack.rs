@@ -49,10 +49,19 @@
 //!   once (`tcp_schedule_loss_probe()`, `tcp_send_loss_probe()`,
 //!   `tcp_process_tlp_ack()`).
 //!
-//! Not modelled (docs/models.md): F-RTO and the undo of spurious
-//! recoveries (DSACK, timestamps), reordering detection (RACK's window
-//! stays min_rtt / 4: FIFO paths do not reorder), SACK reneging, and
-//! min_rtt's 300 s window (a running minimum here).
+//! * The undo of a spurious reduction (`TcpConfig::undo`) and F-RTO
+//!   (`frto`): a recovery or a timeout notes what it cut, the episode's
+//!   first retransmission its timestamp; an ACK echoing an older one
+//!   answers an original, and the Loss state, the end of a recovery or a
+//!   partial ACK gives the window back (`tcp_try_undo_loss()`,
+//!   `tcp_try_undo_recovery()`, `tcp_try_undo_partial()`). F-RTO sends new
+//!   data on the first advancing ACK after a timeout and undoes when
+//!   never-retransmitted data is then acknowledged (`tcp_process_loss()`).
+//!
+//! Not modelled (docs/models.md): DSACK (so no undo on its evidence),
+//! reordering detection (RACK's window stays min_rtt / 4: FIFO paths do
+//! not reorder), SACK reneging, and min_rtt's 300 s window (a running
+//! minimum here).
 
 use super::prr::Prr;
 use super::recovery::LossRecovery;
@@ -97,6 +106,19 @@ pub struct Rack {
     sacked_out: u64,
     lost_out: u64,
     retrans_out: u64,
+    /// The lowest end among the never-retransmitted segments this ACK
+    /// delivered, cumulatively (not SACKed before) or by SACK: Linux's
+    /// FLAG_ORIG_SACK_ACKED, once compared with high_seq. Cleared as
+    /// each ACK arrives (`TcpSender::on_ack`).
+    pub(super) orig_end: Option<u64>,
+    /// cwnd and ssthresh just before a timeout's cut (the congestion
+    /// control cuts first; `tcp_enter_loss()` saves them for the undo).
+    pub(super) pre_cut: (u64, u64),
+    /// Reductions undone (Linux's TCPLossUndo, TCPFullUndo and
+    /// TCPPartialUndo together) and, among them, timeouts F-RTO found
+    /// spurious (TCPSpuriousRTOs).
+    undos: u64,
+    spurious_rtos: u64,
 }
 
 /// `tcp_skb_sent_after()`: t1 after t2, or at the same time with a higher
@@ -138,6 +160,9 @@ impl Rack {
     /// A segment is SACKed (`tcp_sacktag_one()`): its lost and
     /// retransmitted marks go.
     fn sack(&mut self, g: &mut SentSeg) {
+        if g.transmits == 1 {
+            self.note_original(g.end);
+        }
         self.lost_out -= g.lost as u64;
         self.retrans_out -= g.rtx_out as u64;
         self.sacked_out += 1;
@@ -172,6 +197,11 @@ impl Rack {
             }
             g.rtx_out = on;
         }
+    }
+
+    /// A never-retransmitted segment ending at `end` was delivered.
+    fn note_original(&mut self, end: u64) {
+        self.orig_end = Some(self.orig_end.map_or(end, |e| e.min(end)));
     }
 
     /// A segment leaves the log, cumulatively acknowledged.
@@ -222,6 +252,12 @@ impl TcpSender {
         true
     }
 
+    /// Window reductions undone and, among them, timeouts F-RTO found
+    /// spurious (0, 0 without RACK).
+    pub fn undos(&self) -> (u64, u64) {
+        self.rack.as_ref().map_or((0, 0), |r| (r.undos, r.spurious_rtos))
+    }
+
     /// Tail-loss probes sent and the losses they repaired (0, 0 without
     /// RACK).
     pub fn loss_probes(&self) -> (u64, u64) {
@@ -246,6 +282,9 @@ impl TcpSender {
         for s in self.sent.iter().take_while(|s| s.end <= h.ack) {
             if s.sacked {
                 continue;
+            }
+            if s.transmits == 1 {
+                rack.note_original(s.end);
             }
             let retransmitted = s.transmits > 1;
             let spurious =
@@ -291,6 +330,24 @@ pub struct RackRecovery {
     prr: Prr,
     /// The reordering timer's deadline while it holds the timer slot.
     reo_at: Option<Time>,
+    /// What an undo needs (`TcpConfig::undo`, `frto`): snd_una when the
+    /// reduction began (undo_marker; None: nothing to undo), the window
+    /// and ssthresh from before it (prior_cwnd, prior_ssthresh; None: an
+    /// ECN echo took part, the window stays), and the timestamp of the
+    /// episode's first retransmission (retrans_stamp).
+    undo_marker: Option<u64>,
+    prior_cwnd: u64,
+    prior_ssthresh: Option<u64>,
+    retrans_stamp: Option<u32>,
+    /// F-RTO under way after a timeout (tp->frto), and, for the ACK being
+    /// answered, its step 2b: new data before any retransmission
+    /// (REXMIT_NEW).
+    frto: bool,
+    frto_new: bool,
+    /// A partial ACK showed the hole filled by a delayed original while
+    /// retransmissions are still out: this ACK clocks out new data only
+    /// (`tcp_try_undo_partial()` returning early).
+    hold: bool,
 }
 
 /// Linux's counters over the scoreboard, in segments.
@@ -376,11 +433,19 @@ impl RackRecovery {
 
     /// `tcp_enter_recovery()` with `tcp_init_cwnd_reduction()`: ssthresh
     /// from the congestion control, PRR from the window now.
-    fn enter_recovery(&mut self, s: &mut TcpSender) {
+    fn enter_recovery(&mut self, s: &mut TcpSender, ece: bool) {
+        // tcp_init_undo(); the window to give back is the one before the
+        // cut, unless an ECN echo calls for the cut anyway.
+        self.undo_marker = Some(s.snd_una);
+        self.prior_ssthresh = None;
         // From CWR the reduction under way goes on (its ssthresh, PRR's
         // counts and high_seq), as tcp_enter_recovery() does while
         // tcp_in_cwnd_reduction().
         if self.state != State::Cwr {
+            if !ece {
+                self.prior_ssthresh = Some(self.current_ssthresh(s, s.w.cwnd, s.w.ssthresh));
+            }
+            self.prior_cwnd = s.w.cwnd;
             self.init_reduction(s);
         }
         self.state = State::Recovery;
@@ -451,7 +516,131 @@ impl RackRecovery {
     }
 }
 
+/// Linux's undo of a spurious reduction and F-RTO (`TcpConfig::undo`,
+/// `frto`).
 impl RackRecovery {
+    /// `tcp_current_ssthresh()` for a window `cwnd` and ssthresh: ssthresh
+    /// while a reduction is under way, else at least three quarters of the
+    /// window (whole segments).
+    fn current_ssthresh(&self, s: &TcpSender, cwnd: u64, ssthresh: u64) -> u64 {
+        if matches!(self.state, State::Recovery | State::Cwr) {
+            return ssthresh;
+        }
+        let c = cwnd / s.w.mss;
+        ssthresh.max(((c >> 1) + (c >> 2)) * s.w.mss)
+    }
+
+    /// `tcp_packet_delayed()`: the ACK echoes a timestamp older than the
+    /// episode's first retransmission, so it answers an original.
+    fn packet_delayed(&self, s: &TcpSender, h: &TcpHeader) -> bool {
+        let Some(stamp) = self.retrans_stamp else { return false };
+        s.cfg.timestamps && h.ts.is_some_and(|(_, ecr)| ecr != 0 && (ecr.wrapping_sub(stamp) as i32) < 0)
+    }
+
+    /// `tcp_may_undo()` (DSACKs are not modelled: only the timestamps'
+    /// evidence).
+    fn may_undo(&self, s: &TcpSender, h: &TcpHeader) -> bool {
+        s.cfg.undo && self.undo_marker.is_some() && self.packet_delayed(s, h)
+    }
+
+    /// `tcp_any_retrans_done()`: a retransmission in flight, or the first
+    /// segment was ever resent.
+    fn any_retrans_done(s: &TcpSender) -> bool {
+        s.rack.as_ref().is_some_and(|r| r.retrans_out > 0) || s.sent.front().is_some_and(|g| g.transmits > 1)
+    }
+
+    /// `tcp_undo_cwnd_reduction()`: the window and ssthresh from before
+    /// the cut come back (reno's and cubic's undo_cwnd: the larger of the
+    /// window now and the one before); with `unmark`, no segment is
+    /// marked lost any more. RACK looks at every segment again.
+    fn undo(&mut self, s: &mut TcpSender, unmark: bool) {
+        let TcpSender { sent, rack, w, pending_cwr, .. } = s;
+        let rack = rack.as_deref_mut().unwrap();
+        if unmark {
+            for g in sent.iter_mut().filter(|g| g.lost) {
+                g.lost = false;
+                rack.lost_out -= 1;
+            }
+        }
+        if let Some(prior) = self.prior_ssthresh {
+            w.cwnd = w.cwnd.max(self.prior_cwnd);
+            if prior > w.ssthresh {
+                w.ssthresh = prior;
+                *pending_cwr = false; // tcp_ecn_withdraw_cwr()
+            }
+        }
+        self.undo_marker = None;
+        rack.advanced = true;
+        rack.undos += 1;
+    }
+
+    /// `tcp_try_undo_loss()`, when it undoes: back to the Open state.
+    fn undo_loss(&mut self, s: &mut TcpSender, frto: bool) {
+        self.undo(s, true);
+        s.consecutive_timeouts = 0;
+        if frto {
+            s.rack.as_mut().unwrap().spurious_rtos += 1;
+        }
+        self.state = State::Open;
+    }
+
+    /// `tcp_process_loss()`: an ACK in the Loss state. The timestamps may
+    /// show the timeout spurious; F-RTO sends new data on the first ACK
+    /// that advances (step 2b) and undoes when never-retransmitted data
+    /// below high_seq is then acknowledged or SACKed (3b), or gives up on
+    /// a duplicate or a SACK (3a); once snd_una reaches high_seq the Loss
+    /// state ends, undone if the timestamps say so.
+    fn process_loss(&mut self, s: &mut TcpSender, h: &TcpHeader, una_advanced: bool, dup_or_sack: bool) {
+        let recovered = s.snd_una >= self.high_seq;
+        if una_advanced && self.may_undo(s, h) {
+            return self.undo_loss(s, false);
+        }
+        if self.frto {
+            if s.rack.as_ref().unwrap().orig_end.is_some_and(|e| e <= self.high_seq) {
+                return self.undo_loss(s, true);
+            }
+            if s.snd_max > self.high_seq {
+                if dup_or_sack {
+                    self.frto = false;
+                }
+            } else if una_advanced && !recovered {
+                self.high_seq = s.snd_max;
+                if s.app_limit() > s.snd_max && s.snd_una + s.rwnd > s.snd_max {
+                    self.frto_new = true;
+                    return;
+                }
+                self.frto = false;
+            }
+        }
+        if recovered {
+            // tcp_try_undo_recovery()
+            if self.may_undo(s, h) {
+                self.undo(s, false);
+            }
+            self.state = State::Open;
+        }
+    }
+
+    /// `tcp_try_undo_partial()`: a partial ACK in recovery whose echo shows
+    /// a delayed original filled the hole. With retransmissions still out
+    /// this ACK only clocks out new data; otherwise the reduction is
+    /// undone and the Open state returns (RACK may start a new recovery
+    /// on this ACK).
+    fn try_undo_partial(&mut self, s: &mut TcpSender, h: &TcpHeader) {
+        if !(s.cfg.undo && self.undo_marker.is_some() && self.packet_delayed(s, h)) {
+            return;
+        }
+        if s.rack.as_ref().unwrap().retrans_out > 0 {
+            self.hold = true;
+            return;
+        }
+        if !Self::any_retrans_done(s) {
+            self.retrans_stamp = None;
+        }
+        self.undo(s, true);
+        self.state = State::Open;
+    }
+
     /// Tell the sender's RACK state whether the Open state holds (the
     /// probe timer is scheduled only then).
     fn sync(&self, s: &mut TcpSender) {
@@ -497,7 +686,10 @@ impl LossRecovery for RackRecovery {
     /// PRR brings the window down over the next round trip. (The sender
     /// asks only outside recovery and once per window of data.)
     fn on_ecn_cut(&mut self, s: &mut TcpSender) -> bool {
+        // Congestion is proven: nothing to undo (tcp_enter_cwr()).
+        self.prior_ssthresh = None;
         if self.state == State::Open {
+            self.undo_marker = None;
             self.init_reduction(s);
             self.state = State::Cwr;
             self.sync(s);
@@ -511,6 +703,10 @@ impl LossRecovery for RackRecovery {
         let blocks = &*h.sack_blocks();
         let new_ack = ack > s.snd_una;
         let flight = s.flight();
+        let state_before = self.state;
+        let c = counts(s);
+        let disorder_before = c.sacked + c.lost + c.retrans > 0 || Self::any_retrans_done(s);
+        (self.frto_new, self.hold) = (false, false);
         let sacked_before = s.sb.as_ref().unwrap().sacked_bytes();
         s.note_sack_rtt(blocks);
         let newly_sacked = s.sb.as_mut().unwrap().update(ack.max(s.snd_una), blocks);
@@ -518,8 +714,14 @@ impl LossRecovery for RackRecovery {
             Self::tag_sacked(s, now);
         }
         let sacked_after = s.sb.as_ref().unwrap().sacked_bytes();
+        let ece = s.cfg.ecn && h.flags & crate::packet::flags::ECE != 0;
+        if ece {
+            // An echo proves congestion: a later undo keeps the window.
+            self.prior_ssthresh = None;
+        }
         let mut acked = 0;
         let mut grow = false;
+        let mut dupack = false;
         if new_ack {
             acked = s.advance_una(now, h);
             let done = ack >= self.high_seq;
@@ -532,19 +734,31 @@ impl LossRecovery for RackRecovery {
                     s.w.cwnd = s.w.ssthresh.max(mss);
                 }
                 State::Recovery if done => {
-                    // tcp_end_cwnd_reduction(), then this ACK's growth.
+                    // tcp_try_undo_recovery(), else tcp_end_cwnd_reduction();
+                    // then this ACK's growth.
+                    if self.may_undo(s, h) {
+                        self.undo(s, false);
+                    } else {
+                        s.w.cwnd = s.w.ssthresh.max(mss);
+                    }
                     self.state = State::Open;
-                    s.w.cwnd = s.w.ssthresh.max(mss);
                 }
-                State::Recovery | State::Cwr => grow = false,
-                State::Loss if done => self.state = State::Open,
+                State::Recovery => {
+                    self.try_undo_partial(s, h);
+                    grow = self.state == State::Open && !ece_cut;
+                }
+                State::Cwr => grow = false,
                 State::Loss | State::Open => {}
             }
             s.settle_after_new_ack(now);
         } else if ack == s.snd_una && s.snd_max > s.snd_una && (newly_sacked || h.nsack == 0) {
             s.stats.dupacks_received += 1;
             s.dupacks += 1;
+            dupack = true;
             s.sack_rtt_on_dupack(now, h);
+        }
+        if self.state == State::Loss {
+            self.process_loss(s, h, new_ack, dupack || newly_sacked);
         }
         let delivered = (acked + sacked_after).saturating_sub(sacked_before).div_ceil(mss);
         Self::probe_acked(s, ack, new_ack || newly_sacked, flight);
@@ -552,9 +766,12 @@ impl LossRecovery for RackRecovery {
         // SACK information, ECE and in any state but Open.
         let c = counts(s);
         let disorder = c.sacked > 0 || c.retrans > 0;
-        let ece = s.cfg.ecn && h.flags & crate::packet::flags::ECE != 0;
         let dubious = !new_ack || newly_sacked || ece || self.state != State::Open || disorder;
-        let d = if dubious && s.snd_max > s.snd_una { self.mark_lost(s, now) } else { Detected::default() };
+        if dubious && state_before == State::Open && !disorder_before {
+            self.retrans_stamp = None;
+        }
+        let d =
+            if dubious && s.snd_max > s.snd_una && !self.hold { self.mark_lost(s, now) } else { Detected::default() };
         if let Some(r) = s.rack.as_mut() {
             r.rtt_from_ack = false;
         }
@@ -564,7 +781,11 @@ impl LossRecovery for RackRecovery {
             State::Recovery => false,
         };
         if start {
-            self.enter_recovery(s);
+            self.enter_recovery(s, ece);
+        }
+        if self.state == State::Open && state_before != State::Open && !Self::any_retrans_done(s) {
+            // tcp_try_to_open()
+            self.retrans_stamp = None;
         }
         if matches!(self.state, State::Recovery | State::Cwr) {
             self.reduce(s, delivered, new_ack, d.newly_lost > 0);
@@ -598,14 +819,31 @@ impl LossRecovery for RackRecovery {
             return Some(Some(Self::send_probe(s, now)));
         }
         let c = counts(s);
+        if self.frto_new {
+            // F-RTO's step 2b (tcp_xmit_recovery() with REXMIT_NEW): new
+            // data as the window allows; if none went out, F-RTO ends and
+            // the lost segments go.
+            let len = s.app_limit().saturating_sub(s.snd_max).min(mss);
+            if c.in_flight * mss < s.w.cwnd && len > 0 && s.snd_max + len <= s.snd_una + s.rwnd {
+                return Some(Some(s.emit(now, s.snd_max, len as u32)));
+            }
+            self.frto_new = false;
+            if s.snd_max > self.high_seq {
+                return Some(None);
+            }
+            self.frto = false;
+        }
         if c.in_flight * mss >= s.w.cwnd {
             return Some(None);
         }
-        let lost = (c.retrans < c.lost)
+        let lost = (c.retrans < c.lost && !self.hold)
             .then(|| s.sent.iter().find(|g| g.lost && !g.rtx_out && !g.sacked).map(|g| (g.seq, g.end)))
             .flatten();
         let seg = if let Some((seq, end)) = lost {
             let seg = s.emit(now, seq, (end - seq) as u32);
+            // tcp_retransmit_skb(): the episode's first retransmission
+            // dates it.
+            self.retrans_stamp = self.retrans_stamp.or(Some(TcpSender::ts_clock(now)));
             // tcp_xmit_retransmit_queue(): resending the first segment
             // restarts the RTO, unless the reordering timer holds the slot.
             if seq == s.snd_una && self.reo_at.is_none_or(|at| s.rto_deadline != Some(at)) {
@@ -647,7 +885,16 @@ impl LossRecovery for RackRecovery {
             s.w.ssthresh = self.ssthresh;
         } else {
             self.ssthresh = s.w.ssthresh;
+            // tcp_init_undo() with the window from before the cut.
+            let (cwnd, ssthresh) = s.rack.as_ref().unwrap().pre_cut;
+            self.prior_ssthresh = Some(self.current_ssthresh(s, cwnd, ssthresh));
+            self.prior_cwnd = cwnd;
+            self.undo_marker = Some(s.snd_una);
         }
+        // F-RTO for a new episode, or a timeout repeated at the same
+        // snd_una (RFC 5682 3.2).
+        self.frto = s.cfg.frto && (matches!(self.state, State::Open | State::Cwr) || s.consecutive_timeouts > 1);
+        (self.frto_new, self.hold) = (false, false);
         let una = s.snd_una;
         let TcpSender { sent, rack, .. } = s;
         let rack = rack.as_deref_mut().unwrap();
@@ -689,7 +936,7 @@ impl LossRecovery for RackRecovery {
         let before = counts(s).in_flight;
         self.detect(s, now);
         if counts(s).in_flight != before && self.state != State::Recovery {
-            self.enter_recovery(s);
+            self.enter_recovery(s, false);
             self.reduce(s, 1, false, false);
         }
         // tcp_rearm_rto(): RTO minus the time since the first segment was

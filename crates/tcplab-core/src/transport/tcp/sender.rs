@@ -154,7 +154,7 @@ pub struct TcpSender {
     burst_limited: bool,
     log_segments: bool,
     /// Set CWR on the next new data segment.
-    pending_cwr: bool,
+    pub(super) pending_cwr: bool,
     /// The first data segment goes without header bytes
     /// (`Ns2Rules::ns2_headerless_first`, no SYN, not Vegas).
     headerless_first: bool,
@@ -1149,6 +1149,9 @@ impl TcpSender {
                 }
             }
         }
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.orig_end = None;
+        }
         if ack > self.snd_una {
             self.log_ack(now, h);
         }
@@ -1542,6 +1545,9 @@ impl TcpSender {
             // comes after recover_ = maxseq_, so it holds whenever data is
             // outstanding, however long ago the cut's window ended.
             info.ecn_recover = self.ecn_action;
+            if let Some(r) = self.rack.as_deref_mut() {
+                r.pre_cut = (self.w.cwnd, self.w.ssthresh);
+            }
             self.cc.on_timeout(&mut self.w, &info);
             let mut rec = self.recovery.take().expect("recovery policy present");
             rec.on_timeout(self);

@@ -11,6 +11,8 @@ import pytest
 import tcplab
 from tcplab import ScenarioError
 
+from test_rack import key_of
+
 
 def delay_step(tcp: dict | None = None, flow_tcp: dict | None = None, profile: str = "linux") -> dict:
     """300 kB in one write at 10 Mbit/s, 10 ms each way, 1000-byte segments:
@@ -36,12 +38,6 @@ def delay_step(tcp: dict | None = None, flow_tcp: dict | None = None, profile: s
 def outcome(sc: dict) -> tuple[float, int, int]:
     f = tcplab.run(sc).flows
     return round(float(f["completion_s"][0]), 4), int(f["retransmits"][0]), int(f["timeouts"][0])
-
-
-def key_of(sc: dict) -> str:
-    with pytest.raises(ScenarioError) as e:
-        tcplab.run(sc)
-    return e.value.key
 
 
 def test_undo_and_frto_need_rack():

@@ -15,7 +15,7 @@ const RTT: Time = 100 * MS;
 /// The linux profile with 1000-byte segments, a first window of 10 and a
 /// receiver's window that never limits, timestamps off, `tune` applied;
 /// the application writes `bytes` (None: bulk).
-fn make(tune: impl FnOnce(&mut TcpConfig), bytes: Option<u64>) -> TcpSender {
+pub(super) fn make(tune: impl FnOnce(&mut TcpConfig), bytes: Option<u64>) -> TcpSender {
     let mut c = TcpConfig::profile(TcpProfile::Linux);
     c.mss = MSS as u32;
     c.initial_window = 10;

@@ -5,8 +5,7 @@
 //! of 0 means none, as in Linux): a first window of 10 acknowledged after
 //! 100 ms, then 10..30 in flight.
 
-use super::cc::{make_cc, Variant};
-use super::config::{TcpConfig, TcpProfile};
+use super::config::TcpConfig;
 use super::prr_tests::{self, MSS};
 use super::sender::TcpSender;
 use crate::engine::time::MS;
@@ -16,18 +15,18 @@ use crate::packet::{SackBlock, TcpHeader};
 const T0: Time = 1000 * MS;
 const RTT: Time = 100 * MS;
 
-/// The linux profile with 1000-byte segments, a first window of 10, a
-/// receiver's window that never limits, `tune` applied, bulk data.
+/// rack_tests' sender (the linux profile, 1000-byte segments, a first
+/// window of 10, bulk data) with timestamps on and no limited transmit,
+/// `tune` applied.
 fn sender(tune: impl FnOnce(&mut TcpConfig)) -> TcpSender {
-    let mut c = TcpConfig::profile(TcpProfile::Linux);
-    c.mss = MSS as u32;
-    c.initial_window = 10;
-    c.rwnd = 1_000_000;
-    c.limited_transmit = false;
-    tune(&mut c);
-    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
-    s.app_write(None);
-    s
+    super::rack_tests::make(
+        |c| {
+            c.timestamps = true;
+            c.limited_transmit = false;
+            tune(c);
+        },
+        None,
+    )
 }
 
 fn drain(s: &mut TcpSender, now: Time) -> Vec<u64> {

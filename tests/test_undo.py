@@ -1,9 +1,11 @@
-"""Linux's undo of spurious reductions and F-RTO (`[tcp] undo`, `frto`: the
-linux profile's, inside RACK's recovery) in the simulator: their input
-checks, a delay step that makes the retransmission timer fire spuriously,
-and determinism. The packet-level rules are tested in
+"""Linux's undo of spurious reductions, D-SACK and F-RTO (`[tcp] undo`,
+`dsack`, `frto`: the linux profile's, inside RACK's recovery) in the
+simulator: their input checks, a delay step that makes the retransmission
+timer fire spuriously, a reordered segment that makes RACK resend it, and
+determinism. The packet-level rules are tested in
 crates/tcplab-core/src/transport/tcp/undo_tests.rs, the kernel comparison
-in test_emulator.py (`test_a_spurious_timeout_is_undone_as_by_the_kernel`)."""
+in test_emulator.py (`test_a_spurious_timeout_is_undone_as_by_the_kernel`,
+`test_dsacks_undo_a_spurious_fast_retransmission_as_the_kernels`)."""
 from __future__ import annotations
 
 import pytest
@@ -14,18 +16,18 @@ from tcplab import ScenarioError
 from test_rack import key_of
 
 
-def delay_step(tcp: dict | None = None, flow_tcp: dict | None = None, profile: str = "linux") -> dict:
-    """300 kB in one write at 10 Mbit/s, 10 ms each way, 1000-byte segments:
-    from the 100th data segment on, every data segment (retransmissions
-    too) is held 500 ms where it enters the link (the pattern error model's
-    `action = "delay"`), a step of the round trip from 20 ms to 520 ms
-    while about 108 segments are in flight. The ACKs stop for longer than
-    the RTO (246 ms), which fires although nothing was lost."""
-    link = {"between": ["a", "b"], "rate": "10Mbps", "delay": "10ms", "queue": {"kind": "unlimited"},
-            "error": {"kind": "pattern", "drop": list(range(100, 1001)), "action": "delay", "delay": "500ms",
+def path(delayed: list[int], delay: str, link_delay: str, nbytes: int, tcp: dict | None = None,
+         flow_tcp: dict | None = None, profile: str = "linux") -> dict:
+    """`nbytes` in one write at 10 Mbit/s, `link_delay` each way, unlimited
+    queue, 1000-byte segments; the `delayed` data packets (numbers from 1,
+    retransmissions counted too) are held `delay` where they enter the link
+    (the pattern error model's `action = "delay"`), those behind them go
+    ahead."""
+    link = {"between": ["a", "b"], "rate": "10Mbps", "delay": link_delay, "queue": {"kind": "unlimited"},
+            "error": {"kind": "pattern", "drop": delayed, "action": "delay", "delay": delay,
                       "direction": "forward", "packets": "data"}}
     f = {"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1000, "window": 1000,
-         "app": {"kind": "transfer", "bytes": 300_000, "write": 300_000}}
+         "app": {"kind": "transfer", "bytes": nbytes, "write": nbytes}}
     if flow_tcp is not None:
         f["tcp"] = flow_tcp
     sc = {"sim": {"duration": "60s", "tcp_profile": profile},
@@ -33,6 +35,24 @@ def delay_step(tcp: dict | None = None, flow_tcp: dict | None = None, profile: s
     if tcp is not None:
         sc["tcp"] = tcp
     return sc
+
+
+def reordered(tcp: dict | None = None) -> dict:
+    """2 MB at 10 Mbit/s, 50 ms each way: the 100th data segment is held
+    30 ms, so the segments behind it are SACKed, RACK resends it (a
+    spurious fast retransmission) and the original arrives after the
+    resend, a duplicate."""
+    return path([100], "30ms", "50ms", 2_000_000, tcp)
+
+
+def delay_step(tcp: dict | None = None, flow_tcp: dict | None = None, profile: str = "linux") -> dict:
+    """300 kB in one write at 10 Mbit/s, 10 ms each way, 1000-byte segments:
+    from the 100th data segment on, every data segment (retransmissions
+    too) is held 500 ms where it enters the link (the pattern error model's
+    `action = "delay"`), a step of the round trip from 20 ms to 520 ms
+    while about 108 segments are in flight. The ACKs stop for longer than
+    the RTO (246 ms), which fires although nothing was lost."""
+    return path(list(range(100, 1001)), "500ms", "10ms", 300_000, tcp, flow_tcp, profile)
 
 
 def outcome(sc: dict) -> tuple[float, int, int]:
@@ -46,6 +66,8 @@ def test_undo_and_frto_need_rack():
     assert key_of(delay_step(tcp={"frto": True}, profile="ns2")) == "tcp.frto"
     with pytest.raises(ScenarioError, match="needs rack = true"):
         tcplab.run(delay_step(tcp={"undo": True}, profile="rfc"))
+    assert key_of(delay_step(tcp={"dsack": True, "sack": False})) == "tcp.dsack"
+    assert key_of(delay_step(flow_tcp={"dsack": True, "sack": False})) == "flow[0].tcp.dsack"
     # Off where RACK is off: accepted.
     assert outcome(delay_step(tcp={"undo": False, "frto": False}, profile="ns2"))[0] > 0
 
@@ -67,13 +89,29 @@ def test_frto_finds_the_timeout_spurious_without_timestamps():
     """Without timestamps F-RTO decides: new data on the first ACK after
     the timeout, then an ACK of segments never retransmitted shows the
     timeout was spurious (1 retransmission, 1.193 s). Without F-RTO the
-    sender goes back N and, with no RTT sample from the ambiguous ACKs,
-    times out a second time (199 retransmissions, 2.312 s)."""
+    sender goes back N (109 retransmissions, 1.756 s)."""
     frto = outcome(delay_step(tcp={"timestamps": False}))
     assert frto[1:] == (1, 1)
     gone_back = outcome(delay_step(tcp={"timestamps": False, "frto": False}))
-    assert gone_back[1] > 150 and gone_back[2] >= 1
-    assert gone_back[0] > frto[0] + 0.5, (gone_back, frto)
+    assert gone_back[1] > 100 and gone_back[2] == 1
+    assert gone_back[0] > frto[0] + 0.4, (gone_back, frto)
+
+
+def test_dsacks_undo_a_spurious_fast_retransmission():
+    """The reordered segment: with timestamps the ACK that the original
+    moves echoes it (Eifel), 2.071 s either way. Without them only the
+    receiver's D-SACK of the late original shows the resend needless: the
+    window of about 125 segments comes back (2.100 s); with `dsack = false`
+    the recovery's halving stands and the window grows back by one segment
+    a round trip (3.279 s). A duplicate segment is no duplicate ACK."""
+    eifel = outcome(reordered())
+    assert eifel[1:] == (1, 0)
+    assert outcome(reordered({"dsack": False})) == eifel
+    dsack = outcome(reordered({"timestamps": False}))
+    halved = outcome(reordered({"timestamps": False, "dsack": False}))
+    assert dsack[1:] == halved[1:] == (1, 0)
+    assert halved[0] > dsack[0] + 1.0, (halved, dsack)
+    assert outcome(reordered({"timestamps": False, "undo": False})) == halved
 
 
 def test_undo_is_deterministic():

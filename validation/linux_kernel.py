@@ -13,10 +13,14 @@ segments dropped by the pattern error model), `congestion` (600 kB through
 a DropTail queue of 10, 20 or 40 packets that the slow start overflows),
 `tails` (20 kB with SACK, the 19th, the 20th or both of its 20 data
 segments dropped: losses that RACK's timer or the tail-loss probe repair),
-each with and without SACK where it matters. The simulated columns show
+`spurious` (nothing lost: a delay step of 500 ms from the 100th data
+segment of 300 kB, whose timeout the timestamps, F-RTO or, going back N,
+D-SACK show spurious; and 2 MB at 50 ms each way with the 100th segment
+held 30 ms, whose needless fast retransmission D-SACK shows), each with
+and without SACK where it matters. The simulated columns show
 the linux profile as it is and with one of its Linux rules switched off
 (`prr = false`: RFC 6582's and RFC 6675's recovery; `quick_acks = 0`;
-`rack = false`, `tlp = false`), so
+`rack = false`, `tlp = false`; `undo`, `frto`, `dsack` false), so
 that what a rule changes can be read beside the kernel. Real completion
 times are less the handshake (the profile opens established); each real
 run is printed, best first, with its retransmissions and timeouts.
@@ -33,12 +37,16 @@ import tcplab  # noqa: E402
 
 
 def two_nodes(rate: str, delay: str, size: int, queue: dict | None = None, drops: list | None = None,
-              tcp: dict | None = None) -> dict:
+              tcp: dict | None = None, held: tuple[list, str] | None = None) -> dict:
     """One linux-profile NewReno transfer of `size` bytes written at once,
-    1000-byte segments, a window of 1000 segments."""
+    1000-byte segments, a window of 1000 segments; the data packets
+    `drops` lost, or the packets of `held` held for its time."""
     link = {"between": ["a", "b"], "rate": rate, "delay": delay, "queue": queue or {"kind": "unlimited"}}
     if drops:
         link["error"] = {"kind": "pattern", "drop": drops, "direction": "forward", "packets": "data"}
+    if held:
+        link["error"] = {"kind": "pattern", "drop": held[0], "action": "delay", "delay": held[1],
+                         "direction": "forward", "packets": "data"}
     sc = {"sim": {"duration": "60s", "tcp_profile": "linux"},
           "node": [{"name": "a"}, {"name": "b"}], "link": [link],
           "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1000,
@@ -46,6 +54,9 @@ def two_nodes(rate: str, delay: str, size: int, queue: dict | None = None, drops
     if tcp:
         sc["tcp"] = dict(tcp)
     return sc
+
+
+CASES = ("slowstart", "losses", "congestion", "tails", "spurious")
 
 
 def cases(which: set) -> list:
@@ -74,6 +85,18 @@ def cases(which: set) -> list:
         for drops in ([19], [20], [19, 20]):
             out.append((f"20 kB, drops {drops} SACK", two_nodes("10Mbps", "10ms", 20_000, drops=drops),
                         [("rack = false", {"rack": False}), ("tlp = false", {"tlp": False})]))
+    if "spurious" in which:
+        none = ("undo, frto, dsack off", {"undo": False, "frto": False, "dsack": False})
+        for label, tcp in [("timestamps", {}), ("no timestamps (F-RTO)", {"timestamps": False}),
+                           ("no timestamps, frto = false", {"timestamps": False, "frto": False})]:
+            out.append((f"delay step 500 ms from segment 100, {label}",
+                        two_nodes("10Mbps", "10ms", 300_000, tcp=tcp, held=(list(range(100, 1001)), "500ms")),
+                        [none]))
+        for dsack in (True, False):
+            out.append((f"2 MB, segment 100 held 30 ms, no timestamps, dsack = {str(dsack).lower()}",
+                        two_nodes("10Mbps", "50ms", 2_000_000, tcp={"timestamps": False, "dsack": dsack},
+                                  held=([100], "30ms")),
+                        [("undo = false", {"undo": False})]))
     return out
 
 
@@ -97,15 +120,15 @@ def real(sc: dict, runs: int) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", default="slowstart,losses,congestion,tails",
-                    help="comma-separated: slowstart, losses, congestion, tails (default: all)")
+    ap.add_argument("--cases", default=",".join(CASES),
+                    help=f"comma-separated: {', '.join(CASES)} (default: all)")
     ap.add_argument("--runs", type=int, default=2, help="real runs per case (default 2)")
     ap.add_argument("--simulated-only", action="store_true", help="no emulator runs (no root needed)")
     a = ap.parse_args(argv)
     which = {c.strip() for c in a.cases.split(",") if c.strip()}
-    bad = which - {"slowstart", "losses", "congestion", "tails"}
+    bad = which - set(CASES)
     if bad or a.runs < 1:
-        ap.exit(2, f"linux_kernel.py: error: --cases: expected some of slowstart, losses, congestion, tails, got "
+        ap.exit(2, f"linux_kernel.py: error: --cases: expected some of {', '.join(CASES)}, got "
                    f"{', '.join(sorted(bad))}\n" if bad else "linux_kernel.py: error: --runs: at least 1\n")
     if not a.simulated_only:
         from tcplab.emulate import unavailable_reason

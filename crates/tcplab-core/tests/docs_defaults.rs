@@ -18,7 +18,7 @@ const NOT_VALUES: [&str; 3] = ["initial_ssthresh", "window_bytes", "clock_phase"
 
 /// Keys whose rfc-profile default is neither column's (the row's meaning
 /// names it).
-const RFC_OWN: [(&str, &str); 13] = [
+const RFC_OWN: [(&str, &str); 14] = [
     ("idle_restart", "\"rfc5681\""),
     ("cwnd_increase", "\"per-ack\""),
     ("push_ack", "false"),
@@ -26,6 +26,7 @@ const RFC_OWN: [(&str, &str); 13] = [
     ("rack", "false"),
     ("tlp", "false"),
     ("undo", "false"),
+    ("dsack", "false"),
     ("frto", "false"),
     ("loss_window", "\"flight\""),
     ("quick_acks", "0"),

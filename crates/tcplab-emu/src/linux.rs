@@ -1,7 +1,7 @@
 //! The scenario's TCP settings as Linux knobs. Per socket: congestion
 //! control, MSS, window clamp, buffers. Per namespace (the same in both, so
-//! every flow of a run must agree on them): SACK, timestamps, ECN, F-RTO
-//! and the duplicate-ACK threshold as sysctls; initial window, minimum RTO and
+//! every flow of a run must agree on them): SACK, D-SACK, timestamps, ECN,
+//! F-RTO and the duplicate-ACK threshold as sysctls; initial window, minimum RTO and
 //! delayed ACKs (quickack) as attributes of the route to the other end.
 //! Settings the kernel has no knob for are rejected when the scenario sets
 //! them, naming the key.
@@ -39,6 +39,9 @@ pub struct HostSettings {
     /// net.ipv4.tcp_frto: F-RTO after a timeout (2, the kernel's default)
     /// or not (0).
     pub frto: bool,
+    /// net.ipv4.tcp_dsack: D-SACK reports of duplicate segments (1, the
+    /// kernel's default) or not (0).
+    pub dsack: bool,
     /// MTU of both TUN devices: room for the largest segment of any flow
     /// (IP and TCP headers, options and `packet_size`), at least Ethernet's
     /// 1500. The kernel takes the MSS as the smaller of TCP_MAXSEG and the
@@ -57,6 +60,7 @@ impl HostSettings {
             ("net.ipv4.tcp_reordering", self.reordering.to_string()),
             ("net.ipv4.tcp_slow_start_after_idle", u8::from(self.slow_start_after_idle).to_string()),
             ("net.ipv4.tcp_frto", if self.frto { "2" } else { "0" }.to_string()),
+            ("net.ipv4.tcp_dsack", u8::from(self.dsack).to_string()),
             // Each connection starts fresh, not from a previous one's RTT
             // and ssthresh cached for the destination.
             ("net.ipv4.tcp_no_metrics_save", "1".to_string()),
@@ -312,6 +316,7 @@ pub fn plan(
             // it is refused above.
             slow_start_after_idle: tc.idle_restart != IdleRestart::Off,
             frto: tc.frto,
+            dsack: tc.dsack,
             mtu: 0,
         };
         match &host {
@@ -319,7 +324,7 @@ pub fn plan(
             Some((j, h)) if *h != hs => {
                 return err(
                     format!("flow[{i}].tcp"),
-                    &format!("the emulator sets SACK, timestamps, ECN, dupthresh, F-RTO, initial window, min RTO and delayed ACKs per host; flow[{i}] differs from flow[{j}] ({hs:?} vs {h:?})"),
+                    &format!("the emulator sets SACK, D-SACK, timestamps, ECN, dupthresh, F-RTO, initial window, min RTO and delayed ACKs per host; flow[{i}] differs from flow[{j}] ({hs:?} vs {h:?})"),
                 )
             }
             _ => {}
@@ -463,6 +468,11 @@ app = {app}
             h.sysctls().into_iter().find(|(k, _)| *k == "net.ipv4.tcp_frto").unwrap().1
         };
         assert_eq!((frto("frto = true").as_str(), frto("frto = false").as_str()), ("2", "0"));
+        let dsack = |tcp: &str| {
+            let h = plan_with(1000, tcp, app).unwrap().1;
+            h.sysctls().into_iter().find(|(k, _)| *k == "net.ipv4.tcp_dsack").unwrap().1
+        };
+        assert_eq!((dsack("dsack = true").as_str(), dsack("dsack = false").as_str()), ("1", "0"));
         // Linux's own values of its rules are accepted.
         assert!(plan_with(
             1000,

@@ -75,34 +75,41 @@ fn check_cubic(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
     Ok(())
 }
 
-/// Reads one of the switches that need RACK from a `tcp` table.
-type RackPart = fn(&TcpOptions) -> Option<bool>;
+/// Reads one switch from a `tcp` table.
+type Switch = fn(&TcpOptions) -> Option<bool>;
+
+/// The key where switch `name` is set true explicitly (the flow's own
+/// `tcp` table first, then `[tcp]`), if it is.
+fn set_true(cfg: &ScenarioCfg, f: &FlowCfg, k: &str, name: &str, get: Switch) -> Option<String> {
+    let own = f.tcp.as_ref().and_then(get);
+    if own.or(get(&cfg.tcp)) != Some(true) {
+        return None;
+    }
+    Some(if own.is_some() { format!("{k}.tcp.{name}") } else { format!("tcp.{name}") })
+}
 
 /// RACK is Linux's loss detection inside Linux's SACK recovery: set
 /// explicitly on a SACK flow it needs PRR and RFC 6675's scoreboard (not
 /// ns-2's Sack1). The profile's own `rack` (the linux profile's) is simply
 /// idle where those are off. The key named is where `rack` was set: the
-/// flow's own `tcp` table or `[tcp]`.
+/// flow's own `tcp` table or `[tcp]`. D-SACK blocks need SACK alike.
 fn check_rack(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
     let c = tcp_config(cfg, f);
     // The tail-loss probe, the undo and F-RTO run inside RACK's recovery.
-    let parts: [(&str, RackPart, &str); 3] = [
+    let parts: [(&str, Switch, &str); 3] = [
         ("tlp", |t| t.tlp, "the tail-loss probe is RACK's"),
         ("undo", |t| t.undo, "the undo of spurious reductions runs in RACK's recovery"),
         ("frto", |t| t.frto, "F-RTO runs in RACK's recovery"),
     ];
     for (name, get, what) in parts {
-        let own = f.tcp.as_ref().and_then(get);
-        if own.or(get(&cfg.tcp)) == Some(true) && !c.rack {
-            let key = if own.is_some() { format!("{k}.tcp.{name}") } else { format!("tcp.{name}") };
+        if let Some(key) = set_true(cfg, f, k, name, get).filter(|_| !c.rack) {
             return err(key, format!("{what}: needs rack = true (or {name} = false)"));
         }
     }
-    let own = f.tcp.as_ref().and_then(|t| t.rack);
-    if own.or(cfg.tcp.rack) != Some(true) {
-        return Ok(());
+    if let Some(key) = set_true(cfg, f, k, "dsack", |t| t.dsack).filter(|_| !c.sack) {
+        return err(key, "D-SACK blocks are SACK blocks: needs sack = true (or dsack = false)");
     }
-    let key = if own.is_some() { format!("{k}.tcp.rack") } else { "tcp.rack".to_string() };
+    let Some(key) = set_true(cfg, f, k, "rack", |t| t.rack) else { return Ok(()) };
     if c.sack && !c.prr {
         return err(key, "RACK runs in Linux's SACK recovery: needs prr = true (or rack = false)");
     }
@@ -1152,6 +1159,7 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     put(&mut c.rack, o.rack);
     put(&mut c.tlp, o.tlp);
     put(&mut c.undo, o.undo);
+    put(&mut c.dsack, o.dsack);
     put(&mut c.frto, o.frto);
     if let Some(v) = o.quick_acks {
         c.quick_acks = v;

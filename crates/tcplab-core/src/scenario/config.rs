@@ -1224,8 +1224,11 @@ pub struct TcpOptions {
     pub rack: Option<bool>,
     /// RACK's tail-loss probe (Linux's TLP).
     pub tlp: Option<bool>,
-    /// Linux's undo of spurious window reductions (timestamps), with RACK.
+    /// Linux's undo of spurious window reductions (timestamps, DSACK), with
+    /// RACK.
     pub undo: Option<bool>,
+    /// D-SACK reports of duplicate segments (RFC 2883), with SACK.
+    pub dsack: Option<bool>,
     /// F-RTO after a timeout (net.ipv4.tcp_frto = 2), with RACK.
     pub frto: Option<bool>,
     /// Quick ACKs at the start of a connection (Linux: 16).
@@ -1503,6 +1506,7 @@ impl TcpOptions {
             rack: self.rack.or(base.rack),
             tlp: self.tlp.or(base.tlp),
             undo: self.undo.or(base.undo),
+            dsack: self.dsack.or(base.dsack),
             frto: self.frto.or(base.frto),
             quick_acks: self.quick_acks.or(base.quick_acks),
             nagle: self.nagle.or(base.nagle),

@@ -609,15 +609,21 @@ pub struct TcpConfig {
     /// the window: new data, or the last segment again; a loss it repairs
     /// halves the window (`tcp_process_tlp_ack()`).
     pub tlp: bool,
-    /// With `rack`: Linux's undo of a window reduction that the timestamp
-    /// echo shows was spurious (Eifel detection, RFC 3522, as
-    /// `tcp_packet_delayed()` runs it): an ACK echoing a timestamp older
+    /// With `rack`: Linux's undo of a window reduction shown spurious,
+    /// by the timestamp echo (Eifel detection, RFC 3522, as
+    /// `tcp_packet_delayed()` runs it: an ACK echoing a timestamp older
     /// than the episode's first retransmission acknowledges an original
-    /// transmission, so a timeout's Loss state, a fast recovery's end or a
-    /// partial ACK in it gives back the window and ssthresh from before the
-    /// cut (`tcp_try_undo_loss()`, `tcp_try_undo_recovery()`,
-    /// `tcp_try_undo_partial()`). Needs `timestamps` to act.
+    /// transmission) or by DSACKs for every retransmission of the episode
+    /// (`undo_retrans` down to 0): a timeout's Loss state, a fast
+    /// recovery's end or a partial ACK in it gives back the window and
+    /// ssthresh from before the cut (`tcp_try_undo_loss()`,
+    /// `tcp_try_undo_recovery()`, `tcp_try_undo_partial()`), and DSACKs do
+    /// so at any time until the next episode (`tcp_try_undo_dsack()`).
     pub undo: bool,
+    /// With `sack`: the receiver reports a duplicate segment in the first
+    /// SACK block of its ACK (D-SACK, RFC 2883; net.ipv4.tcp_dsack = 1):
+    /// below the cumulative ACK, or inside a block it reports second.
+    pub dsack: bool,
     /// With `rack`: F-RTO after a timeout (RFC 5682's SACK-enhanced
     /// version, net.ipv4.tcp_frto = 2): the first ACK that advances after
     /// the timeout's retransmission sends new data instead of more
@@ -707,6 +713,7 @@ impl TcpConfig {
                 rack: false,
                 tlp: false,
                 undo: false,
+                dsack: false,
                 frto: false,
                 quick_acks: 0,
                 nagle: Nagle::Off,
@@ -754,6 +761,7 @@ impl TcpConfig {
                 rack: true,
                 tlp: true,
                 undo: true,
+                dsack: true,
                 frto: true,
                 quick_acks: 16,
                 nagle: Nagle::Off,

@@ -67,7 +67,7 @@ use super::prr::Prr;
 use super::recovery::LossRecovery;
 use super::sender::{Segment, SentSeg, TcpSender};
 use crate::engine::Time;
-use crate::packet::TcpHeader;
+use crate::packet::{SackBlock, TcpHeader};
 
 /// RACK's variables (RFC 8985 6.1; Linux's `tp->rack` and min_rtt).
 #[derive(Clone, Debug, Default)]
@@ -336,6 +336,10 @@ pub struct RackRecovery {
     /// ECN echo took part, the window stays), and the timestamp of the
     /// episode's first retransmission (retrans_stamp).
     undo_marker: Option<u64>,
+    /// Retransmissions of the episode no DSACK has reported yet (Linux's
+    /// undo_retrans; None: -1, none sent); at 0 the DSACKs prove every
+    /// one spurious.
+    undo_retrans: Option<u64>,
     prior_cwnd: u64,
     prior_ssthresh: Option<u64>,
     retrans_stamp: Option<u32>,
@@ -436,7 +440,7 @@ impl RackRecovery {
     fn enter_recovery(&mut self, s: &mut TcpSender, ece: bool) {
         // tcp_init_undo(); the window to give back is the one before the
         // cut, unless an ECN echo calls for the cut anyway.
-        self.undo_marker = Some(s.snd_una);
+        self.init_undo(s);
         self.prior_ssthresh = None;
         // From CWR the reduction under way goes on (its ssthresh, PRR's
         // counts and high_seq), as tcp_enter_recovery() does while
@@ -537,10 +541,56 @@ impl RackRecovery {
         s.cfg.timestamps && h.ts.is_some_and(|(_, ecr)| ecr != 0 && (ecr.wrapping_sub(stamp) as i32) < 0)
     }
 
-    /// `tcp_may_undo()` (DSACKs are not modelled: only the timestamps'
-    /// evidence).
+    /// `tcp_may_undo()`: DSACKs reported every retransmission of the
+    /// episode, or the timestamps show an original answered.
     fn may_undo(&self, s: &TcpSender, h: &TcpHeader) -> bool {
-        s.cfg.undo && self.undo_marker.is_some() && self.packet_delayed(s, h)
+        s.cfg.undo && self.undo_marker.is_some() && (self.undo_retrans == Some(0) || self.packet_delayed(s, h))
+    }
+
+    /// `tcp_init_undo()`: a reduction begins at snd_una; the
+    /// retransmissions already out count as unreported.
+    fn init_undo(&mut self, s: &TcpSender) {
+        self.undo_marker = Some(s.snd_una);
+        let out = s.rack.as_ref().map_or(0, |r| r.retrans_out);
+        self.undo_retrans = (out > 0).then_some(out);
+    }
+
+    /// `tcp_check_dsack()` and the D-SACK side of `tcp_sacktag_one()`: the
+    /// first block reports a duplicate if it starts below the cumulative
+    /// ACK or lies inside the second (RFC 2883 5). Each retransmission of
+    /// the episode it reports (above undo_marker) counts off
+    /// undo_retrans: below the ACK by its length in segments, above it by
+    /// the retransmitted segments of the log it covers. Returns whether
+    /// the first block was a D-SACK (the ACK then is no duplicate ACK and
+    /// the block is no SACK information).
+    fn check_dsack(&mut self, s: &TcpSender, blocks: &[SackBlock], ack: u64) -> bool {
+        let Some(first) = blocks.first() else { return false };
+        let inside = blocks.get(1).is_some_and(|b| b.start <= first.start && first.end <= b.end);
+        if first.start >= ack && !inside {
+            return false;
+        }
+        let dup = if first.end <= ack {
+            (first.end - first.start).div_ceil(s.w.mss)
+        } else {
+            s.sent.iter().filter(|g| g.seq >= first.start && g.end <= first.end && g.transmits > 1).count() as u64
+        };
+        if let (Some(marker), Some(n)) = (self.undo_marker, self.undo_retrans) {
+            if first.end > marker && n > 0 {
+                self.undo_retrans = Some(n.saturating_sub(dup));
+            }
+        }
+        true
+    }
+
+    /// `tcp_try_undo_dsack()`: DSACKs have reported every retransmission of
+    /// the last reduction, so it was spurious (in recovery, or after it
+    /// until the next one): the window comes back, the marks stay.
+    fn try_undo_dsack(&mut self, s: &mut TcpSender) -> bool {
+        if !(s.cfg.undo && self.undo_marker.is_some() && self.undo_retrans == Some(0)) {
+            return false;
+        }
+        self.undo(s, false);
+        true
     }
 
     /// `tcp_any_retrans_done()`: a retransmission in flight, or the first
@@ -700,7 +750,9 @@ impl LossRecovery for RackRecovery {
     fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
         let ack = h.ack;
         let mss = s.w.mss;
-        let blocks = &*h.sack_blocks();
+        let all = h.sack_blocks();
+        let dsack = self.check_dsack(s, &all, ack);
+        let blocks = if dsack { &all[1..] } else { &all[..] };
         let new_ack = ack > s.snd_una;
         let flight = s.flight();
         let state_before = self.state;
@@ -751,7 +803,7 @@ impl LossRecovery for RackRecovery {
                 State::Loss | State::Open => {}
             }
             s.settle_after_new_ack(now);
-        } else if ack == s.snd_una && s.snd_max > s.snd_una && (newly_sacked || h.nsack == 0) {
+        } else if ack == s.snd_una && s.snd_max > s.snd_una && !dsack && (newly_sacked || h.nsack == 0) {
             s.stats.dupacks_received += 1;
             s.dupacks += 1;
             dupack = true;
@@ -759,6 +811,11 @@ impl LossRecovery for RackRecovery {
         }
         if self.state == State::Loss {
             self.process_loss(s, h, new_ack, dupack || newly_sacked);
+        }
+        // tcp_fastretrans_alert(): DSACKs may undo a recovery under way or
+        // one already over (then tcp_try_to_open()); not in CWR or Loss.
+        if matches!(self.state, State::Recovery | State::Open) && self.try_undo_dsack(s) {
+            self.state = State::Open;
         }
         let delivered = (acked + sacked_after).saturating_sub(sacked_before).div_ceil(mss);
         Self::probe_acked(s, ack, new_ack || newly_sacked, flight);
@@ -795,8 +852,10 @@ impl LossRecovery for RackRecovery {
         }
         if self.state == State::Open && s.cfg.limited_transmit && s.dupacks > 0 && s.dupacks < s.w.dupthresh {
             // Linux's Disorder state: a SACKed segment leaves the flight,
-            // so a new one may go (RFC 3042's effect).
-            s.limited_extra = s.dupacks as u64;
+            // so a new one may go (RFC 3042's effect). A duplicate ACK
+            // that SACKs nothing (a duplicate segment's, without D-SACK)
+            // frees no room: Linux's in-flight count is unchanged by it.
+            s.limited_extra = (s.dupacks as u64).min(counts(s).sacked);
         }
         self.sync(s);
         // tcp_set_xmit_timer() on an ACK of new data, unless RACK's timer
@@ -844,6 +903,7 @@ impl LossRecovery for RackRecovery {
             // tcp_retransmit_skb(): the episode's first retransmission
             // dates it.
             self.retrans_stamp = self.retrans_stamp.or(Some(TcpSender::ts_clock(now)));
+            self.undo_retrans = Some(self.undo_retrans.map_or(1, |n| n + 1));
             // tcp_xmit_retransmit_queue(): resending the first segment
             // restarts the RTO, unless the reordering timer holds the slot.
             if seq == s.snd_una && self.reo_at.is_none_or(|at| s.rto_deadline != Some(at)) {
@@ -889,7 +949,7 @@ impl LossRecovery for RackRecovery {
             let (cwnd, ssthresh) = s.rack.as_ref().unwrap().pre_cut;
             self.prior_ssthresh = Some(self.current_ssthresh(s, cwnd, ssthresh));
             self.prior_cwnd = cwnd;
-            self.undo_marker = Some(s.snd_una);
+            self.init_undo(s);
         }
         // F-RTO for a new episode, or a timeout repeated at the same
         // snd_una (RFC 5682 3.2).

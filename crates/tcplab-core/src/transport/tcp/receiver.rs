@@ -95,6 +95,11 @@ pub struct TcpReceiver {
     quick: u32,
     /// Data has arrived (the quick ACKs are counted out at the first).
     data_seen: bool,
+    /// D-SACK (`TcpConfig::dsack`, with SACK): the duplicate range the
+    /// next ACK reports in its first block (Linux's rx_opt.dsack and
+    /// duplicate_sack[0]).
+    dsack: bool,
+    dsack_block: Option<(u64, u64)>,
     pub stats: ReceiverStats,
 }
 
@@ -109,6 +114,8 @@ impl TcpReceiver {
             policy: cfg.ack_policy.clone(),
             delack_timeout: cfg.delack_timeout,
             sack: cfg.sack,
+            dsack: cfg.sack && cfg.dsack,
+            dsack_block: None,
             // 40 bytes of options: 4 blocks (2 + 32 bytes), 3 next to timestamps.
             // ns-2's TCPSink: maxSackBlocks_ 3.
             max_sack_blocks: if cfg.timestamps || cfg.rules.ns2_sack_option { 3 } else { 4 },
@@ -227,6 +234,11 @@ impl TcpReceiver {
         }
         if end <= self.rcv_nxt {
             self.stats.duplicate_segments += 1;
+            // RFC 2883 4.1.1 (Linux's tcp_dsack_set()): the whole segment
+            // was received before.
+            if self.dsack {
+                self.dsack_block = Some((seq, end));
+            }
             // ns-2's DelAckSink holds a repeat of its last in-order
             // segment like a new one (nothing above it: otherwise
             // RFC2581_immediate_ack_ answers at once).
@@ -238,10 +250,17 @@ impl TcpReceiver {
         }
         if seq > self.rcv_nxt {
             self.stats.out_of_order += 1;
+            if self.dsack {
+                self.note_ooo_duplicate(seq, end);
+            }
             self.insert_ooo(seq, end);
             return true;
         }
-        // In order (possibly overlapping old data).
+        // In order (possibly overlapping old data: its old part is a
+        // duplicate, RFC 2883 4.1.2).
+        if self.dsack && seq < self.rcv_nxt {
+            self.dsack_block = Some((seq, self.rcv_nxt));
+        }
         let had_hole = !self.ooo.is_empty();
         self.rcv_nxt = end;
         while let Some(&(s, e)) = self.ooo.first() {
@@ -311,6 +330,17 @@ impl TcpReceiver {
             self.delack_deadline = Some(now + timeout);
         }
         false
+    }
+
+    /// D-SACK for a segment above rcv_nxt: the part of it already held
+    /// out of order, in the first range it overlaps (Linux's
+    /// tcp_data_queue_ofo(): all of it if that range covers it).
+    #[inline(never)]
+    fn note_ooo_duplicate(&mut self, seq: u64, end: u64) {
+        let i = self.ooo.partition_point(|r| r.1 <= seq);
+        if let Some(&(s, e)) = self.ooo.get(i).filter(|r| r.0 < end) {
+            self.dsack_block = Some((seq.max(s), end.min(e)));
+        }
     }
 
     fn insert_ooo(&mut self, s: u64, e: u64) {
@@ -424,7 +454,22 @@ impl TcpReceiver {
                 }
             }
         }
+        if let Some((s, e)) = self.dsack_block.take() {
+            self.put_dsack(&mut f, s, e);
+        }
         f
+    }
+
+    /// RFC 2883 4: the duplicate range goes first, the SACK blocks after it
+    /// as room allows (Linux sends it with the next ACK only). A duplicate
+    /// above the cumulative ACK lies inside the block of the segment just
+    /// received, which then comes second, as the RFC asks.
+    #[inline(never)]
+    fn put_dsack(&self, f: &mut AckFields, s: u64, e: u64) {
+        let n = (f.nsack as usize).min(self.max_sack_blocks - 1);
+        f.sack.copy_within(0..n, 1);
+        f.sack[0] = SackBlock { start: s, end: e };
+        f.nsack = n as u8 + 1;
     }
 
     /// ns-2.35's TCPSink/Sack1 (Sacker::append_ack) blocks for the ACK of

@@ -4,7 +4,7 @@
 
 use super::cc::{make_cc, Variant};
 use super::config::{AckPolicy, TcpConfig, TcpProfile};
-use super::receiver::TcpReceiver;
+use super::receiver::{AckFields, TcpReceiver};
 use super::sender::{Segment, TcpSender};
 use crate::engine::time::{MS, SEC};
 use crate::engine::Time;
@@ -643,6 +643,49 @@ fn sack_blocks_most_recent_first() {
         t.on_segment(0, s, 1000, Some(7));
     }
     assert_eq!(t.make_ack().nsack, 3);
+}
+
+/// RFC 2883 (`dsack`): the ACK that answers a duplicate reports it first,
+/// once. Below the cumulative ACK the block is the segment; above it, the
+/// part already held, with the block that holds it second; a segment that
+/// overlaps the cumulative ACK reports its old part. Off (`dsack = false`,
+/// or without SACK), none.
+#[test]
+fn a_duplicate_segment_is_reported_in_the_first_block() {
+    let blocks =
+        |a: &AckFields| -> Vec<(u64, u64)> { a.sack[..a.nsack as usize].iter().map(|b| (b.start, b.end)).collect() };
+    let mut c = cfg(2);
+    c.sack = true;
+    c.dsack = true;
+    let mut r = TcpReceiver::new(&c);
+    r.on_segment(0, 0, 1000, None);
+    r.on_segment(0, 1000, 1000, None);
+    r.on_segment(0, 3000, 1000, None);
+    assert_eq!(blocks(&r.make_ack()), vec![(3000, 4000)]);
+    assert!(r.on_segment(0, 1000, 1000, None), "a duplicate is answered at once");
+    let a = r.make_ack();
+    assert_eq!((a.ack, blocks(&a)), (2000, vec![(1000, 2000), (3000, 4000)]));
+    assert_eq!(blocks(&r.make_ack()), vec![(3000, 4000)], "only the next ACK carries it");
+    r.on_segment(0, 5000, 1000, None);
+    r.on_segment(0, 3000, 1000, None);
+    assert_eq!(blocks(&r.make_ack()), vec![(3000, 4000), (3000, 4000), (5000, 6000)]);
+    r.on_segment(0, 1500, 1000, None); // 1500..2000 old, 2000..2500 new
+    assert_eq!(blocks(&r.make_ack())[0], (1500, 2000));
+    // Four SACK blocks at most: the D-SACK takes the room of the oldest.
+    let mut r = TcpReceiver::new(&c);
+    for s in [2000, 4000, 6000, 8000] {
+        r.on_segment(0, s, 1000, None);
+    }
+    r.on_segment(0, 4000, 1000, None);
+    assert_eq!(blocks(&r.make_ack()), vec![(4000, 5000), (4000, 5000), (8000, 9000), (6000, 7000)]);
+    for dsack in [false, true] {
+        let mut c = cfg(2);
+        (c.sack, c.dsack) = (dsack, !dsack);
+        let mut r = TcpReceiver::new(&c);
+        r.on_segment(0, 0, 1000, None);
+        r.on_segment(0, 0, 1000, None);
+        assert_eq!(r.make_ack().nsack, 0);
+    }
 }
 
 #[test]

@@ -192,6 +192,74 @@ fn a_recovery_ended_by_a_delayed_original_is_undone() {
     }
 }
 
+/// D-SACK evidence (RFC 2883, `tcp_try_undo_dsack()`): without
+/// timestamps or F-RTO the timeout goes back N (10, then 11 and 12); the
+/// delayed originals' ACKs end the Loss state with the window cut. The
+/// receiver then reports each of the three retransmissions as a duplicate,
+/// below the cumulative ACK; once all three are reported the timeout was
+/// spurious and the window of 20 comes back, in the Open state. Two of
+/// three are not enough; `undo = false` ignores them. A D-SACK-only ACK
+/// is no duplicate ACK.
+#[test]
+fn dsacks_for_every_retransmission_undo_the_timeout() {
+    for undo in [true, false] {
+        let mut s = sender(|c| {
+            (c.timestamps, c.frto, c.undo) = (false, false, undo);
+        });
+        let at = spurious_timeout(&mut s);
+        assert_eq!(ack(&mut s, at + 5 * MS, 11, &[], None), vec![11, 12]);
+        ack(&mut s, at + 6 * MS, 31, &[], None);
+        assert!(!s.in_recovery());
+        let cut = s.w.cwnd;
+        assert!(cut < 12 * MSS, "{}", cut / MSS);
+        let dupacks = s.stats.dupacks_received;
+        ack(&mut s, at + 7 * MS, 31, &[(10, 11)], None);
+        ack(&mut s, at + 8 * MS, 31, &[(11, 12)], None);
+        assert_eq!((s.w.cwnd, s.undos()), (cut, (0, 0)), "one retransmission not reported yet");
+        ack(&mut s, at + 9 * MS, 31, &[(12, 13)], None);
+        assert_eq!(s.stats.dupacks_received, dupacks, "D-SACKs are no duplicate ACKs");
+        if undo {
+            assert_eq!(s.undos(), (1, 0));
+            assert!(s.w.cwnd >= 20 * MSS, "{}", s.w.cwnd / MSS);
+        } else {
+            assert_eq!((s.w.cwnd, s.undos()), (cut, (0, 0)));
+        }
+    }
+}
+
+/// D-SACKs in a fast recovery: 10 and 11 are delayed, not lost; three
+/// SACKs behind them make RACK resend both. The receiver then reports 11
+/// twice (a D-SACK above the cumulative ACK, inside the second block: one
+/// retransmission of the episode counted off) and, with the ACK that the
+/// late original 10 moves, 10 twice (below it: the other). Both
+/// retransmissions were needless, so the recovery is undone before its end
+/// (`tcp_try_undo_dsack()`, then the Open state) and the window of 20 is
+/// back.
+#[test]
+fn dsacks_undo_a_fast_recovery_before_its_end() {
+    let mut s = sender(|c| c.timestamps = false);
+    warm(&mut s);
+    let t = |k: u64| T0 + 2 * RTT + k * MS;
+    // SACKs of 12, 13, ... until PRR has let both retransmissions go.
+    let mut sent = Vec::new();
+    let mut top = 12;
+    while !(sent.contains(&10) && sent.contains(&11)) && top < 20 {
+        top += 1;
+        sent.extend(ack(&mut s, t(top - 12), 10, &[(12, top)], None));
+    }
+    assert!(sent.contains(&10) && sent.contains(&11), "{sent:?}");
+    assert!(s.in_recovery());
+    ack(&mut s, t(15), 10, &[(11, top)], None);
+    // (`ack` lists the blocks last first: the D-SACK goes last.)
+    ack(&mut s, t(20), 10, &[(11, top), (11, 12)], None);
+    assert_eq!(s.undos(), (0, 0), "10's retransmission not reported yet");
+    let before = s.w.cwnd;
+    ack(&mut s, t(25), top, &[(10, 11)], None);
+    assert_eq!(s.undos(), (1, 0));
+    assert!(!s.in_recovery());
+    assert!(s.w.cwnd >= 20 * MSS, "{} -> {}", before / MSS, s.w.cwnd / MSS);
+}
+
 /// Same exchange, same result.
 #[test]
 fn undo_is_deterministic() {

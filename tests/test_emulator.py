@@ -1241,7 +1241,7 @@ def test_dsacks_undo_a_spurious_fast_retransmission_as_the_kernels(dsack):
     RACK resends it, and only the receiver's D-SACK of the late original
     (net.ipv4.tcp_dsack) shows the resend needless. With D-SACK both stacks
     undo the recovery's halving: 2100.3 ms simulated, the kernel 2109.4 and
-    2109.9; without it the halving stands: 3279.2 simulated, the kernel
+    2109.9; without it the halving stands: 3280.1 simulated, the kernel
     3316.5 and 3316.6 (docs/emulator.md, "Spurious timeouts")."""
     from test_undo import reordered
     sc = reordered({"timestamps": False, "dsack": dsack})

@@ -103,7 +103,7 @@ def test_dsacks_undo_a_spurious_fast_retransmission():
     receiver's D-SACK of the late original shows the resend needless: the
     window of about 125 segments comes back (2.100 s); with `dsack = false`
     the recovery's halving stands and the window grows back by one segment
-    a round trip (3.279 s). A duplicate segment is no duplicate ACK."""
+    a round trip (3.280 s). A duplicate segment is no duplicate ACK."""
     eifel = outcome(reordered())
     assert eifel[1:] == (1, 0)
     assert outcome(reordered({"dsack": False})) == eifel

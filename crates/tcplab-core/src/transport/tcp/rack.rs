@@ -57,11 +57,13 @@
 //!   `tcp_try_undo_recovery()`, `tcp_try_undo_partial()`). F-RTO sends new
 //!   data on the first advancing ACK after a timeout and undoes when
 //!   never-retransmitted data is then acknowledged (`tcp_process_loss()`).
+//!   D-SACKs (`dsack`) are evidence too: when they have reported every
+//!   retransmission of the episode the reduction is undone, also after
+//!   the recovery ended (`tcp_try_undo_dsack()`).
 //!
-//! Not modelled (docs/models.md): DSACK (so no undo on its evidence),
-//! reordering detection (RACK's window stays min_rtt / 4: FIFO paths do
-//! not reorder), SACK reneging, and min_rtt's 300 s window (a running
-//! minimum here).
+//! Not modelled (docs/models.md): reordering detection (RACK's window
+//! stays min_rtt / 4; only the pattern error model's delays reorder), SACK
+//! reneging, and min_rtt's 300 s window (a running minimum here).
 
 use super::prr::Prr;
 use super::recovery::LossRecovery;
@@ -340,6 +342,8 @@ pub struct RackRecovery {
     /// undo_retrans; None: -1, none sent); at 0 the DSACKs prove every
     /// one spurious.
     undo_retrans: Option<u64>,
+    /// Duplicates D-SACKs have reported in all (tp->dsack_dups).
+    dsack_dups: u64,
     prior_cwnd: u64,
     prior_ssthresh: Option<u64>,
     retrans_stamp: Option<u32>,
@@ -440,8 +444,12 @@ impl RackRecovery {
     fn enter_recovery(&mut self, s: &mut TcpSender, ece: bool) {
         // tcp_init_undo(); the window to give back is the one before the
         // cut, unless an ECN echo calls for the cut anyway.
-        self.init_undo(s);
+        self.init_undo(s, Self::tlp_retrans_out(s));
         self.prior_ssthresh = None;
+        // tcp_retrans_stamp_cleanup() (Linux 6.12): nothing resent is out.
+        if !Self::any_retrans_done(s) {
+            self.retrans_stamp = None;
+        }
         // From CWR the reduction under way goes on (its ssthresh, PRR's
         // counts and high_seq), as tcp_enter_recovery() does while
         // tcp_in_cwnd_reduction().
@@ -548,38 +556,55 @@ impl RackRecovery {
     }
 
     /// `tcp_init_undo()`: a reduction begins at snd_una; the
-    /// retransmissions already out count as unreported.
-    fn init_undo(&mut self, s: &TcpSender) {
+    /// retransmissions in flight count as unreported, a tail-loss probe
+    /// that resent a segment (`tlp`, still unanswered) among them.
+    fn init_undo(&mut self, s: &TcpSender, tlp: bool) {
         self.undo_marker = Some(s.snd_una);
-        let out = s.rack.as_ref().map_or(0, |r| r.retrans_out);
+        let out = s.rack.as_ref().map_or(0, |r| r.retrans_out) + tlp as u64;
         self.undo_retrans = (out > 0).then_some(out);
     }
 
-    /// `tcp_check_dsack()` and the D-SACK side of `tcp_sacktag_one()`: the
-    /// first block reports a duplicate if it starts below the cumulative
-    /// ACK or lies inside the second (RFC 2883 5). Each retransmission of
-    /// the episode it reports (above undo_marker) counts off
-    /// undo_retrans: below the ACK by its length in segments, above it by
-    /// the retransmitted segments of the log it covers. Returns whether
-    /// the first block was a D-SACK (the ACK then is no duplicate ACK and
-    /// the block is no SACK information).
-    fn check_dsack(&mut self, s: &TcpSender, blocks: &[SackBlock], ack: u64) -> bool {
-        let Some(first) = blocks.first() else { return false };
+    /// A tail-loss probe that resent a segment is unanswered.
+    fn tlp_retrans_out(s: &TcpSender) -> bool {
+        s.rack.as_ref().is_some_and(|r| r.tlp_high.is_some() && r.tlp_retrans)
+    }
+
+    /// `tcp_check_dsack()`, `tcp_dsack_seen()` and the D-SACK side of
+    /// `tcp_sacktag_one()`: the first block reports a duplicate if it
+    /// starts below the cumulative ACK or lies inside the second (RFC 2883
+    /// 5), unless it is dubious: longer than the receiver's window, or more
+    /// duplicates reported in all than retransmissions sent. Each
+    /// retransmission of the episode it reports (ending above undo_marker)
+    /// counts off undo_retrans: below the ACK by its length in segments
+    /// (Linux draws that line at the previous snd_una, counting only resent
+    /// segments between the two; the log here no longer holds them), above
+    /// it by the resent segments of the log it covers. Returns the
+    /// duplicates reported, delivered as far as PRR is concerned, if the
+    /// first block was a D-SACK (the ACK then is no duplicate ACK and the
+    /// block no SACK information).
+    fn check_dsack(&mut self, s: &TcpSender, blocks: &[SackBlock], ack: u64) -> Option<u64> {
+        let first = blocks.first()?;
         let inside = blocks.get(1).is_some_and(|b| b.start <= first.start && first.end <= b.end);
-        if first.start >= ack && !inside {
-            return false;
+        let len = first.end.saturating_sub(first.start);
+        if (first.start >= ack && !inside) || len == 0 || len > s.rwnd {
+            return None;
         }
-        let dup = if first.end <= ack {
-            (first.end - first.start).div_ceil(s.w.mss)
+        let dup_segs = len.div_ceil(s.w.mss);
+        self.dsack_dups += dup_segs;
+        if self.dsack_dups > s.stats.retransmits {
+            return None;
+        }
+        let resent = if first.end <= ack {
+            dup_segs
         } else {
             s.sent.iter().filter(|g| g.seq >= first.start && g.end <= first.end && g.transmits > 1).count() as u64
         };
         if let (Some(marker), Some(n)) = (self.undo_marker, self.undo_retrans) {
             if first.end > marker && n > 0 {
-                self.undo_retrans = Some(n.saturating_sub(dup));
+                self.undo_retrans = Some(n.saturating_sub(resent));
             }
         }
-        true
+        Some(dup_segs)
     }
 
     /// `tcp_try_undo_dsack()`: DSACKs have reported every retransmission of
@@ -751,7 +776,8 @@ impl LossRecovery for RackRecovery {
         let ack = h.ack;
         let mss = s.w.mss;
         let all = h.sack_blocks();
-        let dsack = self.check_dsack(s, &all, ack);
+        let dsacked = self.check_dsack(s, &all, ack);
+        let dsack = dsacked.is_some();
         let blocks = if dsack { &all[1..] } else { &all[..] };
         let new_ack = ack > s.snd_una;
         let flight = s.flight();
@@ -773,7 +799,6 @@ impl LossRecovery for RackRecovery {
         }
         let mut acked = 0;
         let mut grow = false;
-        let mut dupack = false;
         if new_ack {
             acked = s.advance_una(now, h);
             let done = ack >= self.high_seq;
@@ -806,24 +831,28 @@ impl LossRecovery for RackRecovery {
         } else if ack == s.snd_una && s.snd_max > s.snd_una && !dsack && (newly_sacked || h.nsack == 0) {
             s.stats.dupacks_received += 1;
             s.dupacks += 1;
-            dupack = true;
             s.sack_rtt_on_dupack(now, h);
         }
         if self.state == State::Loss {
-            self.process_loss(s, h, new_ack, dupack || newly_sacked);
+            // F-RTO's step 3a takes Linux's duplicate ACK: one that neither
+            // advances nor reports a duplicate, SACK blocks or not.
+            let linux_dup = !new_ack && !dsack && ack == s.snd_una && s.snd_max > s.snd_una;
+            self.process_loss(s, h, new_ack, linux_dup || newly_sacked);
         }
         // tcp_fastretrans_alert(): DSACKs may undo a recovery under way or
         // one already over (then tcp_try_to_open()); not in CWR or Loss.
-        if matches!(self.state, State::Recovery | State::Open) && self.try_undo_dsack(s) {
+        if !self.hold && matches!(self.state, State::Recovery | State::Open) && self.try_undo_dsack(s) {
             self.state = State::Open;
         }
-        let delivered = (acked + sacked_after).saturating_sub(sacked_before).div_ceil(mss);
+        // tcp_dsack_seen(): a needless retransmission was delivered too.
+        let delivered = (acked + sacked_after).saturating_sub(sacked_before).div_ceil(mss) + dsacked.unwrap_or(0);
         Self::probe_acked(s, ack, new_ack || newly_sacked, flight);
         // tcp_ack_is_dubious(): loss detection runs on duplicates, new
-        // SACK information, ECE and in any state but Open.
+        // SACK information, D-SACKs, ECE and in any state but Open when
+        // the ACK arrived (an ACK that ends or undoes a recovery too).
         let c = counts(s);
         let disorder = c.sacked > 0 || c.retrans > 0;
-        let dubious = !new_ack || newly_sacked || ece || self.state != State::Open || disorder;
+        let dubious = !new_ack || newly_sacked || dsack || ece || state_before != State::Open || disorder;
         if dubious && state_before == State::Open && !disorder_before {
             self.retrans_stamp = None;
         }
@@ -840,8 +869,9 @@ impl LossRecovery for RackRecovery {
         if start {
             self.enter_recovery(s, ece);
         }
-        if self.state == State::Open && state_before != State::Open && !Self::any_retrans_done(s) {
-            // tcp_try_to_open()
+        if dubious && self.state == State::Open && !Self::any_retrans_done(s) {
+            // tcp_try_to_open(), on every dubious ACK that leaves the Open
+            // (or Disorder) state: nothing resent is outstanding.
             self.retrans_stamp = None;
         }
         if matches!(self.state, State::Recovery | State::Cwr) {
@@ -933,6 +963,7 @@ impl LossRecovery for RackRecovery {
     fn on_timeout(&mut self, s: &mut TcpSender) {
         let now = s.now;
         self.reo_at = None;
+        let tlp = Self::tlp_retrans_out(s);
         let r = s.rack.as_mut().unwrap();
         (r.tlp_at, r.tlp_high, r.probe, r.recovering) = (None, None, false, true);
         let unfinished = s.snd_una < self.high_seq;
@@ -949,7 +980,6 @@ impl LossRecovery for RackRecovery {
             let (cwnd, ssthresh) = s.rack.as_ref().unwrap().pre_cut;
             self.prior_ssthresh = Some(self.current_ssthresh(s, cwnd, ssthresh));
             self.prior_cwnd = cwnd;
-            self.init_undo(s);
         }
         // F-RTO for a new episode, or a timeout repeated at the same
         // snd_una (RFC 5682 3.2).
@@ -963,6 +993,11 @@ impl LossRecovery for RackRecovery {
                 continue; // sent too recently to call lost
             }
             rack.lose(g);
+        }
+        if !keep {
+            // After tcp_timeout_mark_lost(): the retransmissions it found
+            // lost are no longer out.
+            self.init_undo(s, tlp);
         }
         s.w.cwnd = (counts(s).in_flight + 1) * s.w.mss;
         self.state = State::Loss;

@@ -239,6 +239,12 @@ impl TcpReceiver {
             if self.dsack {
                 self.dsack_block = Some((seq, end));
             }
+            // Linux answers a retransmission it had already with quick
+            // ACKs for what follows (tcp_data_queue():
+            // tcp_enter_quickack_mode(), TCP_MAX_QUICKACKS).
+            if self.quick_max > 0 {
+                self.quick = self.quick.max(self.quick_budget());
+            }
             // ns-2's DelAckSink holds a repeat of its last in-order
             // segment like a new one (nothing above it: otherwise
             // RFC2581_immediate_ack_ answers at once).
@@ -310,10 +316,16 @@ impl TcpReceiver {
     fn quick_ack(&mut self) -> bool {
         if !self.data_seen {
             self.data_seen = true;
-            let by_window = (self.window as u64 / (2 * self.mss.max(1))).max(2);
-            self.quick = (self.quick_max as u64).min(by_window) as u32;
+            self.quick = self.quick_budget();
         }
         self.quick > 0
+    }
+
+    /// `tcp_incr_quickack()`: `quick_acks`, or half the advertised window
+    /// in segments if fewer (at least 2).
+    fn quick_budget(&self) -> u32 {
+        let by_window = (self.window as u64 / (2 * self.mss.max(1))).max(2);
+        (self.quick_max as u64).min(by_window) as u32
     }
 
     /// An in-order segment under a delaying policy: acknowledge it now if

@@ -533,6 +533,27 @@ fn quick_acks_at_the_start_then_every_second_segment() {
         })
         .count();
     assert_eq!(quick, 5);
+    // A segment received twice starts the quick ACKs again (Linux's
+    // tcp_enter_quickack_mode() for a retransmission it had already).
+    let later = 100 * MS;
+    let mut r = TcpReceiver::new(&c);
+    for k in 0..20u64 {
+        if r.on_segment(k * MS, k * MSS, MSS as u32, None) {
+            r.make_ack();
+        }
+    }
+    assert!(r.on_segment(later, 5 * MSS, MSS as u32, None), "a duplicate: at once");
+    r.make_ack();
+    let quick = (20..30u64)
+        .take_while(|&k| {
+            let now = r.on_segment(later + k * MS, k * MSS, MSS as u32, None);
+            if now {
+                r.make_ack();
+            }
+            now
+        })
+        .count();
+    assert_eq!(quick, 4, "half the window of 10 segments, one used by the duplicate's own ACK");
 }
 
 /// The sender sets PSH on the segment that ends what the application has

@@ -875,8 +875,8 @@ def test_the_linux_profiles_rtt_samples_and_rto_are_the_kernels():
     queue over 8 s, the kernel's mean SRTT 0.7225 and 0.7231 s and mean RTO
     0.9252 and 0.9257 s in two runs, the linux profile's 0.7314 and 0.9358 s
     (final SRTT 0.8214 s in all three); timing one segment per round trip
-    (`rtt_timing = "karn"`, before 2026-12-03) gave 0.3695 and 1.5703 s
-    (docs/emulator.md)."""
+    (`rtt_timing = "karn"`, before 2026-12-03) gave 0.3695 and 1.5703 s,
+    0.3565 and 1.5688 s since F-RTO and D-SACK (docs/emulator.md)."""
     sc = two_nodes("2Mbps", "50ms", 1)
     sc["sim"]["duration"] = "8s"
     sc["flow"][0].update(packet_size=1448, app={"kind": "bulk"}, tcp={"timestamps": False, "window_bytes": 200000})

@@ -120,3 +120,26 @@ def test_undo_is_deterministic():
     a = tcplab.run(sc).flows.to_dict()
     b = tcplab.run(sc).flows.to_dict()
     assert a == b
+
+
+def test_a_dsack_of_the_probe_keeps_the_window():
+    """A bulk flow limited by a 200 kB receiver window fills a 2 Mbit/s,
+    50 ms path's queue (timestamps off, one timed segment per round trip,
+    so its RTO fires once, spuriously, and F-RTO undoes it). Later the
+    window-limited sender's tail-loss probe resends its last segment, whose
+    original had arrived: the receiver's D-SACK of the probe says nothing
+    was lost (Linux's FLAG_DSACK_TLP) and the window stays (mean cwnd 355
+    kB); without D-SACK the next ACK past the probe counts as a repaired
+    loss and halves it (149 kB)."""
+    def run(dsack: bool):
+        sc = {"sim": {"duration": "8s", "tcp_profile": "linux"},
+              "node": [{"name": "a"}, {"name": "b"}],
+              "link": [{"between": ["a", "b"], "rate": "2Mbps", "delay": "50ms", "queue": {"kind": "unlimited"}}],
+              "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1448,
+                        "app": {"kind": "bulk"},
+                        "tcp": {"timestamps": False, "window_bytes": 200_000, "rtt_timing": "karn",
+                                "dsack": dsack}}]}
+        return tcplab.run(sc).flows.iloc[0]
+    kept, cut = run(True), run(False)
+    assert (kept.timeouts, kept.retransmits) == (cut.timeouts, cut.retransmits) == (1, 2)
+    assert kept.mean_cwnd_bytes > 2 * cut.mean_cwnd_bytes, (kept.mean_cwnd_bytes, cut.mean_cwnd_bytes)

@@ -726,12 +726,14 @@ impl RackRecovery {
     /// the episode. A probe of new data needs nothing more; a probe that
     /// resent the last segment repaired a loss if the ACK goes past that
     /// point, and the window is cut once (CWR: ssthresh from the
-    /// congestion control, cwnd = ssthresh); a duplicate ACK with nothing
-    /// new says the original and the probe both arrived.
-    fn probe_acked(s: &mut TcpSender, ack: u64, news: bool, flight: u64) {
+    /// congestion control, cwnd = ssthresh), unless a D-SACK reports the
+    /// probe itself as a duplicate (`dsack_tlp`, FLAG_DSACK_TLP); a
+    /// duplicate ACK with nothing new says the original and the probe both
+    /// arrived.
+    fn probe_acked(s: &mut TcpSender, ack: u64, news: bool, flight: u64, dsack_tlp: bool) {
         let r = s.rack.as_mut().unwrap();
         let Some(high) = r.tlp_high.filter(|&h| ack >= h) else { return };
-        if !r.tlp_retrans {
+        if !r.tlp_retrans || dsack_tlp {
             r.tlp_high = None;
         } else if ack > high {
             r.tlp_high = None;
@@ -846,7 +848,11 @@ impl LossRecovery for RackRecovery {
         }
         // tcp_dsack_seen(): a needless retransmission was delivered too.
         let delivered = (acked + sacked_after).saturating_sub(sacked_before).div_ceil(mss) + dsacked.unwrap_or(0);
-        Self::probe_acked(s, ack, new_ack || newly_sacked, flight);
+        // tcp_dsack_seen(): a D-SACK of one segment ending where the probe
+        // did reports the probe.
+        let dsack_tlp =
+            dsacked == Some(1) && all.first().is_some_and(|b| s.rack.as_ref().unwrap().tlp_high == Some(b.end));
+        Self::probe_acked(s, ack, new_ack || newly_sacked, flight, dsack_tlp);
         // tcp_ack_is_dubious(): loss detection runs on duplicates, new
         // SACK information, D-SACKs, ECE and in any state but Open when
         // the ACK arrived (an ACK that ends or undoes a recovery too).

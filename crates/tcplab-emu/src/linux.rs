@@ -458,21 +458,21 @@ app = {app}
     #[test]
     fn the_restart_after_idle_is_the_kernels_sysctl() {
         let app = r#"{ kind = "transfer", bytes = 5000, more = [{ at = "0.5s", bytes = 3000 }] }"#;
-        let sysctl = |h: &HostSettings| {
-            h.sysctls().into_iter().find(|(k, _)| *k == "net.ipv4.tcp_slow_start_after_idle").unwrap().1
-        };
-        assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "linux""#, app).unwrap().1), "1");
-        assert_eq!(sysctl(&plan_with(1000, r#"idle_restart = "off""#, app).unwrap().1), "0");
-        let frto = |tcp: &str| {
+        // The value of sysctl `key` planned for a flow with `tcp`.
+        let sysctl = |tcp: &str, key: &str| {
             let h = plan_with(1000, tcp, app).unwrap().1;
-            h.sysctls().into_iter().find(|(k, _)| *k == "net.ipv4.tcp_frto").unwrap().1
+            h.sysctls().into_iter().find(|(k, _)| *k == key).unwrap().1
         };
-        assert_eq!((frto("frto = true").as_str(), frto("frto = false").as_str()), ("2", "0"));
-        let dsack = |tcp: &str| {
-            let h = plan_with(1000, tcp, app).unwrap().1;
-            h.sysctls().into_iter().find(|(k, _)| *k == "net.ipv4.tcp_dsack").unwrap().1
-        };
-        assert_eq!((dsack("dsack = true").as_str(), dsack("dsack = false").as_str()), ("1", "0"));
+        for (tcp, key, value) in [
+            (r#"idle_restart = "linux""#, "net.ipv4.tcp_slow_start_after_idle", "1"),
+            (r#"idle_restart = "off""#, "net.ipv4.tcp_slow_start_after_idle", "0"),
+            ("frto = true", "net.ipv4.tcp_frto", "2"),
+            ("frto = false", "net.ipv4.tcp_frto", "0"),
+            ("dsack = true", "net.ipv4.tcp_dsack", "1"),
+            ("dsack = false", "net.ipv4.tcp_dsack", "0"),
+        ] {
+            assert_eq!(sysctl(tcp, key), value, "{tcp}");
+        }
         // Linux's own values of its rules are accepted.
         assert!(plan_with(
             1000,

@@ -549,10 +549,15 @@ impl RackRecovery {
         s.cfg.timestamps && h.ts.is_some_and(|(_, ecr)| ecr != 0 && (ecr.wrapping_sub(stamp) as i32) < 0)
     }
 
+    /// An undo is on and a reduction is there to undo (undo_marker).
+    fn can_undo(&self, s: &TcpSender) -> bool {
+        s.cfg.undo && self.undo_marker.is_some()
+    }
+
     /// `tcp_may_undo()`: DSACKs reported every retransmission of the
     /// episode, or the timestamps show an original answered.
     fn may_undo(&self, s: &TcpSender, h: &TcpHeader) -> bool {
-        s.cfg.undo && self.undo_marker.is_some() && (self.undo_retrans == Some(0) || self.packet_delayed(s, h))
+        self.can_undo(s) && (self.undo_retrans == Some(0) || self.packet_delayed(s, h))
     }
 
     /// `tcp_init_undo()`: a reduction begins at snd_una; the
@@ -611,7 +616,7 @@ impl RackRecovery {
     /// the last reduction, so it was spurious (in recovery, or after it
     /// until the next one): the window comes back, the marks stay.
     fn try_undo_dsack(&mut self, s: &mut TcpSender) -> bool {
-        if !(s.cfg.undo && self.undo_marker.is_some() && self.undo_retrans == Some(0)) {
+        if !(self.can_undo(s) && self.undo_retrans == Some(0)) {
             return false;
         }
         self.undo(s, false);
@@ -702,7 +707,7 @@ impl RackRecovery {
     /// undone and the Open state returns (RACK may start a new recovery
     /// on this ACK).
     fn try_undo_partial(&mut self, s: &mut TcpSender, h: &TcpHeader) {
-        if !(s.cfg.undo && self.undo_marker.is_some() && self.packet_delayed(s, h)) {
+        if !(self.can_undo(s) && self.packet_delayed(s, h)) {
             return;
         }
         if s.rack.as_ref().unwrap().retrans_out > 0 {
@@ -784,8 +789,9 @@ impl LossRecovery for RackRecovery {
         let new_ack = ack > s.snd_una;
         let flight = s.flight();
         let state_before = self.state;
-        let c = counts(s);
-        let disorder_before = c.sacked + c.lost + c.retrans > 0 || Self::any_retrans_done(s);
+        // Linux's duplicate ACK: neither advances nor reports a duplicate,
+        // SACK blocks or not.
+        let linux_dup = !new_ack && !dsack && ack == s.snd_una && s.snd_max > s.snd_una;
         (self.frto_new, self.hold) = (false, false);
         let sacked_before = s.sb.as_ref().unwrap().sacked_bytes();
         s.note_sack_rtt(blocks);
@@ -830,15 +836,13 @@ impl LossRecovery for RackRecovery {
                 State::Loss | State::Open => {}
             }
             s.settle_after_new_ack(now);
-        } else if ack == s.snd_una && s.snd_max > s.snd_una && !dsack && (newly_sacked || h.nsack == 0) {
+        } else if linux_dup && (newly_sacked || h.nsack == 0) {
             s.stats.dupacks_received += 1;
             s.dupacks += 1;
             s.sack_rtt_on_dupack(now, h);
         }
         if self.state == State::Loss {
-            // F-RTO's step 3a takes Linux's duplicate ACK: one that neither
-            // advances nor reports a duplicate, SACK blocks or not.
-            let linux_dup = !new_ack && !dsack && ack == s.snd_una && s.snd_max > s.snd_una;
+            // F-RTO's step 3a takes Linux's duplicate ACK.
             self.process_loss(s, h, new_ack, linux_dup || newly_sacked);
         }
         // tcp_fastretrans_alert(): DSACKs may undo a recovery under way or
@@ -859,9 +863,6 @@ impl LossRecovery for RackRecovery {
         let c = counts(s);
         let disorder = c.sacked > 0 || c.retrans > 0;
         let dubious = !new_ack || newly_sacked || dsack || ece || state_before != State::Open || disorder;
-        if dubious && state_before == State::Open && !disorder_before {
-            self.retrans_stamp = None;
-        }
         let d =
             if dubious && s.snd_max > s.snd_una && !self.hold { self.mark_lost(s, now) } else { Detected::default() };
         if let Some(r) = s.rack.as_mut() {
@@ -876,8 +877,10 @@ impl LossRecovery for RackRecovery {
             self.enter_recovery(s, ece);
         }
         if dubious && self.state == State::Open && !Self::any_retrans_done(s) {
+            // tcp_fastretrans_alert()'s clear in the Open state and
             // tcp_try_to_open(), on every dubious ACK that leaves the Open
-            // (or Disorder) state: nothing resent is outstanding.
+            // (or Disorder) state: nothing resent is outstanding. (An ACK
+            // that starts a recovery clears it in enter_recovery().)
             self.retrans_stamp = None;
         }
         if matches!(self.state, State::Recovery | State::Cwr) {

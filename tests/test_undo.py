@@ -70,6 +70,13 @@ def test_undo_and_frto_need_rack():
     assert key_of(delay_step(flow_tcp={"dsack": True, "sack": False})) == "flow[0].tcp.dsack"
     # Off where RACK is off: accepted.
     assert outcome(delay_step(tcp={"undo": False, "frto": False}, profile="ns2"))[0] > 0
+    # Without SACK they run in Linux's Reno recovery, which needs PRR.
+    no_sack = {"sack": False, "dsack": False}
+    assert key_of(delay_step(tcp={**no_sack, "undo": True, "prr": False})) == "tcp.undo"
+    assert key_of(delay_step(tcp={**no_sack, "prr": False}, flow_tcp={"frto": True})) == "flow[0].tcp.frto"
+    with pytest.raises(ScenarioError, match="prr = true"):
+        tcplab.run(delay_step(tcp={**no_sack, "frto": True, "prr": False}))
+    assert outcome(delay_step(tcp={**no_sack, "undo": True, "frto": True, "rack": False}))[1:] == (1, 1)
 
 
 def test_the_timestamps_undo_a_spurious_timeout():
@@ -95,6 +102,21 @@ def test_frto_finds_the_timeout_spurious_without_timestamps():
     gone_back = outcome(delay_step(tcp={"timestamps": False, "frto": False}))
     assert gone_back[1] > 100 and gone_back[2] == 1
     assert gone_back[0] > frto[0] + 0.4, (gone_back, frto)
+
+
+@pytest.mark.parametrize("timestamps", [True, False], ids=["eifel", "frto"])
+def test_the_spurious_timeout_is_undone_without_sack(timestamps):
+    """The same delay step without SACK (Linux's Reno recovery): the
+    timestamps' echo (Eifel) or, without them, F-RTO's ACK of data sent
+    once shows the timeout spurious; one retransmission, 1.194 s and 1.193
+    s, as the kernel's 1.194 s (docs/emulator.md). With neither the sender
+    goes back N over the 108 segments in flight (1.758 s)."""
+    tcp = {"sack": False, "dsack": False, "timestamps": timestamps}
+    undone = outcome(delay_step(tcp=tcp))
+    assert undone[1:] == (1, 1), undone
+    gone_back = outcome(delay_step(tcp={**tcp, "undo": False, "frto": False}))
+    assert gone_back[1] > 100 and gone_back[2] == 1, gone_back
+    assert gone_back[0] > undone[0] + 0.4, (gone_back, undone)
 
 
 def test_dsacks_undo_a_spurious_fast_retransmission():

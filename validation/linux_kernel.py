@@ -15,7 +15,7 @@ a DropTail queue of 10, 20 or 40 packets that the slow start overflows),
 segments dropped: losses that RACK's timer or the tail-loss probe repair),
 `spurious` (nothing lost: a delay step of 500 ms from the 100th data
 segment of 300 kB, whose timeout the timestamps, F-RTO or, going back N,
-D-SACK show spurious; and 2 MB at 50 ms each way with the 100th segment
+D-SACK show spurious, with SACK and without; and 2 MB at 50 ms each way with the 100th segment
 held 30 ms, whose needless fast retransmission D-SACK shows), each with
 and without SACK where it matters. The simulated columns show
 the linux profile as it is and with one of its Linux rules switched off
@@ -87,8 +87,12 @@ def cases(which: set) -> list:
                         [("rack = false", {"rack": False}), ("tlp = false", {"tlp": False})]))
     if "spurious" in which:
         none = ("undo, frto, dsack off", {"undo": False, "frto": False, "dsack": False})
+        no_sack = {"sack": False, "dsack": False}
         for label, tcp in [("timestamps", {}), ("no timestamps (F-RTO)", {"timestamps": False}),
-                           ("no timestamps, frto = false", {"timestamps": False, "frto": False})]:
+                           ("no timestamps, frto = false", {"timestamps": False, "frto": False}),
+                           ("no SACK, timestamps", no_sack),
+                           ("no SACK, no timestamps (F-RTO)", {**no_sack, "timestamps": False}),
+                           ("no SACK, no timestamps, frto = false", {**no_sack, "timestamps": False, "frto": False})]:
             out.append((f"delay step 500 ms from segment 100, {label}",
                         two_nodes("10Mbps", "10ms", 300_000, tcp=tcp, held=(list(range(100, 1001)), "500ms")),
                         [none]))

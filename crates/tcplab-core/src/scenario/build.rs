@@ -95,15 +95,27 @@ fn set_true(cfg: &ScenarioCfg, f: &FlowCfg, k: &str, name: &str, get: Switch) ->
 /// flow's own `tcp` table or `[tcp]`. D-SACK blocks need SACK alike.
 fn check_rack(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
     let c = tcp_config(cfg, f);
-    // The tail-loss probe, the undo and F-RTO run inside RACK's recovery.
-    let parts: [(&str, Switch, &str); 3] = [
-        ("tlp", |t| t.tlp, "the tail-loss probe is RACK's"),
-        ("undo", |t| t.undo, "the undo of spurious reductions runs in RACK's recovery"),
-        ("frto", |t| t.frto, "F-RTO runs in RACK's recovery"),
+    // The tail-loss probe is RACK's; the undo and F-RTO run inside Linux's
+    // recovery: RACK's with SACK, the Reno emulation (PRR's) without.
+    let linux_recovery = if c.sack { c.rack } else { c.prr };
+    let parts: [(&str, Switch, bool, &str); 3] = [
+        ("tlp", |t| t.tlp, c.rack, "the tail-loss probe is RACK's: needs rack = true"),
+        (
+            "undo",
+            |t| t.undo,
+            linux_recovery,
+            "the undo of spurious reductions runs in Linux's recovery: needs rack = true (with SACK) or prr = true (without)",
+        ),
+        (
+            "frto",
+            |t| t.frto,
+            linux_recovery,
+            "F-RTO runs in Linux's recovery: needs rack = true (with SACK) or prr = true (without)",
+        ),
     ];
-    for (name, get, what) in parts {
-        if let Some(key) = set_true(cfg, f, k, name, get).filter(|_| !c.rack) {
-            return err(key, format!("{what}: needs rack = true (or {name} = false)"));
+    for (name, get, on, what) in parts {
+        if let Some(key) = set_true(cfg, f, k, name, get).filter(|_| !on) {
+            return err(key, format!("{what} (or {name} = false)"));
         }
     }
     if let Some(key) = set_true(cfg, f, k, "dsack", |t| t.dsack).filter(|_| !c.sack) {

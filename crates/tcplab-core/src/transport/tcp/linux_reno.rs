@@ -26,16 +26,33 @@
 //!   recovery is); a timeout in recovery keeps the recovery's ssthresh
 //!   (`tcp_enter_loss` cuts once per window).
 //!
-//! Not modelled: undo (DSACK, timestamps: Linux's undo of a spurious
-//! recovery), F-RTO, and the growth during Disorder (Linux raises cwnd
-//! only on ACKs of data; here the congestion control grows it on every new
-//! ACK, as the other policies do).
+//! * The undo of a spurious reduction (`undo`, with timestamps: the Eifel
+//!   check of `tcp_packet_delayed()`): a recovery whose end, or whose
+//!   partial ACK, echoes a timestamp older than its retransmission gives
+//!   the window back (`tcp_try_undo_recovery()`, `tcp_try_undo_partial()`),
+//!   and so does the first advancing ACK after a timeout
+//!   (`tcp_try_undo_loss()`; for Reno the Loss state then stays until
+//!   high_seq is passed, the go-back stops).
+//! * F-RTO (`frto`, RFC 5682 as `tcp_process_loss()` runs it without
+//!   SACK): the first ACK after a timeout that advances sends new data
+//!   instead of going on back (step 2b); an ACK of data sent once below
+//!   high_seq then shows the timeout spurious and the window comes back
+//!   (3b); a duplicate ACK says the loss was real (3a) and the go-back
+//!   resumes, each further duplicate an emulated SACK.
+//! * A repeated timeout in the Loss state before snd_una moved keeps the
+//!   ssthresh of the first (`tcp_enter_loss()` cuts once per window).
+//!
+//! Not modelled: the growth during Disorder (Linux raises cwnd only on
+//! ACKs of data; here the congestion control grows it on every new ACK, as
+//! the other policies do), and the reordering the undo infers (Linux's
+//! tp->reordering, the duplicate ACK threshold, grows).
 
 use super::prr::Prr;
 use super::recovery::LossRecovery;
 use super::sender::{Segment, TcpSender};
+use super::undo::Undo;
 use crate::engine::Time;
-use crate::packet::TcpHeader;
+use crate::packet::{flags, TcpHeader};
 
 #[derive(Debug, Default)]
 pub struct LinuxRenoRecovery {
@@ -53,9 +70,19 @@ pub struct LinuxRenoRecovery {
     /// high_seq): PRR brings the window down, recovery keeps that
     /// reduction if it starts meanwhile.
     cwr: Option<u64>,
-    /// The ssthresh this recovery set.
+    /// The ssthresh this recovery (or timeout) set.
     ssthresh: u64,
     prr: Prr,
+    /// The undo's episode (`TcpConfig::undo`).
+    u: Undo,
+    /// F-RTO under way after a timeout (tp->frto), and, for the ACK being
+    /// answered, its step 2b: new data before the go-back (REXMIT_NEW).
+    frto: bool,
+    frto_new: bool,
+    /// In the Loss state: the top of the data the timeout marked lost
+    /// (the go-back's range, snd_max then); data above it (F-RTO's) is
+    /// not resent.
+    lost_top: Option<u64>,
 }
 
 impl LinuxRenoRecovery {
@@ -68,17 +95,40 @@ impl LinuxRenoRecovery {
         Self::segs(s.snd_max - s.snd_una, s.w.mss)
     }
 
+    /// Open (or Disorder): no recovery, CWR or Loss state.
+    fn is_open(&self) -> bool {
+        self.high_seq.is_none() && self.cwr.is_none() && self.loss_until.is_none()
+    }
+
+    /// Segments marked lost (lost_out): the head in recovery; in the Loss
+    /// state every segment below the timeout's snd_max, resent or not.
+    fn lost_out(&self, s: &TcpSender) -> u64 {
+        match self.lost_top {
+            Some(top) => Self::segs(top.saturating_sub(s.snd_una), s.w.mss),
+            None => self.head_lost as u64,
+        }
+    }
+
     /// Linux's tcp_packets_in_flight(): packets_out - (sacked_out +
-    /// lost_out) + retrans_out.
+    /// lost_out) + retrans_out. In the Loss state the go-back's resent
+    /// segments ([snd_una, snd_nxt)) and the data above the lost range.
     fn in_flight(&self, s: &TcpSender) -> u64 {
-        (Self::packets_out(s) + self.head_retransmitted as u64).saturating_sub(self.sacked + self.head_lost as u64)
+        let mss = s.w.mss;
+        let out = match self.lost_top {
+            Some(top) => {
+                Self::segs(s.snd_nxt.min(top).saturating_sub(s.snd_una), mss)
+                    + Self::segs(s.snd_max.saturating_sub(top.max(s.snd_una)), mss)
+            }
+            None => (Self::packets_out(s) + self.head_retransmitted as u64).saturating_sub(self.head_lost as u64),
+        };
+        out.saturating_sub(self.sacked)
     }
 
     /// tcp_add_reno_sack() with tcp_limit_reno_sacked(): returns the
     /// segments newly counted delivered.
     fn add_sack(&mut self, s: &TcpSender) -> u64 {
         let out = Self::packets_out(s);
-        let holes = (self.head_lost as u64).max(1).min(out);
+        let holes = self.lost_out(s).max(1).min(out);
         let before = self.sacked;
         self.sacked = (self.sacked + 1).min(out - holes);
         self.sacked.saturating_sub(before)
@@ -98,23 +148,181 @@ impl LinuxRenoRecovery {
     /// PRR from the window now; returns high_seq.
     fn init_reduction(&mut self, s: &mut TcpSender) -> u64 {
         let flight = s.flight() - s.limited_bytes;
+        self.u.prior_cwnd = s.w.cwnd;
         s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, flight);
         self.ssthresh = s.w.ssthresh;
         self.prr = Prr::start(s.w.cwnd / s.w.mss);
         s.snd_max
     }
 
-    fn enter(&mut self, s: &mut TcpSender, now: Time) {
+    /// `tcp_enter_recovery()`: the undo's episode starts here (the window
+    /// to give back is the one before the cut, unless an ECN echo calls
+    /// for the cut anyway).
+    fn enter(&mut self, s: &mut TcpSender, now: Time, ece: bool) {
+        self.u.marker = Some(s.snd_una);
+        self.u.prior_ssthresh = None;
+        // tcp_retrans_stamp_cleanup(): nothing resent is out.
+        if !self.any_retrans_done(s) {
+            self.u.retrans_stamp = None;
+        }
         // From CWR the reduction under way goes on (tcp_enter_recovery()).
         let high = match self.cwr.take() {
             Some(h) => h,
-            None => self.init_reduction(s),
+            None => {
+                if !ece {
+                    self.u.note_prior(s, false, s.w.cwnd, s.w.ssthresh);
+                }
+                self.init_reduction(s)
+            }
         };
         self.high_seq = Some(high);
         self.head_lost = true;
         self.head_retransmitted = false;
         s.recovery_started();
         s.restart_timer(now);
+    }
+
+    /// `tcp_any_retrans_done()`: a retransmission out, or the first
+    /// segment was ever resent.
+    fn any_retrans_done(&self, s: &TcpSender) -> bool {
+        self.head_retransmitted
+            || self.lost_top.is_some_and(|t| s.snd_nxt.min(t) > s.snd_una)
+            || s.sent.front().is_some_and(|g| g.transmits > 1)
+    }
+
+    /// `tcp_may_undo()` without D-SACK: the timestamps show an original
+    /// answered.
+    fn may_undo(&self, s: &TcpSender, h: &TcpHeader) -> bool {
+        self.u.can(s) && self.u.packet_delayed(s, h)
+    }
+
+    /// `tcp_undo_cwnd_reduction()` with its lost marks cleared: the head
+    /// is not lost any more, a go-back stops.
+    fn undo(&mut self, s: &mut TcpSender) {
+        self.u.restore(s);
+        self.head_lost = false;
+        if self.lost_top.take().is_some() {
+            s.snd_nxt = s.snd_max;
+        }
+    }
+
+    /// `tcp_try_undo_loss()`, when it undoes: F-RTO's undo (or any, once
+    /// past high_seq) opens the state, except while the ACK is exactly
+    /// high_seq (`tcp_is_non_sack_preventing_reopen()`).
+    fn undo_loss(&mut self, s: &mut TcpSender, frto: bool, high: u64) {
+        self.undo(s);
+        s.consecutive_timeouts = 0;
+        if frto {
+            s.undo_counts.1 += 1;
+        }
+        if s.snd_una == high {
+            if !self.any_retrans_done(s) {
+                self.u.retrans_stamp = None;
+            }
+        } else if frto {
+            self.leave_loss();
+        }
+    }
+
+    fn leave_loss(&mut self) {
+        self.loss_until = None;
+        self.lost_top = None;
+        self.sacked = 0;
+    }
+
+    /// `tcp_process_loss()` without SACK: an ACK in the Loss state.
+    fn process_loss(&mut self, s: &mut TcpSender, h: &TcpHeader, una_advanced: bool, dupack: bool, orig: bool) {
+        let Some(high) = self.loss_until else { return };
+        let recovered = s.snd_una >= high;
+        if una_advanced && self.may_undo(s, h) {
+            return self.undo_loss(s, false, high);
+        }
+        if self.frto {
+            // Step 3b: data sent once below high_seq arrived.
+            if orig {
+                return self.undo_loss(s, true, high);
+            }
+            if s.snd_max > high {
+                if dupack {
+                    self.frto = false; // 3a: the loss was real
+                }
+            } else if una_advanced && !recovered {
+                // Step 2b: new data first, if there is any to send.
+                self.loss_until = Some(s.snd_max);
+                if s.app_limit() > s.snd_max && s.snd_una + s.rwnd > s.snd_max {
+                    self.frto_new = true;
+                    return;
+                }
+                self.frto = false;
+            }
+        }
+        let high = self.loss_until.unwrap_or(high);
+        if recovered {
+            // tcp_try_undo_recovery(), held at exactly high_seq.
+            if self.may_undo(s, h) {
+                self.undo(s);
+            }
+            if s.snd_una == high {
+                if !self.any_retrans_done(s) {
+                    self.u.retrans_stamp = None;
+                }
+            } else {
+                self.leave_loss();
+            }
+            return;
+        }
+        // A duplicate ACK of F-RTO's new data is an emulated SACK.
+        if s.snd_max > high && dupack {
+            self.add_sack(s);
+        } else if una_advanced {
+            self.sacked = 0;
+        }
+    }
+
+    /// `tcp_try_undo_partial()`: a partial ACK whose echo shows that a
+    /// delayed original filled the hole (its one retransmission was
+    /// acknowledged with it): the window comes back and the Open state
+    /// returns. True if it undid.
+    fn try_undo_partial(&mut self, s: &mut TcpSender, h: &TcpHeader) -> bool {
+        if !self.may_undo(s, h) {
+            return false;
+        }
+        if !self.any_retrans_done(s) {
+            self.u.retrans_stamp = None;
+        }
+        self.undo(s);
+        self.high_seq = None;
+        true
+    }
+
+    /// In the Loss state with F-RTO's new data to send or sent: step 2b's
+    /// new data, then the go-back over the lost range only, then new data.
+    /// A segment goes while the flight (Linux's, in bytes) and it fit the
+    /// window, as the sender's own rule has it for the go-back.
+    fn poll_loss(&mut self, s: &mut TcpSender, now: Time) -> Option<Segment> {
+        let mss = s.w.mss;
+        let top = self.lost_top.unwrap_or(s.snd_max);
+        let flight = s.snd_nxt.min(top).saturating_sub(s.snd_una) + s.snd_max.saturating_sub(top.max(s.snd_una));
+        let flight = flight.saturating_sub(self.sacked * mss);
+        let fits = |len: u64| flight + len <= s.window();
+        let new_len = s.app_limit().saturating_sub(s.snd_max).min(mss);
+        let new_fits = new_len > 0 && fits(new_len) && s.snd_max + new_len <= s.snd_una + s.rwnd;
+        if self.frto_new {
+            if new_fits {
+                return Some(s.emit_new(now, new_len as u32));
+            }
+            self.frto_new = false;
+            if self.loss_until.is_some_and(|h| s.snd_max > h) {
+                return None;
+            }
+            self.frto = false;
+        }
+        if s.snd_nxt < top {
+            let len = (top - s.snd_nxt).min(mss);
+            return fits(len).then(|| s.emit(now, s.snd_nxt, len as u32));
+        }
+        s.snd_nxt = s.snd_max;
+        new_fits.then(|| s.emit_new(now, new_len as u32))
     }
 }
 
@@ -129,36 +337,74 @@ impl LossRecovery for LinuxRenoRecovery {
         self.high_seq.is_some() || self.cwr.is_some()
     }
 
+    /// Also in the Loss state once F-RTO has new data to send or sent it:
+    /// the go-back then stops at the lost range.
+    fn chooses(&self, s: &TcpSender) -> bool {
+        self.in_recovery(s) || self.frto_new || self.lost_top.is_some_and(|t| s.snd_max > t)
+    }
+
     /// `tcp_enter_cwr()` outside recovery and the Loss state.
     fn on_ecn_cut(&mut self, s: &mut TcpSender) -> bool {
         if self.high_seq.is_some() || self.loss_until.is_some() {
             return false;
         }
+        // Congestion is proven: nothing to undo.
+        self.u.prior_ssthresh = None;
         if self.cwr.is_none() {
+            self.u.marker = None;
             self.cwr = Some(self.init_reduction(s));
         }
         true
     }
 
+    /// `tcp_enter_loss()`: the congestion control has just cut ssthresh
+    /// again; Linux cuts once per window: a timeout inside recovery, or a
+    /// repeated one in the Loss state before snd_una moved, keeps the
+    /// ssthresh set before. A new episode notes the window to give back;
+    /// F-RTO runs for it or for a repeated timeout. Everything outstanding
+    /// is marked lost (the sender goes back N).
     fn on_timeout(&mut self, s: &mut TcpSender) {
-        // The congestion control has just cut ssthresh again; Linux cuts
-        // once per window: a timeout inside recovery keeps its ssthresh.
-        if self.high_seq.or(self.cwr).is_some_and(|h| s.snd_una < h) {
+        let reducing = self.high_seq.is_some() || self.cwr.is_some();
+        let new_episode = self.high_seq.is_none() && self.loss_until.is_none();
+        let unfinished = |h: Option<u64>| h.is_some_and(|h| s.snd_una < h);
+        let keep =
+            unfinished(self.high_seq.or(self.cwr)) || (unfinished(self.loss_until) && s.consecutive_timeouts > 1);
+        if keep {
             s.w.ssthresh = self.ssthresh;
+        } else {
+            self.ssthresh = s.w.ssthresh;
+            let (cwnd, ssthresh) = s.pre_cut;
+            self.u.note_prior(s, reducing, cwnd, ssthresh);
+            self.u.marker = Some(s.snd_una);
         }
+        self.frto = s.cfg.frto && (new_episode || s.consecutive_timeouts > 1);
+        self.frto_new = false;
+        // tcp_retransmit_timer() resends the first segment at once.
+        self.u.note_retransmit(s.now);
         self.cwr = None;
         self.sacked = 0;
         self.head_lost = false;
         self.head_retransmitted = false;
         self.high_seq = None;
         self.loss_until = Some(s.snd_max);
+        self.lost_top = Some(s.snd_max);
     }
 
     fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
         let ack = h.ack;
         let mss = s.w.mss;
+        self.frto_new = false;
+        let ece = s.cfg.ecn && h.flags & flags::ECE != 0;
+        if ece {
+            // An echo proves congestion: a later undo keeps the window.
+            self.u.prior_ssthresh = None;
+        }
+        // tcp_ack_is_dubious(): a duplicate, an echo, any state but Open.
+        let mut dubious = ece || !self.is_open();
         if ack > s.snd_una {
             let flight = s.flight();
+            // FLAG_ORIG_SACK_ACKED: data sent once, below high_seq.
+            let orig = self.loss_until.zip(s.acked_orig_end).is_some_and(|(high, end)| end <= high);
             let acked_bytes = s.advance_una(now, h);
             let acked = Self::segs(acked_bytes, mss);
             // tcp_clean_rtx_queue(): the head is acknowledged, with its marks.
@@ -171,72 +417,98 @@ impl LossRecovery for LinuxRenoRecovery {
             // duplicates of the go-back-N retransmissions arrive as
             // duplicate ACKs of exactly high_seq (RFC 6582's careful rule,
             // which tcp_try_undo_recovery() keeps for Reno).
-            if self.loss_until.is_some_and(|l| ack > l) {
-                self.loss_until = None;
-            }
+            self.process_loss(s, h, true, false, orig);
+            let mut grow = !ece_cut;
             match self.high_seq {
-                Some(hs) if ack > hs => {
-                    // Recovery ends: cwnd = ssthresh, then this ACK's growth.
-                    self.high_seq = None;
-                    self.sacked = 0;
-                    s.w.cwnd = s.w.ssthresh.max(mss);
-                    s.w.ca_frac = 0.0;
-                    if !ece_cut {
-                        let info = s.ack_info(ack, delivered * mss, flight);
-                        s.cc.on_new_ack(&mut s.w, &info);
+                Some(hs) if ack >= hs => {
+                    // tcp_try_undo_recovery(); Reno holds the state while
+                    // the ACK is exactly high_seq, the emulated SACKs
+                    // forgotten; else the recovery ends with cwnd =
+                    // ssthresh (unless undone), then this ACK's growth.
+                    if self.may_undo(s, h) {
+                        self.undo(s);
                     }
-                }
-                Some(hs) => {
-                    let newly_lost = if ack < hs {
-                        // A partial ACK: the new first segment is lost.
-                        self.head_lost = true;
-                        true
-                    } else {
-                        // Exactly high_seq: recovery is held, the emulated
-                        // SACKs are forgotten.
-                        self.sacked = 0;
-                        false
-                    };
-                    self.reduce(s, delivered, true, newly_lost);
-                }
-                None => {
                     self.sacked = 0;
-                    match self.cwr {
-                        // CWR holds until an ACK above its high_seq.
-                        Some(hs) if ack <= hs => self.reduce(s, delivered, true, false),
-                        _ => {
-                            if self.cwr.take().is_some() {
-                                s.w.cwnd = s.w.ssthresh.max(mss);
-                                s.w.ca_frac = 0.0;
-                            }
-                            if !ece_cut {
-                                let info = s.ack_info(ack, delivered * mss, flight);
-                                s.cc.on_new_ack(&mut s.w, &info);
-                            }
+                    if ack == hs {
+                        if !self.any_retrans_done(s) {
+                            self.u.retrans_stamp = None;
+                        }
+                        self.reduce(s, delivered, true, false);
+                        grow = false;
+                    } else {
+                        self.high_seq = None;
+                        if self.u.marker.is_some() {
+                            s.w.cwnd = s.w.ssthresh.max(mss);
+                            s.w.ca_frac = 0.0;
                         }
                     }
                 }
+                Some(_) => {
+                    if self.try_undo_partial(s, h) {
+                        // Open again; the emulated SACKs left may call a
+                        // new recovery at once (tcp_time_to_recover()).
+                        if self.sacked >= s.w.dupthresh as u64 {
+                            self.enter(s, now, ece);
+                            self.reduce(s, delivered, true, true);
+                            grow = false;
+                        }
+                    } else {
+                        // A partial ACK: the new first segment is lost.
+                        self.head_lost = true;
+                        self.reduce(s, delivered, true, true);
+                        grow = false;
+                    }
+                }
+                None => {
+                    if self.loss_until.is_none() {
+                        self.sacked = 0;
+                    }
+                    match self.cwr {
+                        // CWR holds until an ACK above its high_seq.
+                        Some(hs) if ack <= hs => {
+                            self.reduce(s, delivered, true, false);
+                            grow = false;
+                        }
+                        Some(_) => {
+                            self.cwr = None;
+                            s.w.cwnd = s.w.ssthresh.max(mss);
+                            s.w.ca_frac = 0.0;
+                        }
+                        None => {}
+                    }
+                }
+            }
+            if grow {
+                let info = s.ack_info(ack, delivered * mss, flight);
+                s.cc.on_new_ack(&mut s.w, &info);
             }
             s.settle_after_new_ack(now);
         } else if ack == s.snd_una && s.snd_max > s.snd_una {
+            dubious = true;
             s.stats.dupacks_received += 1;
             s.dupacks += 1;
             if self.loss_until.is_some() {
-                return;
+                self.process_loss(s, h, false, true, false);
+            } else {
+                let delivered = self.add_sack(s);
+                if self.high_seq.is_some() {
+                    self.reduce(s, delivered, false, false);
+                } else if self.sacked >= s.w.dupthresh as u64 {
+                    self.enter(s, now, ece);
+                    self.reduce(s, delivered, false, true);
+                } else if self.cwr.is_some() {
+                    self.reduce(s, delivered, false, false);
+                } else if s.cfg.limited_transmit {
+                    // Linux's Disorder state: each emulated SACK takes a
+                    // segment out of the flight, so a new one may go (RFC
+                    // 3042).
+                    s.limited_extra = self.sacked;
+                }
             }
-            let delivered = self.add_sack(s);
-            if self.high_seq.is_some() {
-                self.reduce(s, delivered, false, false);
-            } else if self.sacked >= s.w.dupthresh as u64 {
-                self.enter(s, now);
-                self.reduce(s, delivered, false, true);
-            } else if self.cwr.is_some() {
-                self.reduce(s, delivered, false, false);
-            } else if s.cfg.limited_transmit {
-                // Linux's Disorder state: each emulated SACK takes a segment
-                // out of the flight, so a new one may go (RFC 3042).
-                s.limited_extra = self.sacked;
-            }
+        }
+        if dubious && self.is_open() && !self.any_retrans_done(s) {
+            // tcp_fastretrans_alert()'s clear in the Open state.
+            self.u.retrans_stamp = None;
         }
     }
 
@@ -245,8 +517,11 @@ impl LossRecovery for LinuxRenoRecovery {
     }
 
     /// In recovery: the lost segment first, then new data, while the flight
-    /// is below the window.
+    /// is below the window. In the Loss state with F-RTO: `poll_loss`.
     fn poll(&mut self, s: &mut TcpSender, now: Time) -> Option<Option<Segment>> {
+        if self.loss_until.is_some() {
+            return Some(self.poll_loss(s, now));
+        }
         let mss = s.w.mss;
         if self.in_flight(s) * mss >= s.w.cwnd {
             return Some(None);
@@ -255,6 +530,7 @@ impl LossRecovery for LinuxRenoRecovery {
             let len = (s.snd_max - s.snd_una).min(mss);
             if len > 0 {
                 self.head_retransmitted = true;
+                self.u.note_retransmit(now);
                 self.prr.sent();
                 return Some(Some(s.emit(now, s.snd_una, len as u32)));
             }

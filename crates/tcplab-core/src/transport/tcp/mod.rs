@@ -18,6 +18,7 @@ pub mod sack;
 pub mod sack1;
 pub mod sender;
 pub mod tahoe;
+mod undo;
 pub mod vegas;
 
 #[cfg(test)]
@@ -30,6 +31,8 @@ mod ns2_tests;
 mod prr_tests;
 #[cfg(test)]
 mod rack_tests;
+#[cfg(test)]
+mod reno_undo_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -68,6 +68,7 @@
 use super::prr::Prr;
 use super::recovery::LossRecovery;
 use super::sender::{Segment, SentSeg, TcpSender};
+use super::undo::Undo;
 use crate::engine::Time;
 use crate::packet::{SackBlock, TcpHeader};
 
@@ -113,14 +114,6 @@ pub struct Rack {
     /// FLAG_ORIG_SACK_ACKED, once compared with high_seq. Cleared as
     /// each ACK arrives (`TcpSender::on_ack`).
     pub(super) orig_end: Option<u64>,
-    /// cwnd and ssthresh just before a timeout's cut (the congestion
-    /// control cuts first; `tcp_enter_loss()` saves them for the undo).
-    pub(super) pre_cut: (u64, u64),
-    /// Reductions undone (Linux's TCPLossUndo, TCPFullUndo and
-    /// TCPPartialUndo together) and, among them, timeouts F-RTO found
-    /// spurious (TCPSpuriousRTOs).
-    undos: u64,
-    spurious_rtos: u64,
 }
 
 /// `tcp_skb_sent_after()`: t1 after t2, or at the same time with a higher
@@ -255,9 +248,9 @@ impl TcpSender {
     }
 
     /// Window reductions undone and, among them, timeouts F-RTO found
-    /// spurious (0, 0 without RACK).
+    /// spurious (`undo_counts`).
     pub fn undos(&self) -> (u64, u64) {
-        self.rack.as_ref().map_or((0, 0), |r| (r.undos, r.spurious_rtos))
+        self.undo_counts
     }
 
     /// Tail-loss probes sent and the losses they repaired (0, 0 without
@@ -332,21 +325,15 @@ pub struct RackRecovery {
     prr: Prr,
     /// The reordering timer's deadline while it holds the timer slot.
     reo_at: Option<Time>,
-    /// What an undo needs (`TcpConfig::undo`, `frto`): snd_una when the
-    /// reduction began (undo_marker; None: nothing to undo), the window
-    /// and ssthresh from before it (prior_cwnd, prior_ssthresh; None: an
-    /// ECN echo took part, the window stays), and the timestamp of the
-    /// episode's first retransmission (retrans_stamp).
-    undo_marker: Option<u64>,
+    /// What an undo needs (`TcpConfig::undo`, `frto`): the episode's
+    /// marker, the window to give back, the first retransmission's stamp.
+    u: Undo,
     /// Retransmissions of the episode no DSACK has reported yet (Linux's
     /// undo_retrans; None: -1, none sent); at 0 the DSACKs prove every
     /// one spurious.
     undo_retrans: Option<u64>,
     /// Duplicates D-SACKs have reported in all (tp->dsack_dups).
     dsack_dups: u64,
-    prior_cwnd: u64,
-    prior_ssthresh: Option<u64>,
-    retrans_stamp: Option<u32>,
     /// F-RTO under way after a timeout (tp->frto), and, for the ACK being
     /// answered, its step 2b: new data before any retransmission
     /// (REXMIT_NEW).
@@ -445,19 +432,19 @@ impl RackRecovery {
         // tcp_init_undo(); the window to give back is the one before the
         // cut, unless an ECN echo calls for the cut anyway.
         self.init_undo(s, Self::tlp_retrans_out(s));
-        self.prior_ssthresh = None;
+        self.u.prior_ssthresh = None;
         // tcp_retrans_stamp_cleanup() (Linux 6.12): nothing resent is out.
         if !Self::any_retrans_done(s) {
-            self.retrans_stamp = None;
+            self.u.retrans_stamp = None;
         }
         // From CWR the reduction under way goes on (its ssthresh, PRR's
         // counts and high_seq), as tcp_enter_recovery() does while
         // tcp_in_cwnd_reduction().
         if self.state != State::Cwr {
             if !ece {
-                self.prior_ssthresh = Some(self.current_ssthresh(s, s.w.cwnd, s.w.ssthresh));
+                self.u.note_prior(s, self.reducing(), s.w.cwnd, s.w.ssthresh);
             }
-            self.prior_cwnd = s.w.cwnd;
+            self.u.prior_cwnd = s.w.cwnd;
             self.init_reduction(s);
         }
         self.state = State::Recovery;
@@ -531,40 +518,22 @@ impl RackRecovery {
 /// Linux's undo of a spurious reduction and F-RTO (`TcpConfig::undo`,
 /// `frto`).
 impl RackRecovery {
-    /// `tcp_current_ssthresh()` for a window `cwnd` and ssthresh: ssthresh
-    /// while a reduction is under way, else at least three quarters of the
-    /// window (whole segments).
-    fn current_ssthresh(&self, s: &TcpSender, cwnd: u64, ssthresh: u64) -> u64 {
-        if matches!(self.state, State::Recovery | State::Cwr) {
-            return ssthresh;
-        }
-        let c = cwnd / s.w.mss;
-        ssthresh.max(((c >> 1) + (c >> 2)) * s.w.mss)
-    }
-
-    /// `tcp_packet_delayed()`: the ACK echoes a timestamp older than the
-    /// episode's first retransmission, so it answers an original.
-    fn packet_delayed(&self, s: &TcpSender, h: &TcpHeader) -> bool {
-        let Some(stamp) = self.retrans_stamp else { return false };
-        s.cfg.timestamps && h.ts.is_some_and(|(_, ecr)| ecr != 0 && (ecr.wrapping_sub(stamp) as i32) < 0)
-    }
-
-    /// An undo is on and a reduction is there to undo (undo_marker).
-    fn can_undo(&self, s: &TcpSender) -> bool {
-        s.cfg.undo && self.undo_marker.is_some()
+    /// Recovery or CWR: a reduction is under way.
+    fn reducing(&self) -> bool {
+        matches!(self.state, State::Recovery | State::Cwr)
     }
 
     /// `tcp_may_undo()`: DSACKs reported every retransmission of the
     /// episode, or the timestamps show an original answered.
     fn may_undo(&self, s: &TcpSender, h: &TcpHeader) -> bool {
-        self.can_undo(s) && (self.undo_retrans == Some(0) || self.packet_delayed(s, h))
+        self.u.can(s) && (self.undo_retrans == Some(0) || self.u.packet_delayed(s, h))
     }
 
     /// `tcp_init_undo()`: a reduction begins at snd_una; the
     /// retransmissions in flight count as unreported, a tail-loss probe
     /// that resent a segment (`tlp`, still unanswered) among them.
     fn init_undo(&mut self, s: &TcpSender, tlp: bool) {
-        self.undo_marker = Some(s.snd_una);
+        self.u.marker = Some(s.snd_una);
         let out = s.rack.as_ref().map_or(0, |r| r.retrans_out) + tlp as u64;
         self.undo_retrans = (out > 0).then_some(out);
     }
@@ -604,7 +573,7 @@ impl RackRecovery {
         } else {
             s.sent.iter().filter(|g| g.seq >= first.start && g.end <= first.end && g.transmits > 1).count() as u64
         };
-        if let (Some(marker), Some(n)) = (self.undo_marker, self.undo_retrans) {
+        if let (Some(marker), Some(n)) = (self.u.marker, self.undo_retrans) {
             if first.end > marker && n > 0 {
                 self.undo_retrans = Some(n.saturating_sub(resent));
             }
@@ -616,7 +585,7 @@ impl RackRecovery {
     /// the last reduction, so it was spurious (in recovery, or after it
     /// until the next one): the window comes back, the marks stay.
     fn try_undo_dsack(&mut self, s: &mut TcpSender) -> bool {
-        if !(self.can_undo(s) && self.undo_retrans == Some(0)) {
+        if !(self.u.can(s) && self.undo_retrans == Some(0)) {
             return false;
         }
         self.undo(s, false);
@@ -634,7 +603,8 @@ impl RackRecovery {
     /// window now and the one before); with `unmark`, no segment is
     /// marked lost any more. RACK looks at every segment again.
     fn undo(&mut self, s: &mut TcpSender, unmark: bool) {
-        let TcpSender { sent, rack, w, pending_cwr, .. } = s;
+        self.u.restore(s);
+        let TcpSender { sent, rack, .. } = s;
         let rack = rack.as_deref_mut().unwrap();
         if unmark {
             for g in sent.iter_mut().filter(|g| g.lost) {
@@ -642,16 +612,7 @@ impl RackRecovery {
                 rack.lost_out -= 1;
             }
         }
-        if let Some(prior) = self.prior_ssthresh {
-            w.cwnd = w.cwnd.max(self.prior_cwnd);
-            if prior > w.ssthresh {
-                w.ssthresh = prior;
-                *pending_cwr = false; // tcp_ecn_withdraw_cwr()
-            }
-        }
-        self.undo_marker = None;
         rack.advanced = true;
-        rack.undos += 1;
     }
 
     /// `tcp_try_undo_loss()`, when it undoes: back to the Open state.
@@ -659,7 +620,7 @@ impl RackRecovery {
         self.undo(s, true);
         s.consecutive_timeouts = 0;
         if frto {
-            s.rack.as_mut().unwrap().spurious_rtos += 1;
+            s.undo_counts.1 += 1;
         }
         self.state = State::Open;
     }
@@ -707,7 +668,7 @@ impl RackRecovery {
     /// undone and the Open state returns (RACK may start a new recovery
     /// on this ACK).
     fn try_undo_partial(&mut self, s: &mut TcpSender, h: &TcpHeader) {
-        if !(self.can_undo(s) && self.packet_delayed(s, h)) {
+        if !(self.u.can(s) && self.u.packet_delayed(s, h)) {
             return;
         }
         if s.rack.as_ref().unwrap().retrans_out > 0 {
@@ -715,7 +676,7 @@ impl RackRecovery {
             return;
         }
         if !Self::any_retrans_done(s) {
-            self.retrans_stamp = None;
+            self.u.retrans_stamp = None;
         }
         self.undo(s, true);
         self.state = State::Open;
@@ -769,9 +730,9 @@ impl LossRecovery for RackRecovery {
     /// asks only outside recovery and once per window of data.)
     fn on_ecn_cut(&mut self, s: &mut TcpSender) -> bool {
         // Congestion is proven: nothing to undo (tcp_enter_cwr()).
-        self.prior_ssthresh = None;
+        self.u.prior_ssthresh = None;
         if self.state == State::Open {
-            self.undo_marker = None;
+            self.u.marker = None;
             self.init_reduction(s);
             self.state = State::Cwr;
             self.sync(s);
@@ -803,7 +764,7 @@ impl LossRecovery for RackRecovery {
         let ece = s.cfg.ecn && h.flags & crate::packet::flags::ECE != 0;
         if ece {
             // An echo proves congestion: a later undo keeps the window.
-            self.prior_ssthresh = None;
+            self.u.prior_ssthresh = None;
         }
         let mut acked = 0;
         let mut grow = false;
@@ -881,7 +842,7 @@ impl LossRecovery for RackRecovery {
             // tcp_try_to_open(), on every dubious ACK that leaves the Open
             // (or Disorder) state: nothing resent is outstanding. (An ACK
             // that starts a recovery clears it in enter_recovery().)
-            self.retrans_stamp = None;
+            self.u.retrans_stamp = None;
         }
         if matches!(self.state, State::Recovery | State::Cwr) {
             self.reduce(s, delivered, new_ack, d.newly_lost > 0);
@@ -941,7 +902,7 @@ impl LossRecovery for RackRecovery {
             let seg = s.emit(now, seq, (end - seq) as u32);
             // tcp_retransmit_skb(): the episode's first retransmission
             // dates it.
-            self.retrans_stamp = self.retrans_stamp.or(Some(TcpSender::ts_clock(now)));
+            self.u.note_retransmit(now);
             self.undo_retrans = Some(self.undo_retrans.map_or(1, |n| n + 1));
             // tcp_xmit_retransmit_queue(): resending the first segment
             // restarts the RTO, unless the reordering timer holds the slot.
@@ -986,9 +947,8 @@ impl LossRecovery for RackRecovery {
         } else {
             self.ssthresh = s.w.ssthresh;
             // tcp_init_undo() with the window from before the cut.
-            let (cwnd, ssthresh) = s.rack.as_ref().unwrap().pre_cut;
-            self.prior_ssthresh = Some(self.current_ssthresh(s, cwnd, ssthresh));
-            self.prior_cwnd = cwnd;
+            let (cwnd, ssthresh) = s.pre_cut;
+            self.u.note_prior(s, self.reducing(), cwnd, ssthresh);
         }
         // F-RTO for a new episode, or a timeout repeated at the same
         // snd_una (RFC 5682 3.2).

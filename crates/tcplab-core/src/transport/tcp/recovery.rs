@@ -38,6 +38,11 @@ pub trait LossRecovery: Send {
         None
     }
     fn in_recovery(&self, s: &TcpSender) -> bool;
+    /// Whether `poll` chooses what goes out now (in recovery, unless the
+    /// policy says more).
+    fn chooses(&self, s: &TcpSender) -> bool {
+        self.in_recovery(s)
+    }
     /// The retransmission timer fired (the sender goes back N afterwards,
     /// unless the policy keeps a scoreboard of its own: RACK's).
     fn on_timeout(&mut self, _s: &mut TcpSender) {}

@@ -241,6 +241,17 @@ pub struct TcpSender {
     /// sender, since the cumulative ACK's segments leave the log before the
     /// recovery policy runs.
     pub(super) rack: Option<Box<Rack>>,
+    /// cwnd and ssthresh just before a timeout's cut (the congestion
+    /// control cuts first; `tcp_enter_loss()` saves them for the undo).
+    pub(super) pre_cut: (u64, u64),
+    /// The end of the first segment sent once (and not SACKed before) that
+    /// the last ACK of new data acknowledged: F-RTO's evidence without SACK
+    /// (FLAG_ORIG_SACK_ACKED, once compared with high_seq).
+    pub(super) acked_orig_end: Option<u64>,
+    /// Window reductions undone (`undo`; Linux's TCPLossUndo, TCPFullUndo
+    /// and TCPPartialUndo together) and, among them, timeouts F-RTO found
+    /// spurious (TCPSpuriousRTOs). Past the hot lines: rare.
+    pub(super) undo_counts: (u64, u64),
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -355,11 +366,15 @@ impl TcpSender {
             sb,
             sack_recover: None,
             sent: Default::default(),
-            log_segments: cc.times_segments() || cfg.linux_rtt_samples || cc.wants_delay_samples() || rack,
+            // F-RTO without SACK reads the log for data sent once.
+            log_segments: cc.times_segments() || cfg.linux_rtt_samples || cc.wants_delay_samples() || rack || cfg.frto,
             // RACK's min_rtt is Linux's, from the congestion control's
             // samples (tcp_update_rtt_min() with ca_rtt_us).
             delay_samples: cc.wants_delay_samples() || rack,
             rack: rack.then(|| Box::new(Rack::new(cfg.tlp))),
+            pre_cut: (0, 0),
+            acked_orig_end: None,
+            undo_counts: (0, 0),
             ca_rtt_from: None,
             sack_ca_from: None,
             last_acked_seg: None,
@@ -787,6 +802,7 @@ impl TcpSender {
         }
         self.last_acked_seg = None;
         let (mut first, mut last, mut retransmitted) = (None, None, false);
+        let mut orig = None;
         // Linux's samples skip segments SACKed before (TCPCB_SACKED_ACKED:
         // the scoreboard has not taken this ACK's blocks yet).
         let sacked = self.sb.as_ref().filter(|_| self.cfg.linux_rtt_samples || self.delay_samples);
@@ -799,6 +815,7 @@ impl TcpSender {
             } else if !sacked.is_some_and(|sb| sb.is_sacked(s.seq, s.end)) {
                 first = first.or(Some(s.time));
                 last = Some(s.time);
+                orig = orig.or(Some(s.end));
             }
             self.last_acked_seg = Some((s.time, s.transmits));
             if let Some(r) = self.rack.as_deref_mut() {
@@ -811,6 +828,7 @@ impl TcpSender {
         // retransmitted (Karn); the congestion control's from the newest.
         self.seq_rtt_from = if retransmitted { None } else { first };
         self.ca_rtt_from = if retransmitted { None } else { last };
+        self.acked_orig_end = orig;
     }
 
     /// After an ACK of new data: the timer stops when everything is
@@ -903,7 +921,7 @@ impl TcpSender {
                 return Some(seg);
             }
         }
-        if self.recovery_polls && self.in_recovery() {
+        if self.recovery_polls && self.recovery.as_ref().is_some_and(|r| r.chooses(self)) {
             // ns-2's Sack1 counts its retransmissions of holes in the
             // burst too (its own send_much()).
             if self.burst_left == 0 {
@@ -974,6 +992,17 @@ impl TcpSender {
     fn emit_paced(&mut self, now: Time, len: u32) -> Segment {
         let seg = self.emit(now, self.snd_nxt, len);
         self.after_app_send(now, &seg);
+        seg
+    }
+
+    /// `len` bytes of new data at snd_max, chosen by a recovery policy:
+    /// a segment from the window as any other (`after_app_send`), wherever
+    /// the go-back pointer is.
+    pub(super) fn emit_new(&mut self, now: Time, len: u32) -> Segment {
+        let seg = self.emit(now, self.snd_max, len);
+        if self.app_paced {
+            self.after_app_send(now, &seg);
+        }
         seg
     }
 
@@ -1545,9 +1574,7 @@ impl TcpSender {
             // comes after recover_ = maxseq_, so it holds whenever data is
             // outstanding, however long ago the cut's window ended.
             info.ecn_recover = self.ecn_action;
-            if let Some(r) = self.rack.as_deref_mut() {
-                r.pre_cut = (self.w.cwnd, self.w.ssthresh);
-            }
+            self.pre_cut = (self.w.cwnd, self.w.ssthresh);
             self.cc.on_timeout(&mut self.w, &info);
             let mut rec = self.recovery.take().expect("recovery policy present");
             rec.on_timeout(self);

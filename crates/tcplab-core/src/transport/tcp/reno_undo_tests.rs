@@ -5,40 +5,26 @@
 //! 100 ms, then 10..30 in flight when the ACKs stop.
 
 use super::config::TcpConfig;
-use super::prr_tests::{self, MSS};
+use super::prr_tests::MSS;
 use super::sender::TcpSender;
+use super::undo_tests::{drain, RTT, T0};
 use crate::engine::time::MS;
 use crate::engine::Time;
-use crate::packet::TcpHeader;
 
-const T0: Time = 1000 * MS;
-const RTT: Time = 100 * MS;
-
-/// The linux profile without SACK (Linux's Reno recovery), 1000-byte
-/// segments, a first window of 10, bulk data, no limited transmit.
+/// undo_tests' sender (the linux profile, timestamps on, no limited
+/// transmit) without SACK: Linux's Reno recovery.
 fn sender(tune: impl FnOnce(&mut TcpConfig)) -> TcpSender {
-    super::rack_tests::make(
-        |c| {
-            c.sack = false;
-            c.dsack = false;
-            c.limited_transmit = false;
-            tune(c);
-        },
-        None,
-    )
-}
-
-fn drain(s: &mut TcpSender, now: Time) -> Vec<u64> {
-    prr_tests::drain(s, now).iter().map(|g| g.seq / MSS).collect()
+    super::undo_tests::sender(|c| {
+        c.sack = false;
+        c.dsack = false;
+        tune(c);
+    })
 }
 
 /// A cumulative ACK of `ack` segments echoing the timestamp `echo` (none
 /// if None); what it sends.
 fn ack(s: &mut TcpSender, now: Time, ack: u64, echo: Option<Time>) -> Vec<u64> {
-    let mut h = TcpHeader { ack: ack * MSS, window: 1_000_000, ..Default::default() };
-    h.ts = echo.map(|e| (TcpSender::ts_clock(now), TcpSender::ts_clock(e)));
-    s.on_ack(now, &h);
-    drain(s, now)
+    super::undo_tests::ack(s, now, ack, &[], echo)
 }
 
 /// 0..10 at T0, acknowledged at T0 + RTT (echoing T0): slow start sends
@@ -63,7 +49,6 @@ fn spurious_timeout(s: &mut TcpSender) -> Time {
 fn the_timestamps_undo_a_spurious_timeout_without_sack() {
     for undo in [true, false] {
         let mut s = sender(|c| {
-            c.timestamps = true;
             c.undo = undo;
             c.frto = false;
         });
@@ -88,7 +73,10 @@ fn the_timestamps_undo_a_spurious_timeout_without_sack() {
 #[test]
 fn frto_without_sack_sends_new_data_and_finds_the_timeout_spurious() {
     for frto in [true, false] {
-        let mut s = sender(|c| c.frto = frto);
+        let mut s = sender(|c| {
+            c.timestamps = false;
+            c.frto = frto;
+        });
         let at = spurious_timeout(&mut s);
         let first = ack(&mut s, at + 5 * MS, 11, None);
         let second = ack(&mut s, at + 6 * MS, 12, None);
@@ -112,7 +100,7 @@ fn frto_without_sack_sends_new_data_and_finds_the_timeout_spurious() {
 /// is undone and 30, 31 are not resent.
 #[test]
 fn frto_without_sack_takes_a_duplicate_ack_for_a_real_loss() {
-    let mut s = sender(|_| {});
+    let mut s = sender(|c| c.timestamps = false);
     let at = spurious_timeout(&mut s);
     assert_eq!(ack(&mut s, at + RTT, 11, None), vec![30, 31]);
     let t = at + 2 * RTT;

@@ -12,13 +12,13 @@ use crate::engine::time::MS;
 use crate::engine::Time;
 use crate::packet::{SackBlock, TcpHeader};
 
-const T0: Time = 1000 * MS;
-const RTT: Time = 100 * MS;
+pub(super) const T0: Time = 1000 * MS;
+pub(super) const RTT: Time = 100 * MS;
 
 /// rack_tests' sender (the linux profile, 1000-byte segments, a first
 /// window of 10, bulk data) with timestamps on and no limited transmit,
 /// `tune` applied.
-fn sender(tune: impl FnOnce(&mut TcpConfig)) -> TcpSender {
+pub(super) fn sender(tune: impl FnOnce(&mut TcpConfig)) -> TcpSender {
     super::rack_tests::make(
         |c| {
             c.timestamps = true;
@@ -29,13 +29,13 @@ fn sender(tune: impl FnOnce(&mut TcpConfig)) -> TcpSender {
     )
 }
 
-fn drain(s: &mut TcpSender, now: Time) -> Vec<u64> {
+pub(super) fn drain(s: &mut TcpSender, now: Time) -> Vec<u64> {
     prr_tests::drain(s, now).iter().map(|g| g.seq / MSS).collect()
 }
 
 /// An ACK of `ack` segments SACKing the ranges [from, to) of segments,
 /// echoing the timestamp `echo` (ms; none if None); what it sends.
-fn ack(s: &mut TcpSender, now: Time, ack: u64, sacked: &[(u64, u64)], echo: Option<Time>) -> Vec<u64> {
+pub(super) fn ack(s: &mut TcpSender, now: Time, ack: u64, sacked: &[(u64, u64)], echo: Option<Time>) -> Vec<u64> {
     let mut h = TcpHeader { ack: ack * MSS, window: 1_000_000, ..Default::default() };
     let blocks: Vec<SackBlock> =
         sacked.iter().rev().map(|&(a, b)| SackBlock { start: a * MSS, end: b * MSS }).collect();

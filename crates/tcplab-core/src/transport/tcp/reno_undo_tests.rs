@@ -115,3 +115,20 @@ fn frto_without_sack_takes_a_duplicate_ack_for_a_real_loss() {
     let sent = ack(&mut s, t + 2 * RTT, 32, None);
     assert!(sent.iter().all(|&k| k >= 32), "{sent:?}");
 }
+
+/// A timeout repeated in the Loss state before snd_una moved keeps the
+/// ssthresh of the first (`tcp_enter_loss()` cuts once per window): the
+/// congestion control's second cut, from a flight of one segment, would
+/// leave two.
+#[test]
+fn a_repeated_timeout_keeps_the_first_ssthresh() {
+    let mut s = sender(|c| c.timestamps = false);
+    spurious_timeout(&mut s);
+    let first = s.w.ssthresh;
+    assert!(first > 2 * MSS, "{first}");
+    let at = s.rto_deadline().expect("the RTO is armed again");
+    assert!(s.on_timeout(at));
+    assert_eq!((drain(&mut s, at), s.stats.timeouts), (vec![10], 2));
+    assert_eq!(s.w.ssthresh, first);
+    assert_eq!(s.w.cwnd, MSS);
+}

@@ -114,6 +114,10 @@ def test_the_spurious_timeout_is_undone_without_sack(timestamps):
     tcp = {"sack": False, "dsack": False, "timestamps": timestamps}
     undone = outcome(delay_step(tcp=tcp))
     assert undone[1:] == (1, 1), undone
+    # flows.csv's counters: F-RTO's undo is a spurious timeout; with the
+    # timestamps the Eifel undo comes first and F-RTO's follows it.
+    f = tcplab.run(delay_step(tcp=tcp)).flows
+    assert (int(f["spurious_rtos"][0]), int(f["undos"][0])) == ((1, 2) if timestamps else (1, 1))
     gone_back = outcome(delay_step(tcp={**tcp, "undo": False, "frto": False}))
     assert gone_back[1] > 100 and gone_back[2] == 1, gone_back
     assert gone_back[0] > undone[0] + 0.4, (gone_back, undone)

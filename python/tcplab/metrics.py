@@ -141,6 +141,8 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("retransmits", "retransmitted segments, all flows", _total("retransmits")),
     Metric("timeouts", "retransmission timeouts, all flows", _total("timeouts")),
     Metric("fast_retransmits", "fast retransmits, all flows", _total("fast_retransmits")),
+    Metric("spurious_rtos", "timeouts F-RTO found spurious (linux profile), all flows", _total("spurious_rtos")),
+    Metric("undos", "window reductions undone (linux profile), all flows", _total("undos")),
     Metric("packets_sent", "packets sent, all flows", _total("packets_sent")),
     # Revision 2: flows that are not transfers (bulk, CBR) or set no
     # first_bytes no longer make every run NaN.

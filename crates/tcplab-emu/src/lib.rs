@@ -264,6 +264,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     let host_delta = [0, 1].map(|e| HostCounters {
         timeouts: after[e].timeouts - before[e].timeouts,
         recoveries: after[e].recoveries - before[e].recoveries,
+        linux: std::array::from_fn(|k| after[e].linux[k] - before[e].linux[k]),
     });
     let ends = relay.carrier.ends();
     let node_names: Vec<String> = sc.cfg.node.iter().map(|n| n.name.clone()).collect();

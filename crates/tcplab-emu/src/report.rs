@@ -8,6 +8,7 @@ use crate::workload::{FlowOutcome, FlowSpec};
 use tcplab_core::engine::time::to_secs;
 use tcplab_core::engine::Time;
 use tcplab_core::output::{Column, Table};
+use tcplab_core::sim::LINUX_COUNTERS;
 
 /// Per-namespace TCP counters (TcpExt of /proc/net/netstat) that the
 /// kernel keeps per host, not per connection.
@@ -15,6 +16,10 @@ use tcplab_core::output::{Column, Table};
 pub struct HostCounters {
     pub timeouts: i64,
     pub recoveries: i64,
+    /// TCPSpuriousRTOs; TCPLossUndo + TCPFullUndo + TCPPartialUndo +
+    /// TCPDSACKUndo; TCPLossProbes; TCPLossProbeRecovery: flows.csv's
+    /// `LINUX_COUNTERS`, in their order.
+    pub linux: [i64; 4],
 }
 
 pub fn parse_netstat(text: &str) -> HostCounters {
@@ -29,6 +34,10 @@ pub fn parse_netstat(text: &str) -> HostCounters {
             match k {
                 "TCPTimeouts" => c.timeouts += x,
                 "TCPRenoRecovery" | "TCPSackRecovery" => c.recoveries += x,
+                "TCPSpuriousRTOs" => c.linux[0] += x,
+                "TCPLossUndo" | "TCPFullUndo" | "TCPPartialUndo" | "TCPDSACKUndo" => c.linux[1] += x,
+                "TCPLossProbes" => c.linux[2] += x,
+                "TCPLossProbeRecovery" => c.linux[3] += x,
                 _ => {}
             }
         }
@@ -45,8 +54,9 @@ fn rate(bytes: u64, start: Time, end: Time) -> f64 {
 }
 
 /// flows.csv. `host[e]` = counter increase in end e's namespace during the
-/// run; timeouts and fast recoveries go to a flow only when it is the one
-/// sender of its namespace (else -1: the kernel does not count per socket).
+/// run; timeouts, fast recoveries and the undo and probe counters go to a
+/// flow only when it is the one sender of its namespace (else -1: the
+/// kernel does not count per socket).
 pub fn flows_table(
     specs: &[FlowSpec],
     outs: &[FlowOutcome],
@@ -59,6 +69,7 @@ pub fn flows_table(
     let senders = |e: usize| specs.iter().filter(|s| s.from == e).count();
     let mut cols: Vec<Vec<f64>> = vec![Vec::new(); 3];
     let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 13];
+    let mut linux: [Vec<i64>; 4] = Default::default();
     let mut opt: Vec<Vec<Option<f64>>> = vec![Vec::new(); 4];
     let (mut name, mut src, mut dst, mut tr, mut aborted) = (vec![], vec![], vec![], vec![], vec![]);
     for (s, o) in specs.iter().zip(outs) {
@@ -74,7 +85,11 @@ pub fn flows_table(
         cols[0].push(to_secs(s.start));
         cols[1].push(rate(acked, s.start, done_end));
         cols[2].push(rate(o.delivered, s.start, rx_end));
-        let (to, fr) = if senders(s.from) == 1 { (host[s.from].timeouts, host[s.from].recoveries) } else { (-1, -1) };
+        let alone = senders(s.from) == 1;
+        let (to, fr) = if alone { (host[s.from].timeouts, host[s.from].recoveries) } else { (-1, -1) };
+        for (col, v) in linux.iter_mut().zip(host[s.from].linux) {
+            col.push(if alone { v } else { -1 });
+        }
         for (v, x) in ints.iter_mut().zip([
             acked as i64,
             o.delivered as i64,
@@ -122,6 +137,11 @@ pub fn flows_table(
     ];
     for (nm, v) in names.iter().zip(ints) {
         t.push(nm, Column::I64(v));
+        if *nm == "fast_retransmits" {
+            for (name, col) in LINUX_COUNTERS.iter().zip(std::mem::take(&mut linux)) {
+                t.push(name, Column::I64(col));
+            }
+        }
     }
     let [comp, first, cwnd, srtt]: [Vec<Option<f64>>; 4] = opt.try_into().unwrap();
     t.push("completion_s", Column::OptF64(comp));
@@ -235,8 +255,11 @@ mod tests {
 
     #[test]
     fn netstat_counters() {
-        let text = "TcpExt: SyncookiesSent TCPTimeouts TCPRenoRecovery TCPSackRecovery\nTcpExt: 0 3 1 2\nIpExt: InNoRoutes\nIpExt: 0\n";
+        let text = "TcpExt: SyncookiesSent TCPTimeouts TCPRenoRecovery TCPSackRecovery TCPLossUndo TCPFullUndo \
+                    TCPSpuriousRTOs TCPPartialUndo TCPDSACKUndo TCPLossProbes TCPLossProbeRecovery\n\
+                    TcpExt: 0 3 1 2 4 5 6 7 8 9 10\nIpExt: InNoRoutes\nIpExt: 0\n";
         let c = parse_netstat(text);
         assert_eq!((c.timeouts, c.recoveries), (3, 3));
+        assert_eq!(c.linux, [6, 4 + 5 + 7 + 8, 9, 10], "spurious RTOs, undos, probes, probe recoveries");
     }
 }

@@ -11,7 +11,7 @@ mod report;
 pub mod trace;
 
 pub use node::{Node, NodeStats};
-pub use report::{link_dirs_table, trace_sink, Samples};
+pub use report::{link_dirs_table, trace_sink, Samples, LINUX_COUNTERS};
 pub use trace::{Capture, TraceKind};
 
 use crate::engine::time::to_secs;

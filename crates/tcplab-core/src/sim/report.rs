@@ -187,6 +187,9 @@ struct FlowCols {
     rtx: Vec<i64>,
     to: Vec<i64>,
     fr: Vec<i64>,
+    /// Linux's undo counters (`undo`, `frto`, `tlp`): spurious timeouts,
+    /// reductions undone, loss probes, and losses the probes repaired.
+    linux: [Vec<i64>; 4],
     ecn: Vec<i64>,
     eln: Vec<i64>,
     snoop_rtx: Vec<i64>,
@@ -200,6 +203,10 @@ struct FlowCols {
     /// Time averages over the active time: cwnd, ssthresh, srtt, rto.
     mean: [Vec<Option<f64>>; 4],
 }
+
+/// flows.csv's columns of Linux's own counters, in order (the emulator
+/// fills them from the kernel's: docs/emulator.md).
+pub const LINUX_COUNTERS: [&str; 4] = ["spurious_rtos", "undos", "loss_probes", "loss_probe_recoveries"];
 
 fn flows_table(w: &World) -> Table {
     let mut c = FlowCols::default();
@@ -241,6 +248,10 @@ fn flows_table(w: &World) -> Table {
                 c.rtx.push(tx.stats.retransmits as i64);
                 c.to.push(tx.stats.timeouts as i64);
                 c.fr.push(tx.stats.fast_retransmits as i64);
+                let ((undos, spurious), (probes, repaired)) = (tx.undos(), tx.loss_probes());
+                for (col, v) in c.linux.iter_mut().zip([spurious, undos, probes, repaired]) {
+                    col.push(v as i64);
+                }
                 c.ecn.push(tx.stats.ecn_reductions as i64);
                 c.eln.push(tx.stats.eln_retransmits as i64);
                 c.completion.push(done.map(|t| to_secs(t - start)));
@@ -263,6 +274,9 @@ fn flows_table(w: &World) -> Table {
                 c.rtx.push(0);
                 c.to.push(0);
                 c.fr.push(0);
+                for col in c.linux.iter_mut() {
+                    col.push(0);
+                }
                 c.ecn.push(0);
                 c.eln.push(0);
                 c.completion.push(None);
@@ -290,6 +304,9 @@ fn flows_table(w: &World) -> Table {
     t.push("retransmits", Column::I64(c.rtx));
     t.push("timeouts", Column::I64(c.to));
     t.push("fast_retransmits", Column::I64(c.fr));
+    for (name, col) in LINUX_COUNTERS.iter().zip(c.linux) {
+        t.push(name, Column::I64(col));
+    }
     t.push("ecn_reductions", Column::I64(c.ecn));
     t.push("eln_retransmits", Column::I64(c.eln));
     t.push("snoop_local_retransmits", Column::I64(c.snoop_rtx));

@@ -110,18 +110,10 @@ impl LinuxRenoRecovery {
     }
 
     /// Linux's tcp_packets_in_flight(): packets_out - (sacked_out +
-    /// lost_out) + retrans_out. In the Loss state the go-back's resent
-    /// segments ([snd_una, snd_nxt)) and the data above the lost range.
+    /// lost_out) + retrans_out, in recovery (the Loss state's is
+    /// `poll_loss`'s).
     fn in_flight(&self, s: &TcpSender) -> u64 {
-        let mss = s.w.mss;
-        let out = match self.lost_top {
-            Some(top) => {
-                Self::segs(s.snd_nxt.min(top).saturating_sub(s.snd_una), mss)
-                    + Self::segs(s.snd_max.saturating_sub(top.max(s.snd_una)), mss)
-            }
-            None => (Self::packets_out(s) + self.head_retransmitted as u64).saturating_sub(self.head_lost as u64),
-        };
-        out.saturating_sub(self.sacked)
+        (Self::packets_out(s) + self.head_retransmitted as u64).saturating_sub(self.sacked + self.head_lost as u64)
     }
 
     /// tcp_add_reno_sack() with tcp_limit_reno_sacked(): returns the

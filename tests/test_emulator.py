@@ -1168,6 +1168,11 @@ def test_tail_losses_are_resent_by_rack_tlp_as_by_the_kernel(drops, knob, rtx):
     emu = f["completion_s"][0] - res.emulation["flows"][0]["connect_s"]
     assert (f["retransmits"][0], f["timeouts"][0]) == (rtx, 0)
     assert emu == pytest.approx(sim["completion_s"][0], abs=0.015), (emu, sim["completion_s"][0])
+    # The probes sent and the losses they repaired, the kernel's
+    # TCPLossProbes and TCPLossProbeRecovery.
+    counts = ["loss_probes", "loss_probe_recoveries", "undos"]
+    assert [int(f[c][0]) for c in counts] == [int(sim[c][0]) for c in counts], (
+        [f[c][0] for c in counts], [sim[c][0] for c in counts])
 
 
 @needs_emulator
@@ -1279,12 +1284,15 @@ def test_dsacks_undo_a_spurious_fast_retransmission_as_the_kernels(dsack):
     3316.5 and 3316.6 (docs/emulator.md, "Spurious timeouts")."""
     from test_undo import reordered
     sc = reordered({"timestamps": False, "dsack": dsack})
-    sim = tcplab.run(sc).flows["completion_s"][0]
+    flows = tcplab.run(sc).flows
+    sim = flows["completion_s"][0]
     res = emulate_in_real_time(sc)
     f = res.columns("flows")
     emu = f["completion_s"][0] - res.emulation["flows"][0]["connect_s"]
     assert (f["retransmits"][0], f["timeouts"][0]) == (1, 0)
     assert emu == pytest.approx(sim, rel=0.02), (emu, sim)
+    # One undo by D-SACK (the kernel's TCPDSACKUndo) or none.
+    assert int(f["undos"][0]) == int(flows["undos"][0]) == int(dsack), (f["undos"][0], flows["undos"][0])
 
 
 @needs_emulator

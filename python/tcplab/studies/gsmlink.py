@@ -171,6 +171,11 @@ def metrics(flows: dict, summary: dict) -> dict:
         "retransmits": sum(flows["retransmits"]),
         "timeouts": sum(flows["timeouts"]),
         "fast_retransmits": sum(flows["fast_retransmits"]),
+        # Linux's own counts (the linux profile and the kernel; 0 in the
+        # ns2 and rfc profiles): timeouts F-RTO found spurious, and window
+        # reductions undone.
+        "spurious_rtos": sum(flows["spurious_rtos"]),
+        "undos": sum(flows["undos"]),
         "completed": done,
     }
 

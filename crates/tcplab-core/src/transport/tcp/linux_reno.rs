@@ -153,10 +153,7 @@ impl LinuxRenoRecovery {
     fn enter(&mut self, s: &mut TcpSender, now: Time, ece: bool) {
         self.u.marker = Some(s.snd_una);
         self.u.prior_ssthresh = None;
-        // tcp_retrans_stamp_cleanup(): nothing resent is out.
-        if !self.any_retrans_done(s) {
-            self.u.retrans_stamp = None;
-        }
+        self.u.stamp_cleanup(self.any_retrans_done(s));
         // From CWR the reduction under way goes on (tcp_enter_recovery()).
         let high = match self.cwr.take() {
             Some(h) => h,
@@ -208,9 +205,7 @@ impl LinuxRenoRecovery {
             s.undo_counts.1 += 1;
         }
         if s.snd_una == high {
-            if !self.any_retrans_done(s) {
-                self.u.retrans_stamp = None;
-            }
+            self.u.stamp_cleanup(self.any_retrans_done(s));
         } else if frto {
             self.leave_loss();
         }
@@ -255,9 +250,7 @@ impl LinuxRenoRecovery {
                 self.undo(s);
             }
             if s.snd_una == high {
-                if !self.any_retrans_done(s) {
-                    self.u.retrans_stamp = None;
-                }
+                self.u.stamp_cleanup(self.any_retrans_done(s));
             } else {
                 self.leave_loss();
             }
@@ -279,9 +272,7 @@ impl LinuxRenoRecovery {
         if !self.may_undo(s, h) {
             return false;
         }
-        if !self.any_retrans_done(s) {
-            self.u.retrans_stamp = None;
-        }
+        self.u.stamp_cleanup(self.any_retrans_done(s));
         self.undo(s);
         self.high_seq = None;
         true
@@ -422,9 +413,7 @@ impl LossRecovery for LinuxRenoRecovery {
                     }
                     self.sacked = 0;
                     if ack == hs {
-                        if !self.any_retrans_done(s) {
-                            self.u.retrans_stamp = None;
-                        }
+                        self.u.stamp_cleanup(self.any_retrans_done(s));
                         self.reduce(s, delivered, true, false);
                         grow = false;
                     } else {
@@ -498,9 +487,9 @@ impl LossRecovery for LinuxRenoRecovery {
                 }
             }
         }
-        if dubious && self.is_open() && !self.any_retrans_done(s) {
+        if dubious && self.is_open() {
             // tcp_fastretrans_alert()'s clear in the Open state.
-            self.u.retrans_stamp = None;
+            self.u.stamp_cleanup(self.any_retrans_done(s));
         }
     }
 

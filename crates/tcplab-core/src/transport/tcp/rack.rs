@@ -247,12 +247,6 @@ impl TcpSender {
         true
     }
 
-    /// Window reductions undone and, among them, timeouts F-RTO found
-    /// spurious (`undo_counts`).
-    pub fn undos(&self) -> (u64, u64) {
-        self.undo_counts
-    }
-
     /// Tail-loss probes sent and the losses they repaired (0, 0 without
     /// RACK).
     pub fn loss_probes(&self) -> (u64, u64) {
@@ -433,10 +427,8 @@ impl RackRecovery {
         // cut, unless an ECN echo calls for the cut anyway.
         self.init_undo(s, Self::tlp_retrans_out(s));
         self.u.prior_ssthresh = None;
-        // tcp_retrans_stamp_cleanup() (Linux 6.12): nothing resent is out.
-        if !Self::any_retrans_done(s) {
-            self.u.retrans_stamp = None;
-        }
+        // Linux 6.12's cleanup when a recovery starts.
+        self.u.stamp_cleanup(Self::any_retrans_done(s));
         // From CWR the reduction under way goes on (its ssthresh, PRR's
         // counts and high_seq), as tcp_enter_recovery() does while
         // tcp_in_cwnd_reduction().
@@ -675,9 +667,7 @@ impl RackRecovery {
             self.hold = true;
             return;
         }
-        if !Self::any_retrans_done(s) {
-            self.u.retrans_stamp = None;
-        }
+        self.u.stamp_cleanup(Self::any_retrans_done(s));
         self.undo(s, true);
         self.state = State::Open;
     }
@@ -837,12 +827,12 @@ impl LossRecovery for RackRecovery {
         if start {
             self.enter_recovery(s, ece);
         }
-        if dubious && self.state == State::Open && !Self::any_retrans_done(s) {
+        if dubious && self.state == State::Open {
             // tcp_fastretrans_alert()'s clear in the Open state and
             // tcp_try_to_open(), on every dubious ACK that leaves the Open
             // (or Disorder) state: nothing resent is outstanding. (An ACK
             // that starts a recovery clears it in enter_recovery().)
-            self.u.retrans_stamp = None;
+            self.u.stamp_cleanup(Self::any_retrans_done(s));
         }
         if matches!(self.state, State::Recovery | State::Cwr) {
             self.reduce(s, delivered, new_ack, d.newly_lost > 0);

@@ -26,7 +26,7 @@ impl Undo {
     /// `tcp_current_ssthresh()` for a window `cwnd` and ssthresh: ssthresh
     /// while a reduction is under way (`reducing`: Recovery or CWR), else
     /// at least three quarters of the window (whole segments).
-    pub(super) fn current_ssthresh(reducing: bool, mss: u64, cwnd: u64, ssthresh: u64) -> u64 {
+    fn current_ssthresh(reducing: bool, mss: u64, cwnd: u64, ssthresh: u64) -> u64 {
         if reducing {
             return ssthresh;
         }
@@ -59,6 +59,15 @@ impl Undo {
         self.retrans_stamp = self.retrans_stamp.or(Some(TcpSender::ts_clock(now)));
     }
 
+    /// `tcp_retrans_stamp_cleanup()`: with nothing resent outstanding
+    /// (`resent_out` false, `tcp_any_retrans_done()`), the episode's stamp
+    /// is forgotten, so that the next retransmission dates a new one.
+    pub(super) fn stamp_cleanup(&mut self, resent_out: bool) {
+        if !resent_out {
+            self.retrans_stamp = None;
+        }
+    }
+
     /// The window part of `tcp_undo_cwnd_reduction()`: the window and
     /// ssthresh from before the cut come back (reno's and cubic's
     /// undo_cwnd: the larger of the window now and the one before); the
@@ -73,5 +82,13 @@ impl Undo {
         }
         self.marker = None;
         s.undo_counts.0 += 1;
+    }
+}
+
+impl TcpSender {
+    /// Window reductions undone and, among them, timeouts F-RTO found
+    /// spurious (`undo_counts`).
+    pub fn undos(&self) -> (u64, u64) {
+        self.undo_counts
     }
 }

@@ -282,6 +282,7 @@ pub fn plan(
             }
             TransportName::Vegas => "vegas",
             TransportName::Cubic => "cubic",
+            TransportName::Westwood => "westwood",
             _ => "reno",
         };
         if f.eln {

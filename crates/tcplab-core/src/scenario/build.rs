@@ -39,10 +39,30 @@ pub(super) fn put<T>(to: &mut T, v: Option<T>) {
     }
 }
 
-/// A CUBIC flow's table and recovery: its parameters within the kernel's
-/// ranges, and Linux's loss recovery under it (CUBIC as modelled is the
+/// The kernel's timer frequencies (CONFIG_HZ) a module's clock may take.
+fn check_hz(hz: Option<u32>, key: String) -> R<()> {
+    match hz.filter(|h| ![100, 250, 300, 1000].contains(h)) {
+        Some(h) => err(key, format!("must be one of 100, 250, 300, 1000 (the kernel's CONFIG_HZ), got {h}")),
+        None => Ok(()),
+    }
+}
+
+/// A CUBIC or Westwood+ flow's table and recovery: its parameters within
+/// the kernel's ranges, and Linux's loss recovery under it (each is the
 /// kernel's module, whose recovery is the kernel's).
 fn check_cubic(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
+    if let Some(w) = &f.westwood {
+        if f.transport != TransportName::Westwood {
+            return err(format!("{k}.westwood"), "Westwood+ parameters need transport = \"westwood\"");
+        }
+        check_hz(w.hz, format!("{k}.westwood.hz"))?;
+    }
+    if f.transport == TransportName::Westwood && !tcp_config(cfg, f).prr {
+        return err(
+            format!("{k}.transport"),
+            "\"westwood\" runs with Linux's loss recovery: needs [sim] tcp_profile = \"linux\" (or [tcp] prr = true)",
+        );
+    }
     if let Some(c) = &f.cubic {
         if f.transport != TransportName::Cubic {
             return err(format!("{k}.cubic"), "CUBIC parameters need transport = \"cubic\"");
@@ -59,12 +79,7 @@ fn check_cubic(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
                 format!("must be 0..3 (1: ACK train, 2: delay, 3: both), got {d}"),
             );
         }
-        if let Some(h) = c.hz.filter(|h| ![100, 250, 300, 1000].contains(h)) {
-            return err(
-                format!("{k}.cubic.hz"),
-                format!("must be one of 100, 250, 300, 1000 (the kernel's CONFIG_HZ), got {h}"),
-            );
-        }
+        check_hz(c.hz, format!("{k}.cubic.hz"))?;
     }
     if f.transport == TransportName::Cubic && !tcp_config(cfg, f).prr {
         return err(
@@ -998,6 +1013,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
         put(&mut p.hystart_ack_delta_us, v.hystart_ack_delta_us);
         put(&mut p.hz, v.hz);
     }
+    if let Some(v) = f.westwood {
+        put(&mut c.westwood.hz, v.hz);
+    }
     c.ecn = f.ecn;
     c.eln = f.eln;
     let r = &mut c.rules;
@@ -1538,6 +1556,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                     TransportName::Tahoe => Variant::Tahoe,
                     TransportName::Vegas => Variant::Vegas,
                     TransportName::Cubic => Variant::Cubic,
+                    TransportName::Westwood => Variant::Westwood,
                     TransportName::Reno | TransportName::Sack => Variant::Reno,
                     _ if opts.newreno == Some(false) => Variant::Reno,
                     _ => Variant::NewReno,

@@ -915,6 +915,11 @@ pub enum TransportName {
     /// recovery, so the linux profile's (`[tcp] prr`); SACK with
     /// `tcp.sack = true`; module parameters in the flow's `cubic` table.
     Cubic,
+    /// Westwood+ as Linux runs it (tcp_westwood.c): after a loss, the
+    /// window is the measured bandwidth times the least RTT; Linux's loss
+    /// recovery as for `cubic`; the kernel's HZ in the flow's `westwood`
+    /// table.
+    Westwood,
     Udp,
 }
 
@@ -927,6 +932,7 @@ impl TransportName {
             TransportName::Vegas => "vegas",
             TransportName::Sack => "sack",
             TransportName::Cubic => "cubic",
+            TransportName::Westwood => "westwood",
             TransportName::Udp => "udp",
         }
     }
@@ -954,6 +960,9 @@ pub struct FlowCfg {
     /// CUBIC's module parameters (transport = "cubic" only).
     #[serde(default)]
     pub cubic: Option<CubicCfg>,
+    /// Westwood+'s clock (transport = "westwood" only).
+    #[serde(default)]
+    pub westwood: Option<WestwoodCfg>,
     /// ECN (RFC 3168) on this TCP flow: "E-NewReno", "E-Vegas" ...
     #[serde(default)]
     pub ecn: bool,
@@ -993,6 +1002,14 @@ pub struct CubicCfg {
     pub hystart_detect: Option<u8>,
     pub hystart_low_window: Option<u32>,
     pub hystart_ack_delta_us: Option<u32>,
+    pub hz: Option<u32>,
+}
+
+/// Westwood+'s one setting: the kernel's timer frequency, whose jiffies
+/// are its clock (bandwidth in bytes a jiffy, RTTs in jiffies).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WestwoodCfg {
     pub hz: Option<u32>,
 }
 

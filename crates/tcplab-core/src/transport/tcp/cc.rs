@@ -165,6 +165,19 @@ pub struct AckInfo {
     pub heuristic: bool,
 }
 
+/// One ACK as Linux's `in_ack_event()` sees it (Westwood+'s bandwidth
+/// sum), before the ACK's own processing.
+#[derive(Clone, Copy, Debug)]
+pub struct AckEvent {
+    pub now: crate::engine::Time,
+    /// snd_una after this ACK.
+    pub snd_una: u64,
+    /// The ACK missed Linux's header prediction (CA_ACK_SLOWPATH): it
+    /// acknowledges nothing new, or carries SACK blocks, an ECN echo or a
+    /// new window.
+    pub slow: bool,
+}
+
 /// Response to a new (cumulative) ACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckResponse {
@@ -303,6 +316,18 @@ pub trait CongestionControl: Send {
     fn wants_delay_samples(&self) -> bool {
         false
     }
+    /// Every ACK at or above snd_una, before its processing (Linux's
+    /// `in_ack_event()`); only sent to policies whose `wants_ack_events`
+    /// is true.
+    fn on_ack_event(&mut self, _w: &CcState, _e: &AckEvent) {}
+    fn wants_ack_events(&self) -> bool {
+        false
+    }
+    /// The connection opens at `now` with `snd_una` (the module's init()).
+    fn on_open(&mut self, _now: crate::engine::Time, _snd_una: u64) {}
+    /// A recovery or CWR state ends (Linux's CA_EVENT_COMPLETE_CWR, after
+    /// `tcp_end_cwnd_reduction()`, an undone recovery's end included).
+    fn on_cwr_complete(&mut self, _w: &mut CcState) {}
     /// New data leaves at `now` with nothing in flight, the last data
     /// having left at `last_send` (Linux's CA_EVENT_TX_START).
     fn on_tx_start(&mut self, _now: crate::engine::Time, _last_send: crate::engine::Time) {}
@@ -350,6 +375,7 @@ pub enum Variant {
     NewReno,
     Vegas,
     Cubic,
+    Westwood,
 }
 
 impl Variant {
@@ -360,6 +386,7 @@ impl Variant {
             Variant::NewReno => "newreno",
             Variant::Vegas => "vegas",
             Variant::Cubic => "cubic",
+            Variant::Westwood => "westwood",
         }
     }
 }
@@ -376,5 +403,6 @@ pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn Congestion
             cfg.rules.vegas_zero_window,
         )),
         Variant::Cubic => Box::new(super::cubic::Cubic::new(cfg.cubic)),
+        Variant::Westwood => Box::new(super::westwood::Westwood::new(cfg.westwood)),
     }
 }

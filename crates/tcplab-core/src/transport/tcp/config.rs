@@ -439,6 +439,8 @@ pub struct TcpConfig {
     pub vegas: VegasParams,
     /// CUBIC's module parameters (`transport = "cubic"`).
     pub cubic: super::cubic::CubicParams,
+    /// Westwood+'s clock (`transport = "westwood"`).
+    pub westwood: super::westwood::WestwoodParams,
     /// Phase of the sender's tick clock for the ns-2 RTT estimator (ns-2's
     /// boot_time_, uniform in [0, granularity) per connection); set from the
     /// run's random streams when the connection is built.
@@ -719,6 +721,7 @@ impl TcpConfig {
                 nagle: Nagle::Off,
                 vegas: VegasParams::default(),
                 cubic: Default::default(),
+                westwood: Default::default(),
                 ecn: false,
                 eln: false,
                 rules: Ns2Rules::rfc(),

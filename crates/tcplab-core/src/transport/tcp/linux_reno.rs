@@ -422,6 +422,7 @@ impl LossRecovery for LinuxRenoRecovery {
                             s.w.cwnd = s.w.ssthresh.max(mss);
                             s.w.ca_frac = 0.0;
                         }
+                        s.cc.on_cwr_complete(&mut s.w);
                     }
                 }
                 Some(_) => {
@@ -454,6 +455,7 @@ impl LossRecovery for LinuxRenoRecovery {
                             self.cwr = None;
                             s.w.cwnd = s.w.ssthresh.max(mss);
                             s.w.ca_frac = 0.0;
+                            s.cc.on_cwr_complete(&mut s.w);
                         }
                         None => {}
                     }

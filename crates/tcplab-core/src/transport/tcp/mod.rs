@@ -1,5 +1,6 @@
 //! TCP: one byte-oriented sender whose congestion behaviour is a pluggable
-//! `CongestionControl` (Tahoe, Reno, NewReno, Vegas, CUBIC), an RFC 6298 retransmission
+//! `CongestionControl` (Tahoe, Reno, NewReno, Vegas, CUBIC,
+//! Westwood+), an RFC 6298 retransmission
 //! timer, and a receiver with immediate or delayed ACKs.
 pub mod averages;
 pub mod cc;
@@ -20,6 +21,7 @@ pub mod sender;
 pub mod tahoe;
 mod undo;
 pub mod vegas;
+pub mod westwood;
 
 #[cfg(test)]
 mod idle_tests;

@@ -697,6 +697,7 @@ impl RackRecovery {
             s.w.ssthresh = s.cc.ssthresh_on_loss(&s.w, flight);
             s.w.cwnd = s.w.ssthresh.max(s.w.mss);
             s.w.ca_frac = 0.0;
+            s.cc.on_cwr_complete(&mut s.w);
         } else if !news {
             r.tlp_high = None;
         }
@@ -768,6 +769,7 @@ impl LossRecovery for RackRecovery {
                 State::Cwr if ack > self.high_seq => {
                     self.state = State::Open;
                     s.w.cwnd = s.w.ssthresh.max(mss);
+                    s.cc.on_cwr_complete(&mut s.w);
                 }
                 State::Recovery if done => {
                     // tcp_try_undo_recovery(), else tcp_end_cwnd_reduction();
@@ -777,6 +779,7 @@ impl LossRecovery for RackRecovery {
                     } else {
                         s.w.cwnd = s.w.ssthresh.max(mss);
                     }
+                    s.cc.on_cwr_complete(&mut s.w);
                     self.state = State::Open;
                 }
                 State::Recovery => {

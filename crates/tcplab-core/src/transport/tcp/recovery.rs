@@ -242,6 +242,7 @@ impl LossRecovery for SackRecovery {
                 Some(rp) if ack >= rp => {
                     sb.recovery_point = None;
                     s.w.cwnd = s.w.ssthresh.max(s.w.mss);
+                    s.cc.on_cwr_complete(&mut s.w);
                     self.prr_on && !ece_cut
                 }
                 Some(_) => false, // partial ACK: pipe and NextSeg carry on

@@ -229,6 +229,9 @@ pub struct TcpSender {
     /// The congestion control takes Linux's delay samples
     /// (`CongestionControl::wants_delay_samples`: CUBIC's HyStart).
     delay_samples: bool,
+    /// The congestion control sees every ACK first
+    /// (`CongestionControl::wants_ack_events`: Westwood+'s bandwidth sum).
+    ack_events: bool,
     /// With `delay_samples`: the send time of the newest segment the last
     /// ACK of new data acknowledged, if none of what it acknowledged was
     /// retransmitted (Linux's last_ackt, the ca_rtt_us of an ACK).
@@ -281,8 +284,11 @@ impl TcpSender {
     }
 
     /// The application starts at `now`: the time averages begin.
+    /// The connection starts at `now`: the time averages, and the
+    /// congestion control's init().
     pub fn start_averages(&mut self, now: Time) {
         self.avg.start(now);
+        self.cc.on_open(now, self.snd_una);
     }
 
     /// Bring the time averages up to `now`, before an event changes
@@ -352,7 +358,9 @@ impl TcpSender {
             Some(_) if cfg.rules.sack1_recovery => Box::new(Sack1Recovery::default()),
             Some(_) if rack => Box::new(RackRecovery::default()),
             Some(_) => Box::new(SackRecovery::new(cfg.prr)),
-            None if cfg.prr && matches!(cc.name(), "newreno" | "cubic") => Box::new(LinuxRenoRecovery::default()),
+            None if cfg.prr && matches!(cc.name(), "newreno" | "cubic" | "westwood") => {
+                Box::new(LinuxRenoRecovery::default())
+            }
             None => Box::new(DupAckRecovery),
         };
         let burst_limited = cfg.rules.newreno_burst && cc.name() == "newreno" && sb.is_none();
@@ -371,6 +379,7 @@ impl TcpSender {
             // RACK's min_rtt is Linux's, from the congestion control's
             // samples (tcp_update_rtt_min() with ca_rtt_us).
             delay_samples: cc.wants_delay_samples() || rack,
+            ack_events: cc.wants_ack_events(),
             rack: rack.then(|| Box::new(Rack::new(cfg.tlp))),
             pre_cut: (0, 0),
             acked_orig_end: None,
@@ -1155,6 +1164,7 @@ impl TcpSender {
         self.stats.acks_received += 1;
         self.rtx_keeps_timing = false;
         self.burst_left = self.burst_start();
+        let prior_rwnd = self.rwnd;
         self.rwnd = h.window as u64;
         self.w.rwnd = self.rwnd;
         self.now = now;
@@ -1167,6 +1177,9 @@ impl TcpSender {
         }
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
+        }
+        if self.ack_events && ack >= self.snd_una {
+            self.ack_event(now, h, prior_rwnd);
         }
         if let Some(n) = self.vegas_delay_growth.as_mut() {
             if ack > self.snd_una {
@@ -1244,6 +1257,17 @@ impl TcpSender {
             self.ecn_seen |= ece;
             self.ecn_backoff &= ece;
         }
+    }
+
+    /// Linux's in_ack_event() for this ACK: the header prediction misses
+    /// an ACK that does not advance snd_una or that carries SACK blocks,
+    /// an ECN echo, another flag than ACK and PSH, or a new window.
+    #[cold]
+    fn ack_event(&mut self, now: Time, h: &TcpHeader, prior_rwnd: u64) {
+        let others = flags::ACK | flags::PSH;
+        let slow = h.ack == self.snd_una || h.nsack > 0 || h.flags & !others != 0 || h.window as u64 != prior_rwnd;
+        let e = super::cc::AckEvent { now, snd_una: h.ack, slow };
+        self.cc.on_ack_event(&self.w, &e);
     }
 
     /// Put the recovery policy back after it ran (`recovery` is empty then:

@@ -215,7 +215,7 @@ impl CongestionControl for Westwood {
 
     /// pkts_acked(): the ACK's delay sample is the RTT.
     fn on_delay_sample(&mut self, _w: &mut CcState, s: &super::cubic::DelaySample) {
-        let us = (s.rtt / 1000) as u64;
+        let us = s.rtt / 1000;
         if us > 0 {
             self.rtt = (us * self.hz as u64).div_ceil(1_000_000).min(u32::MAX as u64) as u32;
         }

@@ -132,6 +132,29 @@ impl CcState {
     }
 }
 
+#[cfg(test)]
+impl CcState {
+    /// A window as the linux profile keeps it (growth per segment, no
+    /// ns-2 rules), `cwnd` and `ssthresh` in segments of `mss` bytes: the
+    /// Linux modules' unit tests start from it.
+    pub(crate) fn linux_test(cwnd: u64, ssthresh: u64, mss: u64) -> Self {
+        CcState {
+            cwnd: cwnd * mss,
+            ssthresh: ssthresh * mss,
+            mss,
+            dupthresh: 3,
+            ca_frac: 0.0,
+            rwnd: u64::MAX / 4,
+            loss_from_cwnd: false,
+            hold: false,
+            below_one: false,
+            precise_half: false,
+            count_acked: true,
+            cap_at: u64::MAX,
+        }
+    }
+}
+
 /// What the sender knows about an arriving ACK.
 #[derive(Clone, Copy, Debug)]
 pub struct AckInfo {

@@ -435,20 +435,7 @@ mod tests {
     const INF: u64 = u32::MAX as u64 * MSS;
 
     fn state(cwnd: u64, ssthresh: u64) -> CcState {
-        CcState {
-            cwnd: cwnd * MSS,
-            ssthresh: ssthresh * MSS,
-            mss: MSS,
-            dupthresh: 3,
-            ca_frac: 0.0,
-            rwnd: u64::MAX / 4,
-            loss_from_cwnd: false,
-            hold: false,
-            below_one: false,
-            precise_half: false,
-            count_acked: true,
-            cap_at: u64::MAX,
-        }
+        CcState::linux_test(cwnd, ssthresh, MSS)
     }
 
     fn ack(now: Time, segs: u64) -> AckInfo {

@@ -275,20 +275,7 @@ mod tests {
     const MS: Time = 1_000_000;
 
     fn state(cwnd: u64) -> CcState {
-        CcState {
-            cwnd: cwnd * MSS,
-            ssthresh: u32::MAX as u64 * MSS,
-            mss: MSS,
-            dupthresh: 3,
-            ca_frac: 0.0,
-            rwnd: u64::MAX / 4,
-            loss_from_cwnd: false,
-            hold: false,
-            below_one: false,
-            precise_half: false,
-            count_acked: true,
-            cap_at: u64::MAX,
-        }
+        CcState::linux_test(cwnd, u32::MAX as u64, MSS)
     }
 
     fn event(c: &mut Westwood, w: &CcState, now: Time, snd_una: u64, slow: bool) {

@@ -56,6 +56,12 @@ def test_bad_westwood_parameters_name_the_key(table, key):
     assert key_of(path(westwood=table)) == key
 
 
+def test_westwood_with_sack_needs_rack():
+    sc = path(sack=True)
+    sc["flow"][0]["tcp"]["rack"] = False
+    assert key_of(sc) == "flow[0].tcp.rack"
+
+
 def test_westwood_parameters_need_transport_westwood():
     assert key_of(path(transport="newreno", westwood={"hz": 1000})) == "flow[0].westwood"
 

@@ -57,11 +57,22 @@ fn check_cubic(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
         }
         check_hz(w.hz, format!("{k}.westwood.hz"))?;
     }
-    if f.transport == TransportName::Westwood && !tcp_config(cfg, f).prr {
-        return err(
-            format!("{k}.transport"),
-            "\"westwood\" runs with Linux's loss recovery: needs [sim] tcp_profile = \"linux\" (or [tcp] prr = true)",
-        );
+    if f.transport == TransportName::Westwood {
+        let tc = tcp_config(cfg, f);
+        if !tc.prr {
+            return err(
+                format!("{k}.transport"),
+                "\"westwood\" runs with Linux's loss recovery: needs [sim] tcp_profile = \"linux\" (or [tcp] prr = true)",
+            );
+        }
+        // With SACK Linux's recovery is RACK's (its CWR state and the
+        // end of a reduction that Westwood+ hears).
+        if tc.sack && (!tc.rack || tc.rules.sack1_recovery) {
+            return err(
+                format!("{k}.tcp.rack"),
+                "\"westwood\" with SACK runs with Linux's RACK recovery: needs tcp.rack = true (the linux profile's default)",
+            );
+        }
     }
     if let Some(c) = &f.cubic {
         if f.transport != TransportName::Cubic {

@@ -278,6 +278,12 @@ pub trait CongestionControl: Send {
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse;
     /// Retransmission timeout: set the loss window; the sender goes back N.
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo);
+    /// A timeout that keeps the ssthresh of the reduction under way
+    /// (`LossRecovery::keeps_cut_on_timeout`; the recovery puts it back):
+    /// Linux tells the module nothing then (no CA_EVENT_LOSS).
+    fn on_timeout_keeping_cut(&mut self, w: &mut CcState, a: &AckInfo) {
+        self.on_timeout(w, a)
+    }
     fn in_recovery(&self) -> bool {
         false
     }

@@ -349,10 +349,7 @@ impl LossRecovery for LinuxRenoRecovery {
     fn on_timeout(&mut self, s: &mut TcpSender) {
         let reducing = self.high_seq.is_some() || self.cwr.is_some();
         let new_episode = self.high_seq.is_none() && self.loss_until.is_none();
-        let unfinished = |h: Option<u64>| h.is_some_and(|h| s.snd_una < h);
-        let keep =
-            unfinished(self.high_seq.or(self.cwr)) || (unfinished(self.loss_until) && s.consecutive_timeouts > 1);
-        if keep {
+        if self.keeps_cut_on_timeout(s) {
             s.w.ssthresh = self.ssthresh;
         } else {
             self.ssthresh = s.w.ssthresh;
@@ -371,6 +368,13 @@ impl LossRecovery for LinuxRenoRecovery {
         self.high_seq = None;
         self.loss_until = Some(s.snd_max);
         self.lost_top = Some(s.snd_max);
+    }
+
+    /// A timeout inside recovery or CWR, or repeated in the Loss state
+    /// before snd_una moved.
+    fn keeps_cut_on_timeout(&self, s: &TcpSender) -> bool {
+        let unfinished = |h: Option<u64>| h.is_some_and(|h| s.snd_una < h);
+        unfinished(self.high_seq.or(self.cwr)) || (unfinished(self.loss_until) && s.consecutive_timeouts > 1)
     }
 
     fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {

@@ -731,6 +731,17 @@ impl LossRecovery for RackRecovery {
         true
     }
 
+    /// A timeout inside recovery or CWR, or repeated in the Loss state
+    /// before snd_una moved.
+    fn keeps_cut_on_timeout(&self, s: &TcpSender) -> bool {
+        let unfinished = s.snd_una < self.high_seq;
+        match self.state {
+            State::Recovery | State::Cwr => unfinished,
+            State::Loss => unfinished && s.consecutive_timeouts > 1,
+            State::Open => false,
+        }
+    }
+
     fn on_ack(&mut self, s: &mut TcpSender, now: Time, h: &TcpHeader, ece_cut: bool) {
         let ack = h.ack;
         let mss = s.w.mss;
@@ -929,12 +940,7 @@ impl LossRecovery for RackRecovery {
         let tlp = Self::tlp_retrans_out(s);
         let r = s.rack.as_mut().unwrap();
         (r.tlp_at, r.tlp_high, r.probe, r.recovering) = (None, None, false, true);
-        let unfinished = s.snd_una < self.high_seq;
-        let keep = match self.state {
-            State::Recovery | State::Cwr => unfinished,
-            State::Loss => unfinished && s.consecutive_timeouts > 1,
-            State::Open => false,
-        };
+        let keep = self.keeps_cut_on_timeout(s);
         if keep {
             s.w.ssthresh = self.ssthresh;
         } else {

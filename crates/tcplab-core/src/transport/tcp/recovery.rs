@@ -46,6 +46,12 @@ pub trait LossRecovery: Send {
     /// The retransmission timer fired (the sender goes back N afterwards,
     /// unless the policy keeps a scoreboard of its own: RACK's).
     fn on_timeout(&mut self, _s: &mut TcpSender) {}
+    /// Whether the timeout being handled keeps the ssthresh of the
+    /// reduction under way (Linux's tcp_enter_loss() cuts, and tells the
+    /// congestion control CA_EVENT_LOSS, once per window).
+    fn keeps_cut_on_timeout(&self, _s: &TcpSender) -> bool {
+        false
+    }
     /// An ECN echo calls for a window reduction: true if the policy makes
     /// it its own way (Linux's CWR state: ssthresh now, the window brought
     /// down by PRR over the next round trip), false for the congestion

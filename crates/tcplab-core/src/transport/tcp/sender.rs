@@ -288,7 +288,9 @@ impl TcpSender {
     /// congestion control's init().
     pub fn start_averages(&mut self, now: Time) {
         self.avg.start(now);
-        self.cc.on_open(now, self.snd_una);
+        if !self.syn_pending {
+            self.cc.on_open(now, self.snd_una);
+        }
     }
 
     /// Bring the time averages up to `now`, before an event changes
@@ -1071,6 +1073,8 @@ impl TcpSender {
         self.consecutive_timeouts = 0;
         self.rto_deadline = None;
         self.w.cwnd = self.cfg.initial_cwnd();
+        // The module's init() comes with the connection (tcp_init_transfer()).
+        self.cc.on_open(now, self.snd_una);
     }
 
     #[inline(always)]
@@ -1599,7 +1603,11 @@ impl TcpSender {
             // outstanding, however long ago the cut's window ended.
             info.ecn_recover = self.ecn_action;
             self.pre_cut = (self.w.cwnd, self.w.ssthresh);
-            self.cc.on_timeout(&mut self.w, &info);
+            if self.recovery.as_deref().is_some_and(|r| r.keeps_cut_on_timeout(self)) {
+                self.cc.on_timeout_keeping_cut(&mut self.w, &info);
+            } else {
+                self.cc.on_timeout(&mut self.w, &info);
+            }
             let mut rec = self.recovery.take().expect("recovery policy present");
             rec.on_timeout(self);
             self.put_recovery(rec);

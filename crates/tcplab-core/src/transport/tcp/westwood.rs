@@ -75,9 +75,6 @@ pub struct Westwood {
     rtt_min: u32,
     first_ack: bool,
     reset_rtt_min: bool,
-    /// snd_una at the last timeout: a timeout again with no progress since
-    /// (Linux's Loss state with icsk_retransmits > 0) sets nothing.
-    loss_una: Option<u64>,
 }
 
 /// westwood_do_filter(): an exponential filter of gain 1/8.
@@ -100,7 +97,6 @@ impl Westwood {
             rtt_min: init_rtt,
             first_ack: true,
             reset_rtt_min: true,
-            loss_una: None,
         }
     }
 
@@ -194,15 +190,18 @@ impl CongestionControl for Westwood {
     }
 
     /// tcp_enter_loss(): Reno's ssthresh, then CA_EVENT_LOSS sets it to
-    /// bw_rttmin and the least RTT starts again; cwnd one segment. A
-    /// timeout again with no progress since sets nothing (the kernel's
-    /// Loss state with retransmissions counted).
-    fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
-        if self.loss_una != Some(a.ack) {
-            w.ssthresh = self.bw_rttmin(w.mss) * w.mss;
-            self.reset_rtt_min = true;
-        }
-        self.loss_una = Some(a.ack);
+    /// bw_rttmin and the least RTT starts again; cwnd one segment.
+    fn on_timeout(&mut self, w: &mut CcState, _a: &AckInfo) {
+        w.ssthresh = self.bw_rttmin(w.mss) * w.mss;
+        self.reset_rtt_min = true;
+        w.cwnd = w.mss;
+        w.ca_frac = 0.0;
+    }
+
+    /// A timeout inside a reduction, or repeated in the Loss state before
+    /// snd_una moved: no CA_EVENT_LOSS, only cwnd one segment (the
+    /// recovery keeps its ssthresh).
+    fn on_timeout_keeping_cut(&mut self, w: &mut CcState, _a: &AckInfo) {
         w.cwnd = w.mss;
         w.ca_frac = 0.0;
     }
@@ -286,22 +285,25 @@ mod tests {
         c.on_delay_sample(w, &DelaySample { now, rtt, snd_una: 0, snd_nxt: 0, srtt: None });
     }
 
-    fn timeout(c: &mut Westwood, w: &mut CcState, una: u64) {
-        let a = AckInfo {
-            ack: una,
+    fn ack_info() -> AckInfo {
+        AckInfo {
+            ack: 0,
             acked: 0,
-            snd_max: una,
+            snd_max: 0,
             flight: 0,
             dupacks: 0,
             ecn_recover: None,
             now: 0,
-            snd_nxt: una,
+            snd_nxt: 0,
             acked_seg: None,
             head_seg: None,
             first_sent: None,
             heuristic: false,
-        };
-        c.on_timeout(w, &a);
+        }
+    }
+
+    fn timeout(c: &mut Westwood, w: &mut CcState, una: u64) {
+        c.on_timeout(w, &AckInfo { ack: una, snd_max: una, snd_nxt: una, ..ack_info() });
     }
 
     /// ACKs of one segment every millisecond (1 MB/s, 4000 bytes a jiffy
@@ -425,13 +427,19 @@ mod tests {
         rtt(&mut c, &mut w, 5_001 * MS, 200 * MS);
         event(&mut c, &w, 5_002 * MS, 5_001 * MSS, false);
         assert_eq!(c.estimate().1, 40);
-        // A timeout again with nothing acknowledged since sets nothing.
-        let before = w.ssthresh;
-        timeout(&mut c, &mut w, 5_001 * MSS);
-        let kept = w.ssthresh;
-        timeout(&mut c, &mut w, 5_001 * MSS);
-        assert_eq!(w.ssthresh, kept);
-        assert!(kept >= before, "{kept} {before}");
+    }
+
+    #[test]
+    fn a_timeout_inside_a_reduction_tells_the_module_nothing() {
+        let mut c = Westwood::new(WestwoodParams::default());
+        let mut w = state(150);
+        c.on_open(0, 0);
+        steady(&mut c, &mut w, 1, 5_000, 100);
+        w.ssthresh = 75 * MSS;
+        let a = AckInfo { ack: 5_000 * MSS, ..ack_info() };
+        c.on_timeout_keeping_cut(&mut w, &a);
+        assert_eq!((w.ssthresh, w.cwnd), (75 * MSS, MSS));
+        assert!(!c.reset_rtt_min);
     }
 
     #[test]

@@ -129,7 +129,7 @@ def test_a_stopped_bulk_flow_counts_what_arrived_by_its_stop():
     # Every packet the relay took in was released, dropped or held at the
     # end (the summary said 0 delivered, 0 in flight until 2026-11-30).
     s, ln = res.summary, res.links
-    dropped = int(sum(ln[c].sum() for c in ("drops_overflow", "drops_red", "drops_soft", "drops_corruption")))
+    dropped = int(sum(ln[c].sum() for c in ("drops_overflow", "drops_red", "drops_soft", "drops_codel", "drops_corruption")))
     assert s["packets_created"] == s["packets_delivered"] + dropped + s["packets_in_flight"]
 
 
@@ -263,7 +263,7 @@ def test_summary_counts_packets_end_to_end_on_a_chain():
     s, ln = res.summary, res.links
     assert (s["packets_created"], s["packets_delivered"]) == (created, delivered)
     assert ln.packets_delivered.sum() > 1.5 * delivered  # each packet crossed two links
-    dropped = int(sum(ln[c].sum() for c in ("drops_overflow", "drops_red", "drops_soft", "drops_corruption")))
+    dropped = int(sum(ln[c].sum() for c in ("drops_overflow", "drops_red", "drops_soft", "drops_codel", "drops_corruption")))
     assert dropped > 0 and s["packets_in_flight"] > 0  # a full queue at the end
     assert s["packets_created"] == s["packets_delivered"] + dropped + s["packets_in_flight"]
 

@@ -116,6 +116,18 @@ CASES = {
     "sack-two-way": dict(flows=[{"transport": "sack"}, {"transport": "sack"},
                                 {"transport": "sack", "reverse": True}, {"transport": "sack", "reverse": True}],
                          queue={"kind": "droptail", "limit": 8}),
+    # DRR (ns-2's Queue/DRR) at the bottleneck: the four RTTs of `rtts`
+    # with ns-2's quantum of 250 bytes and ten 1040-byte packets' worth of
+    # buffer, overflow dropped from the fattest flow's head.
+    "drr-rtts": dict(flows=[NR] * 4, access_ms=[1, 10, 30, 60], queue={"kind": "drr", "blimit": 10400}),
+    # Two-way: each direction's DRR has data from one side and ACKs from
+    # the other in buckets of their own.
+    "drr-two-way": dict(flows=[NR, NR, {"transport": "newreno", "reverse": True},
+                               {"transport": "newreno", "reverse": True}],
+                        queue={"kind": "drr", "blimit": 8320, "quantum": 1040}),
+    # Twelve sources into ns-2's ten buckets: sources hashed together
+    # share a bucket (and its quantum), as in ns-2.
+    "drr-collisions": dict(flows=[NR] * 12, queue={"kind": "drr", "blimit": 15600}),
 }
 
 

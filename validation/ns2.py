@@ -107,16 +107,21 @@ def to_tcl(sc: dict) -> str:
         if l.get("framing", "none") != "none" or l.get("forward") or l.get("reverse"):
             raise NotImplementedError(f"link[{i}]: framing or per-direction overrides")
         q = l.get("queue", {"kind": "droptail", "limit": 50})
-        if q["kind"] not in ("droptail", "unlimited", "red"):
+        if q["kind"] not in ("droptail", "unlimited", "red", "drr"):
             raise NotImplementedError(f"link[{i}].queue.kind = {q['kind']}")
+        if q["kind"] == "drr" and q.get("classify", "source") != "source":
+            raise NotImplementedError(f"link[{i}].queue.classify: ns-2's DRR hashes the source only")
         if q.get("limit_bytes") or q.get("byte_mode"):
             raise NotImplementedError(f"link[{i}]: byte limits")
         if q["kind"] == "red":
             out += red_queue(q)
-        kind = "RED" if q["kind"] == "red" else "DropTail"
+        if q["kind"] == "drr":
+            out += drr_queue(q)
+        kind = {"red": "RED", "drr": "DRR"}.get(q["kind"], "DropTail")
         out.append(f"$ns duplex-link $n({a}) $n({b}) {_bps(l['rate'])} {_secs(l['delay'])} {kind}")
-        out.append(f"$ns queue-limit $n({a}) $n({b}) {queue_limit(q)}")
-        out.append(f"$ns queue-limit $n({b}) $n({a}) {queue_limit(q)}")
+        if q["kind"] != "drr":  # DRR has its byte limit only (blimit_)
+            out.append(f"$ns queue-limit $n({a}) $n({b}) {queue_limit(q)}")
+            out.append(f"$ns queue-limit $n({b}) $n({a}) {queue_limit(q)}")
         e = l.get("error")
         if e:
             dirs = {"forward": [(a, b)], "reverse": [(b, a)], "both": [(a, b), (b, a)]}[e.get("direction", "forward")]
@@ -225,6 +230,19 @@ def red_queue(q: dict) -> list:
         "Queue/RED set use_mark_p_ true",
         f"Queue/RED set mark_p_ {q.get('mark_p', 0.1)}",
     ]
+
+
+#: tcplab's DRR defaults, ns-2.35's (crates/tcplab-core/src/scenario/config.rs).
+DRR_DEFAULTS = {"buckets": 10, "quantum": 250, "blimit": 25000, "mask": False}
+
+
+def drr_queue(q: dict) -> list:
+    """Queue/DRR class defaults for the links created next (ns-2's DRR
+    hashes the source address into buckets_, serves quantum_ bytes a round
+    and holds blimit_ bytes in all)."""
+    p = {k: q.get(k, v) for k, v in DRR_DEFAULTS.items()}
+    return [f"Queue/DRR set buckets_ {p['buckets']}", f"Queue/DRR set quantum_ {p['quantum']}",
+            f"Queue/DRR set blimit_ {p['blimit']}", f"Queue/DRR set mask_ {int(bool(p['mask']))}"]
 
 
 def _syn(sc: dict, f: dict) -> bool:

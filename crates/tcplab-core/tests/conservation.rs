@@ -15,7 +15,7 @@ fn scenario(
     n: usize,
     parents: &[usize],
     extra: &[(usize, usize)],
-    links: &[(u32, u32, u32, f64)],
+    links: &[(u32, u32, u32, f64, usize)],
     flows: &[(usize, usize, usize)],
     snoop: usize,
     eln: bool,
@@ -27,9 +27,17 @@ fn scenario(
     let mut edges: Vec<(usize, usize)> = (1..n).map(|i| (parents[i - 1] % i, i)).collect();
     edges.extend(extra.iter().filter(|(a, b)| a % n != b % n).map(|(a, b)| (a % n, b % n)));
     for (k, (a, b)) in edges.iter().enumerate() {
-        let (rate, delay, limit, loss) = links[k % links.len()];
+        let (rate, delay, limit, loss, queue) = links[k % links.len()];
+        // Drop-tail, or a discipline that drops from other packets than
+        // the arrival (DRR, FQ-CoDel's batches) or as packets leave (CoDel).
+        let queue = match queue {
+            0 => format!("{{ kind = \"droptail\", limit = {limit} }}"),
+            1 => format!("{{ kind = \"drr\", blimit = {}, buckets = 4 }}", limit * 1100),
+            2 => format!("{{ kind = \"codel\", limit = {limit}, target = \"2ms\", interval = \"20ms\" }}"),
+            _ => format!("{{ kind = \"fq-codel\", limit = {limit}, flows = 8, drop_batch = 3, target = \"2ms\", interval = \"20ms\" }}"),
+        };
         t += &format!(
-            "[[link]]\nbetween = [\"n{a}\", \"n{b}\"]\nrate = \"{rate}kbps\"\ndelay = \"{delay}ms\"\nqueue = {{ kind = \"droptail\", limit = {limit} }}\nerror = {{ kind = \"uniform\", rate = {loss}, direction = \"both\" }}\n"
+            "[[link]]\nbetween = [\"n{a}\", \"n{b}\"]\nrate = \"{rate}kbps\"\ndelay = \"{delay}ms\"\nqueue = {queue}\nerror = {{ kind = \"uniform\", rate = {loss}, direction = \"both\" }}\n"
         );
     }
     let kinds = ["tahoe", "reno", "newreno", "sack", "vegas", "udp"];
@@ -56,7 +64,7 @@ proptest! {
         n in 2usize..9,
         parents in prop::collection::vec(0usize..100, 8),
         extra in prop::collection::vec((0usize..100, 0usize..100), 0..4),
-        links in prop::collection::vec((prop::sample::select(vec![64u32, 256, 1000, 10000]), 1u32..40, 1u32..30, prop::sample::select(vec![0.0, 0.01, 0.05])), 1..6),
+        links in prop::collection::vec((prop::sample::select(vec![64u32, 256, 1000, 10000]), 1u32..40, 1u32..30, prop::sample::select(vec![0.0, 0.01, 0.05]), 0usize..4), 1..6),
         flows in prop::collection::vec((0usize..100, 0usize..100, 0usize..6), 1..5),
         snoop in 0usize..12,
         eln in any::<bool>(),
@@ -64,7 +72,7 @@ proptest! {
         let text = scenario(n, &parents, &extra, &links, &flows, snoop, eln);
         let r = run_toml(&text).unwrap();
         let s = &r.summary;
-        let dropped = col_sum(&r, "drops_overflow") + col_sum(&r, "drops_red") + col_sum(&r, "drops_soft")
+        let dropped = col_sum(&r, "drops_overflow") + col_sum(&r, "drops_red") + col_sum(&r, "drops_soft") + col_sum(&r, "drops_codel")
             + col_sum(&r, "drops_corruption") + s.drops_no_route + s.drops_ttl + s.drops_no_socket;
         prop_assert_eq!(
             s.packets_created,

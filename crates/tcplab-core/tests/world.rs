@@ -181,7 +181,7 @@ fn bad_scenarios_name_the_key() {
         (ok.replace("framing = \"none\"", "framing = \"atm\""), "link[1].framing"),
         (ok.replace("{ kind = \"bulk\" }", "{ kind = \"bulk\", stat = 1 }"), "flow[0].app"),
         (ok.replace("{ kind = \"bulk\" }", "{ kind = \"bulk\", start = \"soon\" }"), "flow[0].app.start"),
-        (ok.replace("kind = \"droptail\"", "kind = \"codel\""), "link[1].queue.kind"),
+        (ok.replace("kind = \"droptail\"", "kind = \"pie\""), "link[1].queue.kind"),
         (
             ok.replace("framing = \"none\"", "framing = \"none\"\nerror = { kind = \"uniform\", rate = 1.5 }"),
             "link[1].error.rate",

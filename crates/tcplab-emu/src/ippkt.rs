@@ -1,5 +1,7 @@
 //! The few IPv4/TCP header facts the link model needs from a real packet.
 
+use tcplab_core::net::FlowKey;
+
 /// What the link model needs to know about a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Meta {
@@ -8,7 +10,8 @@ pub struct Meta {
     /// Application bytes carried (TCP or UDP payload); 0 for pure ACKs, SYNs
     /// and other control packets: the error models' `packets = "acks"` class.
     pub payload: u32,
-    /// ECN-capable transport (ECT(0) or ECT(1)).
+    /// ECN-capable for a queue's decision: ECT(0), ECT(1) or already CE
+    /// (`Packet::is_ect` in the core).
     pub ect: bool,
 }
 
@@ -29,7 +32,7 @@ pub fn parse(b: &[u8]) -> Option<Meta> {
         17 if l4.len() >= 8 => l4.len() - 8,
         _ => 0,
     };
-    Some(Meta { size: total as u32, payload: payload as u32, ect: ecn == 1 || ecn == 2 })
+    Some(Meta { size: total as u32, payload: payload as u32, ect: ecn != 0 })
 }
 
 /// Set the ECN field to CE and fix the header checksum (a RED mark).
@@ -50,6 +53,14 @@ pub fn set_ce(b: &mut [u8]) {
     }
     let ck = !(sum as u16);
     b[10..12].copy_from_slice(&ck.to_be_bytes());
+}
+
+/// What a fair queue (DRR, FQ-CoDel) classifies an IPv4 packet by:
+/// addresses, protocol and ports (zeros where the packet is too short).
+pub fn flow_key(b: &[u8]) -> FlowKey {
+    let addr = |i: usize| b.get(i..i + 4).map_or(0, |a| u32::from_be_bytes([a[0], a[1], a[2], a[3]]));
+    let (sport, dport) = ports(b).unwrap_or((0, 0));
+    FlowKey { src: addr(12), dst: addr(16), proto: b.get(9).copied().unwrap_or(0), sport, dport }
 }
 
 /// The TCP or UDP ports of an IPv4 packet (None for other protocols).

@@ -107,7 +107,8 @@ impl LinkCarrier {
 
     /// The packet is offered to direction `d`.
     fn enter(&mut self, now: Time, d: usize, id: u32, size: u32, ect: bool) {
-        let offer = self.path.dirs[d].offer(now, PktId(id), size, ect);
+        let buf = &self.pkts[id as usize].as_ref().expect("live").buf;
+        let offer = self.path.dirs[d].offer(now, PktId(id), size, ect, || ippkt::flow_key(buf));
         match offer {
             Offer::Idle | Offer::IdleMarked => {
                 if matches!(offer, Offer::IdleMarked) {
@@ -124,21 +125,39 @@ impl LinkCarrier {
                     self.schedule(t, Ev::TxDone(d));
                 }
             }
-            Offer::Dropped(_) => self.drop_pkt(id),
+            Offer::Dropped(_) => {
+                self.drop_pkt(id);
+                self.drop_displaced(d);
+            }
             Offer::Displaced(_) => {
                 if let Some(t) = self.path.dirs[d].arm_tx_done() {
                     self.schedule(t, Ev::TxDone(d));
                 }
-                let victim = self.path.dirs[d].queue.take_displaced();
-                self.drop_pkt(victim.0);
+                self.drop_displaced(d);
             }
+        }
+    }
+
+    /// Discard the packets direction `d`'s queue took out to make room.
+    fn drop_displaced(&mut self, d: usize) {
+        while let Some(v) = self.path.dirs[d].queue.pop_displaced() {
+            self.drop_pkt(v.0);
         }
     }
 
     fn handle(&mut self, t: Time, ev: Ev, out: &mut Vec<Released>) {
         match ev {
             Ev::TxDone(d) => {
-                if let Some((PktId(id), size)) = self.path.dirs[d].tx_done(t) {
+                let next = self.path.dirs[d].tx_done(t);
+                if self.path.dirs[d].queue.has_qdisc() {
+                    for v in self.path.dirs[d].queue.take_dequeue_drops() {
+                        self.drop_pkt(v.0);
+                    }
+                    if let Some((PktId(id), _)) = next.filter(|_| self.path.dirs[d].queue.dequeue_marked()) {
+                        ippkt::set_ce(&mut self.pkts[id as usize].as_mut().expect("live").buf);
+                    }
+                }
+                if let Some((PktId(id), size)) = next {
                     let at = self.path.dirs[d].transmit(t, size);
                     self.schedule(at, Ev::Arrive(d, id));
                 }

@@ -13,7 +13,7 @@
 
 use super::device::{DevAction, DevEvent, DevIo, DevScheduler, DropReason, NetDevice};
 use super::error::Arrival;
-use super::{DropCause, ErrorModel, Queue, Verdict};
+use super::{DropCause, ErrorModel, FlowKey, Queue, Verdict};
 use crate::engine::time::{tx_time, TxRate};
 use crate::engine::{Rng, Time};
 use crate::packet::{Ecn, FlowId, NodeId, PktId};
@@ -43,7 +43,9 @@ pub struct DirStats {
     /// Dual-threshold soft-limit drops.
     pub drops_soft: u64,
     pub drops_corruption: u64,
-    /// Packets marked CE by RED instead of dropped.
+    /// CoDel's drops as packets leave the queue (codel, fq-codel).
+    pub drops_codel: u64,
+    /// Packets marked CE by RED or CoDel instead of dropped.
     pub ecn_marks: u64,
     /// Packets a delaying error model held at the entry.
     pub packets_delayed: u64,
@@ -186,7 +188,12 @@ impl PointToPoint {
     /// once. (With packets queued a `TxDone` at `busy_until` is pending and
     /// keeps FIFO order even for an arrival at exactly that instant.)
     pub fn idle(&self, now: Time) -> bool {
-        debug_assert_eq!(self.tx_event, !self.queue.is_empty(), "a TxDone is pending exactly while packets wait");
+        // (A discipline's overflow drops may empty the queue under a
+        // pending TxDone, which then finds nothing.)
+        debug_assert!(
+            self.tx_event != self.queue.is_empty() || (self.tx_event && self.queue.has_qdisc()),
+            "a TxDone is pending exactly while packets wait"
+        );
         now >= self.busy_until && !self.tx_event
     }
 
@@ -236,16 +243,18 @@ impl PointToPoint {
 
     /// Offer a packet arriving at `now`. `Offer::Idle`: nothing is being
     /// serialised or waiting, the caller transmits it at once
-    /// (`transmit`). Otherwise the queue's verdict, with the statistics kept.
+    /// (`transmit`). Otherwise the queue's verdict, with the statistics
+    /// kept. `key` gives the packet's flow to a queue that classifies by
+    /// flow (DRR, FQ-CoDel); no other asks for it.
     #[inline(always)]
-    pub fn offer(&mut self, now: Time, id: PktId, size: u32, ect: bool) -> Offer {
+    pub fn offer(&mut self, now: Time, id: PktId, size: u32, ect: bool, key: impl FnOnce() -> FlowKey) -> Offer {
         if self.idle(now) {
             if self.hop & HOP_RED != 0 {
-                return self.offer_idle(now, size, ect);
+                return self.offer_idle(now, id, size, ect, key);
             }
             return Offer::Idle;
         }
-        self.offer_to_queue(now, id, size, ect)
+        self.offer_to_queue(now, id, size, ect, key)
     }
 
     /// `offer` for a free transmitter whose queue sees every arrival (RED).
@@ -253,8 +262,8 @@ impl PointToPoint {
     /// it has been sent.
     #[cold]
     #[inline(never)]
-    fn offer_idle(&mut self, now: Time, size: u32, ect: bool) -> Offer {
-        let verdict = self.queue.idle_arrival(now, size, ect, &mut self.queue_rng);
+    fn offer_idle(&mut self, now: Time, id: PktId, size: u32, ect: bool, key: impl FnOnce() -> FlowKey) -> Offer {
+        let verdict = self.queue.idle_arrival(now, (id, size, ect), key, &mut self.queue_rng);
         if !matches!(verdict, Verdict::Dropped(_)) {
             self.queue.transmitting_until(now + self.tx_time(size));
         }
@@ -268,13 +277,15 @@ impl PointToPoint {
     /// `offer` for a busy transmitter: the queue decides. Out of line, so
     /// that an idle hop (most hops) makes no call.
     #[inline(never)]
-    fn offer_to_queue(&mut self, now: Time, id: PktId, size: u32, ect: bool) -> Offer {
+    fn offer_to_queue(&mut self, now: Time, id: PktId, size: u32, ect: bool, key: impl FnOnce() -> FlowKey) -> Offer {
         self.note_queue(now);
-        let verdict = self.queue.enqueue(now, id, size, ect, &mut self.queue_rng);
+        let verdict = self.queue.enqueue_keyed(now, id, size, ect, key, &mut self.queue_rng);
         self.counted(verdict)
     }
 
-    /// The queue's verdict as an offer, counted in the statistics.
+    /// The queue's verdict as an offer, counted in the statistics (with
+    /// the packets it displaced: one for RED, a batch for FQ-CoDel, which
+    /// may drop others along with the arrival).
     fn counted(&mut self, verdict: Verdict) -> Offer {
         match verdict {
             Verdict::Enqueued => Offer::Queued { marked: false },
@@ -283,11 +294,15 @@ impl PointToPoint {
                 Offer::Queued { marked: true }
             }
             Verdict::Dropped(cause) => {
-                self.count_drop(cause);
+                for _ in 0..1 + self.queue.displaced_len() {
+                    self.count_drop(cause);
+                }
                 Offer::Dropped(cause)
             }
             Verdict::Displaced(cause) => {
-                self.count_drop(cause);
+                for _ in 0..self.queue.displaced_len() {
+                    self.count_drop(cause);
+                }
                 Offer::Displaced(cause)
             }
         }
@@ -299,6 +314,7 @@ impl PointToPoint {
             DropCause::Overflow => self.stats.drops_overflow += 1,
             DropCause::Red => self.stats.drops_red += 1,
             DropCause::Soft => self.stats.drops_soft += 1,
+            DropCause::Codel => self.stats.drops_codel += 1,
         }
     }
 
@@ -324,7 +340,21 @@ impl PointToPoint {
                 self.queue.transmitting_until(now + self.tx_time(size));
             }
         }
+        if self.queue.has_qdisc() {
+            self.count_dequeue_signals(next.is_some());
+        }
         next
+    }
+
+    /// A discipline's drops and mark as it gave the next packet, counted;
+    /// the caller discards the packets (`Queue::take_dequeue_drops`) and
+    /// marks the one it transmits (`Queue::dequeue_marked`).
+    #[cold]
+    fn count_dequeue_signals(&mut self, gave: bool) {
+        self.stats.drops_codel += self.queue.dequeue_drops_len() as u64;
+        if gave && self.queue.dequeue_marked() {
+            self.stats.ecn_marks += 1;
+        }
     }
 
     /// Serialise a packet of IP size `size` from `now`; returns the time it
@@ -421,7 +451,7 @@ impl PointToPoint {
     fn enter_on<S: DevScheduler + ?Sized>(&mut self, now: Time, id: PktId, io: &mut DevIo<S>) {
         let p = io.pool.get(id);
         let size = p.size;
-        match self.offer(now, id, size, p.is_ect()) {
+        match self.offer(now, id, size, p.is_ect(), || FlowKey::of(p)) {
             Offer::Idle => self.start_tx(now, id, size, io),
             Offer::IdleMarked => {
                 io.pool.get_mut(id).ip.ecn = Ecn::Ce;
@@ -433,9 +463,16 @@ impl PointToPoint {
                 }
                 self.arm(io);
             }
-            Offer::Dropped(cause) => io.out.push(DevAction::Drop(id, DropReason::Queue(cause))),
+            Offer::Dropped(cause) => {
+                io.out.push(DevAction::Drop(id, DropReason::Queue(cause)));
+                while let Some(v) = self.queue.pop_displaced() {
+                    io.out.push(DevAction::Drop(v, DropReason::Queue(cause)));
+                }
+            }
             Offer::Displaced(cause) => {
-                io.out.push(DevAction::Drop(self.queue.take_displaced(), DropReason::Queue(cause)));
+                while let Some(v) = self.queue.pop_displaced() {
+                    io.out.push(DevAction::Drop(v, DropReason::Queue(cause)));
+                }
                 self.arm(io);
             }
         }
@@ -457,7 +494,16 @@ impl PointToPoint {
     pub fn on_event_on<S: DevScheduler + ?Sized>(&mut self, now: Time, ev: DevEvent, io: &mut DevIo<S>) {
         match ev {
             DevEvent::TxDone => {
-                if let Some((next, size)) = self.tx_done(now) {
+                let next = self.tx_done(now);
+                if self.queue.has_qdisc() {
+                    for v in self.queue.take_dequeue_drops() {
+                        io.out.push(DevAction::Drop(v, DropReason::Queue(DropCause::Codel)));
+                    }
+                    if let Some((id, _)) = next.filter(|_| self.queue.dequeue_marked()) {
+                        io.pool.get_mut(id).ip.ecn = Ecn::Ce;
+                    }
+                }
+                if let Some((next, size)) = next {
                     self.start_tx(now, next, size, io);
                     self.arm(io);
                 }
@@ -543,12 +589,12 @@ mod tests {
     #[test]
     fn steps_in_order() {
         let mut d = dir(1);
-        assert_eq!(d.offer(0, PktId(1), 1000, false), Offer::Idle);
+        assert_eq!(d.offer(0, PktId(1), 1000, false, FlowKey::default), Offer::Idle);
         assert_eq!(d.transmit(0, 1000), MS + 10 * MS);
-        assert_eq!(d.offer(0, PktId(2), 1000, false), Offer::Queued { marked: false });
+        assert_eq!(d.offer(0, PktId(2), 1000, false, FlowKey::default), Offer::Queued { marked: false });
         assert_eq!(d.arm_tx_done(), Some(MS));
         assert_eq!(d.arm_tx_done(), None, "one pending event per direction");
-        assert_eq!(d.offer(0, PktId(3), 1000, false), Offer::Dropped(DropCause::Overflow));
+        assert_eq!(d.offer(0, PktId(3), 1000, false, FlowKey::default), Offer::Dropped(DropCause::Overflow));
         assert_eq!(d.tx_done(MS), Some((PktId(2), 1000)), "with the size it was queued with");
         assert_eq!(d.transmit(MS, 1000), 2 * MS + 10 * MS);
         assert_eq!(d.arm_tx_done(), None, "nothing left to pull");

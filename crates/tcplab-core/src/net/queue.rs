@@ -18,7 +18,14 @@
 //! * Dual threshold: above a soft limit drop one arrival, then another only
 //!   after a hold time if the queue has not shrunk; drop every arrival at the
 //!   hard limit.
+//! * DRR (ns-2's), CoDel and FQ-CoDel (Linux's): disciplines that keep
+//!   their own packets (`net::fair`); the FIFO here then holds only what
+//!   `enqueue_front` puts ahead of them.
 
+use super::codel::{Codel, CodelParams};
+use super::drr::{Drr, DrrParams};
+use super::fair::{FlowKey, Qdisc};
+use super::fq_codel::{FqCodel, FqCodelParams};
 use crate::engine::{Ns2Rng, Rng, Time};
 use crate::packet::PktId;
 use std::collections::VecDeque;
@@ -32,6 +39,8 @@ pub enum DropCause {
     Red,
     /// The dual-threshold policy's soft limit.
     Soft,
+    /// CoDel's drops as packets leave (CoDel, FQ-CoDel).
+    Codel,
 }
 
 /// What happened to an offered packet.
@@ -43,7 +52,7 @@ pub enum Verdict {
     Dropped(DropCause),
     /// Enqueued, and to make room a packet that was waiting dropped
     /// instead (RED's forced drops with `RedVictim::Front` or `Random`):
-    /// the caller takes it with `Queue::take_displaced`. (Not carried
+    /// the caller takes it with `Queue::pop_displaced`. (Not carried
     /// here: a verdict of two bytes keeps every `enqueue` cheaper.)
     Displaced(DropCause),
 }
@@ -146,6 +155,15 @@ pub enum QueuePolicy {
         hard: u32,
         hold: Time,
     },
+    /// ns-2.35's Queue/DRR (`net::drr`).
+    Drr(DrrParams),
+    /// Linux's codel: one FIFO under CoDel, tail drop at `limit` packets.
+    Codel {
+        params: CodelParams,
+        limit: u32,
+    },
+    /// Linux's fq_codel (`net::fq_codel`).
+    FqCodel(FqCodelParams),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -179,12 +197,31 @@ pub struct Queue {
     dual: DualState,
     /// Link rate, for RED's idle-time correction.
     rate_bps: u64,
-    /// The packet the last `Verdict::Displaced` took out.
-    displaced: Option<PktId>,
+    /// The packets the last `Verdict::Displaced` (or a `Dropped` of a
+    /// discipline that dropped others too) took out.
+    displaced: Vec<PktId>,
+    /// DRR, CoDel or FQ-CoDel, holding the packets (None: `buf` does).
+    qdisc: Option<Box<Qdisc>>,
+    /// What the last dequeue of a discipline did besides: the packets its
+    /// controller dropped, and whether the packet it gave is to be marked.
+    dequeue_drops: Vec<PktId>,
+    dequeue_mark: bool,
 }
 
 impl Queue {
     pub fn new(policy: QueuePolicy, rate_bps: u64) -> Self {
+        Self::seeded(policy, rate_bps, 0)
+    }
+
+    /// A queue whose discipline, if it hashes flows, keys its hash with
+    /// `seed` (Linux draws a key per queue).
+    pub fn seeded(policy: QueuePolicy, rate_bps: u64, seed: u64) -> Self {
+        let qdisc = match &policy {
+            QueuePolicy::Drr(p) => Some(Qdisc::Drr(Drr::new(p.clone(), seed))),
+            QueuePolicy::Codel { params, limit } => Some(Qdisc::Codel(Codel::new(*params, *limit))),
+            QueuePolicy::FqCodel(p) => Some(Qdisc::FqCodel(FqCodel::new(p.clone(), seed))),
+            _ => None,
+        };
         Queue {
             policy,
             buf: VecDeque::new(),
@@ -192,7 +229,54 @@ impl Queue {
             red: RedState { idle_since: Some(0), ..Default::default() },
             dual: DualState::default(),
             rate_bps,
-            displaced: None,
+            displaced: Vec::new(),
+            qdisc: qdisc.map(Box::new),
+            dequeue_drops: Vec::new(),
+            dequeue_mark: false,
+        }
+    }
+
+    /// Whether a discipline of `net::fair` holds the packets (it wants
+    /// each packet's flow and may drop or mark as packets leave).
+    #[inline(always)]
+    pub fn has_qdisc(&self) -> bool {
+        self.qdisc.is_some()
+    }
+
+    /// `enqueue` for a queue that may classify by flow: `key` is asked
+    /// only by a discipline that does.
+    #[inline]
+    pub fn enqueue_keyed(
+        &mut self,
+        now: Time,
+        id: PktId,
+        size: u32,
+        ect: bool,
+        key: impl FnOnce() -> FlowKey,
+        rng: &mut Rng,
+    ) -> Verdict {
+        if self.qdisc.is_none() {
+            return self.enqueue(now, id, size, ect, rng);
+        }
+        self.qdisc_enqueue(now, id, size, ect, key())
+    }
+
+    /// A discipline's enqueue: `Dropped` if the arrival was among the
+    /// packets it dropped, `Displaced` if only others were; either way
+    /// the others are taken with `pop_displaced`.
+    #[cold]
+    #[inline(never)]
+    fn qdisc_enqueue(&mut self, now: Time, id: PktId, size: u32, ect: bool, key: FlowKey) -> Verdict {
+        let q = self.qdisc.as_mut().expect("a discipline");
+        q.enqueue(now, (id, size, ect), &key, &mut self.displaced);
+        let cause = DropCause::Overflow;
+        if let Some(i) = self.displaced.iter().position(|&d| d == id) {
+            self.displaced.remove(i);
+            Verdict::Dropped(cause)
+        } else if self.displaced.is_empty() {
+            Verdict::Enqueued
+        } else {
+            Verdict::Displaced(cause)
         }
     }
 
@@ -213,6 +297,9 @@ impl Queue {
             QueuePolicy::Red(p) => {
                 let p = p.clone();
                 self.red_verdict(&p, now, size, ect, rng)
+            }
+            QueuePolicy::Drr(_) | QueuePolicy::Codel { .. } | QueuePolicy::FqCodel(_) => {
+                return self.qdisc_enqueue(now, id, size, ect, FlowKey::default());
             }
             QueuePolicy::DualThreshold { soft, hard, hold } => {
                 let len = self.buf.len();
@@ -265,13 +352,19 @@ impl Queue {
         }
         let (victim, size) = self.buf.remove(i).expect("a waiting packet");
         self.bytes -= size as u64;
-        self.displaced = Some(victim);
+        self.displaced.push(victim);
         Verdict::Displaced(cause)
     }
 
-    /// The packet a `Verdict::Displaced` dropped from the queue.
-    pub fn take_displaced(&mut self) -> PktId {
-        self.displaced.take().expect("a displaced packet")
+    /// A packet the last `Verdict::Displaced` (or a discipline's
+    /// `Dropped`) dropped from the queue, until there are none.
+    pub fn pop_displaced(&mut self) -> Option<PktId> {
+        self.displaced.pop()
+    }
+
+    /// How many packets `pop_displaced` has to give.
+    pub fn displaced_len(&self) -> usize {
+        self.displaced.len()
     }
 
     /// The next number of ns-2's generator (`RedParams::ns2_generator`,
@@ -413,7 +506,7 @@ impl Queue {
     /// arrival, those that go straight onto the wire too.
     #[inline(always)]
     pub fn sees_idle_arrivals(&self) -> bool {
-        matches!(self.policy, QueuePolicy::Red(_))
+        matches!(self.policy, QueuePolicy::Red(_)) || self.qdisc.as_ref().is_some_and(|q| q.sees_idle_arrivals())
     }
 
     /// A packet arrives with nothing waiting and the transmitter free: RED
@@ -421,11 +514,28 @@ impl Queue {
     /// and may still drop or mark it (Floyd & Jacobson test every arrival;
     /// ns-2 spares a short queue). The packet does not join the queue: on
     /// `Enqueued` or `Marked` it goes onto the wire at once.
-    pub fn idle_arrival(&mut self, now: Time, size: u32, ect: bool, rng: &mut Rng) -> Verdict {
+    /// A discipline that sees idle arrivals (DRR, as ns-2 enques and deques
+    /// every packet) takes the packet in and gives it straight back: `key`
+    /// is its flow, `id` its number.
+    pub fn idle_arrival(
+        &mut self,
+        now: Time,
+        (id, size, ect): (PktId, u32, bool),
+        key: impl FnOnce() -> FlowKey,
+        rng: &mut Rng,
+    ) -> Verdict {
         match &self.policy {
             QueuePolicy::Red(p) => {
                 let p = p.clone();
                 self.red_verdict(&p, now, size, ect, rng)
+            }
+            _ if self.qdisc.is_some() => {
+                let v = self.qdisc_enqueue(now, id, size, ect, key());
+                if !matches!(v, Verdict::Dropped(_)) {
+                    let out = self.dequeue_sized(now);
+                    debug_assert_eq!(out.map(|o| o.0), Some(id), "an idle queue gives the arrival back");
+                }
+                v
             }
             _ => Verdict::Enqueued,
         }
@@ -453,7 +563,7 @@ impl Queue {
     /// Whether a packet could join without reaching the limit (Snoop caches
     /// only then, so that congestion still shows to the sender).
     pub fn has_room(&self) -> bool {
-        self.limit().is_none_or(|l| self.buf.len() + 1 < l)
+        self.limit().is_none_or(|l| self.len() + 1 < l)
     }
 
     /// The most packets that may wait (None: no limit).
@@ -462,12 +572,16 @@ impl Queue {
             QueuePolicy::DropTail { limit_packets, .. } => limit_packets.map(|l| l as usize),
             QueuePolicy::Red(p) => Some(p.limit as usize),
             QueuePolicy::DualThreshold { hard, .. } => Some(*hard as usize),
+            QueuePolicy::Codel { limit, .. } => Some(*limit as usize),
+            QueuePolicy::FqCodel(p) => Some(p.limit as usize),
+            // A limit in bytes only.
+            QueuePolicy::Drr(_) => None,
         }
     }
 
     /// Whether the queue holds its limit (of packets waiting).
     pub fn is_full(&self) -> bool {
-        self.limit().is_some_and(|l| self.buf.len() >= l)
+        self.limit().is_some_and(|l| self.len() >= l)
     }
 
     /// Take the last packet out (ns-2's PriQueue making room behind a
@@ -487,8 +601,39 @@ impl Queue {
     #[inline]
     pub fn dequeue_sized(&mut self, now: Time) -> Option<(PktId, u32)> {
         let taken = self.buf.pop_front();
+        if taken.is_none() && self.qdisc.is_some() {
+            return self.qdisc_dequeue(now);
+        }
         self.took(now, taken)?;
         taken
+    }
+
+    /// A discipline's dequeue; its drops and mark wait in
+    /// `take_dequeue_drops` and `dequeue_marked`.
+    #[cold]
+    #[inline(never)]
+    fn qdisc_dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
+        let q = self.qdisc.as_mut().expect("a discipline");
+        let out = q.dequeue(now, &mut self.dequeue_drops);
+        self.dequeue_mark = out.is_some_and(|d| d.mark);
+        out.map(|d| (d.w.id, d.w.size))
+    }
+
+    /// The packets the discipline's controller dropped in the last
+    /// dequeues (CoDel), taken out of the queue for the caller to discard.
+    pub fn take_dequeue_drops(&mut self) -> Vec<PktId> {
+        std::mem::take(&mut self.dequeue_drops)
+    }
+
+    /// How many packets `take_dequeue_drops` has to give.
+    pub fn dequeue_drops_len(&self) -> usize {
+        self.dequeue_drops.len()
+    }
+
+    /// Whether the packet the last dequeue gave is to leave marked CE
+    /// (CoDel's signal to an ECN-capable packet).
+    pub fn dequeue_marked(&self) -> bool {
+        self.dequeue_mark
     }
 
     /// The bookkeeping of a packet taken out at `now`.
@@ -505,6 +650,7 @@ impl Queue {
     /// Take out every queued packet `pick` chooses, in queue order (a
     /// routing protocol pulls back the packets for a neighbour it lost).
     pub fn remove_where(&mut self, now: Time, mut pick: impl FnMut(PktId) -> bool) -> Vec<PktId> {
+        debug_assert!(self.qdisc.is_none(), "an interface queue has no discipline of net::fair");
         let mut taken = Vec::new();
         let mut bytes = self.bytes;
         self.buf.retain(|&(id, size)| {
@@ -529,15 +675,15 @@ impl Queue {
     }
 
     pub fn len(&self) -> usize {
-        self.buf.len()
+        self.buf.len() + self.qdisc.as_ref().map_or(0, |q| q.len())
     }
 
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.buf.is_empty() && self.qdisc.as_ref().is_none_or(|q| q.is_empty())
     }
 
     pub fn bytes(&self) -> u64 {
-        self.bytes
+        self.bytes + self.qdisc.as_ref().map_or(0, |q| q.bytes())
     }
 }
 
@@ -737,7 +883,7 @@ mod tests {
         q.red.idle_since = None;
         q.red.count = 7;
         assert!(q.sees_idle_arrivals());
-        assert_eq!(q.idle_arrival(0, 1000, false, &mut rng), Verdict::Enqueued);
+        assert_eq!(q.idle_arrival(0, (PktId(0), 1000, false), FlowKey::default, &mut rng), Verdict::Enqueued);
         assert!(q.is_empty());
         assert!((q.red_avg() - 4.0 * (1.0 - 0.002)).abs() < 1e-12);
         assert_eq!(q.red.count, 8);
@@ -1150,7 +1296,7 @@ mod tests {
         assert_eq!(q.len(), 4);
         let (v, mut q) = full(RedVictim::Front, None);
         assert_eq!(v, Verdict::Displaced(DropCause::Overflow));
-        assert_eq!(q.take_displaced(), PktId(1));
+        assert_eq!(q.pop_displaced(), Some(PktId(1)));
         let order: Vec<_> = std::iter::from_fn(|| q.dequeue(0)).collect();
         assert_eq!(order, [PktId(0), PktId(2), PktId(3), PktId(9)]);
         // ns-2's generator from its start: first number 0.0003395769746692744,
@@ -1158,7 +1304,7 @@ mod tests {
         // `[new RNG]`, seed 1, next-random 729236, integer 29 -> 2).
         let (v, mut q) = full(RedVictim::Random, Some(0));
         assert_eq!(v, Verdict::Displaced(DropCause::Overflow));
-        assert_eq!(q.take_displaced(), PktId(1));
+        assert_eq!(q.pop_displaced(), Some(PktId(1)));
         assert_eq!(q.bytes(), 4000);
     }
 }

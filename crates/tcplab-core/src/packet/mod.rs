@@ -303,14 +303,31 @@ impl Packet {
         }
     }
 
+    /// ECN-capable for a queue's decision: ECT(0), ECT(1), or CE set by
+    /// an earlier queue. A queue that would signal congestion to a CE
+    /// packet leaves it marked instead of dropping it: ns-2 keeps its
+    /// ect_ bit beside ce_ (RED marks the packet again), Linux's
+    /// INET_ECN_set_ce() reports success on CE, and RFC 3168 section 5
+    /// has the router set CE only in ECN-capable packets, which a CE
+    /// packet is.
     pub fn is_ect(&self) -> bool {
-        matches!(self.ip.ecn, Ecn::Ect0 | Ecn::Ect1)
+        matches!(self.ip.ecn, Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ce_packet_is_still_ecn_capable_for_queues() {
+        let mut p = Packet::new(0, 0, 1, Transport::Tcp(TcpHeader::default()), TCP_HEADER, 0, 0);
+        assert!(!p.is_ect());
+        for e in [Ecn::Ect0, Ecn::Ect1, Ecn::Ce] {
+            p.ip.ecn = e;
+            assert!(p.is_ect(), "{e:?}: a second RED or CoDel leaves it marked rather than dropping it");
+        }
+    }
     #[test]
     fn packet_stays_small() {
         // A packet and its pool's reference count fill one 128-byte slot

@@ -10,7 +10,8 @@ use crate::mechanisms::{ConnKey, ElnAgent, SnoopAgent};
 use crate::net::error::ErrorKind;
 use crate::net::routing::{reachable_from, shortest_paths_to, strong_components, Router, StaticRouting};
 use crate::net::{
-    DevId, Device, ErrorModel, HitAction, PacketClass, PointToPoint, Queue, QueuePolicy, RedParams, RedVictim,
+    CodelParams, DevId, Device, DrrClassify, DrrParams, ErrorModel, FqCodelParams, HitAction, PacketClass,
+    PointToPoint, Queue, QueuePolicy, RedParams, RedVictim,
 };
 use crate::output::pcap::PcapWriter;
 use crate::output::RunOptions;
@@ -237,6 +238,30 @@ fn validate_queue(key: String, q: &QueueCfg) -> R<()> {
             return err(format!("{key}.mean_pktsize"), "must be at least 1 byte");
         }
     }
+    match q {
+        QueueCfg::Drr { buckets, quantum, blimit, .. } => {
+            at_least(format!("{key}.buckets"), *buckets as u64, 1, "bucket")?;
+            at_least(format!("{key}.quantum"), *quantum as u64, 1, "byte")?;
+            at_least(format!("{key}.blimit"), *blimit, 1, "byte")?;
+        }
+        QueueCfg::Codel { limit, target, interval, .. } => {
+            at_least(format!("{key}.limit"), *limit as u64, 1, "packet")?;
+            at_least(format!("{key}.target"), target.0, 1024, "ns (CoDel's clock ticks every 1.024 us)")?;
+            at_least(format!("{key}.interval"), interval.0, 1024, "ns (CoDel's clock ticks every 1.024 us)")?;
+        }
+        QueueCfg::FqCodel { flows, limit, quantum, target, interval, drop_batch, .. } => {
+            if !(1..=65536).contains(flows) {
+                return err(format!("{key}.flows"), format!("must be 1..65536 (Linux's range), got {flows}"));
+            }
+            at_least(format!("{key}.limit"), *limit as u64, 1, "packet")?;
+            // Linux raises a smaller quantum to 256.
+            at_least(format!("{key}.quantum"), *quantum as u64, 256, "bytes (Linux's least)")?;
+            at_least(format!("{key}.drop_batch"), *drop_batch as u64, 1, "packet")?;
+            at_least(format!("{key}.target"), target.0, 1024, "ns (CoDel's clock ticks every 1.024 us)")?;
+            at_least(format!("{key}.interval"), interval.0, 1024, "ns (CoDel's clock ticks every 1.024 us)")?;
+        }
+        _ => {}
+    }
     if let QueueCfg::DualThreshold { soft, hard, .. } = q {
         if *soft == 0 || soft > hard {
             return err(format!("{key}.soft"), format!("must be 1..hard ({hard}), got {soft}"));
@@ -249,6 +274,14 @@ fn validate_queue(key: String, q: &QueueCfg) -> R<()> {
         if *limit_bytes == Some(0) {
             return err(format!("{key}.limit_bytes"), "must be at least 1 byte");
         }
+    }
+    Ok(())
+}
+
+/// `key` must be at least `least` (`unit` names it in the message).
+fn at_least(key: String, value: u64, least: u64, unit: &str) -> R<()> {
+    if value < least {
+        return err(key, format!("must be at least {least} {unit}, got {value}"));
     }
     Ok(())
 }
@@ -914,6 +947,29 @@ fn queue_policy(q: Option<&QueueCfg>, profile: ProfileName) -> QueuePolicy {
         Some(QueueCfg::DualThreshold { soft, hard, hold }) => {
             QueuePolicy::DualThreshold { soft: *soft, hard: *hard, hold: hold.0 }
         }
+        Some(QueueCfg::Drr { buckets, quantum, blimit, mask, classify }) => QueuePolicy::Drr(DrrParams {
+            buckets: *buckets,
+            blimit: *blimit,
+            quantum: *quantum,
+            mask: *mask,
+            classify: match classify {
+                DrrClassifyName::Source => DrrClassify::Source,
+                DrrClassifyName::Flow => DrrClassify::Flow,
+            },
+        }),
+        Some(QueueCfg::Codel { limit, target, interval, ecn, mtu }) => QueuePolicy::Codel {
+            params: CodelParams { target: target.0, interval: interval.0, ecn: *ecn, mtu: *mtu },
+            limit: *limit,
+        },
+        Some(QueueCfg::FqCodel { flows, limit, quantum, target, interval, ecn, drop_batch, mtu }) => {
+            QueuePolicy::FqCodel(FqCodelParams {
+                flows: *flows,
+                limit: *limit,
+                quantum: *quantum,
+                drop_batch: *drop_batch,
+                codel: CodelParams { target: target.0, interval: interval.0, ecn: *ecn, mtu: *mtu },
+            })
+        }
     }
 }
 
@@ -1413,7 +1469,14 @@ pub fn link_dirs(cfg: &ScenarioCfg) -> Vec<PointToPoint> {
                 rate_bps,
                 over.delay.unwrap_or(l.delay).0,
                 l.framing.bytes(),
-                Queue::new(queue_policy(over.queue.as_ref().or(l.queue.as_ref()), cfg.sim.tcp_profile), rate_bps),
+                Queue::seeded(
+                    queue_policy(over.queue.as_ref().or(l.queue.as_ref()), cfg.sim.tcp_profile),
+                    rate_bps,
+                    // The key of a fair queue's flow hash (Linux draws one
+                    // per queue); a stream of its own, so adding it moved
+                    // no other draw.
+                    stream_rng(seed, &format!("link{i}.{dname}.flows")).next_u64(),
+                ),
                 error,
                 stream_rng(seed, &format!("link{i}.{dname}.error")),
                 stream_rng(seed, &format!("link{i}.{dname}.queue")),

@@ -688,6 +688,108 @@ pub enum QueueCfg {
         #[serde(default = "dual_hold")]
         hold: Dur,
     },
+    /// Deficit round robin as ns-2.35's Queue/DRR: `buckets` classes by a
+    /// hash of the source address (or of the flow, `classify = "flow"`),
+    /// `quantum` bytes a round, one byte limit `blimit` over all, overflow
+    /// dropped from the head of the bucket holding the most bytes.
+    /// Defaults ns-2.35's (10, 250, 25000, mask false).
+    Drr {
+        #[serde(default = "drr_buckets")]
+        buckets: u32,
+        #[serde(default = "drr_quantum")]
+        quantum: u32,
+        #[serde(default = "drr_blimit")]
+        blimit: u64,
+        /// Hash only the source address & 0xfff0 (ns-2's mask_ 1).
+        #[serde(default)]
+        mask: bool,
+        #[serde(default)]
+        classify: DrrClassifyName,
+    },
+    /// Linux's codel: one FIFO under CoDel (RFC 8289), tail drop at
+    /// `limit` packets. Defaults Linux's (limit 1000, target 5 ms,
+    /// interval 100 ms, ecn off, mtu 1514).
+    Codel {
+        #[serde(default = "codel_limit")]
+        limit: u32,
+        #[serde(default = "codel_target")]
+        target: Dur,
+        #[serde(default = "codel_interval")]
+        interval: Dur,
+        #[serde(default)]
+        ecn: bool,
+        #[serde(default = "codel_mtu")]
+        mtu: u32,
+    },
+    /// Linux's fq_codel (RFC 8290): flows hashed into `flows` queues each
+    /// under CoDel, deficit round robin of `quantum` bytes with new flows
+    /// first, the fattest flow's head dropped in a batch at `limit`
+    /// packets. Defaults Linux's (1024 flows, limit 10240, quantum 1514,
+    /// target 5 ms, interval 100 ms, ecn on, drop_batch 64, mtu 1514).
+    #[serde(alias = "fq_codel")]
+    FqCodel {
+        #[serde(default = "fq_codel_flows")]
+        flows: u32,
+        #[serde(default = "fq_codel_limit")]
+        limit: u32,
+        #[serde(default = "codel_mtu")]
+        quantum: u32,
+        #[serde(default = "codel_target")]
+        target: Dur,
+        #[serde(default = "codel_interval")]
+        interval: Dur,
+        #[serde(default = "yes")]
+        ecn: bool,
+        #[serde(default = "fq_codel_drop_batch")]
+        drop_batch: u32,
+        #[serde(default = "codel_mtu")]
+        mtu: u32,
+    },
+}
+
+/// `queue.classify` of a DRR queue.
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum DrrClassifyName {
+    /// ns-2's hash of the source address.
+    #[default]
+    Source,
+    /// A hash of addresses, protocol and ports.
+    Flow,
+}
+
+// DRR's defaults: ns-2.35's tcl/lib/ns-default.tcl (Queue/DRR).
+fn drr_buckets() -> u32 {
+    10
+}
+fn drr_quantum() -> u32 {
+    250
+}
+fn drr_blimit() -> u64 {
+    25_000
+}
+// CoDel's and FQ-CoDel's: Linux's codel_params_init(), sch_codel and
+// sch_fq_codel's init (quantum and mtu: psched_mtu of an Ethernet device).
+fn codel_limit() -> u32 {
+    1000
+}
+fn codel_target() -> Dur {
+    Dur(5 * crate::engine::time::MS)
+}
+fn codel_interval() -> Dur {
+    Dur(100 * crate::engine::time::MS)
+}
+fn codel_mtu() -> u32 {
+    1514
+}
+fn fq_codel_flows() -> u32 {
+    1024
+}
+fn fq_codel_limit() -> u32 {
+    10 * 1024
+}
+fn fq_codel_drop_batch() -> u32 {
+    64
 }
 
 fn red_max_p() -> f64 {

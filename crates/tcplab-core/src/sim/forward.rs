@@ -6,7 +6,7 @@ use super::{Ev, TraceKind, World};
 use crate::engine::{EventQueue, Time};
 use crate::mechanisms::{Agent, AgentAction, AgentIo, Verdict};
 use crate::net::routing::{Route, Router, RoutingAction, RoutingIo};
-use crate::net::{Arrival, DropCause};
+use crate::net::{Arrival, DropCause, FlowKey};
 use crate::net::{
     DevAction, DevEvent, DevId, DevIo, DevScheduler, Device, DropReason, FanOut, NetDevice, Offer, PointToPoint,
 };
@@ -175,7 +175,7 @@ fn p2p_enter(
         d.note_queue(now);
         d.queue.enqueue_front(id, size);
     } else {
-        match d.offer(now, id, size, ect) {
+        match d.offer(now, id, size, ect, || FlowKey::of(pool.get(id))) {
             Offer::Idle => return p2p_transmit(q, d, dev, id, size, now),
             Offer::IdleMarked => {
                 pool.get_mut(id).ip.ecn = Ecn::Ce;
@@ -599,11 +599,38 @@ impl World {
                 }
             }
             Sent::Waiting => {}
-            Sent::Dropped(cause) => self.dev_drop(now, dev, id, DropReason::Queue(cause)),
-            Sent::Displaced(cause) => {
-                let victim = self.p2p(dev).queue.take_displaced();
-                self.dev_drop(now, dev, victim, DropReason::Queue(cause))
+            Sent::Dropped(cause) => {
+                self.dev_drop(now, dev, id, DropReason::Queue(cause));
+                // A discipline's batch may have taken others with it.
+                if self.p2p(dev).queue.displaced_len() > 0 {
+                    self.drop_displaced(now, dev, cause);
+                }
             }
+            Sent::Displaced(cause) => self.drop_displaced(now, dev, cause),
+        }
+    }
+
+    /// Discard the packets the queue of `dev` took out to make room.
+    #[cold]
+    fn drop_displaced(&mut self, now: Time, dev: DevId, cause: DropCause) {
+        while let Some(victim) = self.p2p(dev).queue.pop_displaced() {
+            self.dev_drop(now, dev, victim, DropReason::Queue(cause));
+        }
+    }
+
+    /// A discipline's drops (CoDel) as it chose the next packet of `dev`,
+    /// and its CE mark on that packet.
+    #[cold]
+    #[inline(never)]
+    fn p2p_dequeue_signals(&mut self, now: Time, dev: DevId, next: Option<(PktId, u32)>) {
+        let d = self.p2p(dev);
+        let drops = d.queue.take_dequeue_drops();
+        let marked = d.queue.dequeue_marked();
+        for v in drops {
+            self.dev_drop(now, dev, v, DropReason::Queue(DropCause::Codel));
+        }
+        if let Some((id, _)) = next.filter(|_| marked) {
+            self.pool.get_mut(id).ip.ecn = Ecn::Ce;
         }
     }
 
@@ -611,9 +638,14 @@ impl World {
     fn p2p_event(&mut self, now: Time, dev: DevId, ev: DevEvent) {
         match ev {
             DevEvent::TxDone => {
+                let Device::P2p(d) = &mut self.devices[dev as usize] else { unreachable!() };
+                let next = d.tx_done(now);
+                if d.queue.has_qdisc() {
+                    self.p2p_dequeue_signals(now, dev, next);
+                }
                 let World { devices, q, .. } = self;
                 let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
-                if let Some((next, size)) = d.tx_done(now) {
+                if let Some((next, size)) = next {
                     p2p_transmit(q, d, dev, next, size, now);
                     self.p2p_sent(now, dev, next, Sent::Started);
                     if let Some(at) = self.p2p(dev).arm_tx_done() {

@@ -341,7 +341,7 @@ pub fn link_dirs_table<'a>(
     let mut t = Table::new();
     let mut cols: (Vec<i64>, Vec<String>, Vec<String>, Vec<String>) = Default::default();
     let mut num: Vec<Vec<f64>> = vec![Vec::new(); 2];
-    let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 9];
+    let mut ints: Vec<Vec<i64>> = vec![Vec::new(); 10];
     for d in dirs {
         d.note_queue(dur);
         cols.0.push(d.link as i64);
@@ -356,6 +356,7 @@ pub fn link_dirs_table<'a>(
             s.drops_overflow,
             s.drops_red,
             s.drops_soft,
+            s.drops_codel,
             s.drops_corruption,
             s.ecn_marks,
             s.max_queue,
@@ -376,6 +377,7 @@ pub fn link_dirs_table<'a>(
         "drops_overflow",
         "drops_red",
         "drops_soft",
+        "drops_codel",
         "drops_corruption",
         "ecn_marks",
         "max_queue",

@@ -149,7 +149,7 @@ impl LinkCarrier {
         match ev {
             Ev::TxDone(d) => {
                 let next = self.path.dirs[d].tx_done(t);
-                if self.path.dirs[d].queue.has_qdisc() {
+                if self.path.dirs[d].has_qdisc() {
                     for v in self.path.dirs[d].queue.take_dequeue_drops() {
                         self.drop_pkt(v.0);
                     }

@@ -110,6 +110,11 @@ const HOP_LOSSLESS: u8 = 1;
 const HOP_RED: u8 = 2;
 /// The error model delays the packets it picks (`HitAction::Delay`).
 const HOP_HOLD: u8 = 4;
+/// The queue is a discipline of `net::fair` (DRR, CoDel, FQ-CoDel): its
+/// FIFO is not all it holds, and packets may be dropped or marked as they
+/// leave. Read here, not from the queue, so that the other links pay one
+/// bit test in the line they have loaded anyway.
+const HOP_QDISC: u8 = 8;
 
 /// A field-less `u64` enum: all but one of its values are free, more than
 /// in any other field (the queue policy's tag has all but three), and the
@@ -148,7 +153,8 @@ impl PointToPoint {
     ) -> Self {
         let hop = if error.loses() { 0 } else { HOP_LOSSLESS }
             | if queue.sees_idle_arrivals() { HOP_RED } else { 0 }
-            | if error.delays() { HOP_HOLD } else { 0 };
+            | if error.delays() { HOP_HOLD } else { 0 }
+            | if queue.has_qdisc() { HOP_QDISC } else { 0 };
         PointToPoint {
             link,
             forward,
@@ -191,7 +197,7 @@ impl PointToPoint {
         // (A discipline's overflow drops may empty the queue under a
         // pending TxDone, which then finds nothing.)
         debug_assert!(
-            self.tx_event != self.queue.is_empty() || (self.tx_event && self.queue.has_qdisc()),
+            self.tx_event != self.queue_is_empty() || (self.tx_event && self.has_qdisc()),
             "a TxDone is pending exactly while packets wait"
         );
         now >= self.busy_until && !self.tx_event
@@ -210,10 +216,42 @@ impl PointToPoint {
 
     /// Account queue-length change for the time-average.
     pub fn note_queue(&mut self, now: Time) {
+        self.note_len(now, self.queue_len());
+    }
+
+    /// `note_queue` with the length at hand.
+    #[inline(always)]
+    fn note_len(&mut self, now: Time, len: usize) {
         let dt = now - self.stats.last_change;
-        self.stats.queue_area += dt as f64 * self.queue.len() as f64;
+        self.stats.queue_area += dt as f64 * len as f64;
         self.stats.last_change = now;
-        self.stats.max_queue = self.stats.max_queue.max(self.queue.len() as u64);
+        self.stats.max_queue = self.stats.max_queue.max(len as u64);
+    }
+
+    /// Whether the queue is a discipline of `net::fair` (`HOP_QDISC`).
+    #[inline(always)]
+    pub fn has_qdisc(&self) -> bool {
+        self.hop & HOP_QDISC != 0
+    }
+
+    /// Packets waiting (`Queue::len`, without its look at a discipline
+    /// where there is none).
+    #[inline(always)]
+    fn queue_len(&self) -> usize {
+        if self.has_qdisc() {
+            self.queue.len()
+        } else {
+            self.queue.fifo_len()
+        }
+    }
+
+    #[inline(always)]
+    fn queue_is_empty(&self) -> bool {
+        if self.has_qdisc() {
+            self.queue.is_empty()
+        } else {
+            self.queue.fifo_len() == 0
+        }
     }
 
     // ---- The direction's steps, in the order a packet takes them. The
@@ -254,7 +292,10 @@ impl PointToPoint {
             }
             return Offer::Idle;
         }
-        self.offer_to_queue(now, id, size, ect, key)
+        if self.has_qdisc() {
+            return self.offer_to_qdisc(now, id, size, ect, key());
+        }
+        self.offer_to_queue(now, id, size, ect)
     }
 
     /// `offer` for a free transmitter whose queue sees every arrival (RED).
@@ -277,9 +318,18 @@ impl PointToPoint {
     /// `offer` for a busy transmitter: the queue decides. Out of line, so
     /// that an idle hop (most hops) makes no call.
     #[inline(never)]
-    fn offer_to_queue(&mut self, now: Time, id: PktId, size: u32, ect: bool, key: impl FnOnce() -> FlowKey) -> Offer {
+    fn offer_to_queue(&mut self, now: Time, id: PktId, size: u32, ect: bool) -> Offer {
+        self.note_len(now, self.queue.fifo_len());
+        let verdict = self.queue.enqueue(now, id, size, ect, &mut self.queue_rng);
+        self.counted(verdict)
+    }
+
+    /// `offer_to_queue` for a discipline, which wants the packet's flow.
+    #[cold]
+    #[inline(never)]
+    fn offer_to_qdisc(&mut self, now: Time, id: PktId, size: u32, ect: bool, key: FlowKey) -> Offer {
         self.note_queue(now);
-        let verdict = self.queue.enqueue_keyed(now, id, size, ect, key, &mut self.queue_rng);
+        let verdict = self.queue.enqueue_keyed(now, id, size, ect, || key, &mut self.queue_rng);
         self.counted(verdict)
     }
 
@@ -321,7 +371,7 @@ impl PointToPoint {
     /// With packets waiting and no end-of-transmission event pending, the
     /// time at which the caller must schedule one (then call `tx_done`).
     pub fn arm_tx_done(&mut self) -> Option<Time> {
-        if self.tx_event || self.queue.is_empty() {
+        if self.tx_event || self.queue_is_empty() {
             return None;
         }
         self.tx_event = true;
@@ -331,30 +381,37 @@ impl PointToPoint {
     /// The transmitter is free at `now`: the next packet to `transmit`, if
     /// any, with the IP size it was queued with.
     pub fn tx_done(&mut self, now: Time) -> Option<(PktId, u32)> {
+        if self.has_qdisc() {
+            return self.tx_done_qdisc(now);
+        }
         self.tx_event = false;
-        self.note_queue(now);
-        let next = self.queue.dequeue_sized(now);
+        self.note_len(now, self.queue.fifo_len());
+        let next = self.queue.dequeue_fifo(now);
         if self.hop & HOP_RED != 0 {
             // RED's idle time starts when the last packet has been sent.
             if let Some((_, size)) = next {
                 self.queue.transmitting_until(now + self.tx_time(size));
             }
         }
-        if self.queue.has_qdisc() {
-            self.count_dequeue_signals(next.is_some());
-        }
         next
     }
 
-    /// A discipline's drops and mark as it gave the next packet, counted;
-    /// the caller discards the packets (`Queue::take_dequeue_drops`) and
-    /// marks the one it transmits (`Queue::dequeue_marked`).
+    /// `tx_done` of a discipline, with its drops and mark as it gave the
+    /// next packet counted; the caller discards the packets
+    /// (`Queue::take_dequeue_drops`) and marks the one it transmits
+    /// (`Queue::dequeue_marked`). Out of line: the other links' step makes
+    /// no call.
     #[cold]
-    fn count_dequeue_signals(&mut self, gave: bool) {
+    #[inline(never)]
+    fn tx_done_qdisc(&mut self, now: Time) -> Option<(PktId, u32)> {
+        self.tx_event = false;
+        self.note_queue(now);
+        let next = self.queue.dequeue_sized(now);
         self.stats.drops_codel += self.queue.dequeue_drops_len() as u64;
-        if gave && self.queue.dequeue_marked() {
+        if next.is_some() && self.queue.dequeue_marked() {
             self.stats.ecn_marks += 1;
         }
+        next
     }
 
     /// Serialise a packet of IP size `size` from `now`; returns the time it
@@ -495,7 +552,7 @@ impl PointToPoint {
         match ev {
             DevEvent::TxDone => {
                 let next = self.tx_done(now);
-                if self.queue.has_qdisc() {
+                if self.has_qdisc() {
                     for v in self.queue.take_dequeue_drops() {
                         io.out.push(DevAction::Drop(v, DropReason::Queue(DropCause::Codel)));
                     }

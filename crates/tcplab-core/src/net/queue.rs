@@ -608,6 +608,16 @@ impl Queue {
         taken
     }
 
+    /// `dequeue_sized` of a queue without a discipline (the link knows
+    /// which it has): no look at one.
+    #[inline(always)]
+    pub fn dequeue_fifo(&mut self, now: Time) -> Option<(PktId, u32)> {
+        debug_assert!(self.qdisc.is_none());
+        let taken = self.buf.pop_front();
+        self.took(now, taken)?;
+        taken
+    }
+
     /// A discipline's dequeue; its drops and mark wait in
     /// `take_dequeue_drops` and `dequeue_marked`.
     #[cold]
@@ -676,6 +686,13 @@ impl Queue {
 
     pub fn len(&self) -> usize {
         self.buf.len() + self.qdisc.as_ref().map_or(0, |q| q.len())
+    }
+
+    /// The packets in the FIFO only: `len` of a queue without a
+    /// discipline (the link knows which it has).
+    #[inline(always)]
+    pub fn fifo_len(&self) -> usize {
+        self.buf.len()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -618,19 +618,38 @@ impl World {
         }
     }
 
-    /// A discipline's drops (CoDel) as it chose the next packet of `dev`,
-    /// and its CE mark on that packet.
+    /// The transmitter of `dev` takes `next` (IP size `size`), the packet
+    /// its queue gave at the end of the last transmission.
+    #[inline(always)]
+    fn p2p_start_next(&mut self, now: Time, dev: DevId, next: PktId, size: u32) {
+        let World { devices, q, .. } = self;
+        let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
+        p2p_transmit(q, d, dev, next, size, now);
+        self.p2p_sent(now, dev, next, Sent::Started);
+        if let Some(at) = self.p2p(dev).arm_tx_done() {
+            self.q.schedule(at, Ev::DevTxDone(dev));
+        }
+    }
+
+    /// The end of a transmission at a link whose queue is a discipline:
+    /// the packets its controller dropped as it chose the next one (CoDel)
+    /// are discarded first, and the next one leaves with CE if it was
+    /// marked.
     #[cold]
     #[inline(never)]
-    fn p2p_dequeue_signals(&mut self, now: Time, dev: DevId, next: Option<(PktId, u32)>) {
+    fn p2p_tx_done_qdisc(&mut self, now: Time, dev: DevId) {
         let d = self.p2p(dev);
+        let next = d.tx_done(now);
         let drops = d.queue.take_dequeue_drops();
         let marked = d.queue.dequeue_marked();
         for v in drops {
             self.dev_drop(now, dev, v, DropReason::Queue(DropCause::Codel));
         }
-        if let Some((id, _)) = next.filter(|_| marked) {
-            self.pool.get_mut(id).ip.ecn = Ecn::Ce;
+        if let Some((id, size)) = next {
+            if marked {
+                self.pool.get_mut(id).ip.ecn = Ecn::Ce;
+            }
+            self.p2p_start_next(now, dev, id, size);
         }
     }
 
@@ -639,18 +658,11 @@ impl World {
         match ev {
             DevEvent::TxDone => {
                 let Device::P2p(d) = &mut self.devices[dev as usize] else { unreachable!() };
-                let next = d.tx_done(now);
-                if d.queue.has_qdisc() {
-                    self.p2p_dequeue_signals(now, dev, next);
+                if d.has_qdisc() {
+                    return self.p2p_tx_done_qdisc(now, dev);
                 }
-                let World { devices, q, .. } = self;
-                let Device::P2p(d) = &mut devices[dev as usize] else { unreachable!() };
-                if let Some((next, size)) = next {
-                    p2p_transmit(q, d, dev, next, size, now);
-                    self.p2p_sent(now, dev, next, Sent::Started);
-                    if let Some(at) = self.p2p(dev).arm_tx_done() {
-                        self.q.schedule(at, Ev::DevTxDone(dev));
-                    }
+                if let Some((next, size)) = d.tx_done(now) {
+                    self.p2p_start_next(now, dev, next, size);
                 }
             }
             DevEvent::Arrive(id) => {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Peer simulators and tools the cross-checks use: ns-2.35 (Debian package
-# ns2), the scene files of its test suites (ns2-examples) and tshark (to
+# ns2), the scene files of its test suites (ns2-examples), ns-3's library
+# (libns3-dev, with g++ and pkg-config to build against it) and tshark (to
 # check that our pcap files decode). Optional: tests that need them are skipped when they are missing, so
 # this script never fails the build; it only installs when it can (root and
 # apt-get present) and the tool is not there yet.
@@ -19,6 +20,11 @@ command -v ns >/dev/null 2>&1 || need+=(ns2)
 command -v tshark >/dev/null 2>&1 || need+=(tshark)
 # ns-2's test suites' scene files (validation/wireless_lan_ns2.py).
 [ -d /usr/share/doc/ns2/examples/tcl/mobility/scene ] || need+=(ns2-examples)
+# ns-3's FQ-CoDel and CoDel (validation/fq_codel_ns3.py builds a small
+# program against them; ns-2.35 has neither).
+[ -f /usr/include/ns3/fq-codel-queue-disc.h ] || need+=(libns3-dev)
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ ${#need[@]} -eq 0 ]; then
     static_route
     exit 0

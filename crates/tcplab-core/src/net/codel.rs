@@ -11,6 +11,7 @@
 //! drops. What is not modelled: the `ce_threshold` marking (off by
 //! default in Linux).
 
+use super::fair::Backlog;
 use crate::engine::Time;
 use crate::packet::PktId;
 use std::collections::VecDeque;
@@ -239,17 +240,17 @@ pub struct Codel {
 #[derive(Clone, Debug, Default)]
 struct Fifo {
     q: VecDeque<Waiting>,
-    bytes: u64,
+    held: Backlog,
 }
 
 impl CodelFifo for Fifo {
     fn pop(&mut self) -> Option<Waiting> {
         let w = self.q.pop_front()?;
-        self.bytes -= w.size as u64;
+        self.held.remove(w.size);
         Some(w)
     }
     fn backlog(&self) -> u64 {
-        self.bytes
+        self.held.bytes
     }
 }
 
@@ -264,7 +265,7 @@ impl Codel {
             return false;
         }
         self.fifo.q.push_back(Waiting { id, size, ect, since: codel_time(now) });
-        self.fifo.bytes += size as u64;
+        self.fifo.held.add(size);
         true
     }
 
@@ -272,16 +273,8 @@ impl Codel {
         codel_dequeue(&mut self.vars, &self.params, &mut self.fifo, now, dropped)
     }
 
-    pub fn len(&self) -> usize {
-        self.fifo.q.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.fifo.q.is_empty()
-    }
-
-    pub fn bytes(&self) -> u64 {
-        self.fifo.bytes
+    pub fn backlog(&self) -> Backlog {
+        self.fifo.held
     }
 
     pub fn vars(&self) -> &CodelVars {
@@ -444,7 +437,6 @@ mod tests {
         assert!(c.enqueue(0, PktId(0), 100, false));
         assert!(c.enqueue(0, PktId(1), 100, false));
         assert!(!c.enqueue(0, PktId(2), 100, false));
-        assert_eq!(c.len(), 2);
-        assert_eq!(c.bytes(), 200);
+        assert_eq!(c.backlog(), Backlog { packets: 2, bytes: 200 });
     }
 }

@@ -20,7 +20,7 @@
 //! `classify = "flow"` (not ns-2's) hashes source, destination, protocol
 //! and ports instead, for per-flow fairness between flows of one node.
 
-use super::fair::FlowKey;
+use super::fair::{Backlog, FlowKey};
 use crate::packet::PktId;
 use std::collections::VecDeque;
 
@@ -66,8 +66,7 @@ pub struct Drr {
     /// The bucket being served; the active ones form a ring through it.
     curr: Option<u32>,
     active: u32,
-    bytes: u64,
-    packets: usize,
+    held: Backlog,
     /// Key of the `Flow` classification's hash.
     seed: u64,
 }
@@ -82,7 +81,7 @@ pub fn ns2_source_hash(addr: u32, mask: bool) -> i32 {
 impl Drr {
     pub fn new(params: DrrParams, seed: u64) -> Self {
         let buckets = vec![Bucket::default(); params.buckets as usize];
-        Drr { params, buckets, curr: None, active: 0, bytes: 0, packets: 0, seed }
+        Drr { params, buckets, curr: None, active: 0, held: Backlog::default(), seed }
     }
 
     pub fn bucket_of(&self, key: &FlowKey) -> usize {
@@ -100,20 +99,18 @@ impl Drr {
         let b = &mut self.buckets[which as usize];
         b.q.push_back((id, size));
         b.bytes += size as u64;
-        self.packets += 1;
-        self.bytes += size as u64;
+        self.held.add(size);
         if b.q.len() == 1 {
             self.curr = Some(self.join(which));
             self.buckets[which as usize].deficit = 0;
             self.active += 1;
         }
-        while self.bytes > self.params.blimit {
+        while self.held.bytes > self.params.blimit {
             let fat = self.fattest();
             let b = &mut self.buckets[fat as usize];
             let (victim, size) = b.q.pop_front().expect("the fattest bucket holds a packet");
             b.bytes -= size as u64;
-            self.bytes -= size as u64;
-            self.packets -= 1;
+            self.held.remove(size);
             dropped.push(victim);
             if b.q.is_empty() {
                 self.curr = self.leave(fat);
@@ -124,7 +121,7 @@ impl Drr {
 
     /// The next packet in deficit round robin order.
     pub fn dequeue(&mut self) -> Option<(PktId, u32)> {
-        if self.bytes == 0 {
+        if self.held.packets == 0 {
             return None;
         }
         loop {
@@ -140,8 +137,7 @@ impl Drr {
                 b.deficit -= size as i64;
                 b.q.pop_front();
                 b.bytes -= size as u64;
-                self.packets -= 1;
-                self.bytes -= size as u64;
+                self.held.remove(size);
                 if b.q.is_empty() {
                     b.turn = false;
                     b.deficit = 0;
@@ -205,16 +201,8 @@ impl Drr {
         best
     }
 
-    pub fn len(&self) -> usize {
-        self.packets
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.packets == 0
-    }
-
-    pub fn bytes(&self) -> u64 {
-        self.bytes
+    pub fn backlog(&self) -> Backlog {
+        self.held
     }
 }
 
@@ -253,7 +241,7 @@ mod tests {
         }
         let order: Vec<u32> = std::iter::from_fn(|| d.dequeue()).map(|p| p.0 .0).collect();
         assert_eq!(order, vec![0, 4, 1, 5, 2, 6, 3, 7]);
-        assert!(dropped.is_empty() && d.is_empty());
+        assert!(dropped.is_empty() && d.backlog().packets == 0);
     }
 
     #[test]
@@ -306,8 +294,7 @@ mod tests {
         // bytes, enough.
         d.enqueue(PktId(11), 2000, &from(2), &mut dropped);
         assert_eq!(dropped, vec![PktId(0), PktId(10)]);
-        assert_eq!(d.bytes(), 5000);
-        assert_eq!(d.len(), 4);
+        assert_eq!(d.backlog(), Backlog { packets: 4, bytes: 5000 });
     }
 
     #[test]
@@ -339,6 +326,6 @@ mod tests {
         let mut dropped = Vec::new();
         d.enqueue(PktId(0), 1000, &a, &mut dropped);
         ns2.enqueue(PktId(0), 1000, &a, &mut dropped);
-        assert_eq!(d.len(), 1);
+        assert_eq!(d.backlog().packets, 1);
     }
 }

@@ -51,6 +51,25 @@ impl FlowKey {
     }
 }
 
+/// What a discipline holds: packets and their IP bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    pub packets: usize,
+    pub bytes: u64,
+}
+
+impl Backlog {
+    pub fn add(&mut self, size: u32) {
+        self.packets += 1;
+        self.bytes += size as u64;
+    }
+
+    pub fn remove(&mut self, size: u32) {
+        self.packets -= 1;
+        self.bytes -= size as u64;
+    }
+}
+
 /// One of the disciplines, held by `net::Queue`.
 #[derive(Clone, Debug)]
 pub enum Qdisc {
@@ -88,23 +107,11 @@ impl Qdisc {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub fn backlog(&self) -> Backlog {
         match self {
-            Qdisc::Drr(d) => d.len(),
-            Qdisc::Codel(c) => c.len(),
-            Qdisc::FqCodel(f) => f.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn bytes(&self) -> u64 {
-        match self {
-            Qdisc::Drr(d) => d.bytes(),
-            Qdisc::Codel(c) => c.bytes(),
-            Qdisc::FqCodel(f) => f.bytes(),
+            Qdisc::Drr(d) => d.backlog(),
+            Qdisc::Codel(c) => c.backlog(),
+            Qdisc::FqCodel(f) => f.backlog(),
         }
     }
 

@@ -18,7 +18,7 @@
 //! size tcplab sends.
 
 use super::codel::{codel_dequeue, codel_time, CodelFifo, CodelParams, CodelVars, Dequeued, Waiting};
-use super::fair::FlowKey;
+use super::fair::{Backlog, FlowKey};
 use crate::engine::Time;
 use crate::packet::PktId;
 use std::collections::VecDeque;
@@ -60,8 +60,7 @@ pub struct FqCodel {
     vars: Vec<CodelVars>,
     new_flows: VecDeque<u32>,
     old_flows: VecDeque<u32>,
-    packets: usize,
-    bytes: u64,
+    held: Backlog,
     /// Key of the flow hash (Linux draws one per queue).
     seed: u64,
 }
@@ -70,20 +69,18 @@ pub struct FqCodel {
 /// queue's counts as it takes packets out.
 struct FlowFifo<'a> {
     flow: &'a mut Flow,
-    packets: &'a mut usize,
-    bytes: &'a mut u64,
+    held: &'a mut Backlog,
 }
 
 impl CodelFifo for FlowFifo<'_> {
     fn pop(&mut self) -> Option<Waiting> {
         let w = self.flow.q.pop_front()?;
         self.flow.bytes -= w.size as u64;
-        *self.packets -= 1;
-        *self.bytes -= w.size as u64;
+        self.held.remove(w.size);
         Some(w)
     }
     fn backlog(&self) -> u64 {
-        *self.bytes
+        self.held.bytes
     }
 }
 
@@ -96,8 +93,7 @@ impl FqCodel {
             vars: vec![CodelVars::default(); n],
             new_flows: VecDeque::new(),
             old_flows: VecDeque::new(),
-            packets: 0,
-            bytes: 0,
+            held: Backlog::default(),
             seed,
         }
     }
@@ -113,14 +109,13 @@ impl FqCodel {
         let f = &mut self.flows[i];
         f.q.push_back(Waiting { id, size, ect, since: codel_time(now) });
         f.bytes += size as u64;
-        self.bytes += size as u64;
+        self.held.add(size);
         if !f.listed {
             f.listed = true;
             f.deficit = self.params.quantum as i64;
             self.new_flows.push_back(i as u32);
         }
-        self.packets += 1;
-        if self.packets > self.params.limit as usize {
+        if self.held.packets > self.params.limit as usize {
             self.drop_from_fattest(dropped);
         }
     }
@@ -150,15 +145,15 @@ impl FqCodel {
         }
         f.bytes -= len;
         self.vars[fat].count = self.vars[fat].count.wrapping_add(n);
-        self.bytes -= len;
-        self.packets -= n as usize;
+        self.held.bytes -= len;
+        self.held.packets -= n as usize;
     }
 
     /// The next packet at `now` (fq_codel_dequeue), with the packets the
     /// flows' controllers dropped on the way appended to `dropped`.
     pub fn dequeue(&mut self, now: Time, dropped: &mut Vec<PktId>) -> Option<Dequeued> {
         let out = self.dequeue_once(now, dropped);
-        if out.is_some() && self.packets == 0 {
+        if out.is_some() && self.held.packets == 0 {
             // The transmit loop's next dequeue, which finds nothing but
             // takes the emptied flows off the lists.
             self.dequeue_once(now, dropped);
@@ -179,8 +174,8 @@ impl FqCodel {
                 self.old_flows.push_back(i as u32);
                 continue;
             }
-            let FqCodel { flows, vars, packets, bytes, params, .. } = self;
-            let mut fifo = FlowFifo { flow: &mut flows[i], packets, bytes };
+            let FqCodel { flows, vars, held, params, .. } = self;
+            let mut fifo = FlowFifo { flow: &mut flows[i], held };
             match codel_dequeue(&mut vars[i], &params.codel, &mut fifo, now, dropped) {
                 Some(d) => {
                     self.flows[i].deficit -= d.w.size as i64;
@@ -208,16 +203,8 @@ impl FqCodel {
         };
     }
 
-    pub fn len(&self) -> usize {
-        self.packets
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.packets == 0
-    }
-
-    pub fn bytes(&self) -> u64 {
-        self.bytes
+    pub fn backlog(&self) -> Backlog {
+        self.held
     }
 
     /// Flow `i`'s controller (tests, reports).
@@ -323,8 +310,7 @@ mod tests {
         // The 11th packet: flow 1 holds 8000 bytes, 4000 of them go.
         q.enqueue(0, PktId(12), 1000, false, &flow(2), &mut dropped);
         assert_eq!(dropped, vec![PktId(0), PktId(1), PktId(2), PktId(3)]);
-        assert_eq!(q.len(), 7);
-        assert_eq!(q.bytes(), 7000);
+        assert_eq!(q.backlog(), Backlog { packets: 7, bytes: 7000 });
         assert_eq!(q.vars(q.flow_of(&flow(1))).count, 4, "CoDel told of the drops");
     }
 

@@ -685,7 +685,7 @@ impl Queue {
     }
 
     pub fn len(&self) -> usize {
-        self.buf.len() + self.qdisc.as_ref().map_or(0, |q| q.len())
+        self.buf.len() + self.qdisc.as_ref().map_or(0, |q| q.backlog().packets)
     }
 
     /// The packets in the FIFO only: `len` of a queue without a
@@ -696,11 +696,11 @@ impl Queue {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty() && self.qdisc.as_ref().is_none_or(|q| q.is_empty())
+        self.buf.is_empty() && self.qdisc.as_ref().is_none_or(|q| q.backlog().packets == 0)
     }
 
     pub fn bytes(&self) -> u64 {
-        self.bytes + self.qdisc.as_ref().map_or(0, |q| q.bytes())
+        self.bytes + self.qdisc.as_ref().map_or(0, |q| q.backlog().bytes)
     }
 }
 

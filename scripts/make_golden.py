@@ -44,6 +44,9 @@ VARIANTS = [
     ("aodv-chain", "wireless.routing", "olsr"),
     ("aodv-chain", "wireless.routing", "dsdv"),
     ("wifi-chain", "wireless.propagation", "shadowing"),
+    # The example's FQ-CoDel bottleneck as ns-2's DRR and as Linux's CoDel.
+    ("fair-queueing", "link[4].queue.kind", "drr"),
+    ("fair-queueing", "link[4].queue.kind", "codel"),
 ]
 
 
@@ -149,7 +152,7 @@ def main() -> int:
         n += 1
     # The routing protocols and shadowing over 802.11, which no example
     # scenario covers on its own: the AODV chain with each other protocol,
-    # the static chain with log-normal shadowing.
+    # the static chain with log-normal shadowing; and the other fair queues.
     for base, key, value in VARIANTS:
         data = tcplab.load_scenario(ROOT / "scenarios" / f"{base}.toml").data
         set_value(data, key, value)

@@ -128,6 +128,12 @@ CASES = {
     # Twelve sources into ns-2's ten buckets: sources hashed together
     # share a bucket (and its quantum), as in ns-2.
     "drr-collisions": dict(flows=[NR] * 12, queue={"kind": "drr", "blimit": 15600}),
+    # SACK flows and random loss through DRR; Vegas against Reno (DRR
+    # gives Vegas its share where drop-tail lets Reno's queue crowd it).
+    "drr-sack-loss1": dict(flows=[{"transport": "sack"}] * 3, loss=0.01,
+                           queue={"kind": "drr", "blimit": 20800, "quantum": 1040}),
+    "drr-vegas-reno": dict(flows=[{"transport": "vegas"}, {"transport": "reno"}],
+                           queue={"kind": "drr", "blimit": 10400}),
 }
 
 

@@ -87,7 +87,10 @@ impl Drr {
     pub fn bucket_of(&self, key: &FlowKey) -> usize {
         let n = self.params.buckets as i64;
         match self.params.classify {
-            DrrClassify::Source => (ns2_source_hash(key.src, self.params.mask) as i64 % n) as usize,
+            // rem_euclid: ns-2's node addresses are small and the hash
+            // positive, but the emulator's IPv4 addresses can make it
+            // negative (C's % would index out of the table).
+            DrrClassify::Source => (ns2_source_hash(key.src, self.params.mask) as i64).rem_euclid(n) as usize,
             DrrClassify::Flow => key.scaled(self.seed, self.params.buckets) as usize,
         }
     }
@@ -227,6 +230,15 @@ mod tests {
         assert_eq!(ns2_source_hash(16, false), 15);
         assert_eq!(ns2_source_hash(300, false), 300 + 1 - 18 - 1 + 1);
         assert_eq!(ns2_source_hash(0x1234, true), ns2_source_hash(0x1230, false));
+    }
+
+    #[test]
+    fn any_address_has_a_bucket() {
+        // The emulator's IPv4 addresses: 192.168.x.y is negative as a C int.
+        let d = drr(1000, 1_000_000);
+        for a in [0xC0A8_0001u32, 0xFFFF_FFFF, 0x8000_0000, 0x0A00_0002] {
+            assert!(d.bucket_of(&from(a)) < 10);
+        }
     }
 
     #[test]

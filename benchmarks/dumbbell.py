@@ -1,8 +1,10 @@
 """Speed benchmark: the five-flow dumbbell of scenarios/dumbbell.toml
 (10 Mbit/s wired hops, 2 Mbit/s last hop with 1 % loss, 26 ms one way,
-1000-byte packets, window 10, 100 s), in tcplab and, when installed, in ns-2.
+1000-byte packets, window 10, 100 s), in tcplab and, when installed, in ns-2;
+`--queue drr` puts ns-2's DRR (50 packets' bytes, a quantum of one packet)
+at the last hop in place of its 50-packet drop-tail queue, in both.
 
-    python benchmarks/dumbbell.py [--repeats 5] [--loss 0.01]
+    python benchmarks/dumbbell.py [--repeats 5] [--loss 0.01] [--queue drr]
 
 Reports, for tcplab: the simulation alone (Rust core, one run per process,
 best of N: benchmarks/core_timing.py; CPU and wall time), the whole
@@ -31,6 +33,12 @@ from core_timing import (  # noqa: E402  (this script's directory)
     ArgumentParser, build_examples, compile_tcplab, first_runs, positive_int, probability)
 
 SCENARIO = ROOT / "scenarios" / "dumbbell.toml"
+#: The last hop's queue: its TOML line in the scenario, and as a table.
+QUEUES = {
+    "droptail": ('queue = { kind = "droptail", limit = 50 }', {"kind": "droptail", "limit": 50}),
+    "drr": ('queue = { kind = "drr", blimit = 52000, quantum = 1040 }',
+            {"kind": "drr", "blimit": 52000, "quantum": 1040}),
+}
 
 
 def child_run(cmd: list) -> tuple[float, float, int, str]:
@@ -50,13 +58,17 @@ def main() -> int:
     ap.add_argument("--repeats", type=positive_int, default=5, help="processes per measure (best taken; default 5)")
     ap.add_argument("--loss", type=probability, default=0.01,
                     help="the 2 Mbit/s hop's packet error rate, in [0, 1] (default 0.01)")
+    ap.add_argument("--queue", choices=sorted(QUEUES), default="droptail",
+                    help="the last hop's queue (default droptail, the scenario's)")
     a = ap.parse_args()
 
     sc = tomllib.loads(SCENARIO.read_text())
     sc["link"][7]["error"]["rate"] = a.loss
+    sc["link"][7]["queue"] = dict(QUEUES[a.queue][1])
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "dumbbell.toml"
         text = SCENARIO.read_text().replace("rate = 0.01,", f"rate = {a.loss},")
+        text = text.replace(QUEUES["droptail"][0], QUEUES[a.queue][0])
         path.write_text(text)
 
         exe = build_examples("run_scenario") / "run_scenario"

@@ -84,6 +84,7 @@ impl Drr {
         Drr { params, buckets, curr: None, active: 0, held: Backlog::default(), seed }
     }
 
+    #[inline]
     pub fn bucket_of(&self, key: &FlowKey) -> usize {
         let n = self.params.buckets as i64;
         match self.params.classify {
@@ -97,6 +98,7 @@ impl Drr {
 
     /// Append a packet; if the buffer then exceeds its limit, drop from the
     /// fattest bucket's head (into `dropped`, the arrival possibly among them).
+    #[inline]
     pub fn enqueue(&mut self, id: PktId, size: u32, key: &FlowKey, dropped: &mut Vec<PktId>) {
         let which = self.bucket_of(key) as u32;
         let b = &mut self.buckets[which as usize];
@@ -123,6 +125,7 @@ impl Drr {
     }
 
     /// The next packet in deficit round robin order.
+    #[inline]
     pub fn dequeue(&mut self) -> Option<(PktId, u32)> {
         if self.held.packets == 0 {
             return None;

@@ -81,6 +81,7 @@ pub enum Qdisc {
 impl Qdisc {
     /// Offer a packet; every packet it drops (the arrival among them if
     /// so) is appended to `dropped`.
+    #[inline]
     pub fn enqueue(&mut self, now: Time, w: (PktId, u32, bool), key: &FlowKey, dropped: &mut Vec<PktId>) {
         let (id, size, ect) = w;
         match self {
@@ -96,6 +97,7 @@ impl Qdisc {
 
     /// The next packet, `mark`ed if it is to leave with CE; the packets
     /// dropped on the way (CoDel) are appended to `dropped`.
+    #[inline]
     pub fn dequeue(&mut self, now: Time, dropped: &mut Vec<PktId>) -> Option<Dequeued> {
         match self {
             Qdisc::Drr(d) => d.dequeue().map(|(id, size)| Dequeued {

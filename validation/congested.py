@@ -64,6 +64,25 @@ def dumbbell(flows: list, *, seed: int, duration: str = "60s", rate: str = "1.5M
             "flow": fl}
 
 
+def parking_lot(flows: list, *, seed: int, duration: str = "60s", queue: dict, window: int = 64) -> dict:
+    """Two 1.5 Mbit/s, 10 ms bottlenecks in series, r1-r2 and r2-r3, each
+    with `queue`: flow 0 crosses both (s0 -> r1 -> r2 -> r3 -> d0), flow 1
+    the first only (s1 -> r1 -> r2 -> d1), flow 2 the second only (s2 ->
+    r2 -> r3 -> d2). `flows`: the three flows' dicts, as for `dumbbell`."""
+    rng = random.Random(seed)
+    nodes = [{"name": n} for n in ("r1", "r2", "r3", "s0", "d0", "s1", "d1", "s2", "d2")]
+    fast = {"rate": "100Mbps", "delay": "1ms"}
+    links = [{"between": a, **fast} for a in (["s0", "r1"], ["r3", "d0"], ["s1", "r1"], ["r2", "d1"],
+                                               ["s2", "r2"], ["r3", "d2"])]
+    links += [{"between": a, "rate": "1.5Mbps", "delay": "10ms", "queue": dict(queue)}
+              for a in (["r1", "r2"], ["r2", "r3"])]
+    fl = [{"name": f"f{i}", "transport": f["transport"], "from": f"s{i}", "to": f"d{i}", "window": window,
+           "ecn": bool(f.get("ecn")), "app": {"kind": "bulk", "start": f"{rng.uniform(0, 2):.6f}s"}}
+          for i, f in enumerate(flows)]
+    return {"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"}, "node": nodes, "link": links,
+            "flow": fl}
+
+
 NR = {"transport": "newreno"}
 #: Two ECN flows each way through RED queues that mark (ecn-two-way and its
 #: twin off RED's idle-count knife edge, ecn-two-way-600).
@@ -134,6 +153,12 @@ CASES = {
                            queue={"kind": "drr", "blimit": 20800, "quantum": 1040}),
     "drr-vegas-reno": dict(flows=[{"transport": "vegas"}, {"transport": "reno"}],
                            queue={"kind": "drr", "blimit": 10400}),
+    # Two RED queues that mark, in series (a parking lot): flow 0's packets
+    # marked at the first arrive CE at the second, which marks them again
+    # rather than dropping them (ns-2's ect_ stays set beside ce_).
+    "ecn-parking-lot": dict(topology=parking_lot, flows=[{"transport": "newreno", "ecn": True}] * 3,
+                            queue={"kind": "red", "min_th": 3, "max_th": 9, "limit": 30, "ecn": True,
+                                   "max_p": 0.2}),
 }
 
 
@@ -141,10 +166,11 @@ def run_case(name: str, seeds: int = 10, duration: str = "60s", profile: str = "
     """Per flow: lists of throughputs (b/s) over the seeds in both
     simulators, and totals of retransmissions and timeouts. `profile` is
     tcplab's (ns-2 always runs its own algorithms)."""
-    spec = CASES[name]
+    spec = dict(CASES[name])
+    build = spec.pop("topology", dumbbell)
     out = {"tcplab": {}, "ns2": {}, "rtx": [0, 0], "timeouts": [0, 0], "per_seed": []}
     for seed in range(1, seeds + 1):
-        sc = dumbbell(seed=seed, duration=duration, **spec)
+        sc = build(seed=seed, duration=duration, **spec)
         theirs = ns2.run(sc)["flows"]
         sc["sim"]["tcp_profile"] = profile
         if tcp:

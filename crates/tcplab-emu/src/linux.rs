@@ -283,6 +283,7 @@ pub fn plan(
             TransportName::Vegas => "vegas",
             TransportName::Cubic => "cubic",
             TransportName::Westwood => "westwood",
+            TransportName::Bbr => "bbr",
             _ => "reno",
         };
         if f.eln {

@@ -58,20 +58,27 @@ fn check_cubic(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
         }
         check_hz(w.hz, format!("{k}.westwood.hz"))?;
     }
-    if f.transport == TransportName::Westwood {
+    if let Some(b) = &f.bbr {
+        if f.transport != TransportName::Bbr {
+            return err(format!("{k}.bbr"), "BBR parameters need transport = \"bbr\"");
+        }
+        check_hz(b.hz, format!("{k}.bbr.hz"))?;
+    }
+    if matches!(f.transport, TransportName::Westwood | TransportName::Bbr) {
+        let name = f.transport.as_str();
         let tc = tcp_config(cfg, f);
         if !tc.prr {
             return err(
                 format!("{k}.transport"),
-                "\"westwood\" runs with Linux's loss recovery: needs [sim] tcp_profile = \"linux\" (or [tcp] prr = true)",
+                format!("\"{name}\" runs with Linux's loss recovery: needs [sim] tcp_profile = \"linux\" (or [tcp] prr = true)"),
             );
         }
         // With SACK Linux's recovery is RACK's (its CWR state and the
-        // end of a reduction that Westwood+ hears).
+        // end of a reduction that Westwood+ hears; the states BBR reads).
         if tc.sack && (!tc.rack || tc.rules.sack1_recovery) {
             return err(
                 format!("{k}.tcp.rack"),
-                "\"westwood\" with SACK runs with Linux's RACK recovery: needs tcp.rack = true (the linux profile's default)",
+                format!("\"{name}\" with SACK runs with Linux's RACK recovery: needs tcp.rack = true (the linux profile's default)"),
             );
         }
     }
@@ -1083,6 +1090,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = f.westwood {
         put(&mut c.westwood.hz, v.hz);
     }
+    if let Some(v) = f.bbr {
+        put(&mut c.bbr.hz, v.hz);
+    }
     c.ecn = f.ecn;
     c.eln = f.eln;
     let r = &mut c.rules;
@@ -1631,6 +1641,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                     TransportName::Vegas => Variant::Vegas,
                     TransportName::Cubic => Variant::Cubic,
                     TransportName::Westwood => Variant::Westwood,
+                    TransportName::Bbr => Variant::Bbr,
                     TransportName::Reno | TransportName::Sack => Variant::Reno,
                     _ if opts.newreno == Some(false) => Variant::Reno,
                     _ => Variant::NewReno,
@@ -1646,6 +1657,10 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                             (u * tc.granularity as f64) as Time
                         }
                     };
+                }
+                if variant == Variant::Bbr {
+                    // The draws of BBR's first gain phase: the flow's own stream.
+                    tc.bbr.seed = stream_rng(seed, &format!("flow{i}.bbr")).next_u64();
                 }
                 let cc = make_cc(variant, &tc);
                 let rx = TcpReceiver::new(&tc).with_ports(dport, sport);

@@ -1022,6 +1022,11 @@ pub enum TransportName {
     /// recovery as for `cubic`; the kernel's HZ in the flow's `westwood`
     /// table.
     Westwood,
+    /// BBR (version 1) as Linux runs it (tcp_bbr.c): paced at a gain
+    /// times the measured bottleneck bandwidth, the flight capped at a gain
+    /// times the bandwidth-delay product; Linux's loss recovery as for
+    /// `cubic`; the kernel's HZ in the flow's `bbr` table.
+    Bbr,
     Udp,
 }
 
@@ -1035,6 +1040,7 @@ impl TransportName {
             TransportName::Sack => "sack",
             TransportName::Cubic => "cubic",
             TransportName::Westwood => "westwood",
+            TransportName::Bbr => "bbr",
             TransportName::Udp => "udp",
         }
     }
@@ -1065,6 +1071,9 @@ pub struct FlowCfg {
     /// Westwood+'s clock (transport = "westwood" only).
     #[serde(default)]
     pub westwood: Option<WestwoodCfg>,
+    /// BBR's clock (transport = "bbr" only).
+    #[serde(default)]
+    pub bbr: Option<WestwoodCfg>,
     /// ECN (RFC 3168) on this TCP flow: "E-NewReno", "E-Vegas" ...
     #[serde(default)]
     pub ecn: bool,
@@ -1107,8 +1116,9 @@ pub struct CubicCfg {
     pub hz: Option<u32>,
 }
 
-/// Westwood+'s one setting: the kernel's timer frequency, whose jiffies
-/// are its clock (bandwidth in bytes a jiffy, RTTs in jiffies).
+/// Westwood+'s one setting, and BBR's: the kernel's timer frequency,
+/// whose jiffies are its clock (Westwood+'s bandwidth in bytes a jiffy
+/// and its RTTs; BBR's least-RTT age and PROBE_RTT's 200 ms).
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WestwoodCfg {

@@ -50,7 +50,7 @@ impl Socket {
     /// The socket's next timer deadline (one per socket).
     pub fn deadline(&self) -> Option<Time> {
         match &self.kind {
-            SocketKind::TcpSender(tx) => tx.rto_deadline(),
+            SocketKind::TcpSender(tx) => tx.timer_deadline(),
             SocketKind::TcpReceiver(rx) => rx.delack_deadline(),
             SocketKind::UdpSender(_) | SocketKind::UdpSink(_) => None,
         }

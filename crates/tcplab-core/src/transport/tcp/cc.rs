@@ -395,6 +395,12 @@ pub trait CongestionControl: Send {
     fn allows_sack_recovery(&self) -> bool {
         true
     }
+    /// A congestion control that sets the window and a pacing rate from
+    /// delivery-rate samples after every ACK (Linux's `cong_control`):
+    /// the sender then samples, paces, and leaves the window alone.
+    fn rate_based(&mut self) -> Option<&mut super::bbr::Bbr> {
+        None
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -405,6 +411,7 @@ pub enum Variant {
     Vegas,
     Cubic,
     Westwood,
+    Bbr,
 }
 
 impl Variant {
@@ -416,6 +423,7 @@ impl Variant {
             Variant::Vegas => "vegas",
             Variant::Cubic => "cubic",
             Variant::Westwood => "westwood",
+            Variant::Bbr => "bbr",
         }
     }
 }
@@ -433,5 +441,9 @@ pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn Congestion
         )),
         Variant::Cubic => Box::new(super::cubic::Cubic::new(cfg.cubic)),
         Variant::Westwood => Box::new(super::westwood::Westwood::new(cfg.westwood)),
+        Variant::Bbr => {
+            let mss = cfg.mss as u64;
+            Box::new(super::bbr::Bbr::new(cfg.bbr, mss, cfg.initial_cwnd() / mss))
+        }
     }
 }

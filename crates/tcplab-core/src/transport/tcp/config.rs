@@ -441,6 +441,8 @@ pub struct TcpConfig {
     pub cubic: super::cubic::CubicParams,
     /// Westwood+'s clock (`transport = "westwood"`).
     pub westwood: super::westwood::WestwoodParams,
+    /// BBR's clock and the seed of its gain-cycle draws (`transport = "bbr"`).
+    pub bbr: super::bbr::BbrParams,
     /// Phase of the sender's tick clock for the ns-2 RTT estimator (ns-2's
     /// boot_time_, uniform in [0, granularity) per connection); set from the
     /// run's random streams when the connection is built.
@@ -722,6 +724,7 @@ impl TcpConfig {
                 vegas: VegasParams::default(),
                 cubic: Default::default(),
                 westwood: Default::default(),
+                bbr: Default::default(),
                 ecn: false,
                 eln: false,
                 rules: Ns2Rules::rfc(),

@@ -83,6 +83,8 @@ pub struct LinuxRenoRecovery {
     /// (the go-back's range, snd_max then); data above it (F-RTO's) is
     /// not resent.
     lost_top: Option<u64>,
+    /// Segments ever marked lost (tp->lost).
+    lost_total: u64,
 }
 
 impl LinuxRenoRecovery {
@@ -165,6 +167,7 @@ impl LinuxRenoRecovery {
             }
         };
         self.high_seq = Some(high);
+        self.lost_total += !self.head_lost as u64;
         self.head_lost = true;
         self.head_retransmitted = false;
         s.recovery_started();
@@ -310,6 +313,27 @@ impl LinuxRenoRecovery {
 }
 
 impl LossRecovery for LinuxRenoRecovery {
+    fn ca_state(&self, _s: &TcpSender) -> super::bbr::CaState {
+        use super::bbr::CaState;
+        if self.loss_until.is_some() {
+            CaState::Loss
+        } else if self.high_seq.is_some() {
+            CaState::Recovery
+        } else if self.cwr.is_some() {
+            CaState::Cwr
+        } else {
+            CaState::Open
+        }
+    }
+
+    fn packets_in_flight(&self, s: &TcpSender) -> u64 {
+        self.in_flight(s)
+    }
+
+    fn lost_total(&self, _s: &TcpSender) -> u64 {
+        self.lost_total
+    }
+
     fn name(&self) -> &'static str {
         "linux-reno"
     }
@@ -361,6 +385,8 @@ impl LossRecovery for LinuxRenoRecovery {
         self.frto_new = false;
         // tcp_retransmit_timer() resends the first segment at once.
         self.u.note_retransmit(s.now);
+        // tcp_timeout_mark_lost(): everything outstanding not yet marked.
+        self.lost_total += Self::packets_out(s).saturating_sub(self.lost_out(s));
         self.cwr = None;
         self.sacked = 0;
         self.head_lost = false;
@@ -440,6 +466,7 @@ impl LossRecovery for LinuxRenoRecovery {
                         }
                     } else {
                         // A partial ACK: the new first segment is lost.
+                        self.lost_total += 1;
                         self.head_lost = true;
                         self.reduce(s, delivered, true, true);
                         grow = false;

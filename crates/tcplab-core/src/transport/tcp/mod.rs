@@ -1,8 +1,9 @@
 //! TCP: one byte-oriented sender whose congestion behaviour is a pluggable
 //! `CongestionControl` (Tahoe, Reno, NewReno, Vegas, CUBIC,
-//! Westwood+), an RFC 6298 retransmission
+//! Westwood+, BBR), an RFC 6298 retransmission
 //! timer, and a receiver with immediate or delayed ACKs.
 pub mod averages;
+pub mod bbr;
 pub mod cc;
 pub mod config;
 pub mod cubic;
@@ -11,6 +12,7 @@ pub mod linux_reno;
 pub mod newreno;
 pub mod prr;
 pub mod rack;
+pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod reno;

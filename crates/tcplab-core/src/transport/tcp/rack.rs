@@ -108,6 +108,8 @@ pub struct Rack {
     /// as the marks change so that the flight is not a walk of the log.
     sacked_out: u64,
     lost_out: u64,
+    /// Segments ever marked lost (tp->lost).
+    pub(super) lost_total: u64,
     retrans_out: u64,
     /// The lowest end among the never-retransmitted segments this ACK
     /// delivered, cumulatively (not SACKed before) or by SACK: Linux's
@@ -176,6 +178,7 @@ impl Rack {
             again
         } else {
             self.lost_out += 1;
+            self.lost_total += 1;
             g.lost = true;
             false
         }
@@ -705,6 +708,24 @@ impl RackRecovery {
 }
 
 impl LossRecovery for RackRecovery {
+    fn ca_state(&self, _s: &TcpSender) -> super::bbr::CaState {
+        use super::bbr::CaState;
+        match self.state {
+            State::Open => CaState::Open,
+            State::Cwr => CaState::Cwr,
+            State::Recovery => CaState::Recovery,
+            State::Loss => CaState::Loss,
+        }
+    }
+
+    fn packets_in_flight(&self, s: &TcpSender) -> u64 {
+        counts(s).in_flight
+    }
+
+    fn lost_total(&self, s: &TcpSender) -> u64 {
+        s.rack.as_deref().map_or(0, |r| r.lost_total)
+    }
+
     fn name(&self) -> &'static str {
         "rack"
     }

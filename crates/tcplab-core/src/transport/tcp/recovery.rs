@@ -64,6 +64,24 @@ pub trait LossRecovery: Send {
     fn on_timer(&mut self, _s: &mut TcpSender, _now: Time) -> bool {
         false
     }
+    /// Linux's congestion state (for a congestion control that follows
+    /// the recovery, BBR).
+    fn ca_state(&self, s: &TcpSender) -> super::bbr::CaState {
+        if self.in_recovery(s) {
+            super::bbr::CaState::Recovery
+        } else {
+            super::bbr::CaState::Open
+        }
+    }
+    /// tcp_packets_in_flight() in segments.
+    fn packets_in_flight(&self, s: &TcpSender) -> u64 {
+        s.flight().div_ceil(s.w.mss)
+    }
+    /// Segments marked lost so far (tp->lost): a policy that marks losses
+    /// counts them.
+    fn lost_total(&self, _s: &TcpSender) -> u64 {
+        0
+    }
 }
 
 pub struct DupAckRecovery;

@@ -10,6 +10,7 @@ use super::config::{IdleRestart, Nagle, TcpConfig};
 use super::idle::{self, IdleState, SentPacket};
 use super::linux_reno::LinuxRenoRecovery;
 use super::rack::{Rack, RackRecovery};
+use super::rate::Pacing;
 use super::recovery::{DupAckRecovery, LossRecovery, SackRecovery};
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
@@ -162,6 +163,9 @@ pub struct TcpSender {
     /// validated (`cwnd_validation`): the sender keeps `idle` up to date.
     /// In padding of the hot lines, so bulk senders test one flag.
     app_paced: bool,
+    /// The congestion control is rate-based (BBR): the sender samples
+    /// delivery rates and paces (`rate`).
+    paced: bool,
     /// Outstanding segments with their last send time and transmit count.
     pub(super) sent: std::collections::VecDeque<SentSeg>,
     last_acked_seg: Option<(Time, u32)>,
@@ -255,6 +259,9 @@ pub struct TcpSender {
     /// and TCPPartialUndo together) and, among them, timeouts F-RTO found
     /// spurious (TCPSpuriousRTOs). Past the hot lines: rare.
     pub(super) undo_counts: (u64, u64),
+    /// With a rate-based congestion control: the delivery-rate sampler
+    /// and the pacing (`rate.rs`).
+    pub(super) rate: Option<Box<Pacing>>,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -345,6 +352,13 @@ impl TcpSender {
         };
         let syn = cfg.syn;
         let vegas = cc.name() == "vegas";
+        let mut cc = cc;
+        let mut w = w;
+        let paced = cc.rate_based().is_some();
+        if paced {
+            // bbr_init(): ssthresh TCP_INFINITE_SSTHRESH.
+            w.ssthresh = INFINITE_SSTHRESH;
+        }
         let mut rto = RtoEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
         if cfg.rules.ns2_rtt_estimator {
             rto = rto
@@ -360,7 +374,7 @@ impl TcpSender {
             Some(_) if cfg.rules.sack1_recovery => Box::new(Sack1Recovery::default()),
             Some(_) if rack => Box::new(RackRecovery::default()),
             Some(_) => Box::new(SackRecovery::new(cfg.prr)),
-            None if cfg.prr && matches!(cc.name(), "newreno" | "cubic" | "westwood") => {
+            None if cfg.prr && matches!(cc.name(), "newreno" | "cubic" | "westwood" | "bbr") => {
                 Box::new(LinuxRenoRecovery::default())
             }
             None => Box::new(DupAckRecovery),
@@ -386,6 +400,8 @@ impl TcpSender {
             pre_cut: (0, 0),
             acked_orig_end: None,
             undo_counts: (0, 0),
+            paced,
+            rate: paced.then(Box::<Pacing>::default),
             ca_rtt_from: None,
             sack_ca_from: None,
             last_acked_seg: None,
@@ -502,7 +518,10 @@ impl TcpSender {
             return;
         }
         self.note_time(now);
-        if self.snd_una == self.snd_max && !self.syn_pending && self.stats.segments_sent > 0 {
+        if self.paced {
+            self.rate_check_app_limited();
+        }
+        if self.snd_una == self.snd_max && !self.syn_pending && self.stats.segments_sent > 0 && !self.paced {
             self.restart_after_idle(now);
             // Linux's CA_EVENT_TX_START: data goes with nothing in flight.
             if let Some(last) = self.idle.last_send {
@@ -682,6 +701,24 @@ impl TcpSender {
     /// at most cwnd + 2 MSS outstanding, within the receiver's window).
     pub fn window(&self) -> u64 {
         (self.w.cwnd + self.limited_extra * self.w.mss).min(self.rwnd)
+    }
+
+    /// The socket's timer: the retransmission timer, or sooner the end of
+    /// a pacing wait.
+    #[inline(always)]
+    pub fn timer_deadline(&self) -> Option<Time> {
+        if self.paced {
+            return self.paced_deadline();
+        }
+        self.rto_deadline
+    }
+
+    #[cold]
+    fn paced_deadline(&self) -> Option<Time> {
+        match self.rate.as_deref() {
+            Some(p) if p.waiting => Some(self.rto_deadline.map_or(p.wstamp, |d| d.min(p.wstamp))),
+            _ => self.rto_deadline,
+        }
     }
 
     pub fn rto_deadline(&self) -> Option<Time> {
@@ -911,6 +948,9 @@ impl TcpSender {
         if self.syn_pending {
             return self.poll_syn(now);
         }
+        if self.paced && !self.rate.as_deref_mut().unwrap().check(now) {
+            return None;
+        }
         if self.pending_head_rtx {
             self.pending_head_rtx = false;
             // ns-2's Vegas retransmits with output(), which leaves
@@ -951,6 +991,9 @@ impl TcpSender {
         let limit = self.app_limit().max(self.snd_max);
         if self.snd_nxt >= limit {
             return None;
+        }
+        if self.paced && self.snd_nxt >= self.snd_max && self.snd_una == self.snd_max {
+            self.rate_tx_start(now);
         }
         let mut len = (limit - self.snd_nxt).min(self.w.mss);
         let win = self.window();
@@ -1102,6 +1145,9 @@ impl TcpSender {
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
         self.log_send(now, seq, len);
+        if self.paced {
+            self.paced_send(now, seq, len, retransmit);
+        }
         if self.cfg.bugfix_ts && self.cfg.timestamps {
             self.note_ts_sent(now, seq + len as u64);
         }
@@ -1222,7 +1268,11 @@ impl TcpSender {
         }
         let una = self.snd_una;
         let mut rec = self.recovery.take().expect("recovery policy present");
+        let before = (self.paced && ack >= una).then(|| self.rate_ack_begin(&*rec, h));
         rec.on_ack(self, now, h, ece_cut);
+        if let Some(b) = before {
+            self.rate_ack_end(&*rec, now, b);
+        }
         self.put_recovery(rec);
         self.ack_rto = None;
         if self.app_paced && self.cfg.cwnd_validation && self.cfg.cwv_rtt_counting {
@@ -1552,6 +1602,9 @@ impl TcpSender {
 
     /// The retransmission timer fires at `now`. Returns false if it was stale.
     pub fn on_timeout(&mut self, now: Time) -> bool {
+        if self.paced && self.pacing_due(now) {
+            return true;
+        }
         match self.rto_deadline {
             Some(d) if d <= now && !self.aborted => {}
             _ => return false,
@@ -1568,6 +1621,7 @@ impl TcpSender {
             }
         }
         self.stats.timeouts += 1;
+        let lost_before = self.recovery.as_deref().map_or(0, |r| r.lost_total(self));
         self.timeout_last = true;
         self.loss_cut();
         self.loss_guard();
@@ -1628,7 +1682,160 @@ impl TcpSender {
         self.pending_head_rtx = false;
         self.rtt_timing = None;
         self.restart_timer(now);
+        if self.paced {
+            self.rate_timeout(lost_before);
+        }
         debug_assert!(self.w.cwnd >= self.w.mss, "cwnd below one MSS");
         true
+    }
+}
+
+/// TCP_INFINITE_SSTHRESH: no ssthresh (a rate-based sender's until BBR's
+/// DRAIN sets one).
+pub(super) const INFINITE_SSTHRESH: u64 = u64::MAX >> 2;
+
+/// What a rate-based sender notes before an ACK's processing.
+#[derive(Clone, Copy)]
+pub(super) struct RateBefore {
+    cwnd: u64,
+    state: super::bbr::CaState,
+    lost: u64,
+    undos: u64,
+}
+
+/// A rate-based congestion control (BBR) under Linux's `cong_control`:
+/// the sender samples the delivery rate of every ACK, lets the control set
+/// the window and the pacing rate, and paces.
+impl TcpSender {
+    fn srtt_us(&self) -> u64 {
+        self.rto.srtt.map_or(0, |t| t / 1_000)
+    }
+
+    /// A segment left: its delivery state, and the next departure time.
+    #[cold]
+    #[inline(never)]
+    fn paced_send(&mut self, now: Time, seq: u64, len: u32, retransmit: bool) {
+        // skb->len when the pacing is charged: TCP header and payload.
+        let header = 20 + if self.cfg.timestamps { 12 } else { 0 };
+        let p = self.rate.as_deref_mut().unwrap();
+        p.sampler.on_send(now, seq, seq + len as u64, retransmit);
+        p.sent(now, len as u64 + header);
+    }
+
+    /// CA_EVENT_TX_START: new data leaves with nothing in flight.
+    #[cold]
+    #[inline(never)]
+    fn rate_tx_start(&mut self, now: Time) {
+        let app_limited = self.rate.as_deref().unwrap().sampler.app_limited();
+        let srtt = self.srtt_us();
+        let mut cwnd = self.w.cwnd / self.w.mss;
+        if let Some(b) = self.cc.rate_based() {
+            b.tx_start(now, app_limited, &mut cwnd, srtt);
+            self.rate.as_deref_mut().unwrap().rate = b.pacing_rate();
+        }
+        self.w.cwnd = cwnd * self.w.mss;
+    }
+
+    /// tcp_rate_check_app_limited() at an application write: less than a
+    /// segment left to send with the window open.
+    fn rate_check_app_limited(&mut self) {
+        let in_flight = self.flight().div_ceil(self.w.mss);
+        let left = self.app_limit().saturating_sub(self.snd_nxt);
+        if left < self.w.mss && in_flight * self.w.mss < self.w.cwnd {
+            self.rate.as_deref_mut().unwrap().sampler.mark_app_limited(in_flight);
+        }
+    }
+
+    /// Before the recovery policy sees the ACK: what it delivers (SACK
+    /// blocks, the cumulative ACK, a duplicate without SACK).
+    #[cold]
+    #[inline(never)]
+    fn rate_ack_begin(&mut self, rec: &dyn LossRecovery, h: &TcpHeader) -> RateBefore {
+        let in_flight = rec.packets_in_flight(self);
+        let reno = self.sb.is_none();
+        let dup = h.ack == self.snd_una && self.snd_max > self.snd_una;
+        let (una, undos) = (self.snd_una, self.undo_counts.0);
+        let p = self.rate.as_deref_mut().unwrap();
+        p.sampler.begin_ack(in_flight);
+        if h.nsack > 0 && !reno {
+            p.sampler.on_sack(&h.sack_blocks());
+        }
+        if h.ack > una {
+            p.sampler.on_cumulative(h.ack, reno);
+        } else if dup && reno {
+            p.sampler.on_reno_dupack();
+        }
+        RateBefore { cwnd: self.w.cwnd, state: rec.ca_state(self), lost: rec.lost_total(self), undos }
+    }
+
+    /// After the recovery policy: the window Linux's own processing leaves
+    /// under `cong_control` (the recovery's PRR does not run; the end of a
+    /// recovery or CWR state sets cwnd to a finite ssthresh), then BBR.
+    #[cold]
+    #[inline(never)]
+    fn rate_ack_end(&mut self, rec: &dyn LossRecovery, now: Time, b: RateBefore) {
+        use super::bbr::{CaState, RateCtx};
+        let state = rec.ca_state(self);
+        let ended = state == CaState::Open && matches!(b.state, CaState::Recovery | CaState::Cwr);
+        self.w.cwnd = if ended && self.w.ssthresh < INFINITE_SSTHRESH { self.w.ssthresh.max(self.w.mss) } else { b.cwnd };
+        self.w.ca_frac = 0.0;
+        let losses = rec.lost_total(self).saturating_sub(b.lost);
+        let in_flight = rec.packets_in_flight(self);
+        let srtt_us = self.srtt_us();
+        let undone = self.undo_counts.0 > b.undos;
+        let p = self.rate.as_deref_mut().unwrap();
+        let rs = p.sampler.finish_ack(now, losses);
+        let ctx = RateCtx {
+            now,
+            ca_state: state,
+            in_flight,
+            delivered: p.sampler.delivered,
+            delivered_us: p.sampler.delivered_us,
+            lost: p.sampler.lost,
+            srtt_us,
+            wstamp: p.wstamp,
+        };
+        let bbr = self.cc.rate_based().expect("rate-based congestion control");
+        if undone {
+            bbr.on_undo();
+        }
+        bbr.main(&mut self.w, &rs, &ctx);
+        if bbr.wants_app_limited {
+            p.sampler.set_app_limited(in_flight);
+        }
+        p.rate = bbr.pacing_rate();
+    }
+
+    /// After a timeout: the segments it marked lost, then BBR's Loss state.
+    #[cold]
+    #[inline(never)]
+    fn rate_timeout(&mut self, lost_before: u64) {
+        let lost = self.recovery.as_deref().map_or(0, |r| r.lost_total(self));
+        let p = self.rate.as_deref_mut().unwrap();
+        p.sampler.lost += lost.saturating_sub(lost_before);
+        p.sampler.on_timeout();
+        p.waiting = false;
+        let bbr = self.cc.rate_based().expect("rate-based congestion control");
+        bbr.note_lost(p.sampler.lost);
+        bbr.enter_loss();
+    }
+
+    /// The pacing wait ended at `now` (the socket's timer): true if that
+    /// is why the timer fired.
+    fn pacing_due(&mut self, now: Time) -> bool {
+        let Some(p) = self.rate.as_deref_mut() else { return false };
+        if p.waiting && p.wstamp <= now && self.rto_deadline.is_none_or(|d| d > now) {
+            p.waiting = false;
+            return true;
+        }
+        false
+    }
+
+    /// BBR's mode and its estimates, for reports: (mode, bandwidth in
+    /// bytes a second, least RTT, PROBE_RTT entries).
+    pub fn bbr_state(&mut self) -> Option<(&'static str, u64, Option<Time>, u64)> {
+        let b = self.cc.rate_based()?;
+        let rtt = (b.min_rtt_us() != u64::MAX).then(|| b.min_rtt_us() * 1_000);
+        Some((b.mode.name(), b.bw_bytes_per_sec(), rtt, b.probe_rtt_count))
     }
 }

@@ -1373,3 +1373,24 @@ def test_the_kernels_tcp_through_codel():
     assert fwd.utilization > 0.7, fwd.utilization
     dropped = int(sum(ln[c].sum() for c in ("drops_overflow", "drops_red", "drops_soft", "drops_codel", "drops_corruption")))
     assert s["packets_created"] == s["packets_delivered"] + dropped + s["packets_in_flight"]
+
+
+@needs_emulator
+def test_bbr_beside_the_kernels_bbr():
+    """The simulator's BBR (tcp_bbr.c, tcp_rate.c, the kernel's internal
+    pacing) against the machine's own bbr module on the same path
+    (validation/linux_kernel.py's `bbr` cases; docs/validation.md, "BBR
+    against the kernel's"): 1 MB through an unlimited queue and 3 MB
+    through 20 packets, where STARTUP overflows the queue."""
+    sys.path.insert(0, str(ROOT / "validation"))
+    from linux_kernel import bbr_case
+
+    for size, limit, rel in [(1_000_000, None, 0.01), (3_000_000, 20, 0.02)]:
+        sc = bbr_case(size, limit)
+        sim = tcplab.run(sc).flows
+        res = emulate(sc, capture=False)
+        f = res.columns("flows")
+        real = f["completion_s"][0] - res.emulation["flows"][0]["connect_s"]
+        assert sim.completion_s[0] == pytest.approx(real, rel=rel), (size, limit, real)
+        assert abs(int(sim.retransmits[0]) - int(f["retransmits"][0])) <= max(2, 0.1 * f["retransmits"][0])
+        assert sim.timeouts[0] == f["timeouts"][0] == 0

@@ -17,7 +17,10 @@ segments dropped: losses that RACK's timer or the tail-loss probe repair),
 segment of 300 kB, whose timeout the timestamps, F-RTO or, going back N,
 D-SACK show spurious, with SACK and without; and 2 MB at 50 ms each way with the 100th segment
 held 30 ms, whose needless fast retransmission D-SACK shows), each with
-and without SACK where it matters. The simulated columns show
+and without SACK where it matters; `bbr` (BBR transfers of 1, 3 and 20 MB
+at 10 Mbit/s, 20 ms each way, through an unlimited queue or a DropTail
+queue of 20 or 100 packets, with SACK and without; the 20 MB one lasts
+through a PROBE_RTT). The simulated columns show
 the linux profile as it is and with one of its Linux rules switched off
 (`prr = false`: RFC 6582's and RFC 6675's recovery; `quick_acks = 0`;
 `rack = false`, `tlp = false`; `undo`, `frto`, `dsack` false), so
@@ -37,7 +40,8 @@ import tcplab  # noqa: E402
 
 
 def two_nodes(rate: str, delay: str, size: int, queue: dict | None = None, drops: list | None = None,
-              tcp: dict | None = None, held: tuple[list, str] | None = None) -> dict:
+              tcp: dict | None = None, held: tuple[list, str] | None = None, transport: str = "newreno",
+              window: int = 1000) -> dict:
     """One linux-profile NewReno transfer of `size` bytes written at once,
     1000-byte segments, a window of 1000 segments; the data packets
     `drops` lost, or the packets of `held` held for its time."""
@@ -49,14 +53,21 @@ def two_nodes(rate: str, delay: str, size: int, queue: dict | None = None, drops
                          "direction": "forward", "packets": "data"}
     sc = {"sim": {"duration": "60s", "tcp_profile": "linux"},
           "node": [{"name": "a"}, {"name": "b"}], "link": [link],
-          "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1000,
-                    "window": 1000, "app": {"kind": "transfer", "bytes": size, "write": size}}]}
+          "flow": [{"name": "f", "from": "a", "to": "b", "transport": transport, "packet_size": 1000,
+                    "window": window, "app": {"kind": "transfer", "bytes": size, "write": size}}]}
     if tcp:
         sc["tcp"] = dict(tcp)
     return sc
 
 
-CASES = ("slowstart", "losses", "congestion", "tails", "spurious")
+CASES = ("slowstart", "losses", "congestion", "tails", "spurious", "bbr")
+
+
+def bbr_case(size: int, limit: int | None, sack: bool = True) -> dict:
+    """A BBR transfer at 10 Mbit/s, 20 ms each way (window 5000 segments,
+    so that only BBR limits it)."""
+    queue = {"kind": "droptail", "limit": limit} if limit else None
+    return two_nodes("10Mbps", "20ms", size, queue=queue, tcp={"sack": sack}, transport="bbr", window=5000)
 
 
 def cases(which: set) -> list:
@@ -101,6 +112,11 @@ def cases(which: set) -> list:
                         two_nodes("10Mbps", "50ms", 2_000_000, tcp={"timestamps": False, "dsack": dsack},
                                   held=([100], "30ms")),
                         [("undo = false", {"undo": False})]))
+    if "bbr" in which:
+        for size, limit, sack in [(1_000_000, None, True), (3_000_000, None, True), (3_000_000, 100, True),
+                                  (3_000_000, 20, True), (3_000_000, 20, False), (20_000_000, 100, True)]:
+            out.append((f"BBR {size // 1_000_000} MB, queue {limit or 'unlimited'}, {'SACK' if sack else 'no SACK'}",
+                        bbr_case(size, limit, sack), []))
     return out
 
 

@@ -303,7 +303,7 @@ impl Bbr {
     /// bbr_rate_bytes_per_sec(): `rate` (segments/us << 24) times `gain`,
     /// less the pacing margin, in bytes a second.
     fn rate_bytes_per_sec(&self, rate: u64, gain: u64) -> u64 {
-        let r = rate as u128 * self.mss as u128 * gain as u128 >> BBR_SCALE;
+        let r = (rate as u128 * self.mss as u128 * gain as u128) >> BBR_SCALE;
         let r = r * (1_000_000 / 100 * (100 - PACING_MARGIN_PERCENT)) as u128;
         (r >> BW_SCALE) as u64
     }
@@ -371,7 +371,7 @@ impl Bbr {
     fn packets_in_net_at_edt(&self, inflight_now: u64, c: &RateCtx) -> u64 {
         let edt = c.wstamp.max(c.now);
         let interval_us = (edt - c.now) / 1_000;
-        let interval_delivered = (self.bw() as u128 * interval_us as u128 >> BW_SCALE) as u64;
+        let interval_delivered = ((self.bw() as u128 * interval_us as u128) >> BW_SCALE) as u64;
         let mut at_edt = inflight_now;
         if self.pacing_gain > BBR_UNIT {
             at_edt += self.tso_segs_goal();
@@ -454,7 +454,7 @@ impl Bbr {
 
     fn reset_probe_bw_mode(&mut self, delivered_us: u64) {
         self.mode = Mode::ProbeBw;
-        let r = (self.rng.next_u64() >> 32) * CYCLE_RAND >> 32;
+        let r = ((self.rng.next_u64() >> 32) * CYCLE_RAND) >> 32;
         self.cycle_idx = CYCLE_LEN - 1 - r as usize;
         self.advance_cycle_phase(delivered_us);
     }
@@ -600,7 +600,7 @@ impl Bbr {
         if self.full_bw_reached || !self.round_start || rs.is_app_limited {
             return;
         }
-        let thresh = self.full_bw * FULL_BW_THRESH >> BBR_SCALE;
+        let thresh = (self.full_bw * FULL_BW_THRESH) >> BBR_SCALE;
         if self.max_bw() >= thresh {
             self.full_bw = self.max_bw();
             self.full_bw_cnt = 0;

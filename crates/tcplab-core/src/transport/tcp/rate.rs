@@ -281,9 +281,8 @@ impl RateSampler {
             self.rs.rtt_us = rtt as i64;
             self.rtt_min_us = self.rtt_min_us.min(rtt.max(1));
         }
-        self.rs.is_ack_delayed = delivered == 1
-            && self.rs.prior_in_flight == 1
-            && self.rs.prior_delivered + 1 == self.delivered;
+        self.rs.is_ack_delayed =
+            delivered == 1 && self.rs.prior_in_flight == 1 && self.rs.prior_delivered + 1 == self.delivered;
         if self.app_limited != 0 && self.delivered as i64 > self.app_limited {
             self.app_limited = 0;
         }

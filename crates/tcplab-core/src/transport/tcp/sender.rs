@@ -1777,7 +1777,8 @@ impl TcpSender {
         use super::bbr::{CaState, RateCtx};
         let state = rec.ca_state(self);
         let ended = state == CaState::Open && matches!(b.state, CaState::Recovery | CaState::Cwr);
-        self.w.cwnd = if ended && self.w.ssthresh < INFINITE_SSTHRESH { self.w.ssthresh.max(self.w.mss) } else { b.cwnd };
+        self.w.cwnd =
+            if ended && self.w.ssthresh < INFINITE_SSTHRESH { self.w.ssthresh.max(self.w.mss) } else { b.cwnd };
         self.w.ca_frac = 0.0;
         let losses = rec.lost_total(self).saturating_sub(b.lost);
         let in_flight = rec.packets_in_flight(self);

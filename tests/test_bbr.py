@@ -152,3 +152,16 @@ def test_same_seed_same_run_other_seed_other_phases():
     c = tcplab.run(sc, seed=7).flows
     # The first gain phase is drawn per flow from the run's seed.
     assert not a.goodput_bps.equals(c.goodput_bps)
+
+
+def test_the_example_scenario_shares_the_bottleneck():
+    """scenarios/bbr.toml: two BBR flows and CUBIC fill the 10 Mbit/s
+    bottleneck; the late BBR flow, whose least RTT includes the queue the
+    others keep, takes the largest share (docs/models.md, "BBR")."""
+    from pathlib import Path
+
+    f = tcplab.run(Path(__file__).resolve().parent.parent / "scenarios" / "bbr.toml").flows
+    rate = dict(zip(f.flow, f.goodput_bps))
+    active = rate["bbr1"] * 30 + rate["bbr2"] * 25 + rate["cubic"] * 30
+    assert active / 30 > 0.93 * RATE * MSS / (MSS + 52)
+    assert rate["bbr2"] > rate["bbr1"] and rate["bbr2"] > rate["cubic"]

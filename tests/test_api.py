@@ -118,7 +118,7 @@ def test_same_seed_same_tables(small_scenario):
 
 @pytest.mark.parametrize("patch,key", [
     (lambda s: s["link"][1].update(rate="fast"), "link[1].rate"),
-    (lambda s: s["flow"][0].update(transport="bbr"), "flow[0].transport"),
+    (lambda s: s["flow"][0].update(transport="quic"), "flow[0].transport"),
     (lambda s: s["flow"][0].update(to="nowhere"), "flow[0].to"),
     (lambda s: s["sim"].update(colour="red"), "sim.colour"),
     (lambda s: s["link"][1]["error"].update(rate=2), "link[1].error.rate"),

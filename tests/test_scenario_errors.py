@@ -81,8 +81,8 @@ CASES = {
     "wireless_ifq_number": (wifi(wireless="ifq = 50"), "wireless.ifq: invalid type: integer `50`, expected a table"),
     "mobility_number": (wifi(wireless="mobility = 5"), "wireless.mobility: invalid type: integer `5`, expected a table"),
     # names: unknown ones and other types
-    "transport": (wired().replace('transport = "reno"', 'transport = "bbr"'),
-                  "flow[0].transport: unknown name `bbr`, expected one of `tahoe`, `reno`, `newreno`"),
+    "transport": (wired().replace('transport = "reno"', 'transport = "quic"'),
+                  "flow[0].transport: unknown name `quic`, expected one of `tahoe`, `reno`, `newreno`"),
     "queue_kind": (wired(link='queue = { kind = "fifo" }'),
                    "link[0].queue.kind: unknown name `fifo`, expected one of `droptail`, `unlimited`, `red`, "
                    "`dual-threshold`"),

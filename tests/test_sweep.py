@@ -81,7 +81,7 @@ def test_bad_grid_is_rejected(tmp_path):
     with pytest.raises(tcplab.ScenarioError, match='grid."loss": expected a non-empty list'):
         Sweep(tiny, {"variant": ["reno"], "loss": []}, seeds=1, out=tmp_path)
     with pytest.raises(tcplab.ScenarioError, match="flow\\[0\\].transport"):
-        Sweep(tiny, {"variant": ["bbr"], "loss": [0.0]}, seeds=1, out=tmp_path).run(progress=False)
+        Sweep(tiny, {"variant": ["quic"], "loss": [0.0]}, seeds=1, out=tmp_path).run(progress=False)
 
 
 def reproduce(out, *extra):

@@ -112,7 +112,7 @@ def test_table_valued_grid_and_seed_list(tmp_path):
     ({"link[7].eror.rate": [0.1]}, "", 'grid."link[7].eror.rate"'),
     ({"link[7].error.rate": [0.1, 2.0]}, "", "link[7].error.rate"),
     ({"link[70].error.rate": [0.1]}, "", "index 70 out of range"),
-    ({"flow[*].transport": ["reno", "bbr"]}, "", "'bbr'"),
+    ({"flow[*].transport": ["reno", "quic"]}, "", "'quic'"),
     ({"flow[*].transport": []}, "", "non-empty list"),
     ({"flow[*].transport": ["reno", "reno"]}, "", "listed twice"),
     # One cell in the tables: 0 and 0.0 in a numeric column, 4 and "4" as text.

@@ -272,10 +272,10 @@ fn serde_errors_name_the_key_and_what_it_takes_not_rust_types() {
             "invalid type: integer `5`, expected a table",
         ),
         (
-            "transport = \"bbr\"\napp = { kind = \"bulk\" }",
+            "transport = \"quic\"\napp = { kind = \"bulk\" }",
             "",
             "flow[0].transport",
-            "unknown name `bbr`, expected one of `tahoe`",
+            "unknown name `quic`, expected one of `tahoe`",
         ),
         (
             bulk,

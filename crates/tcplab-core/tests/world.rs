@@ -171,7 +171,7 @@ fn bad_scenarios_name_the_key() {
     assert!(Scenario::from_toml_str(&ok).is_ok());
     let cases: Vec<(String, &str)> = vec![
         (ok.replace("rate = \"1Mbps\"", "rate = \"1MBps\""), "link[1].rate"),
-        (ok.replace("transport = \"reno\"", "transport = \"bbr\""), "flow[0].transport"),
+        (ok.replace("transport = \"reno\"", "transport = \"quic\""), "flow[0].transport"),
         (ok.replace("delay = \"20ms\"", "delay = \"20 parsecs\""), "link[1].delay"),
         (ok.replace("[sim]", "[sim]\nspeed = 3"), "sim"),
         (ok.replace("to = \"b\"", "to = \"zz\""), "flow[0].to"),
@@ -197,7 +197,7 @@ fn bad_scenarios_name_the_key() {
         assert!(e.starts_with(key), "expected an error naming {key}, got: {e}");
         assert!(!e.contains('\n'), "one line: {e}");
     }
-    let e = error_of(&ok.replace("transport = \"reno\"", "transport = \"bbr\""));
+    let e = error_of(&ok.replace("transport = \"reno\"", "transport = \"quic\""));
     assert!(e.contains("newreno"), "lists the allowed values: {e}");
 }
 

@@ -1692,7 +1692,7 @@ impl TcpSender {
 
 /// TCP_INFINITE_SSTHRESH: no ssthresh (a rate-based sender's until BBR's
 /// DRAIN sets one).
-pub(super) const INFINITE_SSTHRESH: u64 = u64::MAX >> 2;
+pub(super) const INFINITE_SSTHRESH: u64 = u64::MAX;
 
 /// What a rate-based sender notes before an ACK's processing.
 #[derive(Clone, Copy)]

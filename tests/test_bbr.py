@@ -165,3 +165,21 @@ def test_the_example_scenario_shares_the_bottleneck():
     active = rate["bbr1"] * 30 + rate["bbr2"] * 25 + rate["cubic"] * 30
     assert active / 30 > 0.93 * RATE * MSS / (MSS + 52)
     assert rate["bbr2"] > rate["bbr1"] and rate["bbr2"] > rate["cubic"]
+
+
+def test_the_series_show_the_model_and_the_pacing_rate():
+    """`series` carries BBR's pacing rate, bandwidth estimate, least RTT
+    and mode (empty for other congestion controls): in steady state the
+    estimate is the bottleneck's payload rate and the least RTT the
+    path's; the modes run STARTUP, DRAIN, PROBE_BW."""
+    s = tcplab.run(path(duration="8s"), sample_interval="10ms").series
+    late = s[s.time_s > 3]
+    payload = RATE * MSS / (MSS + 52)
+    assert late.bw_estimate_bps.median() == pytest.approx(payload, rel=0.02)
+    assert late.min_rtt_s.min() == pytest.approx(BASE_RTT + (MSS + 52) * 8 / RATE, abs=0.001)
+    # Paced at the gains times the estimate, TCP headers included, less 1 %.
+    assert late.pacing_rate_bps.median() == pytest.approx(payload * (MSS + 32) / MSS * 0.99, rel=0.03)
+    modes = list(dict.fromkeys(s.bbr_mode))
+    assert modes[:3] == ["startup", "drain", "probe_bw"], modes
+    c = tcplab.run(path(transport="cubic", duration="2s"), sample_interval="100ms").series
+    assert c.pacing_rate_bps.isna().all() and (c.bbr_mode == "none").all()

@@ -21,7 +21,7 @@ pub struct Samples {
     queues: RowSink,
 }
 
-const SERIES_SCHEMA: [(&str, ColType); 10] = [
+const SERIES_SCHEMA: [(&str, ColType); 14] = [
     ("time_s", ColType::F64),
     ("flow", ColType::Str),
     ("cwnd_bytes", ColType::I64),
@@ -33,6 +33,12 @@ const SERIES_SCHEMA: [(&str, ColType); 10] = [
     ("snd_max", ColType::I64),
     ("snd_una", ColType::I64),
     ("bytes_delivered", ColType::I64),
+    // A rate-based congestion control's (BBR's): empty (the mode
+    // "none") for the others.
+    ("pacing_rate_bps", ColType::OptF64),
+    ("bw_estimate_bps", ColType::OptF64),
+    ("min_rtt_s", ColType::OptF64),
+    ("bbr_mode", ColType::Str),
 ];
 
 const QUEUES_SCHEMA: [(&str, ColType); 6] = [
@@ -113,6 +119,7 @@ pub fn sample(w: &mut World, now: Time) {
         if let (SocketKind::TcpSender(tx), SocketKind::TcpReceiver(rx)) =
             (&w.sockets[f.tx as usize].kind, &w.sockets[f.rx as usize].kind)
         {
+            let rate = tx.rate_report();
             s.flows.push(&[
                 Cell::F64(t),
                 Cell::Str(&f.name),
@@ -124,6 +131,10 @@ pub fn sample(w: &mut World, now: Time) {
                 Cell::I64(tx.snd_max as i64),
                 Cell::I64(tx.snd_una as i64),
                 Cell::I64(rx.delivered() as i64),
+                Cell::OptF64(rate.map(|r| r.0 as f64 * 8.0)),
+                Cell::OptF64(rate.map(|r| r.1 as f64 * 8.0)),
+                Cell::OptF64(rate.and_then(|r| r.2).map(to_secs)),
+                Cell::Str(rate.map_or("none", |r| r.3)),
             ]);
         }
     }

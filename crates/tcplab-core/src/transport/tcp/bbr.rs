@@ -784,6 +784,10 @@ impl CongestionControl for Bbr {
     fn rate_based(&mut self) -> Option<&mut Bbr> {
         Some(self)
     }
+
+    fn bbr(&self) -> Option<&Bbr> {
+        Some(self)
+    }
 }
 
 impl Bbr {

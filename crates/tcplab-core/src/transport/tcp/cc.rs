@@ -401,6 +401,10 @@ pub trait CongestionControl: Send {
     fn rate_based(&mut self) -> Option<&mut super::bbr::Bbr> {
         None
     }
+    /// The same, to read (reports).
+    fn bbr(&self) -> Option<&super::bbr::Bbr> {
+        None
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

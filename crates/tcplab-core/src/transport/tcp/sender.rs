@@ -1832,11 +1832,13 @@ impl TcpSender {
         false
     }
 
-    /// BBR's mode and its estimates, for reports: (mode, bandwidth in
-    /// bytes a second, least RTT, PROBE_RTT entries).
-    pub fn bbr_state(&mut self) -> Option<(&'static str, u64, Option<Time>, u64)> {
-        let b = self.cc.rate_based()?;
+    /// The pacing rate (bytes a second; 0 before one is set) and BBR's
+    /// model, for the series: (pacing rate, bandwidth estimate in bytes a
+    /// second, least RTT, mode).
+    pub fn rate_report(&self) -> Option<(u64, u64, Option<Time>, &'static str)> {
+        let b = self.cc.bbr()?;
         let rtt = (b.min_rtt_us() != u64::MAX).then(|| b.min_rtt_us() * 1_000);
-        Some((b.mode.name(), b.bw_bytes_per_sec(), rtt, b.probe_rtt_count))
+        let pacing = self.rate.as_deref().map_or(0, |p| p.rate);
+        Some((pacing, b.bw_bytes_per_sec(), rtt, b.mode.name()))
     }
 }

@@ -351,8 +351,8 @@ impl Pacing {
         true
     }
 
-    /// A segment of `len` bytes (TCP header and payload, Linux's skb->len
-    /// at that point) left at `now`: the next may leave len / rate later,
+    /// A segment of `len` payload bytes (the write queue skb's len, which
+    /// Linux charges) left at `now`: the next may leave len / rate later,
     /// less up to half of that for time the sender spent idle.
     pub fn sent(&mut self, now: Time, len: u64) {
         let prior = self.wstamp;

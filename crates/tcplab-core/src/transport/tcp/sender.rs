@@ -1715,11 +1715,12 @@ impl TcpSender {
     #[cold]
     #[inline(never)]
     fn paced_send(&mut self, now: Time, seq: u64, len: u32, retransmit: bool) {
-        // skb->len when the pacing is charged: TCP header and payload.
-        let header = 20 + if self.cfg.timestamps { 12 } else { 0 };
+        // The pacing is charged the payload: __tcp_transmit_skb() passes
+        // tcp_update_skb_after_send() the write queue's skb, not the clone
+        // that carries the headers.
         let p = self.rate.as_deref_mut().unwrap();
         p.sampler.on_send(now, seq, seq + len as u64, retransmit);
-        p.sent(now, len as u64 + header);
+        p.sent(now, len as u64);
     }
 
     /// CA_EVENT_TX_START: new data leaves with nothing in flight.

@@ -1603,6 +1603,10 @@ impl TcpSender {
     /// The retransmission timer fires at `now`. Returns false if it was stale.
     pub fn on_timeout(&mut self, now: Time) -> bool {
         if self.paced && self.pacing_due(now) {
+            // The pacing timer: tcp_write_xmit() again, as after an ACK.
+            self.note_time(now);
+            self.now = now;
+            self.burst_left = self.burst_start();
             return true;
         }
         match self.rto_deadline {

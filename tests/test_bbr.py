@@ -188,3 +188,19 @@ def test_the_series_show_the_model_and_the_pacing_rate():
     assert modes[:3] == ["startup", "drain", "probe_bw"], modes
     c = tcplab.run(path(transport="cubic", duration="2s"), sample_interval="100ms").series
     assert c.pacing_rate_bps.isna().all() and (c.bbr_mode == "none").all()
+
+
+def test_a_handshake_gives_bbr_its_first_least_rtt():
+    """With `tcp.syn` the module starts after the SYN-ACK, as the
+    kernel's bbr_init(): its least RTT is the handshake's (segments
+    without payload, so shorter than any data segment's), and stays so while no
+    data sample is smaller (docs/validation.md: the overshoot into a
+    100-packet queue that the data's RTT gave was the kernel's no-loss run
+    once modelled)."""
+    sc = path(duration="3s")
+    sc["flow"][0]["tcp"]["syn"] = True
+    s = tcplab.run(sc, sample_interval="10ms").series
+    syn_rtt = BASE_RTT + 2 * 40 * 8 * (1 / RATE + 1 / 100e6)
+    got = s.min_rtt_s.dropna()
+    assert got.iloc[0] == pytest.approx(syn_rtt, abs=20e-6)
+    assert (got == got.iloc[0]).all()

@@ -1381,16 +1381,20 @@ def test_bbr_beside_the_kernels_bbr():
     pacing) against the machine's own bbr module on the same path
     (validation/linux_kernel.py's `bbr` cases; docs/validation.md, "BBR
     against the kernel's"): 1 MB through an unlimited queue and 3 MB
-    through 20 packets, where STARTUP overflows the queue."""
+    through 20 packets, where STARTUP overflows the queue: completion within
+    0.5 %, retransmissions within 5 %."""
     sys.path.insert(0, str(ROOT / "validation"))
     from linux_kernel import bbr_case
 
-    for size, limit, rel in [(1_000_000, None, 0.01), (3_000_000, 20, 0.02)]:
+    for size, limit in [(1_000_000, None), (3_000_000, 20)]:
         sc = bbr_case(size, limit)
-        sim = tcplab.run(sc).flows
+        r = tcplab.run(sc, trace=True)
+        sim, tr = r.flows, r.trace
+        # Both less the handshake (the simulated scenario has one too).
+        sim_t = sim.completion_s[0] - tr[(tr.kind == "send") & (tr.len > 0)].time_s.min()
         res = emulate(sc, capture=False)
         f = res.columns("flows")
         real = f["completion_s"][0] - res.emulation["flows"][0]["connect_s"]
-        assert sim.completion_s[0] == pytest.approx(real, rel=rel), (size, limit, real)
-        assert abs(int(sim.retransmits[0]) - int(f["retransmits"][0])) <= max(2, 0.1 * f["retransmits"][0])
+        assert sim_t == pytest.approx(real, rel=0.005), (size, limit, sim_t, real)
+        assert abs(int(sim.retransmits[0]) - int(f["retransmits"][0])) <= max(2, 0.05 * f["retransmits"][0])
         assert sim.timeouts[0] == f["timeouts"][0] == 0

@@ -269,6 +269,19 @@ impl Bbr {
         b
     }
 
+    /// bbr_init() at the end of a handshake (`TcpConfig::syn`): the
+    /// least RTT is the handshake's sample (tcp_min_rtt()), stamped now,
+    /// and the pacing rate starts from the smoothed RTT. Without a
+    /// handshake (the connection opens established) `new` already did
+    /// this with no RTT.
+    pub fn init_after_handshake(&mut self, now: Time, syn_rtt_us: Option<u64>, srtt_us: u64, cwnd: u64) {
+        self.min_rtt_us = syn_rtt_us.unwrap_or(u64::MAX);
+        self.min_rtt_stamp = self.jiffies(now);
+        self.ack_epoch_mstamp = us(now);
+        self.has_seen_rtt = false;
+        self.init_pacing_rate(cwnd, srtt_us);
+    }
+
     fn jiffies(&self, now: Time) -> u32 {
         ((now as u128 * self.hz as u128) / 1_000_000_000) as u32
     }

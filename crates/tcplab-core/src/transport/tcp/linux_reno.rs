@@ -285,11 +285,19 @@ impl LinuxRenoRecovery {
     /// new data, then the go-back over the lost range only, then new data.
     /// A segment goes while the flight (Linux's, in bytes) and it fit the
     /// window, as the sender's own rule has it for the go-back.
+    /// In the Loss state, the bytes in flight: those resent since the
+    /// timeout (below the go-back pointer) and those sent above the data
+    /// the timeout marked lost, less the duplicates' deliveries.
+    fn loss_flight(&self, s: &TcpSender) -> u64 {
+        let top = self.lost_top.unwrap_or(s.snd_max);
+        let flight = s.snd_nxt.min(top).saturating_sub(s.snd_una) + s.snd_max.saturating_sub(top.max(s.snd_una));
+        flight.saturating_sub(self.sacked * s.w.mss)
+    }
+
     fn poll_loss(&mut self, s: &mut TcpSender, now: Time) -> Option<Segment> {
         let mss = s.w.mss;
         let top = self.lost_top.unwrap_or(s.snd_max);
-        let flight = s.snd_nxt.min(top).saturating_sub(s.snd_una) + s.snd_max.saturating_sub(top.max(s.snd_una));
-        let flight = flight.saturating_sub(self.sacked * mss);
+        let flight = self.loss_flight(s);
         let fits = |len: u64| flight + len <= s.window();
         let new_len = s.app_limit().saturating_sub(s.snd_max).min(mss);
         let new_fits = new_len > 0 && fits(new_len) && s.snd_max + new_len <= s.snd_una + s.rwnd;
@@ -327,6 +335,9 @@ impl LossRecovery for LinuxRenoRecovery {
     }
 
     fn packets_in_flight(&self, s: &TcpSender) -> u64 {
+        if self.loss_until.is_some() {
+            return Self::segs(self.loss_flight(s), s.w.mss);
+        }
         self.in_flight(s)
     }
 

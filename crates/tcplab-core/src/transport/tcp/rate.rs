@@ -142,6 +142,11 @@ impl RateSampler {
         self.app_limited != 0
     }
 
+    /// An RTT sample from outside the data (the handshake's).
+    pub fn note_rtt(&mut self, rtt_us: u64) {
+        self.rtt_min_us = self.rtt_min_us.min(rtt_us.max(1));
+    }
+
     /// The least RTT seen (`tcp_min_rtt()`), microseconds.
     pub fn min_rtt_us(&self) -> u64 {
         self.rtt_min_us

@@ -1118,6 +1118,22 @@ impl TcpSender {
         self.w.cwnd = self.cfg.initial_cwnd();
         // The module's init() comes with the connection (tcp_init_transfer()).
         self.cc.on_open(now, self.snd_una);
+        if self.paced {
+            // bbr_init() after the handshake: its RTT sample is the least
+            // RTT (tcp_min_rtt()) and sets the first pacing rate.
+            let syn_rtt = match self.syn_sent {
+                Some((sent, false)) => Some((now - sent) / 1_000),
+                _ => None,
+            };
+            let (srtt, cwnd) = (self.srtt_us(), self.w.cwnd / self.w.mss);
+            let p = self.rate.as_deref_mut().unwrap();
+            if let Some(r) = syn_rtt {
+                p.sampler.note_rtt(r);
+            }
+            let b = self.cc.rate_based().expect("rate-based congestion control");
+            b.init_after_handshake(now, syn_rtt, srtt, cwnd);
+            p.rate = b.pacing_rate();
+        }
     }
 
     #[inline(always)]

@@ -216,8 +216,6 @@ pub struct Bbr {
     last: (u64, u64, u64),
     /// PROBE_RTT asks the sender to mark its samples application-limited.
     pub wants_app_limited: bool,
-    /// Times each mode was entered (reported in the flows table).
-    pub probe_rtt_count: u64,
 }
 
 impl Bbr {
@@ -262,7 +260,6 @@ impl Bbr {
             pacing_rate: 0,
             last: (0, 0, 0),
             wants_app_limited: false,
-            probe_rtt_count: 0,
         };
         // bbr_init_pacing_rate_from_rtt() with no RTT yet: 1 ms nominal.
         b.init_pacing_rate(init_cwnd, 0);
@@ -655,7 +652,6 @@ impl Bbr {
         }
         if PROBE_RTT_MODE_MS > 0 && expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
             self.mode = Mode::ProbeRtt;
-            self.probe_rtt_count += 1;
             self.save_cwnd(*cwnd);
             self.probe_rtt_done_stamp = 0;
         }
@@ -730,19 +726,25 @@ impl Bbr {
         }
     }
 
-    /// bbr_set_state(TCP_CA_Loss): a timeout ends the round and restarts
-    /// full-pipe detection; it counts as a loss for the policer check.
-    pub fn enter_loss(&mut self) {
+    /// bbr_set_state(TCP_CA_Loss), `lost` the sender's tp->lost once the
+    /// timeout has marked its segments: the round ends, full-pipe
+    /// detection restarts, and it counts as a loss for the policer check.
+    pub fn enter_loss(&mut self, lost: u64) {
         self.prev_ca_state = CaState::Loss;
         self.full_bw = 0;
         self.round_start = true;
+        self.last.2 = lost;
         let (d, d_us, lost) = self.last;
         self.lt_sampling(1, false, d, d_us, lost);
     }
 
-    /// The sender's tp->lost after a timeout marked segments lost.
-    pub fn note_lost(&mut self, lost: u64) {
-        self.last.2 = lost;
+    /// bbr_undo_cwnd(): a spurious reduction restarts full-pipe detection
+    /// and the policer check; the window stays.
+    pub fn on_undo(&mut self) {
+        self.full_bw = 0;
+        self.full_bw_cnt = 0;
+        let (d, d_us, lost) = self.last;
+        self.reset_lt(d, d_us, lost);
     }
 
     pub fn pacing_rate(&self) -> u64 {
@@ -790,26 +792,12 @@ impl CongestionControl for Bbr {
         self.save_cwnd(w.cwnd / w.mss);
     }
 
-    /// bbr_undo_cwnd(): a spurious reduction restarts full-pipe detection
-    /// and the policer check; the window stays.
-    fn on_cwr_complete(&mut self, _w: &mut CcState) {}
-
     fn rate_based(&mut self) -> Option<&mut Bbr> {
         Some(self)
     }
 
     fn bbr(&self) -> Option<&Bbr> {
         Some(self)
-    }
-}
-
-impl Bbr {
-    /// bbr_undo_cwnd().
-    pub fn on_undo(&mut self) {
-        self.full_bw = 0;
-        self.full_bw_cnt = 0;
-        let (d, d_us, lost) = self.last;
-        self.reset_lt(d, d_us, lost);
     }
 }
 

@@ -147,11 +147,6 @@ impl RateSampler {
         self.rtt_min_us = self.rtt_min_us.min(rtt_us.max(1));
     }
 
-    /// The least RTT seen (`tcp_min_rtt()`), microseconds.
-    pub fn min_rtt_us(&self) -> u64 {
-        self.rtt_min_us
-    }
-
     /// `tcp_rate_skb_sent()`: the segment [seq, end) goes on the wire at
     /// `now` (again, when `retrans`).
     pub fn on_send(&mut self, now: Time, seq: u64, end: u64, retrans: bool) {
@@ -276,8 +271,7 @@ impl RateSampler {
     }
 
     /// `tcp_rate_gen()` at the end of the ACK, `losses` segments newly
-    /// marked lost by it, `flight_was` segments in flight before it (for
-    /// the delayed-ACK guess). Returns the sample.
+    /// marked lost by it. Returns the sample.
     pub fn finish_ack(&mut self, now: Time, losses: u64) -> RateSample {
         let t = us(now);
         let delivered = self.delivered - self.delivered_at_ack_start;
@@ -314,20 +308,10 @@ impl RateSampler {
     }
 
     /// `tcp_rate_check_app_limited()`: the sender has less than a segment
-    /// to send with the window open and every lost segment resent.
+    /// to send with the window open and every lost segment resent (BBR's
+    /// PROBE_RTT marks its low-rate samples the same way).
     pub fn mark_app_limited(&mut self, in_flight: u64) {
         self.app_limited = (self.delivered + in_flight).max(1) as i64;
-    }
-
-    /// BBR's PROBE_RTT keeps its low-rate samples out of the filter the
-    /// same way.
-    pub fn set_app_limited(&mut self, in_flight: u64) {
-        self.mark_app_limited(in_flight);
-    }
-
-    /// Segments outstanding (sent, not cumulatively acknowledged).
-    pub fn packets_out(&self) -> u64 {
-        self.log.len() as u64
     }
 }
 

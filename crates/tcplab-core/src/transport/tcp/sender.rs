@@ -1823,7 +1823,7 @@ impl TcpSender {
         }
         bbr.main(&mut self.w, &rs, &ctx);
         if bbr.wants_app_limited {
-            p.sampler.set_app_limited(in_flight);
+            p.sampler.mark_app_limited(in_flight);
         }
         p.rate = bbr.pacing_rate();
     }
@@ -1838,8 +1838,7 @@ impl TcpSender {
         p.sampler.on_timeout();
         p.waiting = false;
         let bbr = self.cc.rate_based().expect("rate-based congestion control");
-        bbr.note_lost(p.sampler.lost);
-        bbr.enter_loss();
+        bbr.enter_loss(p.sampler.lost);
     }
 
     /// The pacing wait ended at `now` (the socket's timer): true if that

@@ -19,6 +19,7 @@ use crate::packet::{FlowId, NodeId};
 use crate::sim::{trace_sink, Capture, Flow, Gaps, Node, Samples, World};
 use crate::transport::app::App;
 use crate::transport::socket::{SockId, Socket, SocketKind};
+use crate::transport::tcp::adaptive_pacing::ApParams;
 use crate::transport::tcp::config::DEFAULT_THINNING;
 use crate::transport::tcp::{make_cc, AckPolicy, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant, VegasParams};
 use crate::transport::udp::UdpFlow;
@@ -107,6 +108,68 @@ fn check_cubic(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
         );
     }
     Ok(())
+}
+
+/// A TCP-AP flow's table within its ranges, and the timestamps its RTT
+/// samples come from.
+fn check_tcp_ap(cfg: &ScenarioCfg, f: &FlowCfg, k: &str) -> R<()> {
+    if f.tcp_ap.is_some() && f.transport != TransportName::TcpAp {
+        return err(format!("{k}.tcp_ap"), "TCP-AP parameters need transport = \"tcp_ap\"");
+    }
+    if f.transport != TransportName::TcpAp {
+        return Ok(());
+    }
+    if !tcp_config(cfg, f).timestamps {
+        return err(
+            format!("{k}.tcp.timestamps"),
+            "\"tcp_ap\" takes an RTT sample from every ACK's timestamp echo: needs timestamps = true",
+        );
+    }
+    let Some(a) = &f.tcp_ap else { return Ok(()) };
+    let key = |n: &str| format!("{k}.tcp_ap.{n}");
+    if let Some(n) = a.n_factor.filter(|n| !(1..=64).contains(n)) {
+        return err(key("n_factor"), format!("must be 1..64 hops, got {n}"));
+    }
+    if let Some(n) = a.history.filter(|n| !(1..=10_000).contains(n)) {
+        return err(key("history"), format!("must be 1..10000 samples, got {n}"));
+    }
+    for (n, v) in [("alpha", a.alpha), ("gamma", a.gamma)] {
+        if let Some(x) = v.filter(|x| !(0.0..1.0).contains(x)) {
+            return err(key(n), format!("must be a weight in [0, 1), got {x}"));
+        }
+    }
+    for (n, v) in [("delay_bound", a.delay_bound), ("initial_interval", a.initial_interval)] {
+        if v.is_some_and(|d| d.0 == 0) {
+            return err(key(n), "must be longer than 0 s");
+        }
+    }
+    if let Some(r) = a.link_rate.filter(|r| !(r.0 > 0.0 && r.0.is_finite())) {
+        return err(key("link_rate"), format!("must be a positive rate, got {} bit/s", r.0));
+    }
+    if let Some(o) = a.overhead.filter(|o| *o > 65_535) {
+        return err(key("overhead"), format!("must be 0..65535 bytes, got {o}"));
+    }
+    Ok(())
+}
+
+/// TCP-AP's parameters for a `tcp_ap` flow: the table's, else the agent's
+/// defaults, the link rate the radio's data rate where there is one.
+fn tcp_ap_params(cfg: &ScenarioCfg, f: &FlowCfg) -> ApParams {
+    let a = f.tcp_ap.unwrap_or_default();
+    let d = ApParams::default();
+    let radio = cfg.wireless.as_ref().map(|w| w.data_rate.map_or(2e6, |r| r.0));
+    ApParams {
+        n_factor: a.n_factor.unwrap_or(d.n_factor),
+        history: a.history.map_or(d.history, |n| n as usize),
+        alpha: a.alpha.unwrap_or(d.alpha),
+        gamma: a.gamma.unwrap_or(d.gamma),
+        delay_bound: a.delay_bound.map_or(d.delay_bound, |t| t.0 as f64 / 1e9),
+        link_rate_bps: a.link_rate.map(|r| r.0).or(radio).unwrap_or(d.link_rate_bps),
+        overhead: a.overhead.map_or(d.overhead, |o| o as f64),
+        initial_interval: a.initial_interval.map_or(d.initial_interval, |t| t.0 as f64 / 1e9),
+        cov: a.variation == Some(ApVariation::Cov),
+        backoff: a.backoff.unwrap_or(d.backoff),
+    }
 }
 
 /// Reads one switch from a `tcp` table.
@@ -622,6 +685,7 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             }
         }
         check_cubic(cfg, f, &k)?;
+        check_tcp_ap(cfg, f, &k)?;
         check_rack(cfg, f, &k)?;
         if f.first_bytes == Some(0) {
             return err(format!("{k}.first_bytes"), "must be at least 1 byte");
@@ -1092,6 +1156,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     if let Some(v) = f.bbr {
         put(&mut c.bbr.hz, v.hz);
+    }
+    if f.transport == TransportName::TcpAp {
+        c.tcp_ap = Some(tcp_ap_params(cfg, f));
     }
     c.ecn = f.ecn;
     c.eln = f.eln;

@@ -1027,6 +1027,11 @@ pub enum TransportName {
     /// times the bandwidth-delay product; Linux's loss recovery as for
     /// `cubic`; the kernel's HZ in the flow's `bbr` table.
     Bbr,
+    /// NewReno with TCP with Adaptive Pacing (ElRakabawy, Klemm and
+    /// Lindemann 2005): the window's segments spaced by the estimated
+    /// four-hop delay; parameters in the flow's `tcp_ap` table.
+    #[serde(rename = "tcp_ap")]
+    TcpAp,
     Udp,
 }
 
@@ -1041,6 +1046,7 @@ impl TransportName {
             TransportName::Cubic => "cubic",
             TransportName::Westwood => "westwood",
             TransportName::Bbr => "bbr",
+            TransportName::TcpAp => "tcp_ap",
             TransportName::Udp => "udp",
         }
     }
@@ -1074,6 +1080,9 @@ pub struct FlowCfg {
     /// BBR's clock (transport = "bbr" only).
     #[serde(default)]
     pub bbr: Option<WestwoodCfg>,
+    /// TCP-AP's estimator and pacing (transport = "tcp_ap" only).
+    #[serde(default)]
+    pub tcp_ap: Option<TcpApCfg>,
     /// ECN (RFC 3168) on this TCP flow: "E-NewReno", "E-Vegas" ...
     #[serde(default)]
     pub ecn: bool,
@@ -1123,6 +1132,41 @@ pub struct CubicCfg {
 #[serde(deny_unknown_fields)]
 pub struct WestwoodCfg {
     pub hz: Option<u32>,
+}
+
+/// TCP-AP's parameters; absent keys keep the authors' ns-2 agent's
+/// values (`transport::tcp::adaptive_pacing::ApParams`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TcpApCfg {
+    /// Hops within which transmissions interfere (4).
+    pub n_factor: Option<u32>,
+    /// FHD samples the variation is taken over (50).
+    pub history: Option<u32>,
+    /// Weight of the old FHD in its average (0.7).
+    pub alpha: Option<f64>,
+    /// Weight of the old queueing delay in its average (0.5).
+    pub gamma: Option<f64>,
+    /// Samples above this are discarded (0.5 s).
+    pub delay_bound: Option<super::units::Dur>,
+    /// The link layer's rate (the `[wireless]` data rate, else 2 Mbit/s).
+    pub link_rate: Option<super::units::Rate>,
+    /// Header bytes of a packet on the air, an ACK's size (112).
+    pub overhead: Option<u32>,
+    /// The pacing interval before the first estimate (50 ms).
+    pub initial_interval: Option<super::units::Dur>,
+    /// "mean_deviation" (the agent's) or "cov" (the paper's coefficient
+    /// of variation).
+    pub variation: Option<ApVariation>,
+    /// Back the retransmission timer off at a timeout (false).
+    pub backoff: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ApVariation {
+    MeanDeviation,
+    Cov,
 }
 
 fn vegas_alpha() -> f64 {

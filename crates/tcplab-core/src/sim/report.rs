@@ -132,7 +132,7 @@ pub fn sample(w: &mut World, now: Time) {
                 Cell::I64(tx.snd_una as i64),
                 Cell::I64(rx.delivered() as i64),
                 Cell::OptF64(rate.map(|r| r.0 as f64 * 8.0)),
-                Cell::OptF64(rate.map(|r| r.1 as f64 * 8.0)),
+                Cell::OptF64(rate.and_then(|r| r.1).map(|b| b as f64 * 8.0)),
                 Cell::OptF64(rate.and_then(|r| r.2).map(to_secs)),
                 Cell::Str(rate.map_or("none", |r| r.3)),
             ]);

@@ -443,6 +443,8 @@ pub struct TcpConfig {
     pub westwood: super::westwood::WestwoodParams,
     /// BBR's clock and the seed of its gain-cycle draws (`transport = "bbr"`).
     pub bbr: super::bbr::BbrParams,
+    /// TCP-AP's adaptive pacing (`transport = "tcp_ap"`), None otherwise.
+    pub tcp_ap: Option<super::adaptive_pacing::ApParams>,
     /// Phase of the sender's tick clock for the ns-2 RTT estimator (ns-2's
     /// boot_time_, uniform in [0, granularity) per connection); set from the
     /// run's random streams when the connection is built.
@@ -725,6 +727,7 @@ impl TcpConfig {
                 cubic: Default::default(),
                 westwood: Default::default(),
                 bbr: Default::default(),
+                tcp_ap: None,
                 ecn: false,
                 eln: false,
                 rules: Ns2Rules::rfc(),

@@ -1,7 +1,8 @@
 //! TCP: one byte-oriented sender whose congestion behaviour is a pluggable
 //! `CongestionControl` (Tahoe, Reno, NewReno, Vegas, CUBIC,
-//! Westwood+, BBR), an RFC 6298 retransmission
-//! timer, and a receiver with immediate or delayed ACKs.
+//! Westwood+, BBR; NewReno with TCP-AP's adaptive pacing), an RFC 6298
+//! retransmission timer, and a receiver with immediate or delayed ACKs.
+pub mod adaptive_pacing;
 pub mod averages;
 pub mod bbr;
 pub mod cc;

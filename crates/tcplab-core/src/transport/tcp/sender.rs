@@ -4,6 +4,7 @@
 //! abort after too many retransmissions. No handshake: like ns-2's one-way
 //! agents the connection starts established, with sequence number 0.
 
+use super::adaptive_pacing::AdaptivePacing;
 use super::averages::{TimeAverages, WindowAverages};
 use super::cc::{AckInfo, CcState, CongestionControl};
 use super::config::{IdleRestart, Nagle, TcpConfig};
@@ -166,6 +167,9 @@ pub struct TcpSender {
     /// The congestion control is rate-based (BBR): the sender samples
     /// delivery rates and paces (`rate`).
     paced: bool,
+    /// A pacing gate holds segments back: BBR's (`paced`) or TCP-AP's
+    /// (`ap`).
+    gated: bool,
     /// Outstanding segments with their last send time and transmit count.
     pub(super) sent: std::collections::VecDeque<SentSeg>,
     last_acked_seg: Option<(Time, u32)>,
@@ -262,6 +266,8 @@ pub struct TcpSender {
     /// With a rate-based congestion control: the delivery-rate sampler
     /// and the pacing (`rate.rs`).
     pub(super) rate: Option<Box<Pacing>>,
+    /// TCP-AP's estimator and pacing (`adaptive_pacing.rs`).
+    pub ap: Option<Box<AdaptivePacing>>,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -401,7 +407,9 @@ impl TcpSender {
             acked_orig_end: None,
             undo_counts: (0, 0),
             paced,
+            gated: paced || cfg.tcp_ap.is_some(),
             rate: paced.then(Box::<Pacing>::default),
+            ap: cfg.tcp_ap.map(|p| Box::new(AdaptivePacing::new(p))),
             ca_rtt_from: None,
             sack_ca_from: None,
             last_acked_seg: None,
@@ -478,9 +486,13 @@ impl TcpSender {
     }
 
     /// The unit of this sender's timestamp clock: milliseconds, or
-    /// microseconds with `ns2_timestamps` (ns-2 stamps exact times).
+    /// microseconds with `ns2_timestamps` (ns-2 stamps exact times) and
+    /// for TCP-AP (as Linux's usec timestamps, `tcp_usec_ts`; a
+    /// millisecond clock would add up to 1 ms of noise to each of its
+    /// per-hop samples, which its variation term turns into a wider
+    /// interval).
     fn ts_unit(&self) -> Time {
-        if self.cfg.ns2_timestamps {
+        if self.cfg.ns2_timestamps || self.cfg.tcp_ap.is_some() {
             crate::engine::time::US
         } else {
             crate::engine::time::MS
@@ -707,7 +719,7 @@ impl TcpSender {
     /// a pacing wait.
     #[inline(always)]
     pub fn timer_deadline(&self) -> Option<Time> {
-        if self.paced {
+        if self.gated {
             return self.paced_deadline();
         }
         self.rto_deadline
@@ -715,9 +727,14 @@ impl TcpSender {
 
     #[cold]
     fn paced_deadline(&self) -> Option<Time> {
-        match self.rate.as_deref() {
-            Some(p) if p.waiting => Some(self.rto_deadline.map_or(p.wstamp, |d| d.min(p.wstamp))),
-            _ => self.rto_deadline,
+        let wait = match (self.rate.as_deref(), self.ap.as_deref()) {
+            (Some(p), _) if p.waiting => Some(p.wstamp),
+            (_, Some(ap)) => ap.deadline(),
+            _ => None,
+        };
+        match (wait, self.rto_deadline) {
+            (Some(w), Some(d)) => Some(w.min(d)),
+            (w, d) => w.or(d),
         }
     }
 
@@ -948,7 +965,7 @@ impl TcpSender {
         if self.syn_pending {
             return self.poll_syn(now);
         }
-        if self.paced && !self.rate.as_deref_mut().unwrap().check(now) {
+        if self.gated && !self.gate_open(now) {
             return None;
         }
         if self.pending_head_rtx {
@@ -1161,8 +1178,8 @@ impl TcpSender {
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
         self.log_send(now, seq, len);
-        if self.paced {
-            self.paced_send(now, seq, len, retransmit);
+        if self.gated {
+            self.gated_send(now, seq, len, retransmit);
         }
         if self.cfg.bugfix_ts && self.cfg.timestamps {
             self.note_ts_sent(now, seq + len as u64);
@@ -1200,6 +1217,11 @@ impl TcpSender {
     /// clears rtt_active_); under Karn's the retransmission itself does. It
     /// is the last congestion action from now on (`timeout_last`).
     pub(super) fn fast_retransmit_started(&mut self, cut: bool) {
+        if let Some(ap) = self.ap.as_deref_mut() {
+            // TCP-AP: the retransmission goes at once, what the window
+            // allows with it unpaced until the next ACK.
+            ap.stop();
+        }
         if cut {
             self.loss_cut();
             self.loss_guard();
@@ -1243,6 +1265,9 @@ impl TcpSender {
         }
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
+        }
+        if self.ap.is_some() {
+            self.ap_ack(now, h);
         }
         if self.ack_events && ack >= self.snd_una {
             self.ack_event(now, h, prior_rwnd);
@@ -1618,7 +1643,7 @@ impl TcpSender {
 
     /// The retransmission timer fires at `now`. Returns false if it was stale.
     pub fn on_timeout(&mut self, now: Time) -> bool {
-        if self.paced && self.pacing_due(now) {
+        if self.gated && self.pacing_due(now) {
             // The pacing timer: tcp_write_xmit() again, as after an ACK.
             self.note_time(now);
             self.now = now;
@@ -1685,7 +1710,9 @@ impl TcpSender {
             let mut rec = self.recovery.take().expect("recovery policy present");
             rec.on_timeout(self);
             self.put_recovery(rec);
-            self.rto.back_off();
+            if self.ap.as_deref().is_none_or(|ap| ap.p.backoff) {
+                self.rto.back_off();
+            }
         }
         self.ecn_action = None;
         self.w.ca_frac = 0.0;
@@ -1704,6 +1731,9 @@ impl TcpSender {
         self.restart_timer(now);
         if self.paced {
             self.rate_timeout(lost_before);
+        }
+        if let Some(ap) = self.ap.as_deref_mut() {
+            ap.stop();
         }
         debug_assert!(self.w.cwnd >= self.w.mss, "cwnd below one MSS");
         true
@@ -1844,21 +1874,70 @@ impl TcpSender {
     /// The pacing wait ended at `now` (the socket's timer): true if that
     /// is why the timer fired.
     fn pacing_due(&mut self, now: Time) -> bool {
+        if self.rto_deadline.is_some_and(|d| d <= now) {
+            return false;
+        }
+        if let Some(ap) = self.ap.as_deref_mut() {
+            return ap.due(now);
+        }
         let Some(p) = self.rate.as_deref_mut() else { return false };
-        if p.waiting && p.wstamp <= now && self.rto_deadline.is_none_or(|d| d > now) {
+        if p.waiting && p.wstamp <= now {
             p.waiting = false;
             return true;
         }
         false
     }
 
+    /// May a segment leave at `now` under the pacing? If not, the sender
+    /// waits for the gate's deadline.
+    #[cold]
+    fn gate_open(&mut self, now: Time) -> bool {
+        match self.ap.as_deref_mut() {
+            Some(ap) => ap.check(now),
+            None => self.rate.as_deref_mut().unwrap().check(now),
+        }
+    }
+
+    #[cold]
+    fn gated_send(&mut self, now: Time, seq: u64, len: u32, retransmit: bool) {
+        match self.ap.as_deref_mut() {
+            Some(ap) => ap.sent(now),
+            None => self.paced_send(now, seq, len, retransmit),
+        }
+    }
+
+    /// TCP-AP hears an ACK before the sender acts on it: the pacing's
+    /// ticks caught up, and the round trip its timestamp echo gives (the
+    /// segment that drew it, sent when the echoed value was stamped)
+    /// split over the hops the ACK crossed (`AdaptivePacing::hops`, set by
+    /// the socket from its TTL).
+    #[cold]
+    #[inline(never)]
+    fn ap_ack(&mut self, now: Time, h: &TcpHeader) {
+        let unit = self.ts_unit();
+        let rtt =
+            h.ts.filter(|&(_, ecr)| ecr != 0 || self.cfg.ns2_timestamps)
+                .map(|(_, ecr)| ((now / unit) as u32).wrapping_sub(ecr) as u64 * unit);
+        let mss = self.w.mss as u32;
+        let ap = self.ap.as_deref_mut().unwrap();
+        ap.ack_arrives(now);
+        if let Some(rtt) = rtt {
+            ap.sample(rtt as f64 / 1e9, mss);
+        }
+    }
+
     /// The pacing rate (bytes a second; 0 before one is set) and BBR's
     /// model, for the series: (pacing rate, bandwidth estimate in bytes a
     /// second, least RTT, mode).
-    pub fn rate_report(&self) -> Option<(u64, u64, Option<Time>, &'static str)> {
+    pub fn rate_report(&self) -> Option<(u64, Option<u64>, Option<Time>, &'static str)> {
+        if let Some(ap) = self.ap.as_deref() {
+            // TCP-AP: one segment's payload a pacing interval.
+            let rate = ap.segments_per_second()? * self.w.mss as f64;
+            return Some((rate.round() as u64, None, None, "none"));
+        }
         let b = self.cc.bbr()?;
         let rtt = (b.min_rtt_us() != u64::MAX).then(|| b.min_rtt_us() * 1_000);
         let pacing = self.rate.as_deref().map_or(0, |p| p.rate);
-        Some((pacing, b.bw_bytes_per_sec(), rtt, b.mode.name()))
+        Some((pacing, Some(b.bw_bytes_per_sec()), rtt, b.mode.name()))
     }
 }

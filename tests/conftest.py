@@ -1,10 +1,33 @@
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
+
+
+def scenario_error_key(sc: dict) -> str:
+    """The key the ScenarioError of running `sc` names (it must raise)."""
+    import tcplab
+
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(sc)
+    return e.value.key
+
+
+def run_cli_one_flow(tmp_path: Path, transport: str, profile: str | None = "ns2") -> subprocess.CompletedProcess:
+    """`tcplab run` on one bulk flow of `transport` over a 1 Mbit/s link
+    (under `profile`), its outputs to tmp_path / "o"."""
+    sc = tmp_path / "s.toml"
+    sim = '[sim]\nduration = "1s"\n' + (f'tcp_profile = "{profile}"\n' if profile else "")
+    sc.write_text(sim + '[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
+                  '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
+                  f'[[flow]]\nfrom = "a"\nto = "b"\ntransport = "{transport}"\napp = {{ kind = "bulk" }}\n')
+    return subprocess.run([sys.executable, "-m", "tcplab", "run", str(sc), "--out", str(tmp_path / "o"), "--quiet"],
+                          capture_output=True, text=True)
 
 # A test run started in the background by a non-interactive shell
 # (`bash .ci/run &`) inherits SIGINT ignored, and so would every process it

@@ -10,14 +10,12 @@ beside it in tests/test_emulator.py and docs/validation.md ("BBR against
 the kernel's")."""
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import tcplab
-from tcplab import ScenarioError
+from conftest import run_cli_one_flow, scenario_error_key
 
 MSS = 1448
 RATE = 10e6
@@ -45,10 +43,7 @@ def path(transport: str = "bbr", profile: str = "linux", duration: str = "20s", 
             "flow": fl}
 
 
-def key_of(sc: dict) -> str:
-    with pytest.raises(ScenarioError) as e:
-        tcplab.run(sc)
-    return e.value.key
+key_of = scenario_error_key
 
 
 def test_bbr_needs_linuxs_loss_recovery():
@@ -68,12 +63,7 @@ def test_bbr_parameters_need_transport_bbr():
 
 
 def test_bad_input_exits_2_from_the_cli(tmp_path):
-    sc = tmp_path / "s.toml"
-    sc.write_text('[sim]\nduration = "1s"\ntcp_profile = "ns2"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
-                  '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
-                  '[[flow]]\nfrom = "a"\nto = "b"\ntransport = "bbr"\napp = { kind = "bulk" }\n')
-    r = subprocess.run([sys.executable, "-m", "tcplab", "run", str(sc), "--out", str(tmp_path / "o"), "--quiet"],
-                       capture_output=True, text=True)
+    r = run_cli_one_flow(tmp_path, "bbr")
     assert r.returncode == 2, r.stderr
     assert "flow[0].transport" in r.stderr and "linux" in r.stderr
     assert not (tmp_path / "o").exists()

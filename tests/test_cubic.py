@@ -5,13 +5,11 @@ path, and determinism. The kernel comparison is in test_emulator.py
 step by step in crates/tcplab-core/src/transport/tcp/cubic.rs."""
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 import tcplab
-from tcplab import ScenarioError
+from conftest import run_cli_one_flow, scenario_error_key
 
 
 def path(transport: str = "cubic", profile: str = "linux", duration: str = "30s", limit: int = 100,
@@ -29,10 +27,7 @@ def path(transport: str = "cubic", profile: str = "linux", duration: str = "30s"
             "flow": [f]}
 
 
-def key_of(sc: dict) -> str:
-    with pytest.raises(ScenarioError) as e:
-        tcplab.run(sc)
-    return e.value.key
+key_of = scenario_error_key
 
 
 def test_cubic_needs_linuxs_loss_recovery():
@@ -60,12 +55,7 @@ def test_cubic_parameters_need_transport_cubic():
 
 
 def test_bad_input_exits_2_from_the_cli(tmp_path):
-    sc = tmp_path / "s.toml"
-    sc.write_text('[sim]\nduration = "1s"\ntcp_profile = "ns2"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
-                  '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
-                  '[[flow]]\nfrom = "a"\nto = "b"\ntransport = "cubic"\napp = { kind = "bulk" }\n')
-    r = subprocess.run([sys.executable, "-m", "tcplab", "run", str(sc), "--out", str(tmp_path / "o"), "--quiet"],
-                       capture_output=True, text=True)
+    r = run_cli_one_flow(tmp_path, "cubic")
     assert r.returncode == 2, r.stderr
     assert "flow[0].transport" in r.stderr and "linux" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "o").exists()

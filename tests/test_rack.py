@@ -10,7 +10,7 @@ import statistics
 import pytest
 
 import tcplab
-from tcplab import ScenarioError
+from conftest import scenario_error_key
 from tcplab.studies import gsmlink
 
 
@@ -28,10 +28,7 @@ def path(profile: str = "linux", tcp: dict | None = None, flow_tcp: dict | None 
     return sc
 
 
-def key_of(sc: dict) -> str:
-    with pytest.raises(ScenarioError) as e:
-        tcplab.run(sc)
-    return e.value.key
+key_of = scenario_error_key
 
 
 def test_rack_needs_linuxs_sack_recovery():

@@ -13,18 +13,14 @@ crates/tcplab-core/src/transport/tcp/adaptive_pacing.rs; docs/models.md,
 from __future__ import annotations
 
 import copy
-import subprocess
-import sys
 import tomllib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tcplab
-from tcplab import ScenarioError
+from conftest import ROOT, run_cli_one_flow, scenario_error_key
 
-ROOT = Path(__file__).resolve().parent.parent
 MSS = 1000
 # On the wire: payload + 40 bytes of headers + 12 of the timestamp option.
 DATA, ACK = MSS + 52, 52
@@ -48,10 +44,7 @@ def path(hops: int = 1, delay: float = 0.020, transport: str = "tcp_ap", duratio
             "node": nodes, "link": links, "flow": [f]}
 
 
-def key_of(sc: dict) -> str:
-    with pytest.raises(ScenarioError) as e:
-        tcplab.run(sc)
-    return e.value.key
+key_of = scenario_error_key
 
 
 def test_tcp_ap_needs_timestamps():
@@ -79,12 +72,7 @@ def test_bad_tcp_ap_parameters_name_the_key(table, key):
 
 
 def test_bad_input_exits_2_from_the_cli(tmp_path):
-    sc = tmp_path / "s.toml"
-    sc.write_text('[sim]\nduration = "1s"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
-                  '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
-                  '[[flow]]\nfrom = "a"\nto = "b"\ntransport = "tcp_ap"\napp = { kind = "bulk" }\n')
-    r = subprocess.run([sys.executable, "-m", "tcplab", "run", str(sc), "--out", str(tmp_path / "o"), "--quiet"],
-                       capture_output=True, text=True)
+    r = run_cli_one_flow(tmp_path, "tcp_ap", profile=None)
     assert r.returncode == 2, r.stderr
     assert "flow[0].tcp.timestamps" in r.stderr
     assert not (tmp_path / "o").exists()

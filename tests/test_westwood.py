@@ -7,13 +7,11 @@ crates/tcplab-core/src/transport/tcp/westwood.rs; ns-2.35's Linux agent
 beside it in docs/validation.md ("Westwood+ beside ns-2.35")."""
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 import tcplab
-from tcplab import ScenarioError
+from conftest import run_cli_one_flow, scenario_error_key
 
 
 def path(transport: str = "westwood", profile: str = "linux", duration: str = "60s", limit: int = 100,
@@ -33,10 +31,7 @@ def path(transport: str = "westwood", profile: str = "linux", duration: str = "6
             "flow": [f]}
 
 
-def key_of(sc: dict) -> str:
-    with pytest.raises(ScenarioError) as e:
-        tcplab.run(sc)
-    return e.value.key
+key_of = scenario_error_key
 
 
 def test_westwood_needs_linuxs_loss_recovery():
@@ -67,12 +62,7 @@ def test_westwood_parameters_need_transport_westwood():
 
 
 def test_bad_input_exits_2_from_the_cli(tmp_path):
-    sc = tmp_path / "s.toml"
-    sc.write_text('[sim]\nduration = "1s"\ntcp_profile = "ns2"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
-                  '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
-                  '[[flow]]\nfrom = "a"\nto = "b"\ntransport = "westwood"\napp = { kind = "bulk" }\n')
-    r = subprocess.run([sys.executable, "-m", "tcplab", "run", str(sc), "--out", str(tmp_path / "o"), "--quiet"],
-                       capture_output=True, text=True)
+    r = run_cli_one_flow(tmp_path, "westwood")
     assert r.returncode == 2, r.stderr
     assert "flow[0].transport" in r.stderr and "linux" in r.stderr
     assert not (tmp_path / "o").exists()

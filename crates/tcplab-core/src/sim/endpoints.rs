@@ -67,9 +67,7 @@ impl World {
             (SocketKind::TcpSender(tx), Transport::Tcp(h)) if self.trace.is_none() => {
                 // Untraced (the common case): the ACK read where it lies,
                 // the socket and packet not looked up again.
-                if let Some(ap) = tx.ap.as_deref_mut() {
-                    ap.hops = ack_hops(p.ip.ttl);
-                }
+                tx.note_ack_ttl(p.ip.ttl);
                 tx.on_ack(now, h);
                 self.pool.release(id);
                 self.tcp_output(now, sid);
@@ -87,9 +85,7 @@ impl World {
                 }
                 let p = self.pool.get(id);
                 if let (SocketKind::TcpSender(tx), Transport::Tcp(h)) = (&mut self.sockets[sid as usize].kind, &p.l4) {
-                    if let Some(ap) = tx.ap.as_deref_mut() {
-                        ap.hops = ack_hops(p.ip.ttl);
-                    }
+                    tx.note_ack_ttl(p.ip.ttl);
                     tx.on_ack(now, h);
                 }
                 self.pool.release(id);
@@ -357,10 +353,4 @@ impl World {
         };
         self.q.schedule(now + gap.max(1), Ev::AppSend(fid));
     }
-}
-
-/// The hops a packet crossed, from its TTL: every router on its path took
-/// one off (`forward.rs`), its source none.
-fn ack_hops(ttl: u8) -> u32 {
-    (crate::packet::DEFAULT_TTL.saturating_sub(ttl)) as u32 + 1
 }

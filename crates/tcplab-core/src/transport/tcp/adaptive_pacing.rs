@@ -117,8 +117,6 @@ pub struct AdaptivePacing {
     tick: Option<Time>,
     /// A segment waits for `tick`.
     pub waiting: bool,
-    /// The time between ticks, seconds (rate_interval_).
-    interval: f64,
     avg_queueing: f64,
     /// The last FHD sample and their average (n_hop_delay_,
     /// avg_n_hop_delay_), seconds.
@@ -138,7 +136,6 @@ impl AdaptivePacing {
             active: true,
             tick: None,
             waiting: false,
-            interval: p.initial_interval,
             avg_queueing: 0.0,
             fhd: 0.0,
             avg_fhd: 0.0,
@@ -147,15 +144,18 @@ impl AdaptivePacing {
         }
     }
 
-    /// The interval the timer takes at a tick now, seconds.
-    pub fn interval(&mut self) -> f64 {
+    /// The interval the timer takes at a tick now, seconds (the agent's
+    /// rate_interval_): the initial one until the first estimate, which
+    /// an average of positive samples never loses.
+    pub fn interval(&self) -> f64 {
         if self.avg_fhd > 0.0 {
-            self.interval = (1.0 + 2.0 * self.variation) * self.avg_fhd;
+            (1.0 + 2.0 * self.variation) * self.avg_fhd
+        } else {
+            self.p.initial_interval
         }
-        self.interval
     }
 
-    fn interval_ns(&mut self) -> Time {
+    fn interval_ns(&self) -> Time {
         (self.interval() * 1e9).round().max(1.0) as Time
     }
 
@@ -262,7 +262,7 @@ impl AdaptivePacing {
     /// The current sending rate of the pacing, segments a second (for the
     /// series), once there is an estimate.
     pub fn segments_per_second(&self) -> Option<f64> {
-        (self.avg_fhd > 0.0).then(|| 1.0 / ((1.0 + 2.0 * self.variation) * self.avg_fhd))
+        (self.avg_fhd > 0.0).then(|| 1.0 / self.interval())
     }
 }
 

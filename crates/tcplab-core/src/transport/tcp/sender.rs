@@ -267,7 +267,7 @@ pub struct TcpSender {
     /// and the pacing (`rate.rs`).
     pub(super) rate: Option<Box<Pacing>>,
     /// TCP-AP's estimator and pacing (`adaptive_pacing.rs`).
-    pub ap: Option<Box<AdaptivePacing>>,
+    pub(super) ap: Option<Box<AdaptivePacing>>,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -497,6 +497,13 @@ impl TcpSender {
         } else {
             crate::engine::time::MS
         }
+    }
+
+    /// The round trip of timestamp echo `ecr` at `now`, in whole ticks of
+    /// this sender's clock.
+    fn echo_rtt(&self, now: Time, ecr: u32) -> Time {
+        let unit = self.ts_unit();
+        ((now / unit) as u32).wrapping_sub(ecr) as u64 * unit
     }
 
     /// The application makes `bytes` more available (None = unlimited).
@@ -1499,10 +1506,8 @@ impl TcpSender {
         if self.cfg.timestamps {
             if let Some((_, ecr)) = h.ts {
                 self.last_echo = Some(ecr);
-                let unit = self.ts_unit();
-                let ticks = ((now / unit) as u32).wrapping_sub(ecr) as u64;
                 let backoff = self.rto.backoff();
-                self.rtt_sample(h, Rtt::Echo(ticks * unit));
+                self.rtt_sample(h, Rtt::Echo(self.echo_rtt(now, ecr)));
                 if !self.cfg.ts_reset_rto {
                     self.rto.restore_backoff(backoff);
                 }
@@ -1906,6 +1911,16 @@ impl TcpSender {
         }
     }
 
+    /// An ACK arrives with IP TTL `ttl`: TCP-AP counts the hops it
+    /// crossed (every router on its path took one off, `forward.rs`; its
+    /// source none). Called by the socket before `on_ack`.
+    #[inline(always)]
+    pub fn note_ack_ttl(&mut self, ttl: u8) {
+        if let Some(ap) = self.ap.as_deref_mut() {
+            ap.hops = crate::packet::DEFAULT_TTL.saturating_sub(ttl) as u32 + 1;
+        }
+    }
+
     /// TCP-AP hears an ACK before the sender acts on it: the pacing's
     /// ticks caught up, and the round trip its timestamp echo gives (the
     /// segment that drew it, sent when the echoed value was stamped)
@@ -1914,10 +1929,7 @@ impl TcpSender {
     #[cold]
     #[inline(never)]
     fn ap_ack(&mut self, now: Time, h: &TcpHeader) {
-        let unit = self.ts_unit();
-        let rtt =
-            h.ts.filter(|&(_, ecr)| ecr != 0 || self.cfg.ns2_timestamps)
-                .map(|(_, ecr)| ((now / unit) as u32).wrapping_sub(ecr) as u64 * unit);
+        let rtt = h.ts.filter(|&(_, ecr)| ecr != 0 || self.cfg.ns2_timestamps).map(|(_, ecr)| self.echo_rtt(now, ecr));
         let mss = self.w.mss as u32;
         let ap = self.ap.as_deref_mut().unwrap();
         ap.ack_arrives(now);

@@ -74,6 +74,23 @@ def test_rejects_what_it_cannot_emulate():
     with pytest.raises(ScenarioError) as e:
         check(sc)
     assert e.value.key == "flow[0].transport"
+    # Simulated mechanisms without a kernel counterpart: TCP-AP's sender
+    # and a split connection's relay (it was run as plain Reno until
+    # 2026-12-06).
+    sc = two_nodes("1Mbps", "1ms", 1000)
+    sc["flow"][0]["transport"] = "tcp_ap"
+    sc["flow"][0]["tcp"] = {"timestamps": True}
+    with pytest.raises(ScenarioError) as e:
+        check(sc)
+    assert e.value.key == "flow[0].transport"
+    sc = two_nodes("1Mbps", "1ms", 1000)
+    sc["node"].append({"name": "c"})
+    sc["link"].append({**sc["link"][0], "between": [sc["link"][0]["between"][1], "c"]})
+    sc["flow"][0]["to"] = "c"
+    sc["flow"][0]["split"] = {"node": sc["link"][0]["between"][1]}
+    with pytest.raises(ScenarioError) as e:
+        check(sc)
+    assert e.value.key == "flow[0].split"
 
 
 def test_cli_bad_scenario_exits_2(tmp_path):

@@ -209,6 +209,8 @@ TABLES = [
     ("link[0].error", {"kind": "windows"}, ("error", "windows")),
     ("flow[0]", None, ("section", "`[[flow]]`")),
     ("flow[0].vegas", None, ("row", "`[[flow]]`", "vegas")),
+    ("flow[0].tcp_ap", None, ("row", "`[[flow]]`", "tcp_ap")),
+    ("flow[0].split", None, ("row", "`[[flow]]`", "split")),
     ("flow[0].app", {"kind": "bulk"}, ("kind", "`[[flow]]`", "bulk")),
     ("flow[0].app", {"kind": "transfer"}, ("kind", "`[[flow]]`", "transfer")),
     ("flow[0].app", {"kind": "cbr"}, ("kind", "`[[flow]]`", "cbr")),

@@ -284,8 +284,20 @@ pub fn plan(
             TransportName::Cubic => "cubic",
             TransportName::Westwood => "westwood",
             TransportName::Bbr => "bbr",
+            TransportName::TcpAp => {
+                return err(
+                    format!("flow[{i}].transport"),
+                    "TCP-AP is a simulated sender; Linux has no such module (use newreno for its loss recovery)",
+                )
+            }
             _ => "reno",
         };
+        if f.split.is_some() {
+            return err(
+                format!("flow[{i}].split"),
+                "a split connection is a simulated relay; the emulator runs end-to-end connections only",
+            );
+        }
         if f.eln {
             return err(format!("flow[{i}].eln"), "ELN is a simulated mechanism; the emulator has none");
         }

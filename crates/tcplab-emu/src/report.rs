@@ -8,7 +8,7 @@ use crate::workload::{FlowOutcome, FlowSpec};
 use tcplab_core::engine::time::to_secs;
 use tcplab_core::engine::Time;
 use tcplab_core::output::{Column, Table};
-use tcplab_core::sim::LINUX_COUNTERS;
+use tcplab_core::sim::{LINUX_COUNTERS, SPLIT_COUNTERS};
 
 /// Per-namespace TCP counters (TcpExt of /proc/net/netstat) that the
 /// kernel keeps per host, not per connection.
@@ -135,6 +135,7 @@ pub fn flows_table(
         "snoop_suppressed_dupacks",
         "snoop_max_cache",
     ];
+    let rows = t.columns.first().map_or(0, |c| c.len());
     for (nm, v) in names.iter().zip(ints) {
         t.push(nm, Column::I64(v));
         if *nm == "fast_retransmits" {
@@ -142,6 +143,10 @@ pub fn flows_table(
                 t.push(name, Column::I64(col));
             }
         }
+    }
+    // The emulator runs end-to-end connections only (it refuses `split`).
+    for name in SPLIT_COUNTERS {
+        t.push(name, Column::I64(vec![0; rows]));
     }
     let [comp, first, cwnd, srtt]: [Vec<Option<f64>>; 4] = opt.try_into().unwrap();
     t.push("completion_s", Column::OptF64(comp));

@@ -16,9 +16,9 @@ use crate::net::{
 use crate::output::pcap::PcapWriter;
 use crate::output::RunOptions;
 use crate::packet::{FlowId, NodeId};
-use crate::sim::{trace_sink, Capture, Flow, Gaps, Node, Samples, World};
+use crate::sim::{trace_sink, Capture, Flow, Gaps, Node, Samples, Split, World};
 use crate::transport::app::App;
-use crate::transport::socket::{SockId, Socket, SocketKind};
+use crate::transport::socket::{SockId, Socket, SocketKind, SplitRole};
 use crate::transport::tcp::adaptive_pacing::ApParams;
 use crate::transport::tcp::config::DEFAULT_THINNING;
 use crate::transport::tcp::{make_cc, AckPolicy, TcpConfig, TcpProfile, TcpReceiver, TcpSender, Variant, VegasParams};
@@ -687,6 +687,8 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         check_cubic(cfg, f, &k)?;
         check_tcp_ap(cfg, f, &k)?;
         check_rack(cfg, f, &k)?;
+        let moving = radio.as_ref().and_then(|r| r.mobility.as_ref()).is_some_and(|m| m.moves());
+        check_split(cfg, f, &k, &names, |a, b| moving || comp[a as usize] == comp[b as usize])?;
         if f.first_bytes == Some(0) {
             return err(format!("{k}.first_bytes"), "must be at least 1 byte");
         }
@@ -894,7 +896,85 @@ fn pcap_name(c: &PcapCfg) -> String {
 /// way, ACKs the other) whose node names resolve.
 fn flow_endpoints(cfg: &ScenarioCfg) -> Vec<NodeId> {
     let names = node_index(cfg);
-    cfg.flow.iter().flat_map(|f| [names.get(f.from.as_str()), names.get(f.to.as_str())]).flatten().copied().collect()
+    let split = |f: &FlowCfg| f.split.as_ref().and_then(|s| names.get(s.node.as_str()));
+    cfg.flow
+        .iter()
+        .flat_map(|f| [names.get(f.from.as_str()), names.get(f.to.as_str()), split(f)])
+        .flatten()
+        .copied()
+        .collect()
+}
+
+/// A split flow's second connection as a flow of its own (the split node
+/// to `to`): the split's transport and TCP options over the flow's; the
+/// flow's parameter tables (vegas, cubic ...) only with the flow's
+/// transport, another one with its defaults.
+pub fn relay_half(f: &FlowCfg) -> Option<FlowCfg> {
+    let s = f.split.as_ref()?;
+    let tcp = match (&s.tcp, &f.tcp) {
+        (Some(own), Some(flow)) => Some(own.or(flow)),
+        (own, flow) => own.clone().or_else(|| flow.clone()),
+    };
+    let mut half = FlowCfg { from: s.node.clone(), tcp, first_bytes: None, split: None, ..f.clone() };
+    if let Some(t) = s.transport.filter(|&t| t != f.transport) {
+        half = FlowCfg { transport: t, vegas: None, cubic: None, westwood: None, bbr: None, tcp_ap: None, ..half };
+    }
+    Some(half)
+}
+
+/// The relay's buffer of a split flow in bytes: `split.buffer` packets, or
+/// two of the flow's windows (a receive and a send buffer).
+pub fn relay_buffer(cfg: &ScenarioCfg, f: &FlowCfg) -> u64 {
+    let tc = tcp_config(cfg, f);
+    match f.split.as_ref().and_then(|s| s.buffer) {
+        Some(n) => n as u64 * tc.mss as u64,
+        None => 2 * tc.rwnd,
+    }
+}
+
+/// A split connection (`split`): TCP on both halves, at a third node both
+/// ends reach, not one running Snoop (whose cache holds segments it
+/// forwards, while the split node sends its own).
+fn check_split(
+    cfg: &ScenarioCfg,
+    f: &FlowCfg,
+    k: &str,
+    names: &HashMap<&str, NodeId>,
+    connected: impl Fn(NodeId, NodeId) -> bool,
+) -> R<()> {
+    let Some(s) = &f.split else { return Ok(()) };
+    let k = format!("{k}.split");
+    if f.transport == TransportName::Udp {
+        return err(k, "a split connection relays a TCP connection: not for a UDP flow");
+    }
+    let n = lookup(names, format!("{k}.node"), &s.node)?;
+    if s.node == f.from || s.node == f.to {
+        return err(format!("{k}.node"), "must be a third node, neither `from` nor `to`");
+    }
+    if cfg.node[n as usize].snoop {
+        return err(
+            format!("{k}.node"),
+            format!("{:?} runs Snoop, which caches segments it forwards; a split node sends its own", s.node),
+        );
+    }
+    for (a, b) in [(&f.from, &s.node), (&s.node, &f.to)] {
+        if !connected(names[a.as_str()], names[b.as_str()]) {
+            return err(format!("{k}.node"), format!("no route between {a:?} and {b:?}"));
+        }
+    }
+    if s.buffer == Some(0) {
+        return err(format!("{k}.buffer"), "must be at least 1 packet");
+    }
+    if s.transport == Some(TransportName::Udp) {
+        return err(format!("{k}.transport"), "must be a TCP transport: the relay sends a byte stream");
+    }
+    if let Some(t) = &s.tcp {
+        validate_tcp(&format!("{k}.tcp"), t)?;
+    }
+    let half = relay_half(f).expect("a split flow");
+    check_cubic(cfg, &half, &k)?;
+    check_tcp_ap(cfg, &half, &k)?;
+    check_rack(cfg, &half, &k)
 }
 
 fn flow_name(i: usize, f: &FlowCfg) -> String {
@@ -1488,6 +1568,44 @@ pub fn message_writes(cfg: &ScenarioCfg, i: usize, until: Time) -> Vec<(Time, u6
 
 /// Port of the sending socket of flow `i` and of every receiving socket
 /// (like a client's ephemeral port and a server's well-known port).
+/// A TCP connection's two ends for flow config `f`, its random draws from
+/// the streams under `stream` (`flow<i>`; `flow<i>.split` for a split
+/// flow's second connection).
+fn tcp_ends(cfg: &ScenarioCfg, f: &FlowCfg, stream: &str, seed: u64, ports: (u16, u16)) -> (SocketKind, SocketKind) {
+    let (sport, dport) = ports;
+    let opts = f.tcp.clone().unwrap_or_default().or(&cfg.tcp);
+    let variant = match f.transport {
+        TransportName::Tahoe => Variant::Tahoe,
+        TransportName::Vegas => Variant::Vegas,
+        TransportName::Cubic => Variant::Cubic,
+        TransportName::Westwood => Variant::Westwood,
+        TransportName::Bbr => Variant::Bbr,
+        TransportName::Reno | TransportName::Sack => Variant::Reno,
+        _ if opts.newreno == Some(false) => Variant::Reno,
+        _ => Variant::NewReno,
+    };
+    let mut tc = tcp_config(cfg, f);
+    if tc.rules.ns2_rtt_estimator {
+        // ns-2's boot_time_: the phase of this sender's tick
+        // clock, drawn unless the scenario gives it.
+        tc.clock_phase = match opts.clock_phase {
+            Some(p) => p.0,
+            None => {
+                let u = stream_rng(seed, &format!("{stream}.clock")).uniform();
+                (u * tc.granularity as f64) as Time
+            }
+        };
+    }
+    if variant == Variant::Bbr {
+        // The draws of BBR's first gain phase: the flow's own stream.
+        tc.bbr.seed = stream_rng(seed, &format!("{stream}.bbr")).next_u64();
+    }
+    let cc = make_cc(variant, &tc);
+    let rx = TcpReceiver::new(&tc).with_ports(dport, sport);
+    let tx = TcpSender::new(tc, cc).with_ports(sport, dport);
+    (SocketKind::TcpSender(Box::new(tx)), SocketKind::TcpReceiver(Box::new(rx)))
+}
+
 fn flow_ports(i: usize) -> (u16, u16) {
     (10_000u16.wrapping_add(i as u16), 5001)
 }
@@ -1701,49 +1819,42 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                 let u = UdpFlow { payload: f.packet_size.unwrap_or(1000), ..Default::default() };
                 (SocketKind::UdpSender(Box::new(u.clone())), SocketKind::UdpSink(Box::new(u)))
             }
-            t => {
-                let opts = f.tcp.clone().unwrap_or_default().or(&cfg.tcp);
-                let variant = match t {
-                    TransportName::Tahoe => Variant::Tahoe,
-                    TransportName::Vegas => Variant::Vegas,
-                    TransportName::Cubic => Variant::Cubic,
-                    TransportName::Westwood => Variant::Westwood,
-                    TransportName::Bbr => Variant::Bbr,
-                    TransportName::Reno | TransportName::Sack => Variant::Reno,
-                    _ if opts.newreno == Some(false) => Variant::Reno,
-                    _ => Variant::NewReno,
-                };
-                let mut tc = tcp_config(cfg, f);
-                if tc.rules.ns2_rtt_estimator {
-                    // ns-2's boot_time_: the phase of this sender's tick
-                    // clock, drawn unless the scenario gives it.
-                    tc.clock_phase = match opts.clock_phase {
-                        Some(p) => p.0,
-                        None => {
-                            let u = stream_rng(seed, &format!("flow{i}.clock")).uniform();
-                            (u * tc.granularity as f64) as Time
-                        }
-                    };
-                }
-                if variant == Variant::Bbr {
-                    // The draws of BBR's first gain phase: the flow's own stream.
-                    tc.bbr.seed = stream_rng(seed, &format!("flow{i}.bbr")).next_u64();
-                }
-                let cc = make_cc(variant, &tc);
-                let rx = TcpReceiver::new(&tc).with_ports(dport, sport);
-                let tx = TcpSender::new(tc, cc).with_ports(sport, dport);
-                (SocketKind::TcpSender(Box::new(tx)), SocketKind::TcpReceiver(Box::new(rx)))
-            }
+            _ => tcp_ends(cfg, f, &format!("flow{i}"), seed, (sport, dport)),
         };
+        // A split flow's first connection ends at the split node, which
+        // relays to `dst` over a second one (`sim/split.rs`).
+        let relay = f.split.as_ref().map(|s| names[s.node.as_str()]);
+        let near = relay.unwrap_or(dst);
         let tx = sockets.len() as SockId;
-        sockets.push(Socket::new(src, sport, dst, dport, i as FlowId, tx_kind));
-        let mut rx = Socket::new(dst, dport, src, sport, i as FlowId, rx_kind);
-        rx.first_bytes_due = f.first_bytes.unwrap_or(u64::MAX);
-        sockets.push(rx);
+        sockets.push(Socket::new(src, sport, near, dport, i as FlowId, tx_kind));
+        sockets.push(Socket::new(near, dport, src, sport, i as FlowId, rx_kind));
         nodes[src as usize].sockets.push(tx);
-        nodes[dst as usize].sockets.push(tx + 1);
+        nodes[near as usize].sockets.push(tx + 1);
+        let split = relay.map(|at| {
+            let half = relay_half(f).expect("a split flow");
+            let (s2, r2) = tcp_ends(cfg, &half, &format!("flow{i}.split"), seed, (sport, dport));
+            sockets.push(Socket::new(at, sport, dst, dport, i as FlowId, s2));
+            sockets.push(Socket::new(dst, dport, at, sport, i as FlowId, r2));
+            nodes[at as usize].sockets.push(tx + 2);
+            nodes[dst as usize].sockets.push(tx + 3);
+            for (sid, role) in [(tx, SplitRole::Source), (tx + 1, SplitRole::RelayIn), (tx + 2, SplitRole::RelayOut)] {
+                sockets[sid as usize].split = role;
+            }
+            let (buffer, window) = (relay_buffer(cfg, f), tcp_config(cfg, f).rwnd);
+            // The room it starts with: the buffer in whole segments.
+            if let SocketKind::TcpReceiver(r) = &mut sockets[tx as usize + 1].kind {
+                let room = buffer / r.mss() * r.mss();
+                r.window = room.min(window).min(u32::MAX as u64) as u32;
+            }
+            Split::new(at, (tx + 1, tx + 2), buffer, window, format!("{}/relay", flow_name(i, f)))
+        });
+        let rx = sockets.len() as SockId - 1;
+        sockets[rx as usize].first_bytes_due = f.first_bytes.unwrap_or(u64::MAX);
         if f.eln {
-            eln_conns.push(ConnKey { src, sport, dst, dport });
+            eln_conns.push(ConnKey { src, sport, dst: near, dport });
+            if near != dst {
+                eln_conns.push(ConnKey { src: near, sport, dst, dport });
+            }
         }
         let payload = f.packet_size.unwrap_or(1000);
         flows.push(Flow {
@@ -1753,7 +1864,8 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             transport: f.transport.as_str().to_string(),
             app: app_of(cfg, i, payload),
             tx,
-            rx: tx + 1,
+            rx,
+            split,
             stopped: false,
             at_stop: None,
             first_bytes_at: None,

@@ -1096,6 +1096,30 @@ pub struct FlowCfg {
     /// [0, start_jitter), from the flow's own stream (`flow<i>.start`):
     /// "the same start with small random jitter", a new draw per seed.
     pub start_jitter: Option<Dur>,
+    /// A split connection (I-TCP): the TCP connection ends at this node,
+    /// which relays the bytes over a second connection to `to`.
+    #[serde(default)]
+    pub split: Option<SplitCfg>,
+}
+
+/// Where and how a TCP flow's connection is split (Bakre and Badrinath's
+/// I-TCP): the split node acknowledges the source's segments itself and
+/// sends the bytes on over a connection of its own.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SplitCfg {
+    /// The node that ends the first connection and opens the second (a
+    /// base station).
+    pub node: String,
+    /// The bytes the node may hold that the source has had acknowledged
+    /// and the destination has not, in packets of the flow's
+    /// `packet_size` (two windows: a receive and a send buffer).
+    pub buffer: Option<u32>,
+    /// The second connection's transport (the flow's).
+    pub transport: Option<TransportName>,
+    /// The second connection's TCP options, over the flow's.
+    #[serde(default)]
+    pub tcp: Option<TcpOptions>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]

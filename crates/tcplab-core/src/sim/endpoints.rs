@@ -5,7 +5,7 @@ use super::{Ev, TraceKind, World};
 use crate::engine::Time;
 use crate::packet::{flags, Ecn, FlowId, NodeId, Packet, PktId, Transport, UdpHeader, UDP_HEADER};
 use crate::transport::app::App;
-use crate::transport::socket::{SockId, SocketKind};
+use crate::transport::socket::{SockId, SocketKind, SplitRole};
 use crate::transport::tcp::sender::OutSegment;
 
 impl World {
@@ -34,7 +34,7 @@ impl World {
         };
         self.delivered += 1;
         let sock = &mut self.sockets[sid as usize];
-        let fid = sock.flow;
+        let (fid, role) = (sock.flow, sock.split);
         match (&mut sock.kind, &p.l4) {
             (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) if h.flags & flags::SYN != 0 => {
                 // ns-2's one-way TCP: the SYN is acknowledged at once
@@ -58,6 +58,9 @@ impl World {
                     sock.first_bytes_due = u64::MAX;
                     self.flows[fid as usize].first_bytes_at = Some(now);
                 }
+                if role == SplitRole::RelayIn {
+                    self.relay_in(now, fid);
+                }
                 if ack_now {
                     self.send_ack(now, sid);
                 } else {
@@ -71,6 +74,9 @@ impl World {
                 tx.on_ack(now, h);
                 self.pool.release(id);
                 self.tcp_output(now, sid);
+                if role != SplitRole::None {
+                    self.split_acked(now, sid, role);
+                }
             }
             (SocketKind::TcpSender(tx), Transport::Tcp(h)) => {
                 // Traced: the ACK's rows first, then as above.
@@ -78,10 +84,14 @@ impl World {
                 // The SYN's answer acknowledges nothing new (the SYN takes
                 // no sequence number here, as in ns-2) but is no duplicate.
                 let new = h.ack > snd_una || tx.awaits_syn_ack();
-                let kind = if new { TraceKind::Ack } else { TraceKind::DupAck };
-                self.trace_push(now, fid, kind, h.ack, 0);
+                let kind = match new {
+                    true => TraceKind::Ack,
+                    false if tx.tells_window(&h, tx.peer_window()) => TraceKind::WindowUpdate,
+                    false => TraceKind::DupAck,
+                };
+                self.trace_sock(now, sid, kind, h.ack, 0);
                 for b in h.sack_blocks().iter() {
-                    self.trace_push(now, fid, TraceKind::Sack, b.start, (b.end - b.start) as u32);
+                    self.trace_sock(now, sid, TraceKind::Sack, b.start, (b.end - b.start) as u32);
                 }
                 let p = self.pool.get(id);
                 if let (SocketKind::TcpSender(tx), Transport::Tcp(h)) = (&mut self.sockets[sid as usize].kind, &p.l4) {
@@ -90,6 +100,9 @@ impl World {
                 }
                 self.pool.release(id);
                 self.tcp_output(now, sid);
+                if role != SplitRole::None {
+                    self.split_acked(now, sid, role);
+                }
             }
             (SocketKind::UdpSink(u), Transport::Udp(_)) => {
                 u.stats.packets_received += 1;
@@ -173,7 +186,7 @@ impl World {
             // Read after the poll, so nothing is held across it.
             let end = (s.flow, s.node, s.remote);
             let kind = if seg.retransmit { TraceKind::Retransmit } else { TraceKind::Send };
-            self.trace_push(now, end.0, kind, seg.header.seq, seg.payload);
+            self.trace_sock(now, sid, kind, seg.header.seq, seg.payload);
             let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };
             if seg.headerless {
                 self.emit_headerless(now, end, seg, ecn);
@@ -185,7 +198,7 @@ impl World {
     }
 
     #[inline(always)]
-    fn send_ack(&mut self, now: Time, sid: SockId) {
+    pub(super) fn send_ack(&mut self, now: Time, sid: SockId) {
         self.send_ack_flagged(now, sid, 0);
     }
 
@@ -202,9 +215,35 @@ impl World {
         self.emit_from(now, end, Transport::Tcp(h), len, 0, Ecn::NotEct);
     }
 
+    /// The source of a split flow: if its timer was the persist timer,
+    /// the window probe goes out (`transport/tcp/persist.rs`).
+    #[cold]
+    #[inline(never)]
+    fn persist_timer(&mut self, now: Time, sid: SockId) -> bool {
+        let s = &mut self.sockets[sid as usize];
+        let end = (s.flow, s.node, s.remote);
+        let SocketKind::TcpSender(tx) = &mut s.kind else { return false };
+        let Some(seg) = tx.on_persist_timer(now) else { return false };
+        self.trace_sock(now, sid, TraceKind::WindowProbe, seg.header.seq, 0);
+        self.emit_from(now, end, Transport::Tcp(seg.header), seg.header.wire_len(), 0, Ecn::NotEct);
+        self.sync_socket_timer(sid);
+        true
+    }
+
+    /// A sender of a split flow took an ACK (`split.rs`).
+    #[cold]
+    #[inline(never)]
+    fn split_acked(&mut self, now: Time, sid: SockId, role: SplitRole) {
+        match role {
+            SplitRole::Source => self.source_acked(now, sid),
+            SplitRole::RelayOut => self.relay_acked(now, self.sockets[sid as usize].flow),
+            SplitRole::RelayIn | SplitRole::None => {}
+        }
+    }
+
     /// Make sure an event exists at or before the socket's deadline.
     #[inline(always)]
-    fn sync_socket_timer(&mut self, sid: SockId) {
+    pub(super) fn sync_socket_timer(&mut self, sid: SockId) {
         let s = &mut self.sockets[sid as usize];
         if let Some(at) = s.timer.arm(s.deadline(), self.q.now()) {
             self.q.schedule(at, Ev::Socket(sid));
@@ -216,6 +255,10 @@ impl World {
         if !s.timer.fire(now) {
             return; // superseded by an earlier event
         }
+        if s.split == SplitRole::Source && self.persist_timer(now, sid) {
+            return;
+        }
+        let s = &mut self.sockets[sid as usize];
         match &mut s.kind {
             SocketKind::TcpSender(tx) => {
                 if tx.on_timeout(now) {
@@ -240,6 +283,15 @@ impl World {
     pub(super) fn app_start(&mut self, now: Time, fid: FlowId) {
         let f = &self.flows[fid as usize];
         let (app, tx) = (f.app.clone(), f.tx);
+        if let Some(relay) = f.split.as_ref().map(|s| s.tx) {
+            // The split node's connection opens with the source's and
+            // sends what the first one delivers (`split.rs`).
+            if let SocketKind::TcpSender(s) = &mut self.sockets[relay as usize].kind {
+                s.start_averages(now);
+                s.set_app_paced();
+            }
+            self.tcp_output(now, relay);
+        }
         match &mut self.sockets[tx as usize].kind {
             SocketKind::TcpSender(s) => {
                 s.start_averages(now);

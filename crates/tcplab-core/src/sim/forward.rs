@@ -900,7 +900,11 @@ impl World {
                 // Data segments and the SYN (len 0); not pure ACKs.
                 use crate::packet::flags::{ACK, SYN};
                 if p.payload > 0 || h.flags & (SYN | ACK) == SYN {
-                    self.trace_push(now, p.flow, TraceKind::Drop, h.seq, p.payload);
+                    // A split flow's second connection sends to the
+                    // flow's destination, its first to the split node.
+                    let f = &self.flows[p.flow as usize];
+                    let relay = f.split.is_some() && p.ip.dst == f.dst;
+                    self.trace_write(now, (p.flow, relay), TraceKind::Drop, h.seq, p.payload);
                 }
             }
         }

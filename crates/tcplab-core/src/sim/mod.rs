@@ -8,10 +8,12 @@ pub mod external;
 mod forward;
 pub mod node;
 mod report;
+mod split;
 pub mod trace;
 
 pub use node::{Node, NodeStats};
-pub use report::{link_dirs_table, trace_sink, Samples, LINUX_COUNTERS};
+pub use report::{link_dirs_table, trace_sink, Samples, LINUX_COUNTERS, SPLIT_COUNTERS};
+pub use split::Split;
 pub use trace::{Capture, TraceKind};
 
 use crate::engine::time::to_secs;
@@ -75,8 +77,11 @@ pub struct Flow {
     pub dst: NodeId,
     pub transport: String,
     pub app: App,
+    /// The source's sender and the destination's receiver.
     pub tx: SockId,
     pub rx: SockId,
+    /// A split connection (I-TCP): the node between that relays.
+    pub split: Option<Split>,
     pub stopped: bool,
     /// Payload bytes acknowledged at the sender and delivered to the
     /// receiving application (received, for UDP) when the application
@@ -459,14 +464,32 @@ impl World {
     #[inline(always)]
     fn trace_push(&mut self, now: Time, flow: FlowId, kind: TraceKind, seq: u64, len: u32) {
         if self.trace.is_some() {
-            self.trace_write(now, flow, kind, seq, len);
+            self.trace_write(now, (flow, false), kind, seq, len);
         }
     }
 
+    /// A trace row for sender socket `sid`: a split node's sending end
+    /// writes under its own name (`Split::trace_name`).
+    #[inline(always)]
+    fn trace_sock(&mut self, now: Time, sid: SockId, kind: TraceKind, seq: u64, len: u32) {
+        if self.trace.is_some() {
+            let s = &self.sockets[sid as usize];
+            let relay = s.split == crate::transport::socket::SplitRole::RelayOut;
+            self.trace_write(now, (s.flow, relay), kind, seq, len);
+        }
+    }
+
+    /// A row for flow `who.0`; `who.1`: of a split flow's second
+    /// connection.
     #[cold]
-    fn trace_write(&mut self, now: Time, flow: FlowId, kind: TraceKind, seq: u64, len: u32) {
+    fn trace_write(&mut self, now: Time, who: (FlowId, bool), kind: TraceKind, seq: u64, len: u32) {
+        let f = &self.flows[who.0 as usize];
+        let name = match (&f.split, who.1) {
+            (Some(sp), true) => &sp.trace_name,
+            _ => &f.name,
+        };
         if let Some(t) = self.trace.as_mut() {
-            report::trace_row(t, &self.flows[flow as usize].name, now, kind, seq, len);
+            report::trace_row(t, name, now, kind, seq, len);
         }
     }
 

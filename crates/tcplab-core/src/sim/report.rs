@@ -206,6 +206,9 @@ struct FlowCols {
     snoop_rtx: Vec<i64>,
     snoop_supp: Vec<i64>,
     snoop_cache: Vec<i64>,
+    /// A split flow's second connection: retransmissions, timeouts, and
+    /// the most bytes its node held.
+    split: [Vec<i64>; 3],
     completion: Vec<Option<f64>>,
     first_bytes: Vec<Option<f64>>,
     aborted: Vec<bool>,
@@ -218,6 +221,10 @@ struct FlowCols {
 /// flows.csv's columns of Linux's own counters, in order (the emulator
 /// fills them from the kernel's: docs/emulator.md).
 pub const LINUX_COUNTERS: [&str; 4] = ["spurious_rtos", "undos", "loss_probes", "loss_probe_recoveries"];
+
+/// flows.csv's columns of a split flow's second connection (0 for other
+/// flows).
+pub const SPLIT_COUNTERS: [&str; 3] = ["split_retransmits", "split_timeouts", "split_max_held_bytes"];
 
 fn flows_table(w: &World) -> Table {
     let mut c = FlowCols::default();
@@ -237,10 +244,23 @@ fn flows_table(w: &World) -> Table {
         c.snoop_rtx.push(sum(|s| s.local_retransmits));
         c.snoop_supp.push(sum(|s| s.suppressed_dupacks));
         c.snoop_cache.push(snoop.iter().map(|s| s.stats.max_cache).max().unwrap_or(0) as i64);
+        let relay = f.split.as_ref().and_then(|sp| match &w.sockets[sp.tx as usize].kind {
+            SocketKind::TcpSender(tx) => Some([tx.stats.retransmits, tx.stats.timeouts, sp.max_held]),
+            _ => None,
+        });
+        for (col, v) in c.split.iter_mut().zip(relay.unwrap_or_default()) {
+            col.push(v as i64);
+        }
         match (&w.sockets[f.tx as usize].kind, &w.sockets[f.rx as usize].kind) {
             (SocketKind::TcpSender(tx), SocketKind::TcpReceiver(rx)) => {
                 let acked = tx.snd_una;
-                let done = match f.app {
+                let done = match &f.app {
+                    // Split: when the destination has it all (the source
+                    // had it acknowledged earlier, by the split node).
+                    App::Transfer { bytes, more, .. } if f.split.is_some() => {
+                        let total = bytes + more.iter().map(|m| m.1).sum::<u64>();
+                        (rx.delivered() >= total).then_some(rx.last_delivery)
+                    }
                     App::Transfer { .. } => tx.completed_at,
                     _ => None,
                 };
@@ -323,6 +343,9 @@ fn flows_table(w: &World) -> Table {
     t.push("snoop_local_retransmits", Column::I64(c.snoop_rtx));
     t.push("snoop_suppressed_dupacks", Column::I64(c.snoop_supp));
     t.push("snoop_max_cache", Column::I64(c.snoop_cache));
+    for (name, col) in SPLIT_COUNTERS.iter().zip(c.split) {
+        t.push(name, Column::I64(col));
+    }
     t.push("completion_s", Column::OptF64(c.completion));
     t.push("first_bytes_s", Column::OptF64(c.first_bytes));
     t.push("aborted", Column::Bool(c.aborted));

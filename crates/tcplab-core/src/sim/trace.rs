@@ -16,6 +16,11 @@ pub enum TraceKind {
     /// One SACK block carried by an arriving ACK (seq = block start).
     Sack,
     Drop,
+    /// An ACK of nothing new that changes the window or answers a window
+    /// probe (a split connection's source: `sim/split.rs`).
+    WindowUpdate,
+    /// A window probe sent by the persist timer.
+    WindowProbe,
 }
 
 impl TraceKind {
@@ -28,6 +33,8 @@ impl TraceKind {
             TraceKind::LocalRetransmit => "local_retransmit",
             TraceKind::Sack => "sack",
             TraceKind::Drop => "drop",
+            TraceKind::WindowUpdate => "window_update",
+            TraceKind::WindowProbe => "window_probe",
         }
     }
 }

@@ -40,11 +40,35 @@ pub struct Socket {
     /// then records when), so that a delivery reads the flow's entry only
     /// once; `u64::MAX` otherwise.
     pub first_bytes_due: u64,
+    /// Its part in a split connection (in the line's spare bytes).
+    pub split: SplitRole,
+}
+
+/// A socket's part in a split connection (I-TCP, `sim/split.rs`): the
+/// source's sender, or the split node's receiving or sending end; the
+/// destination's receiver is an ordinary one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SplitRole {
+    #[default]
+    None,
+    Source,
+    RelayIn,
+    RelayOut,
 }
 
 impl Socket {
     pub fn new(node: NodeId, port: u16, remote: NodeId, remote_port: u16, flow: FlowId, kind: SocketKind) -> Self {
-        Socket { kind, node, port, remote_port, remote, flow, timer: TimerSlot::default(), first_bytes_due: u64::MAX }
+        Socket {
+            kind,
+            node,
+            port,
+            remote_port,
+            remote,
+            flow,
+            timer: TimerSlot::default(),
+            first_bytes_due: u64::MAX,
+            split: SplitRole::None,
+        }
     }
 
     /// The socket's next timer deadline (one per socket).

@@ -11,6 +11,7 @@ pub mod cubic;
 pub mod idle;
 pub mod linux_reno;
 pub mod newreno;
+pub mod persist;
 pub mod prr;
 pub mod rack;
 pub mod rate;

@@ -77,7 +77,11 @@ pub struct TcpReceiver {
     /// ACK number of the last ACK sent (RFC 7323 TS.Recent rule).
     last_ack_sent: u64,
     mss: u64,
+    /// The window advertised from now on (a split connection's relay
+    /// sets it from its buffer: `sim/split.rs`).
     pub window: u32,
+    /// The right edge of the window last advertised (ACK + window).
+    last_edge: u64,
     /// Full segments received since the last ACK.
     unacked: u32,
     delack_deadline: Option<Time>,
@@ -134,6 +138,7 @@ impl TcpReceiver {
             last_ack_sent: 0,
             mss: cfg.mss as u64,
             window: cfg.rwnd.min(u32::MAX as u64) as u32,
+            last_edge: 0,
             unacked: 0,
             delack_deadline: None,
             last_delivery: 0,
@@ -219,6 +224,11 @@ impl TcpReceiver {
     /// have been armed.
     #[inline(always)]
     pub fn on_segment(&mut self, now: Time, seq: u64, len: u32, ts_val: Option<u32>) -> bool {
+        if len == 0 {
+            // A window probe (`persist.rs`; SYNs come by `note_syn`):
+            // answered at once with the window, nothing received.
+            return true;
+        }
         self.stats.segments_received += 1;
         self.last_seq = seq;
         let end = seq + len as u64;
@@ -398,6 +408,16 @@ impl TcpReceiver {
         matches!(self.delack_deadline, Some(d) if d <= now)
     }
 
+    /// The maximum segment size the window is counted in.
+    pub fn mss(&self) -> u64 {
+        self.mss
+    }
+
+    /// The right edge of the window the last ACK advertised.
+    pub fn last_edge(&self) -> u64 {
+        self.last_edge
+    }
+
     /// The connection's ports: `sport` here, `dport` at the data sender.
     pub fn with_ports(mut self, sport: u16, dport: u16) -> Self {
         self.sport = sport;
@@ -411,6 +431,7 @@ impl TcpReceiver {
     pub fn ack_header(&mut self, now: Time) -> TcpHeader {
         let syn = std::mem::take(&mut self.syn_ack_held);
         let a = self.make_ack();
+        self.last_edge = a.ack + self.window as u64;
         TcpHeader {
             sport: self.sport,
             dport: self.dport,

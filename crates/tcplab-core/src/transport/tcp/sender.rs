@@ -268,6 +268,8 @@ pub struct TcpSender {
     pub(super) rate: Option<Box<Pacing>>,
     /// TCP-AP's estimator and pacing (`adaptive_pacing.rs`).
     pub(super) ap: Option<Box<AdaptivePacing>>,
+    /// The persist timer (`persist.rs`), for a peer that closes its window.
+    pub(super) persist: super::persist::Persist,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -410,6 +412,7 @@ impl TcpSender {
             gated: paced || cfg.tcp_ap.is_some(),
             rate: paced.then(Box::<Pacing>::default),
             ap: cfg.tcp_ap.map(|p| Box::new(AdaptivePacing::new(p))),
+            persist: Default::default(),
             ca_rtt_from: None,
             sack_ca_from: None,
             last_acked_seg: None,
@@ -491,7 +494,7 @@ impl TcpSender {
     /// millisecond clock would add up to 1 ms of noise to each of its
     /// per-hop samples, which its variation term turns into a wider
     /// interval).
-    fn ts_unit(&self) -> Time {
+    pub(super) fn ts_unit(&self) -> Time {
         if self.cfg.ns2_timestamps || self.cfg.tcp_ap.is_some() {
             crate::engine::time::US
         } else {
@@ -1273,6 +1276,9 @@ impl TcpSender {
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
+        if self.window_news(h, prior_rwnd) {
+            return;
+        }
         if self.ap.is_some() {
             self.ap_ack(now, h);
         }
@@ -1359,6 +1365,35 @@ impl TcpSender {
             self.ecn_seen |= ece;
             self.ecn_backoff &= ece;
         }
+    }
+
+    /// An ACK of nothing new that only tells of the window: one that
+    /// changes it without SACK blocks (a window update; RFC 5681 2 (e):
+    /// no duplicate), or a window probe's answer (nothing in flight, RFC
+    /// 5681 2 (a)). Neither happens with a fixed window, so this takes no
+    /// ACK from the loss recovery of any peer that keeps its window.
+    #[inline(always)]
+    fn window_news(&mut self, h: &TcpHeader, prior_rwnd: u64) -> bool {
+        if !self.tells_window(h, prior_rwnd) {
+            return false;
+        }
+        if self.rwnd >= self.w.mss {
+            self.stop_probing();
+        }
+        true
+    }
+
+    /// ACK `h` at snd_una only tells of the window (`window_news`), the
+    /// window before it `prior_rwnd`.
+    #[inline(always)]
+    pub fn tells_window(&self, h: &TcpHeader, prior_rwnd: u64) -> bool {
+        let update = h.window as u64 != prior_rwnd && h.nsack == 0;
+        h.ack == self.snd_una && (update || self.probing() && self.snd_max == self.snd_una)
+    }
+
+    /// The window the peer advertised last.
+    pub fn peer_window(&self) -> u64 {
+        self.rwnd
     }
 
     /// Linux's in_ack_event() for this ACK: the header prediction misses

@@ -1,0 +1,116 @@
+"""Split connections (`split`, I-TCP: the source's TCP connection ends at a
+base station, which relays the bytes over a connection of its own): the
+input checks, the CLI's exit status on bad input, the relay's rows in
+the trace, and the example scenario. The relay's behaviour (bytes in
+order, the buffer's bound, the window that throttles the source, the
+persist timer's probes) is tested packet by packet in
+crates/tcplab-core/tests/split.rs and transport/tcp/persist.rs;
+docs/models.md, "Split connections", describes the model."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+import tcplab
+from conftest import ROOT, scenario_error_key
+
+key_of = scenario_error_key
+
+
+def cell(split: dict | None = None, loss: float = 0.02, **flow) -> dict:
+    """fh --10 Mbit/s, 20 ms-- bs --2 Mbit/s, 2 ms, `loss`-- mh."""
+    f = {"name": "f", "from": "fh", "to": "mh", "transport": "newreno", "window": 20,
+         "app": {"kind": "bulk"}, **flow}
+    if split is not None:
+        f["split"] = split
+    return {"sim": {"duration": "20s", "seed": 2},
+            "node": [{"name": "fh"}, {"name": "bs"}, {"name": "mh"}, {"name": "far"}],
+            "link": [{"between": ["fh", "bs"], "rate": "10Mbps", "delay": "20ms"},
+                     {"between": ["bs", "mh"], "rate": "2Mbps", "delay": "2ms",
+                      "error": {"kind": "uniform", "rate": loss, "packets": "data"}}],
+            "flow": [f]}
+
+
+@pytest.mark.parametrize("split,key", [
+    ({"node": "nowhere"}, "flow[0].split.node"),
+    ({"node": "fh"}, "flow[0].split.node"),
+    ({"node": "mh"}, "flow[0].split.node"),
+    ({"node": "far"}, "flow[0].split.node"),          # no route to it
+    ({"node": "bs", "buffer": 0}, "flow[0].split.buffer"),
+    ({"node": "bs", "transport": "udp"}, "flow[0].split.transport"),
+    ({"node": "bs", "tcp": {"dupthresh": 0}}, "flow[0].split.tcp.dupthresh"),
+    # CUBIC needs Linux's loss recovery, on the second connection too.
+    ({"node": "bs", "transport": "cubic"}, "flow[0].split.transport"),
+    ({"node": "bs", "size": 3}, "flow[0].split.size"),
+    ({}, "flow[0].split.node"),
+])
+def test_bad_split_names_its_key(split, key):
+    assert key_of(cell(split)) == key
+
+
+def test_split_refuses_udp_and_snoop():
+    sc = cell({"node": "bs"}, transport="udp", app={"kind": "cbr", "rate": "100kbps"})
+    assert key_of(sc) == "flow[0].split"
+    sc = cell({"node": "bs"})
+    sc["node"][1]["snoop"] = True
+    assert key_of(sc) == "flow[0].split.node"
+
+
+def test_cli_exits_2_and_writes_nothing(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text('[sim]\nduration = "1s"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n[[node]]\nname = "c"\n'
+                 '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
+                 '[[link]]\nbetween = ["b", "c"]\nrate = "1Mbps"\ndelay = "1ms"\n'
+                 '[[flow]]\nfrom = "a"\nto = "c"\ntransport = "reno"\napp = { kind = "bulk" }\n'
+                 'split = { node = "b", buffer = -1 }\n')
+    r = subprocess.run([sys.executable, "-m", "tcplab", "run", str(p), "--out", str(tmp_path / "o"), "--quiet"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert "flow[0].split.buffer" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_trace_has_both_connections_under_their_names():
+    r = tcplab.run(cell({"node": "bs"}, loss=0.03), trace=True)
+    t = r.trace
+    kinds = t.groupby("flow")["kind"].value_counts().unstack(fill_value=0)
+    assert set(kinds.index) == {"f", "f/relay"}
+    # The wireless losses are the relay's: its segments are the ones
+    # dropped and resent; the source resends nothing.
+    assert kinds.loc["f/relay", "drop"] > 0 and kinds.loc["f/relay", "retransmit"] > 0
+    assert kinds.loc["f"].get("retransmit", 0) == 0 and kinds.loc["f"].get("drop", 0) == 0
+    # The relay sends what the source sent, in the same sequence space.
+    src = t[(t.flow == "f") & (t.kind == "send")].seq.max()
+    relay = t[(t.flow == "f/relay") & (t.kind == "send")].seq.max()
+    assert 0 < src - relay <= 2 * 20 * 1000
+    f = r.flows.iloc[0]
+    assert f.retransmits == 0 and f.split_retransmits == (t[t.flow == "f/relay"].kind == "retransmit").sum()
+
+
+def test_same_seed_same_results():
+    a = tcplab.run(cell({"node": "bs", "buffer": 5}), trace=True)
+    b = tcplab.run(cell({"node": "bs", "buffer": 5}), trace=True)
+    assert a.flows.equals(b.flows) and a.trace.equals(b.trace)
+
+
+def test_second_connection_may_differ():
+    """SACK on the wireless half only, the arrangement Balakrishnan et al.
+    call SPLIT-SACK (their SMART-based one aside): the flow runs, the
+    source unchanged."""
+    sc = cell({"node": "bs", "transport": "sack", "tcp": {"sack": True}}, loss=0.05)
+    r = tcplab.run(sc)
+    f = r.flows.iloc[0]
+    assert f.transport == "newreno" and f.retransmits == 0 and f.split_retransmits > 0
+
+
+def test_example_scenario():
+    data = tomllib.loads((ROOT / "scenarios" / "split-connection.toml").read_text())
+    assert all(f["split"] == {"node": "bs"} for f in data["flow"])
+    r = tcplab.run(tcplab.load_scenario(ROOT / "scenarios" / "split-connection.toml"))
+    f = r.flows
+    assert (f.retransmits == 0).all() and (f.split_retransmits > 0).all()
+    assert (f.split_max_held_bytes <= 20_000).all()
+    assert (f.bytes_acked >= f.bytes_delivered).all()

@@ -90,6 +90,17 @@ def test_trace_has_both_connections_under_their_names():
     assert f.retransmits == 0 and f.split_retransmits == (t[t.flow == "f/relay"].kind == "retransmit").sum()
 
 
+def test_series_has_both_senders():
+    r = tcplab.run(cell({"node": "bs"}, loss=0.03), sample_interval="1s")
+    s = r.series
+    assert set(s.flow) == {"f", "f/relay"}
+    src, relay = s[s.flow == "f"].iloc[-1], s[s.flow == "f/relay"].iloc[-1]
+    # The relay has sent no more than the source had acknowledged, and the
+    # destination's deliveries are in both rows.
+    assert relay.snd_max <= src.snd_una and relay.bytes_delivered == src.bytes_delivered
+    assert relay.bytes_delivered >= relay.snd_una
+
+
 def test_same_seed_same_results():
     a = tcplab.run(cell({"node": "bs", "buffer": 5}), trace=True)
     b = tcplab.run(cell({"node": "bs", "buffer": 5}), trace=True)

@@ -115,14 +115,20 @@ fn dir_str(forward: bool) -> &'static str {
 pub fn sample(w: &mut World, now: Time) {
     let s = &mut w.samples;
     let t = to_secs(now);
-    for f in &w.flows {
+    // A split flow's second connection has its own rows (`<flow>/relay`),
+    // with the destination's deliveries like the flow's.
+    let senders = w.flows.iter().flat_map(|f| {
+        let relay = f.split.as_ref().map(|sp| (sp.trace_name.as_str(), sp.tx, f.rx));
+        std::iter::once((f.name.as_str(), f.tx, f.rx)).chain(relay)
+    });
+    for (name, tx, rx) in senders {
         if let (SocketKind::TcpSender(tx), SocketKind::TcpReceiver(rx)) =
-            (&w.sockets[f.tx as usize].kind, &w.sockets[f.rx as usize].kind)
+            (&w.sockets[tx as usize].kind, &w.sockets[rx as usize].kind)
         {
             let rate = tx.rate_report();
             s.flows.push(&[
                 Cell::F64(t),
-                Cell::Str(&f.name),
+                Cell::Str(name),
                 Cell::I64(tx.w.cwnd as i64),
                 Cell::OptI64(i64::try_from(tx.w.ssthresh).ok()),
                 Cell::OptF64(tx.rto.srtt.map(to_secs)),

@@ -1,6 +1,6 @@
 """Split connections (I-TCP) beside end-to-end NewReno and Snoop on the
-`basestation` study's network (scenarios/basestation.toml without Snoop or
-ELN; NewReno, ns2 profile, window 10, 100 s; uniform packet errors on the
+`basestation` study's network (`basestation.scenario(mechanism="split")`;
+NewReno, ns2 profile, window 10, 100 s; uniform packet errors on the
 2 Mbit/s hop both ways), one flow alone and the five flows together.
 
     python validation/split_connections.py [--seeds 10] [--flows 1 5]
@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
 import tcplab  # noqa: E402
+from tcplab.studies import basestation  # noqa: E402
 
 RATES = (0.0, 0.001, 0.01, 0.02, 0.05, 0.1)
 #: (column, mechanism, split buffer in packets or None for the default)
@@ -31,17 +32,12 @@ CASES = (("plain", "plain", None), ("Snoop", "snoop", None),
 
 
 def scenario(mechanism: str, error_rate: float, seed: int, flows: int, buffer: int | None) -> tcplab.Scenario:
-    sc = tcplab.load_scenario(ROOT / "scenarios" / "basestation.toml")
+    sc = basestation.scenario("newreno", mechanism, error_rate, seed=seed)
     d = sc.data
-    d["sim"]["seed"] = seed
-    d["node"][[n["name"] for n in d["node"]].index("bs")]["snoop"] = mechanism == "snoop"
-    wireless = next(link for link in d["link"] if link["between"] == ["bs", "cell"])
-    wireless["error"]["rate"] = error_rate
     d["flow"] = d["flow"][:flows]
     for f in d["flow"]:
-        f["eln"] = False
-        if mechanism == "split":
-            f["split"] = {"node": "bs", **({"buffer": buffer} if buffer else {})}
+        if buffer:
+            f["split"]["buffer"] = buffer
     return sc
 
 

@@ -12,7 +12,9 @@ window 10 packets, 100 s, DropTail queues of 50 packets. The `cell` node
 stands for the shared radio channel: the 2 Mbit/s hop is the one all five
 connections share and the one that loses packets. Mechanisms: plain, ELN
 (marking at the base station, ELN-aware senders), Snoop at the base
-station, and both.
+station, and both; outside the study's grid, `scenario(mechanism="split")`
+builds the same network with each connection split at the base station
+(I-TCP).
 """
 from __future__ import annotations
 
@@ -29,6 +31,10 @@ if TYPE_CHECKING:
 
 VARIANTS = ["tahoe", "reno", "newreno", "vegas"]
 MECHANISMS = ["plain", "eln", "snoop", "snoop+eln"]
+# Not in the study's grid (SPEC 9.1 has the four above): a split
+# connection (I-TCP) at the base station, SPEC 4's "for comparison"
+# (validation/split_connections.py; docs/models.md, "Split connections").
+SPLIT = "split"
 # 0, then 1, 2, 4, 6, 8 per decade from 0.001 % to 8 %, and 10 %. Built
 # from decimal text, so each rate is the float its decimal spelling gives
 # (6e-05, not 6 * 1e-05 = 6.000000000000001e-05 in the tables).
@@ -71,7 +77,7 @@ def scenario(variant: str = "newreno", mechanism: str = "plain", error_rate: flo
     (receiver window, packets) and `access_delays` (one-way delay of each
     fixed host's access link in ms, default 1 ms each: 26 ms end to end)."""
     check_choice("variant", variant, VARIANTS)
-    check_choice("mechanism", mechanism, MECHANISMS)
+    check_choice("mechanism", mechanism, MECHANISMS + [SPLIT])
     if starts is None:
         starts = [(i - 1) * stagger for i in range(1, N_FLOWS + 1)]
     if access_delays is None:
@@ -99,6 +105,7 @@ def scenario(variant: str = "newreno", mechanism: str = "plain", error_rate: flo
         "packet_size": 1000, "window": int(window), "eln": eln,
         # Default: staggered starts so the five slow starts do not coincide.
         "app": {"kind": "bulk", "start": _start(starts[i - 1])},
+        **({"split": {"node": "bs"}} if mechanism == SPLIT else {}),
     } for i in range(1, N_FLOWS + 1)]
     return Scenario({"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"},
                      "node": nodes, "link": links, "flow": flows}, source="basestation")

@@ -141,3 +141,15 @@ fn no_split_no_change() {
     let s2 = run_toml(&cell(Some(r#"node = "bs""#), "2Mbps", 0.02, BULK, "")).unwrap();
     assert_eq!(s1.flows, s2.flows, "same seed, same results");
 }
+
+#[test]
+fn an_initial_window_larger_than_the_buffer_is_held_to_it() {
+    // Linux's initial window of ten segments against a 3-segment buffer:
+    // the source knows the split node's first window from the start (as
+    // from its SYN-ACK), so even its first flight stays within it.
+    let toml = cell(Some(r#"node = "bs", buffer = 3"#), "200kbps", 0.0, BULK, "")
+        .replace("seed = 5", "seed = 5\ntcp_profile = \"linux\"");
+    let r = run_toml(&toml).unwrap();
+    let mss = 1448.0;
+    assert_eq!(f(&r, "split_max_held_bytes"), 3.0 * mss);
+}

@@ -1841,10 +1841,18 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
                 sockets[sid as usize].split = role;
             }
             let (buffer, window) = (relay_buffer(cfg, f), tcp_config(cfg, f).rwnd);
-            // The room it starts with: the buffer in whole segments.
-            if let SocketKind::TcpReceiver(r) = &mut sockets[tx as usize + 1].kind {
-                let room = buffer / r.mss() * r.mss();
-                r.window = room.min(window).min(u32::MAX as u64) as u32;
+            // The room it starts with: the buffer in whole segments, which
+            // the source knows from the start (as from a SYN-ACK).
+            let first = match &mut sockets[tx as usize + 1].kind {
+                SocketKind::TcpReceiver(r) => {
+                    let room = buffer / r.mss() * r.mss();
+                    r.window = room.min(window).min(u32::MAX as u64) as u32;
+                    r.window as u64
+                }
+                _ => unreachable!("a split flow is TCP"),
+            };
+            if let SocketKind::TcpSender(s) = &mut sockets[tx as usize].kind {
+                s.set_peer_window(first);
             }
             Split::new(at, (tx + 1, tx + 2), buffer, window, format!("{}/relay", flow_name(i, f)))
         });

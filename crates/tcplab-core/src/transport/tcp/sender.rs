@@ -1396,6 +1396,14 @@ impl TcpSender {
         self.rwnd
     }
 
+    /// The peer's window before its first ACK, as a handshake would have
+    /// told it (a split node's, which its buffer may make smaller than the
+    /// configured one).
+    pub fn set_peer_window(&mut self, bytes: u64) {
+        self.rwnd = bytes;
+        self.w.rwnd = bytes;
+    }
+
     /// Linux's in_ack_event() for this ACK: the header prediction misses
     /// an ACK that does not advance snd_una or that carries SACK blocks,
     /// an ECN echo, another flag than ACK and PSH, or a new window.

@@ -146,3 +146,22 @@ def test_the_comparison_in_models_md():
     assert g("snoop", 0.1) > 1.5 * g("split", 0.1) > 1.5 * g("plain", 0.1)
     lines = m.table(1, 1)
     assert len(lines) == 2 + len(m.RATES) and lines[2].startswith("| 0 % | ")
+
+
+@pytest.mark.parametrize("profile", ["ns2", "rfc", "linux"])
+def test_buffer_bound_and_whole_transfer_for_every_variant(profile):
+    """Every variant, its profile's initial window and MSS, a 3-segment
+    buffer, 5 % wireless loss: the node never holds more than its buffer
+    and the transfer (with a later write) arrives whole."""
+    variants = [("newreno", {}), ("sack", {"sack": True}), ("vegas", {}), ("tahoe", {}),
+                ("tcp_ap", {"timestamps": True})]
+    if profile == "linux":
+        variants += [("cubic", {"sack": True}), ("bbr", {"sack": True}), ("westwood", {"sack": True})]
+    for transport, tcp in variants:
+        sc = cell({"node": "bs", "buffer": 3}, loss=0.05, transport=transport, tcp=tcp,
+                  app={"kind": "transfer", "bytes": 200000, "more": [{"at": "5s", "bytes": 100000}]})
+        sc["sim"] |= {"tcp_profile": profile, "duration": "120s"}
+        f = tcplab.run(sc).flows.iloc[0]
+        mss = 1448 if profile == "linux" else 1000
+        assert f.bytes_delivered == 300000 and f.completion_s > 0, (transport, f.to_dict())
+        assert 0 < f.split_max_held_bytes <= 3 * mss, (transport, f.split_max_held_bytes)

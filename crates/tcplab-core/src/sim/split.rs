@@ -61,11 +61,14 @@ impl World {
         let got = rx.delivered() - sp.relayed;
         sp.relayed += got;
         let tx = sp.tx;
-        if let SocketKind::TcpSender(s) = &mut self.sockets[tx as usize].kind {
-            s.app_write_more(now, got);
-        }
         self.relay_window(fid);
-        self.tcp_output(now, tx);
+        // A segment out of order or repeated delivers nothing new.
+        if got > 0 {
+            if let SocketKind::TcpSender(s) = &mut self.sockets[tx as usize].kind {
+                s.app_write_more(now, got);
+            }
+            self.tcp_output(now, tx);
+        }
     }
 
     /// The split node's sending end of flow `fid` took an ACK: room may

@@ -18,16 +18,26 @@ def scenario_error_key(sc: dict) -> str:
     return e.value.key
 
 
-def run_cli_one_flow(tmp_path: Path, transport: str, profile: str | None = "ns2") -> subprocess.CompletedProcess:
-    """`tcplab run` on one bulk flow of `transport` over a 1 Mbit/s link
-    (under `profile`), its outputs to tmp_path / "o"."""
-    sc = tmp_path / "s.toml"
+def one_flow_toml(transport: str, profile: str | None = "ns2") -> str:
+    """One bulk flow of `transport` over a 1 Mbit/s link (under `profile`)."""
     sim = '[sim]\nduration = "1s"\n' + (f'tcp_profile = "{profile}"\n' if profile else "")
-    sc.write_text(sim + '[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
-                  '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
-                  f'[[flow]]\nfrom = "a"\nto = "b"\ntransport = "{transport}"\napp = {{ kind = "bulk" }}\n')
-    return subprocess.run([sys.executable, "-m", "tcplab", "run", str(sc), "--out", str(tmp_path / "o"), "--quiet"],
-                          capture_output=True, text=True)
+    return (sim + '[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
+            '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\n'
+            f'[[flow]]\nfrom = "a"\nto = "b"\ntransport = "{transport}"\napp = {{ kind = "bulk" }}\n')
+
+
+def cli_refusal(tmp_path: Path, text: str) -> str:
+    """`tcplab run` on scenario `text`, its outputs to tmp_path / "o": it
+    must exit 2 with one line on stderr and write nothing. Returns the line."""
+    sc = tmp_path / "s.toml"
+    sc.write_text(text)
+    r = subprocess.run([sys.executable, "-m", "tcplab", "run", str(sc), "--out", str(tmp_path / "o"), "--quiet"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert not (tmp_path / "o").exists(), "nothing written for a bad scenario"
+    return lines[0]
 
 # A test run started in the background by a non-interactive shell
 # (`bash .ci/run &`) inherits SIGINT ignored, and so would every process it

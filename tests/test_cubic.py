@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import tcplab
-from conftest import run_cli_one_flow, scenario_error_key
+from conftest import cli_refusal, one_flow_toml, scenario_error_key
 
 
 def path(transport: str = "cubic", profile: str = "linux", duration: str = "30s", limit: int = 100,
@@ -55,10 +55,8 @@ def test_cubic_parameters_need_transport_cubic():
 
 
 def test_bad_input_exits_2_from_the_cli(tmp_path):
-    r = run_cli_one_flow(tmp_path, "cubic")
-    assert r.returncode == 2, r.stderr
-    assert "flow[0].transport" in r.stderr and "linux" in r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
+    line = cli_refusal(tmp_path, one_flow_toml("cubic"))
+    assert "flow[0].transport" in line and "linux" in line
 
 
 def test_cubic_cuts_to_0_7_and_keeps_a_larger_window_than_newreno():

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from conftest import cli_refusal
+
 WIRED = """
 [sim]
 duration = "5s"
@@ -192,17 +194,9 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_scenario_file_names_key_and_allowed_values(case, tmp_path):
     text, expect = CASES[case]
-    f = tmp_path / "bad.toml"
-    f.write_text(text)
-    out = tmp_path / "out"
-    r = subprocess.run([sys.executable, "-m", "tcplab", "run", str(f), "--out", str(out), "-q"],
-                       capture_output=True, text=True)
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    assert lines[0].startswith("tcplab: error: ") and expect in lines[0], lines[0]
-    assert not RUST.search(lines[0]), lines[0]
-    assert not out.exists(), "nothing written for a bad scenario"
+    line = cli_refusal(tmp_path, text)
+    assert line.startswith("tcplab: error: ") and expect in line, line
+    assert not RUST.search(line), line
 
 
 def test_base_scenarios_are_good(tmp_path):

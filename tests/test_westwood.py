@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import tcplab
-from conftest import run_cli_one_flow, scenario_error_key
+from conftest import cli_refusal, one_flow_toml, scenario_error_key
 
 
 def path(transport: str = "westwood", profile: str = "linux", duration: str = "60s", limit: int = 100,
@@ -62,10 +62,8 @@ def test_westwood_parameters_need_transport_westwood():
 
 
 def test_bad_input_exits_2_from_the_cli(tmp_path):
-    r = run_cli_one_flow(tmp_path, "westwood")
-    assert r.returncode == 2, r.stderr
-    assert "flow[0].transport" in r.stderr and "linux" in r.stderr
-    assert not (tmp_path / "o").exists()
+    line = cli_refusal(tmp_path, one_flow_toml("westwood"))
+    assert "flow[0].transport" in line and "linux" in line
 
 
 def recovery_ends(transport: str) -> list[tuple[float, float, float]]:

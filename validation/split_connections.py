@@ -17,13 +17,9 @@ import argparse
 import math
 import statistics
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "python"))
-
-import tcplab  # noqa: E402
-from tcplab.studies import basestation  # noqa: E402
+import tcplab
+from tcplab.studies import basestation
 
 RATES = (0.0, 0.001, 0.01, 0.02, 0.05, 0.1)
 #: (column, mechanism, split buffer in packets or None for the default)

@@ -19,13 +19,9 @@ import argparse
 import math
 import statistics
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "python"))
-
-import tcplab  # noqa: E402
-from tcplab.studies import multihop  # noqa: E402
+import tcplab
+from tcplab.studies import multihop
 
 VARIANTS = ("newreno", "tcp_ap")
 

@@ -819,6 +819,18 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
         if f.transport != TransportName::Udp {
             validate_effective_tcp(cfg, i, f)?;
         }
+        // A split flow's second connection, its options merged over the
+        // flow's: what is wrong there only is the split's own table's.
+        if let Some(half) = relay_half(f) {
+            validate_effective_tcp(cfg, i, &half).map_err(|e| {
+                let own = format!("flow[{i}].tcp");
+                let split = format!("flow[{i}].split.tcp");
+                match e.key.strip_prefix(&own) {
+                    Some(rest) => ScenarioError::new(format!("{split}{rest}"), e.message.replace(&own, &split)),
+                    None => e,
+                }
+            })?;
+        }
     }
     let mut pcap_names = HashMap::new();
     for (i, c) in cfg.pcap.iter().enumerate() {

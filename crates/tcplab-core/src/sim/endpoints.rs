@@ -235,7 +235,7 @@ impl World {
     #[inline(never)]
     fn split_acked(&mut self, now: Time, sid: SockId, role: SplitRole) {
         match role {
-            SplitRole::Source => self.source_acked(now, sid),
+            SplitRole::Source => self.persist_source(now, sid),
             SplitRole::RelayOut => self.relay_acked(now, self.sockets[sid as usize].flow),
             SplitRole::RelayIn | SplitRole::None => {}
         }
@@ -342,11 +342,16 @@ impl World {
         self.schedule_message(now, fid);
     }
 
-    /// An application's later write on sender socket `tx`, sent at once.
+    /// An application's later write on sender socket `tx`, sent at once
+    /// (a split flow's source, held by a closed window, probes it: Linux's
+    /// tcp_check_probe_timer() on a write that cannot go).
     fn write_more(&mut self, now: Time, tx: SockId, bytes: u64) {
         if let SocketKind::TcpSender(s) = &mut self.sockets[tx as usize].kind {
             s.app_write_more(now, bytes);
             self.tcp_output(now, tx);
+            if self.sockets[tx as usize].split == SplitRole::Source {
+                self.persist_source(now, tx);
+            }
         }
     }
 

@@ -261,11 +261,11 @@ fn flows_table(w: &World) -> Table {
             (SocketKind::TcpSender(tx), SocketKind::TcpReceiver(rx)) => {
                 let acked = tx.snd_una;
                 let done = match &f.app {
-                    // Split: when the destination has it all (the source
-                    // had it acknowledged earlier, by the split node).
-                    App::Transfer { bytes, more, .. } if f.split.is_some() => {
-                        let total = bytes + more.iter().map(|m| m.1).sum::<u64>();
-                        (rx.delivered() >= total).then_some(rx.last_delivery)
+                    // Split: when the destination has all the source wrote
+                    // (the source had it acknowledged earlier, by the
+                    // split node).
+                    App::Transfer { .. } if f.split.is_some() => {
+                        tx.completed_at.and(rx.last_delivery.into()).filter(|_| rx.delivered() >= tx.snd_una)
                     }
                     App::Transfer { .. } => tx.completed_at,
                     _ => None,

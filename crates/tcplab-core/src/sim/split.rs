@@ -105,11 +105,11 @@ impl World {
         Some((left, offered, clamp, mss))
     }
 
-    /// The source of split flow `fid` took an ACK: the persist timer runs
-    /// while its window holds its data up.
+    /// The source of a split flow took an ACK or its application wrote:
+    /// the persist timer runs while the window holds its data up.
     #[cold]
     #[inline(never)]
-    pub(super) fn source_acked(&mut self, now: Time, sid: SockId) {
+    pub(super) fn persist_source(&mut self, now: Time, sid: SockId) {
         if let SocketKind::TcpSender(tx) = &mut self.sockets[sid as usize].kind {
             tx.persist_check(now);
         }

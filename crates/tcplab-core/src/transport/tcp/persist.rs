@@ -55,7 +55,7 @@ impl TcpSender {
     /// persist timer if the window holds the data up, stop it if not.
     pub fn persist_check(&mut self, now: Time) {
         if !self.window_blocked() {
-            self.stop_probing();
+            self.stop_probing(now);
         } else if !self.persist.armed {
             self.persist.armed = true;
             self.rto_deadline = Some(now + self.probe_interval());
@@ -63,12 +63,15 @@ impl TcpSender {
     }
 
     /// The window opened (or data went out): no more probes, and the
-    /// timer slot is the retransmission timer's again.
-    pub(super) fn stop_probing(&mut self) {
+    /// timer slot is the retransmission timer's again, running from `now`
+    /// if anything is in flight (never at a probe's doubled deadline).
+    pub(super) fn stop_probing(&mut self, now: Time) {
         if std::mem::take(&mut self.persist.armed) {
             self.persist.probes = 0;
             if self.snd_una == self.snd_max {
                 self.rto_deadline = None;
+            } else {
+                self.restart_timer(now);
             }
         }
     }

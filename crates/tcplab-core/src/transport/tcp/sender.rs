@@ -1263,8 +1263,12 @@ impl TcpSender {
         self.rtx_keeps_timing = false;
         self.burst_left = self.burst_start();
         let prior_rwnd = self.rwnd;
-        self.rwnd = h.window as u64;
-        self.w.rwnd = self.rwnd;
+        // RFC 9293 3.10.7.4: the window of an ACK below snd_una is older
+        // than the one held (only a split node's window ever changes).
+        if h.ack >= self.snd_una {
+            self.rwnd = h.window as u64;
+            self.w.rwnd = self.rwnd;
+        }
         self.now = now;
         let ack = h.ack;
         if self.syn_pending {
@@ -1276,7 +1280,7 @@ impl TcpSender {
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
-        if self.window_news(h, prior_rwnd) {
+        if self.window_news(now, h, prior_rwnd) {
             return;
         }
         if self.ap.is_some() {
@@ -1373,12 +1377,12 @@ impl TcpSender {
     /// 5681 2 (a)). Neither happens with a fixed window, so this takes no
     /// ACK from the loss recovery of any peer that keeps its window.
     #[inline(always)]
-    fn window_news(&mut self, h: &TcpHeader, prior_rwnd: u64) -> bool {
+    fn window_news(&mut self, now: Time, h: &TcpHeader, prior_rwnd: u64) -> bool {
         if !self.tells_window(h, prior_rwnd) {
             return false;
         }
         if self.rwnd >= self.w.mss {
-            self.stop_probing();
+            self.stop_probing(now);
         }
         true
     }

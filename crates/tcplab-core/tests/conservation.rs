@@ -147,6 +147,10 @@ proptest! {
             s.packets_delivered + s.packets_consumed + dropped + s.packets_in_flight,
             "delivered {} consumed {} dropped {} in flight {}\n{}", s.packets_delivered, s.packets_consumed, dropped, s.packets_in_flight, text
         );
-        prop_assert!(s.packets_delivered > 0 || r.flows.rows() == 0);
+        // Not vacuous: the flows sent. (Delivering need not happen: with
+        // 30 % frame errors both SYNs of a 200 ms run can die at the retry
+        // limit, the next try 3 s later; proptest found such a case, kept in
+        // conservation.proptest-regressions.)
+        prop_assert!(s.packets_created > 0 || r.flows.rows() == 0);
     }
 }

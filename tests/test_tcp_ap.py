@@ -197,3 +197,21 @@ def test_pacing_shares_a_chain_fairly():
     ap = m.measure(m.chain(7, "tcp_ap", 1, "aodv", "long+short"))
     assert nr["jain"] < 0.8 < 0.95 < ap["jain"], (nr, ap)
     assert ap["goodput"] > 0.9 * nr["goodput"] and ap["retransmits"] < nr["retransmits"]
+
+
+def test_a_loss_probe_with_nothing_left_to_probe_is_dropped():
+    """Found in review: in the linux profile (RACK-TLP) a tail-loss probe
+    due while TCP-AP's pacing held it back, and everything acknowledged
+    meanwhile, panicked ("a probe needs data outstanding"). Linux's
+    tcp_send_loss_probe() sends nothing then; so does tcplab now."""
+    flow = {"name": "f", "from": "fh", "to": "mh", "transport": "tcp_ap", "window": 20, "eln": True,
+            "tcp": {"timestamps": True}, "app": {"kind": "messages", "bytes": 700, "interval": "0.1s"}}
+    sc = {"sim": {"duration": "20s", "seed": 5, "tcp_profile": "linux"},
+          "node": [{"name": "fh"}, {"name": "bs"}, {"name": "mh"}],
+          "link": [{"between": ["fh", "bs"], "rate": "10Mbps", "delay": "20ms",
+                    "reverse": {"error": {"kind": "uniform", "rate": 0.1}}},
+                   {"between": ["bs", "mh"], "rate": "200kbps", "delay": "2ms",
+                    "error": {"kind": "uniform", "rate": 0.05, "packets": "data", "direction": "forward"}}],
+          "flow": [flow]}
+    f = tcplab.run(sc).flows.iloc[0]
+    assert f.bytes_delivered > 100_000 and f.loss_probes > 0

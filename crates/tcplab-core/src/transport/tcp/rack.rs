@@ -469,6 +469,13 @@ impl RackRecovery {
         }
     }
 
+    /// The probe can be a new segment: the application has data, the
+    /// receiver's window takes it, and no go-back is under way.
+    fn probe_new_data(s: &TcpSender) -> bool {
+        let len = s.app_limit().saturating_sub(s.snd_max).min(s.w.mss);
+        len > 0 && s.snd_max + len <= s.snd_una + s.rwnd && s.snd_nxt == s.snd_max
+    }
+
     /// The probe (`tcp_send_loss_probe()`): one new segment if the
     /// application has data and the receiver's window takes it, whatever
     /// cwnd says; else the last segment sent, again (a retransmission not
@@ -476,7 +483,7 @@ impl RackRecovery {
     fn send_probe(s: &mut TcpSender, now: Time) -> Segment {
         s.rack.as_mut().unwrap().probe = false;
         let len = s.app_limit().saturating_sub(s.snd_max).min(s.w.mss);
-        let new = len > 0 && s.snd_max + len <= s.snd_una + s.rwnd && s.snd_nxt == s.snd_max;
+        let new = Self::probe_new_data(s);
         let seg = if new {
             s.rack.as_mut().unwrap().probe = true; // not a new-data send that reschedules
             let seg = s.emit(now, s.snd_max, len as u32);
@@ -900,7 +907,13 @@ impl LossRecovery for RackRecovery {
     fn poll(&mut self, s: &mut TcpSender, now: Time) -> Option<Option<Segment>> {
         let mss = s.w.mss;
         if s.rack.as_ref().unwrap().probe {
-            return Some(Some(Self::send_probe(s, now)));
+            if Self::probe_new_data(s) || !s.sent.is_empty() {
+                return Some(Some(Self::send_probe(s, now)));
+            }
+            // Everything was acknowledged before the probe could go (a
+            // paced sender waits for its gate) and nothing new waits:
+            // nothing to probe (tcp_send_loss_probe() without a segment).
+            s.rack.as_mut().unwrap().probe = false;
         }
         let c = counts(s);
         if self.frto_new {

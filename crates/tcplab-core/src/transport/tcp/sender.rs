@@ -1392,7 +1392,18 @@ impl TcpSender {
     #[inline(always)]
     pub fn tells_window(&self, h: &TcpHeader, prior_rwnd: u64) -> bool {
         let update = h.window as u64 != prior_rwnd && h.nsack == 0;
-        h.ack == self.snd_una && (update || self.probing() && self.snd_max == self.snd_una)
+        // A probe's answer tells of a window still closed (below a
+        // segment): only then is the persist state (a cold line) read.
+        let closed = (h.window as u64) < self.w.mss;
+        h.ack == self.snd_una && (update || closed && self.answers_probe())
+    }
+
+    /// An ACK at snd_una with the window still closed: a window probe's
+    /// answer if the probes are on and nothing is in flight.
+    #[cold]
+    #[inline(never)]
+    fn answers_probe(&self) -> bool {
+        self.probing() && self.snd_max == self.snd_una
     }
 
     /// The window the peer advertised last.

@@ -934,11 +934,11 @@ pub fn relay_half(f: &FlowCfg) -> Option<FlowCfg> {
     Some(half)
 }
 
-/// The relay's buffer of a split flow in bytes: `split.buffer` packets, or
-/// two of the flow's windows (a receive and a send buffer).
-pub fn relay_buffer(cfg: &ScenarioCfg, f: &FlowCfg) -> u64 {
-    let tc = tcp_config(cfg, f);
-    match f.split.as_ref().and_then(|s| s.buffer) {
+/// The relay's buffer of a split flow whose TCP configuration is `tc`,
+/// in bytes: `split.buffer` packets, or two of the flow's windows (a
+/// receive and a send buffer).
+fn relay_buffer(s: &SplitCfg, tc: &TcpConfig) -> u64 {
+    match s.buffer {
         Some(n) => n as u64 * tc.mss as u64,
         None => 2 * tc.rwnd,
     }
@@ -1835,14 +1835,14 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         };
         // A split flow's first connection ends at the split node, which
         // relays to `dst` over a second one (`sim/split.rs`).
-        let relay = f.split.as_ref().map(|s| names[s.node.as_str()]);
-        let near = relay.unwrap_or(dst);
+        let relay = f.split.as_ref().map(|s| (names[s.node.as_str()], s));
+        let near = relay.map_or(dst, |(at, _)| at);
         let tx = sockets.len() as SockId;
         sockets.push(Socket::new(src, sport, near, dport, i as FlowId, tx_kind));
         sockets.push(Socket::new(near, dport, src, sport, i as FlowId, rx_kind));
         nodes[src as usize].sockets.push(tx);
         nodes[near as usize].sockets.push(tx + 1);
-        let split = relay.map(|at| {
+        let split = relay.map(|(at, s)| {
             let half = relay_half(f).expect("a split flow");
             let (s2, r2) = tcp_ends(cfg, &half, &format!("flow{i}.split"), seed, (sport, dport));
             sockets.push(Socket::new(at, sport, dst, dport, i as FlowId, s2));
@@ -1852,13 +1852,14 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             for (sid, role) in [(tx, SplitRole::Source), (tx + 1, SplitRole::RelayIn), (tx + 2, SplitRole::RelayOut)] {
                 sockets[sid as usize].split = role;
             }
-            let (buffer, window) = (relay_buffer(cfg, f), tcp_config(cfg, f).rwnd);
-            // The room it starts with: the buffer in whole segments, which
-            // the source knows from the start (as from a SYN-ACK).
+            let tc = tcp_config(cfg, f);
+            let buffer = relay_buffer(s, &tc);
+            let split = Split::new((tx + 1, tx + 2), buffer, tc.rwnd, format!("{}/relay", flow_name(i, f)));
+            // The room it starts with, which the source knows from the
+            // start (as from a SYN-ACK).
             let first = match &mut sockets[tx as usize + 1].kind {
                 SocketKind::TcpReceiver(r) => {
-                    let room = buffer / r.mss() * r.mss();
-                    r.window = room.min(window).min(u32::MAX as u64) as u32;
+                    r.window = split.room(0, r.mss()).min(u32::MAX as u64) as u32;
                     r.window as u64
                 }
                 _ => unreachable!("a split flow is TCP"),
@@ -1866,7 +1867,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             if let SocketKind::TcpSender(s) = &mut sockets[tx as usize].kind {
                 s.set_peer_window(first);
             }
-            Split::new(at, (tx + 1, tx + 2), buffer, window, format!("{}/relay", flow_name(i, f)))
+            split
         });
         let rx = sockets.len() as SockId - 1;
         sockets[rx as usize].first_bytes_due = f.first_bytes.unwrap_or(u64::MAX);

@@ -18,12 +18,11 @@
 
 use super::World;
 use crate::engine::Time;
-use crate::packet::{FlowId, NodeId};
+use crate::packet::FlowId;
 use crate::transport::socket::{SockId, SocketKind};
 
-/// A flow's split node and its two ends there.
+/// A flow's two ends at its split node, and the node's buffer.
 pub struct Split {
-    pub node: NodeId,
     /// The end that receives the source's connection.
     pub rx: SockId,
     /// The end that sends to the destination.
@@ -43,9 +42,16 @@ pub struct Split {
 }
 
 impl Split {
-    pub fn new(node: NodeId, ends: (SockId, SockId), buffer: u64, window: u64, trace_name: String) -> Self {
+    pub fn new(ends: (SockId, SockId), buffer: u64, window: u64, trace_name: String) -> Self {
         let (rx, tx) = ends;
-        Split { node, rx, tx, buffer, window, relayed: 0, max_held: 0, trace_name }
+        Split { rx, tx, buffer, window, relayed: 0, max_held: 0, trace_name }
+    }
+
+    /// The window the receiving end can offer with `held` bytes in the
+    /// buffer: the room left in whole segments of `mss`, at most the
+    /// flow's window.
+    pub fn room(&self, held: u64, mss: u64) -> u64 {
+        (self.buffer.saturating_sub(held) / mss * mss).min(self.window)
     }
 }
 
@@ -95,12 +101,11 @@ impl World {
         let SocketKind::TcpSender(tx) = &self.sockets[sp.tx as usize].kind else { unreachable!() };
         let held = sp.relayed - tx.snd_una.min(sp.relayed);
         sp.max_held = sp.max_held.max(held);
-        let (buffer, rx_sid, clamp) = (sp.buffer, sp.rx, sp.window);
-        let SocketKind::TcpReceiver(rx) = &mut self.sockets[rx_sid as usize].kind else { unreachable!() };
+        let SocketKind::TcpReceiver(rx) = &mut self.sockets[sp.rx as usize].kind else { unreachable!() };
         let mss = rx.mss();
         let left = rx.last_edge().saturating_sub(rx.delivered());
-        let room = buffer.saturating_sub(held) / mss * mss;
-        let offered = room.min(clamp).max(left);
+        let offered = sp.room(held, mss).max(left);
+        let clamp = sp.window;
         rx.window = offered.min(u32::MAX as u64) as u32;
         Some((left, offered, clamp, mss))
     }

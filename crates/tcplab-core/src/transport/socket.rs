@@ -72,6 +72,7 @@ impl Socket {
     }
 
     /// The socket's next timer deadline (one per socket).
+    #[inline]
     pub fn deadline(&self) -> Option<Time> {
         match &self.kind {
             SocketKind::TcpSender(tx) => tx.timer_deadline(),

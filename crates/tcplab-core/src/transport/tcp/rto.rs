@@ -30,6 +30,10 @@ pub struct RtoEstimator {
     max: Time,
     granularity: Time,
     flavour: Flavour,
+    /// `rto()`'s value, recomputed by every change of the state it reads
+    /// (`refresh`): the sender reads it on every ACK (its timer, the time
+    /// averages), the state changes about once a round trip.
+    current: Time,
 }
 
 /// Whose estimator: RFC 6298's on exact times, ns-2's or Linux's (one
@@ -94,13 +98,15 @@ impl RtoEstimator {
             max,
             granularity,
             flavour: Flavour::Rfc6298,
+            current: 0,
         }
+        .refreshed()
     }
 
     /// Estimate as Linux does (`LinuxVar`).
     pub fn with_linux_estimator(mut self) -> Self {
         self.flavour = Flavour::Linux(LinuxVar::default());
-        self
+        self.refreshed()
     }
 
     fn ns2(&self) -> Option<&Ns2Clock> {
@@ -138,7 +144,7 @@ impl RtoEstimator {
             rttvar_bits: 2,
             rttvar_exp: 2,
         });
-        self
+        self.refreshed()
     }
 
     /// With the ns-2 clock: ns-2's `rfc2988_` (false: its older rule,
@@ -147,7 +153,7 @@ impl RtoEstimator {
         if let Some(c) = self.ns2_mut() {
             c.rfc2988 = rfc2988;
         }
-        self
+        self.refreshed()
     }
 
     /// With the ns-2 clock: ns-2's T_SRTT_BITS, T_RTTVAR_BITS and
@@ -235,6 +241,7 @@ impl RtoEstimator {
         let var = if shift >= 0 { c.rttvar4 << shift } else { c.rttvar4 >> -shift };
         self.base = ((var + c.srtt8) >> sb) as u64 * g;
         self.backoff = 1;
+        self.refresh();
     }
 
     /// A valid RTT measurement `r` (RFC 6298 2.2 and 2.3). Resets the backoff
@@ -257,6 +264,7 @@ impl RtoEstimator {
         let s = self.srtt.unwrap();
         self.base = (s + self.granularity.max(4 * self.rttvar)).clamp(self.min, self.max);
         self.backoff = 1;
+        self.refresh();
     }
 
     /// Linux's tcp_rtt_estimator() and tcp_set_rto() on a sample of `r`
@@ -315,10 +323,27 @@ impl RtoEstimator {
         let g = self.granularity.max(1);
         self.base = rto.div_ceil(g).saturating_mul(g).min(self.max);
         self.backoff = 1;
+        self.refresh();
     }
 
     /// The timeout to arm now.
+    #[inline(always)]
     pub fn rto(&self) -> Time {
+        debug_assert_eq!(self.current, self.compute_rto(), "the RTO refreshed after every change");
+        self.current
+    }
+
+    fn refresh(&mut self) {
+        self.current = self.compute_rto();
+    }
+
+    fn refreshed(mut self) -> Self {
+        self.refresh();
+        self
+    }
+
+    /// The timeout from the estimator's state (`rto()` reads it cached).
+    fn compute_rto(&self) -> Time {
         if let Some(c) = self.ns2() {
             // rtt_timeout() with rfc2988_: the minimum before the backoff;
             // without: after it.
@@ -342,6 +367,7 @@ impl RtoEstimator {
         } else if self.rto() < self.max {
             self.backoff = self.backoff.saturating_mul(2);
         }
+        self.refresh();
         if let Flavour::Ns2(c) = &mut self.flavour {
             if self.backoff > 8 {
                 // rtt_backoff(): start the estimate afresh at the next sample.
@@ -354,12 +380,14 @@ impl RtoEstimator {
     /// Forget the backoff without a new sample (ns-2 on a partial ACK).
     pub fn clear_backoff(&mut self) {
         self.backoff = 1;
+        self.refresh();
     }
 
     /// Put back a backoff that a sample has just ended (ns-2 keeps it
     /// while ECN echoes continue at a window of one: `ecn_backoff`).
     pub fn restore_backoff(&mut self, backoff: u32) {
         self.backoff = backoff;
+        self.refresh();
     }
 
     pub fn backoff(&self) -> u32 {

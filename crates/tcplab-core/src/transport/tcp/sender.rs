@@ -173,11 +173,12 @@ pub struct TcpSender {
     /// Outstanding segments with their last send time and transmit count.
     pub(super) sent: std::collections::VecDeque<SentSeg>,
     last_acked_seg: Option<(Time, u32)>,
-    /// When the last byte of a finite transfer was acknowledged.
-    pub completed_at: Option<Time>,
     pub stats: SenderStats,
     pub rto: RtoEstimator,
     pub cfg: TcpConfig,
+    /// When the last byte of a finite transfer was acknowledged (once a
+    /// flow: past the lines an ACK reads).
+    pub completed_at: Option<Time>,
     /// When the first data segment (sequence 0) was last sent, with the
     /// per-segment log (ns-2's firstsent_; Vegas only, so past the lines an
     /// ACK of the other variants reads).

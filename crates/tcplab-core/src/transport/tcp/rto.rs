@@ -32,7 +32,7 @@ pub struct RtoEstimator {
     flavour: Flavour,
     /// `rto()`'s value, recomputed by every change of the state it reads
     /// (`refresh`): the sender reads it on every ACK (its timer, the time
-    /// averages), the state changes about once a round trip.
+    /// averages), and it changes only with a sample or a backoff.
     current: Time,
 }
 
@@ -240,8 +240,7 @@ impl RtoEstimator {
         let shift = (c.rttvar_exp as u32 + sb) as i64 - vb as i64;
         let var = if shift >= 0 { c.rttvar4 << shift } else { c.rttvar4 >> -shift };
         self.base = ((var + c.srtt8) >> sb) as u64 * g;
-        self.backoff = 1;
-        self.refresh();
+        self.clear_backoff();
     }
 
     /// A valid RTT measurement `r` (RFC 6298 2.2 and 2.3). Resets the backoff
@@ -263,8 +262,7 @@ impl RtoEstimator {
         }
         let s = self.srtt.unwrap();
         self.base = (s + self.granularity.max(4 * self.rttvar)).clamp(self.min, self.max);
-        self.backoff = 1;
-        self.refresh();
+        self.clear_backoff();
     }
 
     /// Linux's tcp_rtt_estimator() and tcp_set_rto() on a sample of `r`
@@ -322,8 +320,7 @@ impl RtoEstimator {
         let rto = ((srtt8 >> 3) + l.rttvar as u64) * 1000;
         let g = self.granularity.max(1);
         self.base = rto.div_ceil(g).saturating_mul(g).min(self.max);
-        self.backoff = 1;
-        self.refresh();
+        self.clear_backoff();
     }
 
     /// The timeout to arm now.
@@ -377,7 +374,8 @@ impl RtoEstimator {
         }
     }
 
-    /// Forget the backoff without a new sample (ns-2 on a partial ACK).
+    /// Forget the backoff: every sample does, and ns-2 also without one
+    /// (on a partial ACK).
     pub fn clear_backoff(&mut self) {
         self.backoff = 1;
         self.refresh();

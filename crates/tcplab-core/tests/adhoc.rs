@@ -1173,7 +1173,7 @@ fn ns2_profile_is_the_ns2_switches_together() {
             "dsr",
             "[wireless.dsr]\nns2_request_backoff = true\nflow_state = true\nrelease_spacing = \"30ms\"\n\
              salvage_discovery = true\nns2_cache = true\ngrat_route_errors = true\nbuffer_check = \"30ms\"\n\
-             jitter_own = true\nns2_ip_header = true\nns2_request_size = true\nreply_to_every_copy = true",
+             jitter_own = true\nns2_ip_header = true\nns2_request_size = true\nns2_reply_size = true\nreply_to_every_copy = true",
         ),
     ];
     for (routing, keys) in cases {

@@ -304,6 +304,9 @@ pub struct DsrCfg {
     /// ns-2.35's size of a forwarded route request: each forwarder adds
     /// the whole DSR header again; default false.
     pub ns2_request_size: Option<bool>,
+    /// ns-2.35's size of a route reply (`hdr_sr::size()`); default false
+    /// (RFC 4728's).
+    pub ns2_reply_size: Option<bool>,
     /// ns-2.35's target answers every copy of a route request, not only
     /// the first; default false.
     pub reply_to_every_copy: Option<bool>,

@@ -913,6 +913,7 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
         jitter_own: ns2(w),
         ns2_ip_header: ns2(w),
         ns2_request_size: ns2(w),
+        ns2_reply_size: ns2(w),
         reply_to_every_copy: ns2(w),
         ..Default::default()
     };
@@ -937,6 +938,7 @@ pub fn dsr_params(w: &WirelessCfg) -> crate::net::routing::DsrParams {
     given(&mut p.jitter_own, d.jitter_own);
     given(&mut p.ns2_ip_header, d.ns2_ip_header);
     given(&mut p.ns2_request_size, d.ns2_request_size);
+    given(&mut p.ns2_reply_size, d.ns2_reply_size);
     given(&mut p.reply_to_every_copy, d.reply_to_every_copy);
     p
 }

@@ -8,11 +8,12 @@
 //! (a reply from the cache), repeated after 0.5 s, doubling up to 10 s,
 //! while packets wait (64 packets, 30 s). Every node keeps a path cache of
 //! routes it learnt from requests, replies and the source routes it
-//! forwards. A MAC failure removes the link from the cache, sends a route
-//! error back to the sources that used it, and the data packet the MAC gave
-//! up on and those queued for the lost neighbour are salvaged: sent on over
-//! another cached route if there is one (at most `max_salvage` times per
-//! packet, RFC 4728's MAX_SALVAGE_COUNT 15), dropped otherwise.
+//! forwards. A MAC failure removes the link from the cache; the data
+//! packet the MAC gave up on and those queued for the lost neighbour are
+//! salvaged: sent on over another cached route if there is one (at most
+//! `max_salvage` times per packet, RFC 4728's MAX_SALVAGE_COUNT 15; this
+//! node's own are sent again as new), dropped otherwise; then a route
+//! error goes back to the first node of the failed packet's route.
 //!
 //! Route shortening (RFC 4728 3.4.3, ns-2's "gratuitous replies"): the
 //! station listens to the data frames it overhears; a node that hears a
@@ -200,6 +201,15 @@ pub struct DsrParams {
     /// instead of 4 (its trace: 32, 48, 68, 92 bytes from the source to
     /// the third forwarder); off by default.
     pub ns2_request_size: bool,
+    /// ns-2.35's route reply size (`hdr_sr::size()`): the reply's source
+    /// route back (4 + 4 x (nodes - 1)), then 5 + 4 bytes per node of the
+    /// route it returns, the requester included, rounded up to 4 bytes.
+    /// False (the default): RFC 4728's, the reply option (3 + 4 per node
+    /// after the requester, on a 4-byte boundary) and the source route
+    /// option back (4 + 4 per intermediate node). A reply of a 3-hop
+    /// route from its target: 40 bytes against 32, with the 4-byte DSR
+    /// header.
+    pub ns2_reply_size: bool,
     /// ns-2.35's target answers every copy of a route request that reaches
     /// it, each along the path that copy took (`handlePacketReceipt` with
     /// `dsragent_reply_only_to_first_rtreq = false`), so the requester and
@@ -234,6 +244,7 @@ impl Default for DsrParams {
             jitter_own: false,
             ns2_ip_header: false,
             ns2_request_size: false,
+            ns2_reply_size: false,
             reply_to_every_copy: false,
         }
     }
@@ -315,10 +326,12 @@ const GRAT_ERROR_HOLD: Time = SEC;
 const RERR_OPTION: u32 = 16;
 
 /// A reply: the whole route from the originator to the target, travelling
-/// back along it.
+/// back along it from `route[sender]`, the node that sent it (the target,
+/// a node answering from its cache, or one shortening the route).
 #[derive(Clone, Debug)]
 pub struct Rrep {
     pub route: Vec<NodeId>,
+    pub sender: usize,
 }
 
 /// A route error: the link `from -> to` is broken; it travels back along
@@ -359,9 +372,10 @@ pub struct Dsr {
     /// (broadcast), packets released from the send buffer after their
     /// spacing (to their next hop).
     delayed: Vec<(Time, PktId, Option<NodeId>)>,
-    /// The route back to the source of the last packet sent to each neighbour
-    /// (for a route error when that link fails).
-    last_via: BTreeMap<NodeId, Vec<NodeId>>,
+    /// The neighbour whose link the MAC just reported broken, until the
+    /// frame it gave up on comes back (`take_back`), which names whom the
+    /// route error goes to.
+    failed_link: Option<NodeId>,
     /// When this node last sent a gratuitous reply for (source, transmitter).
     grat_sent: BTreeMap<(NodeId, NodeId), Time>,
     /// Flow state: the flows known here, the default flow of each
@@ -392,7 +406,7 @@ impl Dsr {
             discoveries: BTreeMap::new(),
             buffer: VecDeque::new(),
             delayed: Vec::new(),
-            last_via: BTreeMap::new(),
+            failed_link: None,
             grat_sent: BTreeMap::new(),
             flows: Vec::new(),
             default_flows: Vec::new(),
@@ -487,12 +501,29 @@ impl Dsr {
         self.stats.message(io.pool, now, (self.me, to), (PROTO_DSR, kind), FIXED + len, ttl, body)
     }
 
-    /// The route request option's bytes with `recorded` addresses: 8 + 4
-    /// per address (with `ns2_request_size`, ns-2.35's: per address after
-    /// the first), and a gratuitous route error if it carries one.
+    /// The route request option's bytes with `recorded` nodes on its
+    /// record: 8 + 4 per node after the initiator (RFC 4728 6.2: the
+    /// initiator is the packet's IP source and is not listed; ns-2.35's
+    /// header counts the same), and a gratuitous route error if it
+    /// carries one.
     fn rreq_option_len(&self, recorded: usize, rq: &Rreq) -> u32 {
-        let counted = if self.p.ns2_request_size { recorded - 1 } else { recorded };
-        8 + PER_ADDR * counted as u32 + rreq_extra(rq)
+        8 + PER_ADDR * (recorded - 1) as u32 + rreq_extra(rq)
+    }
+
+    /// A route reply's bytes (after the 4-byte DSR header) for `route`
+    /// sent back from `route[sender]` (see `ns2_reply_size`). The size
+    /// is set by the sender and kept to the requester.
+    fn rrep_len(&self, route: &[NodeId], sender: usize) -> u32 {
+        let nodes = route.len() as u32;
+        let back = PER_ADDR * sender as u32;
+        if self.p.ns2_reply_size {
+            // hdr_sr::size() less its SR_HDR_SZ, which `message` adds.
+            (FIXED + back + 5 + PER_ADDR * nodes).next_multiple_of(4) - FIXED
+        } else {
+            // Reply option on a 4-byte boundary (3 + 4n and its pad);
+            // source route option: 4 + 4 per node between the two ends.
+            4 + PER_ADDR * (nodes - 1) + OPT_HEAD + PER_ADDR * (sender as u32 - 1)
+        }
     }
 
     fn send_request(&mut self, now: Time, target: NodeId, ttl: u8, io: &mut RoutingIo) {
@@ -718,7 +749,6 @@ impl Dsr {
         p.ip.options_len = new;
         let uid = p.uid;
         let next = route[1];
-        self.note_via(next, &route);
         let mut h = self.headers.lock().expect("DSR header store");
         if h.map.len() > 4096 && now >= h.last_purge + 10 * SEC {
             // Headers of packets long gone (delivered or dropped elsewhere).
@@ -858,9 +888,7 @@ impl Dsr {
         if let Some(i) = found {
             let e = &mut self.flows[i];
             e.timeout = now + FLOW_TIMEOUT;
-            let (next_hop, route) = (e.next_hop, e.route.clone());
-            self.note_via(next_hop, &route);
-            return Route::Forward { dev: self.dev, next_hop };
+            return Route::Forward { dev: self.dev, next_hop: e.next_hop };
         }
         if let Some(path) = self.cached(src) {
             let next = path[1];
@@ -895,14 +923,6 @@ impl Dsr {
             self.advance_checks(now);
         }
         super::hold_packet(&mut self.buffer, self.p.buffer_len, id, dst, now, &mut self.stats, io.out);
-    }
-
-    fn note_via(&mut self, next: NodeId, route: &[NodeId]) {
-        if let Some(i) = route.iter().position(|&n| n == self.me) {
-            let mut back = route[..=i].to_vec();
-            back.reverse();
-            self.last_via.insert(next, back);
-        }
     }
 
     /// Send the buffered packets a route reply (for `target`) gave a
@@ -992,8 +1012,11 @@ impl Dsr {
                 self.learn(back.clone());
             }
             let prev = back[1];
-            let len = 4 + PER_ADDR * route.len() as u32;
-            let pkt = self.message(now, prev, (kind::RREP, len), 255, Box::new(Rrep { route }), io);
+            // This node is the last of the record, the route's node
+            // `record.len() - 1`.
+            let sender = record.len() - 1;
+            let len = self.rrep_len(&route, sender);
+            let pkt = self.message(now, prev, (kind::RREP, len), 255, Box::new(Rrep { route, sender }), io);
             if rq.target == self.me {
                 // (A reply from the cache goes at once, in ns-2 too.)
                 self.send_jittered(now, pkt, Some(prev), io);
@@ -1012,7 +1035,9 @@ impl Dsr {
         self.delayed.push((at, pkt, None));
     }
 
-    fn on_rrep(&mut self, now: Time, rp: Rrep, io: &mut RoutingIo) {
+    /// A route reply heard (`received_len`: its DSR bytes on the wire,
+    /// which it keeps on the way back).
+    fn on_rrep(&mut self, now: Time, rp: Rrep, received_len: u32, io: &mut RoutingIo) {
         match rp.route.iter().position(|&n| n == self.me) {
             // ns-2: the requester takes the route; a node passing the
             // reply on snoops the reply's own source route, the way back.
@@ -1026,8 +1051,7 @@ impl Dsr {
             return;
         }
         let prev = rp.route[i - 1];
-        let len = 4 + PER_ADDR * rp.route.len() as u32;
-        let pkt = self.message(now, prev, (kind::RREP, len), 255, Box::new(rp), io);
+        let pkt = self.message(now, prev, (kind::RREP, received_len - FIXED), 255, Box::new(rp), io);
         io.out.push(RoutingAction::Send { pkt, dev: self.dev, next_hop: Some(prev) });
     }
 
@@ -1051,6 +1075,45 @@ impl Dsr {
             let next = re.path[i + 1];
             self.send_rerr(now, next, re, io);
         }
+    }
+
+    /// The way from this node back to the first node of packet `id`'s
+    /// source route (the source, the node that salvaged it, or the sender
+    /// of a route reply or error), if that is another node: where a route
+    /// error about the packet's next link goes. A data packet's route is
+    /// in the header store, or with flow state in the flow's entry here.
+    fn way_back(&self, id: PktId, io: &RoutingIo) -> Option<Vec<NodeId>> {
+        let p = io.pool.get(id);
+        let path = match p.l4 {
+            Transport::Control(c) => match (c.proto, c.kind, c.blob) {
+                (PROTO_DSR, kind::RREP, Some(b)) => {
+                    io.pool.blob::<Rrep>(b).map(|rp| rp.route[..=rp.sender].iter().rev().copied().collect())
+                }
+                (PROTO_DSR, kind::RERR, Some(b)) => io.pool.blob::<Rerr>(b).map(|re| re.path.clone()),
+                _ => None,
+            },
+            _ => {
+                let (src, dst) = (p.ip.src, p.ip.dst);
+                let h = self.headers.lock().expect("DSR header store");
+                let h = h.map.get(&p.uid)?;
+                if !h.route.is_empty() {
+                    Some(h.route.clone())
+                } else {
+                    // A packet on its flow alone: the flow's route (found
+                    // as `forward_flow` found it).
+                    let tag = h.flow?;
+                    let found = if tag.header {
+                        self.find_flow(src, dst, tag.id)
+                    } else {
+                        self.default_flow(src, dst).and_then(|f| self.find_flow(src, dst, f))
+                    };
+                    found.map(|i| self.flows[i].route.clone())
+                }
+            }
+        }?;
+        let i = path.iter().position(|&n| n == self.me)?;
+        let back: Vec<NodeId> = path[..=i].iter().rev().copied().collect();
+        (back.len() >= 2).then_some(back)
     }
 
     fn send_rerr(&mut self, now: Time, next: NodeId, re: Rerr, io: &mut RoutingIo) {
@@ -1084,7 +1147,7 @@ impl Dsr {
             }
             kind::RREP => {
                 if let Some(rp) = io.pool.blob::<Rrep>(blob).cloned() {
-                    self.on_rrep(now, rp, io);
+                    self.on_rrep(now, rp, c.len, io);
                 }
             }
             kind::RERR => {
@@ -1148,7 +1211,6 @@ impl Routing for Dsr {
             self.learn_around(&route);
         }
         let next_hop = route[i + 1];
-        self.note_via(next_hop, &route);
         Route::Forward { dev: self.dev, next_hop }
     }
 
@@ -1164,16 +1226,11 @@ impl Routing for Dsr {
         io.pool.release(pkt);
     }
 
-    fn on_link_failure(&mut self, now: Time, _dev: DevId, neighbor: NodeId, io: &mut RoutingIo) {
+    /// The link is forgotten here; the route error waits for the frame
+    /// the MAC gave up on (`take_back`, which the world calls next).
+    fn on_link_failure(&mut self, now: Time, _dev: DevId, neighbor: NodeId, _io: &mut RoutingIo) {
         self.link_down(now, self.me, neighbor);
-        if let Some(back) = self.last_via.remove(&neighbor) {
-            if back.len() >= 2 {
-                let next = back[1];
-                self.stats.route_errors += 1;
-                let re = Rerr { from: self.me, to: neighbor, path: back, unknown_flow: None };
-                self.send_rerr(now, next, re, io);
-            }
-        }
+        self.failed_link = Some(neighbor);
     }
 
     fn flushes_on_link_failure(&self) -> bool {
@@ -1184,7 +1241,16 @@ impl Routing for Dsr {
         true
     }
 
+    /// The failed frame and the packets queued for the lost neighbour are
+    /// salvaged or dropped, then a route error goes to the node that put
+    /// the failed packet on its route (ns-2.35's `xmitFailed`, in that
+    /// order; RFC 4728 8.4.1: the packet's source, or the node that
+    /// salvaged it), along that route back.
     fn take_back(&mut self, now: Time, failed: Option<PktId>, queued: Vec<PktId>, io: &mut RoutingIo) {
+        let error = match (self.failed_link.take(), failed) {
+            (Some(to), Some(f)) => self.way_back(f, io).map(|back| (to, back)),
+            _ => None,
+        };
         let pkts = failed.map(|f| (f, true)).into_iter().chain(queued.into_iter().map(|q| (q, false)));
         for (id, was_failed) in pkts {
             let (src, dst, uid, data) = {
@@ -1199,8 +1265,10 @@ impl Routing for Dsr {
             // buffer and discovers a route for it: about one a run at a
             // 6-hop chain's busiest relay; not followed.)
             match self.cached(dst) {
-                // This node's own packet goes on its (new) flow.
-                Some(route) if data && src == self.me && self.p.flow_state => {
+                // This node's own packet is sent again as new, over its
+                // new route (or flow): not a salvage, whatever the salvage
+                // limit (ns-2.35's undeliverablePkt: handlePktWithoutSR).
+                Some(route) if data && src == self.me => {
                     let next = self.attach_own(now, id, route, io);
                     io.out.push(RoutingAction::Send { pkt: id, dev: self.dev, next_hop: Some(next) });
                 }
@@ -1225,6 +1293,11 @@ impl Routing for Dsr {
                 _ if was_failed => io.out.push(RoutingAction::DropFailed(id)),
                 _ => io.out.push(RoutingAction::DropBroken(id)),
             }
+        }
+        if let Some((to, back)) = error {
+            self.stats.route_errors += 1;
+            let re = Rerr { from: self.me, to, path: back, unknown_flow: None };
+            self.send_rerr(now, re.path[1], re, io);
         }
     }
 
@@ -1263,8 +1336,10 @@ impl Routing for Dsr {
         short.extend_from_slice(&route[m..]);
         self.learn_around(&short);
         self.stats.extra[GRAT_REPLIES] += 1;
-        let len = 4 + PER_ADDR * short.len() as u32;
-        let reply = self.message(now, tx, (kind::RREP, len), 255, Box::new(Rrep { route: short }), io);
+        // This node follows the transmitter in the shortened route.
+        let sender = t + 1;
+        let len = self.rrep_len(&short, sender);
+        let reply = self.message(now, tx, (kind::RREP, len), 255, Box::new(Rrep { route: short, sender }), io);
         io.out.push(RoutingAction::Send { pkt: reply, dev: self.dev, next_hop: Some(tx) });
     }
 
@@ -1374,12 +1449,14 @@ mod tests {
 
     /// `ns2_request_size`: a route request passed along the chain 0-1-2-3
     /// grows by the whole DSR header at each forwarder (ns-2.35's trace:
-    /// 32, 48, 68, 92 bytes with the IP header), by 4 bytes a hop without.
+    /// 32, 48, 68, 92 bytes with the IP header), by 4 bytes a hop without
+    /// (RFC 4728 6.2: 8 bytes and the addresses recorded after the
+    /// initiator, which is not listed).
     #[test]
     fn ns2_request_size_adds_the_whole_header_at_each_forwarder() {
         // DSR bytes on the wire (the fixed 4 included): the source's
         // request, then each forwarder's.
-        for (ns2, want) in [(true, vec![12, 28, 48, 72]), (false, vec![16, 20, 24, 28])] {
+        for (ns2, want) in [(true, vec![12, 28, 48, 72]), (false, vec![12, 16, 20, 24])] {
             let p = DsrParams { ns2_request_size: ns2, ..DsrParams::default() };
             let headers = SharedHeaders::default();
             let (mut pool, mut out) = (PacketPool::new(), Vec::new());
@@ -1530,7 +1607,12 @@ mod tests {
                 .collect();
             out.clear(); // the discovery's request
             let at = SEC;
-            dsr.on_rrep(at, Rrep { route: vec![0, 1, 2] }, &mut RoutingIo { pool: &mut pool, out: &mut out });
+            dsr.on_rrep(
+                at,
+                Rrep { route: vec![0, 1, 2], sender: 2 },
+                0,
+                &mut RoutingIo { pool: &mut pool, out: &mut out },
+            );
             let mut sent: Vec<(Time, PktId)> = Vec::new();
             let mut take = |t: Time, out: &mut Vec<RoutingAction>| {
                 for a in out.drain(..) {
@@ -1730,7 +1812,12 @@ mod tests {
         assert_eq!(send(&mut dsr, &mut pool, 1500 * MS), (Route::Hold, 0), "the backoff runs on");
         let (reqs, _, _) = drive(&mut dsr, &mut pool, 1500 * MS, 2 * SEC);
         assert!(matches!(reqs[..], [(t, 1), ..] if (3 * SEC..3 * SEC + 60 * MS).contains(&t)), "{reqs:?}");
-        dsr.on_rrep(3100 * MS, Rrep { route: vec![0, 1, 9] }, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        dsr.on_rrep(
+            3100 * MS,
+            Rrep { route: vec![0, 1, 9], sender: 2 },
+            0,
+            &mut RoutingIo { pool: &mut pool, out: &mut out },
+        );
         dsr.forget_link(1, 9);
         assert_eq!(send(&mut dsr, &mut pool, 3200 * MS), (Route::Hold, 1), "a reply reset it");
     }
@@ -1812,7 +1899,7 @@ mod tests {
             let rng = || crate::engine::stream_rng(1, "test");
             let (mut pool, mut out) = (PacketPool::new(), Vec::new());
             let mut sender = Dsr::new(2, 0, p, SharedHeaders::default(), rng());
-            let rp = Box::new(Rrep { route: vec![0, 1, 2, 3] });
+            let rp = Box::new(Rrep { route: vec![0, 1, 2, 3], sender: 3 });
             let pkt =
                 sender.message(SEC, 1, (kind::RREP, 20), 255, rp, &mut RoutingIo { pool: &mut pool, out: &mut out });
             pool.get_mut(pkt).l2 = LinkHeader::Mac { tx: 2, rx: 1, kind: 0, len: 0 };
@@ -1944,5 +2031,141 @@ mod tests {
         assert_eq!(dsr.cached(4), Some(vec![0, 1, 2, 3, 4]));
         dsr.learn(vec![0, 1, 0]);
         assert_eq!(dsr.cached(0), None, "a looping path is not learnt");
+    }
+
+    /// Relay 1 passes a packet of source 0 (0-1-2-3), then one of source 5
+    /// (5-1-2-6), both to node 2. The MAC gives up on the first (0's). The
+    /// route error must go back to the failed packet's source, 0 (ns-2.35
+    /// xmitFailed: tell_addr = the failed packet's srh->addrs()[0]; RFC 4728
+    /// 8.4.5: to the IP source of the packet triggering it), not to 5, whose
+    /// packet was the last one routed to 2 (where tcplab sent it until
+    /// 2026-12-06).
+    #[test]
+    fn a_route_error_goes_to_the_first_node_of_the_failed_packets_route() {
+        let headers = SharedHeaders::default();
+        let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+        let mut a = Dsr::new(0, 0, DsrParams::default(), headers.clone(), crate::engine::stream_rng(1, "test"));
+        let mut e = Dsr::new(5, 0, DsrParams::default(), headers.clone(), crate::engine::stream_rng(1, "test"));
+        let mut relay = Dsr::new(1, 0, DsrParams::default(), headers.clone(), crate::engine::stream_rng(1, "test"));
+        a.learn(vec![0, 1, 2, 3]);
+        e.learn(vec![5, 1, 2, 6]);
+        let p1 = pool.insert(Packet::new(0, 0, 3, Transport::Udp(Default::default()), 8, 512, 0));
+        let p2 = pool.insert(Packet::new(1, 5, 6, Transport::Udp(Default::default()), 8, 512, 0));
+        a.route(0, p1, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        e.route(0, p2, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        assert_eq!(
+            relay.route(0, p1, &mut RoutingIo { pool: &mut pool, out: &mut out }),
+            Route::Forward { dev: 0, next_hop: 2 }
+        );
+        assert_eq!(
+            relay.route(0, p2, &mut RoutingIo { pool: &mut pool, out: &mut out }),
+            Route::Forward { dev: 0, next_hop: 2 }
+        );
+        out.clear();
+        // The world's order: on_link_failure, then take_back(failed = p1, queued = [p2]).
+        relay.on_link_failure(SEC, 0, 2, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        relay.take_back(SEC, Some(p1), vec![p2], &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let mut told = Vec::new();
+        for act in &out {
+            if let RoutingAction::Send { pkt, next_hop: Some(n), .. } = *act {
+                if let Transport::Control(c) = pool.get(pkt).l4 {
+                    if c.kind == kind::RERR {
+                        let re = pool.blob::<Rerr>(c.blob.unwrap()).unwrap().clone();
+                        told.push((n, *re.path.last().unwrap()));
+                    }
+                }
+            }
+        }
+        assert!(told.contains(&(0, 0)), "route error to the failed packet's source 0 via 0; sent: {told:?}");
+    }
+
+    /// `max_salvage_count = 0` ("turns salvaging off") must not stop a
+    /// source re-sending its OWN packet over another cached route: ns-2.35's
+    /// undeliverablePkt hands the source's own packet to handlePktWithoutSR
+    /// before it looks at dsragent_salvage_with_cache / the salvage count (until
+    /// 2026-12-06 tcplab dropped it: the salvage limit applied to it).
+    #[test]
+    fn salvage_off_still_resends_own_packets_over_another_route() {
+        let p = DsrParams { max_salvage: 0, ..DsrParams::default() };
+        let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+        let mut src = Dsr::new(0, 0, p, SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+        src.learn(vec![0, 1, 3]);
+        src.learn(vec![0, 2, 4, 3]);
+        let id = pool.insert(Packet::new(0, 0, 3, Transport::Udp(Default::default()), 8, 512, 0));
+        assert_eq!(
+            src.route(0, id, &mut RoutingIo { pool: &mut pool, out: &mut out }),
+            Route::Forward { dev: 0, next_hop: 1 }
+        );
+        src.on_link_failure(SEC, 0, 1, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        out.clear();
+        src.take_back(SEC, Some(id), Vec::new(), &mut RoutingIo { pool: &mut pool, out: &mut out });
+        assert!(
+            out.iter().any(|a| matches!(a, RoutingAction::Send { pkt, next_hop: Some(2), .. } if *pkt == id)),
+            "own packet re-sent over 0-2-4-3; got {out:?}"
+        );
+    }
+
+    /// A source re-sending its own packet over another route after a link
+    /// failure is not a salvage (ns-2.35: handlePktWithoutSR, no Ssalv trace,
+    /// salvage count unchanged; RFC 4728 8.4.6 salvaging is by an
+    /// intermediate node): `dsr_salvaged` must stay 0 and the header's
+    /// salvage count 0.
+    #[test]
+    fn an_own_packet_sent_again_is_not_a_salvage() {
+        let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+        let headers = SharedHeaders::default();
+        let mut src = Dsr::new(0, 0, DsrParams::default(), headers.clone(), crate::engine::stream_rng(1, "test"));
+        src.learn(vec![0, 1, 3]);
+        src.learn(vec![0, 2, 4, 3]);
+        let id = pool.insert(Packet::new(0, 0, 3, Transport::Udp(Default::default()), 8, 512, 0));
+        src.route(0, id, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        src.on_link_failure(SEC, 0, 1, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        src.take_back(SEC, Some(id), Vec::new(), &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let uid = pool.get(id).uid;
+        assert_eq!((src.stats.extra[SALVAGED], src.salvaged(uid)), (0, 0));
+    }
+
+    /// Sizes (RFC 4728 6.2, 6.3, 6.7): a target's route reply over 3 hops
+    /// (route 0-1-2-3) carries the fixed header (4), the Route Reply option
+    /// (3 + 4 x 3 addresses, the requester is the IP destination and not
+    /// listed: 15, padded 16) and, to travel 3 hops, a Source Route option
+    /// (4 + 4 x 2 intermediate nodes = 12): 32 bytes (ns-2.35 hdr_sr::size():
+    /// 40 with `ns2_reply_size`). Until 2026-12-06 tcplab counted 24: no
+    /// source route for the reply's way back. A node passing the reply on
+    /// keeps its size; a reply from a cache counts the way back from the
+    /// node that sent it.
+    #[test]
+    fn route_replies_count_their_source_route_back() {
+        let (mut pool, mut out) = (PacketPool::new(), Vec::new());
+        let mut target =
+            Dsr::new(3, 0, DsrParams::default(), SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+        let rq = Rreq { id: 1, target: 3, record: vec![0, 1, 2], grat_error: None };
+        target.on_rreq(0, 250, rq, 24, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let RoutingAction::Send { pkt, next_hop: Some(2), .. } = out[0] else { panic!("{out:?}") };
+        let Transport::Control(c) = pool.get(pkt).l4 else { panic!() };
+        assert_eq!(c.len, 32, "RFC size of a 3-hop route reply");
+        let rp = pool.blob::<Rrep>(c.blob.unwrap()).unwrap().clone();
+        let mut relay =
+            Dsr::new(2, 0, DsrParams::default(), SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+        out.clear();
+        relay.on_rrep(0, rp, c.len, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let RoutingAction::Send { pkt, next_hop: Some(1), .. } = out[0] else { panic!("{out:?}") };
+        let Transport::Control(c) = pool.get(pkt).l4 else { panic!() };
+        assert_eq!(c.len, 32, "passed on at the same size");
+        for (ns2, want) in [(false, [32, 28]), (true, [40, 36])] {
+            let p = DsrParams { ns2_reply_size: ns2, ..DsrParams::default() };
+            let node = |me| Dsr::new(me, 0, p, SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+            // The target's reply, then 2's from its cache (route 0-1-2-3, sent back over 2 hops).
+            assert_eq!(FIXED + node(3).rrep_len(&[0, 1, 2, 3], 3), want[0], "ns2_reply_size {ns2}");
+            assert_eq!(FIXED + node(2).rrep_len(&[0, 1, 2, 3], 2), want[1], "ns2_reply_size {ns2}");
+        }
+        // A source's own request: the fixed header and 8 bytes, no address.
+        let mut src =
+            Dsr::new(0, 0, DsrParams::default(), SharedHeaders::default(), crate::engine::stream_rng(1, "test"));
+        out.clear();
+        src.send_request(0, 3, 1, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let RoutingAction::Send { pkt, .. } = out[0] else { panic!("{out:?}") };
+        let Transport::Control(c) = pool.get(pkt).l4 else { panic!() };
+        assert_eq!(c.len, 12, "RFC 4728 6.2: the initiator is not listed");
     }
 }

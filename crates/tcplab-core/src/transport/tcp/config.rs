@@ -183,7 +183,8 @@ pub struct Ns2Rules {
     /// or below the timed segment ends it. With it, too, the timer's
     /// backoff ends only with an RTT sample, so the ACK of a retransmitted
     /// SYN (not timed) leaves it for the first data segments (RFC 6298
-    /// 5.7: it ends when the handshake completes).
+    /// 5.7: it ends when the handshake completes, and the RTO is then at
+    /// least 3 s until the first sample, as in Linux, which false does).
     pub ns2_rtt_timing: bool,
     /// ECN after a timeout as ns-2's TcpAgent::ecn(): the first ECN echo
     /// after a timeout (before any other cut) cuts the window again even

@@ -566,6 +566,6 @@ impl LossRecovery for LinuxRenoRecovery {
             return Some(None);
         }
         self.prr.sent();
-        Some(Some(s.emit(now, s.snd_max, len as u32)))
+        Some(Some(s.emit_new(now, len as u32)))
     }
 }

@@ -40,6 +40,8 @@ mod rack_tests;
 #[cfg(test)]
 mod reno_undo_tests;
 #[cfg(test)]
+mod rfc_profile_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod undo_tests;

@@ -486,7 +486,7 @@ impl RackRecovery {
         let new = Self::probe_new_data(s);
         let seg = if new {
             s.rack.as_mut().unwrap().probe = true; // not a new-data send that reschedules
-            let seg = s.emit(now, s.snd_max, len as u32);
+            let seg = s.emit_new(now, len as u32);
             s.rack.as_mut().unwrap().probe = false;
             seg
         } else {
@@ -922,7 +922,7 @@ impl LossRecovery for RackRecovery {
             // the lost segments go.
             let len = s.app_limit().saturating_sub(s.snd_max).min(mss);
             if c.in_flight * mss < s.w.cwnd && len > 0 && s.snd_max + len <= s.snd_una + s.rwnd {
-                return Some(Some(s.emit(now, s.snd_max, len as u32)));
+                return Some(Some(s.emit_new(now, len as u32)));
             }
             self.frto_new = false;
             if s.snd_max > self.high_seq {
@@ -954,7 +954,7 @@ impl LossRecovery for RackRecovery {
             if len == 0 || s.snd_max + len > s.snd_una + s.rwnd || s.snd_nxt != s.snd_max {
                 return Some(None);
             }
-            s.emit(now, s.snd_max, len as u32)
+            s.emit_new(now, len as u32)
         };
         if matches!(self.state, State::Recovery | State::Cwr) {
             self.prr.sent();

@@ -377,7 +377,7 @@ impl SackRecovery {
                 sb.high_rxt = sb.high_rxt.max(seq + len);
                 Some(s.emit(now, seq, len as u32))
             }
-            Next::NewData => Some(s.emit(now, s.snd_max, new_len as u32)),
+            Next::NewData => Some(s.emit_new(now, new_len as u32)),
             Next::Nothing => None,
         }
     }

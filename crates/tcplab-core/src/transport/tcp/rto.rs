@@ -381,6 +381,15 @@ impl RtoEstimator {
         self.refresh();
     }
 
+    /// Before the first sample: the base RTO raised to `floor` if below
+    /// (RFC 6298 5.7, after a SYN timed out); a sample replaces it.
+    pub fn at_least_until_sampled(&mut self, floor: Time) {
+        if self.srtt.is_none() && self.base < floor {
+            self.base = floor;
+            self.refresh();
+        }
+    }
+
     /// Put back a backoff that a sample has just ended (ns-2 keeps it
     /// while ECN echoes continue at a window of one: `ecn_backoff`).
     pub fn restore_backoff(&mut self, backoff: u32) {

@@ -1078,8 +1078,12 @@ impl TcpSender {
     }
 
     /// `len` bytes of new data at snd_max, chosen by a recovery policy:
-    /// a segment from the window as any other (`after_app_send`), wherever
-    /// the go-back pointer is.
+    /// a segment from the window as any other (`after_app_send`: its time
+    /// for the restart after idle, the window's use), wherever the go-back
+    /// pointer is. (Until 2026-12-06 RFC 6675's and the linux profile's
+    /// recoveries sent their new data with plain `emit`, so a flow whose
+    /// application pauses restarted its window as if those segments had
+    /// not gone out.)
     pub(super) fn emit_new(&mut self, now: Time, len: u32) -> Segment {
         let seg = self.emit(now, self.snd_max, len);
         if self.app_paced {
@@ -1141,6 +1145,13 @@ impl TcpSender {
         if sampled || !self.cfg.rules.ns2_rtt_timing {
             self.rto.clear_backoff();
         }
+        if !sampled && !self.cfg.rules.ns2_rtt_timing && matches!(self.syn_sent, Some((_, true))) {
+            // RFC 6298 5.7 (and Linux's tcp_init_metrics()): after a SYN
+            // timeout and no sample, data starts with an RTO of at least
+            // 3 s (one below that, `initial_rto`, would risk a spurious
+            // first timeout).
+            self.rto.at_least_until_sampled(3 * crate::engine::time::SEC);
+        }
         self.consecutive_timeouts = 0;
         self.rto_deadline = None;
         self.w.cwnd = self.cfg.initial_cwnd();
@@ -1169,6 +1180,12 @@ impl TcpSender {
         let retransmit = seq < self.snd_max;
         if retransmit {
             self.stats.retransmits += 1;
+            // A retransmission is data sent for the restart after idle
+            // (RFC 5681 4.1; Linux's lsndtime): new data notes it in
+            // `after_app_send`.
+            if self.app_paced {
+                self.idle.last_send = Some(now);
+            }
             // Karn: a retransmission makes the timed sample ambiguous.
             // (ns-2 ends it only at a fast retransmit or a timeout:
             // `end_rtt_timing`, the `rtt_timing = "ns2"` rule.)

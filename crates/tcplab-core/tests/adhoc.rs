@@ -1728,7 +1728,7 @@ fn olsr_link_hysteresis_delays_and_drops_links_by_quality() {
     w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = 30 * SEC;
     w.run_until(37 * SEC);
     let q = olsr(&w, 0).link_quality(1);
-    assert!(q.is_none_or(|q| q.lost), "{q:?}");
+    assert!(q.is_none_or(|q| q.pending), "{q:?}");
     assert!(routes(&w, 0).is_empty(), "{:?}", routes(&w, 0));
     for (extra, key) in [
         ("hyst_threshold_high = 1.5", "wireless.olsr.hyst_threshold_high"),
@@ -1739,6 +1739,72 @@ fn olsr_link_hysteresis_delays_and_drops_links_by_quality() {
         let Err(e) = Scenario::from_toml_str(&text) else { panic!("{extra} accepted") };
         assert!(e.to_string().contains(key), "{extra}: {e}");
     }
+}
+
+/// RFC 3626 9.3, 9.5: a node whose MPR selector set becomes empty goes on
+/// sending (empty) TCs, under a new ANSN, for TOP_HOLD_TIME after the set
+/// emptied, then stops; the others drop its topology tuples at the first
+/// one instead of keeping them for TOP_HOLD_TIME. Chain n0-n1-n2-n3: n1 is
+/// the MPR of n0 and n2; n0 goes dark at 20 s, so n1 loses both selectors
+/// (n0's when its time runs out, n2's when n2 no longer needs n1 to reach
+/// n0). Followed every 100 ms.
+#[test]
+fn olsr_sends_empty_tcs_for_the_hold_time_after_its_selectors_vanish() {
+    let hops = 3;
+    let p = OlsrParams::default();
+    let mut w = build(&scenario("60s", "olsr", "", &chain_nodes(hops), ""));
+    let off_at = 20 * SEC;
+    w.run_until(off_at - 1);
+    assert!(olsr(&w, 2).mprs().contains(&1), "n2 chose n1 as MPR before");
+    let before: Vec<u32> = olsr(&w, 1).mpr_selectors().keys().copied().collect();
+    assert_eq!(before, [0, 2], "n1's MPR selectors before");
+    let ansn_before = olsr(&w, 3).topology_of(1).expect("n3 has n1's TC").0;
+    assert!(routes(&w, 3).iter().any(|e| e.0 == 0), "n3 has a route to n0 before");
+    let dev = w.nodes[0].devices[0];
+    w.devices[dev as usize].as_dyn_mut().as_any_mut().downcast_mut::<Dcf>().unwrap().off_from = off_at;
+    // TC messages n1 sends (its own: once it has no selectors it forwards
+    // none).
+    let tc_sent = |w: &World| olsr(w, 1).stats.sent[1];
+    let mut sent = tc_sent(&w);
+    let (mut t, mut empty_at, mut tcs_after, mut n3_cleared_at) = (off_at, None, Vec::new(), None);
+    while t < 58 * SEC {
+        t += SEC / 10;
+        w.run_until(t);
+        if empty_at.is_none() && olsr(&w, 1).mpr_selectors().is_empty() {
+            empty_at = Some(t);
+        }
+        let s = tc_sent(&w);
+        if s > sent && empty_at.is_some() {
+            tcs_after.push(t);
+        }
+        sent = s;
+        let n3_has = olsr(&w, 3).topology_of(1).map(|(ansn, dests)| (ansn, !dests.is_empty()));
+        if empty_at.is_some() && n3_cleared_at.is_none() && n3_has.is_none_or(|h| !h.1) {
+            // By n1's empty TC under a new ANSN, not by expiry.
+            let (ansn, _) = n3_has.expect("n3 keeps n1's empty TC");
+            assert_ne!(ansn, ansn_before);
+            n3_cleared_at = Some(t);
+        }
+    }
+    let empty_at = empty_at.expect("n1 loses its selectors");
+    let secs = |x: u64| x as f64 / SEC as f64;
+    println!(
+        "n1 without selectors from {:.1} s; its TCs after: {:?} s; n3 without n1's topology tuples from {:?} s",
+        secs(empty_at),
+        tcs_after.iter().map(|&x| secs(x)).collect::<Vec<_>>(),
+        n3_cleared_at.map(secs)
+    );
+    // Empty TCs every TC interval (less up to MAXJITTER) while the hold
+    // time after the set emptied lasts, none after it.
+    assert!(tcs_after.len() >= 2, "n1 sent {} (empty) TCs after its selectors vanished", tcs_after.len());
+    let last = *tcs_after.last().unwrap();
+    assert!(last + p.tc_interval + SEC / 10 >= empty_at + p.top_hold, "empty TCs stopped early: {last}");
+    assert!(last <= empty_at + p.top_hold + SEC / 10, "empty TCs went on too long: {last}");
+    // n3 takes the first one (through n2, after up to MAXJITTER) as the
+    // end of n1's tuples.
+    let cleared = n3_cleared_at.expect("n3 drops n1's topology tuples");
+    assert!(cleared <= tcs_after[0] + SEC * 6 / 10, "n3 kept n1's tuples until {:.1} s", secs(cleared));
+    assert!(!routes(&w, 3).iter().any(|e| e.0 == 0), "n3 has no route to the dark n0");
 }
 
 /// ns-2.35 never uses AODV's expanding ring for a destination it has not

@@ -2,7 +2,7 @@
 //! (from a review of 2026-12-06). Each test states the rule it checks.
 
 use super::cc::{make_cc, Variant};
-use super::config::{TcpConfig, TcpProfile};
+use super::config::TcpConfig;
 use super::sender::{Segment, TcpSender};
 use crate::engine::time::{MS, SEC};
 use crate::engine::Time;
@@ -11,13 +11,7 @@ use crate::packet::{SackBlock, TcpHeader};
 const MSS: u64 = 1000;
 
 fn cfg(iw: u32, sack: bool) -> TcpConfig {
-    let mut c = TcpConfig::profile(TcpProfile::Rfc);
-    c.mss = MSS as u32;
-    c.initial_window = iw;
-    c.rwnd = 1_000_000;
-    c.initial_ssthresh = Some(u64::MAX);
-    c.limited_transmit = false;
-    c.syn = false;
+    let mut c = super::tests::cfg(iw);
     c.sack = sack;
     c
 }

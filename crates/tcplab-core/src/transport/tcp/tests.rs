@@ -12,7 +12,9 @@ use crate::packet::TcpHeader;
 
 const MSS: u64 = 1000;
 
-fn cfg(iw: u32) -> TcpConfig {
+/// The rfc profile with MSS 1000, a 1 MB window, no ssthresh, no
+/// Limited Transmit and no handshake (other test modules start here too).
+pub(super) fn cfg(iw: u32) -> TcpConfig {
     let mut c = TcpConfig::profile(TcpProfile::Rfc);
     c.mss = MSS as u32;
     c.initial_window = iw;

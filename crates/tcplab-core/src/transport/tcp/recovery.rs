@@ -326,7 +326,14 @@ impl LossRecovery for SackRecovery {
             s.restart_timer(now);
             return;
         } else if s.cfg.limited_transmit && s.dupacks > 0 && s.dupacks < s.w.dupthresh {
-            s.limited_extra = s.dupacks as u64;
+            // RFC 6675 5 step (3): Limited Transmit by pipe, new data
+            // while cwnd - pipe >= 1 SMSS; nothing is lost yet, so pipe is
+            // what is outstanding less what is SACKed, and the window
+            // reaches as far past cwnd as the SACKed segments (RFC 3042
+            // counts duplicates instead: one segment each, whatever they
+            // SACK; until 2026-12-06 this counted them too).
+            let sacked = s.sb.as_ref().map_or(0, |sb| sb.sacked_bytes());
+            s.limited_extra = sacked / s.w.mss;
         }
         Self::grow(s, grow);
     }

@@ -202,3 +202,20 @@ fn rfc6675_ssthresh_without_limited_transmit_segments() {
     assert_eq!(out.first(), Some(&(0, true)));
     assert_eq!(s.w.ssthresh, 4 * MSS);
 }
+
+/// RFC 6675 5 step (3): Limited Transmit with SACK is governed by pipe:
+/// (cwnd - pipe) >= 1 SMSS sends, so a first duplicate that SACKs two
+/// segments (the ACK of the other was lost) lets two new segments out;
+/// RFC 3042's count lets one. One that SACKs nothing new sends nothing.
+#[test]
+fn rfc6675_limited_transmit_by_pipe() {
+    let mut c = cfg(10, true);
+    c.limited_transmit = true;
+    let mut s = sender(&c);
+    assert_eq!(drain(&mut s, 0).len(), 10);
+    let out = ack(&mut s, MS, 0, &[(1, 3)]);
+    assert_eq!(out, vec![(10, false), (11, false)], "pipe 8 against cwnd 10");
+    let out = ack(&mut s, MS, 0, &[(1, 3)]);
+    assert_eq!(out, vec![], "nothing newly SACKed: pipe unchanged");
+    assert!(!s.in_recovery());
+}

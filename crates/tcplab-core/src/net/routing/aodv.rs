@@ -511,9 +511,12 @@ impl Aodv {
             std::mem::take(&mut self.buffer).into_iter().partition(|b| b.1 == dst);
         self.buffer = kept;
         let mut delay = first;
-        // ns-2.35 extends a route when a packet goes out on it (`forward`),
-        // not when it is set up (`ns2_lifetimes`).
-        if !go.is_empty() || !self.p.ns2_lifetimes {
+        // A route is extended when a packet goes out on it (RFC 3561 6.2,
+        // ns-2.35's `forward`), not when it is set up: a request's reverse
+        // route keeps its 6.5 lifetime and a reply's forward route the
+        // reply's (6.7). (Until 2026-12-06 the default extended both to
+        // ACTIVE_ROUTE_TIMEOUT at once.)
+        if !go.is_empty() {
             self.touch(now, dst);
         }
         for (pkt, _, _) in go {
@@ -816,12 +819,15 @@ impl Aodv {
         self.seen.insert((rq.orig, rq.id), after(now, self.p.bcast_id_save));
         let hops = rq.hops.saturating_add(1);
         // Reverse route to the originator through the neighbour it came
-        // from, living at least REV_ROUTE_LIFE more (its lifetime is never
-        // shortened, in ns-2 either).
+        // from, its lifetime never shortened: at least 2 NET_TRAVERSAL_TIME
+        // - 2 hops NODE_TRAVERSAL_TIME more (RFC 3561 6.5; 3.42 s three
+        // hops from the originator with the defaults), or with ns-2.35's
+        // lifetimes REV_ROUTE_LIFE (6 s, `recvRequest`).
+        let life = if self.p.ns2_lifetimes { self.p.rev_route_life } else { self.rfc_reverse_life(hops) };
         let before = self.table.get(&rq.orig).map_or(0, |e| e.expire);
-        self.offer(now, rq.orig, Some(rq.orig_seq), hops, from, self.p.rev_route_life);
+        self.offer(now, rq.orig, Some(rq.orig_seq), hops, from, life);
         if let Some(e) = self.table.get_mut(&rq.orig) {
-            e.expire = e.expire.max(before).max(after(now, self.p.rev_route_life));
+            e.expire = e.expire.max(before).max(after(now, life));
         }
         if self.p.ns2_lifetimes && self.discoveries.contains_key(&rq.orig) {
             // ns-2.35 (`recvRequest`): looking for the requester ourselves,
@@ -921,7 +927,14 @@ impl Aodv {
             return;
         }
         if rp.orig == BROADCAST {
-            return; // a HELLO
+            // A HELLO: the route to the neighbour lives at least
+            // ALLOWED_HELLO_LOSS x HELLO_INTERVAL more (RFC 3561 6.9; an
+            // unchanged HELLO does not update it through `offer`).
+            let life = after(now, self.hello_life());
+            if let Some(e) = self.table.get_mut(&rp.dst).filter(|e| e.up && e.next_hop == from && e.hops == 1) {
+                e.expire = e.expire.max(life);
+            }
+            return;
         }
         if !taken {
             // RFC 3561 6.7 passes a reply on only if it created or
@@ -943,6 +956,15 @@ impl Aodv {
         let pkt = self.message(now, next, (kind::RREP, RREP_LEN), 64, Box::new(fwd), io);
         self.send(now, pkt, Some(next), 0, io);
         self.release_spaced(now, rp.dst, 0, self.p.release_spacing, io);
+    }
+
+    /// RFC 3561 6.5's reverse route lifetime `hops` from the originator:
+    /// 2 NET_TRAVERSAL_TIME - 2 hops NODE_TRAVERSAL_TIME, NET_TRAVERSAL_TIME
+    /// = 2 NODE_TRAVERSAL_TIME NET_DIAMETER.
+    fn rfc_reverse_life(&self, hops: u8) -> Time {
+        let ntt = self.p.node_traversal_time;
+        let net_traversal = 2 * ntt * self.p.net_diameter as Time;
+        (2 * net_traversal).saturating_sub(2 * hops as Time * ntt)
     }
 
     fn hello_life(&self) -> Time {
@@ -1090,9 +1112,11 @@ impl Routing for Aodv {
         if let Some((next_hop, _)) = self.valid(dst, now) {
             self.touch(now, dst);
             if !self.p.ns2_lifetimes {
-                // RFC 3561 6.2; ns-2's forward does not.
+                // RFC 3561 6.2: the routes to the source and to the next
+                // hop too; ns-2's forward does not.
                 let back = self.cell.as_ref().map_or(src, |c| c.towards(src));
                 self.touch(now, back);
+                self.touch(now, next_hop);
             }
             return Route::Forward { dev: self.dev, next_hop };
         }
@@ -1105,7 +1129,18 @@ impl Routing for Aodv {
             // A forwarder without a route: the packet is lost and the
             // upstream nodes learn the destination is unreachable.
             self.stats.drops_no_route += 1;
-            let seq = self.table.get(&dst).map_or(0, |e| e.seq);
+            // RFC 3561 6.11 (ii): the entry's sequence number, if valid,
+            // raised by one before it goes out (ns-2.35's rt_resolve sends
+            // it as it is: `ns2_route_errors`).
+            let raise = !self.p.ns2_route_errors;
+            let seq = match self.table.get_mut(&dst) {
+                Some(e) if raise && e.valid_seq => {
+                    e.seq = e.seq.wrapping_add(1);
+                    e.seq
+                }
+                Some(e) => e.seq,
+                None => 0,
+            };
             self.send_rerr(now, vec![(dst, seq)], false, io);
             return Route::Drop;
         }
@@ -1551,9 +1586,11 @@ mod tests {
     /// The reverse route a request leaves at a node that hears it: ns-2.35
     /// (`ns2_lifetimes`, aodv.cc `recvRequest`) keeps it REV_ROUTE_LIFE
     /// (6 s) unless packets go out on it or the node is looking for the
-    /// requester itself (then ACTIVE_ROUTE_TIMEOUT, 10 s); the RFC rules
-    /// here give it ACTIVE_ROUTE_TIMEOUT whenever it is set up. Node 2
-    /// hears node 7's request for 5 at 5 s, through neighbour 9.
+    /// requester itself (then ACTIVE_ROUTE_TIMEOUT, 10 s); RFC 3561 6.5
+    /// gives it 2 NET_TRAVERSAL_TIME - 2 hops NODE_TRAVERSAL_TIME (3.42 s
+    /// at 3 hops), and ACTIVE_ROUTE_TIMEOUT when packets go out on it
+    /// (6.2). Node 2 hears node 7's request for 5 at 5 s, through
+    /// neighbour 9.
     #[test]
     fn a_request_leaves_a_reverse_route_of_rev_route_life_under_ns2() {
         for ns2 in [false, true] {
@@ -1578,7 +1615,11 @@ mod tests {
                     timestamp: now,
                 };
                 a.on_rreq(now, 9, 10, rq, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
-                let want = if ns2 && !looking { now + p.rev_route_life } else { now + p.active_route_timeout };
+                let want = match (ns2, looking) {
+                    (_, true) => now + p.active_route_timeout,
+                    (true, false) => now + p.rev_route_life,
+                    (false, false) => now + 3420 * MS,
+                };
                 assert_eq!(a.table[&7].expire, want, "ns2 {ns2}, looking for 7 {looking}");
             }
         }
@@ -1672,5 +1713,80 @@ mod tests {
             }
             assert_eq!(at, want, "ticks {ticks}, start {start}");
         }
+    }
+}
+
+/// RFC 3561 rules of the default mode found missing by a review
+/// (2026-12-06); each test fails without its rule.
+#[cfg(test)]
+mod rfc_rules {
+    use super::*;
+    use crate::packet::{ControlHeader, PacketPool};
+
+    fn node(me: NodeId, p: AodvParams) -> Aodv {
+        Aodv::new(me, 0, p, crate::engine::stream_rng(1, "test"))
+    }
+
+    /// The messages of type `T` (Rreq, Rrep, Rerr) sent: (next hop, body).
+    fn sent<T: Clone + 'static>(out: &[RoutingAction], pool: &PacketPool) -> Vec<(Option<NodeId>, T)> {
+        out.iter()
+            .filter_map(|x| match *x {
+                RoutingAction::Send { pkt, next_hop, .. } => match pool.get(pkt).l4 {
+                    Transport::Control(ControlHeader { blob: Some(b), .. }) => {
+                        pool.blob::<T>(b).cloned().map(|t| (next_hop, t))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// 6.11 case (ii): a relay with no active route to a data packet's
+    /// destination sends a RERR with the route's sequence number
+    /// incremented (the entry keeps the raised number).
+    #[test]
+    fn no_route_rerr_increments_the_number_6_11_ii() {
+        let mut r = node(2, AodvParams::default());
+        let mut pool = PacketPool::new();
+        r.offer(0, 5, Some(10), 2, 3, SEC); // expires at 1 s
+        let id = pool.insert(Packet::new(0, 0, 5, Transport::Udp(Default::default()), 8, 512, 0));
+        let mut out = Vec::new();
+        assert_eq!(r.route(20 * SEC, id, &mut RoutingIo { pool: &mut pool, out: &mut out }), Route::Drop);
+        let rerrs: Vec<(Option<NodeId>, Rerr)> = sent(&out, &pool);
+        assert_eq!(rerrs.len(), 1);
+        assert_eq!(rerrs[0].1.unreachable, vec![(5, 11)], "RERR's number not incremented");
+    }
+
+    /// 6.2: forwarding a data packet refreshes the routes to its source,
+    /// destination *and next hop* to now + ACTIVE_ROUTE_TIMEOUT (the
+    /// ns2_lifetimes doc says the default does).
+    #[test]
+    fn forwarding_refreshes_the_next_hop_route_6_2() {
+        let p = AodvParams::default();
+        let mut r = node(2, p);
+        let mut pool = PacketPool::new();
+        r.offer(SEC, 5, Some(10), 2, 3, 10 * SEC);
+        r.offer(SEC, 3, Some(4), 1, 3, 10 * SEC);
+        r.offer(SEC, 0, Some(4), 2, 1, 10 * SEC);
+        let id = pool.insert(Packet::new(0, 0, 5, Transport::Udp(Default::default()), 8, 512, 0));
+        let now = 5 * SEC;
+        r.route(now, id, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+        assert_eq!(r.table[&5].expire, now + p.active_route_timeout);
+        assert_eq!(r.table[&0].expire, now + p.active_route_timeout);
+        assert_eq!(r.table[&3].expire, now + p.active_route_timeout, "route to the next hop not refreshed");
+    }
+
+    /// 6.9: a HELLO from a neighbour keeps the route to it alive for at
+    /// least ALLOWED_HELLO_LOSS * HELLO_INTERVAL.
+    #[test]
+    fn hello_extends_the_neighbour_route_6_9() {
+        let p = AodvParams { hello: true, ..AodvParams::default() };
+        let mut a = node(2, p);
+        let mut pool = PacketPool::new();
+        a.offer(0, 3, Some(4), 1, 3, 6 * SEC);
+        let hello = Rrep { dst: 3, dst_seq: 4, orig: BROADCAST, hops: 0, lifetime: 3 * SEC, timestamp: 0 };
+        a.on_rrep(5 * SEC, 3, hello, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+        assert!(a.table[&3].expire >= 8 * SEC, "HELLO did not extend the route: {}", a.table[&3].expire);
     }
 }

@@ -1451,16 +1451,7 @@ mod tests {
     #[test]
     fn ns2_route_errors_name_every_broken_route_and_empty_the_queue() {
         let rerr_sent = |out: &[RoutingAction], pool: &PacketPool| -> Vec<Vec<(NodeId, u32)>> {
-            out.iter()
-                .filter_map(|x| match *x {
-                    RoutingAction::Send { pkt, next_hop: None, .. } => match pool.get(pkt).l4 {
-                        Transport::Control(ControlHeader { blob: Some(b), .. }) => pool.blob::<Rerr>(b),
-                        _ => None,
-                    },
-                    _ => None,
-                })
-                .map(|r| r.unreachable.clone())
-                .collect()
+            sent::<Rerr>(out, pool).into_iter().filter(|(to, _)| to.is_none()).map(|(_, r)| r.unreachable).collect()
         };
         for ns2 in [false, true] {
             let p = AodvParams { ns2_route_errors: ns2, ..AodvParams::default() };
@@ -1714,14 +1705,9 @@ mod tests {
             assert_eq!(at, want, "ticks {ticks}, start {start}");
         }
     }
-}
 
-/// RFC 3561 rules of the default mode found missing by a review
-/// (2026-12-06); each test fails without its rule.
-#[cfg(test)]
-mod rfc_rules {
-    use super::*;
-    use crate::packet::{ControlHeader, PacketPool};
+    // RFC 3561 rules of the default mode found missing by a review
+    // (2026-12-06); each test fails without its rule.
 
     fn node(me: NodeId, p: AodvParams) -> Aodv {
         Aodv::new(me, 0, p, crate::engine::stream_rng(1, "test"))

@@ -823,6 +823,16 @@ impl Dsr {
         self.flows.iter().rposition(|e| e.src == src && e.dst == dst && e.id == id)
     }
 
+    /// The entry of the flow a packet of (`src`, `dst`) tagged `tag` is on:
+    /// its flow ID, or without a header the default flow.
+    fn flow_of(&self, src: NodeId, dst: NodeId, tag: FlowTag) -> Option<usize> {
+        if tag.header {
+            self.find_flow(src, dst, tag.id)
+        } else {
+            self.default_flow(src, dst).and_then(|f| self.find_flow(src, dst, f))
+        }
+    }
+
     fn default_flow(&self, src: NodeId, dst: NodeId) -> Option<u16> {
         self.default_flows.iter().find(|d| d.0 == src && d.1 == dst).map(|d| d.2)
     }
@@ -880,11 +890,8 @@ impl Dsr {
     fn forward_flow(&mut self, now: Time, id: PktId, tag: FlowTag, io: &mut RoutingIo) -> Route {
         let p = io.pool.get(id);
         let (src, dst, ttl, uid) = (p.ip.src, p.ip.dst, p.ip.ttl, p.uid);
-        let found = if tag.header {
-            self.find_flow(src, dst, tag.id)
-        } else {
-            self.default_flow(src, dst).and_then(|f| self.find_flow(src, dst, f)).filter(|&i| self.flows[i].ttl == ttl)
-        };
+        // A packet without a header is on the default flow only with its TTL.
+        let found = self.flow_of(src, dst, tag).filter(|&i| tag.header || self.flows[i].ttl == ttl);
         if let Some(i) = found {
             let e = &mut self.flows[i];
             e.timeout = now + FLOW_TIMEOUT;
@@ -1099,15 +1106,8 @@ impl Dsr {
                 if !h.route.is_empty() {
                     Some(h.route.clone())
                 } else {
-                    // A packet on its flow alone: the flow's route (found
-                    // as `forward_flow` found it).
-                    let tag = h.flow?;
-                    let found = if tag.header {
-                        self.find_flow(src, dst, tag.id)
-                    } else {
-                        self.default_flow(src, dst).and_then(|f| self.find_flow(src, dst, f))
-                    };
-                    found.map(|i| self.flows[i].route.clone())
+                    // A packet on its flow alone: the flow's route.
+                    self.flow_of(src, dst, h.flow?).map(|i| self.flows[i].route.clone())
                 }
             }
         }?;

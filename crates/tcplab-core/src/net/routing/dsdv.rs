@@ -429,10 +429,10 @@ impl Dsdv {
                 continue;
             }
             let metric = if a.metric >= INFINITY { INFINITY } else { a.metric + 1 };
+            // (a broken route to somewhere we never reached is kept too,
+            // as ns-2 keeps it: older news of that destination is stale,
+            // and full dumps carry it)
             let old = self.table.get(&a.dst).copied();
-            if metric >= INFINITY && old.is_none() {
-                continue; // a broken route to somewhere we never reached
-            }
             // The settling time: kept under the same number, averaged at a
             // new one with how long the last number's best route took.
             let (settle, seq_heard) = match old {
@@ -744,6 +744,34 @@ mod tests {
         let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
         let routes = &pool.blob::<Update>(c.blob.unwrap()).unwrap().routes;
         assert_eq!(routes[..], [Advert { dst: 0, metric: 0, seq: 2 }]);
+    }
+
+    /// One advertised route, as an update from a neighbour.
+    fn advert(dst: NodeId, metric: u8, seq: u32) -> Update {
+        Update { routes: vec![Advert { dst, metric, seq }] }
+    }
+
+    /// ns-2.35 (`processUpdate`, a brand-new destination) keeps a route
+    /// advertised broken even to a destination it never had: an older
+    /// number for it is then stale news, ignored, and its full dumps carry
+    /// the broken route on. tcplab's ns2 profile skipped such a route and
+    /// so took the stale one.
+    #[test]
+    fn ns2_keeps_a_broken_route_to_a_new_destination() {
+        let p = DsdvParams { ns2_advertising: true, ..DsdvParams::default() };
+        let mut d = Dsdv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        d.on_update_ns2(SEC, 1, &advert(5, INFINITY, 11));
+        assert_eq!(d.entry(5), Some((1, INFINITY, 11)));
+        assert_eq!(d.next_incremental, None, "no triggered update for it");
+        d.on_update_ns2(2 * SEC, 2, &advert(5, 0, 10));
+        assert_eq!(d.entry(5), Some((1, INFINITY, 11)), "number 10 is older");
+        let mut out = Vec::new();
+        d.full_dump(3 * SEC, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let [RoutingAction::Send { pkt, .. }] = out[..] else { panic!("no dump: {out:?}") };
+        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
+        let routes = &pool.blob::<Update>(c.blob.unwrap()).unwrap().routes;
+        assert!(routes.contains(&Advert { dst: 5, metric: INFINITY, seq: 11 }), "{routes:?}");
     }
 
     #[test]

@@ -383,6 +383,13 @@ impl Dsdv {
             // The current next hop's own news about a route it carries.
             let from_next = a.seq == e.seq && e.next_hop == from && metric != e.metric;
             if !(fresher || better || from_next) {
+                // Broken news no newer than our finite route: tell the
+                // neighbour at once (Perkins & Bhagwat 1994, "Responding to
+                // topology changes"), not at our next full dump.
+                if metric >= INFINITY && e.metric < INFINITY {
+                    e.pending = Some(now);
+                    earliest = Some(now);
+                }
                 continue;
             }
             if fresher {
@@ -749,6 +756,41 @@ mod tests {
     /// One advertised route, as an update from a neighbour.
     fn advert(dst: NodeId, metric: u8, seq: u32) -> Update {
         Update { routes: vec![Advert { dst, metric, seq }] }
+    }
+
+    /// The routes of the one update `d`'s timer sends at its next
+    /// triggered update (none: no update due or nothing sent).
+    fn triggered(d: &mut Dsdv, pool: &mut PacketPool) -> Vec<Advert> {
+        let Some(due) = d.next_incremental else { return vec![] };
+        let mut out = Vec::new();
+        d.on_timer(due, &mut RoutingIo { pool, out: &mut out });
+        let [RoutingAction::Send { pkt, next_hop: None, .. }] = out[..] else { return vec![] };
+        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
+        pool.blob::<Update>(c.blob.unwrap()).unwrap().routes.clone()
+    }
+
+    /// A node that hears a destination advertised broken (infinite metric)
+    /// under an older number than its own finite route to it, or the same
+    /// one, sends that route at once (Perkins & Bhagwat 1994, "Responding
+    /// to topology changes"; ns-2.35 `processUpdate`: "educate this
+    /// ignorant fellow"), else the neighbour keeps it for unreachable until
+    /// a full dump, up to 15 s later.
+    #[test]
+    fn a_broken_route_older_than_ours_is_answered_at_once() {
+        let mut d = Dsdv::new(0, 0, DsdvParams::default(), crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        d.next_full = Some(100 * SEC);
+        d.on_update(SEC, 1, &advert(5, 1, 12));
+        assert!(triggered(&mut d, &mut pool).contains(&Advert { dst: 5, metric: 2, seq: 12 }), "a new route");
+        // Neighbour 2 had number 10 and lost it: 11, infinite.
+        d.on_update(2 * SEC, 2, &advert(5, INFINITY, 11));
+        assert_eq!(d.entry(5), Some((1, 2, 12)), "older news changes nothing");
+        let due = d.next_incremental.expect("a triggered update");
+        assert!(due < 2 * SEC + d.p.jitter, "{due}");
+        assert_eq!(triggered(&mut d, &mut pool), [d.own(), Advert { dst: 5, metric: 2, seq: 12 }]);
+        // Newer broken news is taken (and goes out at once too).
+        d.on_update(3 * SEC, 2, &advert(5, INFINITY, 13));
+        assert_eq!(d.entry(5), Some((2, INFINITY, 13)));
     }
 
     /// ns-2.35 (`processUpdate`, a brand-new destination) keeps a route

@@ -145,6 +145,9 @@ struct Entry {
     pending: Option<Time>,
     /// When the first route of the current sequence number arrived.
     seq_heard: Time,
+    /// When the best finite route of the current sequence number arrived
+    /// (None: it has had none), for the settling time's next sample.
+    best_at: Option<Time>,
     /// Weighted settling time of this destination.
     settle: Time,
     /// With `ns2_advertising`: no update, not even a full dump, carries
@@ -189,6 +192,12 @@ pub struct Dsdv {
 
 fn newer(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) > 0
+}
+
+/// The settling time after one more sample `took` (how long a sequence
+/// number's best route came after its first), `alpha` the weight of the past.
+fn settled(alpha: f64, settle: Time, took: Time) -> Time {
+    (alpha * settle as f64 + (1.0 - alpha) * took as f64) as Time
 }
 
 impl Dsdv {
@@ -370,6 +379,7 @@ impl Dsdv {
                 seq: a.seq.wrapping_sub(2),
                 pending: None,
                 seq_heard: now,
+                best_at: None,
                 settle: settle0,
                 ok_at: now,
                 changed_at: now,
@@ -393,12 +403,17 @@ impl Dsdv {
                 continue;
             }
             if fresher {
+                // The old number's round is over: how long its best route
+                // took after its first is one sample of the settling time
+                // (a round without a finite route gives none).
+                if let Some(best) = e.best_at {
+                    e.settle = settled(self.p.settling_alpha, e.settle, best.saturating_sub(e.seq_heard));
+                }
                 e.seq_heard = now;
-            } else if better && metric < INFINITY {
-                // A better route for the same number came later: the
-                // settling time of this destination grows towards it.
-                let waited = (now - e.seq_heard) as f64;
-                e.settle = (self.p.settling_alpha * e.settle as f64 + (1.0 - self.p.settling_alpha) * waited) as Time;
+                e.best_at = None;
+            }
+            if metric < INFINITY && (fresher || better) {
+                e.best_at = Some(now);
             }
             let was = e.metric;
             e.seq = a.seq;
@@ -444,10 +459,7 @@ impl Dsdv {
             // new one with how long the last number's best route took.
             let (settle, seq_heard) = match old {
                 Some(e) if e.seq == a.seq => (e.settle, e.seq_heard),
-                Some(e) => {
-                    let took = e.changed_at.saturating_sub(e.seq_heard) as f64;
-                    ((alpha * e.settle as f64 + (1.0 - alpha) * took) as Time, now)
-                }
+                Some(e) => (settled(alpha, e.settle, e.changed_at.saturating_sub(e.seq_heard)), now),
                 None => (wst0, now),
             };
             let finite_before = old.is_none_or(|e| e.metric < INFINITY);
@@ -480,6 +492,7 @@ impl Dsdv {
                 seq: a.seq,
                 pending: (adv_seq || adv_metric).then_some(ok_at),
                 seq_heard,
+                best_at: None,
                 settle,
                 ok_at,
                 changed_at: now,
@@ -767,6 +780,37 @@ mod tests {
         let [RoutingAction::Send { pkt, next_hop: None, .. }] = out[..] else { return vec![] };
         let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
         pool.blob::<Update>(c.blob.unwrap()).unwrap().routes.clone()
+    }
+
+    /// The settling time (Perkins & Bhagwat 1994, "Damping
+    /// fluctuations"): a weighted average, per destination, of how long the
+    /// best route of each sequence number took to come after the first
+    /// one. One sample per number, taken when the next number ends its
+    /// round, and a number whose first route was its best counts 0; until
+    /// 2026-12-06 every better route was a sample of its own and a round
+    /// without one none, so on a static network the settling time stayed
+    /// at its initial 6 s instead of falling towards 0.
+    #[test]
+    fn the_settling_time_takes_one_sample_per_sequence_number() {
+        let mut d = Dsdv::new(0, 0, DsdvParams::default(), crate::engine::stream_rng(1, "test"));
+        // Number 2: metric 3 at 1 s, 2 at 1.5 s, 1 at 2 s, its best 1 s
+        // after its first.
+        d.on_update(SEC, 1, &advert(5, 2, 2));
+        d.on_update(SEC + 500 * MS, 2, &advert(5, 1, 2));
+        d.on_update(2 * SEC, 3, &advert(5, 0, 2));
+        assert_eq!(d.table[&5].settle, 6 * SEC, "no sample before the round ends");
+        // Number 4 ends number 2's round: 0.875 x 6 s + 0.125 x 1 s.
+        d.on_update(16 * SEC, 3, &advert(5, 0, 4));
+        assert_eq!(d.table[&5].settle, 5_375 * MS);
+        // Number 6: number 4's first route was its best, a sample of 0.
+        d.on_update(31 * SEC, 3, &advert(5, 0, 6));
+        assert_eq!(d.table[&5].settle, 4_703_125 * crate::engine::time::US);
+        // A broken route (odd, infinite) ends number 6's round (another
+        // 0), and its own round, without a route, is no sample.
+        d.on_update(40 * SEC, 3, &advert(5, INFINITY, 7));
+        assert_eq!(d.table[&5].settle, 4_115_234_375);
+        d.on_update(46 * SEC, 2, &advert(5, 1, 8));
+        assert_eq!(d.table[&5].settle, 4_115_234_375, "number 7 had no route");
     }
 
     /// A node that hears a destination advertised broken (infinite metric)

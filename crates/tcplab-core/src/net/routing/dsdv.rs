@@ -521,6 +521,11 @@ impl Dsdv {
     /// to advertise whose time has come, or a full dump when they are more
     /// than a third of the table (and more than three).
     fn incremental_ns2(&mut self, now: Time, io: &mut RoutingIo) {
+        // ns-2 checks the gap when the trigger fires, not only when it is
+        // set: a full dump since then pushes it on (`DSDVTriggerHandler`).
+        if self.last_update.is_some_and(|l| now < l + MIN_TRIGGERED_GAP) {
+            return self.schedule_ns2_trigger();
+        }
         for e in self.table.values_mut() {
             if e.trigger.is_some_and(|t| t <= now) {
                 e.trigger = None;
@@ -858,6 +863,32 @@ mod tests {
         let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
         let routes = &pool.blob::<Update>(c.blob.unwrap()).unwrap().routes;
         assert!(routes.contains(&Advert { dst: 5, metric: INFINITY, seq: 11 }), "{routes:?}");
+    }
+
+    /// ns-2.35's triggered updates keep DSDV_MIN_TUP_PERIOD (1 s) from the
+    /// last update, a periodic full dump included, checked when the
+    /// trigger fires (`DSDVTriggerHandler::handle` reschedules it to 1 s
+    /// after the last one): a trigger set before a full dump and due
+    /// within 1 s after it waits. tcplab applied the gap only when it set
+    /// the trigger.
+    #[test]
+    fn ns2_triggered_update_waits_a_second_after_a_full_dump() {
+        let p = DsdvParams { ns2_advertising: true, initial_settling_time: 250 * MS, ..DsdvParams::default() };
+        let mut d = Dsdv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        d.next_full = Some(100 * SEC);
+        // A new destination at 10 s, to be advertised from 10.5 s.
+        d.on_update_ns2(10 * SEC, 1, &advert(5, 0, 2));
+        let due = d.next_incremental.expect("a trigger");
+        assert!(due >= 10 * SEC + 500 * MS && due < 10 * SEC + 500 * MS + d.p.jitter, "{due}");
+        // A periodic dump at 10.2 s (without 5, not yet to be advertised).
+        d.full_dump(10 * SEC + 200 * MS, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+        let mut out = Vec::new();
+        d.on_timer(due, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        assert!(out.is_empty(), "sent {:.3} s after the full dump", (due - 10 * SEC - 200 * MS) as f64 / 1e9);
+        let again = d.next_incremental.expect("the trigger rescheduled");
+        assert!(again >= 11 * SEC + 200 * MS, "{again}");
+        assert_eq!(triggered(&mut d, &mut pool), [Advert { dst: 5, metric: 1, seq: 2 }]);
     }
 
     #[test]

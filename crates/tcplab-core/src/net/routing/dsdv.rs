@@ -8,8 +8,10 @@
 //! Routes with a newer sequence number are taken at once; a better metric
 //! under the same sequence number too, but its advertisement waits for the
 //! destination's settling time (a weighted average of how long the best
-//! route took to arrive after the first one of a sequence number), so that
-//! the first, often longer, route of a round is not flooded.
+//! route took to arrive after the first one of a sequence number, one
+//! sample per number), so that the first, often longer, route of a round
+//! is not flooded. Broken news no newer than a finite route we have is
+//! answered with that route at once.
 //!
 //! Link breakage: a neighbour not heard for `min_update_periods` periodic
 //! intervals is gone; with `use_mac_failures` (default on) a MAC retry-limit
@@ -27,8 +29,9 @@
 //! advertised only 2 x settling time later (`advertise_ok_at`), and until
 //! then it is left out of full dumps too; the settling time is updated at
 //! every new sequence number; no triggered update is sent for a newer
-//! number alone; triggered updates are at least 1 s apart and become a full
-//! dump when more than a third of the table changed. On a chain this holds
+//! number alone; triggered updates are at least 1 s after the last update
+//! (a full dump too) and become a full dump when more than a third of the
+//! table changed; a broken route to a destination never reached is kept. On a chain this holds
 //! a route back for minutes (docs/validation.md, "ns-2's DSDV: why the
 //! first route takes a minute"), so it is off by default.
 

@@ -61,6 +61,9 @@ pub const INFINITY: u8 = 250;
 /// ns-2's DSDV_MIN_TUP_PERIOD: triggered updates at least this far apart
 /// (and from the last full dump), with `ns2_advertising`.
 const MIN_TRIGGERED_GAP: Time = SEC;
+/// ns-2's "check back next week": an entry made for a held packet is not
+/// advertised before this (with `ns2_advertising`).
+const NS2_NOT_YET: Time = 604_800 * SEC;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DsdvParams {
@@ -558,6 +561,30 @@ impl Dsdv {
         self.schedule_ns2_trigger();
     }
 
+    /// ns-2.35 (`forwardPacket`) queues a packet without a route on its
+    /// destination's table entry and makes one if there is none: infinite,
+    /// number 0, not advertised for a week. It counts in the table's size
+    /// (the one-third rule), and the first route to it replaces a broken
+    /// one, so it may be advertised at once, not 2 x the settling time on.
+    fn ns2_held_entry(&mut self, now: Time, dst: NodeId) {
+        let settle = self.p.initial_settling_time;
+        self.table.entry(dst).or_insert(Entry {
+            next_hop: dst,
+            metric: INFINITY,
+            seq: 0,
+            pending: None,
+            seq_heard: now,
+            best_at: None,
+            settle,
+            ok_at: now + NS2_NOT_YET,
+            changed_at: now,
+            advertised_metric: 0,
+            trigger: None,
+            adv_seq: false,
+            adv_metric: false,
+        });
+    }
+
     fn release(&mut self, io: &mut RoutingIo) {
         let mut kept = VecDeque::with_capacity(self.buffer.len());
         for (pkt, dst, since) in std::mem::take(&mut self.buffer) {
@@ -607,6 +634,9 @@ impl Routing for Dsdv {
             // ns-2.35: "Route to base_stn not known: dropping pkt".
             self.stats.drops_no_route += 1;
             return Route::Drop;
+        }
+        if self.p.ns2_advertising {
+            self.ns2_held_entry(now, dst);
         }
         if !self.p.ns2_queue {
             super::hold_packet(&mut self.buffer, self.p.buffer_len, id, dst, now, &mut self.stats, io.out);
@@ -892,6 +922,34 @@ mod tests {
         let again = d.next_incremental.expect("the trigger rescheduled");
         assert!(again >= 11 * SEC + 200 * MS, "{again}");
         assert_eq!(triggered(&mut d, &mut pool), [Advert { dst: 5, metric: 1, seq: 2 }]);
+    }
+
+    /// ns-2.35's `forwardPacket` queues a packet for a destination it has
+    /// no entry for under a new entry (infinite metric, number 0, not to
+    /// be advertised for a week). The first route to it then replaces a
+    /// broken one: it may be advertised at once (in the next full dump;
+    /// no triggered update for it), not 2 x the settling time later as a
+    /// new destination's. tcplab's ns2 profile made no such entry.
+    #[test]
+    fn ns2_a_held_packet_makes_an_entry_whose_first_route_is_advertised_at_once() {
+        let p = DsdvParams { ns2_advertising: true, ns2_queue: true, ..DsdvParams::default() };
+        let mut d = Dsdv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        d.next_full = Some(100 * SEC);
+        let id = pool.insert(Packet::new(0, 0, 5, Transport::Udp(Default::default()), 8, 512, 0));
+        let mut out = Vec::new();
+        assert_eq!(d.route(SEC, id, &mut RoutingIo { pool: &mut pool, out: &mut out }), Route::Hold);
+        assert_eq!(d.entry(5), Some((5, INFINITY, 0)));
+        d.on_update_ns2(3 * SEC, 1, &advert(5, 0, 2));
+        assert_eq!(d.entry(5), Some((1, 1, 2)));
+        assert_eq!(d.table[&5].ok_at, 3 * SEC, "advertised from now on");
+        assert_eq!(d.next_incremental, None, "no triggered update for it");
+        out.clear();
+        d.full_dump(4 * SEC, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let [RoutingAction::Send { pkt, .. }] = out[..] else { panic!("no dump: {out:?}") };
+        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
+        let routes = &pool.blob::<Update>(c.blob.unwrap()).unwrap().routes;
+        assert!(routes.contains(&Advert { dst: 5, metric: 1, seq: 2 }), "{routes:?}");
     }
 
     #[test]

@@ -31,7 +31,8 @@
 //! every new sequence number; no triggered update is sent for a newer
 //! number alone; triggered updates are at least 1 s after the last update
 //! (a full dump too) and become a full dump when more than a third of the
-//! table changed; a broken route to a destination never reached is kept. On a chain this holds
+//! table changed; a broken route to a destination never reached is kept,
+//! and so is an entry made for a packet held without a route. On a chain this holds
 //! a route back for minutes (docs/validation.md, "ns-2's DSDV: why the
 //! first route takes a minute"), so it is off by default.
 
@@ -742,10 +743,6 @@ mod tests {
     use super::*;
     use crate::packet::{PacketPool, TcpHeader};
 
-    /// `ns2_queue`: without a route, six packets for node 5 and one for
-    /// node 6 are held as ns-2.35's DSDV holds them: five per destination,
-    /// the first for 5 dropped by the sixth, the one for 6 kept, and no
-    /// timer to drop them later (the default: 64 in all, 30 s each).
     /// ns-2.35's advert_metric (`ns2_advertising`, dsdv.cc `makeUpdate`):
     /// a route whose metric changed goes into every triggered update until
     /// a full dump clears it, while a newer sequence number alone goes
@@ -952,6 +949,10 @@ mod tests {
         assert!(routes.contains(&Advert { dst: 5, metric: 1, seq: 2 }), "{routes:?}");
     }
 
+    /// `ns2_queue`: without a route, six packets for node 5 and one for
+    /// node 6 are held as ns-2.35's DSDV holds them: five per destination,
+    /// the first for 5 dropped by the sixth, the one for 6 kept, and no
+    /// timer to drop them later (the default: 64 in all, 30 s each).
     #[test]
     fn ns2_queue_holds_five_per_destination_without_a_timeout() {
         for ns2 in [false, true] {

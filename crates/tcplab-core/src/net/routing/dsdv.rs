@@ -367,9 +367,13 @@ impl Dsdv {
         for a in &up.routes {
             if a.dst == self.me {
                 // Someone advertises us broken with a newer number: answer
-                // with a newer even number of our own in the next update.
+                // with a newer even number of our own in the next update;
+                // with an older one (it missed that answer), with the one
+                // we have, as for any route newer than broken news.
                 if newer(a.seq, self.seq) {
                     self.seq = (a.seq + 1) & !1;
+                }
+                if a.metric >= INFINITY {
                     self.own_news = true;
                     earliest = Some(now);
                 }
@@ -870,6 +874,21 @@ mod tests {
         // Newer broken news is taken (and goes out at once too).
         d.on_update(3 * SEC, 2, &advert(5, INFINITY, 13));
         assert_eq!(d.entry(5), Some((2, INFINITY, 13)));
+    }
+
+    /// The same rule for a node's own entry: a neighbour that still
+    /// advertises us broken under a number older than our current one
+    /// (it missed the update that carried our newer one) hears our number
+    /// in the next triggered update, not at our next full dump.
+    #[test]
+    fn stale_broken_news_of_ourselves_is_answered_at_once() {
+        let mut d = Dsdv::new(0, 0, DsdvParams::default(), crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        d.next_full = Some(100 * SEC);
+        d.seq = 4;
+        d.on_update(SEC, 1, &advert(0, INFINITY, 3));
+        assert_eq!(d.own_seq(), 4, "older news does not move our number");
+        assert_eq!(triggered(&mut d, &mut pool), [Advert { dst: 0, metric: 0, seq: 4 }]);
     }
 
     /// ns-2.35 (`processUpdate`, a brand-new destination) keeps a route

@@ -32,9 +32,9 @@
 //! number alone; triggered updates are at least 1 s after the last update
 //! (a full dump too) and become a full dump when more than a third of the
 //! table changed; a broken route to a destination never reached is kept,
-//! and so is an entry made for a packet held without a route. On a chain this holds
-//! a route back for minutes (docs/validation.md, "ns-2's DSDV: why the
-//! first route takes a minute"), so it is off by default.
+//! and so is an entry made for a packet held without a route. On a chain
+//! this holds a route back for minutes (docs/validation.md, "ns-2's DSDV:
+//! why the first route takes a minute"), so it is off by default.
 
 use super::{Cells, Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};

@@ -8,8 +8,10 @@
 //! Routes with a newer sequence number are taken at once; a better metric
 //! under the same sequence number too, but its advertisement waits for the
 //! destination's settling time (a weighted average of how long the best
-//! route took to arrive after the first one of a sequence number), so that
-//! the first, often longer, route of a round is not flooded.
+//! route took to arrive after the first one of a sequence number, one
+//! sample per number), so that the first, often longer, route of a round
+//! is not flooded. Broken news no newer than a finite route we have is
+//! answered with that route at once.
 //!
 //! Link breakage: a neighbour not heard for `min_update_periods` periodic
 //! intervals is gone; with `use_mac_failures` (default on) a MAC retry-limit
@@ -27,10 +29,12 @@
 //! advertised only 2 x settling time later (`advertise_ok_at`), and until
 //! then it is left out of full dumps too; the settling time is updated at
 //! every new sequence number; no triggered update is sent for a newer
-//! number alone; triggered updates are at least 1 s apart and become a full
-//! dump when more than a third of the table changed. On a chain this holds
-//! a route back for minutes (docs/validation.md, "ns-2's DSDV: why the
-//! first route takes a minute"), so it is off by default.
+//! number alone; triggered updates are at least 1 s after the last update
+//! (a full dump too) and become a full dump when more than a third of the
+//! table changed; a broken route to a destination never reached is kept,
+//! and so is an entry made for a packet held without a route. On a chain
+//! this holds a route back for minutes (docs/validation.md, "ns-2's DSDV:
+//! why the first route takes a minute"), so it is off by default.
 
 use super::{Cells, Route, Routing, RoutingAction, RoutingIo, RoutingStats};
 use crate::engine::time::{MS, SEC};
@@ -58,6 +62,9 @@ pub const INFINITY: u8 = 250;
 /// ns-2's DSDV_MIN_TUP_PERIOD: triggered updates at least this far apart
 /// (and from the last full dump), with `ns2_advertising`.
 const MIN_TRIGGERED_GAP: Time = SEC;
+/// ns-2's "check back next week": an entry made for a held packet is not
+/// advertised before this (with `ns2_advertising`).
+const NS2_NOT_YET: Time = 604_800 * SEC;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DsdvParams {
@@ -145,6 +152,9 @@ struct Entry {
     pending: Option<Time>,
     /// When the first route of the current sequence number arrived.
     seq_heard: Time,
+    /// When the best finite route of the current sequence number arrived
+    /// (None: it has had none), for the settling time's next sample.
+    best_at: Option<Time>,
     /// Weighted settling time of this destination.
     settle: Time,
     /// With `ns2_advertising`: no update, not even a full dump, carries
@@ -189,6 +199,12 @@ pub struct Dsdv {
 
 fn newer(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) > 0
+}
+
+/// The settling time after one more sample `took` (how long a sequence
+/// number's best route came after its first), `alpha` the weight of the past.
+fn settled(alpha: f64, settle: Time, took: Time) -> Time {
+    (alpha * settle as f64 + (1.0 - alpha) * took as f64) as Time
 }
 
 impl Dsdv {
@@ -351,9 +367,13 @@ impl Dsdv {
         for a in &up.routes {
             if a.dst == self.me {
                 // Someone advertises us broken with a newer number: answer
-                // with a newer even number of our own in the next update.
+                // with a newer even number of our own in the next update;
+                // with an older one (it missed that answer), with the one
+                // we have, as for any route newer than broken news.
                 if newer(a.seq, self.seq) {
                     self.seq = (a.seq + 1) & !1;
+                }
+                if a.metric >= INFINITY {
                     self.own_news = true;
                     earliest = Some(now);
                 }
@@ -370,6 +390,7 @@ impl Dsdv {
                 seq: a.seq.wrapping_sub(2),
                 pending: None,
                 seq_heard: now,
+                best_at: None,
                 settle: settle0,
                 ok_at: now,
                 changed_at: now,
@@ -383,15 +404,27 @@ impl Dsdv {
             // The current next hop's own news about a route it carries.
             let from_next = a.seq == e.seq && e.next_hop == from && metric != e.metric;
             if !(fresher || better || from_next) {
+                // Broken news no newer than our finite route: tell the
+                // neighbour at once (Perkins & Bhagwat 1994, "Responding to
+                // topology changes"), not at our next full dump.
+                if metric >= INFINITY && e.metric < INFINITY {
+                    e.pending = Some(now);
+                    earliest = Some(now);
+                }
                 continue;
             }
             if fresher {
+                // The old number's round is over: how long its best route
+                // took after its first is one sample of the settling time
+                // (a round without a finite route gives none).
+                if let Some(best) = e.best_at {
+                    e.settle = settled(self.p.settling_alpha, e.settle, best.saturating_sub(e.seq_heard));
+                }
                 e.seq_heard = now;
-            } else if better && metric < INFINITY {
-                // A better route for the same number came later: the
-                // settling time of this destination grows towards it.
-                let waited = (now - e.seq_heard) as f64;
-                e.settle = (self.p.settling_alpha * e.settle as f64 + (1.0 - self.p.settling_alpha) * waited) as Time;
+                e.best_at = None;
+            }
+            if metric < INFINITY && (fresher || better) {
+                e.best_at = Some(now);
             }
             let was = e.metric;
             e.seq = a.seq;
@@ -429,18 +462,15 @@ impl Dsdv {
                 continue;
             }
             let metric = if a.metric >= INFINITY { INFINITY } else { a.metric + 1 };
+            // (a broken route to somewhere we never reached is kept too,
+            // as ns-2 keeps it: older news of that destination is stale,
+            // and full dumps carry it)
             let old = self.table.get(&a.dst).copied();
-            if metric >= INFINITY && old.is_none() {
-                continue; // a broken route to somewhere we never reached
-            }
             // The settling time: kept under the same number, averaged at a
             // new one with how long the last number's best route took.
             let (settle, seq_heard) = match old {
                 Some(e) if e.seq == a.seq => (e.settle, e.seq_heard),
-                Some(e) => {
-                    let took = e.changed_at.saturating_sub(e.seq_heard) as f64;
-                    ((alpha * e.settle as f64 + (1.0 - alpha) * took) as Time, now)
-                }
+                Some(e) => (settled(alpha, e.settle, e.changed_at.saturating_sub(e.seq_heard)), now),
                 None => (wst0, now),
             };
             let finite_before = old.is_none_or(|e| e.metric < INFINITY);
@@ -473,6 +503,7 @@ impl Dsdv {
                 seq: a.seq,
                 pending: (adv_seq || adv_metric).then_some(ok_at),
                 seq_heard,
+                best_at: None,
                 settle,
                 ok_at,
                 changed_at: now,
@@ -501,6 +532,11 @@ impl Dsdv {
     /// to advertise whose time has come, or a full dump when they are more
     /// than a third of the table (and more than three).
     fn incremental_ns2(&mut self, now: Time, io: &mut RoutingIo) {
+        // ns-2 checks the gap when the trigger fires, not only when it is
+        // set: a full dump since then pushes it on (`DSDVTriggerHandler`).
+        if self.last_update.is_some_and(|l| now < l + MIN_TRIGGERED_GAP) {
+            return self.schedule_ns2_trigger();
+        }
         for e in self.table.values_mut() {
             if e.trigger.is_some_and(|t| t <= now) {
                 e.trigger = None;
@@ -528,6 +564,30 @@ impl Dsdv {
             self.send_update(now, kind::INCREMENTAL, routes, io);
         }
         self.schedule_ns2_trigger();
+    }
+
+    /// ns-2.35 (`forwardPacket`) queues a packet without a route on its
+    /// destination's table entry and makes one if there is none: infinite,
+    /// number 0, not advertised for a week. It counts in the table's size
+    /// (the one-third rule), and the first route to it replaces a broken
+    /// one, so it may be advertised at once, not 2 x the settling time on.
+    fn ns2_held_entry(&mut self, now: Time, dst: NodeId) {
+        let settle = self.p.initial_settling_time;
+        self.table.entry(dst).or_insert(Entry {
+            next_hop: dst,
+            metric: INFINITY,
+            seq: 0,
+            pending: None,
+            seq_heard: now,
+            best_at: None,
+            settle,
+            ok_at: now + NS2_NOT_YET,
+            changed_at: now,
+            advertised_metric: 0,
+            trigger: None,
+            adv_seq: false,
+            adv_metric: false,
+        });
     }
 
     fn release(&mut self, io: &mut RoutingIo) {
@@ -579,6 +639,9 @@ impl Routing for Dsdv {
             // ns-2.35: "Route to base_stn not known: dropping pkt".
             self.stats.drops_no_route += 1;
             return Route::Drop;
+        }
+        if self.p.ns2_advertising {
+            self.ns2_held_entry(now, dst);
         }
         if !self.p.ns2_queue {
             super::hold_packet(&mut self.buffer, self.p.buffer_len, id, dst, now, &mut self.stats, io.out);
@@ -684,10 +747,6 @@ mod tests {
     use super::*;
     use crate::packet::{PacketPool, TcpHeader};
 
-    /// `ns2_queue`: without a route, six packets for node 5 and one for
-    /// node 6 are held as ns-2.35's DSDV holds them: five per destination,
-    /// the first for 5 dropped by the sixth, the one for 6 kept, and no
-    /// timer to drop them later (the default: 64 in all, 30 s each).
     /// ns-2.35's advert_metric (`ns2_advertising`, dsdv.cc `makeUpdate`):
     /// a route whose metric changed goes into every triggered update until
     /// a full dump clears it, while a newer sequence number alone goes
@@ -746,6 +805,173 @@ mod tests {
         assert_eq!(routes[..], [Advert { dst: 0, metric: 0, seq: 2 }]);
     }
 
+    /// One advertised route, as an update from a neighbour.
+    fn advert(dst: NodeId, metric: u8, seq: u32) -> Update {
+        Update { routes: vec![Advert { dst, metric, seq }] }
+    }
+
+    /// The routes of the one update `d`'s timer sends at its next
+    /// triggered update (none: no update due or nothing sent).
+    fn triggered(d: &mut Dsdv, pool: &mut PacketPool) -> Vec<Advert> {
+        let Some(due) = d.next_incremental else { return vec![] };
+        let mut out = Vec::new();
+        d.on_timer(due, &mut RoutingIo { pool, out: &mut out });
+        let [RoutingAction::Send { pkt, next_hop: None, .. }] = out[..] else { return vec![] };
+        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
+        pool.blob::<Update>(c.blob.unwrap()).unwrap().routes.clone()
+    }
+
+    /// The settling time (Perkins & Bhagwat 1994, "Damping
+    /// fluctuations"): a weighted average, per destination, of how long the
+    /// best route of each sequence number took to come after the first
+    /// one. One sample per number, taken when the next number ends its
+    /// round, and a number whose first route was its best counts 0; until
+    /// 2026-12-06 every better route was a sample of its own and a round
+    /// without one none, so on a static network the settling time stayed
+    /// at its initial 6 s instead of falling towards 0.
+    #[test]
+    fn the_settling_time_takes_one_sample_per_sequence_number() {
+        let mut d = Dsdv::new(0, 0, DsdvParams::default(), crate::engine::stream_rng(1, "test"));
+        // Number 2: metric 3 at 1 s, 2 at 1.5 s, 1 at 2 s, its best 1 s
+        // after its first.
+        d.on_update(SEC, 1, &advert(5, 2, 2));
+        d.on_update(SEC + 500 * MS, 2, &advert(5, 1, 2));
+        d.on_update(2 * SEC, 3, &advert(5, 0, 2));
+        assert_eq!(d.table[&5].settle, 6 * SEC, "no sample before the round ends");
+        // Number 4 ends number 2's round: 0.875 x 6 s + 0.125 x 1 s.
+        d.on_update(16 * SEC, 3, &advert(5, 0, 4));
+        assert_eq!(d.table[&5].settle, 5_375 * MS);
+        // Number 6: number 4's first route was its best, a sample of 0.
+        d.on_update(31 * SEC, 3, &advert(5, 0, 6));
+        assert_eq!(d.table[&5].settle, 4_703_125 * crate::engine::time::US);
+        // A broken route (odd, infinite) ends number 6's round (another
+        // 0), and its own round, without a route, is no sample.
+        d.on_update(40 * SEC, 3, &advert(5, INFINITY, 7));
+        assert_eq!(d.table[&5].settle, 4_115_234_375);
+        d.on_update(46 * SEC, 2, &advert(5, 1, 8));
+        assert_eq!(d.table[&5].settle, 4_115_234_375, "number 7 had no route");
+    }
+
+    /// A node that hears a destination advertised broken (infinite metric)
+    /// under an older number than its own finite route to it, or the same
+    /// one, sends that route at once (Perkins & Bhagwat 1994, "Responding
+    /// to topology changes"; ns-2.35 `processUpdate`: "educate this
+    /// ignorant fellow"), else the neighbour keeps it for unreachable until
+    /// a full dump, up to 15 s later.
+    #[test]
+    fn a_broken_route_older_than_ours_is_answered_at_once() {
+        let mut d = Dsdv::new(0, 0, DsdvParams::default(), crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        d.next_full = Some(100 * SEC);
+        d.on_update(SEC, 1, &advert(5, 1, 12));
+        assert!(triggered(&mut d, &mut pool).contains(&Advert { dst: 5, metric: 2, seq: 12 }), "a new route");
+        // Neighbour 2 had number 10 and lost it: 11, infinite.
+        d.on_update(2 * SEC, 2, &advert(5, INFINITY, 11));
+        assert_eq!(d.entry(5), Some((1, 2, 12)), "older news changes nothing");
+        let due = d.next_incremental.expect("a triggered update");
+        assert!(due < 2 * SEC + d.p.jitter, "{due}");
+        assert_eq!(triggered(&mut d, &mut pool), [d.own(), Advert { dst: 5, metric: 2, seq: 12 }]);
+        // Newer broken news is taken (and goes out at once too).
+        d.on_update(3 * SEC, 2, &advert(5, INFINITY, 13));
+        assert_eq!(d.entry(5), Some((2, INFINITY, 13)));
+    }
+
+    /// The same rule for a node's own entry: a neighbour that still
+    /// advertises us broken under a number older than our current one
+    /// (it missed the update that carried our newer one) hears our number
+    /// in the next triggered update, not at our next full dump.
+    #[test]
+    fn stale_broken_news_of_ourselves_is_answered_at_once() {
+        let mut d = Dsdv::new(0, 0, DsdvParams::default(), crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        d.next_full = Some(100 * SEC);
+        d.seq = 4;
+        d.on_update(SEC, 1, &advert(0, INFINITY, 3));
+        assert_eq!(d.own_seq(), 4, "older news does not move our number");
+        assert_eq!(triggered(&mut d, &mut pool), [Advert { dst: 0, metric: 0, seq: 4 }]);
+    }
+
+    /// ns-2.35 (`processUpdate`, a brand-new destination) keeps a route
+    /// advertised broken even to a destination it never had: an older
+    /// number for it is then stale news, ignored, and its full dumps carry
+    /// the broken route on. tcplab's ns2 profile skipped such a route and
+    /// so took the stale one.
+    #[test]
+    fn ns2_keeps_a_broken_route_to_a_new_destination() {
+        let p = DsdvParams { ns2_advertising: true, ..DsdvParams::default() };
+        let mut d = Dsdv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        d.on_update_ns2(SEC, 1, &advert(5, INFINITY, 11));
+        assert_eq!(d.entry(5), Some((1, INFINITY, 11)));
+        assert_eq!(d.next_incremental, None, "no triggered update for it");
+        d.on_update_ns2(2 * SEC, 2, &advert(5, 0, 10));
+        assert_eq!(d.entry(5), Some((1, INFINITY, 11)), "number 10 is older");
+        let mut out = Vec::new();
+        d.full_dump(3 * SEC, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let [RoutingAction::Send { pkt, .. }] = out[..] else { panic!("no dump: {out:?}") };
+        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
+        let routes = &pool.blob::<Update>(c.blob.unwrap()).unwrap().routes;
+        assert!(routes.contains(&Advert { dst: 5, metric: INFINITY, seq: 11 }), "{routes:?}");
+    }
+
+    /// ns-2.35's triggered updates keep DSDV_MIN_TUP_PERIOD (1 s) from the
+    /// last update, a periodic full dump included, checked when the
+    /// trigger fires (`DSDVTriggerHandler::handle` reschedules it to 1 s
+    /// after the last one): a trigger set before a full dump and due
+    /// within 1 s after it waits. tcplab applied the gap only when it set
+    /// the trigger.
+    #[test]
+    fn ns2_triggered_update_waits_a_second_after_a_full_dump() {
+        let p = DsdvParams { ns2_advertising: true, initial_settling_time: 250 * MS, ..DsdvParams::default() };
+        let mut d = Dsdv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        d.next_full = Some(100 * SEC);
+        // A new destination at 10 s, to be advertised from 10.5 s.
+        d.on_update_ns2(10 * SEC, 1, &advert(5, 0, 2));
+        let due = d.next_incremental.expect("a trigger");
+        assert!(due >= 10 * SEC + 500 * MS && due < 10 * SEC + 500 * MS + d.p.jitter, "{due}");
+        // A periodic dump at 10.2 s (without 5, not yet to be advertised).
+        d.full_dump(10 * SEC + 200 * MS, &mut RoutingIo { pool: &mut pool, out: &mut Vec::new() });
+        let mut out = Vec::new();
+        d.on_timer(due, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        assert!(out.is_empty(), "sent {:.3} s after the full dump", (due - 10 * SEC - 200 * MS) as f64 / 1e9);
+        let again = d.next_incremental.expect("the trigger rescheduled");
+        assert!(again >= 11 * SEC + 200 * MS, "{again}");
+        assert_eq!(triggered(&mut d, &mut pool), [Advert { dst: 5, metric: 1, seq: 2 }]);
+    }
+
+    /// ns-2.35's `forwardPacket` queues a packet for a destination it has
+    /// no entry for under a new entry (infinite metric, number 0, not to
+    /// be advertised for a week). The first route to it then replaces a
+    /// broken one: it may be advertised at once (in the next full dump;
+    /// no triggered update for it), not 2 x the settling time later as a
+    /// new destination's. tcplab's ns2 profile made no such entry.
+    #[test]
+    fn ns2_a_held_packet_makes_an_entry_whose_first_route_is_advertised_at_once() {
+        let p = DsdvParams { ns2_advertising: true, ns2_queue: true, ..DsdvParams::default() };
+        let mut d = Dsdv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
+        let mut pool = PacketPool::new();
+        d.next_full = Some(100 * SEC);
+        let id = pool.insert(Packet::new(0, 0, 5, Transport::Udp(Default::default()), 8, 512, 0));
+        let mut out = Vec::new();
+        assert_eq!(d.route(SEC, id, &mut RoutingIo { pool: &mut pool, out: &mut out }), Route::Hold);
+        assert_eq!(d.entry(5), Some((5, INFINITY, 0)));
+        d.on_update_ns2(3 * SEC, 1, &advert(5, 0, 2));
+        assert_eq!(d.entry(5), Some((1, 1, 2)));
+        assert_eq!(d.table[&5].ok_at, 3 * SEC, "advertised from now on");
+        assert_eq!(d.next_incremental, None, "no triggered update for it");
+        out.clear();
+        d.full_dump(4 * SEC, &mut RoutingIo { pool: &mut pool, out: &mut out });
+        let [RoutingAction::Send { pkt, .. }] = out[..] else { panic!("no dump: {out:?}") };
+        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
+        let routes = &pool.blob::<Update>(c.blob.unwrap()).unwrap().routes;
+        assert!(routes.contains(&Advert { dst: 5, metric: 1, seq: 2 }), "{routes:?}");
+    }
+
+    /// `ns2_queue`: without a route, six packets for node 5 and one for
+    /// node 6 are held as ns-2.35's DSDV holds them: five per destination,
+    /// the first for 5 dropped by the sixth, the one for 6 kept, and no
+    /// timer to drop them later (the default: 64 in all, 30 s each).
     #[test]
     fn ns2_queue_holds_five_per_destination_without_a_timeout() {
         for ns2 in [false, true] {

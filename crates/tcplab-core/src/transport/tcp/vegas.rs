@@ -285,7 +285,11 @@ impl CongestionControl for Vegas {
                 // Diff in segments = (Expected - Actual) x BaseRTT.
                 let expect = outstanding / self.base_rtt;
                 let actual = sent / rtt;
-                let diff = ((expect - actual) * self.base_rtt + 0.5).floor();
+                // ns-2: int((expect - actual) * baseRTT + 0.5), truncated
+                // toward zero: with its Actual from the segments sent since
+                // the last measurement Diff can be negative, and -1.4 + 0.5
+                // gives 0, not -1 (which alpha = 0 would tell apart).
+                let diff = ((expect - actual) * self.base_rtt + 0.5).trunc();
                 if self.cwnd < self.ssthresh {
                     self.inc_flag = !self.inc_flag;
                     if !self.inc_flag {
@@ -494,5 +498,63 @@ impl CongestionControl for Vegas {
     }
     fn times_segments(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::time::MS;
+
+    const MSS: u64 = 1000;
+
+    /// The window state of an ns-2-profile sender with a receiver's window
+    /// of `rwnd` segments.
+    fn state(cwnd: u64, rwnd: u64) -> CcState {
+        CcState {
+            rwnd: rwnd * MSS,
+            loss_from_cwnd: true,
+            precise_half: true,
+            below_one: true,
+            count_acked: false,
+            ..CcState::linux_test(cwnd, 1 << 20, MSS)
+        }
+    }
+
+    fn ack(now: Time, ack: u64, snd_nxt: u64) -> AckInfo {
+        AckInfo {
+            ack,
+            acked: 0,
+            snd_max: snd_nxt,
+            flight: snd_nxt - ack,
+            dupacks: 0,
+            ecn_recover: None,
+            now,
+            snd_nxt,
+            acked_seg: None,
+            head_seg: None,
+            first_sent: None,
+            heuristic: false,
+        }
+    }
+
+    /// ns-2's Diff = int((expect - actual) * baseRTT + 0.5) truncates
+    /// toward zero. Here Actual counts 12 segments sent in the round trip
+    /// and Expected 11 outstanding, at RTT = BaseRTT: -1 + 0.5 is Diff 0,
+    /// which alpha = 0 does not call too little; rounded down it would be
+    /// -1 and the window would grow.
+    #[test]
+    fn ns2_diff_truncates_toward_zero() {
+        let p = VegasParams { alpha: 0.0, beta: 3.0, gamma: 1.0 };
+        let mut v = Vegas::new(p, true, false, false);
+        let mut w = state(10, 64);
+        v.sync_in(&w);
+        v.started = true;
+        v.ssthresh = 2.0;
+        v.base_rtt = 0.1;
+        (v.sum_rtt, v.cnt_rtt) = (0.1, 1);
+        v.on_new_ack(&mut w, &ack(100 * MS, 2 * MSS, 12 * MSS));
+        assert_eq!(v.cwnd, 10.0, "Diff 0: alpha <= Diff <= beta, the window stays");
+        assert_eq!(v.incr, 0.0);
     }
 }

@@ -415,7 +415,11 @@ impl CongestionControl for Vegas {
             if self.recover.is_none_or(|r| a.ack > r) || !self.last_was_timeout {
                 self.last_was_timeout = false;
                 self.recover = Some(a.snd_max);
-                self.worried = 2u32.min(Self::segs(a.snd_nxt.saturating_sub(a.ack), w.mss) as u32);
+                // ns-2: MIN(2, t_seqno_ - last_ack_), last_ack_ the last
+                // packet acknowledged: one more than the segments
+                // outstanding from the ACK to the next to send.
+                let outstanding = Self::segs(a.snd_nxt.saturating_sub(a.ack), w.mss) as u32;
+                self.worried = 2u32.min(outstanding + u32::from(self.ns2_slots));
                 if transmits > 1 {
                     self.fine_timeout *= 2.0;
                 } else {
@@ -556,5 +560,27 @@ mod tests {
         v.on_new_ack(&mut w, &ack(100 * MS, 2 * MSS, 12 * MSS));
         assert_eq!(v.cwnd, 10.0, "Diff 0: alpha <= Diff <= beta, the window stays");
         assert_eq!(v.incr, 0.0);
+    }
+
+    /// A retransmission on a duplicate ACK with one segment outstanding
+    /// from the ACK (ns-2: t_seqno_ - last_ack_ = 2) worries ns-2 about the
+    /// next two new ACKs: v_worried_ = MIN(2, t_seqno_ - last_ack_).
+    #[test]
+    fn ns2_worried_counts_from_the_last_packet_acknowledged() {
+        for (slots, worried) in [(true, 2), (false, 1)] {
+            let mut v = Vegas::new(VegasParams::default(), true, slots, false);
+            let mut w = state(4, 8);
+            for k in 0..2 {
+                v.on_send(&w, k * MSS, MSS as u32, 0);
+            }
+            let mut a = ack(100 * MS, MSS, 2 * MSS);
+            (a.acked_seg, a.first_sent) = (Some((0, 1)), Some(0));
+            v.on_new_ack(&mut w, &a);
+            // Segment 1 (sent at 0) is older than the fine timeout by now.
+            let mut d = ack(400 * MS, MSS, 2 * MSS);
+            d.head_seg = Some((0, 1));
+            assert_eq!(v.on_dupack(&mut w, &d), DupResponse::FastRetransmit);
+            assert_eq!(v.worried, worried, "slots {slots}");
+        }
     }
 }

@@ -461,6 +461,14 @@ impl CongestionControl for Vegas {
         self.recover = Some(snd_max);
     }
 
+    /// VegasTcpAgent::timeout() tests `highest_ack_ == maxseq_ &&
+    /// !slow_start_restart_`: with nothing outstanding (and ns-2's default
+    /// slow_start_restart_ true) it goes on to cut ssthresh, set cwnd to
+    /// v_slowstart_ and back the timer off, at every expiry.
+    fn idle_expiry_is_timeout(&self) -> bool {
+        true
+    }
+
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
         self.sync_in(w);
         self.last_was_timeout = true;

@@ -332,6 +332,13 @@ pub trait CongestionControl: Send {
     fn retransmit_keeps_next(&self) -> bool {
         false
     }
+    /// Whether an ECN flow's segments go out ECN-capable (ECT): ns-2's
+    /// Vegas agent sends with its own output(), which sets no ECN flag, so
+    /// a router drops its segments where it would mark an ECN flow's and
+    /// no echo ever comes back.
+    fn sends_ect(&self) -> bool {
+        true
+    }
     /// Whether a timeout leaves the sender's duplicate-ACK count as it was
     /// (ns-2's Tahoe, `Ns2Rules::tahoe_timeout_dupacks`).
     fn keeps_dupacks_on_timeout(&self) -> bool {

@@ -211,6 +211,9 @@ pub struct TcpSender {
     /// which echoes the sender's ECN negotiation.
     ecn_burst: bool,
     ecn_ect: bool,
+    /// New data goes out ECT: the flow uses ECN and its policy marks its
+    /// segments (`CongestionControl::sends_ect`; ns-2's Vegas does not).
+    ect: bool,
     /// ns-2's prev_highest_ack_ in bytes: the cumulative ACK before the
     /// last new ACK outside recovery (`TcpConfig::bugfix_ack`).
     pub(super) prev_high_ack: u64,
@@ -428,6 +431,7 @@ impl TcpSender {
             ecn_seen: false,
             ecn_burst: false,
             ecn_ect: cfg.syn,
+            ect: cfg.ecn && cc.sends_ect(),
             prev_high_ack: 0,
             last_echo: None,
             ts_sent: Default::default(),
@@ -1243,7 +1247,7 @@ impl TcpSender {
         if self.cfg.bugfix_ts && self.cfg.timestamps {
             self.note_ts_sent(now, seq + len as u64);
         }
-        let ect = self.cfg.ecn && (!retransmit || self.cfg.rules.ect_retransmits);
+        let ect = self.ect && (!retransmit || self.cfg.rules.ect_retransmits);
         let cwr = ect && std::mem::take(&mut self.pending_cwr);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;

@@ -467,14 +467,11 @@ impl CongestionControl for Vegas {
         DupResponse::None
     }
 
-    fn on_idle_timeout(&mut self, snd_max: u64) {
-        self.recover = Some(snd_max);
-    }
-
     /// VegasTcpAgent::timeout() tests `highest_ack_ == maxseq_ &&
     /// !slow_start_restart_`: with nothing outstanding (and ns-2's default
     /// slow_start_restart_ true) it goes on to cut ssthresh, set cwnd to
-    /// v_slowstart_ and back the timer off, at every expiry.
+    /// v_slowstart_ and back the timer off, at every expiry (so the
+    /// sender calls `on_timeout` for them, never `on_idle_timeout`).
     fn idle_expiry_is_timeout(&self) -> bool {
         true
     }

@@ -305,6 +305,14 @@ pub trait CongestionControl: Send {
     /// there too, so duplicates of the data sent so far start no fast
     /// retransmit under the careful guard.
     fn on_idle_timeout(&mut self, _snd_max: u64) {}
+    /// Whether each expiry of that timer with nothing outstanding is a
+    /// timeout like any other (`on_timeout`, the timer backed off, counted):
+    /// ns-2's Vegas agent has its own timeout(), which returns early only
+    /// without slow_start_restart_ (on by default) and lacks TcpAgent's
+    /// branch for an idle sender (restart_bugfix_).
+    fn idle_expiry_is_timeout(&self) -> bool {
+        false
+    }
     /// Whether a fast retransmit also backs off the retransmission timer
     /// (ns-2's Vegas calls reset_rtx_timer(1), whose backoff defaults to 1).
     fn backs_off_on_fast_retransmit(&self) -> bool {
@@ -323,6 +331,13 @@ pub trait CongestionControl: Send {
     /// may retransmit at that point when nothing is outstanding.
     fn retransmit_keeps_next(&self) -> bool {
         false
+    }
+    /// Whether an ECN flow's segments go out ECN-capable (ECT): ns-2's
+    /// Vegas agent sends with its own output(), which sets no ECN flag, so
+    /// a router drops its segments where it would mark an ECN flow's and
+    /// no echo ever comes back.
+    fn sends_ect(&self) -> bool {
+        true
     }
     /// Whether a timeout leaves the sender's duplicate-ACK count as it was
     /// (ns-2's Tahoe, `Ns2Rules::tahoe_timeout_dupacks`).

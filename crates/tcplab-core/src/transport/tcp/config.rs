@@ -140,9 +140,11 @@ pub struct Ns2Rules {
     /// the next new segment where it was (output() does not move
     /// t_seqno_, so a segment there goes out twice, and the RTT
     /// measurement runs on), a timeout leaves v_worried_ as it was, the
-    /// first duplicate ACKs send nothing (no Limited Transmit), and a loss
+    /// first duplicate ACKs send nothing (no Limited Transmit), a loss
     /// cuts window() = min(cwnd_, wnd_), not cwnd alone (docs/validation.md,
-    /// "Vegas with loss both ways").
+    /// "Vegas with loss both ways"), v_worried_ counts from the last packet
+    /// acknowledged, and with ECN no segment is ECT (Vegas's output() sets
+    /// no ECN flag).
     pub ns2_vegas_slots: bool,
     /// ns-2.35's Vegas window after a timeout: a timeout sets v_newcwnd_ to
     /// 0, and a new ACK after more than numdupacks_ duplicates deflates

@@ -218,3 +218,40 @@ fn cwnd_limited_in_slow_start_grows_to_twice_what_was_out() {
     ack(&mut s, 100 * MS, MSS);
     assert_eq!(s.w.cwnd, 3 * MSS);
 }
+
+/// ns-2's Vegas agent times out at every expiry of the timer that runs on
+/// after the last ACK (its timeout() has no branch for an idle sender):
+/// `ns` with a Vegas agent that sent 30 packets and then waited showed
+/// cwnd_ 2, ssthresh_ from 20 to 6 and then 2, nrexmit_ and backoff_
+/// growing with each expiry. Here 4 segments, all acknowledged, then a
+/// write 4 RTOs later: expiries at 1 and 3 RTOs (the second backed off),
+/// the next at 7; the write goes out in a window of two segments. TcpAgent's
+/// idle branch (the other agents) keeps ssthresh and restarts at one.
+#[test]
+fn ns2_timer_times_vegas_out_at_every_expiry() {
+    use super::config::Ns2Rules;
+    let mut c = TcpConfig::profile(TcpProfile::Ns2);
+    c.rules = Ns2Rules { ns2_recover_numbers: false, ..Ns2Rules::ns2() };
+    c.mss = MSS as u32;
+    c.initial_window = 4;
+    c.rwnd = 20 * MSS;
+    c.syn = false;
+    c.idle_restart = IdleRestart::Ns2Timer;
+    let mut s = TcpSender::new(c.clone(), make_cc(Variant::Vegas, &c));
+    s.set_app_paced();
+    s.app_write(Some(4 * MSS));
+    assert_eq!(drain(&mut s, 0).len(), 4);
+    for k in 1..=4 {
+        s.on_ack(100 * MS, &TcpHeader { ack: k * MSS, window: (20 * MSS) as u32, ..Default::default() });
+    }
+    assert_eq!(s.snd_una, 4 * MSS);
+    let (cwnd, rto) = (s.w.cwnd, s.rto.rto());
+    assert!(cwnd >= 4 * MSS, "cwnd {cwnd}");
+    let at = 100 * MS + 4 * rto;
+    s.app_write_more(at, 10 * MSS);
+    assert_eq!(s.stats.timeouts, 2);
+    assert_eq!((s.w.cwnd, s.w.ssthresh), (2 * MSS, 2 * MSS));
+    assert_eq!(s.rto.backoff(), 4);
+    assert_eq!(s.rto_deadline(), Some(100 * MS + 7 * rto));
+    assert_eq!(drain(&mut s, at).len(), 2);
+}

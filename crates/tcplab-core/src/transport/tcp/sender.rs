@@ -211,6 +211,9 @@ pub struct TcpSender {
     /// which echoes the sender's ECN negotiation.
     ecn_burst: bool,
     ecn_ect: bool,
+    /// New data goes out ECT: the flow uses ECN and its policy marks its
+    /// segments (`CongestionControl::sends_ect`; ns-2's Vegas does not).
+    ect: bool,
     /// ns-2's prev_highest_ack_ in bytes: the cumulative ACK before the
     /// last new ACK outside recovery (`TcpConfig::bugfix_ack`).
     pub(super) prev_high_ack: u64,
@@ -428,6 +431,7 @@ impl TcpSender {
             ecn_seen: false,
             ecn_burst: false,
             ecn_ect: cfg.syn,
+            ect: cfg.ecn && cc.sends_ect(),
             prev_high_ack: 0,
             last_echo: None,
             ts_sent: Default::default(),
@@ -561,6 +565,10 @@ impl TcpSender {
         match self.cfg.idle_restart {
             IdleRestart::Ns2Timer => {
                 let Some(first) = self.idle.ns2_timer.take() else { return };
+                if self.cc.idle_expiry_is_timeout() {
+                    self.rto_deadline = Some(self.idle_timeouts(first, now));
+                    return;
+                }
                 // Expiries strictly before `now` have happened (the write
                 // was scheduled before the timer: ns-2 runs it first at a
                 // tie); the timer then still runs, and the segments sent
@@ -589,6 +597,33 @@ impl TcpSender {
             }
             IdleRestart::Off => {}
         }
+    }
+
+    /// The expiries of ns-2's timer from `first` to before `now` with
+    /// nothing outstanding, for a policy whose timeout() treats them as any
+    /// other (`CongestionControl::idle_expiry_is_timeout`, ns-2's Vegas):
+    /// each cuts the window as a timeout, counts as one (nrexmit_) and
+    /// backs the timer off (reset_rtx_timer(0)), so the next comes a
+    /// doubled RTO later. Returns the first expiry at or after `now`, where
+    /// the timer still runs. The window's averages take the cuts at `now`,
+    /// as `idle_timeout`'s.
+    fn idle_timeouts(&mut self, first: Time, now: Time) -> Time {
+        let mut due = first;
+        while due < now {
+            self.stats.timeouts += 1;
+            self.timeout_last = true;
+            self.loss_cut();
+            self.loss_guard();
+            let mut info = self.ack_info(self.snd_una, 0, 0);
+            info.now = due;
+            info.ecn_recover = self.ecn_action;
+            self.cc.on_timeout(&mut self.w, &info);
+            self.ecn_action = None;
+            self.w.ca_frac = 0.0;
+            self.rto.back_off();
+            due += self.rto.rto().max(1);
+        }
+        due
     }
 
     /// ns-2's timeout() with nothing outstanding (slow_start_restart_ and
@@ -1212,7 +1247,7 @@ impl TcpSender {
         if self.cfg.bugfix_ts && self.cfg.timestamps {
             self.note_ts_sent(now, seq + len as u64);
         }
-        let ect = self.cfg.ecn && (!retransmit || self.cfg.rules.ect_retransmits);
+        let ect = self.ect && (!retransmit || self.cfg.rules.ect_retransmits);
         let cwr = ect && std::mem::take(&mut self.pending_cwr);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;

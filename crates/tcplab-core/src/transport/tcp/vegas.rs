@@ -206,6 +206,16 @@ impl CongestionControl for Vegas {
         self.ns2_slots
     }
 
+    /// ns-2's VegasTcpAgent::output() builds its packets without
+    /// TcpAgent::output()'s ECN part: with `ecn_` on, no segment is ECT (nor
+    /// carries CWR), RED drops rather than marks them, and no echo comes
+    /// back. ns-2.35's binary, Agent/TCP/Vegas with ecn_ 1 through a RED
+    /// queue with setbit_: none of 1297 data packets ECT, 33 dropped by
+    /// RED, no ECN-Echo; NewReno in its place: every data packet ECT.
+    fn sends_ect(&self) -> bool {
+        !self.ns2_slots
+    }
+
     fn on_send(&mut self, w: &CcState, seq: u64, _len: u32, now: Time) {
         if !self.ns2_slots {
             return;
@@ -285,7 +295,11 @@ impl CongestionControl for Vegas {
                 // Diff in segments = (Expected - Actual) x BaseRTT.
                 let expect = outstanding / self.base_rtt;
                 let actual = sent / rtt;
-                let diff = ((expect - actual) * self.base_rtt + 0.5).floor();
+                // ns-2: int((expect - actual) * baseRTT + 0.5), truncated
+                // toward zero: with its Actual from the segments sent since
+                // the last measurement Diff can be negative, and -1.4 + 0.5
+                // gives 0, not -1 (which alpha = 0 would tell apart).
+                let diff = ((expect - actual) * self.base_rtt + 0.5).trunc();
                 if self.cwnd < self.ssthresh {
                     self.inc_flag = !self.inc_flag;
                     if !self.inc_flag {
@@ -411,7 +425,11 @@ impl CongestionControl for Vegas {
             if self.recover.is_none_or(|r| a.ack > r) || !self.last_was_timeout {
                 self.last_was_timeout = false;
                 self.recover = Some(a.snd_max);
-                self.worried = 2u32.min(Self::segs(a.snd_nxt.saturating_sub(a.ack), w.mss) as u32);
+                // ns-2: MIN(2, t_seqno_ - last_ack_), last_ack_ the last
+                // packet acknowledged: one more than the segments
+                // outstanding from the ACK to the next to send.
+                let outstanding = Self::segs(a.snd_nxt.saturating_sub(a.ack), w.mss) as u32;
+                self.worried = 2u32.min(outstanding + u32::from(self.ns2_slots));
                 if transmits > 1 {
                     self.fine_timeout *= 2.0;
                 } else {
@@ -449,8 +467,13 @@ impl CongestionControl for Vegas {
         DupResponse::None
     }
 
-    fn on_idle_timeout(&mut self, snd_max: u64) {
-        self.recover = Some(snd_max);
+    /// VegasTcpAgent::timeout() tests `highest_ack_ == maxseq_ &&
+    /// !slow_start_restart_`: with nothing outstanding (and ns-2's default
+    /// slow_start_restart_ true) it goes on to cut ssthresh, set cwnd to
+    /// v_slowstart_ and back the timer off, at every expiry (so the
+    /// sender calls `on_timeout` for them, never `on_idle_timeout`).
+    fn idle_expiry_is_timeout(&self) -> bool {
+        true
     }
 
     fn on_timeout(&mut self, w: &mut CcState, a: &AckInfo) {
@@ -494,5 +517,85 @@ impl CongestionControl for Vegas {
     }
     fn times_segments(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::time::MS;
+
+    const MSS: u64 = 1000;
+
+    /// The window state of an ns-2-profile sender with a receiver's window
+    /// of `rwnd` segments.
+    fn state(cwnd: u64, rwnd: u64) -> CcState {
+        CcState {
+            rwnd: rwnd * MSS,
+            loss_from_cwnd: true,
+            precise_half: true,
+            below_one: true,
+            count_acked: false,
+            ..CcState::linux_test(cwnd, 1 << 20, MSS)
+        }
+    }
+
+    fn ack(now: Time, ack: u64, snd_nxt: u64) -> AckInfo {
+        AckInfo {
+            ack,
+            acked: 0,
+            snd_max: snd_nxt,
+            flight: snd_nxt - ack,
+            dupacks: 0,
+            ecn_recover: None,
+            now,
+            snd_nxt,
+            acked_seg: None,
+            head_seg: None,
+            first_sent: None,
+            heuristic: false,
+        }
+    }
+
+    /// ns-2's Diff = int((expect - actual) * baseRTT + 0.5) truncates
+    /// toward zero. Here Actual counts 12 segments sent in the round trip
+    /// and Expected 11 outstanding, at RTT = BaseRTT: -1 + 0.5 is Diff 0,
+    /// which alpha = 0 does not call too little; rounded down it would be
+    /// -1 and the window would grow.
+    #[test]
+    fn ns2_diff_truncates_toward_zero() {
+        let p = VegasParams { alpha: 0.0, beta: 3.0, gamma: 1.0 };
+        let mut v = Vegas::new(p, true, false, false);
+        let mut w = state(10, 64);
+        v.sync_in(&w);
+        v.started = true;
+        v.ssthresh = 2.0;
+        v.base_rtt = 0.1;
+        (v.sum_rtt, v.cnt_rtt) = (0.1, 1);
+        v.on_new_ack(&mut w, &ack(100 * MS, 2 * MSS, 12 * MSS));
+        assert_eq!(v.cwnd, 10.0, "Diff 0: alpha <= Diff <= beta, the window stays");
+        assert_eq!(v.incr, 0.0);
+    }
+
+    /// A retransmission on a duplicate ACK with one segment outstanding
+    /// from the ACK (ns-2: t_seqno_ - last_ack_ = 2) worries ns-2 about the
+    /// next two new ACKs: v_worried_ = MIN(2, t_seqno_ - last_ack_).
+    #[test]
+    fn ns2_worried_counts_from_the_last_packet_acknowledged() {
+        for (slots, worried) in [(true, 2), (false, 1)] {
+            let mut v = Vegas::new(VegasParams::default(), true, slots, false);
+            let mut w = state(4, 8);
+            for k in 0..2 {
+                v.on_send(&w, k * MSS, MSS as u32, 0);
+            }
+            let mut a = ack(100 * MS, MSS, 2 * MSS);
+            (a.acked_seg, a.first_sent) = (Some((0, 1)), Some(0));
+            v.on_new_ack(&mut w, &a);
+            // Segment 1 (sent at 0) is older than the fine timeout by now.
+            let mut d = ack(400 * MS, MSS, 2 * MSS);
+            d.head_seg = Some((0, 1));
+            assert_eq!(v.on_dupack(&mut w, &d), DupResponse::FastRetransmit);
+            assert_eq!(v.worried, worried, "slots {slots}");
+        }
     }
 }

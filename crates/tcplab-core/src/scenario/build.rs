@@ -1307,6 +1307,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.vegas_zero_window {
         c.rules.vegas_zero_window = v;
     }
+    if let Some(v) = o.vegas_ecn {
+        c.rules.vegas_ecn = v;
+    }
     if let Some(v) = o.delack_sink {
         c.rules.ns2_delack_sink = v == DelackSinkName::Ns2;
     }

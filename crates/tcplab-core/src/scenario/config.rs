@@ -1498,6 +1498,9 @@ pub struct TcpOptions {
     /// retransmission timer runs on until it fires (off: at least one
     /// segment).
     pub vegas_zero_window: Option<bool>,
+    /// An ECN flow's Vegas segments are ECT (off: ns-2.35's Vegas agent,
+    /// which sets no ECN flag, so E-Vegas runs as Vegas).
+    pub vegas_ecn: Option<bool>,
     /// Delayed ACKs: "ns2" (ns-2's DelAckSink: packet 0 acknowledged at
     /// once even when it carries data, a repeat of the last in-order
     /// segment held like a new one) or "rfc" (RFC 5681 4.2).
@@ -1733,6 +1736,7 @@ impl TcpOptions {
             vegas_rates: self.vegas_rates.or(base.vegas_rates),
             vegas_send_times: self.vegas_send_times.or(base.vegas_send_times),
             vegas_zero_window: self.vegas_zero_window.or(base.vegas_zero_window),
+            vegas_ecn: self.vegas_ecn.or(base.vegas_ecn),
             delack_sink: self.delack_sink.or(base.delack_sink),
             tahoe_timeout_dupacks: self.tahoe_timeout_dupacks.or(base.tahoe_timeout_dupacks),
             ect_retransmits: self.ect_retransmits.or(base.ect_retransmits),

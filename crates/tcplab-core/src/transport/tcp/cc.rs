@@ -452,12 +452,15 @@ pub fn make_cc(v: Variant, cfg: &super::config::TcpConfig) -> Box<dyn Congestion
         Variant::Tahoe => Box::new(super::tahoe::Tahoe::new(cfg)),
         Variant::Reno => Box::new(super::reno::Reno::new(cfg)),
         Variant::NewReno => Box::new(super::newreno::NewReno::new(cfg)),
-        Variant::Vegas => Box::new(super::vegas::Vegas::new(
-            cfg.vegas,
-            cfg.rules.ns2_vegas,
-            cfg.rules.ns2_vegas_slots,
-            cfg.rules.vegas_zero_window,
-        )),
+        Variant::Vegas => Box::new(
+            super::vegas::Vegas::new(
+                cfg.vegas,
+                cfg.rules.ns2_vegas,
+                cfg.rules.ns2_vegas_slots,
+                cfg.rules.vegas_zero_window,
+            )
+            .with_ecn(cfg.rules.vegas_ecn),
+        ),
         Variant::Cubic => Box::new(super::cubic::Cubic::new(cfg.cubic)),
         Variant::Westwood => Box::new(super::westwood::Westwood::new(cfg.westwood)),
         Variant::Bbr => {

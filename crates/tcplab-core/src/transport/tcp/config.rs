@@ -142,10 +142,16 @@ pub struct Ns2Rules {
     /// measurement runs on), a timeout leaves v_worried_ as it was, the
     /// first duplicate ACKs send nothing (no Limited Transmit), a loss
     /// cuts window() = min(cwnd_, wnd_), not cwnd alone (docs/validation.md,
-    /// "Vegas with loss both ways"), v_worried_ counts from the last packet
-    /// acknowledged, and with ECN no segment is ECT (Vegas's output() sets
-    /// no ECN flag).
+    /// "Vegas with loss both ways"), and v_worried_ counts from the last
+    /// packet acknowledged.
     pub ns2_vegas_slots: bool,
+    /// An ECN flow's Vegas segments are ECN-capable. ns-2.35's
+    /// VegasTcpAgent::output() builds its packets without TcpAgent's ECN
+    /// part, so there "E-Vegas" sends nothing ECT and runs as plain Vegas;
+    /// the ns2 profile does the same, the others mark as any ECN flow. A
+    /// rule of its own (not part of the send path's slots) so a study can
+    /// ask for the ECN-capable Vegas its experiment names.
+    pub vegas_ecn: bool,
     /// ns-2.35's Vegas window after a timeout: a timeout sets v_newcwnd_ to
     /// 0, and a new ACK after more than numdupacks_ duplicates deflates
     /// cwnd_ to it; with a window below one segment ns-2 keeps the
@@ -264,6 +270,7 @@ impl Ns2Rules {
             ns2_vegas: true,
             ns2_vegas_slots: true,
             vegas_zero_window: false,
+            vegas_ecn: false,
             ns2_delack_sink: true,
             tahoe_timeout_dupacks: true,
             ect_retransmits: true,
@@ -292,6 +299,7 @@ impl Ns2Rules {
             ns2_vegas: false,
             ns2_vegas_slots: false,
             vegas_zero_window: false,
+            vegas_ecn: true,
             ns2_delack_sink: false,
             tahoe_timeout_dupacks: false,
             ect_retransmits: false,

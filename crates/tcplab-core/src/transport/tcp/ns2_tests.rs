@@ -452,19 +452,18 @@ fn vegas_ns2_has_no_limited_transmit() {
 
 /// ns-2's Vegas agent sends with its own output(), which sets no ECN flag:
 /// with `ecn` on, its segments are not ECT (a RED queue drops them where it
-/// would mark, and no echo comes back). Without the slots rule (each
-/// segment's own send time, as the rfc profile) tcplab's E-Vegas is ECT as
-/// any ECN flow.
+/// would mark, and no echo comes back). With `vegas_ecn` (the rfc profile,
+/// or a study's E-Vegas) tcplab's E-Vegas is ECT as any ECN flow.
 #[test]
 fn vegas_ns2_sends_nothing_ect() {
-    for (rules, ect) in [(Ns2Rules::ns2(), false), (Ns2Rules { ns2_vegas_slots: false, ..Ns2Rules::ns2() }, true)] {
+    for (rules, ect) in [(Ns2Rules::ns2(), false), (Ns2Rules { vegas_ecn: true, ..Ns2Rules::ns2() }, true)] {
         let mut c = cfg(rules, 4);
         c.ecn = true;
         let mut s = TcpSender::new(c.clone(), make_cc(Variant::Vegas, &c));
         s.app_write(None);
         let sent = drain(&mut s, 0);
         assert_eq!(sent.len(), 4);
-        assert!(sent.iter().all(|g| g.ect == ect), "slots {}: {sent:?}", rules.ns2_vegas_slots);
+        assert!(sent.iter().all(|g| g.ect == ect), "vegas_ecn {}: {sent:?}", rules.vegas_ecn);
     }
     // Other variants' segments stay ECT under the ns2 rules.
     let mut c = cfg(Ns2Rules::ns2(), 4);

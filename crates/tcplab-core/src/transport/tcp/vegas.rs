@@ -52,6 +52,8 @@ pub struct Vegas {
     ns2_slots: bool,
     /// The window may fall to 0 (`Ns2Rules::vegas_zero_window`).
     zero_window: bool,
+    /// An ECN flow's segments are ECT (`Ns2Rules::vegas_ecn`).
+    ecn: bool,
     /// cwnd and ssthresh taken from the shared state (`sync_in`).
     synced: bool,
     /// cwnd and ssthresh in segments.
@@ -96,12 +98,18 @@ pub struct Vegas {
 }
 
 impl Vegas {
+    /// Whether an ECN flow's segments go out ECT (`Ns2Rules::vegas_ecn`).
+    pub fn with_ecn(self, ecn: bool) -> Self {
+        Vegas { ecn, ..self }
+    }
+
     pub fn new(p: VegasParams, ns2: bool, ns2_slots: bool, zero_window: bool) -> Self {
         Vegas {
             p,
             ns2,
             ns2_slots,
             zero_window,
+            ecn: true,
             synced: false,
             cwnd: 0.0,
             ssthresh: 0.0,
@@ -209,11 +217,12 @@ impl CongestionControl for Vegas {
     /// ns-2's VegasTcpAgent::output() builds its packets without
     /// TcpAgent::output()'s ECN part: with `ecn_` on, no segment is ECT (nor
     /// carries CWR), RED drops rather than marks them, and no echo comes
-    /// back. ns-2.35's binary, Agent/TCP/Vegas with ecn_ 1 through a RED
-    /// queue with setbit_: none of 1297 data packets ECT, 33 dropped by
-    /// RED, no ECN-Echo; NewReno in its place: every data packet ECT.
+    /// back (`vegas_ecn` false, the ns2 profile). ns-2.35's binary,
+    /// Agent/TCP/Vegas with ecn_ 1 through a RED queue with setbit_: none
+    /// of 1297 data packets ECT, 33 dropped by RED, no ECN-Echo; NewReno in
+    /// its place: every data packet ECT.
     fn sends_ect(&self) -> bool {
-        !self.ns2_slots
+        self.ecn
     }
 
     fn on_send(&mut self, w: &CcState, seq: u64, _len: u32, now: Time) {

@@ -582,6 +582,11 @@ impl Dcf {
             io.pool.share_n(pkt, self.fan.len() as u32);
             io.sched.fan_out(now, pkt, &self.fan);
         }
+        // An EIFS is the one deferral after a frame sensed but not decoded
+        // (IEEE 802.11-2016 10.3.2.3.7): a station transmits only once it is
+        // over (or a correct frame ended it), so the deferral after this
+        // frame is DIFS again.
+        self.eifs = false;
         // Half duplex: what we were receiving is lost.
         for r in self.rx.iter_mut() {
             r.ok = false;
@@ -1750,6 +1755,56 @@ mod tests {
         let s = &x.d.stats;
         assert_eq!((s.rts_sent, s.data_sent, s.retries, s.data_acked, s.drops_retry), (0, 3, 2, 1, 0));
         assert_eq!(x.cw, [63, 127, 31]);
+    }
+
+    /// Runs the station's own events (its timers, the ends of what it
+    /// senses) up to and including the first one at or after `until`.
+    fn run_until(d: &mut Dcf, ag: &mut Agenda, pool: &mut crate::packet::PacketPool, until: Time) -> Time {
+        let mut out = Vec::new();
+        while let Some((now, ev)) = ag.pop() {
+            d.on_event_on(now, ev, &mut DevIo { pool, sched: ag, report_transmit: false, out: &mut out });
+            if now >= until {
+                return now;
+            }
+        }
+        panic!("nothing left to run before {until}");
+    }
+
+    /// EIFS is one deferral, the one after a frame sensed but not decoded
+    /// (IEEE 802.11-2016 10.3.2.3.7). Station 0 senses a frame it cannot
+    /// decode, waits EIFS, sends a broadcast; the post-backoff after its
+    /// own frame starts after DIFS: the EIFS was over before it sent.
+    #[test]
+    fn eifs_ends_with_the_deferral_it_was_for() {
+        let mut d = station(MacParams::default());
+        // Above the carrier-sense threshold, below the receive threshold.
+        d.neighbours = vec![Neighbour { node: 1, dev: 1, power_w: 1e-10, distance_m: 400.0, delay: 0 }];
+        let (mut pool, mut ag, mut out) = (crate::packet::PacketPool::new(), Agenda::default(), Vec::new());
+        let mut p = Packet::new(0, 1, 9, Transport::Udp(Default::default()), 8, 500, 0);
+        p.l2 = LinkHeader::Mac { tx: 1, rx: 9, kind: frame::DATA, len: 28 };
+        let sensed = pool.insert(p);
+        d.arrive_from_on(
+            0,
+            sensed,
+            1e-10,
+            &mut DevIo { pool: &mut pool, sched: &mut ag, report_transmit: false, out: &mut out },
+        );
+        let end = run_until(&mut d, &mut ag, &mut pool, 0);
+        assert!(d.eifs, "a frame sensed but not decoded");
+        let bcast = pool.insert(Packet::new(0, 0, BROADCAST, Transport::Udp(Default::default()), 8, 100, 0));
+        d.send_on(
+            end,
+            bcast,
+            None,
+            false,
+            &mut DevIo { pool: &mut pool, sched: &mut ag, report_transmit: false, out: &mut out },
+        );
+        let air = d.air.data(pool.get(bcast).size, true);
+        let sent = run_until(&mut d, &mut ag, &mut pool, end + 1);
+        assert_eq!((sent, d.state), (end + d.air.eifs, State::Tx(Sent::Broadcast)), "EIFS after that frame");
+        let txend = run_until(&mut d, &mut ag, &mut pool, sent + 1);
+        assert_eq!(txend, sent + air);
+        assert_eq!(d.access.map(|(start, _)| start), Some(txend + d.air.difs), "DIFS after our own frame");
     }
 
     #[test]

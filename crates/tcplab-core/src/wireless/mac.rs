@@ -283,6 +283,9 @@ pub struct Dcf {
     ctrl_on_air: Option<PktId>,
     /// `ns2_cts_wait`: when the wait after the CTS being sent ends.
     cts_wait_until: Time,
+    /// When the answer to our RTS or data frame is due (the response
+    /// timeout's first expiry, `await_response`).
+    response_by: Time,
     /// Report data frames decoded for other stations (`Overheard`).
     promiscuous: bool,
     /// ns-2's ARP table (`ns2_arp`).
@@ -354,6 +357,7 @@ impl Dcf {
             last_seen: Vec::new(),
             ctrl_on_air: None,
             cts_wait_until: 0,
+            response_by: 0,
             promiscuous: false,
             arp: mac.ns2_arp.then(ArpTable::default),
             arp_out: Vec::new(),
@@ -700,6 +704,40 @@ impl Dcf {
         self.state = State::Idle;
     }
 
+    /// Our RTS (data frame) has just ended: arm the timeout for its CTS
+    /// (ACK), `response` being that frame's airtime. The standard's
+    /// CTSTimeout and ACKTimeout (IEEE 802.11-2016 10.3.2.7, 10.3.2.9) are
+    /// SIFS + a slot + aRxPHYStartDelay (the PLCP preamble and header):
+    /// the attempt has failed if no frame has begun to be received by then
+    /// (`answer_under_way`). With `timeout_slack` the station waits that
+    /// long past the answer's expected end instead (ns-2.35's check_pktRTS
+    /// and check_pktTx: twice the maximum propagation delay).
+    fn await_response<S: DevScheduler + ?Sized>(&mut self, now: Time, response: Time, io: &mut DevIo<S>) {
+        self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
+        self.response_by = match self.mac.timeout_slack {
+            Some(slack) => now + self.mac.sifs + response + slack,
+            None => now + self.mac.sifs + self.mac.slot + self.air.plcp,
+        };
+        Self::timer(io, self.response_by, T_TIMEOUT, self.timeout_gen);
+    }
+
+    /// At the standard's response timeout: the end of the latest frame
+    /// still arriving whose PLCP header this station had received by the
+    /// time the answer was due (PHY-RXSTART: decodable by its power, not
+    /// begun while we transmitted). None: no answer is coming.
+    fn answer_under_way(&self, pool: &crate::packet::PacketPool) -> Option<Time> {
+        if self.mac.timeout_slack.is_some() {
+            return None;
+        }
+        let header_by = self.response_by - self.air.plcp;
+        self.rx
+            .iter()
+            .filter(|r| !r.during_tx && !r.forgotten && r.power >= self.phy.rx_threshold_w)
+            .filter(|r| r.end - self.air_of(pool.get(r.pkt)) <= header_by)
+            .map(|r| r.end)
+            .max()
+    }
+
     fn on_timeout(&mut self) -> bool {
         let c = self.cur.expect("a frame awaiting its response");
         let (count, limit) = if matches!(self.state, State::WaitCts) || !c.rts {
@@ -988,15 +1026,11 @@ impl Dcf {
                 match self.state {
                     State::Tx(Sent::Rts) => {
                         self.state = State::WaitCts;
-                        self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.air.cts + self.mac.response_slack();
-                        Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
+                        self.await_response(now, self.air.cts, io);
                     }
                     State::Tx(Sent::Data) => {
                         self.state = State::WaitAck;
-                        self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.air.ack + self.mac.response_slack();
-                        Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
+                        self.await_response(now, self.air.ack, io);
                     }
                     State::Tx(Sent::Broadcast) => self.finish(true, io),
                     State::Tx(Sent::Cts) if self.mac.ns2_cts_wait => {
@@ -1011,6 +1045,10 @@ impl Dcf {
             T_TIMEOUT => {
                 if gen != self.timeout_gen || !matches!(self.state, State::WaitCts | State::WaitAck) {
                     return;
+                }
+                if let Some(end) = self.answer_under_way(io.pool) {
+                    // The verdict waits for that frame: it may be the answer.
+                    return Self::timer(io, end, T_TIMEOUT, self.timeout_gen);
                 }
                 if !self.on_timeout() {
                     self.finish(false, io);
@@ -1415,12 +1453,15 @@ mod tests {
         fn schedule_frame_end(&mut self, _frame: PktId, _at: Time) {}
     }
 
-    /// At the end of its RTS (data frame) the station waits a SIFS, the
-    /// CTS (ACK) and `timeout_slack` for the answer: a slot by default,
-    /// 4 us in ns-2.35 (twice its maximum propagation delay).
+    /// The timer armed at the end of an RTS (data frame): by default the
+    /// standard's CTSTimeout (ACKTimeout), SIFS + a slot + aRxPHYStartDelay
+    /// (the 192 us PLCP preamble and header) whichever the answer; with
+    /// `timeout_slack` (ns-2.35: 4 us, twice its maximum propagation
+    /// delay) a SIFS, the CTS (ACK) and that slack.
     #[test]
-    fn the_response_timeout_waits_sifs_the_response_and_the_slack() {
-        for (set, slack) in [(None, 20 * US), (Some(4 * US), 4 * US)] {
+    fn the_response_timeout_is_the_standards_or_sifs_the_response_and_the_slack() {
+        let standard = 10 * US + 20 * US + 192 * US;
+        for set in [None, Some(4 * US)] {
             let m = MacParams { timeout_slack: set, ..MacParams::default() };
             for (sent, response) in [(Sent::Rts, m.ctrl_air(CTS_LEN)), (Sent::Data, m.ctrl_air(ACK_LEN))] {
                 let mut d = station(m);
@@ -1429,14 +1470,63 @@ mod tests {
                 let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
                 let now = 5_000 * US;
                 d.on_timer(now, T_TXEND, &mut io);
-                let timeouts: Vec<Time> = rec
-                    .0
-                    .iter()
-                    .filter(|(_, ev)| matches!(ev, DevEvent::Timer(t) if t & ((1 << KIND_BITS) - 1) == T_TIMEOUT))
-                    .map(|&(at, _)| at)
-                    .collect();
-                assert_eq!(timeouts, vec![now + m.sifs + response + slack], "slack {slack}");
+                let want = match set {
+                    None => now + standard,
+                    Some(slack) => now + m.sifs + response + slack,
+                };
+                assert_eq!(timeouts(&rec), vec![want], "timeout_slack {set:?}");
             }
+        }
+    }
+
+    /// The timeouts a station scheduled.
+    fn timeouts(rec: &Recorder) -> Vec<Time> {
+        rec.0
+            .iter()
+            .filter(|(_, ev)| matches!(ev, DevEvent::Timer(t) if t & ((1 << KIND_BITS) - 1) == T_TIMEOUT))
+            .map(|&(at, _)| at)
+            .collect()
+    }
+
+    /// IEEE 802.11-2016 10.3.2.7: the RTS has failed if no reception has
+    /// begun (PHY-RXSTART, the PLCP header received) within SIFS, a slot
+    /// and aRxPHYStartDelay of its end; if one has, the station waits for
+    /// that frame's end to see whether it is the CTS. Station 0's RTS
+    /// ends at `now`. Nothing comes: it retries at the timeout, 222 us
+    /// later. A frame for someone else begins 25 us after the RTS (its
+    /// header received by the timeout): the verdict waits for its end.
+    /// One that begins 35 us after the RTS (its header not yet received):
+    /// the timeout stands.
+    #[test]
+    fn the_rts_fails_at_the_cts_timeout_unless_a_reception_has_begun() {
+        for (begins, waits) in [(None, false), (Some(25 * US), true), (Some(35 * US), false)] {
+            let mut d = station(MacParams::default());
+            d.neighbours = vec![Neighbour { node: 1, dev: 1, power_w: 1e-8, distance_m: 100.0, delay: 0 }];
+            d.cur = Some(Current { pkt: PktId(999), to: Some(2), size: 1000, rts: true, reported: true });
+            d.state = State::Tx(Sent::Rts);
+            let (mut pool, mut rec, mut out) = (crate::packet::PacketPool::new(), Recorder::default(), Vec::new());
+            let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
+            let now = 5_000 * US;
+            d.on_timer(now, T_TXEND, &mut io);
+            let due = now + d.mac.sifs + d.mac.slot + d.mac.plcp;
+            let mut end = None;
+            if let Some(at) = begins {
+                let mut p = Packet::new(0, 1, 9, Transport::Udp(Default::default()), 8, 500, 0);
+                p.l2 = LinkHeader::Mac { tx: 1, rx: 9, kind: frame::DATA, len: 28 };
+                let id = io.pool.insert(p);
+                d.on_arrive(now + at, id, &mut io);
+                end = Some(d.rx[0].end);
+            }
+            let token = T_TIMEOUT | (d.timeout_gen << KIND_BITS);
+            d.on_timer(due, token, &mut io);
+            assert_eq!(d.state == State::WaitCts, waits, "a frame from {begins:?}");
+            if waits {
+                let end = end.expect("a frame");
+                assert_eq!(io.sched.0.last().map(|e| e.0), Some(end), "the verdict at the frame's end");
+                d.on_rx_end(end, &mut io);
+                d.on_timer(end, token, &mut io);
+            }
+            assert_eq!((d.state, d.src, d.stats.retries), (State::Idle, 1, 1), "a frame from {begins:?}");
         }
     }
 

@@ -846,13 +846,13 @@ impl Dcf {
             } else {
                 if !r.during_tx {
                     self.eifs = true;
-                    if self.mac.ns2_cts || self.mac.ns2_eifs {
-                        // (`now` only grows: the latest is the furthest.)
-                        self.eifs_nav_until = now + self.air.eifs;
-                        if self.mac.ns2_eifs {
-                            // The medium turns idle then: look again.
-                            self.nav_timer(self.eifs_nav_until, io);
-                        }
+                }
+                if (self.mac.ns2_cts || self.mac.ns2_eifs) && self.ns2_eifs_after(&r) {
+                    // (`now` only grows: the latest is the furthest.)
+                    self.eifs_nav_until = now + self.air.eifs;
+                    if self.mac.ns2_eifs {
+                        // The medium turns idle then: look again.
+                        self.nav_timer(self.eifs_nav_until, io);
                     }
                 }
                 io.pool.release(r.pkt);
@@ -866,6 +866,17 @@ impl Dcf {
                 self.offer(now, pkt, next_hop, false, io);
             }
         }
+    }
+
+    /// Whether ns-2.35 sets its EIFS NAV at the end of `r`, a frame sensed
+    /// but not decoded. recv_timer forgets a frame silently only while the
+    /// station is still transmitting; one that overlapped the station's
+    /// frame but outlasts it ends in error (recv and transmit marked it)
+    /// and sets the NAV, unlike the standard's EIFS (the receiver never
+    /// synchronised to it). A frame captured over sets it whatever the
+    /// station does (Mac802_11::capture, at its arrival).
+    fn ns2_eifs_after(&self, r: &Incoming) -> bool {
+        r.forgotten || !matches!(self.state, State::Tx(_))
     }
 
     /// The unicast frame this station is sending or retrying, with its next
@@ -1895,6 +1906,45 @@ mod tests {
         let txend = run_until(&mut d, &mut ag, &mut pool, sent + 1);
         assert_eq!(txend, sent + air);
         assert_eq!(d.access.map(|(start, _)| start), Some(txend + d.air.difs), "DIFS after our own frame");
+    }
+
+    /// ns-2.35's receiver does not hear frames while it transmits
+    /// (Mac802_11::recv marks them in error, `transmit` the one it was
+    /// receiving), but recv_timer forgets such a frame silently only if
+    /// the station is still transmitting when it ends; one that outlasts
+    /// the station's frame ends in error and sets the EIFS NAV. Station 0
+    /// sends a 304 us ACK; a frame from node 1 that begins 100 us into it
+    /// outlasts it, one that begins 10 us into it (a 14-byte control
+    /// frame) ends before it. With `ns2_eifs` the first sets the EIFS NAV
+    /// and the second not; the standard's receiver never synchronised to
+    /// either and waits DIFS after both.
+    #[test]
+    fn ns2s_eifs_follows_a_frame_that_outlasts_the_stations_own() {
+        for ns2 in [false, true] {
+            let mut d = station(MacParams { ns2_eifs: ns2, ..MacParams::default() });
+            d.neighbours = vec![Neighbour { node: 1, dev: 1, power_w: 1e-8, distance_m: 100.0, delay: 0 }];
+            let (mut pool, mut rec, mut out) = (crate::packet::PacketPool::new(), Recorder::default(), Vec::new());
+            let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
+            let frame_from_1 = |io: &mut DevIo<Recorder>, kind: u8, len: u16| {
+                let mut p = Packet::new(0, 1, 9, Transport::Udp(Default::default()), 8, 500, 0);
+                p.l2 = LinkHeader::Mac { tx: 1, rx: 9, kind, len };
+                io.pool.insert(p)
+            };
+            d.state = State::Tx(Sent::Ack);
+            let short = frame_from_1(&mut io, frame::ACK, ACK_LEN as u16);
+            d.on_arrive(10 * US, short, &mut io);
+            let long = frame_from_1(&mut io, frame::DATA, 28);
+            d.on_arrive(100 * US, long, &mut io);
+            let (short_end, long_end) = (d.rx[0].end, d.rx[1].end);
+            d.on_rx_end(short_end, &mut io);
+            assert_eq!(d.eifs_nav_until, 0, "ns2_eifs {ns2}: it ended while the station sent");
+            d.on_timer(d.air.ack, T_TXEND, &mut io);
+            assert!(d.air.ack < long_end);
+            d.on_rx_end(long_end, &mut io);
+            let want = if ns2 { long_end + d.air.eifs } else { 0 };
+            assert_eq!(d.eifs_nav_until, want, "ns2_eifs {ns2}: it outlasted the station's frame");
+            assert!(!d.eifs, "the standard's receiver never synchronised to it");
+        }
     }
 
     #[test]

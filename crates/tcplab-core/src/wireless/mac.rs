@@ -283,6 +283,9 @@ pub struct Dcf {
     ctrl_on_air: Option<PktId>,
     /// `ns2_cts_wait`: when the wait after the CTS being sent ends.
     cts_wait_until: Time,
+    /// When the answer to our RTS or data frame is due (the response
+    /// timeout's first expiry, `await_response`).
+    response_by: Time,
     /// Report data frames decoded for other stations (`Overheard`).
     promiscuous: bool,
     /// ns-2's ARP table (`ns2_arp`).
@@ -354,6 +357,7 @@ impl Dcf {
             last_seen: Vec::new(),
             ctrl_on_air: None,
             cts_wait_until: 0,
+            response_by: 0,
             promiscuous: false,
             arp: mac.ns2_arp.then(ArpTable::default),
             arp_out: Vec::new(),
@@ -582,6 +586,11 @@ impl Dcf {
             io.pool.share_n(pkt, self.fan.len() as u32);
             io.sched.fan_out(now, pkt, &self.fan);
         }
+        // An EIFS is the one deferral after a frame sensed but not decoded
+        // (IEEE 802.11-2016 10.3.2.3.7): a station transmits only once it is
+        // over (or a correct frame ended it), so the deferral after this
+        // frame is DIFS again.
+        self.eifs = false;
         // Half duplex: what we were receiving is lost.
         for r in self.rx.iter_mut() {
             r.ok = false;
@@ -695,6 +704,40 @@ impl Dcf {
         self.state = State::Idle;
     }
 
+    /// Our RTS (data frame) has just ended: arm the timeout for its CTS
+    /// (ACK), `response` being that frame's airtime. The standard's
+    /// CTSTimeout and ACKTimeout (IEEE 802.11-2016 10.3.2.7, 10.3.2.9) are
+    /// SIFS + a slot + aRxPHYStartDelay (the PLCP preamble and header):
+    /// the attempt has failed if no frame has begun to be received by then
+    /// (`answer_under_way`). With `timeout_slack` the station waits that
+    /// long past the answer's expected end instead (ns-2.35's check_pktRTS
+    /// and check_pktTx: twice the maximum propagation delay).
+    fn await_response<S: DevScheduler + ?Sized>(&mut self, now: Time, response: Time, io: &mut DevIo<S>) {
+        self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
+        self.response_by = match self.mac.timeout_slack {
+            Some(slack) => now + self.mac.sifs + response + slack,
+            None => now + self.mac.sifs + self.mac.slot + self.air.plcp,
+        };
+        Self::timer(io, self.response_by, T_TIMEOUT, self.timeout_gen);
+    }
+
+    /// At the standard's response timeout: the end of the latest frame
+    /// still arriving whose PLCP header this station had received by the
+    /// time the answer was due (PHY-RXSTART: decodable by its power, not
+    /// begun while we transmitted). None: no answer is coming.
+    fn answer_under_way(&self, pool: &crate::packet::PacketPool) -> Option<Time> {
+        if self.mac.timeout_slack.is_some() {
+            return None;
+        }
+        let header_by = self.response_by - self.air.plcp;
+        self.rx
+            .iter()
+            .filter(|r| !r.during_tx && !r.forgotten && r.power >= self.phy.rx_threshold_w)
+            .filter(|r| r.end - self.air_of(pool.get(r.pkt)) <= header_by)
+            .map(|r| r.end)
+            .max()
+    }
+
     fn on_timeout(&mut self) -> bool {
         let c = self.cur.expect("a frame awaiting its response");
         let (count, limit) = if matches!(self.state, State::WaitCts) || !c.rts {
@@ -803,13 +846,13 @@ impl Dcf {
             } else {
                 if !r.during_tx {
                     self.eifs = true;
-                    if self.mac.ns2_cts || self.mac.ns2_eifs {
-                        // (`now` only grows: the latest is the furthest.)
-                        self.eifs_nav_until = now + self.air.eifs;
-                        if self.mac.ns2_eifs {
-                            // The medium turns idle then: look again.
-                            self.nav_timer(self.eifs_nav_until, io);
-                        }
+                }
+                if (self.mac.ns2_cts || self.mac.ns2_eifs) && self.ns2_eifs_after(&r) {
+                    // (`now` only grows: the latest is the furthest.)
+                    self.eifs_nav_until = now + self.air.eifs;
+                    if self.mac.ns2_eifs {
+                        // The medium turns idle then: look again.
+                        self.nav_timer(self.eifs_nav_until, io);
                     }
                 }
                 io.pool.release(r.pkt);
@@ -823,6 +866,17 @@ impl Dcf {
                 self.offer(now, pkt, next_hop, false, io);
             }
         }
+    }
+
+    /// Whether ns-2.35 sets its EIFS NAV at the end of `r`, a frame sensed
+    /// but not decoded. recv_timer forgets a frame silently only while the
+    /// station is still transmitting; one that overlapped the station's
+    /// frame but outlasts it ends in error (recv and transmit marked it)
+    /// and sets the NAV, unlike the standard's EIFS (the receiver never
+    /// synchronised to it). A frame captured over sets it whatever the
+    /// station does (Mac802_11::capture, at its arrival).
+    fn ns2_eifs_after(&self, r: &Incoming) -> bool {
+        r.forgotten || !matches!(self.state, State::Tx(_))
     }
 
     /// The unicast frame this station is sending or retrying, with its next
@@ -983,15 +1037,11 @@ impl Dcf {
                 match self.state {
                     State::Tx(Sent::Rts) => {
                         self.state = State::WaitCts;
-                        self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.air.cts + self.mac.response_slack();
-                        Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
+                        self.await_response(now, self.air.cts, io);
                     }
                     State::Tx(Sent::Data) => {
                         self.state = State::WaitAck;
-                        self.timeout_gen = (self.timeout_gen + 1) & GEN_MASK;
-                        let at = now + self.mac.sifs + self.air.ack + self.mac.response_slack();
-                        Self::timer(io, at, T_TIMEOUT, self.timeout_gen);
+                        self.await_response(now, self.air.ack, io);
                     }
                     State::Tx(Sent::Broadcast) => self.finish(true, io),
                     State::Tx(Sent::Cts) if self.mac.ns2_cts_wait => {
@@ -1006,6 +1056,10 @@ impl Dcf {
             T_TIMEOUT => {
                 if gen != self.timeout_gen || !matches!(self.state, State::WaitCts | State::WaitAck) {
                     return;
+                }
+                if let Some(end) = self.answer_under_way(io.pool) {
+                    // The verdict waits for that frame: it may be the answer.
+                    return Self::timer(io, end, T_TIMEOUT, self.timeout_gen);
                 }
                 if !self.on_timeout() {
                     self.finish(false, io);
@@ -1410,12 +1464,15 @@ mod tests {
         fn schedule_frame_end(&mut self, _frame: PktId, _at: Time) {}
     }
 
-    /// At the end of its RTS (data frame) the station waits a SIFS, the
-    /// CTS (ACK) and `timeout_slack` for the answer: a slot by default,
-    /// 4 us in ns-2.35 (twice its maximum propagation delay).
+    /// The timer armed at the end of an RTS (data frame): by default the
+    /// standard's CTSTimeout (ACKTimeout), SIFS + a slot + aRxPHYStartDelay
+    /// (the 192 us PLCP preamble and header) whichever the answer; with
+    /// `timeout_slack` (ns-2.35: 4 us, twice its maximum propagation
+    /// delay) a SIFS, the CTS (ACK) and that slack.
     #[test]
-    fn the_response_timeout_waits_sifs_the_response_and_the_slack() {
-        for (set, slack) in [(None, 20 * US), (Some(4 * US), 4 * US)] {
+    fn the_response_timeout_is_the_standards_or_sifs_the_response_and_the_slack() {
+        let standard = 10 * US + 20 * US + 192 * US;
+        for set in [None, Some(4 * US)] {
             let m = MacParams { timeout_slack: set, ..MacParams::default() };
             for (sent, response) in [(Sent::Rts, m.ctrl_air(CTS_LEN)), (Sent::Data, m.ctrl_air(ACK_LEN))] {
                 let mut d = station(m);
@@ -1424,14 +1481,63 @@ mod tests {
                 let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
                 let now = 5_000 * US;
                 d.on_timer(now, T_TXEND, &mut io);
-                let timeouts: Vec<Time> = rec
-                    .0
-                    .iter()
-                    .filter(|(_, ev)| matches!(ev, DevEvent::Timer(t) if t & ((1 << KIND_BITS) - 1) == T_TIMEOUT))
-                    .map(|&(at, _)| at)
-                    .collect();
-                assert_eq!(timeouts, vec![now + m.sifs + response + slack], "slack {slack}");
+                let want = match set {
+                    None => now + standard,
+                    Some(slack) => now + m.sifs + response + slack,
+                };
+                assert_eq!(timeouts(&rec), vec![want], "timeout_slack {set:?}");
             }
+        }
+    }
+
+    /// The timeouts a station scheduled.
+    fn timeouts(rec: &Recorder) -> Vec<Time> {
+        rec.0
+            .iter()
+            .filter(|(_, ev)| matches!(ev, DevEvent::Timer(t) if t & ((1 << KIND_BITS) - 1) == T_TIMEOUT))
+            .map(|&(at, _)| at)
+            .collect()
+    }
+
+    /// IEEE 802.11-2016 10.3.2.7: the RTS has failed if no reception has
+    /// begun (PHY-RXSTART, the PLCP header received) within SIFS, a slot
+    /// and aRxPHYStartDelay of its end; if one has, the station waits for
+    /// that frame's end to see whether it is the CTS. Station 0's RTS
+    /// ends at `now`. Nothing comes: it retries at the timeout, 222 us
+    /// later. A frame for someone else begins 25 us after the RTS (its
+    /// header received by the timeout): the verdict waits for its end.
+    /// One that begins 35 us after the RTS (its header not yet received):
+    /// the timeout stands.
+    #[test]
+    fn the_rts_fails_at_the_cts_timeout_unless_a_reception_has_begun() {
+        for (begins, waits) in [(None, false), (Some(25 * US), true), (Some(35 * US), false)] {
+            let mut d = station(MacParams::default());
+            d.neighbours = vec![Neighbour { node: 1, dev: 1, power_w: 1e-8, distance_m: 100.0, delay: 0 }];
+            d.cur = Some(Current { pkt: PktId(999), to: Some(2), size: 1000, rts: true, reported: true });
+            d.state = State::Tx(Sent::Rts);
+            let (mut pool, mut rec, mut out) = (crate::packet::PacketPool::new(), Recorder::default(), Vec::new());
+            let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
+            let now = 5_000 * US;
+            d.on_timer(now, T_TXEND, &mut io);
+            let due = now + d.mac.sifs + d.mac.slot + d.mac.plcp;
+            let mut end = None;
+            if let Some(at) = begins {
+                let mut p = Packet::new(0, 1, 9, Transport::Udp(Default::default()), 8, 500, 0);
+                p.l2 = LinkHeader::Mac { tx: 1, rx: 9, kind: frame::DATA, len: 28 };
+                let id = io.pool.insert(p);
+                d.on_arrive(now + at, id, &mut io);
+                end = Some(d.rx[0].end);
+            }
+            let token = T_TIMEOUT | (d.timeout_gen << KIND_BITS);
+            d.on_timer(due, token, &mut io);
+            assert_eq!(d.state == State::WaitCts, waits, "a frame from {begins:?}");
+            if waits {
+                let end = end.expect("a frame");
+                assert_eq!(io.sched.0.last().map(|e| e.0), Some(end), "the verdict at the frame's end");
+                d.on_rx_end(end, &mut io);
+                d.on_timer(end, token, &mut io);
+            }
+            assert_eq!((d.state, d.src, d.stats.retries), (State::Idle, 1, 1), "a frame from {begins:?}");
         }
     }
 
@@ -1750,6 +1856,95 @@ mod tests {
         let s = &x.d.stats;
         assert_eq!((s.rts_sent, s.data_sent, s.retries, s.data_acked, s.drops_retry), (0, 3, 2, 1, 0));
         assert_eq!(x.cw, [63, 127, 31]);
+    }
+
+    /// Runs the station's own events (its timers, the ends of what it
+    /// senses) up to and including the first one at or after `until`.
+    fn run_until(d: &mut Dcf, ag: &mut Agenda, pool: &mut crate::packet::PacketPool, until: Time) -> Time {
+        let mut out = Vec::new();
+        while let Some((now, ev)) = ag.pop() {
+            d.on_event_on(now, ev, &mut DevIo { pool, sched: ag, report_transmit: false, out: &mut out });
+            if now >= until {
+                return now;
+            }
+        }
+        panic!("nothing left to run before {until}");
+    }
+
+    /// EIFS is one deferral, the one after a frame sensed but not decoded
+    /// (IEEE 802.11-2016 10.3.2.3.7). Station 0 senses a frame it cannot
+    /// decode, waits EIFS, sends a broadcast; the post-backoff after its
+    /// own frame starts after DIFS: the EIFS was over before it sent.
+    #[test]
+    fn eifs_ends_with_the_deferral_it_was_for() {
+        let mut d = station(MacParams::default());
+        // Above the carrier-sense threshold, below the receive threshold.
+        d.neighbours = vec![Neighbour { node: 1, dev: 1, power_w: 1e-10, distance_m: 400.0, delay: 0 }];
+        let (mut pool, mut ag, mut out) = (crate::packet::PacketPool::new(), Agenda::default(), Vec::new());
+        let mut p = Packet::new(0, 1, 9, Transport::Udp(Default::default()), 8, 500, 0);
+        p.l2 = LinkHeader::Mac { tx: 1, rx: 9, kind: frame::DATA, len: 28 };
+        let sensed = pool.insert(p);
+        d.arrive_from_on(
+            0,
+            sensed,
+            1e-10,
+            &mut DevIo { pool: &mut pool, sched: &mut ag, report_transmit: false, out: &mut out },
+        );
+        let end = run_until(&mut d, &mut ag, &mut pool, 0);
+        assert!(d.eifs, "a frame sensed but not decoded");
+        let bcast = pool.insert(Packet::new(0, 0, BROADCAST, Transport::Udp(Default::default()), 8, 100, 0));
+        d.send_on(
+            end,
+            bcast,
+            None,
+            false,
+            &mut DevIo { pool: &mut pool, sched: &mut ag, report_transmit: false, out: &mut out },
+        );
+        let air = d.air.data(pool.get(bcast).size, true);
+        let sent = run_until(&mut d, &mut ag, &mut pool, end + 1);
+        assert_eq!((sent, d.state), (end + d.air.eifs, State::Tx(Sent::Broadcast)), "EIFS after that frame");
+        let txend = run_until(&mut d, &mut ag, &mut pool, sent + 1);
+        assert_eq!(txend, sent + air);
+        assert_eq!(d.access.map(|(start, _)| start), Some(txend + d.air.difs), "DIFS after our own frame");
+    }
+
+    /// ns-2.35's receiver does not hear frames while it transmits
+    /// (Mac802_11::recv marks them in error, `transmit` the one it was
+    /// receiving), but recv_timer forgets such a frame silently only if
+    /// the station is still transmitting when it ends; one that outlasts
+    /// the station's frame ends in error and sets the EIFS NAV. Station 0
+    /// sends a 304 us ACK; a frame from node 1 that begins 100 us into it
+    /// outlasts it, one that begins 10 us into it (a 14-byte control
+    /// frame) ends before it. With `ns2_eifs` the first sets the EIFS NAV
+    /// and the second not; the standard's receiver never synchronised to
+    /// either and waits DIFS after both.
+    #[test]
+    fn ns2s_eifs_follows_a_frame_that_outlasts_the_stations_own() {
+        for ns2 in [false, true] {
+            let mut d = station(MacParams { ns2_eifs: ns2, ..MacParams::default() });
+            d.neighbours = vec![Neighbour { node: 1, dev: 1, power_w: 1e-8, distance_m: 100.0, delay: 0 }];
+            let (mut pool, mut rec, mut out) = (crate::packet::PacketPool::new(), Recorder::default(), Vec::new());
+            let mut io = DevIo { pool: &mut pool, sched: &mut rec, report_transmit: false, out: &mut out };
+            let frame_from_1 = |io: &mut DevIo<Recorder>, kind: u8, len: u16| {
+                let mut p = Packet::new(0, 1, 9, Transport::Udp(Default::default()), 8, 500, 0);
+                p.l2 = LinkHeader::Mac { tx: 1, rx: 9, kind, len };
+                io.pool.insert(p)
+            };
+            d.state = State::Tx(Sent::Ack);
+            let short = frame_from_1(&mut io, frame::ACK, ACK_LEN as u16);
+            d.on_arrive(10 * US, short, &mut io);
+            let long = frame_from_1(&mut io, frame::DATA, 28);
+            d.on_arrive(100 * US, long, &mut io);
+            let (short_end, long_end) = (d.rx[0].end, d.rx[1].end);
+            d.on_rx_end(short_end, &mut io);
+            assert_eq!(d.eifs_nav_until, 0, "ns2_eifs {ns2}: it ended while the station sent");
+            d.on_timer(d.air.ack, T_TXEND, &mut io);
+            assert!(d.air.ack < long_end);
+            d.on_rx_end(long_end, &mut io);
+            let want = if ns2 { long_end + d.air.eifs } else { 0 };
+            assert_eq!(d.eifs_nav_until, want, "ns2_eifs {ns2}: it outlasted the station's frame");
+            assert!(!d.eifs, "the standard's receiver never synchronised to it");
+        }
     }
 
     #[test]

@@ -92,10 +92,12 @@ pub struct MacParams {
     /// rate with the IP packet).
     pub data_header: u32,
     /// How long past the expected end of a CTS or ACK a station waits
-    /// before it counts the exchange failed (`response_slack`). None: a
-    /// slot, whatever the slot is (the standard's CTSTimeout and
-    /// ACKTimeout leave a slot beyond SIFS and the response's start);
-    /// ns-2.35 waits twice its maximum propagation delay, 4 us
+    /// before it counts the exchange failed. None: the standard's
+    /// CTSTimeout and ACKTimeout instead (IEEE 802.11-2016 10.3.2.7,
+    /// 10.3.2.9): SIFS + a slot + aRxPHYStartDelay (`plcp`) after the
+    /// RTS or data frame, failed unless a frame has begun to arrive by
+    /// then, whose end the verdict then waits for; ns-2.35 waits twice
+    /// its maximum propagation delay past the answer's end, 4 us
     /// (`DSSS_MaxPropagationDelay` in check_pktRTS and check_pktTx).
     pub timeout_slack: Option<Time>,
     /// How long after a frame's energy reaches a station its clear-channel
@@ -190,11 +192,6 @@ impl MacParams {
     pub fn data_air(&self, size: u32, broadcast: bool) -> Time {
         let rate = if broadcast { self.basic_rate_bps } else { self.data_rate_bps };
         self.plcp + tx_time((self.data_header + size) as u64, rate)
-    }
-
-    /// The wait past a CTS's or ACK's expected end (`timeout_slack`).
-    pub fn response_slack(&self) -> Time {
-        self.timeout_slack.unwrap_or(self.slot)
     }
 
     /// Whether a unicast data frame for an IP packet of `size` bytes is

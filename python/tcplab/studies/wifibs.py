@@ -134,6 +134,10 @@ def scenario(variant: str = "newreno", direction: str = "uni", snoop: bool = Fal
             "wireless": {"data_rate": DATA_RATE, "basic_rate": "1Mbps", "rts_threshold": 0, "routing": "dsdv",
                          "profile": wireless_profile(profile, PROFILE)},
             "node": nodes, "link": links, "flow": flows, "output": {"sample_interval": f"{SAMPLE:g}s"}}
+    if variant == "e-vegas":
+        # The experiment is Vegas with ECN; ns-2.35's own Vegas agent never
+        # sends ECT (tcp.vegas_ecn, off in the ns2 profile), so it is asked for.
+        data["tcp"] = {"vegas_ecn": True}
     return Scenario(data, source="wifi-bs")
 
 

@@ -297,6 +297,13 @@ pub trait CongestionControl: Send {
     /// as the cut left it, as ns-2's recv() does after its ecn(), clearing
     /// dupwnd_ with no increase on the echoing ACK.
     fn end_recovery_after_ecn_cut(&mut self, _w: &mut CcState, _a: &AckInfo) {}
+    /// A new ACK whose ECN echo has just cut the window (RFC 3168: no
+    /// growth on it). By default the policy does nothing more with it; a
+    /// policy with per-ACK bookkeeping of its own (Vegas: RTT samples, the
+    /// duplicate count, the worried ACKs) keeps that up here.
+    fn on_new_ack_after_ecn_cut(&mut self, _w: &mut CcState, _a: &AckInfo) -> AckResponse {
+        AckResponse::NORMAL
+    }
     /// The sender set cwnd from outside (ns-2's delay_growth_ for Vegas):
     /// a policy with its own window takes it over.
     fn window_set(&mut self, _w: &CcState) {}

@@ -473,6 +473,31 @@ fn vegas_ns2_sends_nothing_ect() {
     assert!(drain(&mut s, 0).iter().all(|g| g.ect));
 }
 
+/// An ECN-capable Vegas (`vegas_ecn`) keeps its per-ACK bookkeeping on a
+/// new ACK whose echo cuts the window: after two reordering duplicates and
+/// such an ACK, the next duplicate is the first of a new count, and no
+/// fast retransmit follows. Until 2026-12-06 that ACK skipped Vegas's whole
+/// new-ACK step, the count stayed at two, and the next duplicate
+/// retransmitted (found in review; no ns-2 reference, its Vegas never sees
+/// an echo). Without an echo on that ACK the same holds, as a check.
+#[test]
+fn ecn_vegas_ends_its_duplicate_count_on_an_echo() {
+    for echo in [flags::ECE, 0] {
+        let mut c = cfg(Ns2Rules { vegas_ecn: true, ..Ns2Rules::ns2() }, 8);
+        c.ecn = true;
+        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Vegas, &c));
+        s.app_write(None);
+        assert_eq!(drain(&mut s, 0).len(), 8);
+        ack(&mut s, 100 * MS, MSS);
+        ack(&mut s, 101 * MS, MSS);
+        ack(&mut s, 102 * MS, MSS);
+        ack_with(&mut s, 103 * MS, 3 * MSS, echo, &[]);
+        let sent = ack(&mut s, 104 * MS, 3 * MSS);
+        assert!(sent.iter().all(|g| !g.retransmit), "echo {echo}: {sent:?}");
+        assert_eq!(s.stats.retransmits, 0, "echo {echo}");
+    }
+}
+
 /// ns-2.35's Vegas after a timeout (`vegas_zero_window`): the timeout sets
 /// v_newcwnd_ to 0, duplicates beyond the threshold inflate the window, and
 /// the next new ACK deflates cwnd_ to that 0. Nothing can be sent, yet the

@@ -15,7 +15,7 @@
 //! * `LinuxRenoRecovery` (`linux_reno.rs`): NewReno without SACK under
 //!   `prr`, Linux's emulated SACKs with PRR.
 
-use super::cc::{AckResponse, DupResponse};
+use super::cc::DupResponse;
 use super::prr::Prr;
 use super::sack::Next;
 use super::sender::{Segment, TcpSender};
@@ -110,7 +110,8 @@ impl LossRecovery for DupAckRecovery {
             if ece_cut && s.cc.in_recovery() {
                 s.cc.end_recovery_after_ecn_cut(&mut s.w, &info);
             }
-            let resp = if ece_cut { AckResponse::NORMAL } else { s.cc.on_new_ack(&mut s.w, &info) };
+            let resp =
+                if ece_cut { s.cc.on_new_ack_after_ecn_cut(&mut s.w, &info) } else { s.cc.on_new_ack(&mut s.w, &info) };
             if resp.retransmit_head {
                 s.pending_head_rtx = true;
                 s.rtx_keeps_timing = s.cc.retransmit_keeps_next();

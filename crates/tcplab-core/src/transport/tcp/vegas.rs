@@ -192,64 +192,10 @@ impl Vegas {
     fn slot_expired(&self, acked: i64, now: Time) -> bool {
         self.slot(acked + 1).is_some_and(|(t, _)| self.vegastime(now) - t >= self.fine_timeout)
     }
-}
 
-impl CongestionControl for Vegas {
-    fn window_set(&mut self, w: &CcState) {
-        self.window_set_from(w);
-    }
-
-    fn backs_off_on_fast_retransmit(&self) -> bool {
-        true
-    }
-
-    /// ns-2's VegasTcpAgent::recv() calls send_much() only with dupacks_ 0
-    /// or from numdupacks_ - 1 on, never on the first duplicates: its Vegas
-    /// has no Limited Transmit (TcpAgent's singledup_ is not reached).
-    fn allows_limited_transmit(&self) -> bool {
-        !self.ns2_slots
-    }
-
-    fn retransmit_keeps_next(&self) -> bool {
-        self.ns2_slots
-    }
-
-    /// ns-2's VegasTcpAgent::output() builds its packets without
-    /// TcpAgent::output()'s ECN part: with `ecn_` on, no segment is ECT (nor
-    /// carries CWR), RED drops rather than marks them, and no echo comes
-    /// back (`vegas_ecn` false, the ns2 profile). ns-2.35's binary,
-    /// Agent/TCP/Vegas with ecn_ 1 through a RED queue with setbit_: none
-    /// of 1297 data packets ECT, 33 dropped by RED, no ECN-Echo; NewReno in
-    /// its place: every data packet ECT.
-    fn sends_ect(&self) -> bool {
-        self.ecn
-    }
-
-    fn on_send(&mut self, w: &CcState, seq: u64, _len: u32, now: Time) {
-        if !self.ns2_slots {
-            return;
-        }
-        let pkt = (seq / w.mss) as i64;
-        if pkt == 0 {
-            // ns-2's output() of packet 0 (re)allocates the slots, one per
-            // packet of the window (wnd_); send_much() took firstsent_.
-            self.first_sent = now;
-            self.slots = Some(vec![(-1.0, 0); ((w.rwnd / w.mss) as usize).max(1)]);
-        }
-        let t = self.vegastime(now);
-        if let Some(s) = self.slots.as_mut() {
-            let n = s.len() as i64;
-            let e = &mut s[pkt.rem_euclid(n) as usize];
-            e.0 = t;
-            e.1 += 1;
-        }
-    }
-
-    fn name(&self) -> &'static str {
-        "vegas"
-    }
-
-    fn on_new_ack(&mut self, w: &mut CcState, a: &AckInfo) -> AckResponse {
+    /// Vegas's new-ACK step; `adjust`: the window may change on this ACK
+    /// (false on an ACK whose ECN echo has just cut it).
+    fn new_ack(&mut self, w: &mut CcState, a: &AckInfo, adjust: bool) -> AckResponse {
         self.sync_in(w);
         let mss = w.mss;
         let now = a.now;
@@ -281,8 +227,9 @@ impl CongestionControl for Vegas {
             self.ssthresh = 2.0; // Vegas uses ssthresh only in slow start
         }
         self.dups = 0;
-        // Once per round trip: compare expected and actual rates.
-        if a.ack > self.beg_seq {
+        // Once per round trip: compare expected and actual rates (not on an
+        // ACK whose echo cut the window: the next ACK makes the comparison).
+        if adjust && a.ack > self.beg_seq {
             let rtt = if self.cnt_rtt > 0 { self.sum_rtt / self.cnt_rtt as f64 } else { to_secs(now - self.beg_time) };
             self.sum_rtt = 0.0;
             self.cnt_rtt = 0;
@@ -340,7 +287,7 @@ impl CongestionControl for Vegas {
         // delayed ACKs leaves two segments idle at every ACK and freezes the
         // window.)
         let in_use = if self.ns2 { Self::segs(a.snd_nxt - a.ack, mss) + 1.0 } else { Self::segs(a.flight, mss) };
-        if self.incr > 0.0 && self.cwnd - in_use <= 2.0 {
+        if adjust && self.incr > 0.0 && self.cwnd - in_use <= 2.0 {
             self.cwnd += self.incr;
         }
         // ns-2's Vegas obeys maxcwnd_ here too (`TcpConfig::max_cwnd`).
@@ -407,6 +354,74 @@ impl CongestionControl for Vegas {
             self.worried = 0;
         }
         AckResponse::NORMAL
+    }
+}
+
+impl CongestionControl for Vegas {
+    fn window_set(&mut self, w: &CcState) {
+        self.window_set_from(w);
+    }
+
+    fn backs_off_on_fast_retransmit(&self) -> bool {
+        true
+    }
+
+    /// ns-2's VegasTcpAgent::recv() calls send_much() only with dupacks_ 0
+    /// or from numdupacks_ - 1 on, never on the first duplicates: its Vegas
+    /// has no Limited Transmit (TcpAgent's singledup_ is not reached).
+    fn allows_limited_transmit(&self) -> bool {
+        !self.ns2_slots
+    }
+
+    fn retransmit_keeps_next(&self) -> bool {
+        self.ns2_slots
+    }
+
+    /// ns-2's VegasTcpAgent::output() builds its packets without
+    /// TcpAgent::output()'s ECN part: with `ecn_` on, no segment is ECT (nor
+    /// carries CWR), RED drops rather than marks them, and no echo comes
+    /// back (`vegas_ecn` false, the ns2 profile). ns-2.35's binary,
+    /// Agent/TCP/Vegas with ecn_ 1 through a RED queue with setbit_: none
+    /// of 1297 data packets ECT, 33 dropped by RED, no ECN-Echo; NewReno in
+    /// its place: every data packet ECT.
+    fn sends_ect(&self) -> bool {
+        self.ecn
+    }
+
+    fn on_send(&mut self, w: &CcState, seq: u64, _len: u32, now: Time) {
+        if !self.ns2_slots {
+            return;
+        }
+        let pkt = (seq / w.mss) as i64;
+        if pkt == 0 {
+            // ns-2's output() of packet 0 (re)allocates the slots, one per
+            // packet of the window (wnd_); send_much() took firstsent_.
+            self.first_sent = now;
+            self.slots = Some(vec![(-1.0, 0); ((w.rwnd / w.mss) as usize).max(1)]);
+        }
+        let t = self.vegastime(now);
+        if let Some(s) = self.slots.as_mut() {
+            let n = s.len() as i64;
+            let e = &mut s[pkt.rem_euclid(n) as usize];
+            e.0 = t;
+            e.1 += 1;
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+
+    fn on_new_ack(&mut self, w: &mut CcState, a: &AckInfo) -> AckResponse {
+        self.new_ack(w, a, true)
+    }
+
+    /// The echo's cut is the window's change on this ACK; the rest of
+    /// Vegas's new-ACK step (its start, the end of an inflated recovery,
+    /// the RTT sample, the worried check) still happens, or a later single
+    /// duplicate would find the duplicate count of before the ACK.
+    fn on_new_ack_after_ecn_cut(&mut self, w: &mut CcState, a: &AckInfo) -> AckResponse {
+        self.new_ack(w, a, false)
     }
 
     fn on_dupack(&mut self, w: &mut CcState, a: &AckInfo) -> DupResponse {

@@ -36,6 +36,15 @@ fn sender(v: Variant, rules: Ns2Rules, iw: u32) -> TcpSender {
     s
 }
 
+/// `sender` for a flow with ECN on.
+fn ecn_sender(v: Variant, rules: Ns2Rules, iw: u32) -> TcpSender {
+    let mut c = cfg(rules, iw);
+    c.ecn = true;
+    let mut s = TcpSender::new(c.clone(), make_cc(v, &c));
+    s.app_write(None);
+    s
+}
+
 fn drain(s: &mut TcpSender, now: Time) -> Vec<Segment> {
     std::iter::from_fn(|| s.poll_transmit(now)).collect()
 }
@@ -129,10 +138,7 @@ fn reno_careful_refuses_a_second_fast_retransmit() {
 /// that cuts), and a fast retransmit in the cut's window does not cut again.
 #[test]
 fn ecn_hold_and_no_second_cut() {
-    let mut c = cfg(Ns2Rules::ns2(), 10);
-    c.ecn = true;
-    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
-    s.app_write(None);
+    let mut s = ecn_sender(Variant::NewReno, Ns2Rules::ns2(), 10);
     s.w.ssthresh = 20 * MSS;
     drain(&mut s, 0);
     ack_with(&mut s, MS, MSS, flags::ECE, &[]);
@@ -457,19 +463,13 @@ fn vegas_ns2_has_no_limited_transmit() {
 #[test]
 fn vegas_ns2_sends_nothing_ect() {
     for (rules, ect) in [(Ns2Rules::ns2(), false), (Ns2Rules { vegas_ecn: true, ..Ns2Rules::ns2() }, true)] {
-        let mut c = cfg(rules, 4);
-        c.ecn = true;
-        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Vegas, &c));
-        s.app_write(None);
+        let mut s = ecn_sender(Variant::Vegas, rules, 4);
         let sent = drain(&mut s, 0);
         assert_eq!(sent.len(), 4);
         assert!(sent.iter().all(|g| g.ect == ect), "vegas_ecn {}: {sent:?}", rules.vegas_ecn);
     }
     // Other variants' segments stay ECT under the ns2 rules.
-    let mut c = cfg(Ns2Rules::ns2(), 4);
-    c.ecn = true;
-    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
-    s.app_write(None);
+    let mut s = ecn_sender(Variant::NewReno, Ns2Rules::ns2(), 4);
     assert!(drain(&mut s, 0).iter().all(|g| g.ect));
 }
 
@@ -483,10 +483,7 @@ fn vegas_ns2_sends_nothing_ect() {
 #[test]
 fn ecn_vegas_ends_its_duplicate_count_on_an_echo() {
     for echo in [flags::ECE, 0] {
-        let mut c = cfg(Ns2Rules { vegas_ecn: true, ..Ns2Rules::ns2() }, 8);
-        c.ecn = true;
-        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Vegas, &c));
-        s.app_write(None);
+        let mut s = ecn_sender(Variant::Vegas, Ns2Rules { vegas_ecn: true, ..Ns2Rules::ns2() }, 8);
         assert_eq!(drain(&mut s, 0).len(), 8);
         ack(&mut s, 100 * MS, MSS);
         ack(&mut s, 101 * MS, MSS);
@@ -699,10 +696,7 @@ fn tahoe_careful_is_bugfix() {
 #[test]
 fn ecn_echo_on_the_ack_that_ends_recovery() {
     for (on, cwnd, cuts) in [(true, 5500, 2), (false, 5000, 1)] {
-        let mut c = cfg(Ns2Rules { ecn_in_recovery: on, ..Ns2Rules::ns2() }, 10);
-        c.ecn = true;
-        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Reno, &c));
-        s.app_write(None);
+        let mut s = ecn_sender(Variant::Reno, Ns2Rules { ecn_in_recovery: on, ..Ns2Rules::ns2() }, 10);
         assert_eq!(drain(&mut s, 0).len(), 10);
         // An echo: cwnd 10 -> 5; its window ends at segment 10.
         ack_with(&mut s, MS, MSS, flags::ECE, &[]);
@@ -764,14 +758,6 @@ fn rtt_timing_rule() {
     assert_eq!(srtt_after(Ns2Rules { ns2_rtt_timing: false, ..Ns2Rules::ns2() }), None);
 }
 
-fn ecn_sender(rules: Ns2Rules, iw: u32) -> TcpSender {
-    let mut c = cfg(rules, iw);
-    c.ecn = true;
-    let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
-    s.app_write(None);
-    s
-}
-
 /// ns-2.35's slowdown() does not keep a halved cwnd_ at one segment: an ECN
 /// echo at a window of one leaves half a segment, nothing is sent, the
 /// timer runs on, and its expiry sends the next new segment from one
@@ -780,7 +766,7 @@ fn ecn_sender(rules: Ns2Rules, iw: u32) -> TcpSender {
 #[test]
 fn ecn_cut_below_one_segment_waits_for_the_timer() {
     for (rules, below) in [(Ns2Rules::ns2(), true), (Ns2Rules::rfc(), false)] {
-        let mut s = ecn_sender(rules, 1);
+        let mut s = ecn_sender(Variant::NewReno, rules, 1);
         assert_eq!(drain(&mut s, 0).len(), 1);
         let out = ack_with(&mut s, 100 * MS, MSS, flags::ECE, &[]);
         if !below {
@@ -803,7 +789,7 @@ fn ecn_cut_below_one_segment_waits_for_the_timer() {
 /// cut becomes the last congestion action). Returns the sender and the
 /// timeout's time.
 fn echo_after_ecn_cut_and_timeout(rules: Ns2Rules) -> (TcpSender, Time) {
-    let mut s = ecn_sender(rules, 10);
+    let mut s = ecn_sender(Variant::NewReno, rules, 10);
     s.w.ssthresh = 20 * MSS;
     drain(&mut s, 0);
     ack_with(&mut s, MS, MSS, flags::ECE, &[]);
@@ -833,7 +819,7 @@ fn ecn_echo_after_a_timeout_cuts_again() {
 #[test]
 fn repeated_ecn_cuts_at_one_segment_back_the_timer_off() {
     for (rules, backoff) in [(Ns2Rules::ns2(), 2), (Ns2Rules { ecn_backoff: false, ..Ns2Rules::ns2() }, 1)] {
-        let mut s = ecn_sender(rules, 2);
+        let mut s = ecn_sender(Variant::NewReno, rules, 2);
         drain(&mut s, 0);
         // A first echo at two segments (ns-2's ect_ from then on): cwnd 1.
         ack_with(&mut s, 100 * MS, MSS, flags::ECE, &[]);
@@ -859,7 +845,7 @@ fn repeated_ecn_cuts_at_one_segment_back_the_timer_off() {
 #[test]
 fn cwr_after_a_timeout_of_an_ecn_flow() {
     for (rules, cwr) in [(Ns2Rules::ns2(), true), (Ns2Rules { cwr_after_loss: false, ..Ns2Rules::ns2() }, false)] {
-        let mut s = ecn_sender(rules, 4);
+        let mut s = ecn_sender(Variant::NewReno, rules, 4);
         drain(&mut s, 0);
         let due = s.rto_deadline().expect("timer");
         assert!(s.on_timeout(due));
@@ -895,7 +881,7 @@ fn fast_retransmit_within_an_ecn_cut_after_a_timeout() {
 #[test]
 fn timeout_after_an_ecn_cut_keeps_ssthresh_past_the_cuts_window() {
     for (rules, keeps) in [(Ns2Rules::ns2(), true), (Ns2Rules { ecn_hold: false, ..Ns2Rules::ns2() }, false)] {
-        let mut s = ecn_sender(rules, 10);
+        let mut s = ecn_sender(Variant::NewReno, rules, 10);
         s.w.ssthresh = 20 * MSS;
         drain(&mut s, 0);
         // An echo: cwnd 10 -> 5, ssthresh 5; the window sent before the
@@ -1093,10 +1079,7 @@ fn a_loss_in_an_ecn_cuts_window_takes_no_second_cut() {
 #[test]
 fn an_echo_from_a_fast_retransmits_window_takes_no_second_cut() {
     for rules in [Ns2Rules::ns2(), Ns2Rules::rfc()] {
-        let mut c = cfg(rules, 10);
-        c.ecn = true;
-        let mut s = TcpSender::new(c.clone(), make_cc(Variant::Tahoe, &c));
-        s.app_write(None);
+        let mut s = ecn_sender(Variant::Tahoe, rules, 10);
         assert_eq!(drain(&mut s, 0).len(), 10);
         // Segment 0 lost: three duplicates, Tahoe goes back to it.
         for _ in 0..3 {

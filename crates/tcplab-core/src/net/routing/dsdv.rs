@@ -759,13 +759,10 @@ mod tests {
         let p = DsdvParams { ns2_advertising: true, initial_settling_time: 0, ..DsdvParams::default() };
         let mut d = Dsdv::new(0, 0, p, crate::engine::stream_rng(1, "test"));
         let mut pool = PacketPool::new();
-        let advert = |dst, metric, seq| Update { routes: vec![Advert { dst, metric, seq }] };
         let sent = |d: &mut Dsdv, pool: &mut PacketPool, now: Time| -> Vec<NodeId> {
             let mut out = Vec::new();
             d.incremental_ns2(now, &mut RoutingIo { pool, out: &mut out });
-            let [RoutingAction::Send { pkt, .. }] = out[..] else { return vec![] };
-            let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
-            pool.blob::<Update>(c.blob.unwrap()).unwrap().routes.iter().map(|a| a.dst).collect()
+            update_routes(&out, pool).unwrap_or_default().iter().map(|a| a.dst).collect()
         };
         d.on_update_ns2(SEC, 1, &advert(5, 0, 2));
         assert_eq!(sent(&mut d, &mut pool, 2 * SEC), vec![5]);
@@ -799,9 +796,7 @@ mod tests {
         let due = d.next_incremental.expect("a triggered update");
         assert!(due >= 2 * SEC && due < 2 * SEC + d.p.jitter, "{due}");
         d.on_timer(due, &mut RoutingIo { pool: &mut pool, out: &mut out });
-        let [RoutingAction::Send { pkt, next_hop: None, .. }] = out[..] else { panic!("no update sent: {out:?}") };
-        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
-        let routes = &pool.blob::<Update>(c.blob.unwrap()).unwrap().routes;
+        let routes = update_routes(&out, &pool).unwrap_or_else(|| panic!("no update sent: {out:?}"));
         assert_eq!(routes[..], [Advert { dst: 0, metric: 0, seq: 2 }]);
     }
 
@@ -810,15 +805,21 @@ mod tests {
         Update { routes: vec![Advert { dst, metric, seq }] }
     }
 
+    /// The routes of the update `out` holds, if it holds one broadcast
+    /// update and nothing else.
+    fn update_routes(out: &[RoutingAction], pool: &PacketPool) -> Option<Vec<Advert>> {
+        let [RoutingAction::Send { pkt, next_hop: None, .. }] = *out else { return None };
+        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
+        Some(pool.blob::<Update>(c.blob.unwrap()).unwrap().routes.clone())
+    }
+
     /// The routes of the one update `d`'s timer sends at its next
     /// triggered update (none: no update due or nothing sent).
     fn triggered(d: &mut Dsdv, pool: &mut PacketPool) -> Vec<Advert> {
         let Some(due) = d.next_incremental else { return vec![] };
         let mut out = Vec::new();
         d.on_timer(due, &mut RoutingIo { pool, out: &mut out });
-        let [RoutingAction::Send { pkt, next_hop: None, .. }] = out[..] else { return vec![] };
-        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
-        pool.blob::<Update>(c.blob.unwrap()).unwrap().routes.clone()
+        update_routes(&out, pool).unwrap_or_default()
     }
 
     /// The settling time (Perkins & Bhagwat 1994, "Damping
@@ -908,9 +909,7 @@ mod tests {
         assert_eq!(d.entry(5), Some((1, INFINITY, 11)), "number 10 is older");
         let mut out = Vec::new();
         d.full_dump(3 * SEC, &mut RoutingIo { pool: &mut pool, out: &mut out });
-        let [RoutingAction::Send { pkt, .. }] = out[..] else { panic!("no dump: {out:?}") };
-        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
-        let routes = &pool.blob::<Update>(c.blob.unwrap()).unwrap().routes;
+        let routes = update_routes(&out, &pool).unwrap_or_else(|| panic!("no dump: {out:?}"));
         assert!(routes.contains(&Advert { dst: 5, metric: INFINITY, seq: 11 }), "{routes:?}");
     }
 
@@ -962,9 +961,7 @@ mod tests {
         assert_eq!(d.next_incremental, None, "no triggered update for it");
         out.clear();
         d.full_dump(4 * SEC, &mut RoutingIo { pool: &mut pool, out: &mut out });
-        let [RoutingAction::Send { pkt, .. }] = out[..] else { panic!("no dump: {out:?}") };
-        let Transport::Control(c) = pool.get(pkt).l4 else { unreachable!() };
-        let routes = &pool.blob::<Update>(c.blob.unwrap()).unwrap().routes;
+        let routes = update_routes(&out, &pool).unwrap_or_else(|| panic!("no dump: {out:?}"));
         assert!(routes.contains(&Advert { dst: 5, metric: 1, seq: 2 }), "{routes:?}");
     }
 

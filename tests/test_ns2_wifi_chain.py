@@ -41,8 +41,15 @@ def test_trace_reader_counts_routing_sends_and_data_drops(tmp_path):
         "D 5.0 _0_ RTR  NRTE 6 tcp 40 [0 0 0 0] ------- [0:0 2:0 30 0] [0 0] 0 0\n"
         "D 5.0 _0_ RTR  NRTE 7 AODV 48 [0 0 0 0] ------- [0:255 -1:255 30 0] (REQUEST)\n"
         "s 6.0 _0_ MAC  --- 8 AODV 100 [0 0 0 0] ------- [0:255 -1:255 30 0] (REQUEST)\n"
+        # A frame given up at the retry limit: ns-2 logs its RTS and the
+        # frame; only the frame counts, by its kind.
+        "D 7.0 _1_ MAC  RET 9 RTS 44 [0 0 0 0] \n"
+        "D 7.0 _1_ MAC  RET 9 tcp 1560 [0 0 0 0] ------- [0:0 2:0 31 2] [3 0] 0 0\n"
+        "D 8.0 _1_ MAC  RET 10 ack 100 [0 0 0 0] ------- [2:0 0:0 31 0] [3 0] 0 0\n"
+        "D 8.5 _1_ MAC  COL 11 tcp 1560 [0 0 0 0] ------- [0:0 2:0 31 2] [4 0] 0 0\n"
     )
-    assert read_ns2_trace(trace) == {"routing_packets": 3, "rtr_drops": {"CBK": 2, "NRTE": 1}}
+    assert read_ns2_trace(trace) == {"routing_packets": 3, "rtr_drops": {"CBK": 2, "NRTE": 1},
+                                     "retry_drops": {"tcp": 1, "ack": 1}}
 
 
 @pytest.mark.skipif(not ns2.available(), reason="ns-2 not installed (apt-get install ns2)")
@@ -71,6 +78,17 @@ def test_static_chain_is_the_same_run_in_ns2():
         assert abs(ours["goodput_bps"] / theirs["goodput_bps"] - 1) < tol, (hops, ours, theirs)
     # The ns-2 side is the static chain, not AODV: one hop, no route discovery.
     assert run_ns2(1, 1, 30.0, "aodv")["routing_packets"] > 0
+
+
+def test_retry_limit_drops_split_segments_from_acks_in_tcplab():
+    """`--mac-drops`' tcplab side: the segments trace.csv shows dropped and
+    the rest of the MACs' retry-limit drops, which are the ACKs (seed 1's
+    7-hop chain drops both kinds)."""
+    r = run_tcplab(7, 1, 30.0, "static", mac_drops=True, ns2_profile=True)
+    assert r["retry_drops"]["tcp"] > 0 and r["retry_drops"]["ack"] > 0
+    assert sum(r["retry_drops"].values()) == r["mac_drops"]
+    assert r["retransmits"] >= r["retry_drops"]["tcp"]
+    assert run_tcplab(7, 1, 30.0, "static", ns2_profile=True)["retry_drops"] is None
 
 
 @pytest.mark.skipif(not ns2.available() or ns2.static_route_module(build=False) is None,

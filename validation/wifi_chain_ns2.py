@@ -54,6 +54,11 @@ ns-2.35's flow state (`[wireless.dsr] flow_state = true`; likewise
 `--ns2-profile` sets
 `[wireless] profile = "ns2"`, all of ns-2.35's switches at once.
 
+`--mac-drops` (static routing) adds a table of the TCP segments and ACKs
+the MACs dropped at the retry limit per run on both sides (ns-2's MAC
+trace, tcplab's nodes.csv and trace.csv) and the retransmissions beyond
+those segments.
+
 With `--trace-dir DIR --dsdv-log`, ns-2.35's DSDV also writes its own log
 (DIR/chain-dsdv-<h>h-s<seed>.dsdv, read by validation/dsdv_trace.py).
 
@@ -268,20 +273,30 @@ NS2_ROUTING_TYPES = {"AODV", "message", "DSR"}
 
 def read_ns2_trace(path: Path) -> dict:
     """Routing packets sent and data packets dropped at the routing layer,
-    from an ns-2 wireless trace (old format: `s|r|f|D time _node_ RTR ...`)."""
+    from an ns-2 wireless trace (old format: `s|r|f|D time _node_ RTR ...`),
+    and, when the trace has the MAC's lines, the TCP segments and ACKs its
+    MACs dropped at the retry limit (`D time _node_ MAC RET uid tcp|ack`;
+    ns-2 also logs the RTS of such a frame, not counted)."""
     sent = 0
     drops: dict[str, int] = {}
+    retry_drops = {"tcp": 0, "ack": 0}
     with open(path, errors="replace") as f:
         for line in f:
             parts = line.split()
-            if len(parts) < 7 or parts[3] != "RTR":
+            if len(parts) < 7:
+                continue
+            if parts[3] == "MAC":
+                if parts[0] == "D" and parts[4] == "RET" and parts[6] in retry_drops:
+                    retry_drops[parts[6]] += 1
+                continue
+            if parts[3] != "RTR":
                 continue
             ev, kind = parts[0], parts[6]
             if ev in ("s", "f") and kind in NS2_ROUTING_TYPES:
                 sent += 1
             elif ev == "D" and kind in ("tcp", "ack"):
                 drops[parts[4]] = drops.get(parts[4], 0) + 1
-    return {"routing_packets": sent, "rtr_drops": drops}
+    return {"routing_packets": sent, "rtr_drops": drops, "retry_drops": retry_drops}
 
 
 def run_ns2(hops: int, seed: int, duration: float, routing: str = "static", trace_dir: Path | None = None,
@@ -385,9 +400,12 @@ ON_BY_DEFAULT = {"new_destination_ring", "dsdv_mac_failures"}
 
 
 def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
-               net_diameter: int | None = None, hold_down: float | None = None, **switches: bool) -> dict:
+               net_diameter: int | None = None, hold_down: float | None = None, mac_drops: bool = False,
+               **switches: bool) -> dict:
     """tcplab's chain; `switches`: SWITCHES' keywords (each off unless
-    given, but those ON_BY_DEFAULT)."""
+    given, but those ON_BY_DEFAULT). `mac_drops`: also the TCP segments
+    and ACKs its MACs dropped at the retry limit (from trace.csv, which
+    records every dropped segment)."""
     unknown = set(switches) - {kw for kw, *_ in SWITCHES}
     if unknown:
         raise TypeError(f"run_tcplab: unknown switches {sorted(unknown)}")
@@ -408,9 +426,17 @@ def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
         sc["wireless"].setdefault("aodv", {})["net_diameter"] = net_diameter
     if routing == "aodv" and hold_down is not None:
         sc["wireless"].setdefault("aodv", {})["discovery_hold_down"] = f"{hold_down}s"
+    if mac_drops:
+        sc["output"] = {"trace": True}
     r = tcplab.run(sc)
     f = r.columns("flows")
     n = r.columns("nodes")
+    retry_drops = None
+    if mac_drops:
+        # A static chain loses data only at the retry limit (no queue
+        # overflows on these chains; the static table has no other drop).
+        segments = sum(1 for k in r.columns("trace")["kind"] if k == "drop")
+        retry_drops = {"tcp": segments, "ack": sum(n["drops_retry_limit"]) - segments}
     # ns-2's figure is the data its sender saw acknowledged (ack_); tcplab's
     # like for like is throughput_bps (bytes acknowledged at the sender),
     # not goodput_bps (bytes delivered at the receiver, which counts the
@@ -419,7 +445,7 @@ def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
             "mac_drops": sum(n["drops_retry_limit"]), "wall_s": r.summary["wall_s"],
             "routing_packets": sum(n["routing_packets"]) if "routing_packets" in n else None,
             "link_broken": sum(n["drops_link_broken"]) if "drops_link_broken" in n else None,
-            "ttl_drops": r.summary["drops_ttl"]}
+            "ttl_drops": r.summary["drops_ttl"], "retry_drops": retry_drops}
 
 
 def mean_se(values: list[float], digits: int = 1, se_digits: int = 1, se: bool = True) -> str:
@@ -466,6 +492,10 @@ def main() -> int:
     ap.add_argument("--two-way", action="store_true",
                     help="two NewReno flows in opposite directions (n0 -> nH from 1 s, nH -> n0 from 1.5 s): "
                          "each flow's goodput, tcplab's ns2 profile against ns-2.35")
+    ap.add_argument("--mac-drops", action="store_true",
+                    help="with --routing static: after the table, the TCP segments and ACKs dropped at the MACs' "
+                         "retry limit per run on both sides (ns-2's MAC trace), and the retransmissions beyond "
+                         "the segments dropped")
     ap.add_argument("--se", action="store_true",
                     help="goodput, retransmissions and timeouts as mean ± standard error over the seeds")
     ap.add_argument("--trace-dir", type=Path, default=None, help="keep ns-2's traces here")
@@ -478,6 +508,8 @@ def main() -> int:
     a = ap.parse_args()
     if a.dsdv_log and (a.trace_dir is None or a.routing != "dsdv"):
         ap.error("--dsdv-log: needs --trace-dir DIR and --routing dsdv")
+    if a.mac_drops and a.routing != "static":
+        ap.error("--mac-drops: needs --routing static (other routings drop segments for other causes too)")
     if not available():
         print("ns (ns-2.35) is not installed", file=sys.stderr)
         return 1
@@ -507,13 +539,17 @@ def main() -> int:
           "| tcplab timeouts | ns-2 timeouts | tcplab routing pkts | ns-2 routing pkts "
           "| tcplab MAC drops | tcplab link-broken drops | tcplab TTL drops | ns-2 RTR data drops |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    drop_rows = []
     for hops in a.hops:
         seeds = range(1, a.seeds + 1)
         switches = {kw: getattr(a, flag[2:].replace("-", "_")) != (kw in ON_BY_DEFAULT)
                     for kw, flag, _, _, _ in SWITCHES}
         ours = [run_tcplab(hops, s, a.duration, a.routing, net_diameter=a.net_diameter,
-                           hold_down=a.aodv_hold_down, **switches) for s in seeds]
-        theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir, a.mac_trace, a.dsdv_log) for s in seeds]
+                           hold_down=a.aodv_hold_down, mac_drops=a.mac_drops, **switches) for s in seeds]
+        theirs = [run_ns2(hops, s, a.duration, a.routing, a.trace_dir, a.mac_trace or a.mac_drops, a.dsdv_log)
+                  for s in seeds]
+        if a.mac_drops:
+            drop_rows.append((hops, ours, theirs))
         mean = lambda rs, k: statistics.mean(r[k] for r in rs)  # noqa: E731
 
         def cell(rs, k, scale=1.0, digits=1):
@@ -530,7 +566,25 @@ def main() -> int:
               f"| {mean(ours, 'mac_drops'):.1f} | {opt(ours, 'link_broken')} | {mean(ours, 'ttl_drops'):.2f} "
               f"| {drops} |",
               flush=True)
+    if drop_rows:
+        print_retry_drops(drop_rows, a.se)
     return 0
+
+
+def print_retry_drops(rows: list, se: bool) -> None:
+    """`--mac-drops`' table: per run, the TCP segments and ACKs dropped at
+    the MACs' retry limit, and the retransmissions beyond those segments
+    (resends after timeouts), tcplab against ns-2.35."""
+    print()
+    print("| hops | tcplab segments dropped | ns-2 segments dropped | tcplab ACKs dropped | ns-2 ACKs dropped "
+          "| tcplab rtx - segments dropped | ns-2 rtx - segments dropped |")
+    print("|---|---|---|---|---|---|---|")
+    for hops, ours, theirs in rows:
+        cells = []
+        for value in (lambda r: r["retry_drops"]["tcp"], lambda r: r["retry_drops"]["ack"],
+                      lambda r: r["retransmits"] - r["retry_drops"]["tcp"]):
+            cells += [mean_se([value(r) for r in side], 1, 1, se) for side in (ours, theirs)]
+        print(f"| {hops} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

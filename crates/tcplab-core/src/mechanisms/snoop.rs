@@ -390,7 +390,11 @@ impl SnoopConn {
     }
 
     fn rtt_sample(&mut self, r: Time) {
-        // EWMA with gain 1/4 for the mean and the deviation (ns-2's g_ = 0.25).
+        // EWMA with gain 1/4 for the mean and the deviation, the first
+        // sample as TCP's (RFC 6298). Not ns-2's: its Snoop starts from
+        // srtt_ 0.1 s and rttvar_ 0.25 s (a first timeout of 1.1 s) and,
+        // with g_ = 0.125 in srtt_ = g_ srtt_ + (1 - g_) rtt, gives each
+        // sample 7/8 of srtt_ and 1/8 of rttvar_ (tcl/lan/ns-ll.tcl).
         match self.srtt {
             None => {
                 self.srtt = Some(r);

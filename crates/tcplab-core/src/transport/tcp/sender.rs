@@ -1586,13 +1586,20 @@ impl TcpSender {
 
     /// A duplicate ACK with the ELN bit: the hole was lost to corruption,
     /// not congestion. Retransmit it once, leave cwnd and ssthresh alone and
-    /// keep the duplicate out of the congestion-control policy.
+    /// keep the duplicate out of the congestion-control policy. Not during
+    /// a fast recovery: the recovery has resent the hole itself (the fast
+    /// retransmit, NewReno's partial ACK, SACK's holes), and the marked
+    /// duplicates that follow it come first from segments sent before that
+    /// copy could arrive, so a copy of ELN's would be a second one. ns-2's tcp_eln()
+    /// acts only on the first duplicate of an ACK, which none in recovery
+    /// is (its dupacks_ stays at or past numdupacks_ until the recovery
+    /// ends).
     fn on_eln(&mut self, now: Time, h: &TcpHeader) {
         self.stats.dupacks_received += 1;
         if let Some(sb) = self.sb.as_mut() {
             sb.update(self.snd_una, &h.sack_blocks());
         }
-        if self.eln_done_for != Some(self.snd_una) {
+        if self.eln_done_for != Some(self.snd_una) && !self.in_recovery() {
             self.eln_done_for = Some(self.snd_una);
             self.stats.eln_retransmits += 1;
             self.pending_head_rtx = true;

@@ -824,3 +824,45 @@ fn eln_retransmits_without_congestion_response() {
     assert_eq!(s.stats.fast_retransmits, 0);
     assert_eq!(s.stats.eln_retransmits, 1);
 }
+
+/// ELN resends nothing during a fast recovery: the recovery resends the
+/// holes itself, and the ELN-marked duplicates that follow its
+/// retransmission (NewReno's on a partial ACK, Reno's fast retransmit) come
+/// from segments sent before that copy arrived. ns-2's tcp_eln() acts only
+/// on the first duplicate of an ACK (`++dupacks_ == eln_rxmit_thresh_`),
+/// which no duplicate in recovery is. After the recovery, a hole is resent
+/// on its first ELN duplicate again.
+#[test]
+fn eln_resends_nothing_in_fast_recovery() {
+    let eln_dup = |s: &mut TcpSender, now: Time, n: u64| {
+        s.on_ack(now, &TcpHeader { ack: n, window: 1_000_000, eln: true, ..Default::default() });
+        drain(s, now).into_iter().filter(|x| x.retransmit).collect::<Vec<_>>()
+    };
+    let mut c = cfg(10);
+    c.eln = true;
+    for v in [Variant::NewReno, Variant::Reno] {
+        // Segment 0 lost to congestion (plain duplicates: fast retransmit).
+        let mut s = TcpSender::new(c.clone(), make_cc(v, &c));
+        s.app_write(None);
+        drain(&mut s, 0);
+        for _ in 0..3 {
+            ack(&mut s, MS, 0);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(eln_dup(&mut s, 2 * MS, 0), vec![], "{v:?}: 0 resent twice");
+        if v == Variant::NewReno {
+            // Segment 3 lost to corruption: the partial ACK resends it.
+            let out = ack(&mut s, 3 * MS, 3 * MSS);
+            assert_eq!(out[0], seg(3 * MSS, MSS as u32, true));
+            for i in 0..3 {
+                assert_eq!(eln_dup(&mut s, 4 * MS + i, 3 * MSS), vec![], "3 resent twice");
+            }
+        }
+        assert_eq!(s.stats.eln_retransmits, 0, "{v:?}");
+        // Out of recovery, segment 10 lost to corruption: resent by ELN.
+        let out = ack(&mut s, 10 * MS, 10 * MSS);
+        assert!(!s.in_recovery() && out[0] == seg(10 * MSS, MSS as u32, false), "{v:?}: {out:?}");
+        assert_eq!(eln_dup(&mut s, 11 * MS, 10 * MSS), vec![seg(10 * MSS, MSS as u32, true)], "{v:?}");
+        assert_eq!(s.stats.eln_retransmits, 1, "{v:?}");
+    }
+}

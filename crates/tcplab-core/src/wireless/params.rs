@@ -1,7 +1,10 @@
 //! The radio's and the MAC's parameters with their defaults, kept in this
 //! one place. PHY defaults are ns-2.35's (tcl/lib/ns-default.tcl and the
 //! WaveLAN values its examples set); MAC defaults are 802.11b DSSS's, which
-//! are also ns-2.35's Mac/802_11 defaults.
+//! are also ns-2.35's Mac/802_11 timing and retry defaults. Not its rates:
+//! ns-2.35 sends data at 1 Mbit/s unless told (tcl/lan/ns-mac.tcl sets
+//! `dataRate_` and `basicRate_` to 1Mb), tcplab at 2 Mbit/s, the rate the
+//! validation scripts give ns-2 (`Mac/802_11 set dataRate_ 2Mb`).
 
 use crate::engine::time::{tx_time, Time, US};
 

@@ -1,7 +1,10 @@
 //! The radio's and the MAC's parameters with their defaults, kept in this
 //! one place. PHY defaults are ns-2.35's (tcl/lib/ns-default.tcl and the
 //! WaveLAN values its examples set); MAC defaults are 802.11b DSSS's, which
-//! are also ns-2.35's Mac/802_11 defaults.
+//! are also ns-2.35's Mac/802_11 timing and retry defaults. Not its rates:
+//! ns-2.35 sends data at 1 Mbit/s unless told (tcl/lan/ns-mac.tcl sets
+//! `dataRate_` and `basicRate_` to 1Mb), tcplab at 2 Mbit/s, the rate the
+//! validation scripts give ns-2 (`Mac/802_11 set dataRate_ 2Mb`).
 
 use crate::engine::time::{tx_time, Time, US};
 
@@ -61,6 +64,9 @@ pub const NS2_DATA_HDR: u32 = 34;
 /// ns-2.35's wait past a response's expected end: 2 x 2 us of maximum
 /// propagation delay (the `ns2` profile's `timeout_slack`).
 pub const NS2_TIMEOUT_SLACK: Time = 4 * US;
+/// The DSSS PHY's lowest mandatory rate (1 Mbit/s; also the rate of its
+/// PLCP preamble and header), the rate EIFS counts its ACK at.
+pub const LOWEST_RATE_BPS: u64 = 1_000_000;
 /// RTS: frame control, duration, RA, TA, FCS.
 pub const RTS_LEN: u32 = 20;
 /// CTS and ACK: frame control, duration, RA, FCS.
@@ -177,10 +183,14 @@ impl MacParams {
         self.sifs + 2 * self.slot
     }
 
-    /// EIFS = SIFS + an ACK at the basic rate + DIFS: after a frame that
-    /// could not be decoded the station leaves room for its ACK.
+    /// EIFS = SIFS + AckTxTime + DIFS: after a frame that could not be
+    /// decoded the station leaves room for its ACK. AckTxTime is the ACK
+    /// at the PHY's lowest mandatory rate (IEEE 802.11-2016 10.3.2.3.7;
+    /// ns-2.35's getEIFS, at PLCPDataRate_), 304 us for DSSS, not at the
+    /// basic rate: the station cannot know the rate the ACK it makes room
+    /// for will go at. (Until 2026-12-07 the basic rate: 308 us at 2 Mbit/s.)
     pub fn eifs(&self) -> Time {
-        self.sifs + self.ctrl_air(ACK_LEN) + self.difs()
+        self.sifs + self.plcp + tx_time(ACK_LEN as u64, LOWEST_RATE_BPS) + self.difs()
     }
 
     /// Airtime of a control frame of `len` bytes (basic rate).
@@ -214,5 +224,19 @@ mod tests {
         assert_eq!(m.eifs(), 364 * US);
         // 1500-byte IP packet at 2 Mbit/s: 192 us + 1528 * 4 us
         assert_eq!(m.data_air(1500, false), 192 * US + 6112 * US);
+    }
+
+    /// EIFS counts its ACK at the PHY's lowest mandatory rate, 1 Mbit/s
+    /// for DSSS (IEEE 802.11-2016 10.3.2.3.7, AckTxTime; ns-2.35's
+    /// getEIFS, at PLCPDataRate_), not at the basic rate the ACKs are
+    /// sent at: 364 us whatever the basic rate. ACKs themselves go at the
+    /// basic rate.
+    #[test]
+    fn eifs_counts_the_ack_at_the_lowest_mandatory_rate() {
+        for basic in [1_000_000, 2_000_000, 5_500_000, 11_000_000] {
+            let m = MacParams { basic_rate_bps: basic, ..MacParams::default() };
+            assert_eq!(m.eifs(), 364 * US, "basic rate {basic}");
+            assert_eq!(m.ctrl_air(ACK_LEN), 192 * US + tx_time(ACK_LEN as u64, basic));
+        }
     }
 }

@@ -40,12 +40,11 @@ impl Propagation {
     }
 
     /// Mean received power (W) at distance `d` metres. A receiver at the
-    /// transmitter's very position (d = 0) gets the transmit power.
+    /// transmitter's very position (d = 0) gets the transmit power (Friis
+    /// and two-ray ground), or the reference distance's power (shadowing).
     pub fn mean_power(&self, phy: &PhyParams, d: f64) -> f64 {
-        if d <= 0.0 {
-            return phy.tx_power_w;
-        }
         match *self {
+            Propagation::FreeSpace | Propagation::TwoRayGround if d <= 0.0 => phy.tx_power_w,
             Propagation::FreeSpace => Self::friis(phy, d).min(phy.tx_power_w),
             Propagation::TwoRayGround => {
                 if d < Self::crossover(phy) {
@@ -57,8 +56,12 @@ impl Propagation {
                 }
             }
             Propagation::Shadowing { path_loss_exponent, reference_distance, .. } => {
+                // The log-distance law holds from d0 on; closer, the power
+                // is d0's (ns-2.35's Shadowing::Pr, ns-3's log-distance
+                // model): extrapolated, a beta above 2 would climb above
+                // free space.
                 let p0 = Self::friis(phy, reference_distance);
-                (p0 * (reference_distance / d).powf(path_loss_exponent)).min(phy.tx_power_w)
+                (p0 * (reference_distance / d.max(reference_distance)).powf(path_loss_exponent)).min(phy.tx_power_w)
             }
         }
     }
@@ -96,6 +99,10 @@ impl Propagation {
             }
             Propagation::Shadowing { path_loss_exponent, reference_distance, .. } => {
                 let p0 = Self::friis(phy, reference_distance);
+                if threshold > p0 {
+                    // Not even at d0, and no closer (`mean_power`).
+                    return 0.0;
+                }
                 reference_distance * (p0 / threshold).powf(1.0 / path_loss_exponent)
             }
         }
@@ -200,6 +207,27 @@ mod tests {
             assert!((above - 0.1587).abs() < 0.01, "{case}: {above}");
             assert!((within2 - 0.9545).abs() < 0.006, "{case}: {within2}");
         }
+    }
+
+    /// Closer than the reference distance the log-distance mean stays at
+    /// its value there, Friis at d0: the model is defined from d0 on
+    /// (ns-2.35's Shadowing::Pr takes no path loss for dist <= dist0_, as
+    /// ns-3's LogDistancePropagationLossModel), not extrapolated with the
+    /// exponent, which for beta > 2 climbs above even free space. d = 0
+    /// too. The range of a threshold above that mean is 0; below it, the
+    /// log-distance inverse.
+    #[test]
+    fn shadowing_holds_the_reference_power_closer_than_d0() {
+        let phy = PhyParams::default();
+        let (beta, d0) = (3.0, 100.0);
+        let sh = Propagation::Shadowing { path_loss_exponent: beta, sigma_db: 4.0, reference_distance: d0 };
+        let p0 = log_distance_mean(&phy, beta, d0, d0);
+        for d in [0.0, 1e-3, 1.0, 20.0, 99.9, 100.0] {
+            assert!((sh.mean_power(&phy, d) / p0 - 1.0).abs() < 1e-12, "d {d}: {} vs {p0}", sh.mean_power(&phy, d));
+        }
+        assert!((sh.mean_power(&phy, 200.0) / log_distance_mean(&phy, beta, d0, 200.0) - 1.0).abs() < 1e-12);
+        assert_eq!(sh.range(&phy, p0 * 1.01), 0.0);
+        assert!((sh.range(&phy, p0 / 8.0) - 200.0).abs() < 1e-9, "{}", sh.range(&phy, p0 / 8.0));
     }
 
     /// The draws come from the stream they are given: the same seed and

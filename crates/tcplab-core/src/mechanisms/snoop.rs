@@ -102,8 +102,11 @@ pub struct SnoopConn {
     /// Doubles with each timer-driven local retransmission, reset by a new ACK.
     backoff: u32,
     /// Duplicate ACKs still to come from timer copies of segments the
-    /// mobile turned out to have had (see `on_ack`).
+    /// mobile turned out to have had (see `on_ack`), expected until
+    /// `stale_until`: a copy lost on the hop draws none, and the
+    /// expectation must not swallow a real loss's first duplicate later.
     stale_copies: u32,
+    stale_until: Time,
     pub stats: SnoopStats,
 }
 
@@ -158,10 +161,17 @@ impl SnoopConn {
             return; // already acknowledged by the mobile
         }
         if let Some(c) = self.cache.get_mut(&seq) {
-            // Cached before: a sender retransmission.
+            // Cached before: a sender retransmission. Queued again: if it is
+            // the segment the timer runs for, the timer waits for it to go
+            // on the air (as after a local retransmission, and as ns-2's
+            // Snoop restarts its timer for it), instead of firing and
+            // sending a second copy ahead of it.
             c.sender_rxmit = true;
             c.local_rxmits = 0;
             c.sent = None;
+            if self.cache.keys().next() == Some(&seq) {
+                self.deadline = None;
+            }
             return;
         }
         if !room || self.cache.len() >= MAX_CACHE {
@@ -263,7 +273,7 @@ impl SnoopConn {
         let presumed = std::mem::take(&mut self.presumed);
         match self.last_ack {
             Some(last) if ack < last && !presumed => AckAction::Forward, // reordered ACK
-            Some(last) if ack == last => self.on_dupack(ack),
+            Some(last) if ack == last => self.on_dupack(now, ack),
             _ => {
                 // New ACK: clean the cache, sample the RTT from the newest
                 // segment it covers if it went out only once.
@@ -290,6 +300,7 @@ impl SnoopConn {
                 let mut sample = None;
                 let mut clean = true;
                 let mut next = self.last_ack;
+                let stale_before = self.stale_copies;
                 while let Some((&s, c)) = self.cache.iter().next() {
                     if c.end > ack {
                         break;
@@ -306,13 +317,18 @@ impl SnoopConn {
                 self.last_ack = Some(ack);
                 self.exp_dupacks = 0;
                 self.backoff = 1;
+                if self.stale_copies > stale_before {
+                    // Their duplicates come within about a round trip of
+                    // the hop, after this ACK (the mobile answers in order).
+                    self.stale_until = now + self.timeout();
+                }
                 self.rearm(now);
                 AckAction::Forward
             }
         }
     }
 
-    fn on_dupack(&mut self, ack: u64) -> AckAction {
+    fn on_dupack(&mut self, now: Time, ack: u64) -> AckAction {
         let Some(c) = self.cache.get(&ack) else { return AckAction::Forward };
         if c.sender_rxmit {
             return AckAction::Forward;
@@ -326,6 +342,10 @@ impl SnoopConn {
             self.exp_dupacks -= 1;
             self.stats.suppressed_dupacks += 1;
             return AckAction::Suppress;
+        }
+        if self.stale_copies > 0 && now > self.stale_until {
+            // Their copies were lost on the hop.
+            self.stale_copies = 0;
         }
         if self.stale_copies > 0 {
             // Drawn by a copy the mobile already had (`on_ack`).
@@ -565,6 +585,45 @@ mod tests {
         assert_eq!(s.stats.local_retransmits, 1);
         // A later duplicate for 3000 is a loss again: resent.
         assert_eq!(s.on_ack(d + 5 * MS, 3000), AckAction::Retransmit(3000));
+    }
+
+    /// The duplicate a needless timer copy would draw is expected only for
+    /// a while: if the copy was lost on the hop, no duplicate comes, and a
+    /// genuine first duplicate long after must be resent, not suppressed.
+    #[test]
+    fn a_needless_copys_duplicate_is_not_expected_forever() {
+        let mut s = snoop_with(4);
+        s.on_ack(50 * MS, 1000);
+        let d = s.deadline().unwrap();
+        assert_eq!(s.on_timer(d), Some(1000));
+        s.take_for_rxmit(1000).unwrap();
+        s.on_transmit(d + MS, 1000);
+        s.on_ack(d + 2 * MS, 2000);
+        s.on_ack(d + 3 * MS, 4000); // the copy is lost: no duplicate comes
+        for q in [4000, 5000] {
+            s.on_data(&seg(q), q, true);
+        }
+        let later = d + 10 * s.timeout();
+        s.on_transmit(later, 4000);
+        s.on_transmit(later + MS, 5000);
+        // Segment 4 is lost, 5 arrives: the first duplicate is a loss.
+        assert_eq!(s.on_ack(later + 60 * MS, 4000), AckAction::Retransmit(4000));
+    }
+
+    /// A sender retransmission of the segment the timer runs for goes back
+    /// into the queue: the timer waits for it to go on the air (as after a
+    /// local retransmission) rather than firing and sending a second copy
+    /// ahead of it.
+    #[test]
+    fn a_sender_retransmission_of_the_oldest_segment_stops_the_timer_until_it_is_sent() {
+        let mut s = snoop_with(3);
+        s.on_ack(50 * MS, 1000);
+        let d = s.deadline().unwrap();
+        s.on_data(&seg(1000), 1000, true); // the fixed host resends 1, queued here
+        assert!(s.deadline().is_none(), "no timer while the sender's copy waits in the queue");
+        assert!(s.on_timer(d).is_none());
+        s.on_transmit(d + MS, 1000);
+        assert_eq!(s.deadline(), Some(d + MS + s.timeout()));
     }
 
     /// A duplicate ACK for a segment still waiting in the queue is caused by

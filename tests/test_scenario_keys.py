@@ -251,6 +251,7 @@ NAMES = [
         "rtt_estimator",
         "vegas_rates",
         "vegas_send_times",
+        "eln_sender",
     ]
 ]
 

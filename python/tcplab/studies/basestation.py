@@ -107,8 +107,14 @@ def scenario(variant: str = "newreno", mechanism: str = "plain", error_rate: flo
         "app": {"kind": "bulk", "start": _start(starts[i - 1])},
         **({"split": {"node": "bs"}} if mechanism == SPLIT else {}),
     } for i in range(1, N_FLOWS + 1)]
-    return Scenario({"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"},
-                     "node": nodes, "link": links, "flow": flows}, source="basestation")
+    data = {"sim": {"duration": duration, "seed": seed, "tcp_profile": "ns2"},
+            "node": nodes, "link": links, "flow": flows}
+    if eln and variant == "vegas":
+        # The experiment is ELN-aware Vegas; ns-2.35's own Vegas agent never
+        # reads the ELN bit (tcp.eln_sender "ns2", the ns2 profile's), so the
+        # paper's ELN sender is asked for.
+        data["tcp"] = {"eln_sender": "paper"}
+    return Scenario(data, source="basestation")
 
 
 def make_sweep(out: Path, quick: bool) -> Sweep:

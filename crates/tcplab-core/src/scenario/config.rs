@@ -1501,6 +1501,11 @@ pub struct TcpOptions {
     /// An ECN flow's Vegas segments are ECT (off: ns-2.35's Vegas agent,
     /// which sets no ECN flag, so E-Vegas runs as Vegas).
     pub vegas_ecn: Option<bool>,
+    /// ELN-marked duplicates: "ns2" (ns-2.35's tcp_eln(): the copy leaves
+    /// a running timer alone, no copy for the hole just after the last
+    /// one, Vegas and Sack1 ignore the bit) or "paper" (every variant, the
+    /// timer restarted, each hole resent once).
+    pub eln_sender: Option<ElnSenderName>,
     /// Delayed ACKs: "ns2" (ns-2's DelAckSink: packet 0 acknowledged at
     /// once even when it carries data, a repeat of the last in-order
     /// segment held like a new one) or "rfc" (RFC 5681 4.2).
@@ -1568,6 +1573,13 @@ pub enum VegasSendTimesName {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum VegasRatesName {
+    Ns2,
+    Paper,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ElnSenderName {
     Ns2,
     Paper,
 }
@@ -1737,6 +1749,7 @@ impl TcpOptions {
             vegas_send_times: self.vegas_send_times.or(base.vegas_send_times),
             vegas_zero_window: self.vegas_zero_window.or(base.vegas_zero_window),
             vegas_ecn: self.vegas_ecn.or(base.vegas_ecn),
+            eln_sender: self.eln_sender.or(base.eln_sender),
             delack_sink: self.delack_sink.or(base.delack_sink),
             tahoe_timeout_dupacks: self.tahoe_timeout_dupacks.or(base.tahoe_timeout_dupacks),
             ect_retransmits: self.ect_retransmits.or(base.ect_retransmits),

@@ -152,6 +152,14 @@ pub struct Ns2Rules {
     /// rule of its own (not part of the send path's slots) so a study can
     /// ask for the ECN-capable Vegas its experiment names.
     pub vegas_ecn: bool,
+    /// ns-2.35's ELN sender (TcpAgent::tcp_eln): the copy goes with
+    /// output(), which leaves a running retransmission timer as it is; a
+    /// hole is resent only for an ACK above the last packet resent
+    /// (`ack > eln_last_rxmit_`), so the hole just after an ELN copy gets
+    /// none; and only Tahoe, Reno and NewReno honour the bit (Vegas's and
+    /// Sack1's recv() never read it: a marked duplicate is an ordinary one
+    /// there). Off: the paper's sender, every variant, timer restarted.
+    pub ns2_eln: bool,
     /// ns-2.35's Vegas window after a timeout: a timeout sets v_newcwnd_ to
     /// 0, and a new ACK after more than numdupacks_ duplicates deflates
     /// cwnd_ to it; with a window below one segment ns-2 keeps the
@@ -271,6 +279,7 @@ impl Ns2Rules {
             ns2_vegas_slots: true,
             vegas_zero_window: false,
             vegas_ecn: false,
+            ns2_eln: true,
             ns2_delack_sink: true,
             tahoe_timeout_dupacks: true,
             ect_retransmits: true,
@@ -300,6 +309,7 @@ impl Ns2Rules {
             ns2_vegas_slots: false,
             vegas_zero_window: false,
             vegas_ecn: true,
+            ns2_eln: false,
             ns2_delack_sink: false,
             tahoe_timeout_dupacks: false,
             ect_retransmits: false,

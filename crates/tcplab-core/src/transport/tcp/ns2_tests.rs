@@ -1725,3 +1725,70 @@ fn ns2_estimator_scaling() {
         assert_eq!(e.rto(), rtos.1 * 10 * MS, "{bits:?}");
     }
 }
+
+/// An ELN flow's sender under `ns2_eln` and without it, ten segments out.
+fn eln_sender(v: Variant, ns2_eln: bool, sack: bool) -> TcpSender {
+    let mut c = cfg(Ns2Rules { ns2_eln, ..Ns2Rules::ns2() }, 10);
+    c.eln = true;
+    c.sack = sack;
+    let mut s = TcpSender::new(c.clone(), make_cc(v, &c));
+    s.app_write(None);
+    drain(&mut s, 0);
+    s
+}
+
+/// A duplicate ACK of `n` carrying the ELN bit; the retransmissions it
+/// releases.
+fn eln_dup(s: &mut TcpSender, now: Time, n: u64) -> Vec<u64> {
+    s.on_ack(now, &TcpHeader { ack: n, window: 1_000_000, flags: flags::ACK, eln: true, ..Default::default() });
+    drain(s, now).into_iter().filter(|x| x.retransmit).map(|x| x.seq).collect()
+}
+
+/// ns-2's tcp_eln() resends with output(), which arms the retransmission
+/// timer only when none is pending: the copy leaves a running timer as it
+/// was. The paper's sender (`ns2_eln` off) restarts it.
+#[test]
+fn ns2_eln_copy_leaves_the_timer_running() {
+    for ns2_eln in [true, false] {
+        let mut s = eln_sender(Variant::Reno, ns2_eln, false);
+        let armed = s.rto_deadline().expect("timer running");
+        assert_eq!(eln_dup(&mut s, 100 * MS, 0), vec![0]);
+        let want = if ns2_eln { armed } else { 100 * MS + s.rto.rto() };
+        assert_eq!(s.rto_deadline(), Some(want), "ns2_eln {ns2_eln}");
+    }
+}
+
+/// ns-2.35 honours ELN only in TcpAgent and the Reno and NewReno agents
+/// built on it: Vegas's and Sack1's recv() never look at the bit, so a
+/// marked duplicate is an ordinary one there (Vegas's first duplicate may
+/// still resend by its own fine-grained rule, but no ELN copy goes).
+#[test]
+fn ns2_eln_is_ignored_by_vegas_and_sack1() {
+    for ns2_eln in [true, false] {
+        let mut v = eln_sender(Variant::Vegas, ns2_eln, false);
+        eln_dup(&mut v, 100 * MS, 0);
+        let mut k = eln_sender(Variant::Reno, ns2_eln, true);
+        assert_eq!(k.recovery_name(), "sack1");
+        eln_dup(&mut k, 100 * MS, 0);
+        let want = u64::from(!ns2_eln);
+        assert_eq!((v.stats.eln_retransmits, k.stats.eln_retransmits), (want, want), "ns2_eln {ns2_eln}");
+    }
+}
+
+/// ns-2's tcp_eln() resends only for an ACK above the last packet it
+/// resent (`ack > eln_last_rxmit_`), so the hole just after an ELN copy,
+/// reported once that copy is acknowledged, gets none: two wireless
+/// losses in a row leave the second to the timer. A later hole is resent
+/// again.
+#[test]
+fn ns2_eln_skips_the_hole_just_after_its_last_copy() {
+    for ns2_eln in [true, false] {
+        let mut s = eln_sender(Variant::NewReno, ns2_eln, false);
+        assert_eq!(eln_dup(&mut s, 100 * MS, 0), vec![0]);
+        ack(&mut s, 130 * MS, MSS); // the copy of 0 arrived; 1 was lost too
+        let second = eln_dup(&mut s, 131 * MS, MSS);
+        assert_eq!(second, if ns2_eln { vec![] } else { vec![MSS] }, "ns2_eln {ns2_eln}");
+        ack(&mut s, 200 * MS, 3 * MSS);
+        assert_eq!(eln_dup(&mut s, 201 * MS, 3 * MSS), vec![3 * MSS], "ns2_eln {ns2_eln}");
+    }
+}

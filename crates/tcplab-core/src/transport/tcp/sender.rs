@@ -1364,7 +1364,7 @@ impl TcpSender {
         // ns-2 (`ecn_hold`): no increase on any ACK that carries ECE.
         // With `old_ecn` only the first of a run of echoes holds it.
         self.w.hold = ece && self.cfg.rules.ecn_hold && !(self.cfg.old_ecn && self.ecn_burst);
-        if self.cfg.eln && h.eln && ack == self.snd_una && self.snd_max > self.snd_una {
+        if self.cfg.eln && h.eln && ack == self.snd_una && self.snd_max > self.snd_una && self.reads_eln() {
             self.on_eln(now, h);
             return;
         }
@@ -1599,12 +1599,29 @@ impl TcpSender {
         if let Some(sb) = self.sb.as_mut() {
             sb.update(self.snd_una, &h.sack_blocks());
         }
-        if self.eln_done_for != Some(self.snd_una) && !self.in_recovery() {
+        if self.in_recovery() {
+            return;
+        }
+        let resend = match self.eln_done_for {
+            // ns-2's `ack > eln_last_rxmit_`: its ACK numbers the last
+            // packet received, one below the hole.
+            Some(last) if self.cfg.rules.ns2_eln => self.snd_una > last + self.w.mss,
+            last => last != Some(self.snd_una),
+        };
+        if resend {
             self.eln_done_for = Some(self.snd_una);
             self.stats.eln_retransmits += 1;
             self.pending_head_rtx = true;
-            self.restart_timer(now);
+            if !self.cfg.rules.ns2_eln || self.rto_deadline.is_none() {
+                self.restart_timer(now);
+            }
         }
+    }
+
+    /// Whether this sender acts on the ELN bit: ns-2.35's Vegas and Sack1
+    /// agents never read it (`Ns2Rules::ns2_eln`).
+    fn reads_eln(&self) -> bool {
+        !self.cfg.rules.ns2_eln || !(self.variant() == "vegas" || self.recovery_name() == "sack1")
     }
 
     /// RTT measurement on an ACK of new data: from the timestamp echo when

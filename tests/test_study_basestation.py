@@ -27,16 +27,16 @@ def test_keys_change_the_scenario():
     assert [link["delay"] for link in sc["link"][:5]] == ["1ms", "11ms", "21ms", "31ms", "41ms"]
 
 
-def test_vegas_with_eln_asks_for_the_papers_eln_sender():
-    """ns-2.35's Vegas agent ignores the ELN bit (the ns2 profile's
-    `tcp.eln_sender = "ns2"`); the study's ELN and Snoop + ELN Vegas runs
-    ask for the ELN-aware sender they are about, and the others keep the
+def test_eln_runs_ask_for_the_papers_eln_sender():
+    """The study's ELN and Snoop + ELN runs ask for ELN as published, for
+    every variant (the ns2 profile's own `tcp.eln_sender` is ns-2.35's, and
+    its Vegas ignores the bit: `tcp.eln_all_variants`); the others keep the
     profile's."""
     import tcplab
 
-    for mech in ("eln", "snoop+eln"):
-        assert bs.scenario("vegas", mech, 0.01).data["tcp"] == {"eln_sender": "paper"}
-    for v, mech in (("vegas", "plain"), ("vegas", "snoop"), ("reno", "eln"), ("newreno", "snoop+eln")):
+    for v, mech in (("vegas", "eln"), ("vegas", "snoop+eln"), ("reno", "eln"), ("tahoe", "snoop+eln")):
+        assert bs.scenario(v, mech, 0.01).data["tcp"] == {"eln_sender": "paper", "eln_all_variants": True}
+    for v, mech in (("vegas", "plain"), ("vegas", "snoop"), ("reno", "plain"), ("newreno", "snoop")):
         assert "tcp" not in bs.scenario(v, mech, 0.01).data
     # The bit acts: Vegas resends for ELN at 5 % errors (seed 1, 20 s).
     f = tcplab.run(bs.scenario("vegas", "eln", 0.05, "20s")).columns("flows")

@@ -88,15 +88,19 @@ fn eln_repairs_corruption_without_cutting_the_window() {
         // A 25-packet pipe (100 ms one way) and window 40: the 100-packet
         // queue never overflows, so every loss is a corruption loss, and a
         // window halved for each of them cannot fill the pipe. ns-2.35's
-        // Vegas ignores the ELN bit (the ns2 profile's `eln_sender`): the
-        // paper's ELN sender is asked for.
-        let sender = if v == "vegas" { "\ntcp = { eln_sender = \"paper\" }" } else { "" };
+        // Vegas ignores the ELN bit (the ns2 profile's `eln_all_variants`)
+        // and has no ELN sender of its own: the paper's is asked for.
+        let sender = if v == "vegas" { "\ntcp = { eln_all_variants = true, eln_sender = \"paper\" }" } else { "" };
         let cfg = |eln: &str| bottleneck_w(&format!("transport = \"{v}\"\n{eln}{sender}"), DT, LOSSY, 40, "100ms");
         let with = run_toml(&cfg("eln = true")).unwrap();
         let without = run_toml(&cfg("")).unwrap();
         assert_eq!(link_col(&with, "drops_overflow"), 0.0);
         let f = |r: &RunResult, c: &str| r.flows.get(c, 0).unwrap();
-        assert!(f(&with, "eln_retransmits") > 50.0, "{v}");
+        // (The Reno family's ELN sender is ns-2's here: a copy does not
+        // restart the timer, and the hole just after a copy is left to it,
+        // so some holes end in timeouts.)
+        let (copies, timeouts) = (f(&with, "eln_retransmits"), f(&with, "timeouts"));
+        assert!(copies > 40.0 && copies > 2.0 * timeouts, "{v}: {copies} ELN copies, {timeouts} timeouts");
         assert_eq!(f(&with, "fast_retransmits"), 0.0, "{v}: no congestion response to corruption");
         assert!(f(&without, "fast_retransmits") > 20.0, "{v}");
         assert!(

@@ -1313,6 +1313,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.eln_sender {
         c.rules.ns2_eln = v == ElnSenderName::Ns2;
     }
+    if let Some(v) = o.eln_all_variants {
+        c.rules.eln_all_variants = v;
+    }
     if let Some(v) = o.delack_sink {
         c.rules.ns2_delack_sink = v == DelackSinkName::Ns2;
     }

@@ -1503,9 +1503,11 @@ pub struct TcpOptions {
     pub vegas_ecn: Option<bool>,
     /// ELN-marked duplicates: "ns2" (ns-2.35's tcp_eln(): the copy leaves
     /// a running timer alone, no copy for the hole just after the last
-    /// one, Vegas and Sack1 ignore the bit) or "paper" (every variant, the
-    /// timer restarted, each hole resent once).
+    /// one) or "paper" (the timer restarted, each hole resent once).
     pub eln_sender: Option<ElnSenderName>,
+    /// Vegas and Sack1 flows read the ELN bit too (off: ns-2.35's agents,
+    /// which never do).
+    pub eln_all_variants: Option<bool>,
     /// Delayed ACKs: "ns2" (ns-2's DelAckSink: packet 0 acknowledged at
     /// once even when it carries data, a repeat of the last in-order
     /// segment held like a new one) or "rfc" (RFC 5681 4.2).
@@ -1750,6 +1752,7 @@ impl TcpOptions {
             vegas_zero_window: self.vegas_zero_window.or(base.vegas_zero_window),
             vegas_ecn: self.vegas_ecn.or(base.vegas_ecn),
             eln_sender: self.eln_sender.or(base.eln_sender),
+            eln_all_variants: self.eln_all_variants.or(base.eln_all_variants),
             delack_sink: self.delack_sink.or(base.delack_sink),
             tahoe_timeout_dupacks: self.tahoe_timeout_dupacks.or(base.tahoe_timeout_dupacks),
             ect_retransmits: self.ect_retransmits.or(base.ect_retransmits),

@@ -153,13 +153,17 @@ pub struct Ns2Rules {
     /// ask for the ECN-capable Vegas its experiment names.
     pub vegas_ecn: bool,
     /// ns-2.35's ELN sender (TcpAgent::tcp_eln): the copy goes with
-    /// output(), which leaves a running retransmission timer as it is; a
-    /// hole is resent only for an ACK above the last packet resent
+    /// output(), which leaves a running retransmission timer as it is, and
+    /// a hole is resent only for an ACK above the last packet resent
     /// (`ack > eln_last_rxmit_`), so the hole just after an ELN copy gets
-    /// none; and only Tahoe, Reno and NewReno honour the bit (Vegas's and
-    /// Sack1's recv() never read it: a marked duplicate is an ordinary one
-    /// there). Off: the paper's sender, every variant, timer restarted.
+    /// none. Off: the paper's sender, each hole once, timer restarted.
     pub ns2_eln: bool,
+    /// Every variant reads the ELN bit. ns-2.35's Vegas and Sack1 agents
+    /// never do (their recv() has no ELN branch: a marked duplicate is an
+    /// ordinary one there); the ns2 profile does the same, the others let
+    /// every variant answer it. A rule of its own, as `vegas_ecn`, so a
+    /// study can ask for the ELN-aware Vegas its experiment names.
+    pub eln_all_variants: bool,
     /// ns-2.35's Vegas window after a timeout: a timeout sets v_newcwnd_ to
     /// 0, and a new ACK after more than numdupacks_ duplicates deflates
     /// cwnd_ to it; with a window below one segment ns-2 keeps the
@@ -280,6 +284,7 @@ impl Ns2Rules {
             vegas_zero_window: false,
             vegas_ecn: false,
             ns2_eln: true,
+            eln_all_variants: false,
             ns2_delack_sink: true,
             tahoe_timeout_dupacks: true,
             ect_retransmits: true,
@@ -310,6 +315,7 @@ impl Ns2Rules {
             vegas_zero_window: false,
             vegas_ecn: true,
             ns2_eln: false,
+            eln_all_variants: true,
             ns2_delack_sink: false,
             tahoe_timeout_dupacks: false,
             ect_retransmits: false,

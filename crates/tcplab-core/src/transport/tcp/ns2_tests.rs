@@ -1726,9 +1726,10 @@ fn ns2_estimator_scaling() {
     }
 }
 
-/// An ELN flow's sender under `ns2_eln` and without it, ten segments out.
+/// An ELN flow's sender under `ns2_eln` and without it (with the paper's
+/// rules every variant reads the bit), ten segments out.
 fn eln_sender(v: Variant, ns2_eln: bool, sack: bool) -> TcpSender {
-    let mut c = cfg(Ns2Rules { ns2_eln, ..Ns2Rules::ns2() }, 10);
+    let mut c = cfg(Ns2Rules { ns2_eln, eln_all_variants: !ns2_eln, ..Ns2Rules::ns2() }, 10);
     c.eln = true;
     c.sack = sack;
     let mut s = TcpSender::new(c.clone(), make_cc(v, &c));
@@ -1763,7 +1764,7 @@ fn ns2_eln_copy_leaves_the_timer_running() {
 /// marked duplicate is an ordinary one there (Vegas's first duplicate may
 /// still resend by its own fine-grained rule, but no ELN copy goes).
 #[test]
-fn ns2_eln_is_ignored_by_vegas_and_sack1() {
+fn ns2_eln_is_ignored_by_vegas_and_sack1_unless_every_variant_reads_it() {
     for ns2_eln in [true, false] {
         let mut v = eln_sender(Variant::Vegas, ns2_eln, false);
         eln_dup(&mut v, 100 * MS, 0);

@@ -1619,9 +1619,9 @@ impl TcpSender {
     }
 
     /// Whether this sender acts on the ELN bit: ns-2.35's Vegas and Sack1
-    /// agents never read it (`Ns2Rules::ns2_eln`).
+    /// agents never read it (`Ns2Rules::eln_all_variants`).
     fn reads_eln(&self) -> bool {
-        !self.cfg.rules.ns2_eln || !(self.variant() == "vegas" || self.recovery_name() == "sack1")
+        self.cfg.rules.eln_all_variants || !(self.variant() == "vegas" || self.recovery_name() == "sack1")
     }
 
     /// RTT measurement on an ACK of new data: from the timestamp echo when

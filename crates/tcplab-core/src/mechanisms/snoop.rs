@@ -569,14 +569,21 @@ mod tests {
     /// A timer copy of a segment the mobile had all along (its ACK was only
     /// late) draws one duplicate ACK when it arrives; that duplicate names
     /// the next segment, which is not lost, and must not be resent.
-    #[test]
-    fn the_duplicate_drawn_by_a_needless_timer_copy_is_suppressed() {
+    /// Four segments out, the mobile's ACKs stop at 1000, and the timer
+    /// resends segment 1 (at `d`, returned), the copy on the air at d + 1 ms.
+    fn timer_copy_of_segment_1() -> (SnoopConn, Time) {
         let mut s = snoop_with(4);
         s.on_ack(50 * MS, 1000);
         let d = s.deadline().unwrap();
         assert_eq!(s.on_timer(d), Some(1000));
         s.take_for_rxmit(1000).unwrap();
         s.on_transmit(d + MS, 1000);
+        (s, d)
+    }
+
+    #[test]
+    fn the_duplicate_drawn_by_a_needless_timer_copy_is_suppressed() {
+        let (mut s, d) = timer_copy_of_segment_1();
         // The late ACKs for segments 1..3 arrive: segment 1 was never lost.
         s.on_ack(d + 2 * MS, 2000);
         s.on_ack(d + 3 * MS, 3000);
@@ -592,12 +599,7 @@ mod tests {
     /// genuine first duplicate long after must be resent, not suppressed.
     #[test]
     fn a_needless_copys_duplicate_is_not_expected_forever() {
-        let mut s = snoop_with(4);
-        s.on_ack(50 * MS, 1000);
-        let d = s.deadline().unwrap();
-        assert_eq!(s.on_timer(d), Some(1000));
-        s.take_for_rxmit(1000).unwrap();
-        s.on_transmit(d + MS, 1000);
+        let (mut s, d) = timer_copy_of_segment_1();
         s.on_ack(d + 2 * MS, 2000);
         s.on_ack(d + 3 * MS, 4000); // the copy is lost: no duplicate comes
         for q in [4000, 5000] {

@@ -252,7 +252,6 @@ NAMES = [
         "vegas_rates",
         "vegas_send_times",
         "eln_sender",
-        "eln_all_variants",
     ]
 ]
 

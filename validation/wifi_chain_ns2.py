@@ -433,8 +433,12 @@ def run_tcplab(hops: int, seed: int, duration: float, routing: str = "static",
     n = r.columns("nodes")
     retry_drops = None
     if mac_drops:
-        # A static chain loses data only at the retry limit (no queue
-        # overflows on these chains; the static table has no other drop).
+        # trace.csv's drops are the segments lost anywhere; the split holds
+        # while the retry limit is the only cause (static routing, no
+        # interface-queue overflow, as on these chains).
+        if sum(n["drops_ifq"]):
+            raise RuntimeError(f"--mac-drops: {sum(n['drops_ifq'])} interface-queue drops in the {hops}-hop chain, "
+                               f"seed {seed}: the segments dropped are not all retry-limit drops")
         segments = sum(1 for k in r.columns("trace")["kind"] if k == "drop")
         retry_drops = {"tcp": segments, "ack": sum(n["drops_retry_limit"]) - segments}
     # ns-2's figure is the data its sender saw acknowledged (ack_); tcplab's

@@ -11,10 +11,11 @@ use tcplab_core::engine::time::MS;
 use tcplab_core::scenario::build::tcp_config;
 use tcplab_core::scenario::build::{app_start, message_writes};
 use tcplab_core::scenario::config::{
-    AppCfg, CwndIncrease, IdleRestartCfg, LossWindow, NagleCfg, RttEstimatorName, RttTimingName, ScenarioCfg,
-    TcpOptions, TransportName,
+    AppCfg, CwndIncrease, IdleRestartCfg, LossWindow, NagleCfg, ReceiveWindowName, RttEstimatorName, RttTimingName,
+    ScenarioCfg, TcpOptions, TransportName,
 };
-use tcplab_core::transport::tcp::config::{IdleRestart, Nagle};
+use tcplab_core::transport::tcp::config::{IdleRestart, Nagle, ReceiveWindow};
+use tcplab_core::transport::tcp::linux_rwnd::{DEFAULT_RCVBUF, DEFAULT_RCVBUF_MAX};
 use tcplab_core::transport::tcp::AckPolicy;
 use tcplab_core::ScenarioError;
 
@@ -42,6 +43,10 @@ pub struct HostSettings {
     /// net.ipv4.tcp_dsack: D-SACK reports of duplicate segments (1, the
     /// kernel's default) or not (0).
     pub dsack: bool,
+    /// net.ipv4.tcp_rmem's default and largest receive buffer (the
+    /// linux profile's `rcvbuf` and `rcvbuf_max`; the kernel's 131072 and
+    /// 33554432 unless set).
+    pub rmem: (u32, u32),
     /// MTU of both TUN devices: room for the largest segment of any flow
     /// (IP and TCP headers, options and `packet_size`), at least Ethernet's
     /// 1500. The kernel takes the MSS as the smaller of TCP_MAXSEG and the
@@ -61,6 +66,7 @@ impl HostSettings {
             ("net.ipv4.tcp_slow_start_after_idle", u8::from(self.slow_start_after_idle).to_string()),
             ("net.ipv4.tcp_frto", if self.frto { "2" } else { "0" }.to_string()),
             ("net.ipv4.tcp_dsack", u8::from(self.dsack).to_string()),
+            ("net.ipv4.tcp_rmem", format!("4096 {} {}", self.rmem.0, self.rmem.1)),
             // Each connection starts fresh, not from a previous one's RTT
             // and ssthresh cached for the destination.
             ("net.ipv4.tcp_no_metrics_save", "1".to_string()),
@@ -154,6 +160,8 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "nagle" => own.nagle.is_some(),
             "rtt_estimator" => own.rtt_estimator.is_some(),
             "rtt_timing" => own.rtt_timing.is_some(),
+            "receive_window" => own.receive_window.is_some(),
+            "rcv_truesize" => own.rcv_truesize.is_some(),
             _ => own.newreno_timer.is_some(),
         };
         if set_here {
@@ -253,6 +261,15 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
     if o.nagle == Some(NagleCfg::Rfc896) {
         return err(key("nagle"), "Linux's Nagle rule is Minshall's: \"off\" (TCP_NODELAY) or \"minshall\"");
     }
+    if o.receive_window == Some(ReceiveWindowName::Fixed) {
+        return err(
+            key("receive_window"),
+            "Linux's receiver grows its window under receive-buffer autotuning: only \"linux\"",
+        );
+    }
+    if o.rcv_truesize.is_some() {
+        return err(key("rcv_truesize"), "the kernel charges each packet the memory it takes; remove the key");
+    }
     if o.loss_window == Some(LossWindow::Flight) {
         return err(key("loss_window"), "Linux halves its window, not the flight, on a loss: only \"cwnd\"");
     }
@@ -331,6 +348,10 @@ pub fn plan(
             slow_start_after_idle: tc.idle_restart != IdleRestart::Off,
             frto: tc.frto,
             dsack: tc.dsack,
+            rmem: match tc.receive_window {
+                ReceiveWindow::Linux { rcvbuf, rcvbuf_max, .. } => (rcvbuf, rcvbuf_max),
+                ReceiveWindow::Fixed => (DEFAULT_RCVBUF, DEFAULT_RCVBUF_MAX),
+            },
             mtu: 0,
         };
         match &host {
@@ -338,7 +359,7 @@ pub fn plan(
             Some((j, h)) if *h != hs => {
                 return err(
                     format!("flow[{i}].tcp"),
-                    &format!("the emulator sets SACK, D-SACK, timestamps, ECN, dupthresh, F-RTO, initial window, min RTO and delayed ACKs per host; flow[{i}] differs from flow[{j}] ({hs:?} vs {h:?})"),
+                    &format!("the emulator sets SACK, D-SACK, timestamps, ECN, dupthresh, F-RTO, initial window, min RTO, delayed ACKs and the receive buffer per host; flow[{i}] differs from flow[{j}] ({hs:?} vs {h:?})"),
                 )
             }
             _ => {}

@@ -431,6 +431,14 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
     if t.quick_acks.is_some_and(|q| q > 1000) {
         return err(format!("{key}.quick_acks"), "must be 0 (none) to 1000");
     }
+    // The kernel's own floors: SOCK_MIN_RCVBUF (2304) for the buffer, and
+    // a segment's memory at least its payload's.
+    for (name, v, low) in [("rcvbuf", t.rcvbuf, 2304), ("rcvbuf_max", t.rcvbuf_max, 2304), ("rcv_truesize", t.rcv_truesize, 64)]
+    {
+        if let Some(v) = v.filter(|&v| !(low..=1 << 30).contains(&v)) {
+            return err(format!("{key}.{name}"), format!("must be {low} to {} bytes, got {v}", 1u32 << 30));
+        }
+    }
     if t.dupthresh == Some(0) {
         return err(format!("{key}.dupthresh"), "must be at least 1");
     }
@@ -1439,6 +1447,7 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     if let Some(v) = o.quick_acks {
         c.quick_acks = v;
     }
+    receive_window(&mut c, &o);
     if let Some(v) = o.nagle {
         use crate::transport::tcp::config::Nagle;
         c.nagle = match v {
@@ -1592,6 +1601,28 @@ pub fn message_writes(cfg: &ScenarioCfg, i: usize, until: Time) -> Vec<(Time, u6
 /// A TCP connection's two ends for flow config `f`, its random draws from
 /// the streams under `stream` (`flow<i>`; `flow<i>.split` for a split
 /// flow's second connection).
+/// `receive_window` and the keys of Linux's window: set over the
+/// profile's choice (the linux profile's is Linux's, with the kernel's
+/// defaults).
+fn receive_window(c: &mut TcpConfig, o: &TcpOptions) {
+    use crate::transport::tcp::linux_rwnd::{DEFAULT_RCVBUF, DEFAULT_RCVBUF_MAX};
+    use crate::transport::tcp::ReceiveWindow;
+    let linux = match (o.receive_window, c.receive_window) {
+        (Some(ReceiveWindowName::Fixed), _) => None,
+        (Some(ReceiveWindowName::Linux), ReceiveWindow::Fixed) => Some((DEFAULT_RCVBUF, DEFAULT_RCVBUF_MAX, None)),
+        (_, ReceiveWindow::Linux { rcvbuf, rcvbuf_max, truesize }) => Some((rcvbuf, rcvbuf_max, truesize)),
+        (None, ReceiveWindow::Fixed) => None,
+    };
+    c.receive_window = match linux {
+        None => ReceiveWindow::Fixed,
+        Some((rcvbuf, rcvbuf_max, truesize)) => ReceiveWindow::Linux {
+            rcvbuf: o.rcvbuf.unwrap_or(rcvbuf),
+            rcvbuf_max: o.rcvbuf_max.unwrap_or(rcvbuf_max),
+            truesize: o.rcv_truesize.or(truesize),
+        },
+    };
+}
+
 fn tcp_ends(cfg: &ScenarioCfg, f: &FlowCfg, stream: &str, seed: u64, ports: (u16, u16)) -> (SocketKind, SocketKind) {
     let (sport, dport) = ports;
     let opts = f.tcp.clone().unwrap_or_default().or(&cfg.tcp);
@@ -1623,7 +1654,11 @@ fn tcp_ends(cfg: &ScenarioCfg, f: &FlowCfg, stream: &str, seed: u64, ports: (u16
     }
     let cc = make_cc(variant, &tc);
     let rx = TcpReceiver::new(&tc).with_ports(dport, sport);
-    let tx = TcpSender::new(tc, cc).with_ports(sport, dport);
+    let mut tx = TcpSender::new(tc, cc).with_ports(sport, dport);
+    if let Some(w) = rx.initial_window() {
+        // Linux's receiver offers its initial window in the handshake.
+        tx.set_peer_window(w);
+    }
     (SocketKind::TcpSender(Box::new(tx)), SocketKind::TcpReceiver(Box::new(rx)))
 }
 
@@ -1868,6 +1903,7 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
             // start (as from a SYN-ACK).
             let first = match &mut sockets[tx as usize + 1].kind {
                 SocketKind::TcpReceiver(r) => {
+                    r.use_fixed_window();
                     r.window = split.room(0, r.mss()).min(u32::MAX as u64) as u32;
                     r.window as u64
                 }

@@ -1435,6 +1435,18 @@ pub struct TcpOptions {
     pub quick_acks: Option<u32>,
     /// Nagle's rule: "off" (every profile), "rfc896" or "minshall" (Linux's).
     pub nagle: Option<NagleCfg>,
+    /// The receiver's window: "fixed" (the configured window) or "linux"
+    /// (Linux 6.18's, growing under receive-buffer autotuning).
+    pub receive_window: Option<ReceiveWindowName>,
+    /// With "linux": the receive buffer a connection starts with, bytes
+    /// (tcp_rmem[1], 131072).
+    pub rcvbuf: Option<u32>,
+    /// With "linux": the largest buffer autotuning gives, bytes
+    /// (tcp_rmem[2], 33554432).
+    pub rcvbuf_max: Option<u32>,
+    /// With "linux": the memory the kernel charges per received segment,
+    /// bytes (default: this host's TUN path for the packet's size).
+    pub rcv_truesize: Option<u32>,
 
     /// Sack1's careful variant (ns-2's bugFix_ for Agent/TCP/Sack1): no
     /// fast retransmit for duplicates of data sent before the last timeout.
@@ -1577,6 +1589,13 @@ pub enum VegasSendTimesName {
 pub enum VegasRatesName {
     Ns2,
     Paper,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ReceiveWindowName {
+    Fixed,
+    Linux,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -1753,6 +1772,10 @@ impl TcpOptions {
             vegas_ecn: self.vegas_ecn.or(base.vegas_ecn),
             eln_sender: self.eln_sender.or(base.eln_sender),
             eln_all_variants: self.eln_all_variants.or(base.eln_all_variants),
+            receive_window: self.receive_window.or(base.receive_window),
+            rcvbuf: self.rcvbuf.or(base.rcvbuf),
+            rcvbuf_max: self.rcvbuf_max.or(base.rcvbuf_max),
+            rcv_truesize: self.rcv_truesize.or(base.rcv_truesize),
             delack_sink: self.delack_sink.or(base.delack_sink),
             tahoe_timeout_dupacks: self.tahoe_timeout_dupacks.or(base.tahoe_timeout_dupacks),
             ect_retransmits: self.ect_retransmits.or(base.ect_retransmits),

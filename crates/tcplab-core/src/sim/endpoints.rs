@@ -51,6 +51,7 @@ impl World {
             (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) => {
                 rx.note_ecn(p.ip.ecn == Ecn::Ce, h.flags & flags::CWR != 0);
                 rx.note_push(h.flags & flags::PSH != 0);
+                rx.note_echo(h.ts.map(|t| t.1));
                 let ack_now = rx.on_segment(now, h.seq, p.payload, h.ts.map(|t| t.0));
                 let delivered = rx.delivered();
                 self.pool.release(id);
@@ -66,6 +67,7 @@ impl World {
                 } else {
                     self.sync_socket_timer(sid);
                 }
+                self.after_read(now, sid);
             }
             (SocketKind::TcpSender(tx), Transport::Tcp(h)) if self.trace.is_none() => {
                 // Untraced (the common case): the ACK read where it lies,
@@ -195,6 +197,17 @@ impl World {
             self.emit_from(now, end, Transport::Tcp(seg.header), seg.header.wire_len(), seg.payload, ecn);
         }
         self.sync_socket_timer(sid);
+    }
+
+    /// The receiving application reads what arrived in order, after the
+    /// segment's own ACK (Linux's window may send an update then).
+    #[inline(always)]
+    fn after_read(&mut self, now: Time, sid: SockId) {
+        if let SocketKind::TcpReceiver(rx) = &mut self.sockets[sid as usize].kind {
+            if rx.after_read(now) {
+                self.send_ack(now, sid);
+            }
+        }
     }
 
     #[inline(always)]

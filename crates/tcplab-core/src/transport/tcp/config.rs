@@ -31,6 +31,21 @@ pub enum Nagle {
     Minshall,
 }
 
+/// The window a receiver advertises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReceiveWindow {
+    /// The configured window, always (ns-2's TCPSink, the RFCs' receiver
+    /// with a buffer of that size read at once).
+    Fixed,
+    /// Linux's (6.18): from about 64 kB growing with the data received,
+    /// under the receive buffer's autotuning, never above the configured
+    /// window, its right edge still while a hole is open
+    /// (`transport/tcp/linux_rwnd.rs`). `truesize`: the memory charged per
+    /// received segment, None for this host's TUN path
+    /// (`linux_rwnd::tun_truesize`).
+    Linux { rcvbuf: u32, rcvbuf_max: u32, truesize: Option<u32> },
+}
+
 /// What a sender does with its window when the application writes again
 /// after everything written was acknowledged and the sender sat idle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -672,6 +687,8 @@ pub struct TcpConfig {
     /// Nagle's rule (`Nagle`): off in every profile (SPEC), Linux's own
     /// default being `Minshall`.
     pub nagle: Nagle,
+    /// The receiver's window: fixed (ns2 and rfc profiles) or Linux's.
+    pub receive_window: ReceiveWindow,
 }
 
 impl TcpConfig {
@@ -750,6 +767,7 @@ impl TcpConfig {
                 frto: false,
                 quick_acks: 0,
                 nagle: Nagle::Off,
+                receive_window: ReceiveWindow::Fixed,
                 vegas: VegasParams::default(),
                 cubic: Default::default(),
                 westwood: Default::default(),
@@ -801,6 +819,11 @@ impl TcpConfig {
                 frto: true,
                 quick_acks: 16,
                 nagle: Nagle::Off,
+                receive_window: ReceiveWindow::Linux {
+                    rcvbuf: super::linux_rwnd::DEFAULT_RCVBUF,
+                    rcvbuf_max: super::linux_rwnd::DEFAULT_RCVBUF_MAX,
+                    truesize: None,
+                },
                 // tcp_reno_ssthresh(): max(cwnd / 2, 2) in whole segments,
                 // from the window, not the flight (RFC 5681's FlightSize).
                 rules: Ns2Rules { loss_window_from_cwnd: true, ..Ns2Rules::rfc() },

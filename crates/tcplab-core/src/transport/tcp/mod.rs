@@ -10,6 +10,7 @@ pub mod config;
 pub mod cubic;
 pub mod idle;
 pub mod linux_reno;
+pub mod linux_rwnd;
 pub mod newreno;
 pub mod persist;
 pub mod prr;
@@ -47,6 +48,6 @@ mod tests;
 mod undo_tests;
 
 pub use cc::{make_cc, CcState, CongestionControl, Variant};
-pub use config::{AckPolicy, Ns2Rules, TcpConfig, TcpProfile, VegasParams};
+pub use config::{AckPolicy, Ns2Rules, ReceiveWindow, TcpConfig, TcpProfile, VegasParams};
 pub use receiver::{AckFields, TcpReceiver};
 pub use sender::{OutSegment, Segment, TcpSender};

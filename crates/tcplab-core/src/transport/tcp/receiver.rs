@@ -11,7 +11,8 @@
 //! Under every policy an out-of-order segment, a segment that fills (part
 //! of) a hole and a duplicate are acknowledged at once.
 
-use super::config::{AckPolicy, TcpConfig};
+use super::config::{AckPolicy, ReceiveWindow, TcpConfig};
+use super::linux_rwnd::{tun_truesize, LinuxRcvParams, LinuxRcvWindow};
 use crate::engine::Time;
 use crate::packet::{flags, SackBlock, SackEdges, TcpHeader};
 
@@ -104,6 +105,14 @@ pub struct TcpReceiver {
     /// duplicate_sack[0]).
     dsack: bool,
     dsack_block: Option<(u64, u64)>,
+    /// Linux's receive window (`TcpConfig::receive_window`), in place of
+    /// the fixed `window`.
+    linux_window: Option<Box<LinuxRcvWindow>>,
+    /// Data arrived since the last ACK (the kernel's
+    /// inet_csk_ack_scheduled()).
+    scheduled: bool,
+    /// The timestamp the arriving segment echoes (`note_echo`).
+    echo: Option<u32>,
     pub stats: ReceiverStats,
 }
 
@@ -148,8 +157,47 @@ impl TcpReceiver {
             quick_max: cfg.quick_acks,
             quick: 0,
             data_seen: false,
+            linux_window: Self::linux_window(cfg),
+            scheduled: false,
+            echo: None,
             stats: ReceiverStats::default(),
         }
+    }
+
+    /// Linux's window model, if the configuration asks for it: the
+    /// application's clamp is the configured window.
+    fn linux_window(cfg: &TcpConfig) -> Option<Box<LinuxRcvWindow>> {
+        let ReceiveWindow::Linux { rcvbuf, rcvbuf_max, truesize } = cfg.receive_window else { return None };
+        // The packet the segment arrives in: IP and TCP headers, and the
+        // timestamp option's 12 bytes.
+        let wire = cfg.mss + 40 + if cfg.timestamps { 12 } else { 0 };
+        let truesize = truesize.unwrap_or_else(|| tun_truesize(wire));
+        let p = LinuxRcvParams { rcvbuf, rcvbuf_max, truesize };
+        Some(Box::new(LinuxRcvWindow::new(p, cfg.mss, cfg.rwnd)))
+    }
+
+    /// The window the handshake offered, with Linux's window (the sender
+    /// starts from it); None: the configured one.
+    pub fn initial_window(&self) -> Option<u64> {
+        self.linux_window.as_ref().map(|w| w.initial_window())
+    }
+
+    /// A split node's relay sets the window from its buffer: Linux's
+    /// model gives way to it.
+    pub fn use_fixed_window(&mut self) {
+        self.linux_window = None;
+    }
+
+    /// The timestamp an arriving data segment echoes, before `on_segment`
+    /// (Linux's window measures the receiver's round trip with it).
+    #[inline(always)]
+    pub fn note_echo(&mut self, ecr: Option<u32>) {
+        self.echo = ecr;
+    }
+
+    /// Out-of-order segments held, counted as whole segments of the MSS.
+    fn ooo_segments(&self) -> u64 {
+        self.ooo.iter().map(|&(s, e)| (e - s).div_ceil(self.mss.max(1))).sum()
     }
 
     /// The connection's SYN arrived: true if its ACK (a SYN-ACK) is due
@@ -231,6 +279,7 @@ impl TcpReceiver {
         }
         self.stats.segments_received += 1;
         self.last_seq = seq;
+        self.scheduled = true;
         let end = seq + len as u64;
         // RFC 7323 4.3: remember the TSval of the segment that covers the
         // left edge of the window we last acknowledged.
@@ -264,12 +313,19 @@ impl TcpReceiver {
             }
             return true;
         }
+        if self.linux_window.is_some() {
+            self.linux_timestamp_sample(now, len);
+        }
         if seq > self.rcv_nxt {
             self.stats.out_of_order += 1;
             if self.dsack {
                 self.note_ooo_duplicate(seq, end);
             }
+            let held = self.ooo_segments();
             self.insert_ooo(seq, end);
+            if self.linux_window.is_some() {
+                self.linux_out_of_order(len, held);
+            }
             return true;
         }
         // In order (possibly overlapping old data: its old part is a
@@ -279,6 +335,10 @@ impl TcpReceiver {
         }
         let had_hole = !self.ooo.is_empty();
         self.rcv_nxt = end;
+        if self.linux_window.is_some() {
+            self.linux_in_order(now, len);
+        }
+        let ooo_before = if had_hole && self.linux_window.is_some() { self.ooo_segments() } else { 0 };
         while let Some(&(s, e)) = self.ooo.first() {
             if s > self.rcv_nxt {
                 break;
@@ -287,6 +347,12 @@ impl TcpReceiver {
             self.ooo.remove(0);
             if self.sack {
                 self.recent.retain(|&x| x != s);
+            }
+        }
+        if had_hole && self.linux_window.is_some() {
+            let joined = ooo_before - self.ooo_segments();
+            if let Some(w) = self.linux_window.as_deref_mut() {
+                w.joined(joined);
             }
         }
         self.last_delivery = now;
@@ -324,18 +390,87 @@ impl TcpReceiver {
     /// out of line: it runs only under `quick_acks`.
     #[inline(never)]
     fn quick_ack(&mut self) -> bool {
+        self.start_quick_acks();
+        self.quick > 0
+    }
+
+    /// The first data segment grants the quick ACKs.
+    fn start_quick_acks(&mut self) {
         if !self.data_seen {
             self.data_seen = true;
             self.quick = self.quick_budget();
         }
-        self.quick > 0
     }
 
     /// `tcp_incr_quickack()`: `quick_acks`, or half the advertised window
-    /// in segments if fewer (at least 2).
+    /// in segments if fewer (at least 2); with Linux's window, the window
+    /// last offered in the receiver's estimate of the segment size.
     fn quick_budget(&self) -> u32 {
+        if let Some(w) = &self.linux_window {
+            return w.quick_budget(self.quick_max);
+        }
         let by_window = (self.window as u64 / (2 * self.mss.max(1))).max(2);
         (self.quick_max as u64).min(by_window) as u32
+    }
+
+    /// Linux's receiver-side RTT sample from the echoed timestamp, for
+    /// any data segment within the window (tcp_rcv_rtt_measure_ts()).
+    #[inline(never)]
+    fn linux_timestamp_sample(&mut self, now: Time, len: u32) {
+        if let (true, Some(ecr), Some(w)) = (self.timestamps, self.echo, self.linux_window.as_deref_mut()) {
+            w.timestamp_sample(now, ecr, len as u64);
+        }
+    }
+
+    /// An in-order segment under Linux's window (tcp_event_data_recv()):
+    /// the MSS estimate and RTT measurement, the quick ACKs granted at the
+    /// first data, then the window's growth, which sends this segment's
+    /// ACK at once (`icsk_ack.quick |= 1`).
+    #[inline(never)]
+    fn linux_in_order(&mut self, now: Time, len: u32) {
+        let ooo = self.ooo_segments();
+        let (rcv_nxt, pushed) = (self.rcv_nxt, self.pushed);
+        let Some(w) = self.linux_window.as_deref_mut() else { return };
+        w.on_in_order(now, len as u64, pushed, rcv_nxt);
+        if self.quick_max > 0 && matches!(self.policy, AckPolicy::Delayed) {
+            self.start_quick_acks();
+        }
+        let Some(w) = self.linux_window.as_deref_mut() else { return };
+        if w.grow_in_order(len as u64, ooo) {
+            self.quick |= 1;
+        }
+    }
+
+    /// An out-of-order segment under Linux's window, `ooo` segments
+    /// held out of order before it (tcp_data_queue_ofo()).
+    #[inline(never)]
+    fn linux_out_of_order(&mut self, len: u32, ooo: u64) {
+        let ooo_end = self.ooo.last().map_or(self.rcv_nxt, |r| r.1);
+        let (rcv_nxt, pushed, sack) = (self.rcv_nxt, self.pushed, self.sack);
+        let Some(w) = self.linux_window.as_deref_mut() else { return };
+        if w.on_out_of_order(len as u64, pushed, sack, ooo, ooo_end, rcv_nxt) {
+            self.quick |= 1;
+        }
+    }
+
+    /// The application has read everything in order (it reads as data
+    /// arrives): with Linux's window, true if the read sends a window
+    /// update (tcp_cleanup_rbuf()). Call after the segment's own ACK.
+    #[inline(always)]
+    pub fn after_read(&mut self, now: Time) -> bool {
+        if self.linux_window.is_none() {
+            return false;
+        }
+        self.linux_after_read(now)
+    }
+
+    #[inline(never)]
+    fn linux_after_read(&mut self, now: Time) -> bool {
+        let held = self.ooo_segments();
+        let above = self.ooo.last().map(|r| r.1 - self.rcv_nxt);
+        let (rcv_nxt, scheduled) = (self.rcv_nxt, self.scheduled);
+        let Some(w) = self.linux_window.as_deref_mut() else { return false };
+        w.after_read(now, rcv_nxt, held, above, scheduled, &mut self.quick)
     }
 
     /// An in-order segment under a delaying policy: acknowledge it now if
@@ -345,13 +480,28 @@ impl TcpReceiver {
         if len as u64 >= self.mss {
             self.unacked += 1;
         }
-        if self.unacked >= self.ack_every(seq) {
+        if self.linux_window.is_some() && matches!(self.policy, AckPolicy::Delayed) {
+            if self.linux_ack_now() {
+                return true;
+            }
+        } else if self.unacked >= self.ack_every(seq) {
             return true;
         }
         if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + timeout);
         }
         false
+    }
+
+    /// Linux's test for an ACK of in-order data (__tcp_ack_snd_check()):
+    /// more than one segment unacknowledged and the window not smaller
+    /// than the one offered last.
+    #[inline(never)]
+    fn linux_ack_now(&mut self) -> bool {
+        let ooo = self.ooo_segments();
+        let rcv_nxt = self.rcv_nxt;
+        let Some(w) = self.linux_window.as_deref_mut() else { return false };
+        w.ack_now(rcv_nxt, ooo, &mut self.quick)
     }
 
     /// D-SACK for a segment above rcv_nxt: the part of it already held
@@ -430,14 +580,18 @@ impl TcpReceiver {
     #[inline(always)]
     pub fn ack_header(&mut self, now: Time) -> TcpHeader {
         let syn = std::mem::take(&mut self.syn_ack_held);
+        let window = match self.linux_window.is_some() {
+            false => self.window,
+            true => self.linux_advertise(),
+        };
         let a = self.make_ack();
-        self.last_edge = a.ack + self.window as u64;
+        self.last_edge = a.ack + window as u64;
         TcpHeader {
             sport: self.sport,
             dport: self.dport,
             ack: a.ack,
             flags: flags::ACK | if a.ece { flags::ECE } else { 0 } | if syn { flags::SYN } else { 0 },
-            window: self.window,
+            window,
             // `TcpHeader::set_sack`'s work, in the literal: calling it on
             // the built header copies the header on the stack (+1.6 %
             // instructions at 10 flows; docs/architecture.md).
@@ -448,6 +602,16 @@ impl TcpReceiver {
             ts: a.ts_ecr.map(|ecr| (super::TcpSender::ts_clock(now), ecr)),
             ..Default::default()
         }
+    }
+
+    /// The window this ACK advertises under Linux's model
+    /// (tcp_select_window()).
+    #[inline(never)]
+    fn linux_advertise(&mut self) -> u32 {
+        let ooo = self.ooo_segments();
+        let rcv_nxt = self.rcv_nxt;
+        let Some(w) = self.linux_window.as_deref_mut() else { return self.window };
+        w.advertise(rcv_nxt, ooo, &mut self.quick).min(u32::MAX as u64) as u32
     }
 
     /// Bytes of the TCP header of ACK `h` on the wire: as laid out on real
@@ -469,7 +633,10 @@ impl TcpReceiver {
     /// Build the ACK being sent now and reset the ACK policy's counters.
     #[inline(always)]
     pub fn make_ack(&mut self) -> AckFields {
-        self.quick = self.quick.saturating_sub(1);
+        // tcp_dec_quickack_mode(): an ACK of data received uses one.
+        if std::mem::take(&mut self.scheduled) {
+            self.quick = self.quick.saturating_sub(1);
+        }
         self.unacked = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;

@@ -220,6 +220,9 @@ pub struct TcpSender {
     /// ns-2's ts_echo_: the echo of the last new ACK outside recovery
     /// (`TcpConfig::bugfix_ts`).
     last_echo: Option<u32>,
+    /// The peer's latest TSval (RFC 7323 TS.Recent: every ACK is within
+    /// the window here), echoed by the segments sent.
+    peer_tsval: u32,
     /// With `bugfix_ts`: (end, TSval) of the latest transmission of each
     /// segment from the one ending at snd_una on (ns-2's tss[]), by end.
     ts_sent: std::collections::VecDeque<(u64, u32)>,
@@ -434,6 +437,7 @@ impl TcpSender {
             ect: cfg.ecn && cc.sends_ect(),
             prev_high_ack: 0,
             last_echo: None,
+            peer_tsval: 0,
             ts_sent: Default::default(),
             pending_cwr: false,
             eln_done_for: None,
@@ -995,7 +999,8 @@ impl TcpSender {
             },
             window: self.cfg.rwnd.min(u32::MAX as u64) as u32,
             // ns-2's SYN is 40 bytes (`ns2_timestamps`): no option.
-            ts: (self.cfg.timestamps && !(syn && self.cfg.ns2_timestamps)).then(|| ((now / self.ts_unit()) as u32, 0)),
+            ts: (self.cfg.timestamps && !(syn && self.cfg.ns2_timestamps))
+                .then(|| ((now / self.ts_unit()) as u32, self.peer_tsval)),
             ..Default::default()
         };
         let headerless = self.headerless_first && seg.seq == 0 && seg.len > 0;
@@ -1313,6 +1318,9 @@ impl TcpSender {
         }
         self.note_time(now);
         self.stats.acks_received += 1;
+        if let Some((val, _)) = h.ts {
+            self.peer_tsval = val;
+        }
         self.rtx_keeps_timing = false;
         self.burst_left = self.burst_start();
         let prior_rwnd = self.rwnd;

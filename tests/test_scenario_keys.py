@@ -252,6 +252,7 @@ NAMES = [
         "vegas_rates",
         "vegas_send_times",
         "eln_sender",
+        "receive_window",
     ]
 ]
 

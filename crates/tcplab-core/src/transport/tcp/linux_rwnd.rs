@@ -127,7 +127,9 @@ impl LinuxRcvWindow {
             space_seq: 0,
             space_time: 0,
             rtt_us8: 0,
-            last_tsecr: None,
+            // rcv_rtt_last_tsecr starts at 0: segments echoing 0 (sent
+            // before any timestamp came back) give no sample.
+            last_tsecr: Some(0),
             drs_seq: 0,
             drs_time: None,
         };

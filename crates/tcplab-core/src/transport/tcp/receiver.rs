@@ -580,9 +580,11 @@ impl TcpReceiver {
     #[inline(always)]
     pub fn ack_header(&mut self, now: Time) -> TcpHeader {
         let syn = std::mem::take(&mut self.syn_ack_held);
-        let window = match self.linux_window.is_some() {
-            false => self.window,
-            true => self.linux_advertise(),
+        let window = match &self.linux_window {
+            None => self.window,
+            // The SYN-ACK offers the handshake's window, unscaled.
+            Some(w) if syn => w.initial_window() as u32,
+            Some(_) => self.linux_advertise(),
         };
         let a = self.make_ack();
         self.last_edge = a.ack + window as u64;

@@ -433,7 +433,8 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
     }
     // The kernel's own floors: SOCK_MIN_RCVBUF (2304) for the buffer, and
     // a segment's memory at least its payload's.
-    for (name, v, low) in [("rcvbuf", t.rcvbuf, 2304), ("rcvbuf_max", t.rcvbuf_max, 2304), ("rcv_truesize", t.rcv_truesize, 64)]
+    for (name, v, low) in
+        [("rcvbuf", t.rcvbuf, 2304), ("rcvbuf_max", t.rcvbuf_max, 2304), ("rcv_truesize", t.rcv_truesize, 64)]
     {
         if let Some(v) = v.filter(|&v| !(low..=1 << 30).contains(&v)) {
             return err(format!("{key}.{name}"), format!("must be {low} to {} bytes, got {v}", 1u32 << 30));

@@ -155,7 +155,7 @@ impl LinuxRcvWindow {
         w.rcv_ssthresh = w.rcv_ssthresh.min(w.window_clamp);
         w.space = w.rcv_ssthresh.min(w.rcv_wnd).min(10 * advmss);
         // tcp_initialize_rcv_mss().
-        w.rcv_mss = advmss.min(w.rcv_wnd / 2).min(MSS_DEFAULT).max(MIN_MSS);
+        w.rcv_mss = advmss.min(w.rcv_wnd / 2).clamp(MIN_MSS, MSS_DEFAULT);
         w.set_clamp(w.user_clamp);
         w
     }
@@ -299,7 +299,15 @@ impl LinuxRcvWindow {
     /// MSS estimate (6.17), with SACK the window's growth, then the buffer
     /// grown for the data above the hole (6.16), `ooo_end` being the end
     /// of the highest out-of-order data. True if the window grew.
-    pub fn on_out_of_order(&mut self, len: u64, pushed: bool, sack: bool, ooo: u64, ooo_end: u64, rcv_nxt: u64) -> bool {
+    pub fn on_out_of_order(
+        &mut self,
+        len: u64,
+        pushed: bool,
+        sack: bool,
+        ooo: u64,
+        ooo_end: u64,
+        rcv_nxt: u64,
+    ) -> bool {
         self.measure_mss(len, pushed);
         let grew = sack && self.grow(len, self.unread + ooo);
         self.rcvbuf_grow(self.space, Some(ooo_end.saturating_sub(rcv_nxt)));
@@ -424,7 +432,15 @@ impl LinuxRcvWindow {
     /// left, `above_hole` the bytes from rcv_nxt to the end of the
     /// highest of them, `scheduled` whether data came since the last ACK.
     /// True if an ACK (a window update) is due now.
-    pub fn after_read(&mut self, now: Time, rcv_nxt: u64, ooo: u64, above_hole: Option<u64>, scheduled: bool, quick: &mut u32) -> bool {
+    pub fn after_read(
+        &mut self,
+        now: Time,
+        rcv_nxt: u64,
+        ooo: u64,
+        above_hole: Option<u64>,
+        scheduled: bool,
+        quick: &mut u32,
+    ) -> bool {
         self.unread = 0;
         if self.rtt_us8 != 0 && (now - self.space_time) / US >= self.rtt_us8 >> 3 {
             let copied = rcv_nxt - self.space_seq;

@@ -51,9 +51,11 @@ impl World {
             (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) => {
                 rx.note_ecn(p.ip.ecn == Ecn::Ce, h.flags & flags::CWR != 0);
                 rx.note_push(h.flags & flags::PSH != 0);
-                rx.note_echo(h.ts.map(|t| t.1));
+                if let Some((_, ecr)) = h.ts {
+                    rx.note_echo(ecr);
+                }
                 let ack_now = rx.on_segment(now, h.seq, p.payload, h.ts.map(|t| t.0));
-                let delivered = rx.delivered();
+                let (delivered, reads) = (rx.delivered(), rx.has_linux_window());
                 self.pool.release(id);
                 if delivered >= sock.first_bytes_due {
                     sock.first_bytes_due = u64::MAX;
@@ -67,7 +69,9 @@ impl World {
                 } else {
                     self.sync_socket_timer(sid);
                 }
-                self.after_read(now, sid);
+                if reads {
+                    self.after_read(now, sid);
+                }
             }
             (SocketKind::TcpSender(tx), Transport::Tcp(h)) if self.trace.is_none() => {
                 // Untraced (the common case): the ACK read where it lies,
@@ -201,7 +205,8 @@ impl World {
 
     /// The receiving application reads what arrived in order, after the
     /// segment's own ACK (Linux's window may send an update then).
-    #[inline(always)]
+    #[cold]
+    #[inline(never)]
     fn after_read(&mut self, now: Time, sid: SockId) {
         if let SocketKind::TcpReceiver(rx) = &mut self.sockets[sid as usize].kind {
             if rx.after_read(now) {

@@ -191,8 +191,14 @@ impl TcpReceiver {
     /// The timestamp an arriving data segment echoes, before `on_segment`
     /// (Linux's window measures the receiver's round trip with it).
     #[inline(always)]
-    pub fn note_echo(&mut self, ecr: Option<u32>) {
-        self.echo = ecr;
+    pub fn note_echo(&mut self, ecr: u32) {
+        self.echo = Some(ecr);
+    }
+
+    /// Whether the window is Linux's (the application's reads matter).
+    #[inline(always)]
+    pub fn has_linux_window(&self) -> bool {
+        self.linux_window.is_some()
     }
 
     /// Out-of-order segments held, counted as whole segments of the MSS.
@@ -280,6 +286,7 @@ impl TcpReceiver {
         self.stats.segments_received += 1;
         self.last_seq = seq;
         self.scheduled = true;
+        let linux = self.linux_window.is_some();
         let end = seq + len as u64;
         // RFC 7323 4.3: remember the TSval of the segment that covers the
         // left edge of the window we last acknowledged.
@@ -313,7 +320,7 @@ impl TcpReceiver {
             }
             return true;
         }
-        if self.linux_window.is_some() {
+        if linux {
             self.linux_timestamp_sample(now, len);
         }
         if seq > self.rcv_nxt {
@@ -321,10 +328,12 @@ impl TcpReceiver {
             if self.dsack {
                 self.note_ooo_duplicate(seq, end);
             }
-            let held = self.ooo_segments();
-            self.insert_ooo(seq, end);
-            if self.linux_window.is_some() {
+            if linux {
+                let held = self.ooo_segments();
+                self.insert_ooo(seq, end);
                 self.linux_out_of_order(len, held);
+            } else {
+                self.insert_ooo(seq, end);
             }
             return true;
         }
@@ -335,10 +344,10 @@ impl TcpReceiver {
         }
         let had_hole = !self.ooo.is_empty();
         self.rcv_nxt = end;
-        if self.linux_window.is_some() {
+        if linux {
             self.linux_in_order(now, len);
         }
-        let ooo_before = if had_hole && self.linux_window.is_some() { self.ooo_segments() } else { 0 };
+        let ooo_before = if had_hole && linux { self.ooo_segments() } else { 0 };
         while let Some(&(s, e)) = self.ooo.first() {
             if s > self.rcv_nxt {
                 break;
@@ -349,7 +358,7 @@ impl TcpReceiver {
                 self.recent.retain(|&x| x != s);
             }
         }
-        if had_hole && self.linux_window.is_some() {
+        if had_hole && linux {
             let joined = ooo_before - self.ooo_segments();
             if let Some(w) = self.linux_window.as_deref_mut() {
                 w.joined(joined);

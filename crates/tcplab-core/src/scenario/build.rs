@@ -1597,11 +1597,6 @@ pub fn message_writes(cfg: &ScenarioCfg, i: usize, until: Time) -> Vec<(Time, u6
     }
 }
 
-/// Port of the sending socket of flow `i` and of every receiving socket
-/// (like a client's ephemeral port and a server's well-known port).
-/// A TCP connection's two ends for flow config `f`, its random draws from
-/// the streams under `stream` (`flow<i>`; `flow<i>.split` for a split
-/// flow's second connection).
 /// `receive_window` and the keys of Linux's window: set over the
 /// profile's choice (the linux profile's is Linux's, with the kernel's
 /// defaults).
@@ -1624,6 +1619,9 @@ fn receive_window(c: &mut TcpConfig, o: &TcpOptions) {
     };
 }
 
+/// A TCP connection's two ends for flow config `f`, its random draws from
+/// the streams under `stream` (`flow<i>`; `flow<i>.split` for a split
+/// flow's second connection).
 fn tcp_ends(cfg: &ScenarioCfg, f: &FlowCfg, stream: &str, seed: u64, ports: (u16, u16)) -> (SocketKind, SocketKind) {
     let (sport, dport) = ports;
     let opts = f.tcp.clone().unwrap_or_default().or(&cfg.tcp);
@@ -1663,6 +1661,8 @@ fn tcp_ends(cfg: &ScenarioCfg, f: &FlowCfg, stream: &str, seed: u64, ports: (u16
     (SocketKind::TcpSender(Box::new(tx)), SocketKind::TcpReceiver(Box::new(rx)))
 }
 
+/// Port of the sending socket of flow `i` and of every receiving socket
+/// (like a client's ephemeral port and a server's well-known port).
 fn flow_ports(i: usize) -> (u16, u16) {
     (10_000u16.wrapping_add(i as u16), 5001)
 }

@@ -70,7 +70,7 @@ impl World {
                     self.sync_socket_timer(sid);
                 }
                 if reads {
-                    self.after_read(now, sid);
+                    self.application_reads(now, sid);
                 }
             }
             (SocketKind::TcpSender(tx), Transport::Tcp(h)) if self.trace.is_none() => {
@@ -204,13 +204,20 @@ impl World {
     }
 
     /// The receiving application reads what arrived in order, after the
-    /// segment's own ACK (Linux's window may send an update then).
+    /// segment's own ACK, a buffer at a time: under Linux's window a read
+    /// may send a window update, and the application then sets its window
+    /// clamp again.
     #[cold]
     #[inline(never)]
-    fn after_read(&mut self, now: Time, sid: SockId) {
-        if let SocketKind::TcpReceiver(rx) = &mut self.sockets[sid as usize].kind {
-            if rx.after_read(now) {
+    fn application_reads(&mut self, now: Time, sid: SockId) {
+        loop {
+            let SocketKind::TcpReceiver(rx) = &mut self.sockets[sid as usize].kind else { return };
+            let Some(update) = rx.read_chunk(now) else { return };
+            if update {
                 self.send_ack(now, sid);
+            }
+            if let SocketKind::TcpReceiver(rx) = &mut self.sockets[sid as usize].kind {
+                rx.clamp_after_read();
             }
         }
     }
@@ -227,7 +234,7 @@ impl World {
         let s = &mut self.sockets[sid as usize];
         let end = (s.flow, s.node, s.remote);
         let SocketKind::TcpReceiver(rx) = &mut s.kind else { unreachable!() };
-        let mut h = rx.ack_header(now);
+        let mut h = if extra & flags::SYN != 0 { rx.syn_ack_header(now) } else { rx.ack_header(now) };
         h.flags |= extra;
         let len = rx.ack_wire_len(&h);
         self.emit_from(now, end, Transport::Tcp(h), len, 0, Ecn::NotEct);

@@ -39,6 +39,10 @@ const MSS_DEFAULT: u64 = 536;
 const MIN_MSS: u64 = 88;
 /// SOCK_MIN_RCVBUF / 2: the smallest window clamp.
 const MIN_CLAMP: u64 = 1152;
+/// The most the emulator's receiving application reads at once (its
+/// buffer, `workload.rs`): a larger backlog takes several reads, each
+/// with its own window update and clamp.
+pub const READ_CHUNK: u64 = 65_536;
 
 /// The memory the kernel charges for one received packet of `wire_len`
 /// bytes (IP header included) arriving through a TUN device as the
@@ -85,8 +89,9 @@ pub struct LinuxRcvWindow {
     /// The receiver's estimate of the peer's MSS (icsk_ack.rcv_mss).
     rcv_mss: u64,
     last_seg_size: u64,
-    /// In-order segments not yet read (between arrival and the read).
-    unread: u64,
+    /// Bytes the application has read (copied_seq): the in-order data
+    /// above it is queued, between its arrival and the read.
+    copied: u64,
     /// Autotuning: bytes read in the last measured round trip
     /// (rcvq_space.space), where that round trip started and when.
     space: u64,
@@ -122,7 +127,7 @@ impl LinuxRcvWindow {
             rcv_wup: 0,
             rcv_mss: 0,
             last_seg_size: 0,
-            unread: 0,
+            copied: 0,
             space: 0,
             space_seq: 0,
             space_time: 0,
@@ -211,7 +216,9 @@ impl LinuxRcvWindow {
         let lss = std::mem::take(&mut self.last_seg_size);
         if len >= self.rcv_mss {
             if len != self.rcv_mss {
-                let ratio = ((len << 8) / self.truesize).max(1);
+                // scaling_ratio is a u8: a truesize at most the payload
+                // (which no kernel skb has) counts as 255/256.
+                let ratio = ((len << 8) / self.truesize).clamp(1, 255);
                 if ratio != self.ratio {
                     self.ratio = ratio;
                     self.set_clamp(self.wfs(self.rcvbuf));
@@ -263,7 +270,6 @@ impl LinuxRcvWindow {
     /// tcp_event_data_recv(): the MSS estimate and the window-based RTT
     /// measurement; `grow_in_order` follows, after the quick ACKs.
     pub fn on_in_order(&mut self, now: Time, len: u64, pushed: bool, rcv_nxt: u64) {
-        self.unread += 1;
         self.measure_mss(len, pushed);
         // tcp_rcv_rtt_measure().
         let measured = match self.drs_time {
@@ -281,35 +287,39 @@ impl LinuxRcvWindow {
     }
 
     /// tcp_event_data_recv()'s tcp_grow_window() for the in-order segment
-    /// of `len` bytes just queued, `ooo` segments held out of order. True
-    /// if the window grew (`icsk_ack.quick |= 1`: this segment's ACK goes
-    /// at once).
-    pub fn grow_in_order(&mut self, len: u64, ooo: u64) -> bool {
-        len >= 128 && self.grow(len, self.unread + ooo)
+    /// of `len` bytes just queued, ending at `rcv_nxt`, `ooo` segments held
+    /// out of order. True if the window grew (`icsk_ack.quick |= 1`: this
+    /// segment's ACK goes at once).
+    pub fn grow_in_order(&mut self, len: u64, rcv_nxt: u64, ooo: u64) -> bool {
+        len >= 128 && self.grow(len, self.queued(rcv_nxt) + ooo)
     }
 
-    /// Segments that were out of order joined the in-order queue (a hole
-    /// filled): they wait for the read too.
-    pub fn joined(&mut self, segments: u64) {
-        self.unread += segments;
+    /// In-order segments queued, not yet read (whole segments of the
+    /// advertised MSS; a segment partly read still holds its memory).
+    fn queued(&self, rcv_nxt: u64) -> u64 {
+        rcv_nxt.saturating_sub(self.copied).div_ceil(self.advmss)
     }
 
     /// An out-of-order segment of `len` bytes arrives with `ooo`
     /// segments held out of order before it (tcp_data_queue_ofo()): the
-    /// MSS estimate (6.17), with SACK the window's growth, then the buffer
-    /// grown for the data above the hole (6.16), `ooo_end` being the end
-    /// of the highest out-of-order data. True if the window grew.
+    /// MSS estimate (6.17), with SACK the window's growth if it brought
+    /// data not held yet (`new_data`; a full duplicate is dropped), then
+    /// the buffer grown for the data above the hole (6.16), `ooo_end`
+    /// being the end of the highest out-of-order data. True if the window
+    /// grew.
+    #[allow(clippy::too_many_arguments)]
     pub fn on_out_of_order(
         &mut self,
         len: u64,
         pushed: bool,
         sack: bool,
+        new_data: bool,
         ooo: u64,
         ooo_end: u64,
         rcv_nxt: u64,
     ) -> bool {
         self.measure_mss(len, pushed);
-        let grew = sack && self.grow(len, self.unread + ooo);
+        let grew = sack && new_data && self.grow(len, self.queued(rcv_nxt) + ooo);
         self.rcvbuf_grow(self.space, Some(ooo_end.saturating_sub(rcv_nxt)));
         grew
     }
@@ -392,14 +402,14 @@ impl LinuxRcvWindow {
     /// a hole: more than one full segment unacknowledged and a window at
     /// least the one last offered (`ooo` segments held out of order).
     pub fn ack_now(&self, rcv_nxt: u64, ooo: u64, quick: &mut u32) -> bool {
-        rcv_nxt - self.rcv_wup > self.rcv_mss && self.select(self.unread + ooo, quick) >= self.rcv_wnd
+        rcv_nxt - self.rcv_wup > self.rcv_mss && self.select(self.queued(rcv_nxt) + ooo, quick) >= self.rcv_wnd
     }
 
     /// tcp_select_window() for the ACK sent now: the window in bytes (a
     /// multiple of the scale), never moving the right edge back.
     pub fn advertise(&mut self, rcv_nxt: u64, ooo: u64, quick: &mut u32) -> u64 {
         let cur = self.offered(rcv_nxt);
-        let mut new = self.select(self.unread + ooo, quick);
+        let mut new = self.select(self.queued(rcv_nxt) + ooo, quick);
         if new < cur {
             new = align_up(cur, self.wscale);
         }
@@ -424,15 +434,18 @@ impl LinuxRcvWindow {
         }
     }
 
-    /// The application reads everything in order (tcp_recvmsg()): the
-    /// read segments' memory is freed, autotuning measures what a round
-    /// trip delivered (tcp_rcv_space_adjust()), then tcp_cleanup_rbuf()
-    /// decides on an ACK, and the application sets its clamp again.
-    /// `rcv_nxt` is all that was read, `ooo` the out-of-order segments
-    /// left, `above_hole` the bytes from rcv_nxt to the end of the
+    /// One read of the application (tcp_recvmsg()), of what is queued in
+    /// order up to `rcv_nxt`, at most `READ_CHUNK` bytes: the memory of
+    /// the segments it copies whole is freed; after each segment copied,
+    /// autotuning measures what the last receiver round trip delivered,
+    /// less what is still queued (tcp_rcv_space_adjust(), 6.16); then
+    /// tcp_cleanup_rbuf() decides on an ACK. `ooo` is the out-of-order
+    /// segments held, `above_hole` the bytes from rcv_nxt to the end of the
     /// highest of them, `scheduled` whether data came since the last ACK.
-    /// True if an ACK (a window update) is due now.
-    pub fn after_read(
+    /// None: nothing to read (an out-of-order segment or a duplicate wakes
+    /// no reader); else whether an ACK (a window update) is due now, to be
+    /// sent before `clamp_after_read`.
+    pub fn read_chunk(
         &mut self,
         now: Time,
         rcv_nxt: u64,
@@ -440,32 +453,53 @@ impl LinuxRcvWindow {
         above_hole: Option<u64>,
         scheduled: bool,
         quick: &mut u32,
-    ) -> bool {
-        self.unread = 0;
-        if self.rtt_us8 != 0 && (now - self.space_time) / US >= self.rtt_us8 >> 3 {
-            let copied = rcv_nxt - self.space_seq;
-            if copied > self.space {
-                self.rcvbuf_grow(copied, above_hole);
-            }
-            self.space_seq = rcv_nxt;
-            self.space_time = now;
+    ) -> Option<bool> {
+        if self.copied >= rcv_nxt {
+            return None;
+        }
+        let end = (self.copied + READ_CHUNK).min(rcv_nxt);
+        while self.copied < end {
+            self.copied = ((self.copied / self.advmss + 1) * self.advmss).min(end);
+            self.space_adjust(now, rcv_nxt, above_hole);
         }
         let mut ack = scheduled && rcv_nxt - self.rcv_wup > self.rcv_mss;
         if !ack {
             let now_offered = self.offered(rcv_nxt);
             if 2 * now_offered <= self.window_clamp {
-                let new = self.select(ooo, quick);
+                let new = self.select(self.queued(rcv_nxt) + ooo, quick);
                 ack = new != 0 && new >= 2 * now_offered;
             }
         }
+        Some(ack)
+    }
+
+    /// tcp_rcv_space_adjust() after a segment copied: once a receiver RTT
+    /// has passed since the last measurement, the bytes read since then
+    /// less those still queued; more than the last round's grows the
+    /// buffer.
+    fn space_adjust(&mut self, now: Time, rcv_nxt: u64, above_hole: Option<u64>) {
+        if self.rtt_us8 == 0 || (now - self.space_time) / US < self.rtt_us8 >> 3 {
+            return;
+        }
+        let copied = self.copied as i64 - self.space_seq as i64 - (rcv_nxt - self.copied) as i64;
+        if copied > self.space as i64 {
+            self.rcvbuf_grow(copied as u64, above_hole);
+        }
+        self.space_seq = self.copied;
+        self.space_time = now;
+    }
+
+    /// The application sets its clamp again after the read returned
+    /// (`workload.rs`): tcp_set_window_clamp() with the flow's window.
+    pub fn clamp_after_read(&mut self) {
         self.set_clamp(self.user_clamp);
-        ack
     }
 
     /// Quick ACKs granted at the first data (tcp_incr_quickack()): half
-    /// the window offered in estimated segments, at least 2.
+    /// the window offered in estimated segments, 2 if that is none.
     pub fn quick_budget(&self, max: u32) -> u32 {
-        (self.rcv_wnd / (2 * self.rcv_mss)).max(2).min(max as u64) as u32
+        let q = self.rcv_wnd / (2 * self.rcv_mss);
+        (if q == 0 { 2 } else { q }).min(max as u64) as u32
     }
 
     /// The estimate of the peer's segment size (the kernel's rcv_mss).
@@ -500,7 +534,21 @@ mod tests {
     /// the window.
     fn segment(w: &mut LinuxRcvWindow, now: Time, nxt: u64) -> bool {
         w.on_in_order(now, 1000, false, nxt);
-        w.grow_in_order(1000, 0)
+        w.grow_in_order(1000, nxt, 0)
+    }
+
+    /// The application reads everything up to `nxt`: true if a read sent
+    /// a window update.
+    fn read(w: &mut LinuxRcvWindow, now: Time, nxt: u64) -> bool {
+        let (mut q, mut update) = (0, false);
+        while let Some(ack) = w.read_chunk(now, nxt, 0, None, false, &mut q) {
+            if ack {
+                w.advertise(nxt, 0, &mut q);
+                update = true;
+            }
+            w.clamp_after_read();
+        }
+        update
     }
 
     /// `n` segments from `nxt` on, each acknowledged and read at once.
@@ -510,7 +558,7 @@ mod tests {
             nxt += 1000;
             segment(w, now, nxt);
             w.advertise(nxt, 0, &mut q);
-            w.after_read(now, nxt, 0, None, false, &mut q);
+            read(w, now, nxt);
         }
         nxt
     }
@@ -540,21 +588,21 @@ mod tests {
         // edge offered at the handshake is kept.
         assert!(!segment(&mut w, 20 * MS, 1000));
         assert_eq!(w.advertise(1000, 0, &mut q), 64_000);
-        w.after_read(20 * MS, 1000, 0, None, false, &mut q);
+        read(&mut w, 20 * MS, 1000);
         // Once the handshake's edge is passed: the buffer's space less
         // the queued segment, 55833, rounded up to the scale.
         let mut nxt = stream(&mut w, 21 * MS, 1000, 20);
         nxt += 1000;
         segment(&mut w, 21 * MS, nxt);
         assert_eq!(w.advertise(nxt, 0, &mut q), 55_840);
-        w.after_read(21 * MS, nxt, 0, None, false, &mut q);
+        read(&mut w, 21 * MS, nxt);
         // A larger buffer (as autotuning makes it) lets rcv_ssthresh
         // (64000 from the application's clamp) grow by 2000 a segment.
         w.rcvbuf_grow(21_000, None);
         nxt += 1000;
         assert!(segment(&mut w, 22 * MS, nxt));
         assert_eq!(w.advertise(nxt, 0, &mut q), 66_000);
-        w.after_read(22 * MS, nxt, 0, None, false, &mut q);
+        read(&mut w, 22 * MS, nxt);
         nxt += 1000;
         assert!(segment(&mut w, 22 * MS, nxt));
         assert_eq!(w.advertise(nxt, 0, &mut q), 68_000);
@@ -570,11 +618,13 @@ mod tests {
         let edge = nxt + w.advertise(nxt, 0, &mut q);
         // Segments above a hole: no growth without SACK, the edge kept.
         for k in 1..=5u64 {
-            assert!(!w.on_out_of_order(1000, false, false, k - 1, nxt + 1000 * (k + 1), nxt));
+            assert!(!w.on_out_of_order(1000, false, false, true, k - 1, nxt + 1000 * (k + 1), nxt));
             assert_eq!(nxt + w.advertise(nxt, k, &mut q), edge);
         }
         // With SACK the same segment grows rcv_ssthresh.
-        assert!(w.on_out_of_order(1000, false, true, 5, nxt + 7000, nxt));
+        assert!(w.on_out_of_order(1000, false, true, true, 5, nxt + 7000, nxt));
+        // A segment held already is dropped: no growth.
+        assert!(!w.on_out_of_order(1000, false, true, false, 5, nxt + 7000, nxt));
     }
 
     #[test]
@@ -591,16 +641,19 @@ mod tests {
         // the buffer has left; the read frees them and the window it may
         // offer then is more than twice that: a window update.
         for k in 0..100u64 {
-            w.on_out_of_order(1000, false, false, k, nxt + 1000 * (k + 2), nxt);
+            w.on_out_of_order(1000, false, false, true, k, nxt + 1000 * (k + 2), nxt);
             w.advertise(nxt, k + 1, &mut q);
         }
-        segment(&mut w, 41 * MS, nxt + 1000);
-        w.joined(100);
+        w.on_in_order(41 * MS, 1000, false, nxt + 1000);
+        w.grow_in_order(1000, nxt + 1000, 100);
         let filled = nxt + 101_000;
         let small = w.advertise(filled, 0, &mut q);
         assert!(small < offered / 2, "{small}");
-        assert!(w.after_read(41 * MS, filled, 0, None, false, &mut q));
+        // The first read (64 kB) frees enough for the update.
+        assert_eq!(w.read_chunk(41 * MS, filled, 0, None, false, &mut q), Some(true));
         assert!(w.advertise(filled, 0, &mut q) >= 2 * small);
+        assert_eq!(w.read_chunk(41 * MS, filled, 0, None, false, &mut q), Some(false));
+        assert_eq!(w.read_chunk(41 * MS, filled, 0, None, false, &mut q), None);
     }
 
     #[test]
@@ -621,7 +674,7 @@ mod tests {
             nxt += 1000;
             segment(&mut w, MS, nxt);
             offered.push(w.advertise(nxt, 0, &mut q));
-            w.after_read(MS, nxt, 0, None, false, &mut q);
+            read(&mut w, MS, nxt);
         }
         assert_eq!(offered[..4], [12_000, 11_000, 10_000, 10_000]);
         assert!(offered[4..].iter().all(|&o| o == 10_000), "{offered:?}");

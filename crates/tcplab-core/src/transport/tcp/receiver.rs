@@ -206,6 +206,11 @@ impl TcpReceiver {
         self.ooo.iter().map(|&(s, e)| (e - s).div_ceil(self.mss.max(1))).sum()
     }
 
+    /// Out-of-order bytes held.
+    fn ooo_bytes(&self) -> u64 {
+        self.ooo.iter().map(|&(s, e)| e - s).sum()
+    }
+
     /// The connection's SYN arrived: true if its ACK (a SYN-ACK) is due
     /// now. It is, unless a delaying policy holds it (`syn_immediate_ack`
     /// false): then, as ns-2's DelAckSink::recv does with packet 0 under
@@ -330,8 +335,10 @@ impl TcpReceiver {
             }
             if linux {
                 let held = self.ooo_segments();
+                let bytes = self.ooo_bytes();
                 self.insert_ooo(seq, end);
-                self.linux_out_of_order(len, held);
+                let new_data = self.ooo_bytes() > bytes;
+                self.linux_out_of_order(len, held, new_data);
             } else {
                 self.insert_ooo(seq, end);
             }
@@ -347,7 +354,6 @@ impl TcpReceiver {
         if linux {
             self.linux_in_order(now, len);
         }
-        let ooo_before = if had_hole && linux { self.ooo_segments() } else { 0 };
         while let Some(&(s, e)) = self.ooo.first() {
             if s > self.rcv_nxt {
                 break;
@@ -356,12 +362,6 @@ impl TcpReceiver {
             self.ooo.remove(0);
             if self.sack {
                 self.recent.retain(|&x| x != s);
-            }
-        }
-        if had_hole && linux {
-            let joined = ooo_before - self.ooo_segments();
-            if let Some(w) = self.linux_window.as_deref_mut() {
-                w.joined(joined);
             }
         }
         self.last_delivery = now;
@@ -412,14 +412,14 @@ impl TcpReceiver {
     }
 
     /// `tcp_incr_quickack()`: `quick_acks`, or half the advertised window
-    /// in segments if fewer (at least 2); with Linux's window, the window
-    /// last offered in the receiver's estimate of the segment size.
+    /// in segments if fewer (2 if that is none); with Linux's window, the
+    /// window last offered in the receiver's estimate of the segment size.
     fn quick_budget(&self) -> u32 {
         if let Some(w) = &self.linux_window {
             return w.quick_budget(self.quick_max);
         }
-        let by_window = (self.window as u64 / (2 * self.mss.max(1))).max(2);
-        (self.quick_max as u64).min(by_window) as u32
+        let by_window = self.window as u64 / (2 * self.mss.max(1));
+        (self.quick_max as u64).min(if by_window == 0 { 2 } else { by_window }) as u32
     }
 
     /// Linux's receiver-side RTT sample from the echoed timestamp, for
@@ -445,41 +445,44 @@ impl TcpReceiver {
             self.start_quick_acks();
         }
         let Some(w) = self.linux_window.as_deref_mut() else { return };
-        if w.grow_in_order(len as u64, ooo) {
+        if w.grow_in_order(len as u64, rcv_nxt, ooo) {
             self.quick |= 1;
         }
     }
 
     /// An out-of-order segment under Linux's window, `ooo` segments
-    /// held out of order before it (tcp_data_queue_ofo()).
+    /// held out of order before it (tcp_data_queue_ofo()); `new_data`:
+    /// it brought bytes not held yet.
     #[inline(never)]
-    fn linux_out_of_order(&mut self, len: u32, ooo: u64) {
+    fn linux_out_of_order(&mut self, len: u32, ooo: u64, new_data: bool) {
         let ooo_end = self.ooo.last().map_or(self.rcv_nxt, |r| r.1);
         let (rcv_nxt, pushed, sack) = (self.rcv_nxt, self.pushed, self.sack);
         let Some(w) = self.linux_window.as_deref_mut() else { return };
-        if w.on_out_of_order(len as u64, pushed, sack, ooo, ooo_end, rcv_nxt) {
+        if w.on_out_of_order(len as u64, pushed, sack, new_data, ooo, ooo_end, rcv_nxt) {
             self.quick |= 1;
         }
     }
 
-    /// The application has read everything in order (it reads as data
-    /// arrives): with Linux's window, true if the read sends a window
-    /// update (tcp_cleanup_rbuf()). Call after the segment's own ACK.
-    #[inline(always)]
-    pub fn after_read(&mut self, now: Time) -> bool {
-        if self.linux_window.is_none() {
-            return false;
-        }
-        self.linux_after_read(now)
-    }
-
+    /// One read of the application, which reads data in order as it
+    /// arrives, at most `linux_rwnd::READ_CHUNK` bytes, under Linux's
+    /// window: None when nothing is left to read (or the window is
+    /// fixed), else whether the read sends a window update
+    /// (tcp_cleanup_rbuf()), to be sent before `clamp_after_read`. Called
+    /// after the segment's own ACK, until None.
     #[inline(never)]
-    fn linux_after_read(&mut self, now: Time) -> bool {
+    pub fn read_chunk(&mut self, now: Time) -> Option<bool> {
         let held = self.ooo_segments();
         let above = self.ooo.last().map(|r| r.1 - self.rcv_nxt);
         let (rcv_nxt, scheduled) = (self.rcv_nxt, self.scheduled);
-        let Some(w) = self.linux_window.as_deref_mut() else { return false };
-        w.after_read(now, rcv_nxt, held, above, scheduled, &mut self.quick)
+        let w = self.linux_window.as_deref_mut()?;
+        w.read_chunk(now, rcv_nxt, held, above, scheduled, &mut self.quick)
+    }
+
+    /// The application sets its window clamp again after each read.
+    pub fn clamp_after_read(&mut self) {
+        if let Some(w) = self.linux_window.as_deref_mut() {
+            w.clamp_after_read();
+        }
     }
 
     /// An in-order segment under a delaying policy: acknowledge it now if
@@ -582,6 +585,13 @@ impl TcpReceiver {
         self.sport = sport;
         self.dport = dport;
         self
+    }
+
+    /// The SYN's answer, sent now: a SYN-ACK offering the handshake's
+    /// window.
+    pub fn syn_ack_header(&mut self, now: Time) -> TcpHeader {
+        self.syn_ack_held = true;
+        self.ack_header(now)
     }
 
     /// The complete header of the ACK sent now (cumulative ACK, SACK

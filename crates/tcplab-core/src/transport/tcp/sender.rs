@@ -1318,7 +1318,9 @@ impl TcpSender {
         }
         self.note_time(now);
         self.stats.acks_received += 1;
-        if let Some((val, _)) = h.ts {
+        // TS.Recent never moves back (tcp_paws_check()): a reordered
+        // older ACK leaves it.
+        if let Some((val, _)) = h.ts.filter(|&(v, _)| v.wrapping_sub(self.peer_tsval) as i32 >= 0) {
             self.peer_tsval = val;
         }
         self.rtx_keeps_timing = false;

@@ -110,7 +110,11 @@ def test_the_spurious_timeout_is_undone_without_sack(timestamps):
     timestamps' echo (Eifel) or, without them, F-RTO's ACK of data sent
     once shows the timeout spurious; one retransmission, 1.194 s and 1.193
     s, as the kernel's 1.194 s (docs/emulator.md). With neither the sender
-    goes back N over the 108 segments in flight (1.758 s)."""
+    goes back N over the 108 segments in flight (1.758 s); without
+    timestamps a second spurious timeout follows, as in the kernel (2.300
+    s, 164 retransmissions, 2 timeouts; the kernel 2.302 s, 164, 2: Linux's
+    receiver acknowledges every segment while its window grows, and the
+    sender's flight is the kernel's; docs/validation.md)."""
     tcp = {"sack": False, "dsack": False, "timestamps": timestamps}
     undone = outcome(delay_step(tcp=tcp))
     assert undone[1:] == (1, 1), undone
@@ -119,7 +123,7 @@ def test_the_spurious_timeout_is_undone_without_sack(timestamps):
     f = tcplab.run(delay_step(tcp=tcp)).flows
     assert (int(f["spurious_rtos"][0]), int(f["undos"][0])) == ((1, 2) if timestamps else (1, 1))
     gone_back = outcome(delay_step(tcp={**tcp, "undo": False, "frto": False}))
-    assert gone_back[1] > 100 and gone_back[2] == 1, gone_back
+    assert gone_back[1] > 100 and gone_back[2] == (1 if timestamps else 2), gone_back
     assert gone_back[0] > undone[0] + 0.4, (gone_back, undone)
 
 
@@ -156,7 +160,9 @@ def test_a_dsack_of_the_probe_keeps_the_window():
     original had arrived: the receiver's D-SACK of the probe says nothing
     was lost (Linux's FLAG_DSACK_TLP) and the window stays (mean cwnd 355
     kB); without D-SACK the next ACK past the probe counts as a repaired
-    loss and halves it (149 kB)."""
+    loss and halves it (149 kB). The receiver's window is fixed: Linux's
+    (the profile's `receive_window`) grows from 64 kB, the queue and the
+    round trip with it, and the probe's moment is another one."""
     def run(dsack: bool):
         sc = {"sim": {"duration": "8s", "tcp_profile": "linux"},
               "node": [{"name": "a"}, {"name": "b"}],
@@ -164,7 +170,7 @@ def test_a_dsack_of_the_probe_keeps_the_window():
               "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1448,
                         "app": {"kind": "bulk"},
                         "tcp": {"timestamps": False, "window_bytes": 200_000, "rtt_timing": "karn",
-                                "dsack": dsack}}]}
+                                "dsack": dsack, "receive_window": "fixed"}}]}
         return tcplab.run(sc).flows.iloc[0]
     kept, cut = run(True), run(False)
     assert (kept.timeouts, kept.retransmits) == (cut.timeouts, cut.retransmits) == (1, 2)

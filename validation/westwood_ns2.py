@@ -69,6 +69,9 @@ NS2_CC = {"westwood": "westwood", "newreno": "reno"}
 
 
 def scenario(transport: str, *, limit: int, loss: float, seed: int, duration: float) -> dict:
+    # ns-2's TCPSink advertises its window as it is: the same receiver
+    # here (the linux profile's own is Linux's, whose window follows its
+    # receive buffer: `receive_window`).
     return {"sim": {"duration": f"{duration}s", "tcp_profile": "linux", "seed": seed},
             "node": [{"name": "a"}, {"name": "r"}, {"name": "b"}],
             "link": [{"between": ["a", "r"], "rate": "100Mbps", "delay": "1ms"},
@@ -76,7 +79,8 @@ def scenario(transport: str, *, limit: int, loss: float, seed: int, duration: fl
                       "queue": {"kind": "droptail", "limit": limit},
                       "error": {"kind": "uniform", "rate": loss, "direction": "forward"}}],
             "flow": [{"from": "a", "to": "b", "transport": transport, "packet_size": 1448,
-                      "app": {"kind": "bulk"}, "tcp": {"window_bytes": 8_000_000, "sack": True}}]}
+                      "app": {"kind": "bulk"},
+                      "tcp": {"window_bytes": 8_000_000, "sack": True, "receive_window": "fixed"}}]}
 
 
 def ns2_goodput(transport: str, *, limit: int, loss: float, seed: int, duration: float) -> float:

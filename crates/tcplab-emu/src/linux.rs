@@ -505,6 +505,10 @@ app = {app}
             ("frto = false", "net.ipv4.tcp_frto", "0"),
             ("dsack = true", "net.ipv4.tcp_dsack", "1"),
             ("dsack = false", "net.ipv4.tcp_dsack", "0"),
+            // The receive buffer of Linux's window: tcp_rmem's default and
+            // largest, the kernel's own unless set.
+            ("", "net.ipv4.tcp_rmem", "4096 131072 33554432"),
+            ("rcvbuf = 65536, rcvbuf_max = 1000000", "net.ipv4.tcp_rmem", "4096 65536 1000000"),
         ] {
             assert_eq!(sysctl(tcp, key), value, "{tcp}");
         }
@@ -535,6 +539,8 @@ app = {app}
             ("tlp = false", "flow[0].tcp.tlp"),
             ("undo = false", "flow[0].tcp.undo"),
             (r#"loss_window = "flight""#, "flow[0].tcp.loss_window"),
+            (r#"receive_window = "fixed""#, "flow[0].tcp.receive_window"),
+            ("rcv_truesize = 2304", "flow[0].tcp.rcv_truesize"),
             ("quick_acks = 0", "flow[0].tcp.quick_acks"),
             (r#"nagle = "rfc896""#, "flow[0].tcp.nagle"),
             (r#"rtt_estimator = "rfc6298""#, "flow[0].tcp.rtt_estimator"),

@@ -563,6 +563,17 @@ mod tests {
         nxt
     }
 
+    /// The capture's receiver after one segment (the ratio measured) and
+    /// one autotuning step (a buffer for 21000 bytes a round trip), then
+    /// `n` more segments: the receiver and the bytes received.
+    fn autotuned(now: Time, n: u32) -> (LinuxRcvWindow, u64) {
+        let mut w = capture_receiver();
+        let nxt = stream(&mut w, now, 0, 1);
+        w.rcvbuf_grow(21_000, None);
+        let nxt = stream(&mut w, now, nxt, n);
+        (w, nxt)
+    }
+
     #[test]
     fn truesize_of_a_tun_packet_is_a_2k_buffer_and_the_skb() {
         assert_eq!(tun_truesize(1052), 2304);
@@ -610,11 +621,8 @@ mod tests {
 
     #[test]
     fn the_right_edge_stands_while_a_hole_is_open_without_sack() {
-        let mut w = capture_receiver();
+        let (mut w, nxt) = autotuned(30 * MS, 10);
         let mut q = 0;
-        let nxt = stream(&mut w, 30 * MS, 0, 1);
-        w.rcvbuf_grow(21_000, None);
-        let nxt = stream(&mut w, 30 * MS, nxt, 10);
         let edge = nxt + w.advertise(nxt, 0, &mut q);
         // Segments above a hole: no growth without SACK, the edge kept.
         for k in 1..=5u64 {
@@ -629,11 +637,8 @@ mod tests {
 
     #[test]
     fn a_read_that_lets_the_window_double_sends_an_update() {
-        let mut w = capture_receiver();
+        let (mut w, nxt) = autotuned(40 * MS, 30);
         let mut q = 0;
-        let nxt = stream(&mut w, 40 * MS, 0, 1);
-        w.rcvbuf_grow(21_000, None);
-        let nxt = stream(&mut w, 40 * MS, nxt, 30);
         let offered = w.advertise(nxt, 0, &mut q);
         assert_eq!(offered, 124_000);
         // 100 segments above a one-segment hole, then the hole filled:

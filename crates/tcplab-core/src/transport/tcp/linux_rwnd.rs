@@ -99,7 +99,8 @@ pub struct LinuxRcvWindow {
     space_time: Time,
     /// The receiver's RTT estimate, in microseconds x 8 (rcv_rtt_est).
     rtt_us8: u64,
-    last_tsecr: Option<u32>,
+    /// The echo the last timestamp sample came from (rcv_rtt_last_tsecr).
+    last_tsecr: u32,
     /// Without timestamps: the sequence that ends a window received, and
     /// when the measurement started (the dynamic right-sizing estimate).
     drs_seq: u64,
@@ -134,7 +135,7 @@ impl LinuxRcvWindow {
             rtt_us8: 0,
             // rcv_rtt_last_tsecr starts at 0: segments echoing 0 (sent
             // before any timestamp came back) give no sample.
-            last_tsecr: Some(0),
+            last_tsecr: 0,
             drs_seq: 0,
             drs_time: None,
         };
@@ -173,11 +174,6 @@ impl LinuxRcvWindow {
     /// The window scale the receiver chose (for the record).
     pub fn wscale(&self) -> u32 {
         self.wscale
-    }
-
-    /// The receive buffer now (sk_rcvbuf).
-    pub fn rcvbuf(&self) -> u64 {
-        self.rcvbuf
     }
 
     /// tcp_win_from_space().
@@ -253,10 +249,10 @@ impl LinuxRcvWindow {
     /// time from the receiver's ACK to the data it released (ms clock; a
     /// zero-ms sample is dropped, since 6.16).
     pub fn timestamp_sample(&mut self, now: Time, tsecr: u32, len: u64) {
-        if self.last_tsecr == Some(tsecr) {
+        if self.last_tsecr == tsecr {
             return;
         }
-        self.last_tsecr = Some(tsecr);
+        self.last_tsecr = tsecr;
         if len >= self.rcv_mss {
             let delta = super::TcpSender::ts_clock(now).wrapping_sub(tsecr);
             if delta > 0 && delta < i32::MAX as u32 / 1000 {
@@ -498,14 +494,15 @@ impl LinuxRcvWindow {
     /// Quick ACKs granted at the first data (tcp_incr_quickack()): half
     /// the window offered in estimated segments, 2 if that is none.
     pub fn quick_budget(&self, max: u32) -> u32 {
-        let q = self.rcv_wnd / (2 * self.rcv_mss);
-        (if q == 0 { 2 } else { q }).min(max as u64) as u32
+        quick_ack_budget(self.rcv_wnd, self.rcv_mss, max)
     }
+}
 
-    /// The estimate of the peer's segment size (the kernel's rcv_mss).
-    pub fn rcv_mss(&self) -> u64 {
-        self.rcv_mss
-    }
+/// tcp_incr_quickack(): half the window in segments of `mss`, 2 if that is
+/// none, at most `max`.
+pub fn quick_ack_budget(window: u64, mss: u64, max: u32) -> u32 {
+    let q = window / (2 * mss.max(1));
+    (if q == 0 { 2 } else { q }).min(max as u64) as u32
 }
 
 /// ALIGN(x, 1 << scale): rounded up to the window scale's unit.

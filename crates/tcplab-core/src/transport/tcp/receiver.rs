@@ -12,7 +12,7 @@
 //! of) a hole and a duplicate are acknowledged at once.
 
 use super::config::{AckPolicy, ReceiveWindow, TcpConfig};
-use super::linux_rwnd::{tun_truesize, LinuxRcvParams, LinuxRcvWindow};
+use super::linux_rwnd::{quick_ack_budget, tun_truesize, LinuxRcvParams, LinuxRcvWindow};
 use crate::engine::Time;
 use crate::packet::{flags, SackBlock, SackEdges, TcpHeader};
 
@@ -206,9 +206,10 @@ impl TcpReceiver {
         self.ooo.iter().map(|&(s, e)| (e - s).div_ceil(self.mss.max(1))).sum()
     }
 
-    /// Out-of-order bytes held.
-    fn ooo_bytes(&self) -> u64 {
-        self.ooo.iter().map(|&(s, e)| e - s).sum()
+    /// Whether [seq, end) is held out of order already, whole (the held
+    /// ranges are merged, so it then lies inside one of them).
+    fn ooo_holds(&self, seq: u64, end: u64) -> bool {
+        self.ooo.iter().any(|&(s, e)| s <= seq && end <= e)
     }
 
     /// The connection's SYN arrived: true if its ACK (a SYN-ACK) is due
@@ -334,10 +335,8 @@ impl TcpReceiver {
                 self.note_ooo_duplicate(seq, end);
             }
             if linux {
-                let held = self.ooo_segments();
-                let bytes = self.ooo_bytes();
+                let (held, new_data) = (self.ooo_segments(), !self.ooo_holds(seq, end));
                 self.insert_ooo(seq, end);
-                let new_data = self.ooo_bytes() > bytes;
                 self.linux_out_of_order(len, held, new_data);
             } else {
                 self.insert_ooo(seq, end);
@@ -415,11 +414,10 @@ impl TcpReceiver {
     /// in segments if fewer (2 if that is none); with Linux's window, the
     /// window last offered in the receiver's estimate of the segment size.
     fn quick_budget(&self) -> u32 {
-        if let Some(w) = &self.linux_window {
-            return w.quick_budget(self.quick_max);
+        match &self.linux_window {
+            Some(w) => w.quick_budget(self.quick_max),
+            None => quick_ack_budget(self.window as u64, self.mss, self.quick_max),
         }
-        let by_window = self.window as u64 / (2 * self.mss.max(1));
-        (self.quick_max as u64).min(if by_window == 0 { 2 } else { by_window }) as u32
     }
 
     /// Linux's receiver-side RTT sample from the echoed timestamp, for

@@ -294,3 +294,15 @@ def test_an_error_model_for_one_flow_leaves_the_others_alone():
     # segment on the link is f1's (f2 starts later).
     t = tcplab.run(sc()).trace
     assert list(t[t.kind == "drop"].flow) == ["f1"]
+
+
+@pytest.mark.parametrize("profile,states", [("ns2", {"open", "recovery"}),
+                                            ("linux", {"open", "recovery", "loss", "cwr"})])
+def test_series_name_linuxs_congestion_state(small_scenario, profile, states):
+    """series.csv's `ca_state`: Linux's congestion state (the emulator
+    reads the kernel's into the same column). Random losses put every
+    profile in fast recovery; ns-2's senders keep no Loss or CWR state."""
+    small_scenario["sim"]["tcp_profile"] = profile
+    s = tcplab.run(small_scenario, sample_interval="10ms").series
+    seen = set(s.ca_state)
+    assert "recovery" in seen and "open" in seen and seen <= states, seen

@@ -452,6 +452,61 @@ def test_tables_have_the_simulators_columns():
         assert real.csv(t).splitlines()[0] == sim.csv(t).splitlines()[0]
 
 
+def test_sampling_faster_than_the_emulator_reads_is_refused():
+    sc = two_nodes("1Mbps", "1ms", 1000, output={"sample_interval": "0.5ms"})
+    with pytest.raises(ScenarioError) as e:
+        check(sc)
+    assert e.value.key == "output.sample_interval" and "at least 1 ms" in str(e.value)
+
+
+@needs_emulator
+def test_series_and_queues_from_the_kernel():
+    """`output.sample_interval` in the emulator: series.csv from the
+    sender's TCP_INFO at the multiples of the interval while its socket is
+    open, queues.csv from the link model at every multiple up to the end,
+    both in the simulator's columns. One lost segment puts the kernel in
+    fast recovery for a round trip (20 ms), which 2 ms samples see."""
+    sc = two_nodes("10Mbps", "10ms", 300_000, output={"sample_interval": "2ms"},
+                   link={"error": {"kind": "pattern", "drop": [50], "direction": "forward", "packets": "data"}})
+    sc["flow"][0]["packet_size"] = 1000
+    real = emulate_in_real_time(sc)
+    sim = tcplab.run(sc)
+    s, q = real.series, real.queues
+    assert list(s.columns) == list(sim.series.columns) and list(q.columns) == list(sim.queues.columns)
+    ms = (s.time_s * 1000).round()
+    assert np.allclose(s.time_s * 1000, ms) and ms.is_monotonic_increasing and ms.is_unique
+    assert ms.iloc[0] >= real.emulation["flows"][0]["connect_s"] * 1000
+    assert s.snd_una.is_monotonic_increasing and s.bytes_delivered.is_monotonic_increasing
+    assert (s.snd_una <= s.snd_max).all() and s.snd_una.iloc[-1] <= 300_000 < s.snd_max.max() + 1000
+    assert (s.cwnd_bytes > 0).all() and (s.rto_s >= 0.2).all()
+    assert set(s.ca_state) <= {"open", "disorder", "cwr", "recovery", "loss"} and "recovery" in set(s.ca_state)
+    assert "recovery" in set(sim.series.ca_state)
+    assert s.pacing_rate_bps.isna().all() and (s.bbr_mode == "none").all()
+    # queues: both directions at every instant from 0 to the end of the run.
+    qt = sorted(set((q.time_s * 1000).round()))
+    assert qt[0] == 0 and qt == [2 * i for i in range(len(qt))]
+    assert len(q) == 2 * len(qt) and q.queue_packets.max() > 0
+    assert qt[-1] / 1000 <= real.summary["duration_s"] < qt[-1] / 1000 + 0.002
+
+
+@needs_emulator
+def test_series_of_bbr_from_the_kernel():
+    """BBR's state through TCP_CC_INFO: its modes in order, and its
+    bandwidth estimate at the end of a 1 MB transfer the path's payload
+    rate (10 Mbit/s x 1000 / 1052), as the simulator's."""
+    sc = two_nodes("10Mbps", "20ms", 1_000_000, output={"sample_interval": "10ms"})
+    sc["flow"][0].update(transport="bbr", packet_size=1000, window=5000)
+    sc["flow"][0]["app"]["write"] = 1_000_000
+    real = emulate_in_real_time(sc)
+    s = real.series
+    modes = list(dict.fromkeys(s.bbr_mode))
+    assert modes[:3] == ["startup", "drain", "probe_bw"], modes
+    payload_rate = 10e6 * 1000 / 1052
+    assert s.bw_estimate_bps.iloc[-1] == pytest.approx(payload_rate, rel=0.05)
+    assert tcplab.run(sc, sample_interval="10ms").series.bw_estimate_bps.iloc[-1] == pytest.approx(payload_rate, rel=0.05)
+    assert s.min_rtt_s.iloc[-1] == pytest.approx(0.040, abs=0.002)
+
+
 @needs_emulator
 def test_lateness_over_the_threshold_is_reported(tmp_path):
     """Real-time slack: with a late threshold of 1 us, which no loop that

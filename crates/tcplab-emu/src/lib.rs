@@ -18,6 +18,7 @@ pub mod network;
 pub mod path;
 pub mod relay;
 pub mod report;
+pub mod series;
 pub mod tun;
 pub mod workload;
 
@@ -106,8 +107,16 @@ fn plan(sc: &Scenario, opts: &Options) -> Result<(Carrier, Vec<workload::FlowSpe
     if cfg.output.trace {
         return Err(ScenarioError::new("output.trace", "the emulator has no segment trace; use its pcaps").into());
     }
-    if cfg.output.sample_interval.is_some() {
-        return Err(ScenarioError::new("output.sample_interval", "the emulator does not sample; remove the key").into());
+    if let Some(iv) = cfg.output.sample_interval.filter(|iv| iv.0 < series::MIN_INTERVAL) {
+        return Err(ScenarioError::new(
+            "output.sample_interval",
+            format!(
+                "{} ms is shorter than the emulator samples the kernel's state (at least {} ms)",
+                iv.0 as f64 / 1e6,
+                series::MIN_INTERVAL / 1_000_000
+            ),
+        )
+        .into());
     }
     if !cfg.pcap.is_empty() {
         return Err(
@@ -217,6 +226,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     let clock = Arc::new(Clock { t0 });
     let timing = Timing { spin_ns: opts.spin_us * 1000 };
     let mut relay = Relay::new(carrier, tuns, t0, timing, opts.capture);
+    relay.queues = sc.cfg.output.sample_interval.map(|iv| relay::QueueSamples::new(iv.0));
     // Set (before `stop`) when the run ends because its flows are done:
     // the relay then delivers what is still on the path before it ends.
     let drain = Arc::new(AtomicBool::new(false));
@@ -260,6 +270,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     if was_interrupted {
         return Err(EmuError::Interrupted);
     }
+    relay.sample_through(ended);
     let after = [counters(&nets[0]), counters(&nets[1])];
     let host_delta = [0, 1].map(|e| HostCounters {
         timeouts: after[e].timeouts - before[e].timeouts,
@@ -285,6 +296,13 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     rep.write_errors = relay.write_errors;
     rep.cc_available = cc_available();
     rep.kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_string();
+    rep.series_late_max_us = outs.iter().map(|o| o.series_late_max).max().unwrap_or(0) as f64 / 1e3;
+    let missed: u64 = outs.iter().map(|o| o.series_missed).sum();
+    if missed > 0 {
+        rep.warnings.push(format!(
+            "series.csv lacks {missed} sampling instants: the sampler woke after the next one was due (the machine fell behind)"
+        ));
+    }
     for (s, o) in specs.iter().zip(&outs) {
         rep.flows.push(report::FlowFacts {
             name: s.name.clone(),
@@ -322,8 +340,17 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         flows,
         links,
         nodes,
-        series: Table::new(),
-        queues: Table::new(),
+        series: if specs.iter().any(|s| s.sample_every.is_some()) {
+            let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
+            let readings: Vec<&[series::Reading]> = outs.iter().map(|o| o.series.as_slice()).collect();
+            series::table(&names, &readings)
+        } else {
+            Table::new()
+        },
+        queues: match relay.queues.take().map(|q| q.rows.finish()) {
+            Some(Ok(tcplab_core::output::SinkOutput::Memory(t))) => t,
+            _ => Table::new(),
+        },
         trace: Table::new(),
         pcaps,
         pcap_files: Vec::new(),

@@ -398,6 +398,7 @@ pub fn plan(
                 rcvbuf: knobs.rcvbuf,
                 sndbuf: knobs.sndbuf,
             },
+            sample_every: cfg.output.sample_interval.map(|d| d.0),
         });
     }
     let mut host = host.expect("at least one flow").1;

@@ -117,6 +117,12 @@ fn main() -> ExitCode {
         ("links.csv".into(), r.links.to_csv().into_bytes()),
         ("emulation.json".into(), em.report.to_json().into_bytes()),
     ];
+    // The sampled tables, when the scenario samples.
+    for (n, t) in [("series.csv", &r.series), ("queues.csv", &r.queues)] {
+        if !t.names.is_empty() {
+            files.push((n.into(), t.to_csv().into_bytes()));
+        }
+    }
     for (n, b) in &r.pcaps {
         files.push((format!("{n}.pcap"), b.clone()));
     }

@@ -15,8 +15,10 @@ use crate::network::NetworkCarrier;
 use crate::tun::Tun;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+use tcplab_core::engine::time::to_secs;
 use tcplab_core::engine::Time;
 use tcplab_core::output::pcap::PcapWriter;
+use tcplab_core::output::RowSink;
 
 /// A packet that reached the far end of the model: written to end `to`'s
 /// TUN device, due at `due` (model time).
@@ -61,6 +63,14 @@ impl Carrier {
         match self {
             Carrier::Links(c) => c.held(),
             Carrier::Network(c) => c.held(),
+        }
+    }
+
+    /// queues.csv's rows at model time `t` seconds.
+    fn queue_rows(&self, t: f64, sink: &mut RowSink) {
+        match self {
+            Carrier::Links(c) => tcplab_core::sim::queue_rows(c.path.dirs.iter(), t, sink),
+            Carrier::Network(c) => c.world.queue_rows(t, sink),
         }
     }
 
@@ -125,6 +135,23 @@ pub struct Relay {
     pub packets_in: u64,
     /// Packets released to the far end's kernel (written or not).
     pub packets_out: u64,
+    /// queues.csv (`output.sample_interval`): the interval, the next
+    /// instant on the model's clock, the rows so far.
+    pub queues: Option<QueueSamples>,
+}
+
+/// The links' queues sampled at the multiples of `every` (model time: the
+/// state after every event due by then, as the simulator's samples).
+pub struct QueueSamples {
+    pub every: Time,
+    next: Time,
+    pub rows: RowSink,
+}
+
+impl QueueSamples {
+    pub fn new(every: Time) -> QueueSamples {
+        QueueSamples { every, next: 0, rows: RowSink::memory(&tcplab_core::sim::QUEUES_SCHEMA) }
+    }
 }
 
 impl Relay {
@@ -147,6 +174,7 @@ impl Relay {
             write_errors: 0,
             packets_in: 0,
             packets_out: 0,
+            queues: None,
         }
     }
 
@@ -200,9 +228,17 @@ impl Relay {
         }
     }
 
-    /// Handle every event due at or before `t`, in time order.
+    /// Handle every event due at or before `t`, in time order, sampling
+    /// the queues at the instants on the way.
     fn advance_to(&mut self, t: Time) {
         let mut out = std::mem::take(&mut self.out);
+        while let Some(q) = self.queues.as_mut().filter(|q| q.next <= t) {
+            let at = q.next;
+            q.next += q.every;
+            self.carrier.advance_to(at, &mut out);
+            let q = self.queues.as_mut().expect("sampling");
+            self.carrier.queue_rows(to_secs(at), &mut q.rows);
+        }
         self.carrier.advance_to(t, &mut out);
         self.release_all(&mut out);
         self.out = out;
@@ -250,6 +286,17 @@ impl Relay {
             }
         }
         last
+    }
+
+    /// The queues at the instants left up to `end` (after the run: the
+    /// state the model was left in).
+    pub fn sample_through(&mut self, end: Time) {
+        if let Some(q) = self.queues.as_mut() {
+            while q.next <= end {
+                self.carrier.queue_rows(to_secs(q.next), &mut q.rows);
+                q.next += q.every;
+            }
+        }
     }
 
     /// Run until `stop` is set or the model time reaches `end`.

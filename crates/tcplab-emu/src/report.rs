@@ -204,6 +204,8 @@ pub struct EmuReport {
     pub write_errors: u64,
     pub cc_available: String,
     pub kernel: String,
+    /// Largest delay of a series.csv reading after its sampling instant.
+    pub series_late_max_us: f64,
     pub flows: Vec<FlowFacts>,
     pub warnings: Vec<String>,
 }
@@ -247,6 +249,7 @@ impl EmuReport {
             "write_errors": self.write_errors,
             "cc_available": self.cc_available,
             "kernel": self.kernel,
+            "series_late_max_us": self.series_late_max_us,
             "flows": flows,
             "warnings": self.warnings,
         });

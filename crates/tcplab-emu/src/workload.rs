@@ -8,10 +8,11 @@
 //! namespace, with the socket knobs of the run.
 
 use crate::netns::Netns;
+use crate::series::{self, Reading};
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddrV4, TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tcplab_core::engine::Time;
@@ -87,6 +88,9 @@ pub struct FlowSpec {
     pub work: Work,
     pub first_bytes: Option<u64>,
     pub knobs: SockKnobs,
+    /// `output.sample_interval`: the sender's state is read at its
+    /// multiples (series.csv).
+    pub sample_every: Option<Time>,
 }
 
 /// What the sender's kernel reports (TCP_INFO) at the end.
@@ -102,10 +106,17 @@ pub struct TcpInfo {
     pub bytes_acked: u64,
     pub min_rtt_us: u32,
     pub data_segs_out: u32,
+    /// tcp_ca_state: 0 Open, 1 Disorder, 2 CWR, 3 Recovery, 4 Loss.
+    pub ca_state: u8,
+    /// Bytes per second.
+    pub pacing_rate: u64,
+    /// Data bytes sent, retransmissions included, and retransmitted.
+    pub bytes_sent: u64,
+    pub bytes_retrans: u64,
 }
 
 /// Linux's ssthresh before it has one (TCP_INFINITE_SSTHRESH).
-const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+pub(crate) const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 
 /// How often the sender's TCP_INFO is read for the time averages.
 const SAMPLE_EVERY: Duration = Duration::from_millis(1);
@@ -147,12 +158,33 @@ impl InfoSums {
     }
 }
 
-/// Read socket `fd`'s TCP_INFO every `SAMPLE_EVERY` until `done` is set;
-/// the time averages then.
-fn sample_info(fd: RawFd, clock: Arc<Clock>, done: Arc<AtomicBool>) -> std::thread::JoinHandle<InfoAverages> {
+/// What the sampler of a sender's state found.
+#[derive(Default)]
+struct Sampled {
+    averages: InfoAverages,
+    series: Vec<Reading>,
+    /// Largest delay of a series reading after its instant.
+    late_max: Time,
+    /// Instants passed without a reading (the thread woke after the next).
+    missed: u64,
+}
+
+/// Read socket `fd`'s TCP_INFO every `SAMPLE_EVERY` until `done` is set,
+/// for the time averages; with `every`, also at each multiple of it on the
+/// run clock, for series.csv (`delivered`: the receiving application's
+/// count of bytes read).
+fn sample_info(
+    fd: RawFd,
+    clock: Arc<Clock>,
+    done: Arc<AtomicBool>,
+    every: Option<Time>,
+    delivered: Arc<AtomicU64>,
+) -> std::thread::JoinHandle<Sampled> {
     std::thread::spawn(move || {
+        let mut out = Sampled::default();
         let mut sums = InfoSums::default();
         let mut last: Option<(Time, TcpInfo)> = None;
+        let mut next = every.map(|e| series::next_instant(clock.now(), e));
         loop {
             let stop = done.load(Ordering::Acquire);
             let now = clock.now();
@@ -163,9 +195,30 @@ fn sample_info(fd: RawFd, clock: Arc<Clock>, done: Arc<AtomicBool>) -> std::thre
                 break;
             }
             last = tcp_info(fd).map(|i| (now, i));
-            std::thread::sleep(SAMPLE_EVERY);
+            let mut nap = SAMPLE_EVERY;
+            if let (Some(e), Some(at)) = (every, next) {
+                if now >= at {
+                    if let Some((_, info)) = &last {
+                        out.series.push(Reading {
+                            at,
+                            info: info.clone(),
+                            in_flight_bytes: series::in_flight_bytes(fd).unwrap_or(0),
+                            bbr: series::bbr_info(fd),
+                            delivered: delivered.load(Ordering::Acquire),
+                        });
+                        out.late_max = out.late_max.max(now - at);
+                    }
+                    let n = series::next_instant(now + 1, e);
+                    out.missed += (n - at) / e - 1;
+                    next = Some(n);
+                }
+                let to_next = next.unwrap_or(Time::MAX).saturating_sub(clock.now());
+                nap = nap.min(Duration::from_nanos(to_next));
+            }
+            std::thread::sleep(nap);
         }
-        sums.averages()
+        out.averages = sums.averages();
+        out
     })
 }
 
@@ -191,6 +244,10 @@ pub struct FlowOutcome {
     pub rcvbuf: Option<u32>,
     pub sndbuf: Option<u32>,
     pub error: Option<String>,
+    /// The sender's state at the sampling instants (series.csv).
+    pub series: Vec<Reading>,
+    pub series_late_max: Time,
+    pub series_missed: u64,
 }
 
 fn setopt(fd: RawFd, level: i32, name: i32, val: &[u8], what: &str) -> io::Result<()> {
@@ -254,6 +311,11 @@ fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
         bytes_acked: u64_at(120).saturating_sub(1),
         min_rtt_us: u32_at(148),
         data_segs_out: u32_at(156),
+        ca_state: b[1],
+        pacing_rate: u64_at(104),
+        // (Since Linux 4.19.)
+        bytes_sent: if len >= 216 { u64_at(200) } else { 0 },
+        bytes_retrans: if len >= 216 { u64_at(208) } else { 0 },
     })
 }
 
@@ -322,7 +384,13 @@ pub struct Received {
 }
 
 /// Receive everything, keeping the advertised window at the clamp.
-pub fn receive(l: TcpListener, spec: &FlowSpec, clock: &Clock, stopped: &dyn Fn() -> bool) -> io::Result<Received> {
+pub fn receive(
+    l: TcpListener,
+    spec: &FlowSpec,
+    clock: &Clock,
+    stopped: &dyn Fn() -> bool,
+    read: &AtomicU64,
+) -> io::Result<Received> {
     let stop_at = spec.work.stop();
     let mut r = Received { by_stop: stop_at.map(|_| 0), ..Default::default() };
     let mut s = loop {
@@ -372,6 +440,7 @@ pub fn receive(l: TcpListener, spec: &FlowSpec, clock: &Clock, stopped: &dyn Fn(
                 let now = clock.now();
                 clamp(&s)?;
                 r.bytes += n as u64;
+                read.store(r.bytes, Ordering::Release);
                 r.last_delivery = Some(now);
                 if stop_at.is_some_and(|st| now <= st) {
                     r.by_stop = Some(r.bytes);
@@ -451,6 +520,7 @@ pub fn send(
     spec: &FlowSpec,
     clock: &Arc<Clock>,
     stop: &AtomicBool,
+    delivered: Arc<AtomicU64>,
     out: &mut FlowOutcome,
 ) -> io::Result<()> {
     clock.sleep_until(spec.start, stop);
@@ -467,10 +537,12 @@ pub fn send(
     let fd = s.as_raw_fd();
     // (Stopped before `s` closes: the sampler only reads the open socket.)
     let sampled = Arc::new(AtomicBool::new(false));
-    let sampler = sample_info(fd, clock.clone(), sampled.clone());
+    let sampler = sample_info(fd, clock.clone(), sampled.clone(), spec.sample_every, delivered);
     let r = send_work(&mut s, spec, clock, stop, out);
     sampled.store(true, Ordering::Release);
-    out.averages = sampler.join().unwrap_or_default();
+    let got = sampler.join().unwrap_or_default();
+    out.averages = got.averages;
+    (out.series, out.series_late_max, out.series_missed) = (got.series, got.late_max, got.missed);
     r
 }
 
@@ -585,22 +657,24 @@ pub fn run_flow(
         let to = 1 - spec.from;
         // Set when the sender fails, so the receiver does not wait for it.
         let abort = Arc::new(AtomicBool::new(false));
+        // Bytes the receiving application has read (for series.csv).
+        let read = Arc::new(AtomicU64::new(0));
         let rx = {
-            let (spec, clock, stop, ns, abort) =
-                (spec.clone(), clock.clone(), stop.clone(), nets[to].clone(), abort.clone());
+            let (spec, clock, stop, ns, abort, read) =
+                (spec.clone(), clock.clone(), stop.clone(), nets[to].clone(), abort.clone(), read.clone());
             std::thread::spawn(move || {
                 ns.enter_current_thread()?;
                 if realtime {
                     crate::set_realtime();
                 }
                 let stopped = || stop.load(Ordering::Acquire) || abort.load(Ordering::Acquire);
-                receive(listener, &spec, &clock, &stopped)
+                receive(listener, &spec, &clock, &stopped, &read)
             })
         };
         let mut out = FlowOutcome::default();
         let sent = nets[spec.from]
             .enter_current_thread()
-            .and_then(|_| send(SocketAddrV4::new(addrs[to], spec.port), &spec, &clock, &stop, &mut out));
+            .and_then(|_| send(SocketAddrV4::new(addrs[to], spec.port), &spec, &clock, &stop, read, &mut out));
         if let Err(e) = sent {
             out.error = Some(format!("flow {}: {e}", spec.name));
             abort.store(true, Ordering::Release);

@@ -12,7 +12,9 @@ mod split;
 pub mod trace;
 
 pub use node::{Node, NodeStats};
-pub use report::{link_dirs_table, trace_sink, Samples, LINUX_COUNTERS, SPLIT_COUNTERS};
+pub use report::{
+    link_dirs_table, queue_rows, trace_sink, Samples, LINUX_COUNTERS, QUEUES_SCHEMA, SERIES_SCHEMA, SPLIT_COUNTERS,
+};
 pub use split::Split;
 pub use trace::{Capture, TraceKind};
 

@@ -21,7 +21,8 @@ pub struct Samples {
     queues: RowSink,
 }
 
-const SERIES_SCHEMA: [(&str, ColType); 14] = [
+/// series.csv's columns (the emulator fills the same from the kernel).
+pub const SERIES_SCHEMA: [(&str, ColType); 15] = [
     ("time_s", ColType::F64),
     ("flow", ColType::Str),
     ("cwnd_bytes", ColType::I64),
@@ -39,9 +40,12 @@ const SERIES_SCHEMA: [(&str, ColType); 14] = [
     ("bw_estimate_bps", ColType::OptF64),
     ("min_rtt_s", ColType::OptF64),
     ("bbr_mode", ColType::Str),
+    // Linux's congestion state (TcpSender::ca_state_name).
+    ("ca_state", ColType::Str),
 ];
 
-const QUEUES_SCHEMA: [(&str, ColType); 6] = [
+/// queues.csv's columns.
+pub const QUEUES_SCHEMA: [(&str, ColType); 6] = [
     ("time_s", ColType::F64),
     ("link", ColType::I64),
     ("direction", ColType::Str),
@@ -141,11 +145,30 @@ pub fn sample(w: &mut World, now: Time) {
                 Cell::OptF64(rate.and_then(|r| r.1).map(|b| b as f64 * 8.0)),
                 Cell::OptF64(rate.and_then(|r| r.2).map(to_secs)),
                 Cell::Str(rate.map_or("none", |r| r.3)),
+                Cell::Str(tx.ca_state_name()),
             ]);
         }
     }
-    for d in w.devices.iter().filter_map(|d| d.as_dyn().as_any().downcast_ref::<PointToPoint>()) {
-        s.queues.push(&[
+    queue_rows(point_to_points(&w.devices), t, &mut s.queues);
+}
+
+fn point_to_points(devices: &[Device]) -> impl Iterator<Item = &PointToPoint> {
+    devices.iter().filter_map(|d| d.as_dyn().as_any().downcast_ref::<PointToPoint>())
+}
+
+impl World {
+    /// queues.csv's rows for this world's point-to-point directions at
+    /// `t` seconds (the emulator samples a network it carries with it).
+    pub fn queue_rows(&self, t: f64, sink: &mut RowSink) {
+        queue_rows(point_to_points(&self.devices), t, sink);
+    }
+}
+
+/// queues.csv's rows at `t` seconds: one per point-to-point direction
+/// (the emulator's link directions are the same devices).
+pub fn queue_rows<'a>(devs: impl Iterator<Item = &'a PointToPoint>, t: f64, sink: &mut RowSink) {
+    for d in devs {
+        sink.push(&[
             Cell::F64(t),
             Cell::I64(d.link as i64),
             Cell::Str(dir_str(d.forward)),

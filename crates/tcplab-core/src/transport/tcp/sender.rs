@@ -487,6 +487,19 @@ impl TcpSender {
         self.recovery.as_ref().is_some_and(|r| r.in_recovery(self))
     }
 
+    /// Linux's name of the congestion state the sender is in ("open",
+    /// "cwr", "recovery", "loss"; a policy that keeps no Loss or CWR state,
+    /// as ns-2's, says "open" or "recovery"; Linux's Disorder is "open").
+    pub fn ca_state_name(&self) -> &'static str {
+        use super::bbr::CaState;
+        match self.recovery.as_ref().map_or(CaState::Open, |r| r.ca_state(self)) {
+            CaState::Open => "open",
+            CaState::Cwr => "cwr",
+            CaState::Recovery => "recovery",
+            CaState::Loss => "loss",
+        }
+    }
+
     /// The loss-recovery policy in use ("dupack" or "sack").
     pub fn recovery_name(&self) -> &'static str {
         self.recovery.as_ref().map_or("", |r| r.name())

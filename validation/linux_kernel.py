@@ -20,7 +20,9 @@ held 30 ms, whose needless fast retransmission D-SACK shows), each with
 and without SACK where it matters; `bbr` (BBR transfers of 1, 3 and 20 MB
 at 10 Mbit/s, 20 ms each way, through an unlimited queue or a DropTail
 queue of 20 or 100 packets, with SACK and without; the 20 MB one lasts
-through a PROBE_RTT). The simulated columns show
+through a PROBE_RTT; without SACK through 20 packets the run is chaotic on
+both sides, completion 4.6-13 s as the delay moves by 0.2 ms: compare
+distributions there, not runs: docs/validation.md). The simulated columns show
 the linux profile as it is and with one of its Linux rules switched off
 (`prr = false`: RFC 6582's and RFC 6675's recovery; `quick_acks = 0`;
 `rack = false`, `tlp = false`; `undo`, `frto`, `dsack` false), so

@@ -127,3 +127,34 @@ def test_station_capture_is_80211(tmp_path):
         path.write_bytes(data)
         out = tshark(path, "-T", "fields", "-e", "wlan.fc.type_subtype")
         assert {"0x001b", "0x001c", "0x001d", "0x0020"} <= set(out.split())
+
+
+@pytest.mark.skipif(TSHARK is None, reason="tshark not installed (apt-get install tshark)")
+@pytest.mark.parametrize("profile", ["linux", "ns2"])
+def test_windows_above_64k_show_through_window_scaling(tmp_path, profile):
+    """A connection with a handshake shows RFC 7323's window scaling: the
+    SYN and SYN-ACK carry each side's shift and Wireshark's computed
+    windows are the simulated ones. Linux's receive window (rounded to its
+    own scale, 2^7 here as the kernel's receiver took for this buffer)
+    grows past 64 kB; ns-2's fixed window of 5000 segments shows rounded
+    down to the scale's unit (until 2026-12-07 both were clamped at
+    65535)."""
+    sc = {"sim": {"duration": "5s", "tcp_profile": profile},
+          "node": [{"name": "a"}, {"name": "b"}],
+          "link": [{"between": ["a", "b"], "rate": "10Mbps", "delay": "20ms"}],
+          "tcp": {"syn": True},
+          "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1000,
+                    "window": 5000, "app": {"kind": "transfer", "bytes": 1_000_000}}]}
+    tcplab.run(sc, pcap=["a"]).write(tmp_path)
+    fields = ["-T", "fields", "-e", "ip.src", "-e", "tcp.flags.syn", "-e", "tcp.options.wscale.shift",
+              "-e", "tcp.window_size"]
+    rows = [r.split("\t") for r in tshark(tmp_path / "node-a.pcap", *fields).splitlines()]
+    assert [r[2] for r in rows[:2]] == ["7", "7"], rows[:2]
+    assert tshark(tmp_path / "node-a.pcap", "-Y", "_ws.malformed || _ws.expert.severity == error") == ""
+    acks = [int(r[3]) for r in rows[2:] if r[0] == "10.0.0.2"]
+    sent = {int(r[3]) for r in rows[2:] if r[0] == "10.0.0.1"}
+    assert sent == {5_000_000 >> 7 << 7}
+    if profile == "ns2":
+        assert set(acks) == {5_000_000 >> 7 << 7}
+    else:
+        assert max(acks) > 200_000 and all(w % 128 == 0 for w in acks)

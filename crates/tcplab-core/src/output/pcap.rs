@@ -8,8 +8,13 @@
 //! simple as 10.0.x.y with x.y = i + 1. Ports: the flow's sender uses
 //! 10000 + flow index, its receiver 5001. Sequence numbers are the
 //! simulator's byte numbers modulo 2^32 (the connection starts at 0, without
-//! a SYN). Windows above 65535 bytes are clamped (no window scaling without a
-//! handshake).
+//! a SYN). A connection that opens with a SYN shows RFC 7323's window
+//! scaling: its SYN and SYN-ACK carry a window-scale option (the receiver's
+//! shift of Linux's window model, else the smallest that fits the
+//! configured window), and later windows are written shifted by it (a
+//! fixed window that is no multiple of the scale's unit is shown rounded
+//! down, by less than that unit). Without a SYN windows above 65535 bytes
+//! are clamped (no scaling without a handshake).
 
 use crate::packet::{Ecn, Packet, Transport, BROADCAST};
 
@@ -33,11 +38,32 @@ pub struct PcapWriter {
     in_transit: std::collections::HashSet<u64>,
     /// An 802.11 capture (`for_wifi_node`): records frames, not IP packets.
     wifi: bool,
-    /// By flow: the sender's node when the connection opens with a SYN.
-    /// The simulated SYN takes no sequence number (as ns-2's), so in the
-    /// capture its connection's numbers are those of a real handshake: the
-    /// SYN and the SYN-ACK take one each (`TcpView`).
-    syn_senders: std::sync::Arc<[Option<u32>]>,
+    /// By flow: the sender's node and the window scales when the
+    /// connection opens with a SYN. The simulated SYN takes no sequence
+    /// number (as ns-2's), so in the capture its connection's numbers are
+    /// those of a real handshake: the SYN and the SYN-ACK take one each
+    /// (`TcpView`).
+    syn_senders: std::sync::Arc<[Option<SynFlow>]>,
+}
+
+/// A flow that opens with a SYN, as its captures show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SynFlow {
+    /// The sender's node.
+    pub sender: u32,
+    /// The window-scale shifts (RFC 7323) of the windows the sender and
+    /// the receiver advertise.
+    pub scale: [u8; 2],
+}
+
+/// The smallest window-scale shift that shows `window` bytes in the
+/// 16-bit field (at most 14, RFC 7323 2.3).
+pub fn scale_for(window: u64) -> u8 {
+    let mut s = 0;
+    while s < 14 && window >> s > 65_535 {
+        s += 1;
+    }
+    s
 }
 
 /// How a TCP packet's numbers are written: as simulated, or shifted by the
@@ -46,9 +72,11 @@ pub struct PcapWriter {
 pub enum TcpView {
     AsIs,
     /// A connection that opened with a SYN, seen from its sender's side
-    /// (`true`) or its receiver's.
+    /// (`true`) or its receiver's; `scale`: the window-scale shift of the
+    /// side that sent the packet.
     Handshake {
         from_sender: bool,
+        scale: u8,
     },
 }
 
@@ -107,15 +135,16 @@ impl PcapWriter {
     }
 
     /// Which flows open with a SYN, and from which node (see `syn_senders`).
-    pub fn with_syn_senders(mut self, senders: std::sync::Arc<[Option<u32>]>) -> Self {
+    pub fn with_syn_senders(mut self, senders: std::sync::Arc<[Option<SynFlow>]>) -> Self {
         self.syn_senders = senders;
         self
     }
 
     fn view(&self, p: &Packet) -> TcpView {
         match self.syn_senders.get(p.flow as usize) {
-            Some(&Some(sender)) if matches!(p.l4, Transport::Tcp(_)) => {
-                TcpView::Handshake { from_sender: p.ip.src == sender }
+            Some(&Some(f)) if matches!(p.l4, Transport::Tcp(_)) => {
+                let from_sender = p.ip.src == f.sender;
+                TcpView::Handshake { from_sender, scale: f.scale[usize::from(!from_sender)] }
             }
             _ => TcpView::AsIs,
         }
@@ -205,8 +234,8 @@ impl PcapWriter {
                 return; // the forwarded packet leaving again
             }
         }
-        let hdr = packet_headers(p, self.view(p));
-        self.push_record(now_ns, &hdr, p.size);
+        let (hdr, size) = packet_headers(p, self.view(p));
+        self.push_record(now_ns, &hdr, size);
     }
 }
 
@@ -253,14 +282,23 @@ pub fn wifi_frame(p: &Packet, duration_us: u16, retry: bool, view: TcpView) -> (
     f.extend_from_slice(&(((p.uid & 0xfff) as u16) << 4).to_le_bytes());
     f.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00]);
     let head = f.len() as u32;
-    f.extend_from_slice(&packet_headers(p, view));
-    (f, head + p.size)
+    let (hdr, size) = packet_headers(p, view);
+    f.extend_from_slice(&hdr);
+    (f, head + size)
 }
 
-/// The IPv4 and transport header bytes of a packet.
-pub fn packet_headers(p: &Packet, view: TcpView) -> Vec<u8> {
+/// The IPv4 and transport header bytes of a packet, and its size in the
+/// capture: the simulated size, plus the window-scale option a SYN shows
+/// (4 bytes the simulated SYN does not carry).
+pub fn packet_headers(p: &Packet, view: TcpView) -> (Vec<u8>, u32) {
+    let mut size = p.size;
     let (proto, l4) = match &p.l4 {
-        Transport::Tcp(h) => (6u8, tcp_header(p, &shown(h, view))),
+        Transport::Tcp(h) => {
+            let h = shown(h, view);
+            let t = tcp_header(p, &h, view);
+            size += t.len() as u32 - h.wire_len();
+            (6u8, t)
+        }
         Transport::Udp(h) => (17u8, udp_header(p, h)),
         // Routing messages: IP protocol 253 ("for experimentation", RFC
         // 3692); the body is not written.
@@ -274,7 +312,7 @@ pub fn packet_headers(p: &Packet, view: TcpView) -> Vec<u8> {
         Ecn::Ect0 => 2,
         Ecn::Ce => 3,
     };
-    ip[2..4].copy_from_slice(&(p.size.min(65535) as u16).to_be_bytes());
+    ip[2..4].copy_from_slice(&(size.min(65535) as u16).to_be_bytes());
     ip[4..6].copy_from_slice(&(p.uid as u16).to_be_bytes());
     ip[6] = 0x40; // don't fragment
     ip[8] = p.ip.ttl;
@@ -285,7 +323,7 @@ pub fn packet_headers(p: &Packet, view: TcpView) -> Vec<u8> {
     ip[10..12].copy_from_slice(&c.to_be_bytes());
     let mut out = ip.to_vec();
     out.extend_from_slice(&l4);
-    out
+    (out, size)
 }
 
 /// Checksum over the pseudo-header, the transport header and a payload of
@@ -307,7 +345,7 @@ fn l4_checksum(p: &Packet, proto: u8, header: &[u8]) -> u16 {
 fn shown(h: &crate::packet::TcpHeader, view: TcpView) -> crate::packet::TcpHeader {
     use crate::packet::flags;
     let mut h = *h;
-    let TcpView::Handshake { from_sender } = view else { return h };
+    let TcpView::Handshake { from_sender, .. } = view else { return h };
     let syn = h.flags & flags::SYN != 0;
     match (from_sender, syn) {
         (true, true) => {}
@@ -331,8 +369,18 @@ fn shown(h: &crate::packet::TcpHeader, view: TcpView) -> crate::packet::TcpHeade
     h
 }
 
-fn tcp_header(p: &Packet, h: &crate::packet::TcpHeader) -> Vec<u8> {
+/// The TCP header's bytes as `view` shows them.
+fn tcp_header(p: &Packet, h: &crate::packet::TcpHeader, view: TcpView) -> Vec<u8> {
     let mut opts: Vec<u8> = Vec::new();
+    let syn = h.flags & crate::packet::flags::SYN != 0;
+    let scale = match view {
+        TcpView::Handshake { scale, .. } => Some(scale),
+        TcpView::AsIs => None,
+    };
+    if let (true, Some(s)) = (syn, scale) {
+        // NOP, window scale (kind 3, length 3).
+        opts.extend_from_slice(&[1, 3, 3, s]);
+    }
     if let Some((val, ecr)) = h.ts {
         opts.extend_from_slice(&[1, 1, 8, 10]);
         opts.extend_from_slice(&val.to_be_bytes());
@@ -354,7 +402,12 @@ fn tcp_header(p: &Packet, h: &crate::packet::TcpHeader) -> Vec<u8> {
     t[8..12].copy_from_slice(&(h.ack as u32).to_be_bytes());
     t[12] = ((len / 4) as u8) << 4;
     t[13] = h.flags;
-    t[14..16].copy_from_slice(&(h.window.min(65535) as u16).to_be_bytes());
+    // A SYN's own window is never scaled (RFC 7323 2.2).
+    let window = match scale {
+        Some(s) if !syn => h.window >> s,
+        _ => h.window,
+    };
+    t[14..16].copy_from_slice(&(window.min(65535) as u16).to_be_bytes());
     t.extend_from_slice(&opts);
     let c = l4_checksum(p, 6, &t);
     t[16..18].copy_from_slice(&c.to_be_bytes());
@@ -388,18 +441,40 @@ mod tests {
     fn header_lengths_match_wire_sizes() {
         let mut h = TcpHeader { seq: 1000, ack: 0, flags: 0x18, window: 20000, ..Default::default() };
         let p = pkt(h, 1000);
-        assert_eq!(packet_headers(&p, TcpView::AsIs).len() as u32, 20 + h.wire_len());
+        assert_eq!(packet_headers(&p, TcpView::AsIs).0.len() as u32, 20 + h.wire_len());
         h.ts = Some((5, 6));
         h.set_sack(&[SackBlock { start: 1, end: 2 }; 3]);
         let p = pkt(h, 0);
-        assert_eq!(packet_headers(&p, TcpView::AsIs).len() as u32, 20 + h.wire_len());
+        assert_eq!(packet_headers(&p, TcpView::AsIs).0.len() as u32, 20 + h.wire_len());
         assert_eq!(h.wire_len(), 60);
+    }
+
+    /// A handshake's SYN carries the window-scale option (4 bytes more in
+    /// the capture than simulated); later windows are shown shifted, a
+    /// SYN's never; without a handshake windows are clamped.
+    #[test]
+    fn window_scaling_in_a_handshake() {
+        assert_eq!((scale_for(65_535), scale_for(65_536), scale_for(5_000_000), scale_for(u64::MAX)), (0, 1, 7, 14));
+        let view = TcpView::Handshake { from_sender: true, scale: 7 };
+        let syn = TcpHeader { flags: crate::packet::flags::SYN, window: 200_000, ..Default::default() };
+        let p = pkt(syn, 0);
+        let (b, size) = packet_headers(&p, view);
+        assert_eq!((b.len() as u32, size), (20 + syn.wire_len() + 4, p.size + 4));
+        assert_eq!(u16::from_be_bytes([b[2], b[3]]) as u32, size);
+        assert_eq!(&b[40..44], &[1, 3, 3, 7]);
+        assert_eq!(u16::from_be_bytes([b[34], b[35]]), 65_535, "a SYN's window is not scaled");
+        let ack = TcpHeader { flags: crate::packet::flags::ACK, window: 200_000, ..Default::default() };
+        let (b, size) = packet_headers(&pkt(ack, 0), view);
+        assert_eq!(size, pkt(ack, 0).size);
+        assert_eq!(u16::from_be_bytes([b[34], b[35]]) as u32, 200_000 >> 7);
+        let (b, _) = packet_headers(&pkt(ack, 0), TcpView::AsIs);
+        assert_eq!(u16::from_be_bytes([b[34], b[35]]), 65_535);
     }
 
     #[test]
     fn ip_checksum_verifies() {
         let p = pkt(TcpHeader::default(), 100);
-        let b = packet_headers(&p, TcpView::AsIs);
+        let (b, _) = packet_headers(&p, TcpView::AsIs);
         assert_eq!(csum_fold(csum_add(0, &b[..20])), 0);
         assert_eq!(b[1] & 3, 2, "ECT(0)");
     }

@@ -13,7 +13,7 @@ use crate::net::{
     CodelParams, DevId, Device, DrrClassify, DrrParams, ErrorModel, FqCodelParams, HitAction, PacketClass,
     PointToPoint, Queue, QueuePolicy, RedParams, RedVictim,
 };
-use crate::output::pcap::PcapWriter;
+use crate::output::pcap::{PcapWriter, SynFlow};
 use crate::output::RunOptions;
 use crate::packet::{FlowId, NodeId};
 use crate::sim::{trace_sink, Capture, Flow, Gaps, Node, Samples, Split, World};
@@ -1952,10 +1952,12 @@ pub fn build_with(cfg: &ScenarioCfg, opts: &RunOptions) -> std::io::Result<World
         }
     }
     // Which flows open with a SYN (captures number their handshake).
-    let syn_senders: Arc<[Option<u32>]> = flows
+    let syn_senders: Arc<[Option<SynFlow>]> = flows
         .iter()
-        .map(|f| match &sockets[f.tx as usize].kind {
-            SocketKind::TcpSender(tx) if tx.awaits_syn_ack() => Some(f.src),
+        .map(|f| match (&sockets[f.tx as usize].kind, &sockets[f.rx as usize].kind) {
+            (SocketKind::TcpSender(tx), SocketKind::TcpReceiver(rx)) if tx.awaits_syn_ack() => {
+                Some(SynFlow { sender: f.src, scale: [tx.window_scale(), rx.window_scale()] })
+            }
             _ => None,
         })
         .collect();

@@ -195,6 +195,16 @@ impl TcpReceiver {
         self.echo = Some(ecr);
     }
 
+    /// The window-scale shift of the windows this receiver advertises:
+    /// Linux's model's own (rcv_wscale), else the smallest that shows the
+    /// configured window (as captures show it).
+    pub fn window_scale(&self) -> u8 {
+        match &self.linux_window {
+            Some(w) => w.wscale() as u8,
+            None => crate::output::pcap::scale_for(self.window as u64),
+        }
+    }
+
     /// Whether the window is Linux's (the application's reads matter).
     #[inline(always)]
     pub fn has_linux_window(&self) -> bool {

@@ -1145,6 +1145,12 @@ impl TcpSender {
         seg
     }
 
+    /// The window-scale shift of the window this sender advertises (the
+    /// configured one), as captures show it.
+    pub fn window_scale(&self) -> u8 {
+        crate::output::pcap::scale_for(self.cfg.rwnd)
+    }
+
     /// Whether the SYN is out and its ACK not yet in.
     pub fn awaits_syn_ack(&self) -> bool {
         self.syn_pending

@@ -14,6 +14,9 @@ pub struct CcState {
     /// has accumulated: cwnd += MSS*MSS/cwnd per ACK is computed on cwnd +
     /// ca_frac in floating point, as ns-2 grows its fractional cwnd_ (in
     /// segments), so that the window crosses whole segments on the same ACK.
+    /// With `count_acked` (Linux's growth) instead the segments acknowledged
+    /// towards the next whole segment (the kernel's snd_cwnd_cnt, an
+    /// integer); either is cleared where the window is reduced.
     pub ca_frac: f64,
     /// The receiver's advertised window (bytes), kept current by the sender.
     pub rwnd: u64,
@@ -64,9 +67,14 @@ impl CcState {
     /// Linux's growth by the segments an ACK covers (a short segment counts
     /// as one, as a packet does there): slow start up to ssthresh
     /// (tcp_slow_start(): cwnd = min(cwnd + acked, ssthresh)), the segments
-    /// left over in congestion avoidance (tcp_cong_avoid_ai(): one segment
-    /// per cwnd segments acknowledged; here MSS*MSS/cwnd per segment, on
-    /// the fractional window, where Linux keeps an integer count).
+    /// left over in congestion avoidance (tcp_cong_avoid_ai(): one whole
+    /// segment per cwnd segments acknowledged, counted in `ca_frac`, which
+    /// holds the kernel's integer snd_cwnd_cnt here). Until 2026-12-07 the
+    /// window grew by MSS*MSS/cwnd per segment on a fractional window:
+    /// the same rate, but a loss then halved a window a fraction of a
+    /// segment below the kernel's whole one, and ssthresh came out a
+    /// segment lower (22 against 23 segments in
+    /// `validation/kernel_series.py`'s reno case).
     #[inline(never)]
     fn increase_by_segments(&mut self, acked: u64) {
         let mut segs = acked.div_ceil(self.mss).max(1);
@@ -76,10 +84,18 @@ impl CcState {
             self.cwnd = grown;
         }
         if segs > 0 {
-            let c = self.cwnd as f64 + self.ca_frac;
-            let next = c + (segs * self.mss * self.mss) as f64 / c;
-            self.cwnd = next as u64;
-            self.ca_frac = next - self.cwnd as f64;
+            let w = (self.cwnd / self.mss).max(1) as f64;
+            // Credits accumulated at a larger window are applied first.
+            if self.ca_frac >= w {
+                self.ca_frac = 0.0;
+                self.cwnd += self.mss;
+            }
+            self.ca_frac += segs as f64;
+            if self.ca_frac >= w {
+                let d = (self.ca_frac / w).floor();
+                self.ca_frac -= d * w;
+                self.cwnd += d as u64 * self.mss;
+            }
         }
         if self.cwnd >= self.cap_at {
             self.cwnd = self.cap_at - self.mss;

@@ -306,8 +306,9 @@ fn an_ecn_echo_reduces_by_prr_in_cwr() {
             ack(&mut s, 3 * RTT, 31, &[]);
             assert!(!s.in_recovery());
             // cwnd = ssthresh, then the growth of that ACK in congestion
-            // avoidance for the 11 segments it covers.
-            assert_eq!(s.w.cwnd, 10 * MSS + 11 * MSS * MSS / (10 * MSS), "{}", s.w.cwnd);
+            // avoidance for the 11 segments it covers: one whole segment
+            // at a window of 10, one segment counted towards the next.
+            assert_eq!((s.w.cwnd, s.w.ca_frac), (11 * MSS, 1.0), "{}", s.w.cwnd);
         } else {
             assert_eq!(sent, vec![0; 10], "{sent:?}");
         }

@@ -66,7 +66,8 @@ fn initial_window_and_slow_start() {
 /// an ACK of two segments opens cwnd by two (Linux's tcp_slow_start(tp,
 /// acked)), four segments out where one per ACK sends three; a short
 /// segment counts as one; past ssthresh the rest goes to congestion
-/// avoidance, MSS*MSS/cwnd per segment.
+/// avoidance, one whole segment per cwnd segments acknowledged, counted
+/// as the kernel counts them (tcp_cong_avoid_ai()'s snd_cwnd_cnt).
 #[test]
 fn counting_acked_segments_grows_by_each_segment_covered() {
     let mut c = cfg(4);
@@ -83,8 +84,14 @@ fn counting_acked_segments_grows_by_each_segment_covered() {
     // in congestion avoidance.
     s.w.ssthresh = 9 * MSS;
     ack(&mut s, 102 * MS, 6 * MSS + MSS / 2);
-    let expect = 9000.0 + 2.0 * 1e6 / 9000.0;
-    assert!((s.w.cwnd as f64 + s.w.ca_frac - expect).abs() < 1e-6, "{} {}", s.w.cwnd, s.w.ca_frac);
+    assert_eq!((s.w.cwnd, s.w.ca_frac), (9 * MSS, 2.0));
+    // Seven more make nine counted at a window of nine: one segment more.
+    ack(&mut s, 103 * MS, 13 * MSS + MSS / 2);
+    assert_eq!((s.w.cwnd, s.w.ca_frac), (10 * MSS, 0.0));
+    // Ten (9.5 segments' bytes) at a window of ten, all that is out: one more.
+    assert_eq!(s.snd_max, 23 * MSS);
+    ack(&mut s, 104 * MS, 23 * MSS);
+    assert_eq!((s.w.cwnd, s.w.ca_frac), (11 * MSS, 0.0));
     // The same ACKs one increase each (ns-2, RFC 5681): 4 + 1 + 1.
     let mut s = sender(Variant::NewReno, 4);
     drain(&mut s, 0);

@@ -8,13 +8,14 @@
 //! simple as 10.0.x.y with x.y = i + 1. Ports: the flow's sender uses
 //! 10000 + flow index, its receiver 5001. Sequence numbers are the
 //! simulator's byte numbers modulo 2^32 (the connection starts at 0, without
-//! a SYN). A connection that opens with a SYN shows RFC 7323's window
-//! scaling: its SYN and SYN-ACK carry a window-scale option (the receiver's
-//! shift of Linux's window model, else the smallest that fits the
-//! configured window), and later windows are written shifted by it (a
-//! fixed window that is no multiple of the scale's unit is shown rounded
-//! down, by less than that unit). Without a SYN windows above 65535 bytes
-//! are clamped (no scaling without a handshake).
+//! a SYN). A connection that opens with a SYN and whose windows can exceed
+//! 65535 bytes shows RFC 7323's window scaling: its SYN and SYN-ACK carry a
+//! window-scale option (the receiver's shift of Linux's window model, else
+//! the smallest that fits the configured window; the option's 4 bytes are
+//! the capture's, not the simulated SYN's), and later windows are written
+//! shifted by it (a fixed window that is no multiple of the scale's unit is
+//! shown rounded down, by less than that unit). Otherwise windows above
+//! 65535 bytes are clamped (no scaling without a handshake).
 
 use crate::packet::{Ecn, Packet, Transport, BROADCAST};
 
@@ -73,10 +74,10 @@ pub enum TcpView {
     AsIs,
     /// A connection that opened with a SYN, seen from its sender's side
     /// (`true`) or its receiver's; `scale`: the window-scale shift of the
-    /// side that sent the packet.
+    /// side that sent the packet, when the handshake shows the option.
     Handshake {
         from_sender: bool,
-        scale: u8,
+        scale: Option<u8>,
     },
 }
 
@@ -144,7 +145,11 @@ impl PcapWriter {
         match self.syn_senders.get(p.flow as usize) {
             Some(&Some(f)) if matches!(p.l4, Transport::Tcp(_)) => {
                 let from_sender = p.ip.src == f.sender;
-                TcpView::Handshake { from_sender, scale: f.scale[usize::from(!from_sender)] }
+                // The option only where a window needs it (both sides then
+                // send it, as RFC 7323 asks): a SYN without it has the
+                // simulated size (ns-2's SYN has no options).
+                let scale = (f.scale != [0, 0]).then_some(f.scale[usize::from(!from_sender)]);
+                TcpView::Handshake { from_sender, scale }
             }
             _ => TcpView::AsIs,
         }
@@ -374,7 +379,7 @@ fn tcp_header(p: &Packet, h: &crate::packet::TcpHeader, view: TcpView) -> Vec<u8
     let mut opts: Vec<u8> = Vec::new();
     let syn = h.flags & crate::packet::flags::SYN != 0;
     let scale = match view {
-        TcpView::Handshake { scale, .. } => Some(scale),
+        TcpView::Handshake { scale, .. } => scale,
         TcpView::AsIs => None,
     };
     if let (true, Some(s)) = (syn, scale) {
@@ -455,7 +460,7 @@ mod tests {
     #[test]
     fn window_scaling_in_a_handshake() {
         assert_eq!((scale_for(65_535), scale_for(65_536), scale_for(5_000_000), scale_for(u64::MAX)), (0, 1, 7, 14));
-        let view = TcpView::Handshake { from_sender: true, scale: 7 };
+        let view = TcpView::Handshake { from_sender: true, scale: Some(7) };
         let syn = TcpHeader { flags: crate::packet::flags::SYN, window: 200_000, ..Default::default() };
         let p = pkt(syn, 0);
         let (b, size) = packet_headers(&p, view);
@@ -469,6 +474,10 @@ mod tests {
         assert_eq!(u16::from_be_bytes([b[34], b[35]]) as u32, 200_000 >> 7);
         let (b, _) = packet_headers(&pkt(ack, 0), TcpView::AsIs);
         assert_eq!(u16::from_be_bytes([b[34], b[35]]), 65_535);
+        // A handshake whose windows fit 16 bits shows no option: its SYN
+        // keeps the simulated size.
+        let small = TcpView::Handshake { from_sender: true, scale: None };
+        assert_eq!(packet_headers(&p, small), (packet_headers(&p, TcpView::AsIs).0, p.size));
     }
 
     #[test]

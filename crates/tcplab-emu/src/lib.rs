@@ -340,7 +340,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         flows,
         links,
         nodes,
-        series: if specs.iter().any(|s| s.sample_every.is_some()) {
+        series: if sc.cfg.output.sample_interval.is_some() {
             let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
             let readings: Vec<&[series::Reading]> = outs.iter().map(|o| o.series.as_slice()).collect();
             series::table(&names, &readings)

@@ -232,13 +232,7 @@ impl Relay {
     /// the queues at the instants on the way.
     fn advance_to(&mut self, t: Time) {
         let mut out = std::mem::take(&mut self.out);
-        while let Some(q) = self.queues.as_mut().filter(|q| q.next <= t) {
-            let at = q.next;
-            q.next += q.every;
-            self.carrier.advance_to(at, &mut out);
-            let q = self.queues.as_mut().expect("sampling");
-            self.carrier.queue_rows(to_secs(at), &mut q.rows);
-        }
+        self.sample_queues(t, Some(&mut out));
         self.carrier.advance_to(t, &mut out);
         self.release_all(&mut out);
         self.out = out;
@@ -288,15 +282,23 @@ impl Relay {
         last
     }
 
+    /// queues.csv's rows at the instants up to `t`; with `out`, the model
+    /// is first advanced to each instant (its released packets into `out`).
+    fn sample_queues(&mut self, t: Time, mut out: Option<&mut Vec<Released>>) {
+        let Some(q) = self.queues.as_mut() else { return };
+        while q.next <= t {
+            if let Some(out) = out.as_deref_mut() {
+                self.carrier.advance_to(q.next, out);
+            }
+            self.carrier.queue_rows(to_secs(q.next), &mut q.rows);
+            q.next += q.every;
+        }
+    }
+
     /// The queues at the instants left up to `end` (after the run: the
     /// state the model was left in).
     pub fn sample_through(&mut self, end: Time) {
-        if let Some(q) = self.queues.as_mut() {
-            while q.next <= end {
-                self.carrier.queue_rows(to_secs(q.next), &mut q.rows);
-                q.next += q.every;
-            }
-        }
+        self.sample_queues(end, None);
     }
 
     /// Run until `stop` is set or the model time reaches `end`.

@@ -76,16 +76,19 @@ fn ca_state_name(s: u8) -> &'static str {
     }
 }
 
-/// BBR's state of socket `fd`, or None when it does not run BBR.
-pub fn bbr_info(fd: RawFd) -> Option<BbrInfo> {
+/// Whether socket `fd` runs BBR (its congestion control is set before it
+/// connects, so the sampler asks once).
+pub fn runs_bbr(fd: RawFd) -> bool {
     let mut name = [0u8; 16];
     let mut len = name.len() as libc::socklen_t;
     // SAFETY: the kernel writes at most `len` bytes into `name`.
     let r =
         unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, name.as_mut_ptr().cast(), &mut len) };
-    if r != 0 || !name.starts_with(b"bbr\0") {
-        return None;
-    }
+    r == 0 && name.starts_with(b"bbr\0")
+}
+
+/// BBR's state of socket `fd`, a socket that runs BBR (`runs_bbr`).
+pub fn bbr_info(fd: RawFd) -> Option<BbrInfo> {
     let mut b = [0u32; 5];
     let mut len = std::mem::size_of_val(&b) as libc::socklen_t;
     // SAFETY: the kernel writes at most `len` bytes into `b`.

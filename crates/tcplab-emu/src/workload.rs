@@ -185,6 +185,7 @@ fn sample_info(
         let mut sums = InfoSums::default();
         let mut last: Option<(Time, TcpInfo)> = None;
         let mut next = every.map(|e| series::next_instant(clock.now(), e));
+        let bbr = every.is_some() && series::runs_bbr(fd);
         loop {
             let stop = done.load(Ordering::Acquire);
             let now = clock.now();
@@ -203,7 +204,7 @@ fn sample_info(
                             at,
                             info: info.clone(),
                             in_flight_bytes: series::in_flight_bytes(fd).unwrap_or(0),
-                            bbr: series::bbr_info(fd),
+                            bbr: if bbr { series::bbr_info(fd) } else { None },
                             delivered: delivered.load(Ordering::Acquire),
                         });
                         out.late_max = out.late_max.max(now - at);
@@ -212,8 +213,8 @@ fn sample_info(
                     out.missed += (n - at) / e - 1;
                     next = Some(n);
                 }
-                let to_next = next.unwrap_or(Time::MAX).saturating_sub(clock.now());
-                nap = nap.min(Duration::from_nanos(to_next));
+                let due = next.expect("set with `every`");
+                nap = nap.min(Duration::from_nanos(due.saturating_sub(clock.now())));
             }
             std::thread::sleep(nap);
         }

@@ -21,13 +21,14 @@ const NOT_VALUES: [&str; 6] =
 
 /// Keys whose rfc-profile default is neither column's (the row's meaning
 /// names it).
-const RFC_OWN: [(&str, &str); 14] = [
+const RFC_OWN: [(&str, &str); 15] = [
     ("idle_restart", "\"rfc5681\""),
     ("cwnd_increase", "\"per-ack\""),
     ("push_ack", "false"),
     ("prr", "false"),
     ("rack", "false"),
     ("tlp", "false"),
+    ("tso_defer", "false"),
     ("undo", "false"),
     ("dsack", "false"),
     ("frto", "false"),

@@ -158,6 +158,7 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "loss_window" => own.loss_window.is_some(),
             "quick_acks" => own.quick_acks.is_some(),
             "nagle" => own.nagle.is_some(),
+            "tso_defer" => own.tso_defer.is_some(),
             "rtt_estimator" => own.rtt_estimator.is_some(),
             "rtt_timing" => own.rtt_timing.is_some(),
             "receive_window" => own.receive_window.is_some(),
@@ -251,6 +252,12 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
     }
     if o.tlp == Some(false) {
         return err(key("tlp"), "Linux sends tail-loss probes (net.ipv4.tcp_early_retrans = 3): only true");
+    }
+    if o.tso_defer == Some(false) {
+        return err(
+            key("tso_defer"),
+            "Linux defers small GSO bursts (tcp_tso_should_defer(); every TCP socket uses GSO): only true",
+        );
     }
     if o.undo == Some(false) {
         return err(key("undo"), "Linux always undoes a reduction its timestamps show spurious (no knob): only true");
@@ -516,7 +523,7 @@ app = {app}
         // Linux's own values of its rules are accepted.
         assert!(plan_with(
             1000,
-            r#"cwnd_increase = "per-segment", push_ack = true, prr = true, rack = true, tlp = true, undo = true"#,
+            r#"cwnd_increase = "per-segment", push_ack = true, prr = true, rack = true, tlp = true, undo = true, tso_defer = true"#,
             app
         )
         .is_ok());
@@ -538,6 +545,7 @@ app = {app}
             ("prr = false", "flow[0].tcp.prr"),
             ("rack = false", "flow[0].tcp.rack"),
             ("tlp = false", "flow[0].tcp.tlp"),
+            ("tso_defer = false", "flow[0].tcp.tso_defer"),
             ("undo = false", "flow[0].tcp.undo"),
             (r#"loss_window = "flight""#, "flow[0].tcp.loss_window"),
             (r#"receive_window = "fixed""#, "flow[0].tcp.receive_window"),

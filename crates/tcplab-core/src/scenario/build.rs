@@ -1449,6 +1449,7 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
         c.quick_acks = v;
     }
     receive_window(&mut c, &o);
+    put(&mut c.tso_defer, o.tso_defer);
     if let Some(v) = o.nagle {
         use crate::transport::tcp::config::Nagle;
         c.nagle = match v {

@@ -1435,6 +1435,9 @@ pub struct TcpOptions {
     pub quick_acks: Option<u32>,
     /// Nagle's rule: "off" (every profile), "rfc896" or "minshall" (Linux's).
     pub nagle: Option<NagleCfg>,
+    /// Linux's TSO deferral: new data waits for an ACK due within 1 ms
+    /// when the window has room for less than a GSO burst.
+    pub tso_defer: Option<bool>,
     /// The receiver's window: "fixed" (the configured window) or "linux"
     /// (Linux 6.18's, growing under receive-buffer autotuning).
     pub receive_window: Option<ReceiveWindowName>,
@@ -1746,6 +1749,7 @@ impl TcpOptions {
             frto: self.frto.or(base.frto),
             quick_acks: self.quick_acks.or(base.quick_acks),
             nagle: self.nagle.or(base.nagle),
+            tso_defer: self.tso_defer.or(base.tso_defer),
             control_increase: self.control_increase.or(base.control_increase),
             cwnd_limited: self.cwnd_limited.or(base.cwnd_limited),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),

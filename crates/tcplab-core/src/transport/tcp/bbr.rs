@@ -40,7 +40,7 @@ const BW_RTTS: u32 = CYCLE_LEN as u32 + 2;
 const MIN_RTT_WIN_SEC: u32 = 10;
 const PROBE_RTT_MODE_MS: u32 = 200;
 /// Below this pacing rate (bit/s) one segment per TSO burst.
-const MIN_TSO_RATE: u64 = 1_200_000;
+pub(super) const MIN_TSO_RATE: u64 = 1_200_000;
 const PACING_MARGIN_PERCENT: u64 = 1;
 const HIGH_GAIN: u64 = BBR_UNIT * 2885 / 1000 + 1;
 const DRAIN_GAIN: u64 = BBR_UNIT * 1000 / 2885;
@@ -63,9 +63,9 @@ const EXTRA_ACKED_MAX_US: u64 = 100_000;
 /// TCP_INIT_CWND: the window before any RTT sample.
 const INIT_CWND: u64 = 10;
 /// sk_pacing_shift: the TSO goal is a millisecond (2^-10 s) of data.
-const PACING_SHIFT: u32 = 10;
+pub(super) const PACING_SHIFT: u32 = 10;
 /// GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER (320 bytes on x86-64).
-const GSO_BYTES_MAX: u64 = 65_536 - 1 - 320;
+pub(super) const GSO_BYTES_MAX: u64 = 65_536 - 1 - 320;
 
 /// BBR's settings: the kernel's timer frequency and the seed of the draw
 /// of the first gain phase (`prandom_u32_max(7)`), set per flow from the

@@ -687,6 +687,12 @@ pub struct TcpConfig {
     /// Nagle's rule (`Nagle`): off in every profile (SPEC), Linux's own
     /// default being `Minshall`.
     pub nagle: Nagle,
+    /// Linux's TSO/GSO deferral (`tcp_tso_should_defer()`,
+    /// `transport/tcp/tso_defer.rs`): with room in the window for less
+    /// than a GSO burst, new data waits for an ACK due within a
+    /// millisecond; false: every segment the window allows leaves at once
+    /// (ns-2, the RFCs).
+    pub tso_defer: bool,
     /// The receiver's window: fixed (ns2 and rfc profiles) or Linux's.
     pub receive_window: ReceiveWindow,
 }
@@ -767,6 +773,7 @@ impl TcpConfig {
                 frto: false,
                 quick_acks: 0,
                 nagle: Nagle::Off,
+                tso_defer: false,
                 receive_window: ReceiveWindow::Fixed,
                 vegas: VegasParams::default(),
                 cubic: Default::default(),
@@ -819,6 +826,7 @@ impl TcpConfig {
                 frto: true,
                 quick_acks: 16,
                 nagle: Nagle::Off,
+                tso_defer: true,
                 receive_window: ReceiveWindow::Linux {
                     rcvbuf: super::linux_rwnd::DEFAULT_RCVBUF,
                     rcvbuf_max: super::linux_rwnd::DEFAULT_RCVBUF_MAX,

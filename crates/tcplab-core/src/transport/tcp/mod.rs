@@ -24,6 +24,7 @@ pub mod sack;
 pub mod sack1;
 pub mod sender;
 pub mod tahoe;
+mod tso_defer;
 mod undo;
 pub mod vegas;
 pub mod westwood;
@@ -44,6 +45,8 @@ mod reno_undo_tests;
 mod rfc_profile_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tso_defer_tests;
 #[cfg(test)]
 mod undo_tests;
 

@@ -129,6 +129,11 @@ impl Rack {
         Rack { tlp, ..Default::default() }
     }
 
+    /// tcp_min_rtt(): the smallest round trip seen.
+    pub(super) fn min_rtt(&self) -> Option<Time> {
+        self.min_rtt
+    }
+
     /// A new round-trip sample for min_rtt (the congestion control's,
     /// ca_rtt_us).
     pub fn note_rtt(&mut self, rtt: Time) {
@@ -952,6 +957,11 @@ impl LossRecovery for RackRecovery {
         } else {
             let len = s.app_limit().saturating_sub(s.snd_max).min(mss);
             if len == 0 || s.snd_max + len > s.snd_una + s.rwnd || s.snd_nxt != s.snd_max {
+                return Some(None);
+            }
+            // New data in CWR goes through tcp_write_xmit()'s TSO deferral
+            // as in the Open state (Recovery and Loss never defer).
+            if self.state == State::Cwr && s.cfg.tso_defer && s.tso_holds(now) {
                 return Some(None);
             }
             s.emit_new(now, len as u32)

@@ -16,6 +16,7 @@ use super::recovery::{DupAckRecovery, LossRecovery, SackRecovery};
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
 use super::sack1::Sack1Recovery;
+use super::tso_defer::{self, Decision, TsoState};
 use crate::engine::Time;
 use crate::packet::{flags, TcpHeader};
 
@@ -170,6 +171,9 @@ pub struct TcpSender {
     /// A pacing gate holds segments back: BBR's (`paced`) or TCP-AP's
     /// (`ap`).
     gated: bool,
+    /// Linux's TSO deferral may hold new data (`TcpConfig::tso_defer`,
+    /// state in `tso`).
+    tso_defer: bool,
     /// Outstanding segments with their last send time and transmit count.
     pub(super) sent: std::collections::VecDeque<SentSeg>,
     last_acked_seg: Option<(Time, u32)>,
@@ -277,6 +281,9 @@ pub struct TcpSender {
     pub(super) ap: Option<Box<AdaptivePacing>>,
     /// The persist timer (`persist.rs`), for a peer that closes its window.
     pub(super) persist: super::persist::Persist,
+    /// With `tso_defer`: the last departure, the peer's largest window,
+    /// the burst being sent, and whether the application writes again.
+    tso: TsoState,
 }
 
 /// An RTT sample: a timed segment's (sent, acknowledged) or a timestamp
@@ -406,7 +413,13 @@ impl TcpSender {
             sack_recover: None,
             sent: Default::default(),
             // F-RTO without SACK reads the log for data sent once.
-            log_segments: cc.times_segments() || cfg.linux_rtt_samples || cc.wants_delay_samples() || rack || cfg.frto,
+            // TSO deferral reads the oldest segment's send time.
+            log_segments: cc.times_segments()
+                || cfg.linux_rtt_samples
+                || cc.wants_delay_samples()
+                || rack
+                || cfg.frto
+                || cfg.tso_defer,
             // RACK's min_rtt is Linux's, from the congestion control's
             // samples (tcp_update_rtt_min() with ca_rtt_us).
             delay_samples: cc.wants_delay_samples() || rack,
@@ -417,6 +430,8 @@ impl TcpSender {
             undo_counts: (0, 0),
             paced,
             gated: paced || cfg.tcp_ap.is_some(),
+            tso_defer: cfg.tso_defer,
+            tso: TsoState { max_window: cfg.rwnd, ..Default::default() },
             rate: paced.then(Box::<Pacing>::default),
             ap: cfg.tcp_ap.map(|p| Box::new(AdaptivePacing::new(p))),
             persist: Default::default(),
@@ -550,6 +565,7 @@ impl TcpSender {
     /// restart after an idle period (`TcpConfig::idle_restart`).
     pub fn set_app_paced(&mut self) {
         self.app_paced = true;
+        self.tso.writes_again = true;
     }
 
     /// The application writes `bytes` more at `now`, after its first
@@ -685,12 +701,16 @@ impl TcpSender {
     /// (`TcpConfig::cwnd_limited`). Once per segment rather than once per
     /// burst as tcp_write_xmit() calls it: the state after a burst is the
     /// same (idle.rs, `CwndUse`).
-    fn note_cwnd_use(&mut self) {
+    /// `held`: TSO deferral held data back for the window (is_cwnd_limited
+    /// set without the flight reaching cwnd).
+    fn note_cwnd_use(&mut self, held: bool) {
         let mss = self.w.mss;
         let out = self.flight().div_ceil(mss);
         let sacked = self.sb.as_ref().map_or(0, |sb| sb.sacked_bytes());
         let in_flight = self.flight().saturating_sub(sacked).div_ceil(mss);
-        self.idle.cwnd_use.after_send(in_flight, out, self.w.cwnd / mss, self.snd_una, self.snd_nxt);
+        let cwnd = self.w.cwnd / mss;
+        let in_flight = if held { in_flight.max(cwnd) } else { in_flight };
+        self.idle.cwnd_use.after_send(in_flight, out, cwnd, self.snd_una, self.snd_nxt);
     }
 
     /// ns-2's window(): min(cwnd_, wnd_) in whole packets.
@@ -705,7 +725,7 @@ impl TcpSender {
         self.idle.last_send = Some(now);
         self.idle.ns2_timer = None;
         if self.cfg.cwnd_limited {
-            self.note_cwnd_use();
+            self.note_cwnd_use(false);
         }
         if !self.cfg.cwnd_validation {
             return;
@@ -1096,6 +1116,9 @@ impl TcpSender {
         if len < self.w.mss && self.snd_nxt >= self.snd_max && self.nagle_holds(len) {
             return None;
         }
+        if self.tso_defer && self.snd_nxt >= self.snd_max && self.tso_holds(now) {
+            return None;
+        }
         self.spend_burst();
         if self.app_paced {
             return Some(self.emit_paced(now, len as u32));
@@ -1117,6 +1140,71 @@ impl TcpSender {
                 self.short_end = self.snd_nxt + len;
                 false
             }
+        }
+    }
+
+    /// Linux's TSO deferral (`tso_defer.rs`) before new data at `now`:
+    /// true holds it for the next ACK. The kernel decides once per GSO
+    /// burst; the rest of a burst decided at this instant goes without
+    /// asking again.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn tso_holds(&mut self, now: Time) -> bool {
+        if self.tso.burst_at == now && self.tso.burst_left > 0 {
+            self.tso.burst_left -= 1;
+            return false;
+        }
+        match tso_defer::decide(&self.tso_inputs(now)) {
+            Decision::Send(n) => {
+                self.tso.burst_left = n - 1;
+                self.tso.burst_at = now;
+                false
+            }
+            Decision::Defer { cwnd_limited } => {
+                // tcp_write_xmit() ends with tcp_cwnd_validate(sk,
+                // is_cwnd_limited): the window counts as used.
+                if cwnd_limited && self.cfg.cwnd_limited {
+                    self.note_cwnd_use(true);
+                }
+                true
+            }
+        }
+    }
+
+    /// The sender's state in `tso_defer::decide`'s terms.
+    fn tso_inputs(&self, now: Time) -> tso_defer::Inputs {
+        use super::bbr::CaState;
+        let mss = self.w.mss;
+        let packets_out = self.flight().div_ceil(mss);
+        let (state, in_flight) = match self.recovery.as_deref() {
+            Some(r) => (r.ca_state(self), r.packets_in_flight(self)),
+            None => (CaState::Open, packets_out),
+        };
+        let cwnd = self.w.cwnd / mss;
+        let srtt = self.rto.srtt;
+        let pacer = self.rate.as_deref();
+        let pacing_rate = pacer.map_or_else(
+            || tso_defer::linux_pacing_rate(mss, cwnd, packets_out, self.w.ssthresh / mss, srtt),
+            |p| p.rate,
+        );
+        let fin = self.app_closed || (self.app_total.is_some() && !self.tso.writes_again);
+        let goal = tso_defer::size_goal(mss, self.tso.max_window);
+        tso_defer::Inputs {
+            now,
+            mss,
+            recovering: state >= CaState::Recovery,
+            wstamp: pacer.map_or(self.tso.last_tx, |p| p.wstamp.max(self.tso.last_tx)),
+            cwnd,
+            in_flight,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            snd_wnd: self.rwnd,
+            srtt,
+            min_rtt: self.rack.as_deref().and_then(|r| r.min_rtt()),
+            pacing_rate,
+            bbr: pacer.is_some(),
+            head_sent: self.sent.front().map(|g| g.time),
+            skb: tso_defer::unsent_skb(self.snd_nxt, self.app_limit(), goal, fin),
         }
     }
 
@@ -1268,6 +1356,9 @@ impl TcpSender {
         if self.gated {
             self.gated_send(now, seq, len, retransmit);
         }
+        if self.tso_defer {
+            self.tso.last_tx = now;
+        }
         if self.cfg.bugfix_ts && self.cfg.timestamps {
             self.note_ts_sent(now, seq + len as u64);
         }
@@ -1350,6 +1441,9 @@ impl TcpSender {
         if h.ack >= self.snd_una {
             self.rwnd = h.window as u64;
             self.w.rwnd = self.rwnd;
+            if self.tso_defer {
+                self.tso.max_window = self.tso.max_window.max(self.rwnd);
+            }
         }
         self.now = now;
         let ack = h.ack;
@@ -1499,6 +1593,7 @@ impl TcpSender {
     pub fn set_peer_window(&mut self, bytes: u64) {
         self.rwnd = bytes;
         self.w.rwnd = bytes;
+        self.tso.max_window = bytes;
     }
 
     /// Linux's in_ack_event() for this ACK: the header prediction misses

@@ -162,7 +162,11 @@ def test_a_dsack_of_the_probe_keeps_the_window():
     kB); without D-SACK the next ACK past the probe counts as a repaired
     loss and halves it (149 kB). The receiver's window is fixed: Linux's
     (the profile's `receive_window`) grows from 64 kB, the queue and the
-    round trip with it, and the probe's moment is another one."""
+    round trip with it, and the probe's moment is another one. So is the
+    TSO deferral's (`tso_defer`, 2026-12-07): it holds the segments at the
+    receiver window's edge for the next ACK, and in 8 s (or 20) no probe
+    then resends a segment that had arrived; the rule under test is the
+    probe's, so the deferral is off here."""
     def run(dsack: bool):
         sc = {"sim": {"duration": "8s", "tcp_profile": "linux"},
               "node": [{"name": "a"}, {"name": "b"}],
@@ -170,7 +174,7 @@ def test_a_dsack_of_the_probe_keeps_the_window():
               "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1448,
                         "app": {"kind": "bulk"},
                         "tcp": {"timestamps": False, "window_bytes": 200_000, "rtt_timing": "karn",
-                                "dsack": dsack, "receive_window": "fixed"}}]}
+                                "dsack": dsack, "receive_window": "fixed", "tso_defer": False}}]}
         return tcplab.run(sc).flows.iloc[0]
     kept, cut = run(True), run(False)
     assert (kept.timeouts, kept.retransmits) == (cut.timeouts, cut.retransmits) == (1, 2)

@@ -272,14 +272,10 @@ impl Cubic {
     }
 
     /// hystart_ack_delay(): min(1 ms, 4 GSO packets at the pacing rate),
-    /// the rate as tcp_update_pacing_rate() sets it (200 % of cwnd/srtt
-    /// below half ssthresh, 120 % above).
+    /// the rate as tcp_update_pacing_rate() sets it (`linux_pacing_rate`).
     fn ack_delay_us(w: &CcState, srtt: Option<Time>) -> u32 {
         let Some(srtt) = srtt.filter(|&s| s > 0) else { return 0 };
-        let (cwnd, ssthresh) = (w.cwnd / w.mss, w.ssthresh / w.mss);
-        let ratio = if cwnd < ssthresh / 2 { 200 } else { 120 };
-        // Bytes a second: mss * cwnd * ratio% / srtt.
-        let rate = (w.mss as u128 * cwnd.max(1) as u128 * ratio * 1_000_000_000) / (100 * srtt as u128);
+        let rate = super::rate::linux_pacing_rate(w.mss, w.cwnd / w.mss, 0, w.ssthresh / w.mss, Some(srtt)) as u128;
         if rate == 0 {
             return 1000;
         }

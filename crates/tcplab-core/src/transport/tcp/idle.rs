@@ -66,11 +66,11 @@ pub struct CwndUse {
 }
 
 impl CwndUse {
-    /// After a send (tcp_write_xmit()'s call): `in_flight` and `out`
-    /// segments outstanding (in flight: without what SACK says arrived),
-    /// `cwnd` in whole segments, `snd_una` and `snd_nxt` in bytes.
-    pub fn after_send(&mut self, in_flight: u64, out: u64, cwnd: u64, snd_una: u64, snd_nxt: u64) {
-        let limited = in_flight >= cwnd;
+    /// After a send (tcp_write_xmit()'s call, tcp_cwnd_validate(sk,
+    /// is_cwnd_limited)): `limited` whether cwnd held the sender (the
+    /// flight reached it, or TSO deferral waited for it), `out` segments
+    /// outstanding, `snd_una` and `snd_nxt` in bytes.
+    pub fn after_send(&mut self, limited: bool, out: u64, snd_una: u64, snd_nxt: u64) {
         if snd_una >= self.usage_seq || limited || (!self.limited && out > self.max_out) {
             self.limited = limited;
             self.max_out = out;

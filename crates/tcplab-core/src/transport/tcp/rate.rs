@@ -315,6 +315,25 @@ impl RateSampler {
     }
 }
 
+/// net.ipv4.tcp_pacing_ss_ratio and tcp_pacing_ca_ratio, percent.
+const PACING_SS_RATIO: u64 = 200;
+const PACING_CA_RATIO: u64 = 120;
+
+/// `tcp_update_pacing_rate()`, sk_pacing_rate in bytes a second for a
+/// sender whose congestion control does not set its own (all but BBR):
+/// 200 % of max(cwnd, segments out) x MSS / SRTT while cwnd is below half
+/// ssthresh, 120 % after; without an SRTT the rate is not divided (as
+/// large as it gets). Read by CUBIC's HyStart and the TSO deferral.
+pub(super) fn linux_pacing_rate(mss: u64, cwnd: u64, packets_out: u64, ssthresh: u64, srtt: Option<Time>) -> u64 {
+    let ratio = if cwnd < ssthresh / 2 { PACING_SS_RATIO } else { PACING_CA_RATIO };
+    let per_window = mss as u128 * ratio as u128 * cwnd.max(packets_out) as u128;
+    match srtt {
+        // bytes/s = per_window / 100 / (srtt / 1e9)
+        Some(t) if t > 0 => (per_window * 10_000_000 / t as u128).min(u64::MAX as u128) as u64,
+        _ => u64::MAX,
+    }
+}
+
 /// A rate-based sender's state (`TcpSender`): the sampler and Linux's
 /// internal pacing (`tcp_update_skb_after_send()`, `tcp_pacing_check()`).
 #[derive(Debug, Default)]
@@ -359,6 +378,16 @@ impl Pacing {
 mod tests {
     use super::*;
     use crate::engine::time::MS;
+
+    #[test]
+    fn pacing_rate_is_linuxs() {
+        // 120 % of 40 x 1000 B / 32 ms = 1.5 MB/s; 200 % in slow start;
+        // the segments out count when more than cwnd.
+        assert_eq!(linux_pacing_rate(1000, 40, 39, 30, Some(32 * MS)), 1_500_000);
+        assert_eq!(linux_pacing_rate(1000, 40, 39, 100, Some(32 * MS)), 2_500_000);
+        assert_eq!(linux_pacing_rate(1000, 40, 80, 30, Some(32 * MS)), 3_000_000);
+        assert_eq!(linux_pacing_rate(1000, 40, 39, 30, None), u64::MAX);
+    }
 
     /// Ten segments sent back to back at t=0 and acknowledged one by one,
     /// a millisecond apart from 100 ms: after the first window (whose

@@ -708,9 +708,8 @@ impl TcpSender {
         let out = self.flight().div_ceil(mss);
         let sacked = self.sb.as_ref().map_or(0, |sb| sb.sacked_bytes());
         let in_flight = self.flight().saturating_sub(sacked).div_ceil(mss);
-        let cwnd = self.w.cwnd / mss;
-        let in_flight = if held { in_flight.max(cwnd) } else { in_flight };
-        self.idle.cwnd_use.after_send(in_flight, out, cwnd, self.snd_una, self.snd_nxt);
+        let limited = held || in_flight >= self.w.cwnd / mss;
+        self.idle.cwnd_use.after_send(limited, out, self.snd_una, self.snd_nxt);
     }
 
     /// ns-2's window(): min(cwnd_, wnd_) in whole packets.
@@ -1184,7 +1183,7 @@ impl TcpSender {
         let srtt = self.rto.srtt;
         let pacer = self.rate.as_deref();
         let pacing_rate = pacer.map_or_else(
-            || tso_defer::linux_pacing_rate(mss, cwnd, packets_out, self.w.ssthresh / mss, srtt),
+            || super::rate::linux_pacing_rate(mss, cwnd, packets_out, self.w.ssthresh / mss, srtt),
             |p| p.rate,
         );
         let fin = self.app_closed || (self.app_total.is_some() && !self.tso.writes_again);

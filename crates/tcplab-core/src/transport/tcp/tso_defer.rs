@@ -48,9 +48,6 @@ const WIN_DIVISOR: u64 = 3;
 const MIN_TSO_SEGS: u64 = 2;
 /// net.ipv4.tcp_tso_rtt_log: below 2^this us of min RTT the burst grows.
 const TSO_RTT_LOG: u32 = 9;
-/// net.ipv4.tcp_pacing_ss_ratio and tcp_pacing_ca_ratio, percent.
-const PACING_SS_RATIO: u64 = 200;
-const PACING_CA_RATIO: u64 = 120;
 
 /// The sender's deferral state (`TcpSender::tso`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -114,19 +111,6 @@ pub(super) enum Decision {
     Send(u64),
     /// Wait for an ACK; true: the congestion window is what holds it.
     Defer { cwnd_limited: bool },
-}
-
-/// `tcp_update_pacing_rate()` for a sender that does not set its own:
-/// 200 % of cwnd x MSS / SRTT while cwnd is below half ssthresh, 120 %
-/// after; without an SRTT the rate is not divided (as large as it gets).
-pub(super) fn linux_pacing_rate(mss: u64, cwnd: u64, packets_out: u64, ssthresh: u64, srtt: Option<Time>) -> u64 {
-    let ratio = if cwnd < ssthresh / 2 { PACING_SS_RATIO } else { PACING_CA_RATIO };
-    let per_window = mss as u128 * ratio as u128 * cwnd.max(packets_out) as u128;
-    match srtt {
-        // bytes/s = per_window / 100 / (srtt / 1e9)
-        Some(t) if t > 0 => (per_window * 10_000_000 / t as u128).min(u64::MAX as u128) as u64,
-        _ => u64::MAX,
-    }
 }
 
 /// `tcp_tso_segs()`: the GSO burst, about 1 ms at the pacing rate (more
@@ -216,6 +200,7 @@ pub(super) fn decide(i: &Inputs) -> Decision {
 
 #[cfg(test)]
 mod tests {
+    use super::super::rate::linux_pacing_rate;
     use super::*;
 
     const MSS: u64 = 1000;
@@ -243,14 +228,6 @@ mod tests {
             head_sent: Some(now - srtt + MS / 2),
             skb: Skb { len: 30 * MSS, tail: false, fin: false },
         }
-    }
-
-    #[test]
-    fn pacing_rate_is_linuxs() {
-        // 120 % of 40 x 1000 B / 32 ms = 1.5 MB/s; 200 % in slow start.
-        assert_eq!(linux_pacing_rate(MSS, 40, 39, 30, Some(32 * MS)), 1_500_000);
-        assert_eq!(linux_pacing_rate(MSS, 40, 39, 100, Some(32 * MS)), 2_500_000);
-        assert_eq!(linux_pacing_rate(MSS, 40, 39, 30, None), u64::MAX);
     }
 
     #[test]

@@ -79,6 +79,14 @@ def check(scenario, *, overrides: Iterable[str] = (), cc: str | None = None) -> 
         raise ScenarioError(e.args[0], e.args[1]) from None
 
 
+def steal_note(m: Mapping[str, Any]) -> str:
+    """The hypervisor's steal time during the run, for the summary line:
+    on a busy host a virtual machine loses its CPUs for milliseconds, which
+    delays the kernel's TCP without the relay being late."""
+    steal = m.get("steal_ms")
+    return "" if steal is None else f", hypervisor steal {steal:.0f} ms"
+
+
 def emulate(scenario, *, seed: int | None = None, overrides: Iterable[str] = (), cc: str | None = None,
             rcvbuf: int | None = None, sndbuf: int | None = None, capture: bool = True, spin_us: int = 0,
             late_threshold_us: int = 1000) -> EmuResult:
@@ -174,7 +182,7 @@ def cmd_emulate(a) -> int:
         lat = m["lateness_us"]
         say(f"{m['duration_s']:.1f} s emulated; release lateness p50 {lat['p50']:.0f} us, p99 {lat['p99']:.0f} us, "
             f"max {lat['max']:.0f} us ({m['late_packets']} of {m['packets_released']} packets later than "
-            f"{m['late_threshold_us']} us); tables in {shown}/")
+            f"{m['late_threshold_us']} us){steal_note(m)}; tables in {shown}/")
     for w in m.get("warnings", []):
         print(f"tcplab: warning: {w}", file=sys.stderr)
     return 0

@@ -167,6 +167,39 @@ fn cc_available() -> String {
         .to_string()
 }
 
+/// Steal time (all CPUs) above this fraction of the run's length makes the
+/// run suspect. On this VM a quiet host takes 0-4 % of a run (results
+/// within 2 ms of the simulation); a busy one 20-30 % (release lateness
+/// p50 0.4-0.9 ms, a 122 ms transfer 10-23 ms late).
+const STEAL_WARN_FRACTION: f64 = 0.10;
+/// Below three ticks of /proc/stat's 10 ms the count is its rounding.
+const STEAL_WARN_MIN_MS: f64 = 30.0;
+
+/// The warning for `steal_ms` of steal during a run of `duration_s`, if
+/// it is enough to distort the kernel's timing.
+fn steal_warning(steal_ms: f64, duration_s: f64) -> Option<String> {
+    (steal_ms >= STEAL_WARN_MIN_MS && steal_ms > STEAL_WARN_FRACTION * duration_s * 1e3).then(|| {
+        format!(
+            "the hypervisor took {steal_ms:.0} ms of CPU time from this machine during the {duration_s:.1} s run: the kernel's timers and the relay ran late and the results may be distorted"
+        )
+    })
+}
+
+fn steal_ticks() -> Option<u64> {
+    report::parse_steal_ticks(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// USER_HZ, the unit of /proc/stat's times.
+fn clock_ticks_per_s() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if hz > 0 {
+        hz as f64
+    } else {
+        100.0
+    }
+}
+
 fn counters(ns: &Netns) -> HostCounters {
     ns.read_proc_net("netstat").map(|t| report::parse_netstat(&t)).unwrap_or_default()
 }
@@ -210,6 +243,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         }
     }
     let wall = Instant::now();
+    let steal_before = steal_ticks();
     let nets = [Arc::new(Netns::new()?), Arc::new(Netns::new()?)];
     let tuns = [tun::Tun::create(&nets[0], TUN_NAME)?, tun::Tun::create(&nets[1], TUN_NAME)?];
     for (i, ns) in nets.iter().enumerate() {
@@ -296,6 +330,7 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
     rep.write_errors = relay.write_errors;
     rep.cc_available = cc_available();
     rep.kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_string();
+    rep.steal_ms = steal_before.zip(steal_ticks()).map(|(a, b)| b.saturating_sub(a) as f64 * 1e3 / clock_ticks_per_s());
     rep.series_late_max_us = outs.iter().map(|o| o.series_late_max).max().unwrap_or(0) as f64 / 1e3;
     let missed: u64 = outs.iter().map(|o| o.series_missed).sum();
     if missed > 0 {
@@ -318,6 +353,9 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         if matches!(s.work, workload::Work::Transfer { .. }) && o.completed_at.is_none() && o.error.is_none() {
             rep.warnings.push(format!("flow {}: the transfer did not complete within sim.duration", s.name));
         }
+    }
+    if let Some(w) = rep.steal_ms.and_then(|s| steal_warning(s, rep.duration_s)) {
+        rep.warnings.push(w);
     }
     if rep.late_count > 0 {
         rep.warnings.push(format!(
@@ -369,4 +407,18 @@ pub fn emulate(sc: &Scenario, opts: &Options, interrupted: &dyn Fn() -> bool) ->
         streamed: Vec::new(),
     };
     Ok(Emulation { result, report: rep })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::steal_warning;
+
+    #[test]
+    fn steal_warns_from_a_tenth_of_the_run_and_three_ticks() {
+        assert!(steal_warning(60.0, 1.4).is_none(), "a quiet host: 4 % of the run");
+        assert!(steal_warning(20.0, 0.1).is_none(), "two ticks are the counter's rounding");
+        assert!(steal_warning(30.0, 0.1).is_some());
+        let w = steal_warning(700.0, 3.0).expect("a busy host: 23 % of the run");
+        assert!(w.starts_with("the hypervisor took 700 ms of CPU time") && w.contains("3.0 s run"), "{w}");
+    }
 }

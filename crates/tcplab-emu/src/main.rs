@@ -138,7 +138,7 @@ fn main() -> ExitCode {
     if !a.quiet {
         print!("{}", r.flows.to_csv());
         println!(
-            "{:.1} s emulated; release lateness p50 {:.0} us, p99 {:.0} us, max {:.0} us ({} of {} packets later than {} us); results in {}/",
+            "{:.1} s emulated; release lateness p50 {:.0} us, p99 {:.0} us, max {:.0} us ({} of {} packets later than {} us){}; results in {}/",
             rep.duration_s,
             rep.late_p50_us,
             rep.late_p99_us,
@@ -146,6 +146,7 @@ fn main() -> ExitCode {
             rep.late_count,
             rep.packets_released,
             rep.late_threshold_us,
+            rep.steal_ms.map(|s| format!(", hypervisor steal {s:.0} ms")).unwrap_or_default(),
             out.display()
         );
     }

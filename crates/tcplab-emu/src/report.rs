@@ -166,6 +166,16 @@ pub fn flows_table(
     t
 }
 
+/// CPU time the hypervisor gave to others while this machine's CPUs had
+/// work ("steal", summed over the CPUs of /proc/stat), in the kernel's
+/// USER_HZ ticks. A virtual machine on a busy host loses its CPUs for
+/// milliseconds at a time: the relay notices when it is itself late, but
+/// a stall of the CPU running the kernel's TCP only shows here.
+pub fn parse_steal_ticks(stat: &str) -> Option<u64> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    line.split_whitespace().nth(8)?.parse().ok()
+}
+
 /// links.csv, computed by the simulator's own function, over the run's
 /// length `dur`.
 pub fn links_table(path: &mut LinkPath, node_names: &[String], dur: Time) -> Table {
@@ -206,6 +216,9 @@ pub struct EmuReport {
     pub kernel: String,
     /// Largest delay of a series.csv reading after its sampling instant.
     pub series_late_max_us: f64,
+    /// CPU time stolen by the hypervisor during the run, all CPUs
+    /// (None where /proc/stat has no steal column).
+    pub steal_ms: Option<f64>,
     pub flows: Vec<FlowFacts>,
     pub warnings: Vec<String>,
 }
@@ -250,6 +263,7 @@ impl EmuReport {
             "cc_available": self.cc_available,
             "kernel": self.kernel,
             "series_late_max_us": self.series_late_max_us,
+            "steal_ms": self.steal_ms,
             "flows": flows,
             "warnings": self.warnings,
         });
@@ -269,5 +283,12 @@ mod tests {
         let c = parse_netstat(text);
         assert_eq!((c.timeouts, c.recoveries), (3, 3));
         assert_eq!(c.linux, [6, 4 + 5 + 7 + 8, 9, 10], "spurious RTOs, undos, probes, probe recoveries");
+    }
+
+    #[test]
+    fn steal_is_the_eighth_count_of_the_cpu_line() {
+        let stat = "cpu  5368609 113015 474601 7046655 12978 0 7255 54333 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n";
+        assert_eq!(parse_steal_ticks(stat), Some(54333));
+        assert_eq!(parse_steal_ticks("cpu  1 2 3 4\n"), None, "kernels before 2.6.11 have no steal column");
     }
 }

@@ -165,7 +165,8 @@ def test_the_example_scenario_shares_the_bottleneck():
 
 def test_the_series_show_the_model_and_the_pacing_rate():
     """`series` carries BBR's pacing rate, bandwidth estimate, least RTT
-    and mode (empty for other congestion controls): in steady state the
+    and mode (empty for other congestion controls but for the linux
+    profile's pacing rate): in steady state the
     estimate is the bottleneck's payload rate and the least RTT the
     path's; the modes run STARTUP, DRAIN, PROBE_BW."""
     s = tcplab.run(path(duration="8s"), sample_interval="10ms").series
@@ -177,7 +178,18 @@ def test_the_series_show_the_model_and_the_pacing_rate():
     assert late.pacing_rate_bps.median() == pytest.approx(payload * 0.99, rel=0.01)
     modes = list(dict.fromkeys(s.bbr_mode))
     assert modes[:3] == ["startup", "drain", "probe_bw"], modes
-    c = tcplab.run(path(transport="cubic", duration="2s"), sample_interval="100ms").series
+    # Another congestion control has no model to show; the linux profile's
+    # senders have Linux's own pacing rate (tcp_update_pacing_rate(): 200 %
+    # of cwnd / SRTT in slow start below half ssthresh, 120 % after, of the
+    # flight if larger), which the ns2 profile's has not.
+    c = tcplab.run(path(transport="cubic", duration="2s"), sample_interval="10ms").series
+    assert (c.bbr_mode == "none").all() and c.bw_estimate_bps.isna().all()
+    known = c[c.srtt_s.notna()]
+    ratio = known.pacing_rate_bps / (known.cwnd_bytes * 8 / known.srtt_s)
+    at_ratio = ((ratio - 2.0).abs() < 1e-6) | ((ratio - 1.2).abs() < 1e-6)
+    assert at_ratio.mean() > 0.9 and (ratio >= 1.2 - 1e-6).all(), ratio.describe()
+    assert {2.0, 1.2} <= set(ratio.round(6)), "both slow start and the rest"
+    c = tcplab.run(path(transport="newreno", profile="ns2", duration="2s"), sample_interval="100ms").series
     assert c.pacing_rate_bps.isna().all() and (c.bbr_mode == "none").all()
 
 

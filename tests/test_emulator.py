@@ -525,7 +525,8 @@ def test_series_and_queues_from_the_kernel():
     sender's TCP_INFO at the multiples of the interval while its socket is
     open, queues.csv from the link model at every multiple up to the end,
     both in the simulator's columns. One lost segment puts the kernel in
-    fast recovery for a round trip (20 ms), which 2 ms samples see."""
+    fast recovery for a round trip (20 ms), which 2 ms samples see. The
+    sender's pacing rate is the one Linux computes for every socket."""
     sc = two_nodes("10Mbps", "10ms", 300_000, output={"sample_interval": "2ms"},
                    link={"error": {"kind": "pattern", "drop": [50], "direction": "forward", "packets": "data"}})
     sc["flow"][0]["packet_size"] = 1000
@@ -541,7 +542,14 @@ def test_series_and_queues_from_the_kernel():
     assert (s.cwnd_bytes > 0).all() and (s.rto_s >= 0.2).all()
     assert set(s.ca_state) <= {"open", "disorder", "cwr", "recovery", "loss"} and "recovery" in set(s.ca_state)
     assert "recovery" in set(sim.series.ca_state)
-    assert s.pacing_rate_bps.isna().all() and (s.bbr_mode == "none").all()
+    assert (s.bbr_mode == "none").all() and s.bw_estimate_bps.isna().all()
+    # Linux keeps a pacing rate for every socket (tcp_update_pacing_rate()
+    # on each ACK): 200 % of cwnd x MSS / SRTT below half ssthresh, 120 %
+    # after (of the flight when larger, in recovery), the linux profile's
+    # rate too (test_bbr.py); tcpi_rtt is the SRTT to the microsecond.
+    ratio = s.pacing_rate_bps / (s.cwnd_bytes * 8 / s.srtt_s)
+    at_ratio = ((ratio / 2.0 - 1).abs() < 0.002) | ((ratio / 1.2 - 1).abs() < 0.002)
+    assert at_ratio.mean() > 0.8 and {2.0, 1.2} <= set(ratio[at_ratio].round(2)), ratio.describe()
     # queues: both directions at every instant from 0 to the end of the run.
     qt = sorted(set((q.time_s * 1000).round()))
     assert qt[0] == 0 and qt == [2 * i for i in range(len(qt))]
@@ -1003,10 +1011,13 @@ def test_the_kernel_across_base_stations_and_moving_stations(name, duration):
     for n in d["node"]:
         n.pop("snoop", None)
     d["flow"] = d["flow"][:1]
-    emu = emulate_in_real_time(d)
     sim = tcplab.run(d)
-    assert emu.flows.goodput_bps[0] == pytest.approx(sim.flows.goodput_bps[0], rel=0.05)
-    assert emu.flows.bytes_delivered[0] > 100_000
+
+    def agrees(emu):
+        close(emu.flows.goodput_bps[0], sim.flows.goodput_bps[0], rel=0.05)
+        assert emu.flows.bytes_delivered[0] > 100_000
+
+    emulate_in_real_time(d, agrees)
 
 
 @needs_emulator
@@ -1022,10 +1033,14 @@ def test_the_linux_profiles_rtt_samples_and_rto_are_the_kernels():
     sc = two_nodes("2Mbps", "50ms", 1)
     sc["sim"]["duration"] = "8s"
     sc["flow"][0].update(packet_size=1448, app={"kind": "bulk"}, tcp={"timestamps": False, "window_bytes": 200000})
-    emu = emulate_in_real_time(sc).flows.iloc[0]
     sim = tcplab.run(sc).flows.iloc[0]
-    for col in ("mean_srtt_s", "mean_rto_s", "final_srtt_s"):
-        assert sim[col] == pytest.approx(emu[col], rel=0.05), (col, sim[col], emu[col])
+
+    def agrees(res):
+        emu = res.flows.iloc[0]
+        for col in ("mean_srtt_s", "mean_rto_s", "final_srtt_s"):
+            assert sim[col] == pytest.approx(emu[col], rel=0.05), (col, sim[col], emu[col])
+
+    emu = emulate_in_real_time(sc, agrees).flows.iloc[0]
     sc["flow"][0]["tcp"]["rtt_timing"] = "karn"
     karn = tcplab.run(sc).flows.iloc[0]
     assert karn.mean_srtt_s < 0.7 * emu.mean_srtt_s and karn.mean_rto_s > 1.3 * emu.mean_rto_s

@@ -156,7 +156,8 @@ fn push(sink: &mut RowSink, t: f64, flow: &str, r: &Reading) {
         Cell::I64(snd_max as i64),
         Cell::I64(snd_una as i64),
         Cell::I64(r.delivered as i64),
-        Cell::OptF64(bbr.map(|_| i.pacing_rate as f64 * 8.0)),
+        // sk_pacing_rate, which Linux keeps for every socket (~0: unset).
+        Cell::OptF64((i.pacing_rate != u64::MAX).then_some(i.pacing_rate as f64 * 8.0)),
         Cell::OptF64(bbr.map(|b| b.bw as f64 * 8.0)),
         Cell::OptF64(bbr.and_then(|b| (b.min_rtt_us != u32::MAX).then(|| f64::from(b.min_rtt_us) / 1e6))),
         Cell::Str(bbr.map_or("none", |b| b.mode())),

@@ -34,8 +34,10 @@ pub const SERIES_SCHEMA: [(&str, ColType); 15] = [
     ("snd_max", ColType::I64),
     ("snd_una", ColType::I64),
     ("bytes_delivered", ColType::I64),
-    // A rate-based congestion control's (BBR's): empty (the mode
-    // "none") for the others.
+    // The pacing rate: BBR's (or TCP-AP's); with Linux's TSO deferral on
+    // (the linux profile) the rate Linux keeps for every socket,
+    // tcp_update_pacing_rate()'s; empty otherwise. The bandwidth estimate,
+    // least RTT and mode are BBR's (mode "none" for the others).
     ("pacing_rate_bps", ColType::OptF64),
     ("bw_estimate_bps", ColType::OptF64),
     ("min_rtt_s", ColType::OptF64),

@@ -1170,6 +1170,14 @@ impl TcpSender {
         }
     }
 
+    /// sk_pacing_rate as Linux sets it for a congestion control without its
+    /// own (tcp_update_pacing_rate()), bytes a second.
+    fn linux_pacing_rate(&self) -> u64 {
+        let mss = self.w.mss;
+        let packets_out = self.flight().div_ceil(mss);
+        super::rate::linux_pacing_rate(mss, self.w.cwnd / mss, packets_out, self.w.ssthresh / mss, self.rto.srtt)
+    }
+
     /// The sender's state in `tso_defer::decide`'s terms.
     fn tso_inputs(&self, now: Time) -> tso_defer::Inputs {
         use super::bbr::CaState;
@@ -1182,10 +1190,7 @@ impl TcpSender {
         let cwnd = self.w.cwnd / mss;
         let srtt = self.rto.srtt;
         let pacer = self.rate.as_deref();
-        let pacing_rate = pacer.map_or_else(
-            || super::rate::linux_pacing_rate(mss, cwnd, packets_out, self.w.ssthresh / mss, srtt),
-            |p| p.rate,
-        );
+        let pacing_rate = pacer.map_or_else(|| self.linux_pacing_rate(), |p| p.rate);
         let fin = self.app_closed || (self.app_total.is_some() && !self.tso.writes_again);
         let goal = tso_defer::size_goal(mss, self.tso.max_window);
         tso_defer::Inputs {
@@ -2205,7 +2210,14 @@ impl TcpSender {
             let rate = ap.segments_per_second()? * self.w.mss as f64;
             return Some((rate.round() as u64, None, None, "none"));
         }
-        let b = self.cc.bbr()?;
+        let Some(b) = self.cc.bbr() else {
+            // Linux keeps sk_pacing_rate for every socket (tcpi_pacing_rate
+            // reports it): where the sender models Linux's TSO machinery,
+            // the one reader of that rate without BBR or fq, so does the
+            // series. Before the first RTT sample there is no rate.
+            let known = self.tso_defer && self.rto.srtt.is_some();
+            return known.then(|| (self.linux_pacing_rate(), None, None, "none"));
+        };
         let rtt = (b.min_rtt_us() != u64::MAX).then(|| b.min_rtt_us() * 1_000);
         let pacing = self.rate.as_deref().map_or(0, |p| p.rate);
         Some((pacing, Some(b.bw_bytes_per_sec()), rtt, b.mode.name()))

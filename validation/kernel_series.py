@@ -13,8 +13,10 @@ modules of those names, the profile's `newreno`, `cubic` and `bbr`. Per
 case: throughput, retransmissions and fast recoveries of each side; over
 the instants both have (the sender's socket open): the mean window and
 smoothed RTT of each, the share of instants whose windows are equal, the
-mean absolute difference of the windows in segments, and the share with
-the same congestion state (the kernel's disorder counted as open).
+mean absolute difference of the windows in segments, the share with
+the same congestion state (the kernel's disorder counted as open), and the
+mean pacing rate of each (sk_pacing_rate: BBR's, or the one Linux keeps
+for every other socket), over the instants both have one.
 """
 from __future__ import annotations
 
@@ -49,6 +51,7 @@ def compare(sim, real, mss: int = 1000) -> dict:
     m = s.merge(k, on="i", suffixes=("_s", "_k"))
     state = {"disorder": "open"}
     same_state = (m.ca_state_s == m.ca_state_k.replace(state)).mean()
+    paced = m.pacing_rate_bps_s.notna() & m.pacing_rate_bps_k.notna()
     return {
         "instants": len(m),
         "cwnd_s": m.cwnd_bytes_s.mean() / mss, "cwnd_k": m.cwnd_bytes_k.mean() / mss,
@@ -56,6 +59,7 @@ def compare(sim, real, mss: int = 1000) -> dict:
         "equal_cwnd": (m.cwnd_bytes_s == m.cwnd_bytes_k).mean(),
         "cwnd_diff": (m.cwnd_bytes_s - m.cwnd_bytes_k).abs().mean() / mss,
         "same_state": same_state,
+        "pacing_s": m.pacing_rate_bps_s[paced].mean() / 1e6, "pacing_k": m.pacing_rate_bps_k[paced].mean() / 1e6,
     }
 
 
@@ -91,7 +95,8 @@ def main(argv=None) -> int:
         print(f"{case}: simulated {flows_line(sim.columns('flows'))} | kernel {flows_line(real.columns('flows'))}")
         print(f"  {c['instants']} instants: cwnd {c['cwnd_s']:.2f} / {c['cwnd_k']:.2f} segments, "
               f"srtt {c['srtt_s']:.2f} / {c['srtt_k']:.2f} ms, equal cwnd {c['equal_cwnd']:.1%}, "
-              f"|cwnd difference| {c['cwnd_diff']:.2f} segments, same state {c['same_state']:.1%}")
+              f"|cwnd difference| {c['cwnd_diff']:.2f} segments, same state {c['same_state']:.1%}, "
+              f"pacing {c['pacing_s']:.2f} / {c['pacing_k']:.2f} Mbit/s")
         for w in real.warnings:
             print(f"  warning: {w}")
         sys.stdout.flush()

@@ -156,8 +156,8 @@ fn push(sink: &mut RowSink, t: f64, flow: &str, r: &Reading) {
         Cell::I64(snd_max as i64),
         Cell::I64(snd_una as i64),
         Cell::I64(r.delivered as i64),
-        // sk_pacing_rate, which Linux keeps for every socket (~0: unset).
-        Cell::OptF64((i.pacing_rate != u64::MAX).then_some(i.pacing_rate as f64 * 8.0)),
+        // sk_pacing_rate, which Linux keeps for every socket (~0 or 0: unset).
+        Cell::OptF64((i.pacing_rate != u64::MAX && i.pacing_rate > 0).then_some(i.pacing_rate as f64 * 8.0)),
         Cell::OptF64(bbr.map(|b| b.bw as f64 * 8.0)),
         Cell::OptF64(bbr.and_then(|b| (b.min_rtt_us != u32::MAX).then(|| f64::from(b.min_rtt_us) / 1e6))),
         Cell::Str(bbr.map_or("none", |b| b.mode())),
@@ -216,5 +216,9 @@ mod tests {
         assert_eq!(lines[1], "0,a,10000,,,1,8000,10000,5000,4000,,,,none,loss");
         assert!(lines[2].starts_with("0.01,b,"), "{}", lines[2]);
         assert!(lines[3].starts_with("0.02,a,"), "{}", lines[3]);
+        // A socket's pacing rate, bytes a second in TCP_INFO, bit/s here.
+        let paced = Reading { info: TcpInfo { pacing_rate: 1_250_000, ..info.clone() }, ..r(0) };
+        let csv = table(&["a".into()], &[&[paced]]).to_csv();
+        assert_eq!(csv.lines().nth(1), Some("0,a,10000,,,1,8000,10000,5000,4000,10000000,,,none,loss"));
     }
 }

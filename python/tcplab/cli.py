@@ -430,8 +430,30 @@ def cmd_validate(a) -> int:
     return 0
 
 
+def _one_line_warnings() -> None:
+    """Print a scenario's warnings as the errors are, one line each
+    (Python's own format adds the file and line of tcplab's source, which
+    mean nothing to a scenario's author)."""
+    import warnings
+
+    from .errors import ScenarioWarning
+
+    plain = warnings.formatwarning
+    if getattr(plain, "_tcplab", False):  # main() called again in one process
+        return
+
+    def formatwarning(message, category, filename, lineno, line=None):
+        if issubclass(category, ScenarioWarning):
+            return f"tcplab: warning: {' '.join(str(message).split())}\n"
+        return plain(message, category, filename, lineno, line)
+
+    formatwarning._tcplab = True  # type: ignore[attr-defined]
+    warnings.formatwarning = formatwarning
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    _one_line_warnings()
     only = argv[0] if argv and argv[0] in _COMMANDS else None
     args = build_parser(only).parse_args(argv)
     try:

@@ -10,7 +10,7 @@ import os
 import re
 
 from . import _core
-from .errors import ScenarioError
+from .errors import ScenarioError, ScenarioWarning
 
 # Seen by type checkers only (importing typing and collections.abc costs
 # `tcplab run` start-up time; annotations are strings here).
@@ -89,7 +89,7 @@ class Scenario:
         the text a run hands the core, made once."""
         text, moved = self._json()
         try:
-            _core.validate_json(text)
+            notes = _core.validate_json(text)
         except _core.CoreScenarioError as e:
             message, key = e.args[0], e.args[1]
             if moved:
@@ -97,10 +97,22 @@ class Scenario:
 
                 message, key = blame(message, key, moved)
             raise ScenarioError(message, key) from None
+        for note in notes:
+            warn(note)
         return text
 
     def __repr__(self) -> str:
         return f"Scenario(source={self.source!r}, flows={len(self.data.get('flow', []))})"
+
+
+def warn(message: str) -> None:
+    """Issue a ScenarioWarning. Always from this line, so that Python's
+    warning registry shows each message once per process: a sweep file
+    validates its scenario once and again with each grid value, and would
+    otherwise repeat it."""
+    import warnings
+
+    warnings.warn(message, ScenarioWarning, stacklevel=1)
 
 
 #: Deeper nesting than any scenario needs; refusing it keeps Python's and

@@ -130,9 +130,10 @@ fn result<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
 }
 
 /// Validate a scenario given as JSON text; raises CoreScenarioError.
+/// Returns its warnings (`Scenario::warnings`), one line each.
 #[pyfunction]
-fn validate_json(text: &str) -> PyResult<()> {
-    Scenario::from_json_str(text).map(|_| ()).map_err(scenario_err)
+fn validate_json(text: &str) -> PyResult<Vec<String>> {
+    Scenario::from_json_str(text).map(|sc| sc.warnings()).map_err(scenario_err)
 }
 
 /// Flow `flow`'s shortest radio path over time (Holland and Vaidya's t_i):

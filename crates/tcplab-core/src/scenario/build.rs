@@ -899,6 +899,50 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     Ok(())
 }
 
+/// What a valid scenario asks for and will not get, one line each:
+/// switches the resolved ns-2 rules make inert. Not errors: studies
+/// reproduce ns-2.35 on purpose, its quirks included; but a silent no-op
+/// reads as a result ("E-Vegas did no better than Vegas").
+pub fn warnings(cfg: &ScenarioCfg) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, f) in cfg.flow.iter().enumerate() {
+        if f.transport == TransportName::Udp || !(f.ecn || f.eln) {
+            continue;
+        }
+        let c = tcp_config(cfg, f);
+        let name = flow_name(i, f);
+        let vegas = f.transport == TransportName::Vegas;
+        let rule = |pick: fn(&TcpOptions) -> bool, key: &str| {
+            let from = tcp_source(cfg, i, f, pick, key);
+            if from.starts_with("the ") {
+                format!("{from} is false")
+            } else {
+                format!("{from} = false")
+            }
+        };
+        if f.ecn && vegas && !c.rules.vegas_ecn {
+            out.push(format!(
+                "flow[{i}].ecn: has no effect on Vegas flow {name:?}: ns-2.35's Vegas sends nothing ECN-capable ({}); \
+                 set tcp.vegas_ecn = true to enable it",
+                rule(|t| t.vegas_ecn.is_some(), "vegas_ecn")
+            ));
+        }
+        // As the sender builds it: Sack1 recovery for a SACK flow whose
+        // congestion control allows SACK recovery (not Vegas, not Tahoe).
+        let sack1 =
+            c.sack && c.rules.sack1_recovery && !matches!(f.transport, TransportName::Vegas | TransportName::Tahoe);
+        if f.eln && (vegas || sack1) && !c.rules.eln_all_variants {
+            let what = if vegas { "Vegas" } else { "SACK (Sack1 recovery)" };
+            out.push(format!(
+                "flow[{i}].eln: has no effect on {what} flow {name:?}: ns-2.35's Vegas and Sack1 agents never read \
+                 the ELN bit ({}); set tcp.eln_all_variants = true to enable it",
+                rule(|t| t.eln_all_variants.is_some(), "eln_all_variants")
+            ));
+        }
+    }
+    out
+}
+
 fn pcap_name(c: &PcapCfg) -> String {
     if let Some(n) = &c.name {
         return n.clone();

@@ -327,6 +327,12 @@ impl Scenario {
         Ok(sc)
     }
 
+    /// One line for each setting of this valid scenario that has no
+    /// effect (`build::warnings`): for the user to see, not to refuse.
+    pub fn warnings(&self) -> Vec<String> {
+        build::warnings(&self.cfg)
+    }
+
     /// Build a fresh world for this scenario (result tables in memory).
     pub fn build(&self) -> crate::sim::World {
         build::build(&self.cfg)

@@ -188,6 +188,10 @@ CASES = {
     # an interval that leaves only the sample at 0 s (docs/scenarios.md, [output])
     "sample_interval_long": (wired(extra='[output]\nsample_interval = "100s"\n'),
                              "output.sample_interval: 100 s is longer than the run (sim.duration = 5 s)"),
+    # a jitter that lets a seed start every flow after the end, as app.start there is
+    "start_jitter_past_the_end": (wired(flow='start_jitter = "100s"'),
+                                  "flow[0].start_jitter: app.start + start_jitter (100 s) reaches past the end of "
+                                  "the run (sim.duration = 5 s)"),
 }
 
 

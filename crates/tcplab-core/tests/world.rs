@@ -492,3 +492,34 @@ fn start_jitter_draws_each_flows_start_from_its_own_stream() {
     assert_eq!(e.key, "flow[0].start_jitter", "{e}");
     assert!(e.message.contains("after app.stop"), "{e}");
 }
+
+/// A `start_jitter` that lets a seed draw every flow's start at or after
+/// the end of the run is refused at validation, as an `app.start` there
+/// is ("no flow starts before the end"), whatever this seed draws: the
+/// run would measure nothing (0 events, summary unfairness infinite, Jain
+/// NaN). A jitter that ends exactly at the end, or one flow sure to
+/// start, is fine.
+#[test]
+fn a_start_jitter_past_the_end_for_every_flow_is_refused() {
+    let text = |jitters: &[&str]| {
+        let mut t = "[sim]\nduration = \"10s\"\n[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n\
+                     [[link]]\nbetween = [\"a\", \"b\"]\nrate = \"10Mbps\"\ndelay = \"5ms\"\n"
+            .to_string();
+        for j in jitters {
+            t += &format!(
+                "[[flow]]\nfrom = \"a\"\nto = \"b\"\ntransport = \"newreno\"\nstart_jitter = \"{j}\"\n\
+                 app = {{ kind = \"bulk\", start = 2.0 }}\n"
+            );
+        }
+        t
+    };
+    let e = Scenario::from_toml_str(&text(&["100s"])).expect_err("every start can be after the end");
+    assert_eq!(e.key, "flow[0].start_jitter", "{e}");
+    assert!(e.message.contains("(102 s) reaches past the end of the run (sim.duration = 10 s)"), "{e}");
+    assert!(e.message.ends_with("at most 8 s here"), "{e}");
+    // Named: the flow whose latest start is earliest.
+    let e = Scenario::from_toml_str(&text(&["100s", "9s"])).expect_err("both can start after the end");
+    assert_eq!(e.key, "flow[1].start_jitter", "{e}");
+    assert!(Scenario::from_toml_str(&text(&["8s"])).is_ok(), "the latest start is 1 ns before the end");
+    assert!(Scenario::from_toml_str(&text(&["100s", "1s"])).is_ok(), "flow[1] starts by 3 s");
+}

@@ -824,6 +824,31 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
             ),
         );
     }
+    // The same with each flow's latest start, `start_jitter` included: the
+    // jitter is drawn per seed, so a check of this seed's draws would pass
+    // some seeds of a sweep and refuse others. A seed can leave every flow
+    // unstarted exactly when each one's latest start (app.start +
+    // start_jitter less the clock's tick, `app_start`) is at or after the
+    // end. Named: the jitter of the flow whose latest start is earliest
+    // (one whose app.start is before the end, so it is its jitter's doing).
+    let latest = |f: &FlowCfg| app_start_key(&f.app) + f.start_jitter.map_or(0, |j| j.0.saturating_sub(1));
+    if cfg.flow.iter().all(|f| latest(f) >= cfg.sim.duration.0) {
+        let before = cfg.flow.iter().enumerate().filter(|(_, f)| app_start_key(&f.app) < cfg.sim.duration.0);
+        if let Some((i, f)) = before.min_by_key(|(_, f)| latest(f)) {
+            let start = app_start_key(&f.app);
+            let jitter = f.start_jitter.map_or(0, |j| j.0);
+            return err(
+                format!("flow[{i}].start_jitter"),
+                format!(
+                    "app.start + start_jitter ({} s) reaches past the end of the run (sim.duration = {} s) for \
+                     every flow, so a seed can draw no start before the end; at most {} s here",
+                    (start + jitter) as f64 / 1e9,
+                    cfg.sim.duration.0 as f64 / 1e9,
+                    (cfg.sim.duration.0 - start) as f64 / 1e9
+                ),
+            );
+        }
+    }
     for (i, f) in cfg.flow.iter().enumerate() {
         if f.transport != TransportName::Udp {
             validate_effective_tcp(cfg, i, f)?;

@@ -68,3 +68,54 @@ def test_a_short_run_shows_nothing_and_imports_no_tqdm(small_scenario):
     r = subprocess.run([sys.executable, "-c", code, json.dumps(small_scenario)], capture_output=True, text=True,
                        check=True)
     assert r.stdout.strip() == "False" and r.stderr == ""
+
+
+def _tiny_sweep(tmp_path) -> str:
+    """A sweep file of four short runs."""
+    toml = ('[sim]\nduration = "2s"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n'
+            '[[link]]\nbetween = ["a", "b"]\nrate = "10Mbps"\ndelay = "20ms"\n'
+            '[[flow]]\nfrom = "a"\nto = "b"\ntransport = "newreno"\napp = { kind = "bulk" }\n')
+    (tmp_path / "small.toml").write_text(toml)
+    (tmp_path / "sw.toml").write_text('scenario = "small.toml"\nseeds = 2\n[grid]\n"link[0].delay" = ["5ms", "20ms"]\n')
+    return str(tmp_path / "sw.toml")
+
+
+def test_a_sweep_draws_no_bar_into_a_log(tmp_path):
+    """README: bars only on a terminal. stderr to a file (`2>log`) gets no
+    bar lines (the sweep's bar was drawn there, \\r and all, until 2026-12)."""
+    sweep = _tiny_sweep(tmp_path)
+    with open(tmp_path / "log", "w") as log:
+        r = subprocess.run([sys.executable, "-m", "tcplab", "sweep", sweep, "--jobs", "1", "--out",
+                            str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=log, text=True)
+    assert r.returncode == 0
+    assert (tmp_path / "log").read_text() == ""
+
+
+def test_a_sweep_draws_its_bar_on_a_terminal(tmp_path):
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    sweep = _tiny_sweep(tmp_path)
+    leader, follower = pty.openpty()
+    # A new pseudo-terminal is 0 columns wide: tqdm would draw an empty bar.
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    try:
+        r = subprocess.run([sys.executable, "-m", "tcplab", "sweep", sweep, "--jobs", "1", "--out",
+                            str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=follower, text=True)
+        os.close(follower)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal's other end is closed: all read
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        os.close(leader)
+    assert r.returncode == 0
+    assert b"4/4 runs" in drawn, drawn

@@ -431,8 +431,10 @@ class Sweep:
                     for stale in runs_dir.glob(".*.tmp"):  # left by a killed sweep
                         stale.unlink(missing_ok=True)
                     before = {k: _identity(runs_dir / f"{k}.json") for k in keys}
+                    # disable=None: tqdm's rule, a bar only when stderr is a
+                    # terminal; a log or a pipe would collect its \r lines.
                     with tqdm(total=len(slots), initial=reused, desc=self.name, unit="run", file=sys.stderr,
-                              dynamic_ncols=True, disable=not progress,
+                              dynamic_ncols=True, disable=None if progress else True,
                               bar_format="{desc}: {n_fmt}/{total_fmt} runs |{bar}| {elapsed} elapsed, "
                                          "ETA {remaining}") as bar, \
                             closing(pool.imap(run_cell, tasks)) as results:

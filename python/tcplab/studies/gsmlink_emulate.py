@@ -170,7 +170,7 @@ def run(out: str | Path = "results/gsmlink-emu", quick: bool = False, jobs: int 
                 stale.unlink(missing_ok=True)
             made_by: dict[str, Any] = {"_core": _core_id(), "_kernel": _kernel()}
             with tqdm(total=len(cells), initial=len(cells) - len(todo), desc="gsmlink/emulated", unit="run",
-                      file=sys.stderr, disable=not progress) as bar, \
+                      file=sys.stderr, disable=None if progress else True) as bar, \
                     closing(LocalPool(jobs).imap(emulate_cell, [(cells[i],) for i in todo])) as results:
                 for j, done in results:
                     i, row = todo[j], cast(dict, done)

@@ -188,6 +188,23 @@ CASES = {
     # an interval that leaves only the sample at 0 s (docs/scenarios.md, [output])
     "sample_interval_long": (wired(extra='[output]\nsample_interval = "100s"\n'),
                              "output.sample_interval: 100 s is longer than the run (sim.duration = 5 s)"),
+    # a key's own range, not its type's ("a whole number >= 0 (below 2^32)")
+    "packet_size_string": (wired(flow='packet_size = "1500B"'),
+                           'flow[0].packet_size: invalid type: string "1500B", expected a whole number of bytes, '
+                           '1..65000'),
+    "transfer_bytes_negative": (wired().replace('app = { kind = "bulk" }', 'app = { kind = "transfer", bytes = -5 }'),
+                                "flow[0].app.bytes: invalid value: integer `-5`, expected a whole number of bytes >= 1"),
+    # 1e9 s is not "above 1e9 s", and is refused: the range excludes it
+    "duration_1e9": (wired().replace('duration = "5s"', "duration = 1e9"),
+                     "sim.duration: invalid duration 1000000000: a duration cannot be negative and must be below "
+                     "1e9 s"),
+    # the closest key, and a short line instead of [tcp]'s ~100 keys
+    "tcp_key_misspelled": (wired(extra="[tcp]\ndelayed_acks = true\n"),
+                           "tcp.delayed_acks: unknown field `delayed_acks`; did you mean `delayed_ack`? (the "),
+    "flow_tcp_key_unknown": (wired(flow="tcp = { zzzz = true }"),
+                             "flow[0].tcp.zzzz: unknown field `zzzz` (the "),
+    "link_key_misspelled": (wired(link='rates = "1Mbps"'),
+                            "link[0].rates: unknown field `rates`, expected one of `between`, `rate`"),
     # a jitter that lets a seed start every flow after the end, as app.start there is
     "start_jitter_past_the_end": (wired(flow='start_jitter = "100s"'),
                                   "flow[0].start_jitter: app.start + start_jitter (100 s) reaches past the end of "
@@ -201,6 +218,21 @@ def test_bad_scenario_file_names_key_and_allowed_values(case, tmp_path):
     line = cli_refusal(tmp_path, text)
     assert line.startswith("tcplab: error: ") and expect in line, line
     assert not RUST.search(line), line
+
+
+def test_unknown_keys_get_the_closest_and_a_short_line(tmp_path):
+    line = cli_refusal(tmp_path, wired(extra="[tcp]\ndelayed_acks = true\n"))
+    assert len(line) < 160 and "keys of [tcp] are listed in docs/scenarios.md" in line, line
+    line = cli_refusal(tmp_path, wired(link='rates = "1Mbps"'))
+    assert line.endswith("; did you mean `rate`?"), line
+
+
+def test_a_sweep_file_given_to_run_says_so(tmp_path):
+    from conftest import SCENARIOS
+
+    line = cli_refusal(tmp_path, (SCENARIOS / "sweeps" / "dumbbell-loss.toml").read_text())
+    assert line.startswith("tcplab: error: scenario: unknown field `scenario`"), line
+    assert line.endswith("(a sweep file? use tcplab sweep)"), line
 
 
 def test_base_scenarios_are_good(tmp_path):

@@ -10,7 +10,7 @@ import os
 import re
 
 from . import _core
-from .errors import ScenarioError, ScenarioWarning
+from .errors import ScenarioError, ScenarioWarning, core_error
 
 # Seen by type checkers only (importing typing and collections.abc costs
 # `tcplab run` start-up time; annotations are strings here).
@@ -96,7 +96,7 @@ class Scenario:
                 from .setdest import blame
 
                 message, key = blame(message, key, moved)
-            raise ScenarioError(message, key) from None
+            raise core_error(message, key) from None
         for note in notes:
             warn(note)
         return text

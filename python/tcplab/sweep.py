@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import _core
-from .errors import ScenarioError
+from .errors import ScenarioError, core_error
 from .io import atomic_write
 from .metrics import Named
 from .scenario import Scenario
@@ -359,7 +359,7 @@ class Sweep:
         try:
             _core.validate_json(text)
         except _core.CoreScenarioError as e:
-            raise ScenarioError(e.args[0], e.args[1]) from None
+            raise core_error(e.args[0], e.args[1]) from None
         return text
 
     @staticmethod

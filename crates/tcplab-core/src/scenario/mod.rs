@@ -67,7 +67,44 @@ fn from_path_error<E: fmt::Display>(path: String, err: E) -> ScenarioError {
     if let Some(field) = msg.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
         key = if key.is_empty() { field.to_string() } else { format!("{key}.{field}") };
     }
-    ScenarioError::new(key, plain_types(&msg))
+    let msg = plain_types(&msg);
+    let msg = narrower_range(&key, &msg).unwrap_or(msg);
+    ScenarioError::new(key, msg)
+}
+
+/// Keys whose allowed values are narrower than their type's
+/// (docs/scenarios.md): serde's words for a wrong type or sign would give
+/// the type's range ("a whole number >= 0 (below 2^32)" for a packet size
+/// that must be 1..65000), which misleads. Indices are written `[]`.
+const RANGES: [(&str, &str); 6] = [
+    ("flow[].packet_size", "a whole number of bytes, 1..65000"),
+    ("flow[].window", "a whole number of packets >= 1"),
+    ("flow[].first_bytes", "a whole number of bytes >= 1"),
+    ("flow[].app.bytes", "a whole number of bytes >= 1"),
+    ("flow[].app.write", "a whole number of bytes >= 1"),
+    ("flow[].app.more[].bytes", "a whole number of bytes >= 1"),
+];
+
+/// `msg` with what is expected at `key` said as `RANGES` says it, if `key`
+/// is one of those and `msg` is serde's type or value error.
+fn narrower_range(key: &str, msg: &str) -> Option<String> {
+    if !(msg.starts_with("invalid type") || msg.starts_with("invalid value")) {
+        return None;
+    }
+    let mut place = String::with_capacity(key.len());
+    let mut in_index = false;
+    for c in key.chars() {
+        match c {
+            '[' => in_index = true,
+            ']' => in_index = false,
+            _ if in_index => continue,
+            _ => {}
+        }
+        place.push(c);
+    }
+    let (_, range) = RANGES.iter().find(|(k, _)| *k == place)?;
+    let i = msg.rfind(", expected ")?;
+    Some(format!("{}, expected {range}", &msg[..i]))
 }
 
 /// A name (`routing = "aodv"`) given as another type (`routing = 5`):

@@ -76,6 +76,36 @@ def test_the_command_writes_each_figure_and_the_same_run_gives_the_same_file(tmp
         assert (out / name).read_bytes() == first, name
 
 
+@pytest.mark.parametrize("keep", [[], ["notes.txt"]], ids=["only-the-run", "with-a-user-file"])
+def test_a_new_run_takes_the_earlier_runs_figures_with_it(tmp_path, keep):
+    """`tcplab run --out RUN` replaces the earlier run as a whole: the
+    figures `tcplab plot RUN` drew from it under their default names go too
+    (they showed the old run; until 2026-12 they stayed); a figure saved
+    under its own name, and any other file of the user's, stay."""
+    sc = tmp_path / "s.toml"
+    lines = ['[sim]\nduration = "5s"\n', '[[node]]\nname = "a"\n', '[[node]]\nname = "b"\n',
+             '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "10ms"\n',
+             '[[flow]]\nname = "f/1"\nfrom = "a"\nto = "b"\ntransport = "reno"\napp = { kind = "bulk" }\n']
+    sc.write_text("".join(lines))
+    out = tmp_path / "run"
+    run = ["run", sc, "--out", out, "--sample-interval", "100ms", "--trace", "-q"]
+    assert tcplab_cli(*run).returncode == 0
+    figures = {"window.png": ["--window"], "sequence-f_1.png": ["--sequence", "f/1"],
+               "queue-0-forward.png": ["--queue", "0"], "queue-0-reverse.png": ["--queue", "0:reverse"]}
+    for name, args in figures.items():
+        r = tcplab_cli("plot", out, *args)
+        assert r.returncode == 0 and r.stdout.strip() == str(out / name), r.stderr
+    if keep:
+        assert tcplab_cli("plot", out, "--window", "--out", out / "mine.png").returncode == 0
+        (out / "notes.txt").write_text("mine")
+    r = tcplab_cli(*run)
+    assert r.returncode == 0, r.stderr
+    left = sorted(p.name for p in out.iterdir())
+    assert not set(figures) & set(left), left
+    assert set(left) == {"flows.csv", "links.csv", "summary.json", "series.csv", "queues.csv", "trace.csv",
+                         *(["mine.png", "notes.txt"] if keep else [])}, left
+
+
 @pytest.mark.parametrize("args, message", [
     (["--window"], "the run wrote no series.csv: run it with --sample-interval"),
     (["--sequence", "f1"], "the run wrote no trace.csv: run it with --trace"),

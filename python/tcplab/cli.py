@@ -141,7 +141,8 @@ def _add_run(sub) -> None:
     r = sub.add_parser("run", help="run a scenario file and write its tables")
     r.add_argument("scenario", help="scenario file (TOML)")
     r.add_argument("--out", help="output directory (default: results/runs/<scenario name>); "
-                   "an earlier run's files there are replaced as a whole")
+                   "an earlier run's files there, and the figures tcplab plot drew from them under their "
+                   "default names, are replaced as a whole")
     r.add_argument("--seed", type=_seed, help="run seed (replaces sim.seed)")
     r.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a scenario value, e.g. --set flow[*].transport=reno (repeatable)")

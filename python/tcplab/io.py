@@ -31,6 +31,25 @@ RESULT_FILES = (
 )
 
 
+def _of_a_run(name: str) -> bool:
+    """Whether a file in an output directory belongs to the run there: one
+    the run writes (RESULT_FILES, NAME.pcap) or a figure `tcplab plot RUN`
+    drew from them under its default name (runplot.plot_run: window.png,
+    sequence-FLOW.png, queue-LINK-DIRECTION.png). A later run into the
+    directory replaces its run as a whole, so those figures, which show
+    the earlier run, go with it; a figure saved under another name
+    (`--out`) is the user's file and stays."""
+    if name in RESULT_FILES or name.endswith(".pcap") or name == "window.png":
+        return True
+    if name.startswith("sequence-") and name.endswith(".png"):
+        return True
+    for side in ("forward", "reverse"):
+        link = name[len("queue-"):-len(f"-{side}.png")]
+        if name.startswith("queue-") and name.endswith(f"-{side}.png") and link.isdigit():
+            return True
+    return False
+
+
 class OutputError(OSError):
     """The output directory cannot be used or written (one-line message)."""
 
@@ -229,7 +248,7 @@ def check_out_dir(out) -> Path:
 def _is_result_dir(d: str) -> bool:
     """Holds nothing but files a run writes (so it may be swapped whole)."""
     with os.scandir(d) as it:
-        return all(e.is_file() and (e.name in RESULT_FILES or e.name.endswith(".pcap")) for e in it)
+        return all(e.is_file() and _of_a_run(e.name) for e in it)
 
 
 def _new_dir(parent: str, prefix: str) -> str:
@@ -272,7 +291,8 @@ def _commit(stage: str, out: str) -> None:
     then the old run is removed. An `out` that also holds other files (the
     user's): the run's files are moved in one by one after the earlier run's
     files that this run does not write are removed, and the user's files are
-    left alone."""
+    left alone. The earlier run's files include the figures `tcplab plot`
+    drew from it under their default names (`_of_a_run`)."""
     os.chmod(stage, 0o777 & ~_umask())  # _new_dir made it 0700
     if not os.path.exists(out):
         os.rename(stage, out)
@@ -292,7 +312,7 @@ def _commit(stage: str, out: str) -> None:
     new = set(os.listdir(stage))
     with os.scandir(out) as it:
         for e in it:
-            if e.is_file() and (e.name in RESULT_FILES or e.name.endswith(".pcap")) and e.name not in new:
+            if e.is_file() and _of_a_run(e.name) and e.name not in new:
                 os.unlink(e.path)
     for name in sorted(new):
         os.replace(os.path.join(stage, name), os.path.join(out, name))

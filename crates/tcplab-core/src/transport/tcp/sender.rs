@@ -1016,15 +1016,19 @@ impl TcpSender {
             seq: seg.seq,
             // PSH on the segment that ends what the application has
             // written, as a real stack's send path sets it (a bulk
-            // application, with no end, sends none).
+            // application has no end), and, with `tso_defer`, on the last
+            // segment of each of Linux's multi-segment GSO chunks.
             flags: if syn {
                 flags::SYN
             } else {
                 // `app_limit()` without its branches: a bulk sender
                 // (no total) has no end to mark.
                 let end = seg.seq + seg.len as u64;
+                // Linux's GSO chunks also end with PSH (`TsoState::push_end`).
+                let chunk_end = std::mem::take(&mut self.tso.push_end);
                 let push = match self.app_total {
                     Some(t) if end == t.max(self.app_written) => flags::PSH,
+                    _ if chunk_end => flags::PSH,
                     _ => 0,
                 };
                 flags::ACK | push | if seg.cwr { flags::CWR } else { 0 }
@@ -1151,12 +1155,19 @@ impl TcpSender {
     pub(super) fn tso_holds(&mut self, now: Time) -> bool {
         if self.tso.burst_at == now && self.tso.burst_left > 0 {
             self.tso.burst_left -= 1;
+            self.tso.push_end = self.tso.chunk_left == 1;
+            self.tso.chunk_left = self.tso.chunk_left.saturating_sub(1);
             return false;
         }
         match tso_defer::decide(&self.tso_inputs(now)) {
             Decision::Send(n) => {
                 self.tso.burst_left = n - 1;
                 self.tso.burst_at = now;
+                // The chunk: the burst within the receiver's window, in
+                // whole segments (at least the one being sent).
+                let room = (self.snd_una + self.rwnd).saturating_sub(self.snd_nxt) / self.w.mss;
+                self.tso.chunk_left = n.min(room.max(1)) - 1;
+                self.tso.push_end = false;
                 false
             }
             Decision::Defer { cwnd_limited } => {

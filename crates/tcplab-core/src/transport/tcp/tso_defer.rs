@@ -61,6 +61,18 @@ pub(super) struct TsoState {
     /// poll.
     pub burst_left: u64,
     pub burst_at: Time,
+    /// Segments of the GSO chunk decided at `burst_at` still to go after
+    /// the one being sent: the burst, cut to whole segments of the
+    /// receiver's window (`tcp_mss_split_point()`), which is what leaves
+    /// as one skb.
+    pub chunk_left: u64,
+    /// The segment just let through ends a chunk of two or more segments:
+    /// it carries PSH (`TcpSender::poll_segment` takes the flag). Kernel
+    /// 6.18 sends every multi-segment GSO chunk with PSH on its last
+    /// segment and a chunk of one segment without (the emulator's
+    /// captures, docs/models.md "Linux's TSO deferral"); the receiver
+    /// then acknowledges that segment at once (`push_ack`).
+    pub push_end: bool,
     /// The application writes again after its first write (a transfer
     /// with later writes, messages, a split connection's relay): the end
     /// of what it has written is not the connection's end (FIN).
@@ -68,13 +80,37 @@ pub(super) struct TsoState {
 }
 
 /// The write queue's next unsent skb, as modelled (module comment).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Skb {
     pub len: u64,
     /// The last skb written (tcp_write_queue_tail()).
     pub tail: bool,
     /// It carries FIN: the application has closed and this is its end.
     pub fin: bool,
+    /// Bytes written after it (u64::MAX: no end), which `tcp_grow_skb()`
+    /// may move into it (`grown`).
+    pub more: u64,
+    /// The end of what is written closes the connection (FIN on the skb
+    /// that reaches it).
+    pub closes: bool,
+}
+
+impl Skb {
+    /// `tcp_grow_skb()` (Linux 6.10, commit 8ee602c63520, "tcp: try to
+    /// send bigger TSO packets"): before the decision, an skb shorter than
+    /// `want` bytes (the window's quota, at most a burst) takes the data
+    /// of the skbs after it, up to `want`. Without it the rest of an skb
+    /// left one segment long by earlier bursts would go alone; the
+    /// kernel's captures show no such lone segments (docs/validation.md,
+    /// "PSH at the end of each GSO chunk").
+    fn grown(self, want: u64) -> Skb {
+        if self.len >= want || self.more == 0 {
+            return self;
+        }
+        let add = (want - self.len).min(self.more);
+        let more = self.more - add;
+        Skb { len: self.len + add, tail: more == 0, fin: more == 0 && self.closes, more, closes: self.closes }
+    }
 }
 
 /// What the decision reads: bytes, whole segments where Linux counts
@@ -145,7 +181,7 @@ pub(super) fn unsent_skb(snd_nxt: u64, data_end: u64, goal: u64, fin: bool) -> S
     let boundary = (snd_nxt / goal + 1).saturating_mul(goal);
     let end = boundary.min(data_end);
     let tail = end == data_end;
-    Skb { len: end.saturating_sub(snd_nxt), tail, fin: tail && fin }
+    Skb { len: end.saturating_sub(snd_nxt), tail, fin: tail && fin, more: data_end - end, closes: fin }
 }
 
 /// `tcp_tso_should_defer()` with `tcp_write_xmit()`'s choice of burst.
@@ -153,9 +189,10 @@ pub(super) fn decide(i: &Inputs) -> Decision {
     let mss = i.mss;
     let cong_room = i.cwnd.saturating_sub(i.in_flight);
     let burst = burst_segments(i);
-    let skb_segs = i.skb.len.div_ceil(mss);
     // tcp_cwnd_test(): at most half the window per skb sent.
     let quota = cong_room.min((i.cwnd / 2).max(1));
+    let skb = i.skb.grown(quota.min(burst) * mss);
+    let skb_segs = skb.len.div_ceil(mss);
     let send = Decision::Send(quota.min(burst).min(skb_segs).max(1));
     // One segment's skb goes by Nagle's test instead (tso_segs == 1).
     if skb_segs <= 1 || i.recovering || cong_room == 0 {
@@ -170,7 +207,7 @@ pub(super) fn decide(i: &Inputs) -> Decision {
     if limit >= burst * mss {
         return send;
     }
-    if !i.skb.tail && limit >= i.skb.len {
+    if !skb.tail && limit >= skb.len {
         return send;
     }
     if limit >= i.snd_wnd.min(i.cwnd * mss) / WIN_DIVISOR {
@@ -184,15 +221,15 @@ pub(super) fn decide(i: &Inputs) -> Decision {
         return send;
     }
     if cong_win < send_win {
-        if cong_win <= i.skb.len {
+        if cong_win <= skb.len {
             return Decision::Defer { cwnd_limited: true };
         }
-    } else if send_win <= i.skb.len {
+    } else if send_win <= skb.len {
         return Decision::Defer { cwnd_limited: false };
     }
     // The skb fits: the application is what limits; wait for more data
     // unless this is its end.
-    if i.skb.fin {
+    if skb.fin {
         return send;
     }
     Decision::Defer { cwnd_limited: false }
@@ -226,7 +263,7 @@ mod tests {
             pacing_rate: linux_pacing_rate(MSS, 40, 39, 30, Some(srtt)),
             bbr: false,
             head_sent: Some(now - srtt + MS / 2),
-            skb: Skb { len: 30 * MSS, tail: false, fin: false },
+            skb: Skb { len: 30 * MSS, more: u64::MAX, ..Default::default() },
         }
     }
 
@@ -267,7 +304,7 @@ mod tests {
             ("nothing outstanding", |i| i.head_sent = None),
             ("a one-segment skb", |i| i.skb.len = MSS),
             ("a FIN skb that fits", |i| {
-                i.skb = Skb { len: 1500, tail: true, fin: true };
+                i.skb = Skb { len: 1500, tail: true, fin: true, ..Default::default() };
                 i.cwnd = 40;
                 i.in_flight = 38;
                 i.pacing_rate = 100_000_000; // a burst of 65
@@ -306,7 +343,7 @@ mod tests {
         // The skb's end fits the room, no FIN: the kernel waits for more
         // data, unless the room is a third of the window.
         let mut i = base();
-        i.skb = Skb { len: 1700, tail: true, fin: false };
+        i.skb = Skb { len: 1700, tail: true, ..Default::default() };
         i.pacing_rate = 100_000_000;
         i.cwnd = 90;
         i.in_flight = 88;
@@ -327,11 +364,15 @@ mod tests {
         assert_eq!(decide(&i), Decision::Defer { cwnd_limited: true });
         i.in_flight = 20;
         assert_eq!(decide(&i), Decision::Send(12));
+        // An skb of 4 with data behind it grows to the burst
+        // (tcp_grow_skb()); the last one written goes as it is.
         i.skb.len = 4 * MSS;
+        assert_eq!(decide(&i), Decision::Send(12));
+        i.skb = Skb { len: 4 * MSS, tail: true, ..Default::default() };
         assert_eq!(decide(&i), Decision::Send(4));
         i.cwnd = 12;
         i.in_flight = 0;
-        i.skb.len = 30 * MSS;
+        i.skb = Skb { len: 30 * MSS, more: u64::MAX, ..Default::default() };
         assert_eq!(decide(&i), Decision::Send(6));
     }
 
@@ -342,9 +383,36 @@ mod tests {
         assert_eq!(size_goal(MSS, 20_000), 10 * MSS);
         assert_eq!(size_goal(MSS, 1_500), MSS);
         let g = 10 * MSS;
-        assert_eq!(unsent_skb(0, u64::MAX, g, false), Skb { len: g, tail: false, fin: false });
+        assert_eq!(unsent_skb(0, u64::MAX, g, false), Skb { len: g, more: u64::MAX - g, ..Default::default() });
         assert_eq!(unsent_skb(9 * MSS, u64::MAX, g, false).len, MSS);
-        assert_eq!(unsent_skb(12 * MSS, 15 * MSS, g, true), Skb { len: 3 * MSS, tail: true, fin: true });
-        assert_eq!(unsent_skb(12 * MSS, 25 * MSS, g, true), Skb { len: 8 * MSS, tail: false, fin: false });
+        assert_eq!(
+            unsent_skb(12 * MSS, 15 * MSS, g, true),
+            Skb { len: 3 * MSS, tail: true, fin: true, more: 0, closes: true }
+        );
+        assert_eq!(
+            unsent_skb(12 * MSS, 25 * MSS, g, true),
+            Skb { len: 8 * MSS, more: 5 * MSS, closes: true, ..Default::default() }
+        );
+    }
+
+    /// tcp_grow_skb(): the one-segment rest of an skb takes the next
+    /// skb's data up to the quota, so a burst of two goes as a chunk of
+    /// two where the rest would have gone alone; the end of the data
+    /// stops the growth, and an skb that reaches it carries the FIN.
+    #[test]
+    fn a_short_skb_grows_into_the_next_before_the_decision() {
+        let mut i = base();
+        i.in_flight = 36; // room 4, the burst 2: the quota is 2
+        i.skb = unsent_skb(i.snd_nxt, u64::MAX, 10 * MSS, false);
+        i.skb.len = MSS;
+        assert_eq!(decide(&i), Decision::Send(2));
+        let rest = Skb { len: MSS, more: 5 * MSS, closes: false, ..Default::default() };
+        assert_eq!(rest.grown(2 * MSS), Skb { len: 2 * MSS, more: 4 * MSS, ..Default::default() });
+        let last = Skb { len: MSS, more: MSS / 2, closes: true, ..Default::default() };
+        assert_eq!(last.grown(2 * MSS), Skb { len: 3 * MSS / 2, tail: true, fin: true, more: 0, closes: true });
+        // Without data after it the skb stays as it is: one segment, sent
+        // by Nagle's test (off), a chunk of one.
+        i.skb = Skb { len: MSS, tail: true, ..Default::default() };
+        assert_eq!(decide(&i), Decision::Send(1));
     }
 }

@@ -1344,7 +1344,7 @@ def test_gso_chunks_end_with_psh_as_the_kernels_do():
     of the data segments carry PSH), and its receiver acknowledges a
     full-sized PSH segment at once, so 18 % of its advancing ACKs cover
     one segment. The linux profile marks its chunks the same way
-    (`TsoState::push_end`): 43 % and 19 %; before, it sent no PSH on bulk
+    (`TsoState::push_end`): 43 % and 21 %; before, it sent no PSH on bulk
     data and 6 % of its ACKs covered one segment. docs/validation.md,
     "PSH at the end of each GSO chunk"."""
     sc = {"sim": {"duration": "4s", "tcp_profile": "linux"},

@@ -80,6 +80,23 @@ def recovery_ends(transport: str) -> list[tuple[float, float, float]]:
     return out
 
 
+def recoveries(transport: str) -> list[tuple[float, float]]:
+    """(time, ssthresh in segments) at each entry into recovery, 10 s on,
+    in the run of `recovery_ends`. (Found by the congestion state: a
+    sawtooth that overflows the queue at the same window every time sets
+    the same ssthresh every time, which the changes of `recovery_ends`
+    do not show: NewReno's since the linux profile's GSO chunks of
+    2026-12-07.)"""
+    r = tcplab.run(path(transport, duration="120s", limit=200, sack=True), sample_interval="0.05s")
+    s = r.series
+    out, was = [], False
+    for t, ss, st in zip(s.time_s, s.ssthresh_bytes, s.ca_state):
+        if t > 10 and st == "recovery" and not was:
+            out.append((t, ss / 1448))
+        was = st == "recovery"
+    return out
+
+
 def test_a_congestion_loss_leaves_the_window_at_the_pipe():
     """The pipe: 10 Mbit/s of 1500-byte packets carrying 1448 bytes
     (1.2067 MB/s of payload) times the least RTT in the kernel's jiffies
@@ -95,8 +112,8 @@ def test_a_congestion_loss_leaves_the_window_at_the_pipe():
         assert 0.95 * pipe <= ss <= 1.03 * pipe, (ss, pipe, ends)
     entered = [ss for _, ss, cw in ends if cw > ss + 50]
     assert entered and all(ss > 1.4 * pipe for ss in entered), ends
-    reno = recovery_ends("newreno")
-    assert reno and all(ss > 1.4 * pipe for _, ss, _ in reno), reno
+    reno = recoveries("newreno")
+    assert len(reno) >= 2 and all(ss > 1.4 * pipe for _, ss in reno), reno
 
 
 @pytest.mark.parametrize("sack", [False, True])

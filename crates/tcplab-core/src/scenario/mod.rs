@@ -85,15 +85,12 @@ const RANGES: [(&str, &str); 6] = [
     ("flow[].app.more[].bytes", "a whole number of bytes >= 1"),
 ];
 
-/// `msg` with what is expected at `key` said as `RANGES` says it, if `key`
-/// is one of those and `msg` is serde's type or value error.
-fn narrower_range(key: &str, msg: &str) -> Option<String> {
-    if !(msg.starts_with("invalid type") || msg.starts_with("invalid value")) {
-        return None;
-    }
-    let mut place = String::with_capacity(key.len());
+/// A key path with its indices left out (`flow[2].app.bytes` ->
+/// `flow[].app.bytes`): the place in the scenario's shape.
+fn without_indices(path: &str) -> String {
+    let mut place = String::with_capacity(path.len());
     let mut in_index = false;
-    for c in key.chars() {
+    for c in path.chars() {
         match c {
             '[' => in_index = true,
             ']' => in_index = false,
@@ -102,6 +99,16 @@ fn narrower_range(key: &str, msg: &str) -> Option<String> {
         }
         place.push(c);
     }
+    place
+}
+
+/// `msg` with what is expected at `key` said as `RANGES` says it, if `key`
+/// is one of those and `msg` is serde's type or value error.
+fn narrower_range(key: &str, msg: &str) -> Option<String> {
+    if !(msg.starts_with("invalid type") || msg.starts_with("invalid value")) {
+        return None;
+    }
+    let place = without_indices(key);
     let (_, range) = RANGES.iter().find(|(k, _)| *k == place)?;
     let i = msg.rfind(", expected ")?;
     Some(format!("{}, expected {range}", &msg[..i]))
@@ -242,22 +249,8 @@ fn value_arrays(
             }
         }
         serde_json::Value::Array(_) if LIST_KEYS.contains(&path.rsplit('.').next().unwrap_or("")) => {}
-        serde_json::Value::Array(_) => {
-            let mut place = String::with_capacity(path.len());
-            let mut in_index = false;
-            for c in path.chars() {
-                match c {
-                    '[' => in_index = true,
-                    ']' => in_index = false,
-                    _ if in_index => continue,
-                    _ => {}
-                }
-                place.push(c);
-            }
-            if seen.insert(place) {
-                out.push(path);
-            }
-        }
+        // Each place once, however many flows have an array there.
+        serde_json::Value::Array(_) if seen.insert(without_indices(&path)) => out.push(path),
         _ => {}
     }
 }

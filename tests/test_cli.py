@@ -165,6 +165,23 @@ def test_bad_issue3_options_one_line_exit_2(args, expect, tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+def test_pcap_of_a_node_whose_name_is_a_number(tmp_path):
+    """ns-2-style node names ("0", "1"): a bare number is a link, so
+    `--pcap node:1` is the node. The two captures differ: the link's
+    forward direction carries the data only, the node's capture the ACKs
+    it sends too."""
+    sc = tmp_path / "num.toml"
+    sc.write_text('[sim]\nduration = "2s"\n[[node]]\nname = "0"\n[[node]]\nname = "1"\n'
+                  '[[link]]\nbetween = ["0", "1"]\nrate = "1Mbps"\ndelay = "10ms"\n'
+                  '[[flow]]\nfrom = "0"\nto = "1"\ntransport = "newreno"\napp = { kind = "bulk" }\n')
+    r = tcplab("run", sc, "--out", tmp_path / "o", "--pcap", "node:1", "--pcap", "0", "-q")
+    assert r.returncode == 0, r.stderr
+    node, link = (tmp_path / "o" / "node-1.pcap").read_bytes(), (tmp_path / "o" / "link0-forward.pcap").read_bytes()
+    assert len(node) > len(link) > 24
+    r = tcplab("run", sc, "--out", tmp_path / "p", "--pcap", "1")
+    assert r.returncode == 2 and "pcap[0].link" in r.stderr
+
+
 def test_every_transport_and_option_from_the_cli(tmp_path):
     sets = [
         "sim.duration=10s",

@@ -166,9 +166,13 @@ def run(
 
 
 def _pcap_entry(spec: str) -> dict:
-    """'LINK:DIRECTION', 'LINK' (forward) or 'NODE' -> a [[pcap]] table."""
+    """'LINK:DIRECTION', 'LINK' (forward), 'NODE' or 'node:NAME' -> a
+    [[pcap]] table. A bare number is a link; 'node:' names a node whose
+    name is a number (ns-2's style: nodes "0", "1", ...)."""
     if not isinstance(spec, str) or not spec:
-        raise ScenarioError(f"--pcap {spec!r}: expected LINK[:forward|reverse] or a node name", "pcap")
+        raise ScenarioError(f"--pcap {spec!r}: expected LINK[:forward|reverse], a node name or node:NAME", "pcap")
+    if spec.startswith("node:") and len(spec) > len("node:"):
+        return {"node": spec[len("node:"):]}
     head, _, direction = spec.partition(":")
     if head.isdigit():
         entry: dict[str, int | str] = {"link": int(head)}

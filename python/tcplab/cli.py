@@ -151,7 +151,7 @@ def _add_run(sub) -> None:
     r.add_argument("--trace", action="store_true", help="write the time-sequence trace (trace.csv)")
     r.add_argument("--pcap", action="append", default=[], metavar="LINK[:DIRECTION]|NODE",
                    help="write a packet capture of link LINK in DIRECTION forward (default) or reverse, "
-                   "or of a node (repeatable)")
+                   "or of a node; node:NAME for a node whose name is a number (repeatable)")
     r.add_argument("--parquet", action="store_true", help="also write NAME.parquet beside each NAME.csv (needs pyarrow)")
     r.add_argument("--quiet", "-q", action="store_true",
                    help="print nothing on success (and no progress bar for a run that takes over a second)")

@@ -96,8 +96,8 @@ pub(super) struct Skb {
 }
 
 impl Skb {
-    /// `tcp_grow_skb()` (Linux 6.10, commit 8ee602c63520, "tcp: try to
-    /// send bigger TSO packets"): before the decision, an skb shorter than
+    /// `tcp_grow_skb()` (Linux 6.10, "tcp: try to send bigger TSO
+    /// packets"): before the decision, an skb shorter than
     /// `want` bytes (the window's quota, at most a burst) takes the data
     /// of the skbs after it, up to `want`. Without it the rest of an skb
     /// left one segment long by earlier bursts would go alone; the

@@ -43,10 +43,9 @@ def _of_a_run(name: str) -> bool:
         return True
     if name.startswith("sequence-") and name.endswith(".png"):
         return True
-    for side in ("forward", "reverse"):
-        link = name[len("queue-"):-len(f"-{side}.png")]
-        if name.startswith("queue-") and name.endswith(f"-{side}.png") and link.isdigit():
-            return True
+    if name.startswith("queue-") and name.endswith(".png"):
+        link, _, side = name[len("queue-"):-len(".png")].partition("-")
+        return link.isdigit() and side in ("forward", "reverse")
     return False
 
 

@@ -812,28 +812,29 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
     // A run in which no flow starts measures nothing: a mistake (a start in
     // ms read as s, a duration cut too short), not a result of zeros. Some
     // flows starting after the end is a legitimate look at the early part
-    // of a staggered scenario.
-    let starts = cfg.flow.iter().map(|f| app_start_key(&f.app));
-    if let Some((i, first)) = starts.enumerate().min_by_key(|&(_, s)| s).filter(|&(_, s)| s >= cfg.sim.duration.0) {
-        return err(
-            format!("flow[{i}].app.start"),
-            format!(
-                "no flow starts before the end of the run (sim.duration = {} s); the earliest starts at {} s",
-                cfg.sim.duration.0 as f64 / 1e9,
-                first as f64 / 1e9
-            ),
-        );
-    }
-    // The same with each flow's latest start, `start_jitter` included: the
-    // jitter is drawn per seed, so a check of this seed's draws would pass
-    // some seeds of a sweep and refuse others. A seed can leave every flow
-    // unstarted exactly when each one's latest start (app.start +
-    // start_jitter less the clock's tick, `app_start`) is at or after the
-    // end. Named: the jitter of the flow whose latest start is earliest
-    // (one whose app.start is before the end, so it is its jitter's doing).
+    // of a staggered scenario. Each flow's latest start counts, its
+    // `start_jitter` included: the jitter is drawn per seed, so a check of
+    // this seed's draws would pass some seeds of a sweep and refuse others.
+    // A seed can leave every flow unstarted exactly when each one's latest
+    // start (app.start + start_jitter less the clock's tick, `app_start`)
+    // is at or after the end.
+    let end = cfg.sim.duration.0;
     let latest = |f: &FlowCfg| app_start_key(&f.app) + f.start_jitter.map_or(0, |j| j.0.saturating_sub(1));
-    if cfg.flow.iter().all(|f| latest(f) >= cfg.sim.duration.0) {
-        let before = cfg.flow.iter().enumerate().filter(|(_, f)| app_start_key(&f.app) < cfg.sim.duration.0);
+    if cfg.flow.iter().all(|f| latest(f) >= end) {
+        let starts = cfg.flow.iter().map(|f| app_start_key(&f.app));
+        if let Some((i, first)) = starts.enumerate().min_by_key(|&(_, s)| s).filter(|&(_, s)| s >= end) {
+            return err(
+                format!("flow[{i}].app.start"),
+                format!(
+                    "no flow starts before the end of the run (sim.duration = {} s); the earliest starts at {} s",
+                    end as f64 / 1e9,
+                    first as f64 / 1e9
+                ),
+            );
+        }
+        // Some app.start is before the end: the jitters' doing. Named: the
+        // jitter of such a flow whose latest start is earliest.
+        let before = cfg.flow.iter().enumerate().filter(|(_, f)| app_start_key(&f.app) < end);
         if let Some((i, f)) = before.min_by_key(|(_, f)| latest(f)) {
             let start = app_start_key(&f.app);
             let jitter = f.start_jitter.map_or(0, |j| j.0);
@@ -843,8 +844,8 @@ pub fn validate(cfg: &ScenarioCfg) -> R<()> {
                     "app.start + start_jitter ({} s) reaches past the end of the run (sim.duration = {} s) for \
                      every flow, so a seed can draw no start before the end; at most {} s here",
                     (start + jitter) as f64 / 1e9,
-                    cfg.sim.duration.0 as f64 / 1e9,
-                    (cfg.sim.duration.0 - start) as f64 / 1e9
+                    end as f64 / 1e9,
+                    (end - start) as f64 / 1e9
                 ),
             );
         }

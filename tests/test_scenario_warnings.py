@@ -75,3 +75,29 @@ def test_the_api_warns_once_per_message():
         sc.validate()
     got = [w for w in caught if issubclass(w.category, ScenarioWarning)]
     assert len(got) == 1 and str(got[0].message).startswith('flow[2].ecn: has no effect on Vegas flow "a2-host"')
+
+
+def test_a_sweep_says_what_a_grid_value_makes_inert(tmp_path):
+    # The ecn key acts for NewReno and is inert for Vegas under the ns2
+    # rules: the sweep validates each run, and says so once, not per seed.
+    import tomllib
+
+    from tcplab.errors import ScenarioWarning
+    from tcplab.sweep import Sweep
+
+    def build(p):
+        sc = tomllib.loads(one_flow_toml(p["transport"]))
+        sc["sim"]["duration"] = "0.2s"
+        sc["flow"][0]["ecn"] = True
+        return sc
+
+    sweep = Sweep(build, {"transport": ["newreno", "vegas"]}, seeds=2, out=tmp_path / "s", metrics=["goodput_bps"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        import tcplab.scenario as module
+
+        module.__dict__.pop("__warningregistry__", None)
+        rows = sweep.run(jobs=1, progress=False)
+    assert len(rows) == 4
+    got = [str(w.message) for w in caught if issubclass(w.category, ScenarioWarning)]
+    assert len(got) == 1 and got[0].startswith("flow[0].ecn: has no effect on Vegas"), got

@@ -41,7 +41,7 @@ from . import _core
 from .errors import ScenarioError, core_error
 from .io import atomic_write
 from .metrics import Named
-from .scenario import Scenario
+from .scenario import Scenario, warn
 
 if TYPE_CHECKING:
     import pandas
@@ -357,9 +357,13 @@ class Sweep:
         sc = sc.with_overrides([], seed=seed)
         text = sc.to_json()
         try:
-            _core.validate_json(text)
+            notes = _core.validate_json(text)
         except _core.CoreScenarioError as e:
             raise core_error(e.args[0], e.args[1]) from None
+        # A grid value can make a key inert (ecn on a Vegas flow under the
+        # ns2 rules): said once per message, as for a single run.
+        for note in notes:
+            warn(note)
         return text
 
     @staticmethod

@@ -306,3 +306,12 @@ def test_series_name_linuxs_congestion_state(small_scenario, profile, states):
     s = tcplab.run(small_scenario, sample_interval="10ms").series
     seen = set(s.ca_state)
     assert "recovery" in seen and "open" in seen and seen <= states, seen
+
+
+def test_a_capture_outlives_the_result_it_came_from():
+    # `tcplab.run(sc).pcaps[name]` drops the Result before the read: the
+    # temporary directory holding the capture must still be there.
+    sc = tcplab.load_scenario(SCENARIOS / "dumbbell.toml").with_overrides(['sim.duration="1s"'])
+    sc.data["pcap"] = [{"node": sc.data["node"][0]["name"]}]
+    data = tcplab.run(sc).pcaps[f"node-{sc.data['node'][0]['name']}"]
+    assert data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") and len(data) > 24

@@ -53,9 +53,12 @@ class _Captures(Mapping):
     """Capture name -> libpcap bytes; captures the core wrote to files are
     read when asked for."""
 
-    def __init__(self, in_memory: dict, files: dict):
+    def __init__(self, in_memory: dict, files: dict, keep=None):
         self._mem = dict(in_memory)
         self.files = dict(files)
+        # The directory the files are in lives while this mapping does:
+        # `tcplab.run(sc).pcaps["x"]` drops the Result before the read.
+        self._keep = keep
 
     def __getitem__(self, name):
         if name in self._mem:
@@ -68,6 +71,18 @@ class _Captures(Mapping):
 
     def __len__(self):
         return len({*self._mem, *self.files})
+
+
+class _OwnedDir:
+    """A temporary directory, removed when the last object holding this
+    goes."""
+
+    def __init__(self, path):
+        import shutil
+        import weakref
+
+        self.path = path
+        self._cleanup = weakref.finalize(self, shutil.rmtree, path, ignore_errors=True)
 
 
 class Result:
@@ -83,8 +98,11 @@ class Result:
         self._frames: dict = {}
         self.scenario = scenario
         self.summary = dict(raw["summary"])
+        # A temporary directory holding streamed tables and captures lives
+        # as long as this object or its `pcaps`.
+        self._dir = _OwnedDir(owned_dir) if owned_dir is not None else None
         #: capture name -> libpcap file bytes (``[[pcap]]`` / ``--pcap``)
-        self.pcaps: Mapping = _Captures(raw.get("pcaps", {}), raw.get("pcap_files", {}))
+        self.pcaps: Mapping = _Captures(raw.get("pcaps", {}), raw.get("pcap_files", {}), keep=self._dir)
         wall = self.summary.get("wall_s") or 0.0
         self.summary["events_per_s"] = self.summary["events"] / wall if wall > 0 else None
         # What summary.json says beyond the core's counts: the version that
@@ -96,13 +114,6 @@ class Result:
         source = getattr(scenario, "source", None)
         if source:
             self.summary["scenario"] = source
-        # A temporary directory holding streamed tables lives as long as
-        # this object.
-        if owned_dir is not None:
-            import shutil
-            import weakref
-
-            self._cleanup = weakref.finalize(self, shutil.rmtree, owned_dir, ignore_errors=True)
 
     def file(self, name: str):
         """Path of the CSV file the core streamed table `name` into, or None."""

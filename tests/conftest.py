@@ -1,6 +1,7 @@
 import signal
 import subprocess
 import sys
+import struct
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,50 @@ def check_outputs_kept_when_drawing_stops(study, quick: Path, tmp_path: Path, mo
     assert {p.name for p in res["figures"]} == {n for n in outputs if n.endswith((".png", ".svg"))}
     assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
     return res
+
+
+def read_pcap(data: bytes) -> list:
+    """(time s, src, dst, ip length, tcp payload, seq, flags, ack) of every
+    IPv4/TCP packet."""
+    magic = struct.unpack("<I", data[:4])[0]
+    scale = 1e-9 if magic == 0xA1B23C4D else 1e-6
+    off, out = 24, []
+    while off + 16 <= len(data):
+        s, frac, incl, _ = struct.unpack("<IIII", data[off:off + 16])
+        off += 16
+        p = data[off:off + incl]
+        off += incl
+        ihl = (p[0] & 15) * 4
+        total = struct.unpack(">H", p[2:4])[0]
+        tcp = p[ihl:]
+        payload = total - ihl - (tcp[12] >> 4) * 4
+        out.append((s + frac * scale, ".".join(map(str, p[12:16])), ".".join(map(str, p[16:20])), total, payload,
+                    struct.unpack(">I", tcp[4:8])[0], tcp[13], struct.unpack(">I", tcp[8:12])[0]))
+    return out
+
+
+def ooo_acked_share(packets: list, sender: str) -> float:
+    """From the receiver's capture: of the data segments that arrive above
+    the first hole (each one beyond the highest seen so far, from the one
+    that opens the hole until an ACK passes it), the share the receiver
+    answers with an ACK before the next segment comes."""
+    first = next(p[5] for p in packets if p[1] == sender and p[4] > 0)
+    top, hole, ooo, answered, waiting = 0, None, 0, 0, False
+    for p in packets:
+        rel = ((p[5] if p[1] == sender else p[7]) - first) % 2**32
+        if rel > 10**9:
+            continue
+        if p[1] == sender and p[4] > 0:
+            waiting = False
+            if rel > top and hole is None:
+                hole = top
+            if hole is not None and rel >= top:
+                ooo += 1
+                waiting = True
+            top = max(top, rel + p[4])
+        elif p[1] != sender and p[6] & 0x10:
+            if hole is not None and rel > hole:
+                break
+            answered += waiting
+            waiting = False
+    return answered / max(ooo, 1)

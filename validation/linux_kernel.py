@@ -65,6 +65,10 @@ def two_nodes(rate: str, delay: str, size: int, queue: dict | None = None, drops
     return sc
 
 
+# Linux's SACK compression off (the receiver acknowledges every
+# out-of-order segment at once), beside the cases with SACK.
+NO_COMP = ("comp_sack_nr = 0", {"comp_sack_nr": 0})
+
 CASES = ("slowstart", "losses", "congestion", "tails", "spurious", "bbr")
 
 
@@ -91,18 +95,19 @@ def cases(which: set) -> list:
             for sack in (True, False):
                 out.append((f"drops {drops} {'SACK' if sack else 'no SACK'}",
                             two_nodes("10Mbps", "10ms", 300_000, drops=drops, tcp={"sack": sack}),
-                            [("prr = false", {"prr": False})]))
+                            [("prr = false", {"prr": False})] + ([NO_COMP] if sack else [])))
     if "congestion" in which:
         for limit in (10, 20, 40):
             for sack in (True, False):
                 out.append((f"queue {limit} {'SACK' if sack else 'no SACK'}",
                             two_nodes("10Mbps", "10ms", 600_000, queue={"kind": "droptail", "limit": limit},
                                       tcp={"sack": sack}),
-                            [("prr = false", {"prr": False}), ("no quick ACKs", {"quick_acks": 0})]))
+                            [("prr = false", {"prr": False}), ("no quick ACKs", {"quick_acks": 0})]
+                            + ([NO_COMP] if sack else [])))
     if "tails" in which:
         for drops in ([19], [20], [19, 20]):
             out.append((f"20 kB, drops {drops} SACK", two_nodes("10Mbps", "10ms", 20_000, drops=drops),
-                        [("rack = false", {"rack": False}), ("tlp = false", {"tlp": False})]))
+                        [("rack = false", {"rack": False}), ("tlp = false", {"tlp": False}), NO_COMP]))
     if "spurious" in which:
         none = ("undo, frto, dsack off", {"undo": False, "frto": False, "dsack": False})
         no_sack = {"sack": False, "dsack": False}
@@ -123,7 +128,7 @@ def cases(which: set) -> list:
         for size, limit, sack in [(1_000_000, None, True), (3_000_000, None, True), (3_000_000, 100, True),
                                   (3_000_000, 20, True), (3_000_000, 20, False), (20_000_000, 100, True)]:
             out.append((f"BBR {size // 1_000_000} MB, queue {limit or 'unlimited'}, {'SACK' if sack else 'no SACK'}",
-                        bbr_case(size, limit, sack), []))
+                        bbr_case(size, limit, sack), [NO_COMP] if sack else []))
     return out
 
 

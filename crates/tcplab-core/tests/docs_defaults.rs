@@ -21,7 +21,7 @@ const NOT_VALUES: [&str; 6] =
 
 /// Keys whose rfc-profile default is neither column's (the row's meaning
 /// names it).
-const RFC_OWN: [(&str, &str); 15] = [
+const RFC_OWN: [(&str, &str); 16] = [
     ("idle_restart", "\"rfc5681\""),
     ("cwnd_increase", "\"per-ack\""),
     ("push_ack", "false"),
@@ -34,6 +34,7 @@ const RFC_OWN: [(&str, &str); 15] = [
     ("frto", "false"),
     ("loss_window", "\"flight\""),
     ("quick_acks", "0"),
+    ("comp_sack_nr", "0"),
     ("cwnd_limited", "false"),
     ("rtt_estimator", "\"rfc6298\""),
     ("rtt_timing", "\"karn\""),

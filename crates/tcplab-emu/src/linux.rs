@@ -47,6 +47,11 @@ pub struct HostSettings {
     /// linux profile's `rcvbuf` and `rcvbuf_max`; the kernel's 131072 and
     /// 33554432 unless set).
     pub rmem: (u32, u32),
+    /// net.ipv4.tcp_comp_sack_nr, tcp_comp_sack_delay_ns and
+    /// tcp_comp_sack_slack_ns: the receiver's SACK compression
+    /// (`comp_sack_*`; the kernel's 44, 1 ms, 100 us in the linux profile,
+    /// 0 (off) in the others).
+    pub comp_sack: (u32, u64, u64),
     /// MTU of both TUN devices: room for the largest segment of any flow
     /// (IP and TCP headers, options and `packet_size`), at least Ethernet's
     /// 1500. The kernel takes the MSS as the smaller of TCP_MAXSEG and the
@@ -67,6 +72,9 @@ impl HostSettings {
             ("net.ipv4.tcp_frto", if self.frto { "2" } else { "0" }.to_string()),
             ("net.ipv4.tcp_dsack", u8::from(self.dsack).to_string()),
             ("net.ipv4.tcp_rmem", format!("4096 {} {}", self.rmem.0, self.rmem.1)),
+            ("net.ipv4.tcp_comp_sack_nr", self.comp_sack.0.to_string()),
+            ("net.ipv4.tcp_comp_sack_delay_ns", self.comp_sack.1.to_string()),
+            ("net.ipv4.tcp_comp_sack_slack_ns", self.comp_sack.2.to_string()),
             // Each connection starts fresh, not from a previous one's RTT
             // and ssthresh cached for the destination.
             ("net.ipv4.tcp_no_metrics_save", "1".to_string()),
@@ -359,6 +367,7 @@ pub fn plan(
                 ReceiveWindow::Linux { rcvbuf, rcvbuf_max, .. } => (rcvbuf, rcvbuf_max),
                 ReceiveWindow::Fixed => (DEFAULT_RCVBUF, DEFAULT_RCVBUF_MAX),
             },
+            comp_sack: (tc.comp_sack.nr, tc.comp_sack.delay, tc.comp_sack.slack),
             mtu: 0,
         };
         match &host {
@@ -366,7 +375,7 @@ pub fn plan(
             Some((j, h)) if *h != hs => {
                 return err(
                     format!("flow[{i}].tcp"),
-                    &format!("the emulator sets SACK, D-SACK, timestamps, ECN, dupthresh, F-RTO, initial window, min RTO, delayed ACKs and the receive buffer per host; flow[{i}] differs from flow[{j}] ({hs:?} vs {h:?})"),
+                    &format!("the emulator sets SACK, D-SACK, timestamps, ECN, dupthresh, F-RTO, initial window, min RTO, delayed ACKs, the receive buffer and SACK compression per host; flow[{i}] differs from flow[{j}] ({hs:?} vs {h:?})"),
                 )
             }
             _ => {}
@@ -517,6 +526,13 @@ app = {app}
             // largest, the kernel's own unless set.
             ("", "net.ipv4.tcp_rmem", "4096 131072 33554432"),
             ("rcvbuf = 65536, rcvbuf_max = 1000000", "net.ipv4.tcp_rmem", "4096 65536 1000000"),
+            // SACK compression: the kernel's defaults in the linux profile.
+            ("", "net.ipv4.tcp_comp_sack_nr", "44"),
+            ("", "net.ipv4.tcp_comp_sack_delay_ns", "1000000"),
+            ("", "net.ipv4.tcp_comp_sack_slack_ns", "100000"),
+            ("comp_sack_nr = 0", "net.ipv4.tcp_comp_sack_nr", "0"),
+            (r#"comp_sack_delay = "500us", comp_sack_slack = "0s""#, "net.ipv4.tcp_comp_sack_delay_ns", "500000"),
+            (r#"comp_sack_delay = "500us", comp_sack_slack = "0s""#, "net.ipv4.tcp_comp_sack_slack_ns", "0"),
         ] {
             assert_eq!(sysctl(tcp, key), value, "{tcp}");
         }

@@ -69,7 +69,9 @@ SEGMENTS = TRANSFER // 256
 # window that is the 32696 bytes throughout (`receive_window = "fixed"`: the
 # linux profile's receiver is 6.18's, whose window follows its receive
 # buffer's memory and autotuning), and every segment the window allows sent at
-# once (`tso_defer`: the TSO deferral came with TSO in 2.6). `modern` is tcplab's linux profile as before (32 KB window, first
+# once (`tso_defer`: the TSO deferral came with TSO in 2.6), and every
+# out-of-order segment answered at once (`comp_sack_nr`: SACK compression
+# came with 4.18; a fixed window turns it off anyway). `modern` is tcplab's linux profile as before (32 KB window, first
 # RTO 1 s, 40 ms delayed-ACK timer: one ACK per segment on this link; since
 # 2026-12-07 with Linux 6.18's receive window under it); the
 # emulated study uses it because a current kernel is what it runs.
@@ -78,7 +80,8 @@ BASELINES: dict[str, dict[str, object]] = {
     "linux22": {"window_bytes": 32696, "initial_rto": "3s", "delack_timeout": "500ms", "loss_window": "cwnd",
                 "limited_transmit": False, "cwnd_increase": "per-ack",
                 "push_ack": False, "prr": False, "quick_acks": 0, "cwnd_limited": False,
-                "rtt_estimator": "rfc6298", "rtt_timing": "karn", "receive_window": "fixed", "tso_defer": False},
+                "rtt_estimator": "rfc6298", "rtt_timing": "karn", "receive_window": "fixed", "tso_defer": False,
+                "comp_sack_nr": 0},
     "modern": {"window_bytes": 32768},
 }
 BASELINE = "linux22"

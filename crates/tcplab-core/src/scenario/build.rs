@@ -467,6 +467,15 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
     if t.delack_timeout.map(|d| d.0) == Some(0) {
         return err(format!("{key}.delack_timeout"), "must be greater than 0");
     }
+    // The kernel's own range for tcp_comp_sack_nr.
+    if let Some(n) = t.comp_sack_nr.filter(|&n| n > 255) {
+        return err(format!("{key}.comp_sack_nr"), format!("must be 0 (no compression) to 255, got {n}"));
+    }
+    for (name, v) in [("comp_sack_delay", t.comp_sack_delay), ("comp_sack_slack", t.comp_sack_slack)] {
+        if let Some(d) = v.filter(|d| d.0 > crate::engine::time::SEC) {
+            return err(format!("{key}.{name}"), format!("must be 0 to 1s, got {}s", d.0 as f64 / 1e9));
+        }
+    }
     Ok(())
 }
 
@@ -546,6 +555,18 @@ fn validate_effective_tcp(cfg: &ScenarioCfg, i: usize, f: &FlowCfg) -> R<()> {
     if o.delayed_ack == Some(true) && o.ack_thinning == Some(true) {
         let key = tcp_source(cfg, i, f, |t| t.ack_thinning.is_some(), "ack_thinning");
         return err(key, format!("flow[{i}] gets both delayed_ack and ack_thinning once [tcp] and its own tcp table are merged; choose one"));
+    }
+    // SACK compression times its ACKs by the receiver's RTT estimate,
+    // which Linux's window keeps (`receive_window`: a profile's own
+    // compression is off under a fixed window).
+    if c.comp_sack.nr > 0 && c.receive_window == crate::transport::tcp::ReceiveWindow::Fixed {
+        return err(
+            tcp_source(cfg, i, f, |t| t.comp_sack_nr.is_some(), "comp_sack_nr"),
+            format!(
+                "Linux's SACK compression times its ACKs by the receiver's RTT estimate, which only \
+                 receive_window = \"linux\" keeps; flow[{i}]'s window is fixed: set comp_sack_nr = 0 or receive_window = \"linux\""
+            ),
+        );
     }
     Ok(())
 }
@@ -1520,6 +1541,9 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     }
     receive_window(&mut c, &o);
     put(&mut c.tso_defer, o.tso_defer);
+    put(&mut c.comp_sack.nr, o.comp_sack_nr);
+    put(&mut c.comp_sack.delay, o.comp_sack_delay.map(|d| d.0));
+    put(&mut c.comp_sack.slack, o.comp_sack_slack.map(|d| d.0));
     if let Some(v) = o.nagle {
         use crate::transport::tcp::config::Nagle;
         c.nagle = match v {
@@ -1680,6 +1704,11 @@ fn receive_window(c: &mut TcpConfig, o: &TcpOptions) {
         (_, ReceiveWindow::Linux { rcvbuf, rcvbuf_max, truesize }) => Some((rcvbuf, rcvbuf_max, truesize)),
         (None, ReceiveWindow::Fixed) => None,
     };
+    if linux.is_none() && o.comp_sack_nr.is_none() {
+        // The profile's SACK compression needs Linux's window (its RTT
+        // estimate): off with a fixed one.
+        c.comp_sack.nr = 0;
+    }
     c.receive_window = match linux {
         None => ReceiveWindow::Fixed,
         Some((rcvbuf, rcvbuf_max, truesize)) => ReceiveWindow::Linux {

@@ -1438,6 +1438,13 @@ pub struct TcpOptions {
     /// Linux's TSO deferral: new data waits for an ACK due within 1 ms
     /// when the window has room for less than a GSO burst.
     pub tso_defer: Option<bool>,
+    /// Linux's SACK compression: the most ACKs one stands for
+    /// (tcp_comp_sack_nr, 44); 0: none.
+    pub comp_sack_nr: Option<u32>,
+    /// Its timer's cap (tcp_comp_sack_delay_ns, 1 ms).
+    pub comp_sack_delay: Option<Dur>,
+    /// Its timer's slack (tcp_comp_sack_slack_ns, 100 us).
+    pub comp_sack_slack: Option<Dur>,
     /// The receiver's window: "fixed" (the configured window) or "linux"
     /// (Linux 6.18's, growing under receive-buffer autotuning).
     pub receive_window: Option<ReceiveWindowName>,
@@ -1750,6 +1757,9 @@ impl TcpOptions {
             quick_acks: self.quick_acks.or(base.quick_acks),
             nagle: self.nagle.or(base.nagle),
             tso_defer: self.tso_defer.or(base.tso_defer),
+            comp_sack_nr: self.comp_sack_nr.or(base.comp_sack_nr),
+            comp_sack_delay: self.comp_sack_delay.or(base.comp_sack_delay),
+            comp_sack_slack: self.comp_sack_slack.or(base.comp_sack_slack),
             control_increase: self.control_increase.or(base.control_increase),
             cwnd_limited: self.cwnd_limited.or(base.cwnd_limited),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),

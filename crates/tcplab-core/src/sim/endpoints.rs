@@ -3,7 +3,7 @@
 
 use super::{Ev, TraceKind, World};
 use crate::engine::Time;
-use crate::packet::{flags, Ecn, FlowId, NodeId, Packet, PktId, Transport, UdpHeader, UDP_HEADER};
+use crate::packet::{flags, Ecn, FlowId, NodeId, Packet, PktId, TcpHeader, Transport, UdpHeader, UDP_HEADER};
 use crate::transport::app::App;
 use crate::transport::socket::{SockId, SocketKind, SplitRole};
 use crate::transport::tcp::sender::OutSegment;
@@ -49,6 +49,11 @@ impl World {
                 }
             }
             (SocketKind::TcpReceiver(rx), Transport::Tcp(h)) => {
+                // Linux's SACK compression: the ACK it held back, as it
+                // stands before this segment, goes first
+                // (`TcpReceiver::flushes_compressed`).
+                let held =
+                    if rx.flushes_compressed(h.seq, h.seq + p.payload as u64) { Some(rx.held_ack(now)) } else { None };
                 rx.note_ecn(p.ip.ecn == Ecn::Ce, h.flags & flags::CWR != 0);
                 rx.note_push(h.flags & flags::PSH != 0);
                 if let Some((_, ecr)) = h.ts {
@@ -63,6 +68,9 @@ impl World {
                 }
                 if role == SplitRole::RelayIn {
                     self.relay_in(now, fid);
+                }
+                if let Some((h, len)) = held {
+                    self.send_held_ack(now, sid, h, len);
                 }
                 if ack_now {
                     self.send_ack(now, sid);
@@ -122,6 +130,16 @@ impl World {
                 self.pool.release(id);
             }
         }
+    }
+
+    /// The ACK Linux's SACK compression held back, made before the
+    /// segment that sends it was taken (`TcpReceiver::held_ack`).
+    #[cold]
+    #[inline(never)]
+    fn send_held_ack(&mut self, now: Time, sid: SockId, h: TcpHeader, len: u32) {
+        let s = &self.sockets[sid as usize];
+        let end = (s.flow, s.node, s.remote);
+        self.emit_from(now, end, Transport::Tcp(h), len, 0, Ecn::NotEct);
     }
 
     /// A packet for node `n` that no socket takes: handed out to the

@@ -1,7 +1,7 @@
 //! Resolved TCP parameters of one connection, and the named default sets.
 //! This file is the one place where tcplab's TCP defaults live.
 
-use crate::engine::time::{MS, SEC};
+use crate::engine::time::{MS, SEC, US};
 use crate::engine::Time;
 
 /// When the receiver sends ACKs.
@@ -44,6 +44,32 @@ pub enum ReceiveWindow {
     /// received segment, None for this host's TUN path
     /// (`linux_rwnd::tun_truesize`).
     Linux { rcvbuf: u32, rcvbuf_max: u32, truesize: Option<u32> },
+}
+
+/// Linux's SACK compression at the receiver (kernel 4.18 on; the
+/// sysctls net.ipv4.tcp_comp_sack_nr, tcp_comp_sack_delay_ns and
+/// tcp_comp_sack_slack_ns): while data is held out of order, after three
+/// ACKs at once for the same cumulative ACK, the ACKs of further
+/// out-of-order segments wait on a timer of min(`delay`, 5 % of the
+/// receiver's RTT) plus `slack`, and one ACK then answers them all
+/// (`receiver.rs`, `__tcp_ack_snd_check()`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompSack {
+    /// The most ACKs one compressed ACK stands for (tcp_comp_sack_nr);
+    /// 0: no compression.
+    pub nr: u32,
+    /// The timer's cap (tcp_comp_sack_delay_ns).
+    pub delay: Time,
+    /// The timer's slack (tcp_comp_sack_slack_ns): an hrtimer with this
+    /// range fires at its end on an otherwise idle CPU.
+    pub slack: Time,
+}
+
+impl CompSack {
+    /// The kernel's defaults: 44, 1 ms, 100 us.
+    pub const LINUX: CompSack = CompSack { nr: 44, delay: MS, slack: 100 * US };
+    /// Off, the delays kept at the kernel's.
+    pub const OFF: CompSack = CompSack { nr: 0, ..Self::LINUX };
 }
 
 /// What a sender does with its window when the application writes again
@@ -693,6 +719,9 @@ pub struct TcpConfig {
     /// millisecond; false: every segment the window allows leaves at once
     /// (ns-2, the RFCs).
     pub tso_defer: bool,
+    /// Linux's SACK compression at the receiver (`CompSack`): off in the
+    /// ns2 and rfc profiles.
+    pub comp_sack: CompSack,
     /// The receiver's window: fixed (ns2 and rfc profiles) or Linux's.
     pub receive_window: ReceiveWindow,
 }
@@ -774,6 +803,7 @@ impl TcpConfig {
                 quick_acks: 0,
                 nagle: Nagle::Off,
                 tso_defer: false,
+                comp_sack: CompSack::OFF,
                 receive_window: ReceiveWindow::Fixed,
                 vegas: VegasParams::default(),
                 cubic: Default::default(),
@@ -827,6 +857,7 @@ impl TcpConfig {
                 quick_acks: 16,
                 nagle: Nagle::Off,
                 tso_defer: true,
+                comp_sack: CompSack::LINUX,
                 receive_window: ReceiveWindow::Linux {
                     rcvbuf: super::linux_rwnd::DEFAULT_RCVBUF,
                     rcvbuf_max: super::linux_rwnd::DEFAULT_RCVBUF_MAX,

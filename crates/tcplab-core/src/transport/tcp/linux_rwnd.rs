@@ -244,6 +244,11 @@ impl LinuxRcvWindow {
         }
     }
 
+    /// The receiver's RTT estimate, microseconds x 8 (0: none yet).
+    pub fn rtt_us8(&self) -> u64 {
+        self.rtt_us8
+    }
+
     /// tcp_rcv_rtt_measure_ts(): a data segment echoing a timestamp the
     /// receiver has not used yet, at least `rcv_mss` long, measures the
     /// time from the receiver's ACK to the data it released (ms clock; a

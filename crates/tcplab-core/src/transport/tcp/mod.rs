@@ -30,6 +30,8 @@ pub mod vegas;
 pub mod westwood;
 
 #[cfg(test)]
+mod comp_sack_tests;
+#[cfg(test)]
 mod idle_tests;
 #[cfg(test)]
 mod nagle_tests;
@@ -51,6 +53,6 @@ mod tso_defer_tests;
 mod undo_tests;
 
 pub use cc::{make_cc, CcState, CongestionControl, Variant};
-pub use config::{AckPolicy, Ns2Rules, ReceiveWindow, TcpConfig, TcpProfile, VegasParams};
+pub use config::{AckPolicy, CompSack, Ns2Rules, ReceiveWindow, TcpConfig, TcpProfile, VegasParams};
 pub use receiver::{AckFields, TcpReceiver};
 pub use sender::{OutSegment, Segment, TcpSender};

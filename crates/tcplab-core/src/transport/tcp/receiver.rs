@@ -11,10 +11,21 @@
 //! Under every policy an out-of-order segment, a segment that fills (part
 //! of) a hole and a duplicate are acknowledged at once.
 
-use super::config::{AckPolicy, ReceiveWindow, TcpConfig};
+use super::config::{AckPolicy, CompSack, ReceiveWindow, TcpConfig};
 use super::linux_rwnd::{quick_ack_budget, tun_truesize, LinuxRcvParams, LinuxRcvWindow};
+use crate::engine::time::US;
 use crate::engine::Time;
 use crate::packet::{flags, SackBlock, SackEdges, TcpHeader};
+
+/// The compression timer's delay before its slack (__tcp_ack_snd_check()):
+/// 5 % of the receiver's RTT estimate `rcv_rtt_us8`, or of the handshake's
+/// `srtt_us8` where that is smaller and not 0, at most `cap`; both are
+/// microseconds x 8, as the kernel keeps them (so none without a receiver
+/// estimate, whatever the handshake measured).
+pub fn comp_sack_delay(cap: Time, rcv_rtt_us8: u64, srtt_us8: u64) -> Time {
+    let rtt = if srtt_us8 != 0 && srtt_us8 < rcv_rtt_us8 { srtt_us8 } else { rcv_rtt_us8 };
+    cap.min(rtt * 125 / 20)
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct ReceiverStats {
@@ -113,6 +124,19 @@ pub struct TcpReceiver {
     scheduled: bool,
     /// The timestamp the arriving segment echoes (`note_echo`).
     echo: Option<u32>,
+    /// Linux's SACK compression (`TcpConfig::comp_sack`; `comp_sack`).
+    comp: CompSack,
+    /// ACKs held back since the last ACK sent (tp->compressed_ack): the
+    /// compression timer runs while this is above 0.
+    compressed: u32,
+    /// ACKs sent at once for out-of-order data at the cumulative ACK
+    /// `comp_rcv_nxt` (tp->dup_ack_counter, compressed_ack_rcv_nxt).
+    comp_dupacks: u32,
+    comp_rcv_nxt: u64,
+    /// When the SYN-ACK left, until the first data takes the handshake's
+    /// RTT sample from it (the passive side's srtt_us, x 8).
+    synack_at: Option<Time>,
+    srtt_us8: u64,
     pub stats: ReceiverStats,
 }
 
@@ -160,6 +184,12 @@ impl TcpReceiver {
             linux_window: Self::linux_window(cfg),
             scheduled: false,
             echo: None,
+            comp: cfg.comp_sack,
+            compressed: 0,
+            comp_dupacks: 0,
+            comp_rcv_nxt: 0,
+            synack_at: None,
+            srtt_us8: 0,
             stats: ReceiverStats::default(),
         }
     }
@@ -338,6 +368,9 @@ impl TcpReceiver {
         }
         if linux {
             self.linux_timestamp_sample(now, len);
+            if self.synack_at.is_some() {
+                self.handshake_rtt(now);
+            }
         }
         if seq > self.rcv_nxt {
             self.stats.out_of_order += 1;
@@ -350,6 +383,9 @@ impl TcpReceiver {
                 self.linux_out_of_order(len, held, new_data);
             } else {
                 self.insert_ooo(seq, end);
+            }
+            if self.comp.nr > 0 {
+                return self.comp_sack_ack_now(now);
             }
             return true;
         }
@@ -428,6 +464,87 @@ impl TcpReceiver {
             Some(w) => w.quick_budget(self.quick_max),
             None => quick_ack_budget(self.window as u64, self.mss, self.quick_max),
         }
+    }
+
+    /// The passive side's RTT sample from its handshake
+    /// (tcp_synack_rtt_meas()): the time from its SYN-ACK to the first
+    /// data, which arrives with the handshake's last ACK.
+    #[inline(never)]
+    fn handshake_rtt(&mut self, now: Time) {
+        if let Some(t) = self.synack_at.take() {
+            self.srtt_us8 = ((now - t) / US).max(1) << 3;
+        }
+    }
+
+    /// __tcp_ack_snd_check() for an out-of-order segment under Linux's
+    /// SACK compression: at once if the segment's ACK is due anyway (more
+    /// than a segment of in-order data unacknowledged with the window not
+    /// shrinking, or a quick ACK), without SACK, or once `comp.nr` ACKs
+    /// are held; else the first three ACKs at a given cumulative ACK go
+    /// at once (the sender's duplicate-ACK threshold), and later ones wait
+    /// for the compression timer, started by the first one held:
+    /// min(`comp.delay`, 5 % of the receiver's RTT) plus `comp.slack`
+    /// (an hrtimer with that range fires at its end on an idle CPU). The
+    /// RTT is the receiver's estimate (`LinuxRcvWindow`), lowered to the
+    /// handshake's sample where that is smaller; none yet, none of delay.
+    #[inline(never)]
+    fn comp_sack_ack_now(&mut self, now: Time) -> bool {
+        if !self.sack || !matches!(self.policy, AckPolicy::Delayed) || self.linux_ack_now() || self.quick > 0 {
+            return true;
+        }
+        if self.compressed >= self.comp.nr {
+            return true;
+        }
+        if self.comp_rcv_nxt != self.rcv_nxt {
+            self.comp_rcv_nxt = self.rcv_nxt;
+            self.comp_dupacks = 0;
+        }
+        if self.comp_dupacks < 3 {
+            self.comp_dupacks += 1;
+            return true;
+        }
+        self.compressed += 1;
+        if self.compressed == 1 {
+            let rcv_rtt = self.linux_window.as_ref().map_or(0, |w| w.rtt_us8());
+            let due = now + comp_sack_delay(self.comp.delay, rcv_rtt, self.srtt_us8) + self.comp.slack;
+            self.delack_deadline = Some(self.delack_deadline.map_or(due, |d| d.min(due)));
+        }
+        false
+    }
+
+    /// Whether the out-of-order segment [seq, end) about to be received
+    /// first sends the ACK compression holds back (tcp_sack_new_ofo_skb()):
+    /// when it extends none of the two most recent SACK blocks, so that
+    /// the block it pushes down is reported before it may fall out of the
+    /// option (TCP_SACK_BLOCKS_EXPECTED = 2; the kernel keeps four). That
+    /// ACK goes before the segment is taken: its blocks and window are the
+    /// ones before it (`held_ack`).
+    #[inline(always)]
+    pub fn flushes_compressed(&self, seq: u64, end: u64) -> bool {
+        self.compressed > 0 && seq > self.rcv_nxt && self.flush_for(seq, end)
+    }
+
+    /// The held ACK `flushes_compressed` asks for, made now (before the
+    /// segment is taken), with its length on the wire.
+    #[cold]
+    #[inline(never)]
+    pub fn held_ack(&mut self, now: Time) -> (TcpHeader, u32) {
+        let h = self.ack_header(now);
+        let len = self.ack_wire_len(&h);
+        (h, len)
+    }
+
+    #[inline(never)]
+    fn flush_for(&self, seq: u64, end: u64) -> bool {
+        let blocks = self.recent.iter().take(4).filter_map(|&start| self.ooo.iter().find(|r| r.0 == start));
+        let mut n = 0;
+        for (i, &(s, e)) in blocks.enumerate() {
+            if s <= end && seq <= e {
+                return i >= 2;
+            }
+            n = i + 1;
+        }
+        n >= 2
     }
 
     /// Linux's receiver-side RTT sample from the echoed timestamp, for
@@ -609,8 +726,12 @@ impl TcpReceiver {
         let syn = std::mem::take(&mut self.syn_ack_held);
         let window = match &self.linux_window {
             None => self.window,
-            // The SYN-ACK offers the handshake's window, unscaled.
-            Some(w) if syn => w.initial_window() as u32,
+            // The SYN-ACK offers the handshake's window, unscaled; the
+            // handshake's RTT is timed from it.
+            Some(w) if syn => {
+                self.synack_at = Some(now);
+                w.initial_window() as u32
+            }
             Some(_) => self.linux_advertise(),
         };
         let a = self.make_ack();
@@ -667,7 +788,9 @@ impl TcpReceiver {
             self.quick = self.quick.saturating_sub(1);
         }
         self.unacked = 0;
+        // tcp_event_ack_sent(): any ACK ends the compression and its timer.
         self.delack_deadline = None;
+        self.compressed = 0;
         self.stats.acks_sent += 1;
         self.last_ack_sent = self.rcv_nxt;
         let mut f = AckFields { ack: self.rcv_nxt, ts_ecr: self.ts_recent, ece: self.ece, ..Default::default() };

@@ -190,3 +190,21 @@ def ooo_acked_share(packets: list, sender: str) -> float:
             answered += waiting
             waiting = False
     return answered / max(ooo, 1)
+
+
+def linux_flow(app: dict, limit: int, duration: str = "60s", tcp: dict | None = None,
+               pcap: str | None = None) -> dict:
+    """One linux-profile NewReno flow a -> b, 1000-byte segments, a window
+    of 1000 segments, over 10 Mbit/s and 10 ms each way through a DropTail
+    queue of `limit` packets (the kernel comparisons' path), with `tcp`
+    keys and a capture at node `pcap` if given."""
+    sc = {"sim": {"duration": duration, "tcp_profile": "linux"},
+          "node": [{"name": "a"}, {"name": "b"}],
+          "link": [{"between": ["a", "b"], "rate": "10Mbps", "delay": "10ms",
+                    "queue": {"kind": "droptail", "limit": limit}}],
+          "tcp": dict(tcp or {}),
+          "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1000,
+                    "window": 1000, "app": app}]}
+    if pcap:
+        sc["pcap"] = [{"node": pcap}]
+    return sc

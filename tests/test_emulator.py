@@ -22,7 +22,7 @@ import tcplab
 from tcplab import ScenarioError
 from tcplab.emulate import EmulatorUnavailable, check, emulate, unavailable_reason
 from tcplab.studies import gsmlink
-from conftest import ooo_acked_share, read_pcap
+from conftest import linux_flow, ooo_acked_share, read_pcap
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_emulator = pytest.mark.skipif(unavailable_reason() is not None,
@@ -1328,14 +1328,7 @@ def test_gso_chunks_end_with_psh_as_the_kernels_do():
     (`TsoState::push_end`): 43 % and 21 %; before, it sent no PSH on bulk
     data and 6 % of its ACKs covered one segment. docs/validation.md,
     "PSH at the end of each GSO chunk"."""
-    sc = {"sim": {"duration": "4s", "tcp_profile": "linux"},
-          "node": [{"name": "a"}, {"name": "b"}],
-          "link": [{"between": ["a", "b"], "rate": "10Mbps", "delay": "10ms",
-                    "queue": {"kind": "droptail", "limit": 20}}],
-          "tcp": {"syn": True},
-          "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1000,
-                    "window": 1000, "app": {"kind": "bulk"}}],
-          "pcap": [{"node": "a"}]}
+    sc = linux_flow({"kind": "bulk"}, 20, "4s", tcp={"syn": True}, pcap="a")
     sim = tcplab.run(sc)
     sim_push, sim_single = psh_and_ack_shares(read_pcap(sim.pcaps["node-a"]), "10.0.0.1")
     assert 0.35 < sim_push < 0.5 and 0.12 < sim_single < 0.26, (sim_push, sim_single)
@@ -1360,14 +1353,7 @@ def test_sack_compression_answers_out_of_order_data_as_the_kernel():
     47 without compression in the first recovery). The linux profile does
     the same (`comp_sack_nr` 44); with `comp_sack_nr = 0` it answers
     each. docs/validation.md, "SACK compression"."""
-    sc = {"sim": {"duration": "60s", "tcp_profile": "linux"},
-          "node": [{"name": "a"}, {"name": "b"}],
-          "link": [{"between": ["a", "b"], "rate": "10Mbps", "delay": "10ms",
-                    "queue": {"kind": "droptail", "limit": 10}}],
-          "tcp": {"syn": True},
-          "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1000,
-                    "window": 1000, "app": {"kind": "transfer", "bytes": 600_000, "write": 600_000}}],
-          "pcap": [{"node": "b"}]}
+    sc = linux_flow({"kind": "transfer", "bytes": 600_000, "write": 600_000}, 10, tcp={"syn": True}, pcap="b")
     res = tcplab.run(sc)
     sim = ooo_acked_share(read_pcap(res.pcaps["node-b"]), "10.0.0.1")
     sc["tcp"]["comp_sack_nr"] = 0

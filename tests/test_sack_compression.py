@@ -9,22 +9,16 @@ from __future__ import annotations
 import pytest
 
 import tcplab
-from conftest import cli_refusal, one_flow_toml, ooo_acked_share, read_pcap
+from conftest import cli_refusal, linux_flow, one_flow_toml, ooo_acked_share, read_pcap
 
 
 def overflow(tcp: dict | None = None, profile: str = "linux", pcap: bool = False):
     """600 kB written at once over 10 Mbit/s, 10 ms each way, through a
     DropTail queue of 10 packets that the slow start overflows
     (validation/linux_kernel.py's `queue 10 SACK`)."""
-    sc = {"sim": {"duration": "30s", "tcp_profile": profile},
-          "node": [{"name": "a"}, {"name": "b"}],
-          "link": [{"between": ["a", "b"], "rate": "10Mbps", "delay": "10ms",
-                    "queue": {"kind": "droptail", "limit": 10}}],
-          "flow": [{"name": "f", "from": "a", "to": "b", "transport": "newreno", "packet_size": 1000,
-                    "window": 1000, "app": {"kind": "transfer", "bytes": 600_000, "write": 600_000}}],
-          "tcp": {"sack": True, **(tcp or {})}}
-    if pcap:
-        sc["pcap"] = [{"node": "b"}]
+    sc = linux_flow({"kind": "transfer", "bytes": 600_000, "write": 600_000}, 10, "30s",
+                    tcp={"sack": True, **(tcp or {})}, pcap="b" if pcap else None)
+    sc["sim"]["tcp_profile"] = profile
     return tcplab.run(sc)
 
 

@@ -240,11 +240,18 @@ impl Relay {
 
     /// Take every waiting packet. Each enters the model at the time it was
     /// read, after the events due before then: the model's clock never runs
-    /// backwards (queue statistics integrate over it).
-    fn read_all(&mut self, buf: &mut [u8]) {
+    /// backwards (queue statistics integrate over it). A packet read at or
+    /// after `end` does not enter: the run is over, and its tables are
+    /// taken at `end` (a relay that woke late on a busy host took packets
+    /// in after it, and the links table of a CoDel run then integrated its
+    /// queue over a negative time, wrapped: a mean queue of 1.8e10).
+    fn read_all(&mut self, buf: &mut [u8], end: Time) {
         for side in 0..2 {
             while let Ok(Some(n)) = self.tuns[side].recv(buf) {
                 let now = self.now();
+                if now >= end {
+                    return;
+                }
                 self.advance_to(now);
                 self.ingress(side, buf[..n].to_vec(), now);
             }
@@ -325,7 +332,7 @@ impl Relay {
                 // SAFETY: two pollfds we own; a null signal mask pointer.
                 unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &ts, std::ptr::null()) };
             }
-            self.read_all(&mut buf);
+            self.read_all(&mut buf, end);
         }
     }
 }

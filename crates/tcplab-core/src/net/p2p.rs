@@ -222,6 +222,9 @@ impl PointToPoint {
     /// `note_queue` with the length at hand.
     #[inline(always)]
     fn note_len(&mut self, now: Time, len: usize) {
+        // The clock never runs backwards here (the emulator's relay keeps
+        // it so); a step back would wrap the area.
+        debug_assert!(now >= self.stats.last_change, "queue statistics at {now} after {}", self.stats.last_change);
         let dt = now - self.stats.last_change;
         self.stats.queue_area += dt as f64 * len as f64;
         self.stats.last_change = now;

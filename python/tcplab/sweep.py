@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import _core
-from .errors import ScenarioError, core_error
+from .errors import ScenarioError
 from .io import atomic_write
 from .metrics import Named
-from .scenario import Scenario, warn
+from .scenario import Scenario
 
 if TYPE_CHECKING:
     import pandas
@@ -354,17 +354,9 @@ class Sweep:
         sc = self.build(params, seed=seed) if self._build_takes_seed else self.build(params)
         if isinstance(sc, dict):
             sc = Scenario(sc)
-        sc = sc.with_overrides([], seed=seed)
-        text = sc.to_json()
-        try:
-            notes = _core.validate_json(text)
-        except _core.CoreScenarioError as e:
-            raise core_error(e.args[0], e.args[1]) from None
-        # A grid value can make a key inert (ecn on a Vegas flow under the
-        # ns2 rules): said once per message, as for a single run.
-        for note in notes:
-            warn(note)
-        return text
+        # Validated as a single run is: a grid value that makes a key inert
+        # (ecn on a Vegas flow under the ns2 rules) is said once per message.
+        return sc.with_overrides([], seed=seed).checked_json()
 
     @staticmethod
     def _key(text: str) -> str:

@@ -536,9 +536,8 @@ impl TcpReceiver {
 
     #[inline(never)]
     fn flush_for(&self, seq: u64, end: u64) -> bool {
-        let blocks = self.recent.iter().take(4).filter_map(|&start| self.ooo.iter().find(|r| r.0 == start));
         let mut n = 0;
-        for (i, &(s, e)) in blocks.enumerate() {
+        for (i, (s, e)) in self.recent_blocks(4).enumerate() {
             if s <= end && seq <= e {
                 return i >= 2;
             }
@@ -685,6 +684,13 @@ impl TcpReceiver {
         }
     }
 
+    /// The out-of-order ranges held, most recently changed first (the
+    /// SACK blocks' order), among the first `n` of that order.
+    #[inline(always)]
+    fn recent_blocks(&self, n: usize) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.recent.iter().take(n).filter_map(|&start| self.ooo.iter().find(|r| r.0 == start).copied())
+    }
+
     /// Out-of-order ranges currently held.
     pub fn ooo_ranges(&self) -> &[(u64, u64)] {
         &self.ooo
@@ -799,11 +805,9 @@ impl TcpReceiver {
         } else if self.sack {
             // RFC 2018 4: the first block holds the most recently received
             // segment; then the other most recently changed blocks.
-            for &start in self.recent.iter().take(self.max_sack_blocks) {
-                if let Some(&(s, e)) = self.ooo.iter().find(|r| r.0 == start) {
-                    f.sack[f.nsack as usize] = SackBlock { start: s, end: e };
-                    f.nsack += 1;
-                }
+            for (s, e) in self.recent_blocks(self.max_sack_blocks) {
+                f.sack[f.nsack as usize] = SackBlock { start: s, end: e };
+                f.nsack += 1;
             }
         }
         if let Some((s, e)) = self.dsack_block.take() {

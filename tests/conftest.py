@@ -145,9 +145,23 @@ def check_outputs_kept_when_drawing_stops(study, quick: Path, tmp_path: Path, mo
     return res
 
 
+def sack_blocks(options: bytes) -> list:
+    """The (left, right) edges of a TCP header's SACK option, if any."""
+    i = 0
+    while i < len(options) and options[i] != 0:
+        if options[i] == 1:
+            i += 1
+            continue
+        kind, length = options[i], options[i + 1]
+        if kind == 5:
+            return [struct.unpack(">II", options[j:j + 8]) for j in range(i + 2, i + length, 8)]
+        i += length
+    return []
+
+
 def read_pcap(data: bytes) -> list:
-    """(time s, src, dst, ip length, tcp payload, seq, flags, ack) of every
-    IPv4/TCP packet."""
+    """(time s, src, dst, ip length, tcp payload, seq, flags, ack, SACK
+    blocks) of every IPv4/TCP packet."""
     magic = struct.unpack("<I", data[:4])[0]
     scale = 1e-9 if magic == 0xA1B23C4D else 1e-6
     off, out = 24, []
@@ -159,9 +173,10 @@ def read_pcap(data: bytes) -> list:
         ihl = (p[0] & 15) * 4
         total = struct.unpack(">H", p[2:4])[0]
         tcp = p[ihl:]
-        payload = total - ihl - (tcp[12] >> 4) * 4
-        out.append((s + frac * scale, ".".join(map(str, p[12:16])), ".".join(map(str, p[16:20])), total, payload,
-                    struct.unpack(">I", tcp[4:8])[0], tcp[13], struct.unpack(">I", tcp[8:12])[0]))
+        hl = (tcp[12] >> 4) * 4
+        out.append((s + frac * scale, ".".join(map(str, p[12:16])), ".".join(map(str, p[16:20])), total,
+                    total - ihl - hl, struct.unpack(">I", tcp[4:8])[0], tcp[13], struct.unpack(">I", tcp[8:12])[0],
+                    sack_blocks(tcp[20:hl])))
     return out
 
 

@@ -86,32 +86,10 @@ def test_asked_for_under_a_fixed_window_it_is_refused(tmp_path):
 
 
 def receiver_packets(data: bytes) -> list:
-    """(time, is data, seq or ack, [(sack start, end), ...]) of every TCP
-    packet in a capture of the receiver `b` (10.0.0.2)."""
-    import struct
-
-    off, out = 24, []
-    while off + 16 <= len(data):
-        s, frac, incl, _ = struct.unpack("<IIII", data[off:off + 16])
-        p = data[off + 16:off + 16 + incl]
-        off += 16 + incl
-        ihl = (p[0] & 15) * 4
-        tcp = p[ihl:]
-        hl = (tcp[12] >> 4) * 4
-        payload = struct.unpack(">H", p[2:4])[0] - ihl - hl
-        opts, blocks, i = tcp[20:hl], [], 0
-        while i < len(opts) and opts[i] != 0:
-            if opts[i] == 1:
-                i += 1
-                continue
-            kind, length = opts[i], opts[i + 1]
-            if kind == 5:
-                blocks = [struct.unpack(">II", opts[j:j + 8]) for j in range(i + 2, i + length, 8)]
-            i += length
-        seq, ack = struct.unpack(">II", tcp[4:12])
-        data_pkt = p[12:16] == bytes([10, 0, 0, 1]) and payload > 0
-        out.append((s + frac * 1e-9, data_pkt, seq if data_pkt else ack, blocks))
-    return out
+    """(time, is data, seq or ack, SACK blocks) of every TCP packet in a
+    capture of the receiver `b`, whose data comes from 10.0.0.1."""
+    return [(t, src == "10.0.0.1" and payload > 0, seq if src == "10.0.0.1" and payload > 0 else ack, blocks)
+            for t, src, _, _, payload, seq, _, ack, blocks in read_pcap(data)]
 
 
 def reports_not(t: float, ack: int, blocks: list, last: tuple) -> bool:

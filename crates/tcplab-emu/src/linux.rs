@@ -147,6 +147,7 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
             "max_rto" => own.max_rto.is_some(),
             "initial_rto" => own.initial_rto.is_some(),
             "granularity" => own.granularity.is_some(),
+            "timer_wheel" => own.timer_wheel.is_some(),
             "max_retransmits" => own.max_retransmits.is_some(),
             "ack_thinning" => own.ack_thinning.is_some(),
             "delack_timeout" => own.delack_timeout.is_some(),
@@ -191,6 +192,12 @@ fn unsupported(i: usize, own: &TcpOptions, o: &TcpOptions) -> Result<(), Scenari
     }
     if o.granularity.is_some() {
         return err(key("granularity"), no);
+    }
+    if o.timer_wheel == Some(false) {
+        return err(
+            key("timer_wheel"),
+            "Linux's TCP timers are jiffy timers on its timer wheel (the kernel's HZ): only true",
+        );
     }
     if o.max_retransmits.is_some() {
         return err(key("max_retransmits"), no);

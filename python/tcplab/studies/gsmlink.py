@@ -71,7 +71,12 @@ SEGMENTS = TRANSFER // 256
 # buffer's memory and autotuning), and every segment the window allows sent at
 # once (`tso_defer`: the TSO deferral came with TSO in 2.6), and every
 # out-of-order segment answered at once (`comp_sack_nr`: SACK compression
-# came with 4.18; a fixed window turns it off anyway). `modern` is tcplab's linux profile as before (32 KB window, first
+# came with 4.18; a fixed window turns it off anyway), and timers that go
+# off at their wait's end on a 1 ms clock (`granularity`, `timer_wheel`: the
+# linux profile's since 2026-12-08 are a current kernel's jiffies at HZ 250
+# on its timer wheel; 2.2's HZ 100 and its older wheel are not modelled, and
+# at this link's second-long round trips their few milliseconds do not
+# matter). `modern` is tcplab's linux profile as before (32 KB window, first
 # RTO 1 s, 40 ms delayed-ACK timer: one ACK per segment on this link; since
 # 2026-12-07 with Linux 6.18's receive window under it); the
 # emulated study uses it because a current kernel is what it runs.
@@ -81,7 +86,7 @@ BASELINES: dict[str, dict[str, object]] = {
                 "limited_transmit": False, "cwnd_increase": "per-ack",
                 "push_ack": False, "prr": False, "quick_acks": 0, "cwnd_limited": False,
                 "rtt_estimator": "rfc6298", "rtt_timing": "karn", "receive_window": "fixed", "tso_defer": False,
-                "comp_sack_nr": 0},
+                "comp_sack_nr": 0, "granularity": "1ms", "timer_wheel": False},
     "modern": {"window_bytes": 32768},
 }
 BASELINE = "linux22"

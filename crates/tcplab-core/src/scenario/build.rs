@@ -530,6 +530,15 @@ fn validate_effective_tcp(cfg: &ScenarioCfg, i: usize, f: &FlowCfg) -> R<()> {
             ),
         );
     }
+    if c.timer_wheel && c.granularity > crate::transport::tcp::jiffies::MAX_TICK {
+        return err(
+            tcp_source(cfg, i, f, |t| t.granularity.is_some(), "granularity"),
+            format!(
+                "must be at most 1 s with timer_wheel on (the kernel's jiffy, 1 / HZ) for flow[{i}], got {} s",
+                secs(c.granularity)
+            ),
+        );
+    }
     if c.min_rto > c.max_rto {
         let min_from = tcp_source(cfg, i, f, |t| t.min_rto.is_some(), "min_rto");
         let max_from = tcp_source(cfg, i, f, |t| t.max_rto.is_some(), "max_rto");
@@ -1544,6 +1553,7 @@ pub fn tcp_config(cfg: &ScenarioCfg, f: &FlowCfg) -> TcpConfig {
     put(&mut c.comp_sack.nr, o.comp_sack_nr);
     put(&mut c.comp_sack.delay, o.comp_sack_delay.map(|d| d.0));
     put(&mut c.comp_sack.slack, o.comp_sack_slack.map(|d| d.0));
+    put(&mut c.timer_wheel, o.timer_wheel);
     if let Some(v) = o.nagle {
         use crate::transport::tcp::config::Nagle;
         c.nagle = match v {
@@ -1736,9 +1746,10 @@ fn tcp_ends(cfg: &ScenarioCfg, f: &FlowCfg, stream: &str, seed: u64, ports: (u16
         _ => Variant::NewReno,
     };
     let mut tc = tcp_config(cfg, f);
-    if tc.rules.ns2_rtt_estimator {
-        // ns-2's boot_time_: the phase of this sender's tick
-        // clock, drawn unless the scenario gives it.
+    if tc.rules.ns2_rtt_estimator || tc.timer_wheel {
+        // ns-2's boot_time_, or the kernel's jiffies against the run: the
+        // phase of this connection's tick clock, drawn unless the scenario
+        // gives it.
         tc.clock_phase = match opts.clock_phase {
             Some(p) => p.0,
             None => {

@@ -1324,10 +1324,12 @@ pub struct TcpOptions {
     pub min_rto: Option<Dur>,
     pub max_rto: Option<Dur>,
     pub initial_rto: Option<Dur>,
-    /// RFC 6298 clock granularity G (ns-2's tcpTick_).
+    /// RFC 6298 clock granularity G (ns-2's tcpTick_; the linux profile's
+    /// jiffy).
     pub granularity: Option<Dur>,
     /// The phase of the sender's tick clock under the ns2 RTT estimator
-    /// (ns-2's boot_time_), in [0, granularity); default: drawn per flow.
+    /// (ns-2's boot_time_) or of the kernel's jiffies under `timer_wheel`,
+    /// in [0, granularity); default: drawn per flow.
     pub clock_phase: Option<Dur>,
     pub dupthresh: Option<u32>,
     /// Consecutive timeouts before the connection aborts; 0 = never.
@@ -1445,6 +1447,10 @@ pub struct TcpOptions {
     pub comp_sack_delay: Option<Dur>,
     /// Its timer's slack (tcp_comp_sack_slack_ns, 100 us).
     pub comp_sack_slack: Option<Dur>,
+    /// The retransmission and delayed-ACK timers go off on the kernel's
+    /// timer wheel, at a tick of `granularity` (the linux profile's
+    /// jiffy); false: at the wait's end.
+    pub timer_wheel: Option<bool>,
     /// The receiver's window: "fixed" (the configured window) or "linux"
     /// (Linux 6.18's, growing under receive-buffer autotuning).
     pub receive_window: Option<ReceiveWindowName>,
@@ -1760,6 +1766,7 @@ impl TcpOptions {
             comp_sack_nr: self.comp_sack_nr.or(base.comp_sack_nr),
             comp_sack_delay: self.comp_sack_delay.or(base.comp_sack_delay),
             comp_sack_slack: self.comp_sack_slack.or(base.comp_sack_slack),
+            timer_wheel: self.timer_wheel.or(base.timer_wheel),
             control_increase: self.control_increase.or(base.control_increase),
             cwnd_limited: self.cwnd_limited.or(base.cwnd_limited),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),

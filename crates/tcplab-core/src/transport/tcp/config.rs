@@ -497,7 +497,8 @@ pub struct TcpConfig {
     pub min_rto: Time,
     pub max_rto: Time,
     pub initial_rto: Time,
-    /// Clock granularity G of RFC 6298 (ns-2's tcpTick_).
+    /// Clock granularity G of RFC 6298 (ns-2's tcpTick_); in the linux
+    /// profile the kernel's jiffy, 1 / CONFIG_HZ.
     pub granularity: Time,
     /// Give up after this many consecutive timeouts of one segment; None = never.
     pub max_retransmits: Option<u32>,
@@ -514,9 +515,16 @@ pub struct TcpConfig {
     /// TCP-AP's adaptive pacing (`transport = "tcp_ap"`), None otherwise.
     pub tcp_ap: Option<super::adaptive_pacing::ApParams>,
     /// Phase of the sender's tick clock for the ns-2 RTT estimator (ns-2's
-    /// boot_time_, uniform in [0, granularity) per connection); set from the
-    /// run's random streams when the connection is built.
+    /// boot_time_, uniform in [0, granularity) per connection), and of the
+    /// jiffies of `timer_wheel`; set from the run's random streams when the
+    /// connection is built.
     pub clock_phase: Time,
+    /// The retransmission slot's and the delayed-ACK timers go off as the
+    /// kernel's jiffy timers do (`jiffies.rs`): the wait in whole
+    /// `granularity` ticks, then the timer wheel's bucket, at a tick of
+    /// phase `clock_phase`: a short timer fires up to one tick late, a
+    /// 1 s one up to 8 (linux profile); false: at the wait's end.
+    pub timer_wheel: bool,
     /// On a new ACK the retransmission timer is restarted after the ACK's
     /// RTT sample has updated the estimate (ns-2's timerfix_ true, its
     /// default, and the default everywhere); false: before it, with the
@@ -727,6 +735,11 @@ pub struct TcpConfig {
 }
 
 impl TcpConfig {
+    /// The kernel's tick clock when timers follow it (`timer_wheel`).
+    pub fn jiffies(&self) -> Option<super::jiffies::Jiffies> {
+        self.timer_wheel.then(|| super::jiffies::Jiffies::new(self.granularity, self.clock_phase))
+    }
+
     pub fn profile(p: TcpProfile) -> Self {
         match p {
             // ns-2.35: packetSize_ 1000, windowInit_ 2, window_ 20, minrto_ 0.2,
@@ -804,6 +817,7 @@ impl TcpConfig {
                 nagle: Nagle::Off,
                 tso_defer: false,
                 comp_sack: CompSack::OFF,
+                timer_wheel: false,
                 receive_window: ReceiveWindow::Fixed,
                 vegas: VegasParams::default(),
                 cubic: Default::default(),
@@ -822,7 +836,8 @@ impl TcpConfig {
                 clock_phase: 0,
             },
             // Linux: IW10 (RFC 6928), TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
-            // TCP_RTO_MAX 120 s, 1 ms timer, tcp_retries2 = 15, delayed ACKs
+            // TCP_RTO_MAX 120 s, jiffy timers at HZ 250 (Kconfig's default
+            // and Debian's; `timer_wheel`), tcp_retries2 = 15, delayed ACKs
             // with TCP_DELACK_MIN 40 ms, unbounded initial ssthresh, SACK and
             // timestamps on (net.ipv4.tcp_sack, tcp_timestamps).
             // The rest (the RFC rules, and ns-2's own settings such as
@@ -835,7 +850,7 @@ impl TcpConfig {
                 rwnd: 64 * 1024,
                 max_rto: 120 * SEC,
                 initial_rto: SEC,
-                granularity: MS,
+                granularity: 4 * MS,
                 max_retransmits: Some(15),
                 ack_policy: AckPolicy::Delayed,
                 delack_timeout: 40 * MS,
@@ -858,6 +873,7 @@ impl TcpConfig {
                 nagle: Nagle::Off,
                 tso_defer: true,
                 comp_sack: CompSack::LINUX,
+                timer_wheel: true,
                 receive_window: ReceiveWindow::Linux {
                     rcvbuf: super::linux_rwnd::DEFAULT_RCVBUF,
                     rcvbuf_max: super::linux_rwnd::DEFAULT_RCVBUF_MAX,

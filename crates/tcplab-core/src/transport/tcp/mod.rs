@@ -9,6 +9,7 @@ pub mod cc;
 pub mod config;
 pub mod cubic;
 pub mod idle;
+pub mod jiffies;
 pub mod linux_reno;
 pub mod linux_rwnd;
 pub mod newreno;

@@ -58,7 +58,7 @@ impl TcpSender {
             self.stop_probing(now);
         } else if !self.persist.armed {
             self.persist.armed = true;
-            self.rto_deadline = Some(now + self.probe_interval());
+            self.rto_deadline = Some(self.timer_at(now, self.probe_interval()));
         }
     }
 
@@ -90,7 +90,7 @@ impl TcpSender {
         }
         self.persist.probes += 1;
         self.persist.sent += 1;
-        self.rto_deadline = Some(now + self.probe_interval());
+        self.rto_deadline = Some(self.timer_at(now, self.probe_interval()));
         let header = TcpHeader {
             sport: self.sport,
             dport: self.dport,

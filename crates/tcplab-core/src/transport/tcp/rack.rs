@@ -249,10 +249,18 @@ impl TcpSender {
         if delta > 0 {
             timeout = timeout.min(whole(delta as Time));
         }
-        let at = now + timeout;
+        let at = self.timer_at(now, timeout);
         self.rto_deadline = Some(at);
         self.rack.as_mut().unwrap().tlp_at = Some(at);
         true
+    }
+
+    /// `tcp_rearm_rto()` after a probe or reordering timer: the RTO less
+    /// the time since the first segment was last sent, at least a tick.
+    fn rearmed_rto(&self, now: Time) -> Option<Time> {
+        let g = self.cfg.granularity.max(1);
+        let head = self.sent.front()?;
+        Some(self.timer_at(now, (head.time + self.rto.rto()).saturating_sub(now).max(g)))
     }
 
     /// Tail-loss probes sent and the losses they repaired (0, 0 without
@@ -411,7 +419,8 @@ impl RackRecovery {
 
     /// `tcp_rack_mark_lost()`: detection after a delivery, and the
     /// reordering timer for the segments still waiting (usecs_to_jiffies()
-    /// of the wait plus TCP_TIMEOUT_MIN, two ticks, in the timer's slot).
+    /// of the wait plus TCP_TIMEOUT_MIN_US, 2 ms, in the timer's slot;
+    /// older kernels added two ticks after the rounding).
     fn mark_lost(&mut self, s: &mut TcpSender, now: Time) -> Detected {
         let rack = s.rack.as_mut().unwrap();
         if !rack.advanced {
@@ -421,7 +430,7 @@ impl RackRecovery {
         let d = self.detect(s, now);
         if let Some(wait) = d.wait {
             let g = s.cfg.granularity.max(1);
-            let at = now + wait.div_ceil(g) * g + 2 * g;
+            let at = s.timer_at(now, (wait + 2 * crate::engine::time::MS).div_ceil(g) * g);
             s.rto_deadline = Some(at);
             self.reo_at = Some(at);
         }
@@ -1026,8 +1035,7 @@ impl LossRecovery for RackRecovery {
             r.tlp_at = None;
             if r.tlp_high.is_some() {
                 // At most one probe an episode: the RTO takes the slot.
-                let g = s.cfg.granularity.max(1);
-                s.rto_deadline = s.sent.front().map(|head| (head.time + s.rto.rto()).max(now + g));
+                s.rto_deadline = s.rearmed_rto(now);
             } else {
                 // tcp_send_loss_probe(): the probe goes out now and the
                 // RTO restarts from it.
@@ -1048,8 +1056,7 @@ impl LossRecovery for RackRecovery {
         }
         // tcp_rearm_rto(): RTO minus the time since the first segment was
         // last sent, at least a tick.
-        let g = s.cfg.granularity.max(1);
-        s.rto_deadline = s.sent.front().map(|head| (head.time + s.rto.rto()).max(now + g));
+        s.rto_deadline = s.rearmed_rto(now);
         true
     }
 }

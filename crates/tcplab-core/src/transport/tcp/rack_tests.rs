@@ -118,9 +118,10 @@ fn a_lost_retransmission_is_resent_without_a_timeout() {
 /// is not enough for IsLost() (three needed), nor for an immediate RACK
 /// mark (the reordering window, min_rtt / 4 = 25 ms, applies while fewer
 /// than three are SACKed). RACK arms its reordering timer: RACK.rtt + 25
-/// ms from the lost segment's send, rounded up to the 1 ms clock, plus
-/// two ticks (TCP_TIMEOUT_MIN); its expiry marks the segment lost and
-/// recovery retransmits it, at once rather than after an RTO.
+/// ms from the lost segment's send plus 2 ms (TCP_TIMEOUT_MIN_US), in
+/// whole 4 ms jiffies, on the kernel's timer wheel; its expiry marks the
+/// segment lost and recovery retransmits it, at once rather than after an
+/// RTO.
 #[test]
 fn a_lone_sack_waits_the_reordering_window_then_the_timer_resends() {
     for rack in [true, false] {
@@ -135,8 +136,10 @@ fn a_lone_sack_waits_the_reordering_window_then_the_timer_resends() {
         let (at, resent) = fire(&mut s);
         if rack {
             // The SACKed 29 was sent with 28 at 100 ms: RACK.rtt = 120 ms,
-            // so 28 is due at 100 + 120 + 25 ms, now + 25 ms.
-            assert_eq!(at, now + 25 * MS + 2 * MS);
+            // so 28 is due at 100 + 120 + 25 ms, now + 25 ms. The timer:
+            // 27 ms is 7 jiffies from jiffy 55 (220 ms); the wheel files
+            // it at jiffy 63, 252 ms.
+            assert_eq!(at, 252 * MS);
             assert_eq!(resent.first(), Some(&28), "{resent:?}");
             assert_eq!(s.stats.timeouts, 0, "the reordering timer is not an RTO");
             assert_eq!(s.stats.fast_retransmits, 1);
@@ -232,7 +235,7 @@ fn a_lost_last_segment_is_resent_by_the_probe() {
 }
 
 /// Two segments out, the ACK clock stopped: the probe timer is 2 SRTT + 2
-/// ms (TCP_TIMEOUT_MIN_US) after the last ACK.
+/// ms (TCP_TIMEOUT_MIN_US) after the last ACK, on the jiffy clock.
 #[test]
 fn the_probe_timer_is_two_srtt_with_more_than_one_segment_out() {
     let mut s = finite(20 * MSS, true);
@@ -240,7 +243,9 @@ fn the_probe_timer_is_two_srtt_with_more_than_one_segment_out() {
     let last_ack = ack_in_order(&mut s, 11, 19);
     let srtt = s.rto.srtt.unwrap();
     let (at, sent) = fire(&mut s);
-    assert_eq!(at, last_ack + (2 * srtt + 2 * MS).div_ceil(MS) * MS);
+    // In whole 4 ms jiffies, then up to one more on the timer wheel.
+    let due = last_ack + 2 * srtt + 2 * MS;
+    assert!(at > due && at <= due + 8 * MS && at % (4 * MS) == 0, "{at} {due}");
     assert_eq!(sent, vec![19], "the last segment again");
 }
 
@@ -266,7 +271,9 @@ fn the_probe_sends_new_data_when_there_is_some() {
     let mut one = finite(MSS, true);
     assert_eq!(drain(&mut one, 0), vec![0]);
     let due = one.rto_deadline().unwrap();
-    assert_eq!(due, 1000 * MS, "no RTT sample yet: TCP_TIMEOUT_INIT, 1 s");
+    // No RTT sample yet: TCP_TIMEOUT_INIT, 1 s, 250 jiffies: the wheel's
+    // second level, whose buckets are 8 jiffies apart.
+    assert_eq!(due, 1024 * MS, "TCP_TIMEOUT_INIT on the timer wheel");
 }
 
 /// An ECN echo in the linux profile (Linux's CWR state, `tcp_enter_cwr()`):

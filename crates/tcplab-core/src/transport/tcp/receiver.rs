@@ -12,6 +12,7 @@
 //! of) a hole and a duplicate are acknowledged at once.
 
 use super::config::{AckPolicy, CompSack, ReceiveWindow, TcpConfig};
+use super::jiffies::{goes_off, Jiffies};
 use super::linux_rwnd::{quick_ack_budget, tun_truesize, LinuxRcvParams, LinuxRcvWindow};
 use crate::engine::time::US;
 use crate::engine::Time;
@@ -137,6 +138,8 @@ pub struct TcpReceiver {
     /// RTT sample from it (the passive side's srtt_us, x 8).
     synack_at: Option<Time>,
     srtt_us8: u64,
+    /// The kernel's tick clock the delayed-ACK timer follows.
+    jiffies: Option<Jiffies>,
     pub stats: ReceiverStats,
 }
 
@@ -190,6 +193,7 @@ impl TcpReceiver {
             comp_rcv_nxt: 0,
             synack_at: None,
             srtt_us8: 0,
+            jiffies: cfg.jiffies(),
             stats: ReceiverStats::default(),
         }
     }
@@ -263,7 +267,7 @@ impl TcpReceiver {
         match self.timeout() {
             Some(timeout) if !self.syn_immediate_ack && self.delack_deadline.is_none() => {
                 self.syn_ack_held = true;
-                self.delack_deadline = Some(now + timeout);
+                self.delack_deadline = Some(goes_off(self.jiffies, now, timeout));
                 false
             }
             _ => true,
@@ -624,7 +628,7 @@ impl TcpReceiver {
             return true;
         }
         if self.delack_deadline.is_none() {
-            self.delack_deadline = Some(now + timeout);
+            self.delack_deadline = Some(goes_off(self.jiffies, now, timeout));
         }
         false
     }

@@ -9,6 +9,7 @@ use super::averages::{TimeAverages, WindowAverages};
 use super::cc::{AckInfo, CcState, CongestionControl};
 use super::config::{IdleRestart, Nagle, TcpConfig};
 use super::idle::{self, IdleState, SentPacket};
+use super::jiffies::{goes_off, Jiffies};
 use super::linux_reno::LinuxRenoRecovery;
 use super::rack::{Rack, RackRecovery};
 use super::rate::Pacing;
@@ -108,6 +109,8 @@ pub struct TcpSender {
     /// (sequence number whose ACK ends the measurement, send time).
     rtt_timing: Option<(u64, Time)>,
     pub(super) rto_deadline: Option<Time>,
+    /// The kernel's tick clock the timer slot follows (`timer_wheel`).
+    jiffies: Option<Jiffies>,
     /// With the `ecn_hold` rule: the guard of the last ECN cut while that
     /// cut is the last congestion action (a fast retransmit or a timeout
     /// clears it), as ns-2's last_cwnd_action_ == CWND_ACTION_ECN.
@@ -373,6 +376,7 @@ impl TcpSender {
             },
         };
         let syn = cfg.syn;
+        let jiffies = cfg.jiffies();
         let vegas = cc.name() == "vegas";
         let mut cc = cc;
         let mut w = w;
@@ -474,6 +478,7 @@ impl TcpSender {
             limited_bytes: 0,
             rto,
             rto_deadline: None,
+            jiffies,
             ack_rto: None,
             rtt_timing: None,
             consecutive_timeouts: 0,
@@ -993,7 +998,14 @@ impl TcpSender {
     }
 
     pub(super) fn restart_timer(&mut self, now: Time) {
-        self.rto_deadline = Some(now + self.ack_rto.unwrap_or_else(|| self.rto.rto()));
+        self.rto_deadline = Some(self.timer_at(now, self.ack_rto.unwrap_or_else(|| self.rto.rto())));
+    }
+
+    /// When the timer slot armed at `now` for `wait` goes off: at the
+    /// wait's end, or on the kernel's timer wheel (`timer_wheel`).
+    #[inline(always)]
+    pub(super) fn timer_at(&self, now: Time, wait: Time) -> Time {
+        goes_off(self.jiffies, now, wait)
     }
 
     /// The connection's ports: `sport` here, `dport` at the receiver.

@@ -1,0 +1,138 @@
+//! Linux's jiffy timers (`TcpConfig::timer_wheel`): when a timer the
+//! kernel arms in jiffies goes off.
+//!
+//! The retransmission slot (RTO, tail-loss probe, RACK's reordering timer,
+//! window probes) and the delayed-ACK timer are `timer_list`s: the kernel
+//! converts the wait to whole jiffies (usecs_to_jiffies(), rounded up),
+//! sets `expires = jiffies + when`, and the timer wheel (kernel/time/
+//! timer.c since 4.8) files it in the bucket after `expires` at the
+//! level's granularity (`calc_index()`: "the timer wheel has to guarantee
+//! that a timer does not fire early"): one jiffy late for waits under 63
+//! jiffies, up to 8 jiffies for waits under 504, 64 under 4032, and so
+//! on. The timer runs at the tick that reaches its bucket. So at HZ 250 a
+//! 40 ms delayed ACK goes 40-44 ms after it was armed, a 1 s RTO 1.004 to
+//! 1.032 s after, never early. The SACK-compression and pacing timers are
+//! hrtimers and are not affected.
+//!
+//! Ticks fall at `k * tick - phase`: `phase` is the connection's
+//! `TcpConfig::clock_phase` (the kernel's jiffies have an arbitrary phase
+//! against the run; the scenario draws it per flow).
+
+use crate::engine::Time;
+use std::num::NonZeroU32;
+
+/// LVL_CLK_SHIFT: each level of the wheel is 8 times coarser.
+const LVL_CLK_SHIFT: u32 = 3;
+/// LVL_SIZE - 1: the first level holds waits below 63 jiffies.
+const LVL_SPAN: u64 = 63;
+/// LVL_DEPTH at HZ above 100: waits beyond the last level are capped
+/// there (beyond any TCP timer's 120 s at HZ 1000).
+const LVL_DEPTH: u32 = 9;
+
+/// The longest tick (`granularity`) the clock takes: HZ is at least 100
+/// in any kernel; a second leaves room and fits the compact form.
+pub const MAX_TICK: Time = crate::engine::time::SEC;
+
+/// The kernel's tick clock of one connection, in 8 bytes (it sits with
+/// the sender's per-ACK state).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Jiffies {
+    /// 1 / HZ, in nanoseconds.
+    tick: NonZeroU32,
+    /// Tick boundaries at k * tick - phase, phase < tick.
+    phase: u32,
+}
+
+impl Jiffies {
+    /// A clock of `tick` (at most `MAX_TICK`) with ticks at k * tick -
+    /// phase.
+    pub fn new(tick: Time, phase: Time) -> Self {
+        let tick = tick.clamp(1, MAX_TICK);
+        Jiffies { tick: NonZeroU32::new(tick as u32).unwrap(), phase: (phase % tick) as u32 }
+    }
+
+    /// The phase, below the tick.
+    pub fn phase(&self) -> Time {
+        self.phase as Time
+    }
+
+    /// usecs_to_jiffies() of a wait in nanoseconds: rounded up.
+    #[inline]
+    pub fn ticks(&self, wait: Time) -> u64 {
+        wait.div_ceil(self.tick.get() as Time)
+    }
+
+    /// The time a timer armed at `now` for `wait` goes off: `wait` in
+    /// whole jiffies, then the wheel's bucket (`calc_wheel_index()` with
+    /// the base clock at the current jiffy).
+    pub fn fires(&self, now: Time, wait: Time) -> Time {
+        let (tick, phase) = (self.tick.get() as Time, self.phase as Time);
+        let jiffies = (now + phase) / tick;
+        let when = self.ticks(wait);
+        let expires = jiffies + when;
+        // The level: LVL_START(n) = 63 << 3 (n - 1).
+        let mut level = 0;
+        while level + 1 < LVL_DEPTH && when >= LVL_SPAN << (LVL_CLK_SHIFT * level) {
+            level += 1;
+        }
+        let shift = LVL_CLK_SHIFT * level;
+        let bucket = ((expires >> shift) + 1) << shift;
+        bucket * tick - phase
+    }
+}
+
+/// When a timer armed at `now` for `wait` goes off: at the wait's end,
+/// or on the kernel's timer wheel when the connection follows its clock.
+#[inline(always)]
+pub fn goes_off(clock: Option<Jiffies>, now: Time, wait: Time) -> Time {
+    match clock {
+        None => now + wait,
+        Some(j) => j.fires(now, wait),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::time::MS;
+
+    const HZ250: Jiffies = Jiffies { tick: NonZeroU32::new(4_000_000).unwrap(), phase: 0 };
+
+    #[test]
+    fn a_short_timer_goes_at_the_tick_after_its_expiry() {
+        // Armed on a tick: 10 jiffies, then one more.
+        assert_eq!(HZ250.fires(0, 40 * MS), 44 * MS);
+        // Armed 3 ms into a jiffy: the same bucket, 41 ms later.
+        assert_eq!(HZ250.fires(3 * MS, 40 * MS), 44 * MS);
+        // usecs_to_jiffies() rounds the wait up first.
+        assert_eq!(HZ250.fires(0, 40 * MS + 1), 48 * MS);
+        // Never early, at most a jiffy beyond the rounded wait.
+        for now in (0..8 * MS).step_by(250_000) {
+            let at = HZ250.fires(now, 10 * MS);
+            assert!(at > now + 12 * MS && at <= now + 16 * MS, "{now} -> {at}");
+        }
+    }
+
+    #[test]
+    fn longer_waits_land_on_coarser_buckets() {
+        // 62 jiffies: level 0; 63: level 1, a multiple of 8 jiffies.
+        assert_eq!(HZ250.fires(0, 62 * 4 * MS), 63 * 4 * MS);
+        assert_eq!(HZ250.fires(0, 63 * 4 * MS), 64 * 4 * MS);
+        assert_eq!(HZ250.fires(4 * MS, 250 * 4 * MS), 256 * 4 * MS);
+        // A 1 s RTO armed at jiffy 5: expires at 255, bucket 256.
+        assert_eq!(HZ250.fires(20 * MS, 1000 * MS), 1024 * MS);
+        // 504 jiffies and more: level 2, multiples of 64 jiffies.
+        assert_eq!(HZ250.fires(0, 504 * 4 * MS), 512 * 4 * MS);
+        assert_eq!(HZ250.fires(0, 513 * 4 * MS), 576 * 4 * MS);
+    }
+
+    #[test]
+    fn the_phase_moves_the_ticks() {
+        let j = Jiffies::new(4 * MS, MS);
+        // Ticks at 3, 7, 11 ... ms: at 2 ms the current jiffy ends at 3.
+        assert_eq!(j.fires(2 * MS, 4 * MS), 7 * MS);
+        assert_eq!(j.fires(3 * MS, 4 * MS), 11 * MS);
+        assert_eq!(Jiffies::new(4 * MS, 9 * MS).phase(), MS);
+        assert_eq!(std::mem::size_of::<Option<Jiffies>>(), 8);
+    }
+}

@@ -14,6 +14,10 @@ use crate::packet::TcpHeader;
 const MSS: u64 = 1000;
 
 fn sender(rule: IdleRestart, iw: u32) -> TcpSender {
+    sender_with(rule, iw, |_| ())
+}
+
+fn sender_with(rule: IdleRestart, iw: u32, tune: impl FnOnce(&mut TcpConfig)) -> TcpSender {
     let mut c = TcpConfig::profile(TcpProfile::Rfc);
     c.mss = MSS as u32;
     c.initial_window = iw;
@@ -21,6 +25,7 @@ fn sender(rule: IdleRestart, iw: u32) -> TcpSender {
     c.initial_ssthresh = Some(64 * MSS);
     c.syn = false;
     c.idle_restart = rule;
+    tune(&mut c);
     let mut s = TcpSender::new(c.clone(), make_cc(Variant::NewReno, &c));
     s.set_app_paced();
     s
@@ -39,7 +44,11 @@ fn ack(s: &mut TcpSender, now: Time, n: u64) -> Vec<Segment> {
 /// each flight acknowledged 100 ms after it left: cwnd ends at 42 segments,
 /// the last segment sent at 400 ms and acknowledged at 500 ms.
 fn after_a_transfer(rule: IdleRestart) -> TcpSender {
-    let mut s = sender(rule, 2);
+    after_a_transfer_with(rule, |_| ())
+}
+
+fn after_a_transfer_with(rule: IdleRestart, tune: impl FnOnce(&mut TcpConfig)) -> TcpSender {
+    let mut s = sender_with(rule, 2, tune);
     s.app_write(Some(40 * MSS));
     let mut out = drain(&mut s, 0);
     let mut t = 0;
@@ -88,6 +97,26 @@ fn linux_halves_once_per_further_rto_down_to_the_restart_window() {
     // Long enough for many halvings: not below min(IW, cwnd).
     s.app_write_more(100 * SEC, MSS);
     assert_eq!(s.w.cwnd, 2 * MSS);
+}
+
+/// On the kernel's clock (`timer_wheel`, 4 ms jiffies at phase 0) the
+/// idle time is whole jiffies between the last send and the write
+/// (tcp_jiffies32 - lsndtime): 3.9 ms past the last whole tick within
+/// an RTO is not idle enough, though an RTO has passed.
+#[test]
+fn linux_counts_the_idle_time_in_jiffies_on_the_kernels_clock() {
+    for wheel in [true, false] {
+        let mut s = after_a_transfer_with(IdleRestart::Linux, |c| {
+            (c.timer_wheel, c.granularity, c.clock_phase) = (wheel, 4 * MS, 0);
+        });
+        let rto = s.rto.rto();
+        let whole = rto / (4 * MS) * (4 * MS);
+        assert!(rto - whole < 3_900_000, "the case needs an RTO {rto} off the next tick by more");
+        // The last segment left at 400 ms, a tick.
+        s.app_write_more(400 * MS + whole + 3_900_000, 10 * MSS);
+        let expect = if wheel { 42 * MSS } else { 21 * MSS };
+        assert_eq!(s.w.cwnd, expect, "timer_wheel {wheel}");
+    }
 }
 
 #[test]

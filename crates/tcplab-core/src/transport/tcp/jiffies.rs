@@ -56,6 +56,13 @@ impl Jiffies {
         self.phase as Time
     }
 
+    /// The time from `from` to `to` as the kernel's clock counts it:
+    /// whole jiffies between them (`tcp_jiffies32 - tp->lsndtime`).
+    pub fn elapsed(&self, from: Time, to: Time) -> Time {
+        let (tick, phase) = (self.tick.get() as Time, self.phase as Time);
+        ((to + phase) / tick).saturating_sub((from + phase) / tick) * tick
+    }
+
     /// usecs_to_jiffies() of a wait in nanoseconds: rounded up.
     #[inline]
     pub fn ticks(&self, wait: Time) -> u64 {
@@ -124,6 +131,14 @@ mod tests {
         // 504 jiffies and more: level 2, multiples of 64 jiffies.
         assert_eq!(HZ250.fires(0, 504 * 4 * MS), 512 * 4 * MS);
         assert_eq!(HZ250.fires(0, 513 * 4 * MS), 576 * 4 * MS);
+    }
+
+    #[test]
+    fn elapsed_time_counts_the_ticks_between() {
+        // 3.9 ms to 8.1 ms crosses the ticks at 4 and 8: two jiffies.
+        assert_eq!(HZ250.elapsed(3_900_000, 8_100_000), 8 * MS);
+        assert_eq!(HZ250.elapsed(4 * MS, 7_900_000), 0);
+        assert_eq!(Jiffies::new(4 * MS, MS).elapsed(2_900_000, 3 * MS), 4 * MS);
     }
 
     #[test]

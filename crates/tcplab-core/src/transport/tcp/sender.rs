@@ -623,13 +623,19 @@ impl TcpSender {
             IdleRestart::Rfc5681 | IdleRestart::Linux => {
                 let Some(last) = self.idle.last_send else { return };
                 let rto = self.rto.rto();
-                if now - last <= rto {
+                // Linux counts the idle time in jiffies (lsndtime), as
+                // its RTO.
+                let idle = match self.jiffies {
+                    Some(j) if self.cfg.idle_restart == IdleRestart::Linux => j.elapsed(last, now),
+                    _ => now - last,
+                };
+                if idle <= rto {
                     return;
                 }
                 if self.cfg.idle_restart == IdleRestart::Rfc5681 {
                     idle::rfc5681_restart(&mut self.w, initial);
                 } else {
-                    idle::linux_restart(&mut self.w, initial, now - last, rto);
+                    idle::linux_restart(&mut self.w, initial, idle, rto);
                 }
                 self.cc.window_set(&self.w);
             }

@@ -76,16 +76,34 @@ def test_the_reordering_timer_runs_in_jiffies_on_the_wheel():
 
 def test_the_first_rto_lands_on_the_second_level():
     # A lost first segment and nothing else to send: TCP_TIMEOUT_INIT, 1 s
-    # = 250 jiffies, filed at the next multiple of 8 jiffies (32 ms).
-    for phase in (0.0, 2.5):
+    # = 250 jiffies, filed at the next multiple of 8 jiffies (32 ms) of the
+    # kernel's counter, which reads `jiffies_start` at the first tick.
+    for phase, start in [(0.0, 0), (2.5, 0), (1.0, 3), (3.9, 8 * 1000 + 7)]:
         sc = linux_flow({"kind": "transfer", "bytes": 1000, "write": 1000}, 100, duration="5s",
-                        tcp={"clock_phase": f"{phase}ms"})
+                        tcp={"clock_phase": f"{phase}ms", "jiffies_start": start})
         sc["link"][0]["error"] = {"kind": "pattern", "drop": [1], "direction": "forward", "packets": "data"}
         tr = tcplab.run(sc, trace=True).trace
         sent = tr[tr.kind == "send"].time_s.min()
         resend = tr[tr.kind == "retransmit"].time_s.min()
         assert 1.0 < resend - sent <= 1.032 + 1e-7, resend - sent
-        assert round((resend + phase * MS) / TICK) % 8 == 0, "a bucket of the wheel's second level"
+        assert on_grid(resend, phase * MS)
+        assert (round((resend + phase * MS) / TICK) + start) % 8 == 0, "a bucket of the wheel's second level"
+
+
+def test_a_long_timer_spreads_over_the_kernels_counter():
+    # The last of 20 segments lost on a 100 ms round trip: an RTO of about
+    # 300 ms, 75 jiffies, on the wheel's second level. Over the counter's
+    # values the resend moves by up to 8 jiffies; without the wheel, not.
+    def completion(tcp):
+        sc = linux_flow({"kind": "transfer", "bytes": 20_000, "write": 20_000}, 100, duration="5s",
+                        tcp={"sack": False, "clock_phase": "1ms", **tcp})
+        sc["link"][0]["delay"] = "50ms"
+        sc["link"][0]["error"] = {"kind": "pattern", "drop": [20], "direction": "forward", "packets": "data"}
+        return tcplab.run(sc).flows["completion_s"][0]
+    on = [completion({"jiffies_start": k}) for k in range(8)]
+    assert 7 * TICK - 1e-7 <= max(on) - min(on) <= 8 * TICK, on
+    off = [completion({"jiffies_start": k, "timer_wheel": False}) for k in range(3)]
+    assert len(set(off)) == 1 and min(on) > off[0]
 
 
 def test_the_phase_is_drawn_per_flow_and_the_same_seed_repeats():
@@ -99,7 +117,9 @@ def test_the_phase_is_drawn_per_flow_and_the_same_seed_repeats():
 
 def test_bad_values_name_the_key(tmp_path):
     for tcp, key in [({"timer_wheel": "yes"}, "timer_wheel"),
-                     ({"granularity": "2s"}, "granularity")]:
+                     ({"granularity": "2s"}, "granularity"),
+                     ({"jiffies_start": 1 << 24}, "jiffies_start"),
+                     ({"jiffies_start": -1}, "jiffies_start")]:
         sc = linux_flow({"kind": "bulk"}, 10, tcp=tcp)
         with pytest.raises(tcplab.ScenarioError, match=key):
             tcplab.run(sc)

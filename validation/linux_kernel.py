@@ -13,6 +13,9 @@ segments dropped by the pattern error model), `congestion` (600 kB through
 a DropTail queue of 10, 20 or 40 packets that the slow start overflows),
 `tails` (20 kB with SACK, the 19th, the 20th or both of its 20 data
 segments dropped: losses that RACK's timer or the tail-loss probe repair),
+`timeouts` (20 kB at 50 ms each way, the last segment dropped, with SACK
+and without: an RTO of about 300 ms, which the kernel's timer wheel files
+at the next multiple of 8 jiffies, so real runs spread by up to 32 ms),
 `spurious` (nothing lost: a delay step of 500 ms from the 100th data
 segment of 300 kB, whose timeout the timestamps, F-RTO or, going back N,
 D-SACK show spurious, with SACK and without; and 2 MB at 50 ms each way with the 100th segment
@@ -25,7 +28,8 @@ both sides, completion 4.6-13 s as the delay moves by 0.2 ms: compare
 distributions there, not runs: docs/validation.md). The simulated columns show
 the linux profile as it is and with one of its Linux rules switched off
 (`prr = false`: RFC 6582's and RFC 6675's recovery; `quick_acks = 0`;
-`rack = false`, `tlp = false`; `undo`, `frto`, `dsack` false), so
+`rack = false`, `tlp = false`; `undo`, `frto`, `dsack` false;
+`timer_wheel = false`), so
 that what a rule changes can be read beside the kernel. Real completion
 times are less the handshake (the profile opens established); each real
 run is printed, best first, with its retransmissions and timeouts, and a
@@ -69,7 +73,7 @@ def two_nodes(rate: str, delay: str, size: int, queue: dict | None = None, drops
 # out-of-order segment at once), beside the cases with SACK.
 NO_COMP = ("comp_sack_nr = 0", {"comp_sack_nr": 0})
 
-CASES = ("slowstart", "losses", "congestion", "tails", "spurious", "bbr")
+CASES = ("slowstart", "losses", "congestion", "tails", "timeouts", "spurious", "bbr")
 
 
 def bbr_case(size: int, limit: int | None, sack: bool = True) -> dict:
@@ -108,6 +112,14 @@ def cases(which: set) -> list:
         for drops in ([19], [20], [19, 20]):
             out.append((f"20 kB, drops {drops} SACK", two_nodes("10Mbps", "10ms", 20_000, drops=drops),
                         [("rack = false", {"rack": False}), ("tlp = false", {"tlp": False}), NO_COMP]))
+    if "timeouts" in which:
+        # A lost last segment on a 100 ms round trip: the RTO (SRTT + 200
+        # ms, about 75 jiffies at HZ 250) lands on the timer wheel's second
+        # level, whose buckets are 8 jiffies (32 ms) apart.
+        for sack in (True, False):
+            out.append((f"20 kB, 50 ms each way, drops [20] {'SACK' if sack else 'no SACK'}",
+                        two_nodes("10Mbps", "50ms", 20_000, drops=[20], tcp={"sack": sack}),
+                        [("timer_wheel = false", {"timer_wheel": False})]))
     if "spurious" in which:
         none = ("undo, frto, dsack off", {"undo": False, "frto": False, "dsack": False})
         no_sack = {"sack": False, "dsack": False}
@@ -146,13 +158,14 @@ def simulated(sc: dict, extra: dict) -> str:
     return f"{t * 1000:.1f} ms ({f['retransmits'][0]}, {f['timeouts'][0]})"
 
 
-def over_phases(sc: dict, n: int) -> str:
-    """The linux profile's completion over `n` phases of its jiffy clock
-    (`clock_phase` evenly over one 4 ms tick): the spread the kernel's
-    arbitrary tick phase gives its runs."""
+def over_seeds(sc: dict, n: int) -> str:
+    """The linux profile's completion over seeds 1..n, each drawing the
+    kernel clock's tick phase and jiffies count (`clock_phase`,
+    `jiffies_start`): the spread the kernel's arbitrary clock gives its
+    runs."""
     times = []
-    for k in range(n):
-        got = simulated(sc, {"clock_phase": f"{4.0 * k / n}ms"})
+    for seed in range(1, n + 1):
+        got = simulated({**sc, "sim": {**sc["sim"], "seed": seed}}, {})
         times.append(float(got.split(" ms")[0]))
     return f"{min(times):.1f}-{max(times):.1f} ms (mean {sum(times) / n:.1f})"
 
@@ -175,15 +188,15 @@ def main(argv=None) -> int:
                     help=f"comma-separated: {', '.join(CASES)} (default: all)")
     ap.add_argument("--runs", type=int, default=2, help="real runs per case (default 2)")
     ap.add_argument("--simulated-only", action="store_true", help="no emulator runs (no root needed)")
-    ap.add_argument("--phases", type=int, default=0,
-                    help="also simulate the linux profile at this many phases of its 4 ms jiffy clock "
-                         "(clock_phase) and print their range")
+    ap.add_argument("--seeds", type=int, default=0,
+                    help="also simulate the linux profile at seeds 1..N, each drawing its kernel clock's "
+                         "phase and jiffies count, and print their range")
     a = ap.parse_args(argv)
     which = {c.strip() for c in a.cases.split(",") if c.strip()}
     bad = which - set(CASES)
-    if bad or a.runs < 1 or a.phases < 0:
+    if bad or a.runs < 1 or a.seeds < 0:
         ap.exit(2, f"linux_kernel.py: error: --cases: expected some of {', '.join(CASES)}, got "
-                   f"{', '.join(sorted(bad))}\n" if bad else "linux_kernel.py: error: --runs: at least 1, --phases: at least 0\n")
+                   f"{', '.join(sorted(bad))}\n" if bad else "linux_kernel.py: error: --runs: at least 1, --seeds: at least 0\n")
     if not a.simulated_only:
         from tcplab.emulate import unavailable_reason
 
@@ -194,8 +207,8 @@ def main(argv=None) -> int:
     print("completion time (retransmissions, timeouts); * a kernel run the machine disturbed")
     for name, sc, variants in cases(which):
         line = f"{name}: linux profile {simulated(sc, {})}"
-        if a.phases > 0:
-            line += f"; over {a.phases} jiffy phases {over_phases(sc, a.phases)}"
+        if a.seeds > 0:
+            line += f"; over {a.seeds} seeds {over_seeds(sc, a.seeds)}"
         for label, extra in variants:
             line += f"; {label} {simulated(sc, extra)}"
         if not a.simulated_only:

@@ -16,8 +16,8 @@ const DOC: &str = include_str!("../../../docs/scenarios.md");
 /// "unbounded", "—", "this host's"); every other row must convert. (The
 /// receive buffer's keys have no ns2 value: they belong to Linux's
 /// window; `linux_rwnd.rs`'s constants hold the linux column.)
-const NOT_VALUES: [&str; 6] =
-    ["initial_ssthresh", "window_bytes", "clock_phase", "rcvbuf", "rcvbuf_max", "rcv_truesize"];
+const NOT_VALUES: [&str; 7] =
+    ["initial_ssthresh", "window_bytes", "clock_phase", "jiffies_start", "rcvbuf", "rcvbuf_max", "rcv_truesize"];
 
 /// Keys whose rfc-profile default is neither column's (the row's meaning
 /// names it).

@@ -467,6 +467,9 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
     if t.delack_timeout.map(|d| d.0) == Some(0) {
         return err(format!("{key}.delack_timeout"), "must be greater than 0");
     }
+    if let Some(n) = t.jiffies_start.filter(|&n| n >= crate::transport::tcp::jiffies::START_SPAN) {
+        return err(format!("{key}.jiffies_start"), format!("must be 0 to {}, got {n}", (1u32 << 24) - 1));
+    }
     // The kernel's own range for tcp_comp_sack_nr.
     if let Some(n) = t.comp_sack_nr.filter(|&n| n > 255) {
         return err(format!("{key}.comp_sack_nr"), format!("must be 0 (no compression) to 255, got {n}"));
@@ -1757,6 +1760,14 @@ fn tcp_ends(cfg: &ScenarioCfg, f: &FlowCfg, stream: &str, seed: u64, ports: (u16
                 (u * tc.granularity as f64) as Time
             }
         };
+    }
+    if tc.timer_wheel {
+        // And the kernel's jiffies counter then: where the wheel's coarse
+        // buckets fall.
+        tc.jiffies_start = opts.jiffies_start.unwrap_or_else(|| {
+            let u = stream_rng(seed, &format!("{stream}.jiffies")).uniform();
+            (u * crate::transport::tcp::jiffies::START_SPAN as f64) as u32
+        });
     }
     if variant == Variant::Bbr {
         // The draws of BBR's first gain phase: the flow's own stream.

@@ -1451,6 +1451,9 @@ pub struct TcpOptions {
     /// timer wheel, at a tick of `granularity` (the linux profile's
     /// jiffy); false: at the wait's end.
     pub timer_wheel: Option<bool>,
+    /// The kernel's jiffies counter at the run's first tick, with
+    /// `timer_wheel` (0 to 2^24 - 1); default: drawn per flow.
+    pub jiffies_start: Option<u32>,
     /// The receiver's window: "fixed" (the configured window) or "linux"
     /// (Linux 6.18's, growing under receive-buffer autotuning).
     pub receive_window: Option<ReceiveWindowName>,
@@ -1767,6 +1770,7 @@ impl TcpOptions {
             comp_sack_delay: self.comp_sack_delay.or(base.comp_sack_delay),
             comp_sack_slack: self.comp_sack_slack.or(base.comp_sack_slack),
             timer_wheel: self.timer_wheel.or(base.timer_wheel),
+            jiffies_start: self.jiffies_start.or(base.jiffies_start),
             control_increase: self.control_increase.or(base.control_increase),
             cwnd_limited: self.cwnd_limited.or(base.cwnd_limited),
             sack1_careful: self.sack1_careful.or(base.sack1_careful),

@@ -385,6 +385,12 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Honour the ELN bit: retransmit without a congestion response.
     pub eln: bool,
+    /// (Read on every ACK.) The retransmission slot's and the delayed-ACK timers go off as the
+    /// kernel's jiffy timers do (`jiffies.rs`): the wait in whole
+    /// `granularity` ticks, then the timer wheel's bucket, at a tick of
+    /// phase `clock_phase`: a short timer fires up to one tick late, a
+    /// 1 s one up to 8 (linux profile); false: at the wait's end.
+    pub timer_wheel: bool,
     /// Timestamps option (RFC 7323): 12 bytes per segment, RTT from every ACK.
     pub timestamps: bool,
     /// RFC 3042 Limited Transmit: a new segment on each of the first
@@ -519,12 +525,11 @@ pub struct TcpConfig {
     /// jiffies of `timer_wheel`; set from the run's random streams when the
     /// connection is built.
     pub clock_phase: Time,
-    /// The retransmission slot's and the delayed-ACK timers go off as the
-    /// kernel's jiffy timers do (`jiffies.rs`): the wait in whole
-    /// `granularity` ticks, then the timer wheel's bucket, at a tick of
-    /// phase `clock_phase`: a short timer fires up to one tick late, a
-    /// 1 s one up to 8 (linux profile); false: at the wait's end.
-    pub timer_wheel: bool,
+    /// The kernel's jiffies counter at the first tick of the run (below
+    /// `jiffies::START_SPAN`), with `timer_wheel`: which multiple of 8, 64,
+    /// ... jiffies comes next, where the wheel's coarse levels file long
+    /// timers; drawn per flow.
+    pub jiffies_start: u32,
     /// On a new ACK the retransmission timer is restarted after the ACK's
     /// RTT sample has updated the estimate (ns-2's timerfix_ true, its
     /// default, and the default everywhere); false: before it, with the
@@ -737,7 +742,7 @@ pub struct TcpConfig {
 impl TcpConfig {
     /// The kernel's tick clock when timers follow it (`timer_wheel`).
     pub fn jiffies(&self) -> Option<super::jiffies::Jiffies> {
-        self.timer_wheel.then(|| super::jiffies::Jiffies::new(self.granularity, self.clock_phase))
+        self.timer_wheel.then(|| super::jiffies::Jiffies::new(self.granularity, self.clock_phase, self.jiffies_start))
     }
 
     pub fn profile(p: TcpProfile) -> Self {
@@ -818,6 +823,7 @@ impl TcpConfig {
                 tso_defer: false,
                 comp_sack: CompSack::OFF,
                 timer_wheel: false,
+                jiffies_start: 0,
                 receive_window: ReceiveWindow::Fixed,
                 vegas: VegasParams::default(),
                 cubic: Default::default(),

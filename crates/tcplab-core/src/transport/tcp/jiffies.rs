@@ -14,9 +14,12 @@
 //! 1.032 s after, never early. The SACK-compression and pacing timers are
 //! hrtimers and are not affected.
 //!
-//! Ticks fall at `k * tick - phase`: `phase` is the connection's
-//! `TcpConfig::clock_phase` (the kernel's jiffies have an arbitrary phase
-//! against the run; the scenario draws it per flow).
+//! Ticks fall at `k * tick - phase`, and the kernel's jiffies counter
+//! reads `start` at the run's first tick: `phase` is the connection's
+//! `TcpConfig::clock_phase`, `start` its `jiffies_start`, both drawn per
+//! flow by the scenario (the kernel's clock has an arbitrary phase against
+//! the run, and which multiple of 8, 64, ... jiffies comes next decides
+//! when a long timer goes).
 
 use crate::engine::Time;
 use std::num::NonZeroU32;
@@ -33,7 +36,11 @@ const LVL_DEPTH: u32 = 9;
 /// in any kernel; a second leaves room and fits the compact form.
 pub const MAX_TICK: Time = crate::engine::time::SEC;
 
-/// The kernel's tick clock of one connection, in 8 bytes (it sits with
+/// The wheel's buckets repeat every 2^24 jiffies (its last level's
+/// granularity): the start counts are drawn below this.
+pub const START_SPAN: u32 = 1 << 24;
+
+/// The kernel's tick clock of one connection, in 12 bytes (it sits with
 /// the sender's per-ACK state).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Jiffies {
@@ -41,14 +48,16 @@ pub struct Jiffies {
     tick: NonZeroU32,
     /// Tick boundaries at k * tick - phase, phase < tick.
     phase: u32,
+    /// The jiffies counter at the first tick at or after time 0.
+    start: u32,
 }
 
 impl Jiffies {
     /// A clock of `tick` (at most `MAX_TICK`) with ticks at k * tick -
-    /// phase.
-    pub fn new(tick: Time, phase: Time) -> Self {
+    /// phase, reading `start` jiffies at the first.
+    pub fn new(tick: Time, phase: Time, start: u32) -> Self {
         let tick = tick.clamp(1, MAX_TICK);
-        Jiffies { tick: NonZeroU32::new(tick as u32).unwrap(), phase: (phase % tick) as u32 }
+        Jiffies { tick: NonZeroU32::new(tick as u32).unwrap(), phase: (phase % tick) as u32, start }
     }
 
     /// The phase, below the tick.
@@ -73,8 +82,8 @@ impl Jiffies {
     /// whole jiffies, then the wheel's bucket (`calc_wheel_index()` with
     /// the base clock at the current jiffy).
     pub fn fires(&self, now: Time, wait: Time) -> Time {
-        let (tick, phase) = (self.tick.get() as Time, self.phase as Time);
-        let jiffies = (now + phase) / tick;
+        let (tick, phase, start) = (self.tick.get() as Time, self.phase as Time, self.start as Time);
+        let jiffies = (now + phase) / tick + start;
         let when = self.ticks(wait);
         let expires = jiffies + when;
         // The level: LVL_START(n) = 63 << 3 (n - 1).
@@ -84,7 +93,7 @@ impl Jiffies {
         }
         let shift = LVL_CLK_SHIFT * level;
         let bucket = ((expires >> shift) + 1) << shift;
-        bucket * tick - phase
+        (bucket - start) * tick - phase
     }
 }
 
@@ -103,7 +112,7 @@ mod tests {
     use super::*;
     use crate::engine::time::MS;
 
-    const HZ250: Jiffies = Jiffies { tick: NonZeroU32::new(4_000_000).unwrap(), phase: 0 };
+    const HZ250: Jiffies = Jiffies { tick: NonZeroU32::new(4_000_000).unwrap(), phase: 0, start: 0 };
 
     #[test]
     fn a_short_timer_goes_at_the_tick_after_its_expiry() {
@@ -138,16 +147,31 @@ mod tests {
         // 3.9 ms to 8.1 ms crosses the ticks at 4 and 8: two jiffies.
         assert_eq!(HZ250.elapsed(3_900_000, 8_100_000), 8 * MS);
         assert_eq!(HZ250.elapsed(4 * MS, 7_900_000), 0);
-        assert_eq!(Jiffies::new(4 * MS, MS).elapsed(2_900_000, 3 * MS), 4 * MS);
+        assert_eq!(Jiffies::new(4 * MS, MS, 7).elapsed(2_900_000, 3 * MS), 4 * MS);
     }
 
     #[test]
     fn the_phase_moves_the_ticks() {
-        let j = Jiffies::new(4 * MS, MS);
+        let j = Jiffies::new(4 * MS, MS, 0);
         // Ticks at 3, 7, 11 ... ms: at 2 ms the current jiffy ends at 3.
         assert_eq!(j.fires(2 * MS, 4 * MS), 7 * MS);
         assert_eq!(j.fires(3 * MS, 4 * MS), 11 * MS);
-        assert_eq!(Jiffies::new(4 * MS, 9 * MS).phase(), MS);
-        assert_eq!(std::mem::size_of::<Option<Jiffies>>(), 8);
+        assert_eq!(Jiffies::new(4 * MS, 9 * MS, 0).phase(), MS);
+        assert_eq!(std::mem::size_of::<Option<Jiffies>>(), 12);
+    }
+
+    #[test]
+    fn the_start_count_decides_the_coarse_buckets() {
+        // A 300 ms wait, 75 jiffies: the second level, buckets 8 apart in
+        // the counter's own numbers. Armed at time 0 with the counter at
+        // 0 it goes at 80 jiffies; at 5, at 88 - 5 = 83 jiffies after.
+        let at = |start| Jiffies::new(4 * MS, 0, start).fires(0, 300 * MS);
+        assert_eq!(at(0), 80 * 4 * MS);
+        assert_eq!(at(5), 83 * 4 * MS);
+        // Over the starts, up to 8 jiffies (32 ms) apart; a short wait's
+        // bucket does not care.
+        let all: Vec<Time> = (0..8).map(at).collect();
+        assert_eq!(all.iter().max().unwrap() - all.iter().min().unwrap(), 7 * 4 * MS);
+        assert!((0..8).all(|k| Jiffies::new(4 * MS, 0, k).fires(0, 40 * MS) == 44 * MS));
     }
 }

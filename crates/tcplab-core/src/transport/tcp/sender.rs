@@ -9,7 +9,7 @@ use super::averages::{TimeAverages, WindowAverages};
 use super::cc::{AckInfo, CcState, CongestionControl};
 use super::config::{IdleRestart, Nagle, TcpConfig};
 use super::idle::{self, IdleState, SentPacket};
-use super::jiffies::{goes_off, Jiffies};
+use super::jiffies::Jiffies;
 use super::linux_reno::LinuxRenoRecovery;
 use super::rack::{Rack, RackRecovery};
 use super::rate::Pacing;
@@ -109,8 +109,6 @@ pub struct TcpSender {
     /// (sequence number whose ACK ends the measurement, send time).
     rtt_timing: Option<(u64, Time)>,
     pub(super) rto_deadline: Option<Time>,
-    /// The kernel's tick clock the timer slot follows (`timer_wheel`).
-    jiffies: Option<Jiffies>,
     /// With the `ecn_hold` rule: the guard of the last ECN cut while that
     /// cut is the last congestion action (a fast retransmit or a timeout
     /// clears it), as ns-2's last_cwnd_action_ == CWND_ACTION_ECN.
@@ -376,7 +374,6 @@ impl TcpSender {
             },
         };
         let syn = cfg.syn;
-        let jiffies = cfg.jiffies();
         let vegas = cc.name() == "vegas";
         let mut cc = cc;
         let mut w = w;
@@ -478,7 +475,6 @@ impl TcpSender {
             limited_bytes: 0,
             rto,
             rto_deadline: None,
-            jiffies,
             ack_rto: None,
             rtt_timing: None,
             consecutive_timeouts: 0,
@@ -625,9 +621,10 @@ impl TcpSender {
                 let rto = self.rto.rto();
                 // Linux counts the idle time in jiffies (lsndtime), as
                 // its RTO.
-                let idle = match self.jiffies {
-                    Some(j) if self.cfg.idle_restart == IdleRestart::Linux => j.elapsed(last, now),
-                    _ => now - last,
+                let idle = if self.cfg.timer_wheel && self.cfg.idle_restart == IdleRestart::Linux {
+                    self.clock().elapsed(last, now)
+                } else {
+                    now - last
                 };
                 if idle <= rto {
                     return;
@@ -1011,7 +1008,18 @@ impl TcpSender {
     /// wait's end, or on the kernel's timer wheel (`timer_wheel`).
     #[inline(always)]
     pub(super) fn timer_at(&self, now: Time, wait: Time) -> Time {
-        goes_off(self.jiffies, now, wait)
+        if self.cfg.timer_wheel {
+            self.clock().fires(now, wait)
+        } else {
+            now + wait
+        }
+    }
+
+    /// The kernel's tick clock of the connection (`timer_wheel`), from the
+    /// configuration's cold end: only the linux profile reads it.
+    #[cold]
+    fn clock(&self) -> Jiffies {
+        Jiffies::new(self.cfg.granularity, self.cfg.clock_phase, self.cfg.jiffies_start)
     }
 
     /// The connection's ports: `sport` here, `dport` at the receiver.

@@ -1370,6 +1370,34 @@ def test_sack_compression_answers_out_of_order_data_as_the_kernel():
 
 
 @needs_emulator
+def test_a_long_rto_goes_on_the_kernels_timer_wheel():
+    """20 kB at 10 Mbit/s, 50 ms each way, the last of its 20 segments
+    lost, no SACK: only the RTO (SRTT + 200 ms, 75 jiffies at HZ 250)
+    repairs it, and the kernel's timer wheel files a wait that long at the
+    next multiple of 8 jiffies of its own counter, so runs differ by up to
+    32 ms (docs/validation.md, "The kernel's timers": 665.7-694.9 ms in six
+    real runs, 665.6-692.7 over 16 seeds simulated). Timers at the wait's
+    end (`timer_wheel = false`) give 661.4 ms, below any kernel run."""
+    sc = two_nodes("10Mbps", "50ms", 20_000,
+                   link={"error": {"kind": "pattern", "drop": [20], "direction": "forward", "packets": "data"}})
+    sc["flow"][0].update(packet_size=1000, window=1000)
+    sc["flow"][0]["app"]["write"] = 20_000
+    sc["tcp"] = {"sack": False}
+    seeds = [tcplab.run({**sc, "sim": {**sc["sim"], "seed": k}}).flows["completion_s"][0] for k in range(1, 17)]
+    assert 0.020 < max(seeds) - min(seeds) <= 0.033, seeds
+    at_end = tcplab.run({**sc, "tcp": {"sack": False, "timer_wheel": False}}).flows["completion_s"][0]
+    assert at_end < min(seeds)
+
+    def agrees(res):
+        f = res.columns("flows")
+        assert (f["retransmits"][0], f["timeouts"][0]) == (1, 1)
+        got = kernel_time(res)
+        assert min(seeds) - 0.003 < got < max(seeds) + 0.006 and got > at_end + 0.003, (got, seeds, at_end)
+
+    emulate_in_real_time(sc, agrees)
+
+
+@needs_emulator
 @pytest.mark.parametrize("drops,knob,rtx", [([19], "rack", 1), ([19, 20], "tlp", 2)])
 def test_tail_losses_are_resent_by_rack_tlp_as_by_the_kernel(drops, knob, rtx):
     """20 kB at 10 Mbit/s, 10 ms each way, 1000-byte segments, the listed
@@ -1379,15 +1407,15 @@ def test_tail_losses_are_resent_by_rack_tlp_as_by_the_kernel(drops, knob, rtx):
 
     * 19: one SACKed segment behind the hole, too few for RFC 6675's
       IsLost() (three). RACK marks the hole lost min_rtt / 4 after that
-      delivery, by its reordering timer: 78.2 ms simulated, 292.5 with
-      `rack = false`; the kernel (net.ipv4.tcp_recovery = 1) 80.6-82.9 ms
-      in three runs here, its timer's two ticks being 8 ms at HZ 250 where
-      the linux profile's clock counts 1 ms.
+      delivery, by its reordering timer: 79.8 ms simulated (78.7-81.9
+      over 16 seeds' kernel clocks: the timer runs in 4 ms jiffies on the
+      timer wheel, `timer_wheel`), 295.8 with `rack = false`; the kernel
+      (net.ipv4.tcp_recovery = 1) 79.8-83.1 ms in six runs here.
     * 19 and 20, the last two: nothing comes back to report them. The
       tail-loss probe (net.ipv4.tcp_early_retrans = 3) resends the last
       segment 2 SRTT + 2 ms after the last ACK, and its SACK lets RACK
-      mark the other: 138.4 ms simulated, 353.4 with `tlp = false`; the
-      kernel 143.2-145.5 ms."""
+      mark the other: 144.7 ms simulated (141.5-145.1), 357.8 with `tlp =
+      false`; the kernel 142.6-146.9 ms."""
     sc = two_nodes("10Mbps", "10ms", 20_000,
                    link={"error": {"kind": "pattern", "drop": drops, "direction": "forward", "packets": "data"}})
     sc["flow"][0].update(packet_size=1000, window=1000)

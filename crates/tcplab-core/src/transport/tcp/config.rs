@@ -742,7 +742,13 @@ pub struct TcpConfig {
 impl TcpConfig {
     /// The kernel's tick clock when timers follow it (`timer_wheel`).
     pub fn jiffies(&self) -> Option<super::jiffies::Jiffies> {
-        self.timer_wheel.then(|| super::jiffies::Jiffies::new(self.granularity, self.clock_phase, self.jiffies_start))
+        self.timer_wheel.then(|| self.kernel_clock())
+    }
+
+    /// The kernel's tick clock of the connection: `granularity`,
+    /// `clock_phase`, `jiffies_start`.
+    pub fn kernel_clock(&self) -> super::jiffies::Jiffies {
+        super::jiffies::Jiffies::new(self.granularity, self.clock_phase, self.jiffies_start)
     }
 
     pub fn profile(p: TcpProfile) -> Self {

@@ -1019,7 +1019,7 @@ impl TcpSender {
     /// configuration's cold end: only the linux profile reads it.
     #[cold]
     fn clock(&self) -> Jiffies {
-        Jiffies::new(self.cfg.granularity, self.cfg.clock_phase, self.cfg.jiffies_start)
+        self.cfg.kernel_clock()
     }
 
     /// The connection's ports: `sport` here, `dport` at the receiver.

@@ -10,7 +10,7 @@
 //! that a timer does not fire early"): one jiffy late for waits under 63
 //! jiffies, up to 8 jiffies for waits under 504, 64 under 4032, and so
 //! on. The timer runs at the tick that reaches its bucket. So at HZ 250 a
-//! 40 ms delayed ACK goes 40-44 ms after it was armed, a 1 s RTO 1.004 to
+//! 40 ms delayed ACK goes 40-44 ms after it was armed, a 1 s RTO just over 1 s to
 //! 1.032 s after, never early. The SACK-compression and pacing timers are
 //! hrtimers and are not affected.
 //!

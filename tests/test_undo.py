@@ -168,8 +168,9 @@ def test_a_dsack_of_the_probe_keeps_the_window():
     then resends a segment that had arrived; the rule under test is the
     probe's, so the deferral is off here. And so are the kernel's jiffy
     timers (`timer_wheel`, 2026-12-08): on the wheel the RTO of 1 s goes at
-    the next multiple of 32 ms, after the ACK that it raced here, and
-    nothing is spurious in 8 s."""
+    the next multiple of 8 jiffies of the kernel's counter, up to 32 ms
+    later, after the ACK that it raced here, and nothing is spurious in
+    8 s."""
     def run(dsack: bool):
         sc = {"sim": {"duration": "8s", "tcp_profile": "linux"},
               "node": [{"name": "a"}, {"name": "b"}],

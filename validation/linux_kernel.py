@@ -144,9 +144,9 @@ def cases(which: set) -> list:
     return out
 
 
-def simulated(sc: dict, extra: dict) -> str:
-    """Completion (less the handshake, when the scenario has one, as the
-    real runs'), retransmissions, timeouts."""
+def simulate(sc: dict, extra: dict) -> tuple[float, int, int]:
+    """Completion in seconds (less the handshake, when the scenario has
+    one, as the real runs'), retransmissions, timeouts."""
     sc = {**sc, "tcp": {**sc.get("tcp", {}), **extra}}
     syn = sc["tcp"].get("syn", False)
     r = tcplab.run(sc, trace=syn)
@@ -155,7 +155,13 @@ def simulated(sc: dict, extra: dict) -> str:
     if syn:
         tr = r.trace
         t -= tr[(tr.kind == "send") & (tr.len > 0)].time_s.min()
-    return f"{t * 1000:.1f} ms ({f['retransmits'][0]}, {f['timeouts'][0]})"
+    return t, f["retransmits"][0], f["timeouts"][0]
+
+
+def simulated(sc: dict, extra: dict) -> str:
+    """`simulate` as the table prints it."""
+    t, rtx, rto = simulate(sc, extra)
+    return f"{t * 1000:.1f} ms ({rtx}, {rto})"
 
 
 def over_seeds(sc: dict, n: int) -> str:
@@ -163,11 +169,8 @@ def over_seeds(sc: dict, n: int) -> str:
     kernel clock's tick phase and jiffies count (`clock_phase`,
     `jiffies_start`): the spread the kernel's arbitrary clock gives its
     runs."""
-    times = []
-    for seed in range(1, n + 1):
-        got = simulated({**sc, "sim": {**sc["sim"], "seed": seed}}, {})
-        times.append(float(got.split(" ms")[0]))
-    return f"{min(times):.1f}-{max(times):.1f} ms (mean {sum(times) / n:.1f})"
+    ms = [simulate({**sc, "sim": {**sc["sim"], "seed": seed}}, {})[0] * 1000 for seed in range(1, n + 1)]
+    return f"{min(ms):.1f}-{max(ms):.1f} ms (mean {sum(ms) / n:.1f})"
 
 
 def real(sc: dict, runs: int) -> str:

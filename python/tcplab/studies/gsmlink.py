@@ -74,9 +74,8 @@ SEGMENTS = TRANSFER // 256
 # came with 4.18; a fixed window turns it off anyway), and timers that go
 # off at their wait's end on a 1 ms clock (`granularity`, `timer_wheel`: the
 # linux profile's since 2026-12-08 are a current kernel's jiffies at HZ 250
-# on its timer wheel; 2.2's HZ 100 and its older wheel are not modelled, and
-# at this link's second-long round trips their few milliseconds do not
-# matter). `modern` is tcplab's linux profile as before (32 KB window, first
+# on its timer wheel; 2.2's HZ 100 and its cascading wheel, which fired a
+# timer within one 10 ms tick of its expiry, are not modelled). `modern` is tcplab's linux profile as before (32 KB window, first
 # RTO 1 s, 40 ms delayed-ACK timer: one ACK per segment on this link; since
 # 2026-12-07 with Linux 6.18's receive window under it); the
 # emulated study uses it because a current kernel is what it runs.

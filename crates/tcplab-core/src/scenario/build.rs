@@ -467,8 +467,9 @@ fn validate_tcp(key: &str, t: &TcpOptions) -> R<()> {
     if t.delack_timeout.map(|d| d.0) == Some(0) {
         return err(format!("{key}.delack_timeout"), "must be greater than 0");
     }
-    if let Some(n) = t.jiffies_start.filter(|&n| n >= crate::transport::tcp::jiffies::START_SPAN) {
-        return err(format!("{key}.jiffies_start"), format!("must be 0 to {}, got {n}", (1u32 << 24) - 1));
+    let span = crate::transport::tcp::jiffies::START_SPAN;
+    if let Some(n) = t.jiffies_start.filter(|&n| n >= span) {
+        return err(format!("{key}.jiffies_start"), format!("must be 0 to {}, got {n}", span - 1));
     }
     // The kernel's own range for tcp_comp_sack_nr.
     if let Some(n) = t.comp_sack_nr.filter(|&n| n > 255) {

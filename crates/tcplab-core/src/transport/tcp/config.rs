@@ -385,11 +385,12 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Honour the ELN bit: retransmit without a congestion response.
     pub eln: bool,
-    /// (Read on every ACK.) The retransmission slot's and the delayed-ACK timers go off as the
+    /// The retransmission slot's and the delayed-ACK timers go off as the
     /// kernel's jiffy timers do (`jiffies.rs`): the wait in whole
-    /// `granularity` ticks, then the timer wheel's bucket, at a tick of
-    /// phase `clock_phase`: a short timer fires up to one tick late, a
-    /// 1 s one up to 8 (linux profile); false: at the wait's end.
+    /// `granularity` ticks, then the timer wheel's bucket, on the clock of
+    /// `clock_phase` and `jiffies_start`: a short timer fires up to one
+    /// tick late, a 1 s one up to 8 (linux profile); false: at the wait's
+    /// end. Read whenever a timer is armed, so it sits with the hot fields.
     pub timer_wheel: bool,
     /// Timestamps option (RFC 7323): 12 bytes per segment, RTT from every ACK.
     pub timestamps: bool,

@@ -9,7 +9,7 @@ use super::averages::{TimeAverages, WindowAverages};
 use super::cc::{AckInfo, CcState, CongestionControl};
 use super::config::{IdleRestart, Nagle, TcpConfig};
 use super::idle::{self, IdleState, SentPacket};
-use super::jiffies::Jiffies;
+use super::jiffies::goes_off;
 use super::linux_reno::LinuxRenoRecovery;
 use super::rack::{Rack, RackRecovery};
 use super::rate::Pacing;
@@ -622,7 +622,7 @@ impl TcpSender {
                 // Linux counts the idle time in jiffies (lsndtime), as
                 // its RTO.
                 let idle = if self.cfg.timer_wheel && self.cfg.idle_restart == IdleRestart::Linux {
-                    self.clock().elapsed(last, now)
+                    self.cfg.kernel_clock().elapsed(last, now)
                 } else {
                     now - last
                 };
@@ -1008,18 +1008,9 @@ impl TcpSender {
     /// wait's end, or on the kernel's timer wheel (`timer_wheel`).
     #[inline(always)]
     pub(super) fn timer_at(&self, now: Time, wait: Time) -> Time {
-        if self.cfg.timer_wheel {
-            self.clock().fires(now, wait)
-        } else {
-            now + wait
-        }
-    }
-
-    /// The kernel's tick clock of the connection (`timer_wheel`), from the
-    /// configuration's cold end: only the linux profile reads it.
-    #[cold]
-    fn clock(&self) -> Jiffies {
-        self.cfg.kernel_clock()
+        // The flag leads the configuration's hot fields; the clock's own
+        // fields are read only when it is set (the linux profile).
+        goes_off(self.cfg.jiffies(), now, wait)
     }
 
     /// The connection's ports: `sport` here, `dport` at the receiver.
